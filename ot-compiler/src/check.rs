@@ -1,0 +1,916 @@
+//! The checker: name resolution, types and symbolic shapes, the knowledge
+//! check (every value is used only by a role that owns it, only after it is
+//! computed or received), projection onto roles, sub-protocol role mapping,
+//! and warnings for unused values. Produces the [`Ir`] that codegen emits.
+
+use crate::ast::*;
+use crate::diag::{suggest, Diagnostic};
+use crate::ir::*;
+use crate::source::{SourceMap, Span};
+use crate::types::{Shape, Ty, BUILTIN_TYPES};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Everything visible to a protocol: intrinsics, extern types, functionalities, protocols.
+pub struct Scope<'a> {
+    /// Intrinsics by name.
+    pub intrinsics: BTreeMap<String, &'a IntrinsicDecl>,
+    /// Extern types by name.
+    pub extern_types: BTreeMap<String, &'a ExternType>,
+    /// Functionalities by name.
+    pub functionalities: BTreeMap<String, &'a Functionality>,
+    /// Protocols by name.
+    pub protocols: BTreeMap<String, &'a Protocol>,
+}
+
+type R<T> = Result<T, Diagnostic>;
+
+#[derive(Clone, Debug)]
+struct Var {
+    ty: Ty,
+    span: Span,
+    used: bool,
+    /// Sent in a round or returned as output (counts as a use).
+    exported: bool,
+}
+
+/// Flattens `extends` and `insert` into one item list.
+pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>, Vec<Item>)> {
+    let Some(base_name) = &proto.extends else {
+        if let Some(Item::Insert(ins)) = proto.items.iter().find(|i| matches!(i, Item::Insert(_))) {
+            return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
+                .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
+        }
+        return Ok((proto.roles.clone(), proto.items.clone()));
+    };
+    if depth > 16 {
+        return Err(Diagnostic::error(base_name.span, "`extends` chain is too deep (a protocol extends itself?)"));
+    }
+    let Some(base) = scope.protocols.get(&base_name.name) else {
+        let names: Vec<String> = scope.protocols.keys().filter(|n| **n != proto.name.name).cloned().collect();
+        return Err(Diagnostic::error(base_name.span, format!("unknown base protocol `{}`", base_name.name)).with_help(suggest(&base_name.name, "protocol", &names)));
+    };
+    let (base_roles, mut items) = expand(base, scope, depth + 1)?;
+    let roles = if proto.roles.is_empty() { base_roles } else { proto.roles.clone() };
+    for item in &proto.items {
+        match item {
+            Item::Insert(ins) => {
+                let pos = items.iter().position(|it| match it {
+                    Item::Round(r) => r.name.name == ins.anchor.name,
+                    Item::Do(d) => d.name.name == ins.anchor.name,
+                    _ => false,
+                });
+                let Some(pos) = pos else {
+                    let names: Vec<String> = items
+                        .iter()
+                        .filter_map(|it| match it {
+                            Item::Round(r) => Some(r.name.name.clone()),
+                            Item::Do(d) => Some(d.name.name.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    return Err(Diagnostic::error(ins.anchor.span, format!("`{}` has no round or call named `{}` to insert {} ", base_name.name, ins.anchor.name, if ins.after { "after" } else { "before" }).trim_end().to_string())
+                        .with_help(suggest(&ins.anchor.name, "anchor", &names)));
+                };
+                let at = if ins.after { pos + 1 } else { pos };
+                // Statements attached to the anchor round's body stay with it.
+                for (k, it) in ins.items.iter().enumerate() {
+                    items.insert(at + k, it.clone());
+                }
+            }
+            other => items.push(other.clone()),
+        }
+    }
+    Ok((roles, items))
+}
+
+struct Checker<'a> {
+    src: &'a SourceMap,
+    scope: &'a Scope<'a>,
+    roles: Vec<RoleDecl>,
+    consts: HashMap<String, (Ty, u128)>,
+    params: HashMap<String, Ty>,
+    env: Vec<BTreeMap<String, Var>>,
+    /// Future receipts per role: name -> (round name, span).
+    future: Vec<HashMap<String, (String, Span)>>,
+    index_vars: Vec<String>,
+    warnings: Vec<Diagnostic>,
+}
+
+/// Checks one protocol; returns its IR and warnings.
+pub fn check_protocol(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir, Vec<Diagnostic>)> {
+    let (roles, items) = expand(proto, scope, 0)?;
+    if roles.is_empty() {
+        return Err(Diagnostic::error(proto.name.span, format!("protocol `{}` declares no roles", proto.name.name)).with_help("write `protocol Name(role Sender, role Receiver) { ... }`"));
+    }
+    let mut seen = HashSet::new();
+    for r in &roles {
+        if !seen.insert(r.name.name.clone()) {
+            return Err(Diagnostic::error(r.name.span, format!("role `{}` is declared twice", r.name.name)));
+        }
+    }
+    let mut ck = Checker {
+        src,
+        scope,
+        env: vec![BTreeMap::new(); roles.len()],
+        future: vec![HashMap::new(); roles.len()],
+        roles,
+        consts: HashMap::new(),
+        params: HashMap::new(),
+        index_vars: vec![],
+        warnings: vec![],
+    };
+    let (line, _) = src.line_col(proto.name.span.file, proto.name.span.start);
+    let mut ir = Ir {
+        name: proto.name.name.clone(),
+        roles: ck.roles.iter().map(|r| r.name.name.clone()).collect(),
+        consts: vec![],
+        params: vec![],
+        inputs: vec![vec![]; ck.roles.len()],
+        outputs: vec![vec![]; ck.roles.len()],
+        rounds: vec![],
+        subs: vec![],
+        events: vec![vec![]; ck.roles.len()],
+        aborts: vec![],
+        files: vec![],
+        location: format!("{}:{line}", src.file(proto.name.span.file).name),
+        unsupported: None,
+    };
+    if let Some(r) = ck.roles.iter().find(|r| r.count.is_some()) {
+        ir.unsupported = Some((r.name.span, format!("multiparty role `{}`: code generation for `role P[n]` is not implemented yet (the checker accepts it)", r.name.name)));
+    } else if ck.roles.len() != 2 {
+        ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
+    }
+
+    // Pass 0: future receipts (for "used before receipt" and deadlock errors).
+    for item in &items {
+        if let Item::Round(r) = item {
+            if let Some(to) = ck.target_roles(&r.to) {
+                for t in to {
+                    for f in &r.fields {
+                        ck.future[t].entry(f.name.name.clone()).or_insert((r.name.name.clone(), r.name.span));
+                    }
+                }
+            }
+        }
+    }
+
+    let mut round_names: HashMap<String, Span> = HashMap::new();
+    let mut msg_names: HashMap<String, Span> = HashMap::new();
+    let mut outputs_decl: Vec<(usize, Field)> = vec![];
+    let mut received_unused: Vec<(usize, usize, Span)> = vec![];
+
+    for item in &items {
+        match item {
+            Item::Const(c) => {
+                ck.fresh_global(&c.name)?;
+                let ty = ck.ty(&c.ty, None)?;
+                if !ty.is_int() {
+                    return Err(Diagnostic::error(c.ty.span, format!("constants must be `usize` or `u64`, not `{ty}`")));
+                }
+                let v = ck.const_eval(&c.value)?;
+                ck.consts.insert(c.name.name.clone(), (ty.clone(), v));
+                if let Some(req) = &c.requires {
+                    if ck.const_eval(req)? == 0 {
+                        return Err(Diagnostic::error(req.span, format!("`requires {}` does not hold for `{}` = {v}", src.snippet(req.span), c.name.name))
+                            .with_help(format!("change the value of `{}` or the requirement", c.name.name)));
+                    }
+                }
+                ir.consts.push((c.name.name.clone(), ty, v));
+            }
+            Item::Param(p) => {
+                ck.fresh_global(&p.name)?;
+                let ty = ck.ty(&p.ty, None)?;
+                if !ty.is_copy() || matches!(ty, Ty::Point | Ty::Scalar) {
+                    return Err(Diagnostic::error(p.ty.span, format!("parameters must be `usize`, `u64`, `Bit` or `Block`, not `{ty}`")));
+                }
+                ck.params.insert(p.name.name.clone(), ty.clone());
+                let requires = match &p.requires {
+                    Some(req) => {
+                        let t = ck.expr(usize::MAX, req)?;
+                        if t.ty != Ty::Bit {
+                            return Err(Diagnostic::error(req.span, format!("`requires` needs a condition (a `Bit`), found `{}`", t.ty)));
+                        }
+                        Some((t, src.snippet(req.span).to_string()))
+                    }
+                    None => None,
+                };
+                ir.params.push(IrParam { name: p.name.name.clone(), ty, requires });
+            }
+            Item::Io(io) => {
+                let role = ck.role(&io.role)?;
+                let mut names = HashSet::new();
+                for f in &io.fields {
+                    if !names.insert(f.name.name.clone()) {
+                        return Err(Diagnostic::error(f.name.span, format!("duplicate field `{}`", f.name.name)));
+                    }
+                    let ty = ck.ty(&f.ty, None)?;
+                    match io.kind {
+                        IoKind::Input => {
+                            ck.define(role, &f.name, ty.clone())?;
+                            ir.inputs[role].push((f.name.name.clone(), ty));
+                        }
+                        IoKind::Output => {
+                            outputs_decl.push((role, f.clone()));
+                            ir.outputs[role].push((f.name.name.clone(), ty));
+                        }
+                    }
+                }
+            }
+            Item::At(block) => ck.at_block(block, &mut ir)?,
+            Item::Round(r) => {
+                if let Some(prev) = round_names.insert(r.name.name.clone(), r.name.span) {
+                    let (l, _) = src.line_col(prev.file, prev.start);
+                    return Err(Diagnostic::error(r.name.span, format!("round `{}` is already declared at line {l}", r.name.name)));
+                }
+                if let Some(prev) = msg_names.insert(r.msg.name.clone(), r.msg.span) {
+                    let (l, _) = src.line_col(prev.file, prev.start);
+                    return Err(Diagnostic::error(r.msg.span, format!("message `{}` is already used by another round (line {l})", r.msg.name)).with_help("give each round its own message name"));
+                }
+                let from = ck.role(&r.from)?;
+                let to = match &r.to {
+                    Target::Role(rr) => ck.role(rr)?,
+                    Target::All(span) => {
+                        if ir.unsupported.is_none() {
+                            ir.unsupported = Some((*span, "broadcast rounds (`-> all`) are not supported by code generation yet".into()));
+                        }
+                        (0..ck.roles.len()).find(|&i| i != from).unwrap_or(from)
+                    }
+                };
+                if to == from && !matches!(r.to, Target::All(_)) {
+                    return Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{}` to itself, so the message is never received", r.name.name, r.msg.name, ck.roles[from].name.name))
+                        .with_help(format!("send it to another role, or compute the values in `at {} {{ ... }}`", ck.roles[from].name.name)));
+                }
+                // Sender-side body runs before the send.
+                for b in &r.body {
+                    let br = ck.role(&b.role)?;
+                    if br == from {
+                        ck.at_block(b, &mut ir)?;
+                    }
+                }
+                let mut fields = vec![];
+                let mut names = HashSet::new();
+                for f in &r.fields {
+                    if !names.insert(f.name.name.clone()) {
+                        return Err(Diagnostic::error(f.name.span, format!("duplicate field `{}` in message `{}` of round `{}`", f.name.name, r.msg.name, r.name.name))
+                            .with_help("each field of a message must have a distinct name"));
+                    }
+                    let declared = ck.ty(&f.ty, None)?;
+                    let have = match ck.env[from].get_mut(&f.name.name) {
+                        Some(v) => {
+                            v.exported = true;
+                            v.ty.clone()
+                        }
+                        None => {
+                            if let Some((later, lspan)) = ck.future[from].get(&f.name.name).cloned() {
+                                if later != r.name.name {
+                                    let (l, _) = src.line_col(lspan.file, lspan.start);
+                                    return Err(Diagnostic::error(f.name.span, format!(
+                                        "role-order deadlock: `{}` must send `{}` in round `{}`, but only receives it later in round `{later}` (line {l})",
+                                        ck.roles[from].name.name, f.name.name, r.name.name))
+                                        .with_help(format!("`{}` would wait for round `{later}` while its peer waits for round `{}`; move round `{later}` before round `{}`", ck.roles[from].name.name, r.name.name, r.name.name)));
+                                }
+                            }
+                            return Err(ck.unknown_value(from, &f.name.name, f.name.span, "send"));
+                        }
+                    };
+                    if have != declared {
+                        return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: field `{}` of `{}` is declared `{declared}`, but `{}` has `{}: {have}`", f.name.name, r.msg.name, ck.roles[from].name.name, f.name.name))
+                            .with_help(format!("declare the field as `{}: {have}` or change how `{}` is computed", f.name.name, f.name.name)));
+                    }
+                    fields.push((f.name.name.clone(), declared));
+                }
+                let round_idx = ir.rounds.len();
+                for (name, ty) in &fields {
+                    let span = r.fields.iter().find(|f| &f.name.name == name).map(|f| f.name.span).unwrap_or(r.span);
+                    if let Some(prev) = ck.env[to].get(name) {
+                        let (l, _) = src.line_col(prev.span.file, prev.span.start);
+                        return Err(Diagnostic::error(span, format!("`{}` already has a value named `{name}` (line {l}); receiving another would shadow it", ck.roles[to].name.name))
+                            .with_help("rename one of them"));
+                    }
+                    ck.env[to].insert(name.clone(), Var { ty: ty.clone(), span, used: false, exported: false });
+                }
+                received_unused.push((round_idx, to, r.span));
+                let (l, _) = src.line_col(r.span.file, r.span.start);
+                let chunk_by = match &r.chunk_by {
+                    Some(e) => Some(ck.shape(e)?),
+                    None => None,
+                };
+                ir.rounds.push(IrRound {
+                    name: r.name.name.clone(),
+                    from,
+                    to,
+                    msg: r.msg.name.clone(),
+                    fields,
+                    chunk_by,
+                    location: format!("{}:{l}", src.file(r.span.file).name),
+                    text: src.line_text(r.span.file, l).trim().to_string(),
+                });
+                ir.events[from].push(Event::Send(round_idx));
+                ir.events[to].push(Event::Recv(round_idx));
+                for b in &r.body {
+                    let br = ck.role(&b.role)?;
+                    if br != from {
+                        ck.at_block(b, &mut ir)?;
+                    }
+                }
+            }
+            Item::Do(d) => ck.do_stmt(d, &mut ir)?,
+            Item::Insert(ins) => {
+                return Err(Diagnostic::error(ins.span, "`insert` must appear directly in a protocol that `extends` another"));
+            }
+        }
+    }
+
+    // Outputs must be defined with the declared types.
+    for (role, f) in &outputs_decl {
+        let declared = ck.ty(&f.ty, None)?;
+        match ck.env[*role].get_mut(&f.name.name) {
+            Some(v) => {
+                v.exported = true;
+                if v.ty != declared {
+                    return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: output `{}` of `{}` is declared `{declared}`, but is computed as `{}`", f.name.name, ck.roles[*role].name.name, v.ty))
+                        .with_help(format!("declare it as `{}: {}`", f.name.name, v.ty)));
+                }
+            }
+            None => {
+                return Err(ck.unknown_value(*role, &f.name.name, f.name.span, "return"));
+            }
+        }
+    }
+
+    // A round whose message the receiver never reads.
+    for (idx, to, span) in received_unused {
+        let round = &ir.rounds[idx];
+        let any_used = round.fields.iter().any(|(n, _)| ck.env[to].get(n).map(|v| v.used || v.exported).unwrap_or(false));
+        if !any_used && !round.fields.is_empty() {
+            return Err(Diagnostic::error(span, format!("round `{}` sends `{}` to `{}`, but `{}` never uses it: the message is never received by any computation", round.name, round.msg, ir.roles[to], ir.roles[to]))
+                .with_help(format!("use one of its fields at `{}`, return it as an output, or remove the round", ir.roles[to])));
+        }
+    }
+
+    for (role, env) in ck.env.iter().enumerate() {
+        for (name, v) in env {
+            if !v.used && !v.exported {
+                ck.warnings.push(Diagnostic::warning(v.span, format!("value `{name}` at `{}` is never used", ir.roles[role])).with_help("remove it, or prefix a deliberate leftover with `_`"));
+            }
+        }
+    }
+    ck.warnings.retain(|w| !src.snippet(w.span).starts_with('_'));
+    Ok((ir, ck.warnings))
+}
+
+impl<'a> Checker<'a> {
+    fn role_names(&self) -> Vec<String> {
+        self.roles.iter().map(|r| r.name.name.clone()).collect()
+    }
+
+    fn role(&self, r: &RoleRef) -> R<usize> {
+        match self.roles.iter().position(|d| d.name.name == r.name.name) {
+            Some(i) => Ok(i),
+            None => Err(Diagnostic::error(r.name.span, format!("unknown role `{}`", r.name.name)).with_help(suggest(&r.name.name, "role", &self.role_names()))),
+        }
+    }
+
+    fn target_roles(&self, t: &Target) -> Option<Vec<usize>> {
+        match t {
+            Target::Role(r) => self.role(r).ok().map(|i| vec![i]),
+            Target::All(_) => Some((0..self.roles.len()).collect()),
+        }
+    }
+
+    fn fresh_global(&self, name: &Ident) -> R<()> {
+        if self.consts.contains_key(&name.name) || self.params.contains_key(&name.name) {
+            return Err(Diagnostic::error(name.span, format!("`{}` is already declared", name.name)));
+        }
+        Ok(())
+    }
+
+    fn define(&mut self, role: usize, name: &Ident, ty: Ty) -> R<()> {
+        if self.consts.contains_key(&name.name) || self.params.contains_key(&name.name) {
+            return Err(Diagnostic::error(name.span, format!("`{}` is a constant or parameter; values cannot reuse its name", name.name)));
+        }
+        if RUST_KEYWORDS.contains(&name.name.as_str()) {
+            return Err(Diagnostic::error(name.span, format!("`{}` is a Rust keyword and cannot name a value", name.name)).with_help(format!("use `{}_` instead", name.name)));
+        }
+        if let Some(prev) = self.env[role].get(&name.name) {
+            let (l, _) = self.src.line_col(prev.span.file, prev.span.start);
+            return Err(Diagnostic::error(name.span, format!("`{}` is already defined at `{}` (line {l}); values are assigned once", name.name, self.roles[role].name.name)).with_help("choose a new name"));
+        }
+        self.env[role].insert(name.name.clone(), Var { ty, span: name.span, used: false, exported: false });
+        Ok(())
+    }
+
+    /// The error for a name a role does not know (yet).
+    fn unknown_value(&self, role: usize, name: &str, span: Span, verb: &str) -> Diagnostic {
+        let rname = &self.roles[role].name.name;
+        if let Some((round, rspan)) = self.future[role].get(name) {
+            let (l, _) = self.src.line_col(rspan.file, rspan.start);
+            return Diagnostic::error(span, format!("`{rname}` uses `{name}` before receiving it in round `{round}` (line {l})"))
+                .with_help(format!("move this computation after round `{round}`"));
+        }
+        for (other, env) in self.env.iter().enumerate() {
+            if other != role && env.contains_key(name) {
+                let oname = &self.roles[other].name.name;
+                return Diagnostic::error(span, format!("`{name}` belongs to `{oname}`; `{rname}` cannot {verb} it because no round sends it to `{rname}`"))
+                    .with_help(format!("send it in a round `{oname} -> {rname}`, or compute it in `at {rname} {{ ... }}`"));
+            }
+        }
+        let mut cands: Vec<String> = self.env[role].keys().cloned().collect();
+        cands.extend(self.params.keys().cloned());
+        cands.extend(self.consts.keys().cloned());
+        Diagnostic::error(span, format!("unknown value `{name}` at `{rname}`")).with_help(suggest(name, "value", &cands))
+    }
+
+    fn at_block(&mut self, block: &AtBlock, ir: &mut Ir) -> R<()> {
+        let role = self.role(&block.role)?;
+        for s in &block.stmts {
+            match s {
+                Stmt::Assign { name, value } => {
+                    let t = self.expr(role, value)?;
+                    self.define(role, name, t.ty.clone())?;
+                    ir.events[role].push(Event::Stmt(TStmt::Assign(name.name.clone(), t)));
+                }
+                Stmt::Check { cond, abort, span } => {
+                    let t = self.expr(role, cond)?;
+                    if t.ty != Ty::Bit {
+                        return Err(Diagnostic::error(cond.span, format!("`check` needs a condition (a `Bit`), found `{}`", t.ty)));
+                    }
+                    let (l, _) = self.src.line_col(span.file, span.start);
+                    let text = format!("{}:{l}: {}", self.src.file(span.file).name, self.src.snippet(*span));
+                    if !abort.name.chars().next().map(char::is_uppercase).unwrap_or(false) {
+                        return Err(Diagnostic::error(abort.span, format!("abort names become error variants and must start with an upper-case letter: `{}`", abort.name)));
+                    }
+                    if RESERVED_ERRORS.contains(&abort.name.as_str()) {
+                        return Err(Diagnostic::error(abort.span, format!("`{}` is a built-in error variant", abort.name)).with_help("choose another abort name"));
+                    }
+                    if !ir.aborts.iter().any(|(n, _)| n == &abort.name) {
+                        ir.aborts.push((abort.name.clone(), text.clone()));
+                    }
+                    ir.events[role].push(Event::Stmt(TStmt::Check(t, abort.name.clone(), text)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn do_stmt(&mut self, d: &DoStmt, ir: &mut Ir) -> R<()> {
+        let Some(func) = self.scope.functionalities.get(&d.func.name).copied() else {
+            let names: Vec<String> = self.scope.functionalities.keys().cloned().collect();
+            return Err(Diagnostic::error(d.func.span, format!("unknown functionality `{}`", d.func.name)).with_help(suggest(&d.func.name, "functionality", &names)));
+        };
+        let froles: Vec<String> = func.roles.iter().map(|r| r.name.name.clone()).collect();
+        let mut map: HashMap<String, usize> = HashMap::new();
+        let mut used: HashMap<usize, String> = HashMap::new();
+        for (fr, pr) in &d.roles {
+            if !froles.contains(&fr.name) {
+                return Err(Diagnostic::error(fr.span, format!("`{}` has no role `{}`", func.name.name, fr.name)).with_help(suggest(&fr.name, "role", &froles)));
+            }
+            let p = self.role(pr)?;
+            if map.insert(fr.name.clone(), p).is_some() {
+                return Err(Diagnostic::error(fr.span, format!("role `{}` of `{}` is mapped twice", fr.name, func.name.name)));
+            }
+            if let Some(other) = used.insert(p, fr.name.clone()) {
+                return Err(Diagnostic::error(pr.name.span, format!("role mapping mismatch: both `{other}` and `{}` of `{}` are mapped to `{}`", fr.name, func.name.name, pr.name.name))
+                    .with_help(format!("map each role of `{}` ({}) to a different role of this protocol", func.name.name, froles.join(", "))));
+            }
+        }
+        for fr in &froles {
+            if !map.contains_key(fr) {
+                return Err(Diagnostic::error(d.func.span, format!("role mapping mismatch: role `{fr}` of `{}` is not mapped", func.name.name))
+                    .with_help(format!("add `{fr} = <role>` to the call; `{}` has roles {}", func.name.name, froles.join(", "))));
+            }
+        }
+        // Parameters.
+        let mut pvals: HashMap<String, Shape> = HashMap::new();
+        for (pn, e) in &d.params {
+            let Some(decl) = func.params.iter().find(|p| p.name.name == pn.name) else {
+                let names: Vec<String> = func.params.iter().map(|p| p.name.name.clone()).collect();
+                return Err(Diagnostic::error(pn.span, format!("`{}` has no parameter `{}`", func.name.name, pn.name)).with_help(suggest(&pn.name, "parameter", &names)));
+            };
+            let sh = self.shape(e)?;
+            if let (Some(v), Some(req)) = (sh.lit(), &decl.requires) {
+                let mut env = HashMap::new();
+                env.insert(pn.name.clone(), v);
+                if let Some(0) = eval_with(req, &env) {
+                    return Err(Diagnostic::error(e.span, format!("`{}` requires `{}`, which does not hold for `{}` = {v}", func.name.name, self.src.snippet(req.span), pn.name))
+                        .with_help(format!("pass a value of `{}` that satisfies the requirement", pn.name)));
+                }
+            }
+            pvals.insert(pn.name.clone(), sh);
+        }
+        for p in &func.params {
+            if !pvals.contains_key(&p.name.name) {
+                return Err(Diagnostic::error(d.func.span, format!("missing parameter `{}` of `{}`", p.name.name, func.name.name)).with_help(format!("write `{}[{} = ...]`", func.name.name, p.name.name)));
+            }
+        }
+        let subst = |name: &str| pvals.get(name).cloned();
+        // Inputs.
+        for (fr, field, e) in &d.inputs {
+            let Some(&role) = map.get(&fr.name) else {
+                return Err(Diagnostic::error(fr.span, format!("`{}` has no role `{}`", func.name.name, fr.name)).with_help(suggest(&fr.name, "role", &froles)));
+            };
+            let decl = func.io.iter().filter(|io| io.kind == IoKind::Input && io.role.name.name == fr.name).flat_map(|io| io.fields.iter()).find(|f| f.name.name == field.name);
+            let Some(decl) = decl else {
+                return Err(Diagnostic::error(field.span, format!("`{}` has no input `{}` for role `{}`", func.name.name, field.name, fr.name)));
+            };
+            let want = self.ty(&decl.ty, Some(&subst))?;
+            let t = self.expr(role, e)?;
+            if t.ty != want {
+                return Err(Diagnostic::error(e.span, format!("shape mismatch: input `{}.{}` of `{}` must be `{want}`, found `{}`", fr.name, field.name, func.name.name, t.ty)));
+            }
+        }
+        // Outputs become `name.field` values of the mapped roles.
+        for io in func.io.iter().filter(|io| io.kind == IoKind::Output) {
+            let Some(&role) = map.get(&io.role.name.name) else { continue };
+            for f in &io.fields {
+                let ty = self.ty(&f.ty, Some(&subst))?;
+                let ident = Ident { name: format!("{}.{}", d.name.name, f.name.name), span: d.name.span };
+                self.define(role, &ident, ty)?;
+            }
+        }
+        let idx = ir.subs.len();
+        ir.subs.push(IrSub { name: d.name.name.clone(), func: func.name.name.clone(), span: d.span });
+        for r in map.values() {
+            ir.events[*r].push(Event::Sub(idx));
+        }
+        if ir.unsupported.is_none() {
+            ir.unsupported = Some((d.span, format!("sub-protocol call `{}`: code generation for `do` lands with the OT-extension protocols (the checker accepts it)", d.name.name)));
+        }
+        Ok(())
+    }
+
+    /// Resolves a written type. `subst` maps signature names to shapes.
+    fn ty(&self, t: &Type, subst: Option<&dyn Fn(&str) -> Option<Shape>>) -> R<Ty> {
+        match &t.kind {
+            TypeKind::Array(elem, len) => {
+                let e = self.ty(elem, subst)?;
+                let n = self.shape_in(len, subst)?;
+                Ok(Ty::Array(Box::new(e), n))
+            }
+            TypeKind::Named(name, args) => {
+                let arity = |n: usize| -> R<()> {
+                    if args.len() != n {
+                        let form = match name.name.as_str() {
+                            "Bits" => "Bits[n]",
+                            "BitMatrix" => "BitMatrix[rows, cols]",
+                            other => other,
+                        };
+                        return Err(Diagnostic::error(t.span, format!("type `{}` takes {n} shape argument{}, found {}", name.name, if n == 1 { "" } else { "s" }, args.len())).with_help(format!("write `{form}`")));
+                    }
+                    Ok(())
+                };
+                let simple = match name.name.as_str() {
+                    "Bit" => Some(Ty::Bit),
+                    "Block" => Some(Ty::Block),
+                    "Seed" => Some(Ty::Seed),
+                    "Point" => Some(Ty::Point),
+                    "Scalar" => Some(Ty::Scalar),
+                    "usize" => Some(Ty::Usize),
+                    "u64" => Some(Ty::U64),
+                    _ => None,
+                };
+                if let Some(s) = simple {
+                    arity(0)?;
+                    return Ok(s);
+                }
+                match name.name.as_str() {
+                    "Bits" => {
+                        arity(1)?;
+                        Ok(Ty::Bits(self.shape_in(&args[0], subst)?))
+                    }
+                    "BitMatrix" => {
+                        arity(2)?;
+                        Ok(Ty::BitMatrix(self.shape_in(&args[0], subst)?, self.shape_in(&args[1], subst)?))
+                    }
+                    other => match self.scope.extern_types.get(other) {
+                        Some(e) => {
+                            arity(0)?;
+                            Ok(Ty::Extern(e.name.name.clone(), e.path.clone()))
+                        }
+                        None => {
+                            let mut names: Vec<String> = BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
+                            names.extend(self.scope.extern_types.keys().cloned());
+                            Err(Diagnostic::error(name.span, format!("unknown type `{other}`")).with_help(suggest(other, "type", &names)))
+                        }
+                    },
+                }
+            }
+        }
+    }
+
+    fn shape(&self, e: &Expr) -> R<Shape> {
+        self.shape_in(e, None)
+    }
+
+    /// A symbolic length from constants, parameters and literals.
+    fn shape_in(&self, e: &Expr, subst: Option<&dyn Fn(&str) -> Option<Shape>>) -> R<Shape> {
+        match &e.kind {
+            ExprKind::Int(v) => Ok(Shape::Lit(*v)),
+            ExprKind::Var(n) => {
+                if let Some(f) = subst {
+                    if let Some(s) = f(n) {
+                        return Ok(s);
+                    }
+                }
+                if let Some((_, v)) = self.consts.get(n) {
+                    return Ok(Shape::Lit(*v));
+                }
+                if let Some(t) = self.params.get(n) {
+                    if t.is_int() {
+                        return Ok(Shape::Param(n.clone()));
+                    }
+                }
+                if subst.is_some() {
+                    // A name in a signature or functionality that is not bound: keep it symbolic.
+                    return Ok(Shape::Param(n.clone()));
+                }
+                let mut names: Vec<String> = self.params.keys().cloned().collect();
+                names.extend(self.consts.keys().cloned());
+                Err(Diagnostic::error(e.span, format!("`{n}` is not a constant or parameter; lengths must be built from `const`s, `param`s and numbers")).with_help(suggest(n, "constant or parameter", &names)))
+            }
+            ExprKind::Binary(op, a, b) if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem) => {
+                let c = op.symbol().chars().next().unwrap_or('+');
+                Ok(Shape::bin(c, self.shape_in(a, subst)?, self.shape_in(b, subst)?))
+            }
+            _ => Err(Diagnostic::error(e.span, "a length must be an arithmetic expression of constants, parameters and numbers")),
+        }
+    }
+
+    fn const_eval(&self, e: &Expr) -> R<u128> {
+        let env: HashMap<String, u128> = self.consts.iter().map(|(k, (_, v))| (k.clone(), *v)).collect();
+        eval_with(e, &env).ok_or_else(|| Diagnostic::error(e.span, "this must be a constant expression of numbers and earlier constants"))
+    }
+
+    fn lookup(&mut self, role: usize, name: &str, span: Span) -> R<TExpr> {
+        if self.index_vars.iter().any(|v| v == name) {
+            return Ok(TExpr { kind: TExprKind::IndexVar(name.to_string()), ty: Ty::Usize });
+        }
+        if let Some((ty, v)) = self.consts.get(name) {
+            return Ok(TExpr { kind: TExprKind::Int(*v), ty: ty.clone() });
+        }
+        if let Some(ty) = self.params.get(name) {
+            return Ok(TExpr { kind: TExprKind::Param(name.to_string()), ty: ty.clone() });
+        }
+        if role == usize::MAX {
+            return Err(Diagnostic::error(span, format!("unknown constant or parameter `{name}`")));
+        }
+        match self.env[role].get_mut(name) {
+            Some(v) => {
+                v.used = true;
+                Ok(TExpr { kind: TExprKind::Local(name.to_string()), ty: v.ty.clone() })
+            }
+            None => Err(self.unknown_value(role, name, span, "use")),
+        }
+    }
+
+    /// Types an expression evaluated by `role` (`usize::MAX`: no role, only params/consts).
+    fn expr(&mut self, role: usize, e: &Expr) -> R<TExpr> {
+        match &e.kind {
+            ExprKind::Int(v) => Ok(TExpr { kind: TExprKind::Int(*v), ty: Ty::Usize }),
+            ExprKind::Bool(b) => Ok(TExpr { kind: TExprKind::Bool(*b), ty: Ty::Bit }),
+            ExprKind::Var(n) => self.lookup(role, n, e.span),
+            ExprKind::Member(base, field) => match &base.kind {
+                ExprKind::Var(b) => self.lookup(role, &format!("{b}.{}", field.name), e.span),
+                _ => Err(Diagnostic::error(e.span, "`.field` applies only to the outputs of a sub-protocol call (`call.field`)")),
+            },
+            ExprKind::Index(base, idx) => {
+                let b = self.expr(role, base)?;
+                let i = self.expr(role, idx)?;
+                if !i.ty.is_int() {
+                    return Err(Diagnostic::error(idx.span, format!("an index must be `usize`, found `{}`", i.ty)));
+                }
+                let (elem, len) = match &b.ty {
+                    Ty::Bits(n) => (Ty::Bit, n.clone()),
+                    Ty::Array(t, n) => ((**t).clone(), n.clone()),
+                    other => return Err(Diagnostic::error(base.span, format!("cannot index a value of type `{other}`")).with_help("only `Bits[n]` and arrays `[T; n]` can be indexed")),
+                };
+                if let (TExprKind::Int(k), Some(n)) = (&i.kind, len.lit()) {
+                    if *k >= n {
+                        return Err(Diagnostic::error(idx.span, format!("index {k} is out of range for length {n}")));
+                    }
+                }
+                Ok(TExpr { kind: TExprKind::Index(Box::new(b), Box::new(i)), ty: elem })
+            }
+            ExprKind::Call(name, args) => self.call(role, name, args, e.span),
+            ExprKind::Binary(op, a, b) => {
+                let ta = self.expr(role, a)?;
+                let tb = self.expr(role, b)?;
+                let ty = binary_type(*op, &ta.ty, &tb.ty).ok_or_else(|| {
+                    Diagnostic::error(e.span, format!("operator `{}` cannot combine `{}` and `{}`", op.symbol(), ta.ty, tb.ty)).with_help(op_help(*op))
+                })?;
+                Ok(TExpr { kind: TExprKind::Binary(*op, Box::new(ta), Box::new(tb)), ty })
+            }
+            ExprKind::Unary(op, a) => {
+                let ta = self.expr(role, a)?;
+                let ok = match op {
+                    UnOp::Not => matches!(ta.ty, Ty::Bit | Ty::Block),
+                    UnOp::Neg => matches!(ta.ty, Ty::Point | Ty::Scalar),
+                };
+                if !ok {
+                    return Err(Diagnostic::error(e.span, format!("operator `{}` does not apply to `{}`", if *op == UnOp::Not { "!" } else { "-" }, ta.ty)));
+                }
+                let ty = ta.ty.clone();
+                Ok(TExpr { kind: TExprKind::Unary(*op, Box::new(ta)), ty })
+            }
+            ExprKind::Sample(t) => {
+                let ty = self.ty(t, None)?;
+                if !sampleable(&ty) {
+                    return Err(Diagnostic::error(t.span, format!("cannot sample a `{ty}`")).with_help("`sample` works for Bit, Block, Seed, Scalar, Point, u64, Bits[n] and arrays of these"));
+                }
+                if role == usize::MAX {
+                    return Err(Diagnostic::error(e.span, "`sample` is only allowed inside `at Role { ... }`"));
+                }
+                Ok(TExpr { kind: TExprKind::Sample(ty.clone()), ty })
+            }
+            ExprKind::Comprehension { body, var, lo, hi } => {
+                let lo_s = self.shape(lo)?;
+                let hi_s = self.shape(hi)?;
+                let tlo = self.expr(role, lo)?;
+                let thi = self.expr(role, hi)?;
+                if self.index_vars.contains(&var.name) || (role != usize::MAX && self.env[role].contains_key(&var.name)) {
+                    return Err(Diagnostic::error(var.span, format!("index `{}` shadows another value", var.name)));
+                }
+                self.index_vars.push(var.name.clone());
+                let tb = self.expr(role, body);
+                self.index_vars.pop();
+                let tb = tb?;
+                let ty = Ty::Array(Box::new(tb.ty.clone()), Shape::bin('-', hi_s, lo_s));
+                Ok(TExpr { kind: TExprKind::Comprehension { body: Box::new(tb), var: var.name.clone(), lo: Box::new(tlo), hi: Box::new(thi) }, ty })
+            }
+            ExprKind::Array(items) => {
+                if items.is_empty() {
+                    return Err(Diagnostic::error(e.span, "empty arrays have no element type"));
+                }
+                let mut out = vec![];
+                for it in items {
+                    let t = self.expr(role, it)?;
+                    if let Some(first) = out.first() {
+                        let first: &TExpr = first;
+                        if first.ty != t.ty {
+                            return Err(Diagnostic::error(it.span, format!("array elements must have one type: `{}` and `{}`", first.ty, t.ty)));
+                        }
+                    }
+                    out.push(t);
+                }
+                let ty = Ty::Array(Box::new(out[0].ty.clone()), Shape::Lit(out.len() as u128));
+                Ok(TExpr { kind: TExprKind::Array(out), ty })
+            }
+        }
+    }
+
+    fn call(&mut self, role: usize, name: &Ident, args: &[Expr], span: Span) -> R<TExpr> {
+        let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
+            let names: Vec<String> = self.scope.intrinsics.keys().cloned().collect();
+            return Err(Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name)).with_help(suggest(&name.name, "intrinsic", &names)));
+        };
+        let sig = || {
+            let ps: Vec<String> = decl.params.iter().map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span))).collect();
+            format!("`{}({}) -> {}` is declared at {}", decl.name.name, ps.join(", "), self.src.snippet(decl.ret.span), {
+                let (l, _) = self.src.line_col(decl.span.file, decl.span.start);
+                format!("{}:{l}", self.src.file(decl.span.file).name)
+            })
+        };
+        if args.len() != decl.params.len() {
+            return Err(Diagnostic::error(span, format!("intrinsic `{}` takes {} argument{} but {} {} given", name.name, decl.params.len(), if decl.params.len() == 1 { "" } else { "s" }, args.len(), if args.len() == 1 { "was" } else { "were" }))
+                .with_help(sig()));
+        }
+        // Shape bindings: usize parameters bind their argument; other names unify.
+        let mut bound: HashMap<String, Shape> = HashMap::new();
+        for (p, a) in decl.params.iter().zip(args) {
+            if let TypeKind::Named(n, _) = &p.ty.kind {
+                if n.name == "usize" {
+                    if let Ok(s) = self.shape(a) {
+                        bound.insert(p.name.name.clone(), s);
+                    }
+                }
+            }
+        }
+        let mut targs = vec![];
+        for (k, (p, a)) in decl.params.iter().zip(args).enumerate() {
+            let t = self.expr(role, a)?;
+            let b2 = bound.clone();
+            let want = self.ty(&p.ty, Some(&move |n: &str| b2.get(n).cloned()))?;
+            if !unify(&want, &t.ty, &mut bound) {
+                let b3 = bound.clone();
+                let shown = self.ty(&p.ty, Some(&move |n: &str| b3.get(n).cloned())).unwrap_or(want);
+                return Err(Diagnostic::error(a.span, format!("argument {} of `{}` must be `{shown}`, found `{}`", k + 1, name.name, t.ty)).with_help(sig()));
+            }
+            targs.push(t);
+        }
+        let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
+        Ok(TExpr { kind: TExprKind::Call(decl.path.clone(), targs), ty: ret })
+    }
+}
+
+/// Unifies a signature type (whose unbound names are shape variables) with an argument type.
+fn unify(want: &Ty, have: &Ty, bound: &mut HashMap<String, Shape>) -> bool {
+    fn shape(w: &Shape, h: &Shape, bound: &mut HashMap<String, Shape>) -> bool {
+        match w {
+            Shape::Param(n) if n.chars().next().map(char::is_uppercase).unwrap_or(false) || !bound.contains_key(n) => match bound.get(n) {
+                Some(b) => b == h,
+                None => {
+                    bound.insert(n.clone(), h.clone());
+                    true
+                }
+            },
+            _ => w == h,
+        }
+    }
+    match (want, have) {
+        (Ty::Bits(a), Ty::Bits(b)) => shape(a, b, bound),
+        (Ty::BitMatrix(a, b), Ty::BitMatrix(c, d)) => shape(a, c, bound) && shape(b, d, bound),
+        (Ty::Array(t, a), Ty::Array(u, b)) => unify(t, u, bound) && shape(a, b, bound),
+        (Ty::U64, Ty::Usize) | (Ty::Usize, Ty::U64) => false,
+        (a, b) => a == b,
+    }
+}
+
+fn sampleable(t: &Ty) -> bool {
+    match t {
+        Ty::Bit | Ty::Block | Ty::Seed | Ty::Scalar | Ty::Point | Ty::U64 | Ty::Bits(_) => true,
+        Ty::Array(e, _) => sampleable(e),
+        _ => false,
+    }
+}
+
+fn binary_type(op: BinOp, a: &Ty, b: &Ty) -> Option<Ty> {
+    use BinOp::*;
+    match op {
+        Or | And => (a == &Ty::Bit && b == &Ty::Bit).then_some(Ty::Bit),
+        Eq | Ne => (a == b).then_some(Ty::Bit),
+        Lt | Le | Gt | Ge => (a == b && a.is_int()).then_some(Ty::Bit),
+        BitOr | BitXor | BitAnd => match (a, b) {
+            (Ty::Bit, Ty::Bit) | (Ty::Block, Ty::Block) | (Ty::Usize, Ty::Usize) | (Ty::U64, Ty::U64) => Some(a.clone()),
+            (Ty::Bits(x), Ty::Bits(y)) if x == y && op == BitXor => Some(a.clone()),
+            (Ty::BitMatrix(..), Ty::BitMatrix(..)) if a == b && op == BitXor => Some(a.clone()),
+            _ => None,
+        },
+        Add | Sub => match (a, b) {
+            (Ty::Point, Ty::Point) | (Ty::Scalar, Ty::Scalar) | (Ty::Usize, Ty::Usize) | (Ty::U64, Ty::U64) => Some(a.clone()),
+            _ => None,
+        },
+        Mul => match (a, b) {
+            (Ty::Scalar, Ty::Point) | (Ty::Point, Ty::Scalar) => Some(Ty::Point),
+            (Ty::Scalar, Ty::Scalar) | (Ty::Usize, Ty::Usize) | (Ty::U64, Ty::U64) => Some(a.clone()),
+            _ => None,
+        },
+        Div | Rem => (a == b && a.is_int()).then_some(a.clone()),
+    }
+}
+
+fn op_help(op: BinOp) -> &'static str {
+    use BinOp::*;
+    match op {
+        Or | And => "`&&` and `||` combine two `Bit`s",
+        Eq | Ne => "both sides must have the same type",
+        Lt | Le | Gt | Ge => "comparisons apply to integers of one type",
+        BitOr | BitAnd => "`&` and `|` apply to two `Bit`s, two `Block`s or two integers",
+        BitXor => "`^` applies to two `Bit`s, `Block`s, integers, or `Bits`/`BitMatrix` of the same shape",
+        Add | Sub => "`+`/`-` apply to two `Point`s, two `Scalar`s or two integers",
+        Mul => "`*` applies to `Scalar * Point`, `Point * Scalar`, two `Scalar`s or two integers",
+        Div | Rem => "`/` and `%` apply to integers",
+    }
+}
+
+/// Evaluates a constant expression (booleans are 0/1).
+pub fn eval_with(e: &Expr, env: &HashMap<String, u128>) -> Option<u128> {
+    Some(match &e.kind {
+        ExprKind::Int(v) => *v,
+        ExprKind::Bool(b) => u128::from(*b),
+        ExprKind::Var(n) => *env.get(n)?,
+        ExprKind::Unary(UnOp::Not, a) => u128::from(eval_with(a, env)? == 0),
+        ExprKind::Binary(op, a, b) => {
+            let x = eval_with(a, env)?;
+            let y = eval_with(b, env)?;
+            use BinOp::*;
+            match op {
+                Or => u128::from(x != 0 || y != 0),
+                And => u128::from(x != 0 && y != 0),
+                Eq => u128::from(x == y),
+                Ne => u128::from(x != y),
+                Lt => u128::from(x < y),
+                Le => u128::from(x <= y),
+                Gt => u128::from(x > y),
+                Ge => u128::from(x >= y),
+                BitOr => x | y,
+                BitXor => x ^ y,
+                BitAnd => x & y,
+                Add => x.checked_add(y)?,
+                Sub => x.checked_sub(y)?,
+                Mul => x.checked_mul(y)?,
+                Div => x.checked_div(y)?,
+                Rem => x.checked_rem(y)?,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Abort names that clash with the built-in error variants.
+const RESERVED_ERRORS: &[&str] = &["UnexpectedMessage", "Shape", "Channel", "SubProtocol", "Decode", "Length", "Params"];
+
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self",
+    "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
+    "unsized", "virtual", "yield", "try", "params", "rng", "st", "msg", "ch",
+];

@@ -1,0 +1,963 @@
+//! Rust code generation from the checked [`Ir`]: parameters, messages with a
+//! wire codec, the error enum, one typestate per role with sans-IO step
+//! methods, generic `send`/`recv` bounded by diagnostic traits, a blocking
+//! driver, and the static duality guard.
+
+use crate::ast::{BinOp, UnOp};
+use crate::ir::*;
+use crate::types::{Shape, Ty};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::{BTreeMap, BTreeSet};
+
+fn rt() -> TokenStream {
+    quote!(::ot::runtime)
+}
+
+fn id(s: &str) -> Ident {
+    Ident::new(&s.replace('.', "__"), Span::call_site())
+}
+
+fn camel(s: &str) -> String {
+    let mut out = String::new();
+    let mut up = true;
+    for c in s.chars() {
+        if c == '_' || c == '.' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn snake(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The Rust type of a value type.
+pub fn rust_ty(t: &Ty) -> TokenStream {
+    let rt = rt();
+    match t {
+        Ty::Bit => quote!(bool),
+        Ty::Block | Ty::Seed => quote!(#rt::Block),
+        Ty::Point => quote!(#rt::ec::Point),
+        Ty::Scalar => quote!(#rt::ec::Scalar),
+        Ty::Usize => quote!(usize),
+        Ty::U64 => quote!(u64),
+        Ty::Bits(_) => quote!(#rt::Bits),
+        Ty::BitMatrix(..) => quote!(#rt::BitMatrix),
+        Ty::Array(e, Shape::Lit(n)) => {
+            let e = rust_ty(e);
+            let n = Literal::usize_unsuffixed(*n as usize);
+            quote!([#e; #n])
+        }
+        Ty::Array(e, _) => {
+            let e = rust_ty(e);
+            quote!(::std::vec::Vec<#e>)
+        }
+        Ty::Extern(_, path) => syn::parse_str::<syn::Path>(path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(())),
+    }
+}
+
+/// A length as a `usize` expression over `params` (wrapping, never panicking).
+fn shape(s: &Shape) -> TokenStream {
+    match s {
+        Shape::Lit(v) => {
+            let v = Literal::usize_suffixed(*v as usize);
+            quote!(#v)
+        }
+        Shape::Param(p) => {
+            let p = id(p);
+            quote!((params.#p as usize))
+        }
+        Shape::Bin(op, a, b) => {
+            let a = shape(a);
+            let b = shape(b);
+            match op {
+                '+' => quote!((#a).wrapping_add(#b)),
+                '-' => quote!((#a).wrapping_sub(#b)),
+                '*' => quote!((#a).wrapping_mul(#b)),
+                '/' => quote!((#a).checked_div(#b).unwrap_or(0)),
+                _ => quote!((#a).checked_rem(#b).unwrap_or(0)),
+            }
+        }
+    }
+}
+
+/// Whether a type has a fixed wire size (implements the runtime `Wire` trait).
+fn fixed_wire(t: &Ty) -> bool {
+    match t {
+        Ty::Bit | Ty::Block | Ty::Seed | Ty::Point | Ty::Scalar | Ty::U64 | Ty::Extern(..) => true,
+        Ty::Array(e, Shape::Lit(_)) => fixed_wire(e),
+        _ => false,
+    }
+}
+
+fn wire_len(t: &Ty) -> TokenStream {
+    let rt = rt();
+    match t {
+        Ty::Usize => quote!(8usize),
+        _ if fixed_wire(t) => {
+            let ty = rust_ty(t);
+            quote!(<#ty as #rt::wire::Wire>::SIZE)
+        }
+        Ty::Bits(n) => {
+            let n = shape(n);
+            quote!((#n).div_ceil(8))
+        }
+        Ty::BitMatrix(r, c) => {
+            let r = shape(r);
+            let c = shape(c);
+            quote!((#r).wrapping_mul((#c).div_ceil(128)).wrapping_mul(16))
+        }
+        Ty::Array(e, n) => {
+            let n = shape(n);
+            let e = wire_len(e);
+            quote!((#n).wrapping_mul(#e))
+        }
+        _ => quote!(0usize),
+    }
+}
+
+/// Checks that a value's run-time lengths match its declared shape.
+fn check_shape(t: &Ty, v: &TokenStream, round: &str, field: &str) -> TokenStream {
+    let err = |expected: TokenStream, got: TokenStream| quote!(return Err(Error::Shape { round: #round, field: #field, expected: #expected, got: #got }););
+    match t {
+        Ty::Bits(n) => {
+            let n = shape(n);
+            let e = err(quote!(__want), quote!(#v.len()));
+            quote!({ let __want = #n; if #v.len() != __want { #e } })
+        }
+        Ty::BitMatrix(r, c) => {
+            let r = shape(r);
+            let c = shape(c);
+            let e1 = err(quote!(__r), quote!(#v.rows()));
+            let e2 = err(quote!(__c), quote!(#v.cols()));
+            quote!({ let (__r, __c) = (#r, #c); if #v.rows() != __r { #e1 } if #v.cols() != __c { #e2 } })
+        }
+        Ty::Array(e, n) if !matches!(n, Shape::Lit(_)) => {
+            let n = shape(n);
+            let er = err(quote!(__want), quote!(#v.len()));
+            let inner = check_shape(e, &quote!(__x), round, field);
+            let inner = if inner.is_empty() { quote!() } else { quote!(for __x in #v.iter() { #inner }) };
+            quote!({ let __want = #n; if #v.len() != __want { #er } #inner })
+        }
+        Ty::Array(e, _) => {
+            let inner = check_shape(e, &quote!(__x), round, field);
+            if inner.is_empty() {
+                quote!()
+            } else {
+                quote!(for __x in #v.iter() { #inner })
+            }
+        }
+        _ => quote!(),
+    }
+}
+
+/// Appends the encoding of `v` (a reference expression) to `out`.
+fn write_value(t: &Ty, v: &TokenStream) -> TokenStream {
+    let rt = rt();
+    match t {
+        Ty::Usize => quote!({ let __s = out.len(); out.resize(__s + 8, 0); #rt::wire::Wire::write(&(*#v as u64), &mut out[__s..]); }),
+        _ if fixed_wire(t) => {
+            let ty = rust_ty(t);
+            quote!({ let __s = out.len(); out.resize(__s + <#ty as #rt::wire::Wire>::SIZE, 0); <#ty as #rt::wire::Wire>::write(#v, &mut out[__s..]); })
+        }
+        Ty::Bits(_) => quote!(out.extend_from_slice(#v.as_bytes());),
+        Ty::BitMatrix(..) => quote!(out.extend_from_slice(#rt::Block::slice_as_bytes(#v.as_blocks()));),
+        Ty::Array(e, _) => {
+            let inner = write_value(e, &quote!(__x));
+            quote!(for __x in #v.iter() { #inner })
+        }
+        _ => quote!(),
+    }
+}
+
+/// Decodes a value from `__b` (exactly its wire length) as `Result<T, WireError>`.
+fn read_value(t: &Ty) -> TokenStream {
+    let rt = rt();
+    match t {
+        Ty::Usize => quote!(<u64 as #rt::wire::Wire>::read(__b).map(|x| x as usize)),
+        _ if fixed_wire(t) => {
+            let ty = rust_ty(t);
+            quote!(<#ty as #rt::wire::Wire>::read(__b))
+        }
+        Ty::Bits(n) => {
+            let n = shape(n);
+            quote!(#rt::wire::read_bits(__b, #n))
+        }
+        Ty::BitMatrix(r, c) => {
+            let r = shape(r);
+            let c = shape(c);
+            quote!(#rt::wire::read_bit_matrix(__b, #r, #c))
+        }
+        Ty::Array(e, n) => {
+            let n = shape(n);
+            if fixed_wire(e) {
+                let ety = rust_ty(e);
+                quote!(#rt::wire::read_vec::<#ety>(__b, #n))
+            } else {
+                let el = wire_len(e);
+                let inner = read_value(e);
+                quote!((|| {
+                    let __n = #n;
+                    let __el = #el;
+                    let mut __v = ::std::vec::Vec::with_capacity(__n);
+                    for __k in 0..__n {
+                        let __b = &__b[__k * __el..(__k + 1) * __el];
+                        __v.push(#inner?);
+                    }
+                    Ok(__v)
+                })())
+            }
+        }
+        _ => quote!(Err(#rt::wire::WireError::Length { expected: 0, got: __b.len() })),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Place,
+    Owned,
+}
+
+struct ExprGen<'a> {
+    ir: &'a Ir,
+}
+
+impl ExprGen<'_> {
+    fn gen(&self, e: &TExpr) -> (TokenStream, Mode) {
+        let rt = rt();
+        match &e.kind {
+            TExprKind::Int(v) => {
+                let lit = match e.ty {
+                    Ty::U64 => Literal::u64_suffixed(*v as u64),
+                    _ => Literal::usize_suffixed(*v as usize),
+                };
+                (quote!(#lit), Mode::Owned)
+            }
+            TExprKind::Bool(b) => (quote!(#b), Mode::Owned),
+            TExprKind::Local(n) | TExprKind::IndexVar(n) => {
+                let n = id(n);
+                (quote!(#n), Mode::Place)
+            }
+            TExprKind::Param(p) => {
+                let p = id(p);
+                (quote!(params.#p), Mode::Owned)
+            }
+            TExprKind::Index(b, i) => {
+                let i = self.owned(i);
+                let (bt, _) = self.gen(b);
+                match b.ty {
+                    Ty::Bits(_) => (quote!(#bt.get(#i)), Mode::Owned),
+                    _ => (quote!(#bt[#i]), Mode::Place),
+                }
+            }
+            TExprKind::Call(path, args) => {
+                let path: TokenStream = syn::parse_str::<syn::Path>(path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(missing_path));
+                let args: Vec<TokenStream> = args.iter().map(|a| if a.ty.is_copy() { self.owned(a) } else { self.by_ref(a) }).collect();
+                (quote!(#path(#(#args),*)), Mode::Owned)
+            }
+            TExprKind::Binary(op, a, b) => {
+                let copy = a.ty.is_copy() && b.ty.is_copy();
+                let (x, y) = if copy || matches!(op, BinOp::Eq | BinOp::Ne) {
+                    if copy {
+                        (self.owned(a), self.owned(b))
+                    } else {
+                        (self.by_ref(a), self.by_ref(b))
+                    }
+                } else {
+                    (self.by_ref(a), self.by_ref(b))
+                };
+                let t = match op {
+                    BinOp::Or => quote!((#x || #y)),
+                    BinOp::And => quote!((#x && #y)),
+                    BinOp::Eq => quote!((#x == #y)),
+                    BinOp::Ne => quote!((#x != #y)),
+                    BinOp::Lt => quote!((#x < #y)),
+                    BinOp::Le => quote!((#x <= #y)),
+                    BinOp::Gt => quote!((#x > #y)),
+                    BinOp::Ge => quote!((#x >= #y)),
+                    BinOp::BitOr => quote!((#x | #y)),
+                    BinOp::BitXor => quote!((#x ^ #y)),
+                    BinOp::BitAnd => quote!((#x & #y)),
+                    BinOp::Add if a.ty.is_int() => quote!((#x).wrapping_add(#y)),
+                    BinOp::Sub if a.ty.is_int() => quote!((#x).wrapping_sub(#y)),
+                    BinOp::Mul if a.ty.is_int() => quote!((#x).wrapping_mul(#y)),
+                    BinOp::Add => quote!((#x + #y)),
+                    BinOp::Sub => quote!((#x - #y)),
+                    BinOp::Mul => quote!((#x * #y)),
+                    BinOp::Div => quote!((#x).checked_div(#y).unwrap_or(0)),
+                    BinOp::Rem => quote!((#x).checked_rem(#y).unwrap_or(0)),
+                };
+                (t, Mode::Owned)
+            }
+            TExprKind::Unary(op, a) => {
+                let x = self.owned(a);
+                let t = match (op, &a.ty) {
+                    (UnOp::Not, Ty::Block) => quote!((#x ^ #rt::Block::ONES)),
+                    (UnOp::Not, _) => quote!((!#x)),
+                    (UnOp::Neg, _) => quote!((-#x)),
+                };
+                (t, Mode::Owned)
+            }
+            TExprKind::Sample(t) => (self.sample(t), Mode::Owned),
+            TExprKind::Comprehension { body, var, lo, hi } => {
+                let v = id(var);
+                let body = self.owned(body);
+                let lo_t = self.owned(lo);
+                let hi_t = self.owned(hi);
+                match &e.ty {
+                    Ty::Array(_, Shape::Lit(n)) => {
+                        let n = Literal::usize_unsuffixed(*n as usize);
+                        (quote!(::core::array::from_fn::<_, #n, _>(|#v: usize| { let #v: usize = #v + #lo_t; #body })), Mode::Owned)
+                    }
+                    _ => (quote!((#lo_t..#hi_t).map(|#v: usize| #body).collect::<::std::vec::Vec<_>>()), Mode::Owned),
+                }
+            }
+            TExprKind::Array(items) => {
+                let items: Vec<TokenStream> = items.iter().map(|i| self.owned(i)).collect();
+                (quote!([#(#items),*]), Mode::Owned)
+            }
+        }
+    }
+
+    fn sample(&self, t: &Ty) -> TokenStream {
+        let rt = rt();
+        match t {
+            Ty::Scalar => quote!(#rt::ec::random_scalar(&mut rng)),
+            Ty::Point => quote!(#rt::ec::random_point(&mut rng)),
+            Ty::Bits(n) => {
+                let n = shape(n);
+                quote!(#rt::Bits::random(&mut rng, #n))
+            }
+            Ty::Array(e, Shape::Lit(n)) => {
+                let n = Literal::usize_unsuffixed(*n as usize);
+                let s = self.sample(e);
+                quote!(::core::array::from_fn::<_, #n, _>(|_| #s))
+            }
+            Ty::Array(e, n) => {
+                let n = shape(n);
+                let s = self.sample(e);
+                quote!((0..#n).map(|_| #s).collect::<::std::vec::Vec<_>>())
+            }
+            other => {
+                let ty = rust_ty(other);
+                quote!(<#ty as #rt::rng::Sample>::sample(&mut rng))
+            }
+        }
+    }
+
+    fn owned(&self, e: &TExpr) -> TokenStream {
+        let (t, m) = self.gen(e);
+        if m == Mode::Place && !e.ty.is_copy() {
+            quote!(::core::clone::Clone::clone(&#t))
+        } else {
+            t
+        }
+    }
+
+    fn by_ref(&self, e: &TExpr) -> TokenStream {
+        let (t, m) = self.gen(e);
+        match m {
+            Mode::Place => quote!(&#t),
+            Mode::Owned => quote!(&(#t)),
+        }
+    }
+
+    fn stmt(&self, s: &TStmt, role: &str) -> TokenStream {
+        match s {
+            TStmt::Assign(name, e) => {
+                let n = id(name);
+                let ty = rust_ty(&e.ty);
+                let v = self.owned(e);
+                quote!(let #n: #ty = #v;)
+            }
+            TStmt::Check(cond, abort, text) => {
+                let c = self.owned(cond);
+                let a = id(abort);
+                let _ = &self.ir;
+                quote!(if !(#c) { return Err(Error::#a { role: #role, check: #text }); })
+            }
+        }
+    }
+}
+
+fn locals_in(e: &TExpr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        TExprKind::Local(n) => {
+            out.insert(n.clone());
+        }
+        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => {
+            locals_in(a, out);
+            locals_in(b, out);
+        }
+        TExprKind::Call(_, args) | TExprKind::Array(args) => args.iter().for_each(|a| locals_in(a, out)),
+        TExprKind::Unary(_, a) => locals_in(a, out),
+        TExprKind::Comprehension { body, lo, hi, .. } => {
+            locals_in(body, out);
+            locals_in(lo, out);
+            locals_in(hi, out);
+        }
+        _ => {}
+    }
+}
+
+fn uses_rng(e: &TExpr) -> bool {
+    match &e.kind {
+        TExprKind::Sample(_) => true,
+        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => uses_rng(a) || uses_rng(b),
+        TExprKind::Call(_, args) | TExprKind::Array(args) => args.iter().any(uses_rng),
+        TExprKind::Unary(_, a) => uses_rng(a),
+        TExprKind::Comprehension { body, lo, hi, .. } => uses_rng(body) || uses_rng(lo) || uses_rng(hi),
+        _ => false,
+    }
+}
+
+/// One state of a role: the communication event it waits on (None: done).
+struct StateInfo {
+    name: Ident,
+    event: Option<usize>,
+    /// Values carried in this state.
+    vars: Vec<(String, Ty)>,
+    doc: String,
+}
+
+/// Generates the items of one protocol module.
+pub fn generate(ir: &Ir) -> TokenStream {
+    let rt = rt();
+    let pname = &ir.name;
+    let includes = ir.files.iter().map(|f| quote!(const _: &str = include_str!(#f);));
+    let rounds_n = ir.rounds.len();
+    let consts = ir.consts.iter().map(|(n, t, v)| {
+        let n = id(n);
+        let ty = rust_ty(t);
+        let v = Literal::u128_unsuffixed(*v);
+        quote!(#[doc = "A constant of the protocol specification."] pub const #n: #ty = #v;)
+    });
+
+    // ---- Params ----
+    let pfields: Vec<TokenStream> = ir.params.iter().map(|p| {
+        let n = id(&p.name);
+        let t = rust_ty(&p.ty);
+        quote!(#n: #t)
+    }).collect();
+    let pargs = pfields.clone();
+    let pnames: Vec<Ident> = ir.params.iter().map(|p| id(&p.name)).collect();
+    let pgetters = ir.params.iter().map(|p| {
+        let n = id(&p.name);
+        let t = rust_ty(&p.ty);
+        let doc = format!("The parameter `{}`.", p.name);
+        quote!(#[doc = #doc] pub fn #n(&self) -> #t { self.#n })
+    });
+    let eg = ExprGen { ir };
+    let requires = ir.params.iter().filter_map(|p| p.requires.as_ref()).map(|(e, text)| {
+        let c = eg.owned(e);
+        quote!(if !(#c) { return Err(Error::Params { requirement: #text }); })
+    });
+
+    // ---- Comm ----
+    let role_ids: Vec<Ident> = ir.roles.iter().map(|r| id(r)).collect();
+    let comm_fields: Vec<Ident> = ir.roles.iter().map(|r| format_ident!("{}", snake(r))).collect();
+    let comm_sums = (0..ir.roles.len()).map(|ri| {
+        let parts = ir.rounds.iter().filter(|r| r.from == ri).map(|r| {
+            let m = format_ident!("{}", r.msg);
+            quote!(msgs::#m::wire_len(params))
+        });
+        quote!(0usize #(.wrapping_add(#parts))*)
+    });
+    let comm_docs = ir.roles.iter().map(|r| format!("Bytes of protocol messages sent by `{r}` (frame headers not included)."));
+
+    // ---- messages ----
+    let msgs = ir.rounds.iter().map(|r| {
+        let m = format_ident!("{}", r.msg);
+        let rn = &r.name;
+        let doc = format!("Message of round `{}` (`{}`): `{}`", r.name, r.location, r.text);
+        let fnames: Vec<Ident> = r.fields.iter().map(|(n, _)| id(n)).collect();
+        let ftys: Vec<TokenStream> = r.fields.iter().map(|(_, t)| rust_ty(t)).collect();
+        let fdocs: Vec<String> = r.fields.iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
+        let lens: Vec<TokenStream> = r.fields.iter().map(|(_, t)| wire_len(t)).collect();
+        let checks: Vec<TokenStream> = r.fields.iter().map(|(n, t)| check_shape(t, &{ let i = id(n); quote!(self.#i) }, rn, n)).collect();
+        let writes: Vec<TokenStream> = r.fields.iter().map(|(n, t)| write_value(t, &{ let i = id(n); quote!((&self.#i)) })).collect();
+        let reads: Vec<TokenStream> = r.fields.iter().map(|(n, t)| {
+            let i = id(n);
+            let len = wire_len(t);
+            let read = read_value(t);
+            quote!(
+                let __len = #len;
+                let __b = &bytes[__off..__off + __len];
+                __off += __len;
+                let #i = #read.map_err(|source| Error::Decode { round: #rn, field: #n, source })?;
+            )
+        }).collect();
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct #m { #( #[doc = #fdocs] pub #fnames: #ftys, )* }
+            impl #m {
+                /// The round this message belongs to.
+                pub const ROUND: &'static str = #rn;
+                /// Exact encoded length in bytes for these parameters.
+                #[allow(unused_variables)]
+                pub fn wire_len(params: &Params) -> usize { 0usize #(.wrapping_add(#lens))* }
+                /// Appends the encoding; fails if a value's length does not match its declared shape.
+                #[allow(unused_variables)]
+                pub fn encode(&self, params: &Params, out: &mut ::std::vec::Vec<u8>) -> Result<(), Error> {
+                    #(#checks)*
+                    out.reserve(Self::wire_len(params));
+                    #(#writes)*
+                    Ok(())
+                }
+                /// Decodes and validates a message; never panics on any input.
+                #[allow(unused_variables, unused_assignments)]
+                pub fn decode(bytes: &[u8], params: &Params) -> Result<Self, Error> {
+                    let __want = Self::wire_len(params);
+                    if bytes.len() != __want {
+                        return Err(Error::Length { round: #rn, expected: __want, got: bytes.len() });
+                    }
+                    let mut __off = 0usize;
+                    #(#reads)*
+                    Ok(#m { #(#fnames),* })
+                }
+            }
+        }
+    });
+
+    // ---- errors ----
+    let abort_variants = ir.aborts.iter().map(|(n, text)| {
+        let v = id(n);
+        let doc = format!("The check `{text}` failed: the peer cheated or sent inconsistent data.");
+        quote!(#[doc = #doc] #v { #[doc = "The role that aborted."] role: &'static str, #[doc = "The failed check (`file:line: text`)."] check: &'static str })
+    });
+    let abort_display = ir.aborts.iter().map(|(n, _)| {
+        let v = id(n);
+        let fmt = format!("{pname}: `{{role}}` aborted with {n}: check failed at {{check}}");
+        quote!(Error::#v { role, check } => write!(f, #fmt))
+    });
+
+    // ---- roles ----
+    let mut role_items = vec![];
+    let mut transcripts = vec![];
+    let mut first_states = vec![];
+    let mut party_impls = vec![];
+    let round_list: Vec<String> = ir.rounds.iter().map(|r| format!("round `{}`: {} -> {} : {}", r.name, ir.roles[r.from], ir.roles[r.to], r.msg)).collect();
+    let order_note = format!("`{pname}` runs {}", round_list.join("; then "));
+    for (ri, rname) in ir.roles.iter().enumerate() {
+        let role = id(rname);
+        let input = format_ident!("{}Input", rname);
+        let output = format_ident!("{}Output", rname);
+        let events = &ir.events[ri];
+        // Types of values.
+        let mut types: BTreeMap<String, Ty> = BTreeMap::new();
+        for (n, t) in &ir.inputs[ri] {
+            types.insert(n.clone(), t.clone());
+        }
+        for ev in events {
+            match ev {
+                Event::Stmt(TStmt::Assign(n, e)) => {
+                    types.insert(n.clone(), e.ty.clone());
+                }
+                Event::Recv(k) => {
+                    for (n, t) in &ir.rounds[*k].fields {
+                        types.insert(n.clone(), t.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Uses at or after each event index.
+        let mut used_after: Vec<BTreeSet<String>> = vec![BTreeSet::new(); events.len() + 1];
+        let mut acc: BTreeSet<String> = ir.outputs[ri].iter().map(|(n, _)| n.clone()).collect();
+        used_after[events.len()] = acc.clone();
+        for (k, ev) in events.iter().enumerate().rev() {
+            match ev {
+                Event::Stmt(TStmt::Assign(_, e)) | Event::Stmt(TStmt::Check(e, _, _)) => locals_in(e, &mut acc),
+                Event::Send(r) => acc.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
+                _ => {}
+            }
+            used_after[k] = acc.clone();
+        }
+        // States at each communication event.
+        let comm_idx: Vec<usize> = events.iter().enumerate().filter(|(_, e)| !matches!(e, Event::Stmt(_))).map(|(i, _)| i).collect();
+        let mut defined: BTreeSet<String> = ir.inputs[ri].iter().map(|(n, _)| n.clone()).collect();
+        let mut states: Vec<StateInfo> = vec![];
+        let mut cursor = 0;
+        for &ci in comm_idx.iter().chain(std::iter::once(&events.len())) {
+            for ev in &events[cursor..ci] {
+                if let Event::Stmt(TStmt::Assign(n, _)) = ev {
+                    defined.insert(n.clone());
+                }
+            }
+            let vars: Vec<(String, Ty)> = defined.iter().filter(|n| used_after[ci].contains(*n)).map(|n| (n.clone(), types.get(n).cloned().unwrap_or(Ty::Bit))).collect();
+            let (name, doc) = match events.get(ci) {
+                Some(Event::Send(r)) => {
+                    let rd = &ir.rounds[*r];
+                    (format_ident!("Send{}", rd.msg), format!("`{rname}` is ready to send `{}` (round `{}`, `{}`).", rd.msg, rd.name, rd.location))
+                }
+                Some(Event::Recv(r)) => {
+                    let rd = &ir.rounds[*r];
+                    (format_ident!("Await{}", rd.msg), format!("`{rname}` waits for `{}` (round `{}`, `{}`).", rd.msg, rd.name, rd.location))
+                }
+                Some(Event::Sub(s)) => (format_ident!("Run{}", camel(&ir.subs[*s].name)), format!("`{rname}` runs sub-protocol `{}`.", ir.subs[*s].name)),
+                _ => (format_ident!("Done"), format!("`{rname}` has finished; call `finish` for its output.")),
+            };
+            if let Some(Event::Recv(r)) = events.get(ci) {
+                for (n, _) in &ir.rounds[*r].fields {
+                    defined.insert(n.clone());
+                }
+            }
+            states.push(StateInfo { name, event: events.get(ci).map(|_| ci), vars, doc });
+            cursor = ci + 1;
+        }
+        let role_mod = format_ident!("{}_state", snake(rname));
+        let state_structs = states.iter().map(|s| {
+            let n = &s.name;
+            let doc = &s.doc;
+            let fns: Vec<Ident> = s.vars.iter().map(|(v, _)| id(v)).collect();
+            let fts: Vec<TokenStream> = s.vars.iter().map(|(_, t)| rust_ty(t)).collect();
+            quote!(#[doc = #doc] pub struct #n { #( pub(super) #fns: #fts, )* })
+        });
+        let stmts_between = |from: usize, to: usize| -> (Vec<TokenStream>, bool) {
+            let mut out = vec![];
+            let mut rng = false;
+            for ev in &events[from..to] {
+                if let Event::Stmt(s) = ev {
+                    let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
+                    rng |= uses_rng(e);
+                    out.push(eg.stmt(s, rname));
+                }
+            }
+            (out, rng)
+        };
+        let build_state = |s: &StateInfo| {
+            let n = &s.name;
+            let fns: Vec<Ident> = s.vars.iter().map(|(v, _)| id(v)).collect();
+            quote!(#role_mod::#n { #(#fns),* })
+        };
+        // new()
+        let first = &states[0];
+        let first_name = &first.name;
+        let first_end = first.event.unwrap_or(events.len());
+        let (init_stmts, _) = stmts_between(0, first_end);
+        let init_state = build_state(first);
+        let in_names: Vec<Ident> = ir.inputs[ri].iter().map(|(n, _)| id(n)).collect();
+        let in_tys: Vec<TokenStream> = ir.inputs[ri].iter().map(|(_, t)| rust_ty(t)).collect();
+        let in_docs: Vec<String> = ir.inputs[ri].iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
+        let in_checks2: Vec<TokenStream> = ir.inputs[ri].iter().map(|(n, t)| { let i = id(n); check_shape(t, &quote!(#i), "input", n) }).collect();
+        let out_names: Vec<Ident> = ir.outputs[ri].iter().map(|(n, _)| id(n)).collect();
+        let out_tys: Vec<TokenStream> = ir.outputs[ri].iter().map(|(_, t)| rust_ty(t)).collect();
+        let out_docs: Vec<String> = ir.outputs[ri].iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
+        let input_doc = format!("Inputs of `{rname}` in `{pname}`.");
+        let output_doc = format!("Outputs of `{rname}` in `{pname}`.");
+        let role_doc = format!("Role `{rname}` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the role in its next state.", ir.location);
+        let new_doc = format!("Starts `{rname}`: checks input shapes and runs its local computation up to its first communication step.");
+        let mut steps = vec![];
+        let mut driver = vec![];
+        let mut transcript = vec![];
+        for (si, s) in states.iter().enumerate() {
+            let Some(ei) = s.event else { continue };
+            let next = &states[si + 1];
+            let next_name = &next.name;
+            let next_end = next.event.unwrap_or(events.len());
+            let (body, _) = stmts_between(ei + 1, next_end);
+            let cur = &s.name;
+            let cur_fields: Vec<Ident> = s.vars.iter().map(|(v, _)| id(v)).collect();
+            let next_state = build_state(next);
+            match &events[ei] {
+                Event::Send(r) => {
+                    let rd = &ir.rounds[*r];
+                    let m = format_ident!("{}", rd.msg);
+                    let method = format_ident!("send_{}", rd.name);
+                    let rn = &rd.name;
+                    let live_after = &used_after[ei + 1];
+                    let fields = rd.fields.iter().map(|(n, t)| {
+                        let i = id(n);
+                        if live_after.contains(n) && !t.is_copy() { quote!(#i: ::core::clone::Clone::clone(&#i)) } else { quote!(#i) }
+                    });
+                    let doc = format!("Round `{}` (`{}`): `{}`. Builds `{}`, then runs `{rname}`'s local computation up to its next step.", rd.name, rd.location, rd.text, rd.msg);
+                    steps.push(quote! {
+                        impl #role<#role_mod::#cur> {
+                            #[doc = #doc]
+                            #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                            pub fn #method(self) -> Result<(msgs::#m, #role<#role_mod::#next_name>), Error> {
+                                let #role { params, mut rng, st } = self;
+                                let #role_mod::#cur { #(#cur_fields),* } = st;
+                                let __msg = msgs::#m { #(#fields),* };
+                                #(#body)*
+                                Ok((__msg, #role { params, rng, st: #next_state }))
+                            }
+                        }
+                        impl SendStep<msgs::#m> for #role<#role_mod::#cur> {
+                            type Next = #role<#role_mod::#next_name>;
+                            fn send_step(self) -> Result<(msgs::#m, Self::Next), Error> { self.#method() }
+                        }
+                    });
+                    driver.push(quote! {
+                        let (__m, __s) = __s.#method()?;
+                        __buf.clear();
+                        __m.encode(&__s.params, &mut __buf)?;
+                        ch.send(&__buf).map_err(|source| Error::Channel { round: #rn, source })?;
+                        ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;
+                    });
+                    let k = *r as u16;
+                    transcript.push(quote!(#rt::session::Step::Send(#k)));
+                }
+                Event::Recv(r) => {
+                    let rd = &ir.rounds[*r];
+                    let m = format_ident!("{}", rd.msg);
+                    let method = format_ident!("recv_{}", rd.name);
+                    let rn = &rd.name;
+                    let fnames: Vec<Ident> = rd.fields.iter().map(|(n, _)| id(n)).collect();
+                    let doc = format!("Round `{}` (`{}`): `{}`. Takes the peer's `{}`, then runs `{rname}`'s local computation (and checks) up to its next step.", rd.name, rd.location, rd.text, rd.msg);
+                    steps.push(quote! {
+                        impl #role<#role_mod::#cur> {
+                            #[doc = #doc]
+                            #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                            pub fn #method(self, msg: msgs::#m) -> Result<#role<#role_mod::#next_name>, Error> {
+                                let #role { params, mut rng, st } = self;
+                                let #role_mod::#cur { #(#cur_fields),* } = st;
+                                let msgs::#m { #(#fnames),* } = msg;
+                                #(#body)*
+                                Ok(#role { params, rng, st: #next_state })
+                            }
+                        }
+                        impl RecvStep<msgs::#m> for #role<#role_mod::#cur> {
+                            type Next = #role<#role_mod::#next_name>;
+                            fn recv_step(self, msg: msgs::#m) -> Result<Self::Next, Error> { self.#method(msg) }
+                        }
+                    });
+                    driver.push(quote! {
+                        let __len = msgs::#m::wire_len(&__s.params);
+                        ch.recv_into(&mut __buf, __len).map_err(|source| Error::Channel { round: #rn, source })?;
+                        let __m = msgs::#m::decode(&__buf, &__s.params)?;
+                        let __s = __s.#method(__m)?;
+                    });
+                    let k = *r as u16;
+                    transcript.push(quote!(#rt::session::Step::Recv(#k)));
+                }
+                _ => {}
+            }
+        }
+        let done_fields: Vec<Ident> = states.last().map(|s| s.vars.iter().map(|(v, _)| id(v)).collect()).unwrap_or_default();
+        let _ = done_fields;
+        let run_doc = format!("Runs `{rname}` to completion over a channel (blocking driver): every message is encoded, framed, sent, received and decoded with its exact length from `Params`.");
+        let t_const = format_ident!("{}_TRANSCRIPT", snake(rname).to_uppercase());
+        let tdoc = format!("The sequence of steps of `{rname}` (projection of the global round list).");
+        transcripts.push(quote!(#[doc = #tdoc] pub const #t_const: &[#rt::session::Step] = &[#(#transcript),*];));
+        first_states.push((role.clone(), first_name.clone(), role_mod.clone(), t_const.clone(), output.clone()));
+        let rname_s = rname.as_str();
+        role_items.push(quote! {
+            #[doc = #input_doc]
+            #[derive(Clone, Debug)]
+            pub struct #input { #( #[doc = #in_docs] pub #in_names: #in_tys, )* }
+            #[doc = #output_doc]
+            #[derive(Clone, Debug)]
+            pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* }
+            #[doc = concat!("States of `", #rname_s, "`.")]
+            pub mod #role_mod {
+                #[allow(unused_imports)]
+                use super::*;
+                #(#state_structs)*
+            }
+            #[doc = #role_doc]
+            #[must_use = "a protocol role does nothing until its next step is called"]
+            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, st: S }
+            impl<S> #role<S> {
+                /// The agreed parameters.
+                pub fn params(&self) -> &Params { &self.params }
+                /// Generic receive: accepts exactly the message this state expects.
+                pub fn recv<M>(self, msg: M) -> Result<<Self as RecvStep<M>>::Next, Error> where Self: RecvStep<M> { RecvStep::recv_step(self, msg) }
+                /// Generic send: produces exactly the message this state sends.
+                pub fn send<M>(self) -> Result<(M, <Self as SendStep<M>>::Next), Error> where Self: SendStep<M> { SendStep::send_step(self) }
+            }
+            impl #role<#role_mod::#first_name> {
+                #[doc = #new_doc]
+                #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                pub fn new(params: Params, input: #input, rng: #rt::rng::Rng) -> Result<Self, Error> {
+                    let mut rng = rng;
+                    let #input { #(#in_names),* } = input;
+                    #(#in_checks2)*
+                    #(#init_stmts)*
+                    Ok(#role { params, rng, st: #init_state })
+                }
+                #[doc = #run_doc]
+                #[allow(unused_variables, unused_mut)]
+                pub fn run<C: #rt::channel::Channel + ?Sized>(self, ch: &mut C) -> Result<#output, Error> {
+                    let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
+                    let __s = self;
+                    #(#driver)*
+                    Ok(__s.finish())
+                }
+            }
+            #(#steps)*
+            impl #role<#role_mod::Done> {
+                /// The role's outputs.
+                pub fn finish(self) -> #output {
+                    let #role_mod::Done { #(#out_names),* } = self.st;
+                    #output { #(#out_names),* }
+                }
+            }
+        });
+    }
+
+    // Party / DualOf / duality guard (two roles).
+    if first_states.len() == 2 {
+        for (a, b) in [(0usize, 1usize), (1, 0)] {
+            let (role, first, rmod, tconst, output) = &first_states[a];
+            let (prole, pfirst, prmod, _, _) = &first_states[b];
+            let rs = ir.roles[a].as_str();
+            party_impls.push(quote! {
+                impl #rt::session::Party for #role<#rmod::#first> {
+                    type Output = #output;
+                    type Error = Error;
+                    const PROTOCOL: &'static str = #pname;
+                    const ROLE: &'static str = #rs;
+                    const TRANSCRIPT: &'static [#rt::session::Step] = #tconst;
+                    fn run_on(self, ch: &mut dyn #rt::channel::Channel) -> Result<#output, Error> { self.run(ch) }
+                }
+                impl #rt::session::DualOf<#prole<#prmod::#pfirst>> for #role<#rmod::#first> {}
+            });
+        }
+        let ta = &first_states[0].3;
+        let tb = &first_states[1].3;
+        let msg = format!("duality guard: the projections of `{pname}` onto `{}` and `{}` disagree", ir.roles[0], ir.roles[1]);
+        party_impls.push(quote!(const _: () = assert!(#rt::session::dual(#ta, #tb), #msg);));
+    }
+
+    let recv_msg = format!("protocol `{pname}`: `{{Self}}` cannot receive `{{M}}` in this state");
+    let send_msg = format!("protocol `{pname}`: `{{Self}}` does not send `{{M}}` in this state");
+    let proto_doc = format!("Generated from `{}`.", ir.location);
+    let _ = role_ids;
+
+    quote! {
+        #(#includes)*
+        #[doc = #proto_doc]
+        pub const PROTOCOL: &str = #pname;
+        /// Number of rounds (messages) in the specification.
+        pub const ROUNDS: usize = #rounds_n;
+        #(#consts)*
+
+        /// Run-time parameters, validated against the specification's `requires` predicates.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Params { #(#pfields),* }
+        impl Params {
+            /// Builds and validates the parameters.
+            #[allow(clippy::all)]
+            pub fn new(#(#pargs),*) -> Result<Self, Error> {
+                let params = Params { #(#pnames),* };
+                #(#requires)*
+                Ok(params)
+            }
+            #(#pgetters)*
+        }
+
+        /// Bytes each role sends, derived from the specification.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Comm { #( #[doc = #comm_docs] pub #comm_fields: usize, )* }
+        /// Communication of one run with these parameters.
+        pub fn comm(params: &Params) -> Comm { Comm { #( #comm_fields: #comm_sums, )* } }
+
+        /// The typed messages, one per round, with their wire codec.
+        pub mod msgs {
+            #[allow(unused_imports)]
+            use super::*;
+            #(#msgs)*
+        }
+
+        /// Everything that can go wrong in a run; checks in the specification become variants.
+        #[derive(Debug)]
+        #[non_exhaustive]
+        pub enum Error {
+            #(#abort_variants,)*
+            /// A `requires` predicate of the parameters does not hold.
+            Params { /// The predicate as written.
+                requirement: &'static str },
+            /// A value's length does not match its declared shape.
+            Shape { /// Round (or `input`).
+                round: &'static str, /// Field.
+                field: &'static str, /// Declared length.
+                expected: usize, /// Actual length.
+                got: usize },
+            /// A received message has the wrong length.
+            Length { /// Round.
+                round: &'static str, /// Expected bytes.
+                expected: usize, /// Received bytes.
+                got: usize },
+            /// A field of a received message is not a valid encoding.
+            Decode { /// Round.
+                round: &'static str, /// Field.
+                field: &'static str, /// Why.
+                source: #rt::wire::WireError },
+            /// A message other than the expected one arrived.
+            UnexpectedMessage { /// Round.
+                round: &'static str },
+            /// The channel failed (hang-up, timeout, oversized frame).
+            Channel { /// Round.
+                round: &'static str, /// Why.
+                source: #rt::channel::ChannelError },
+            /// A sub-protocol failed.
+            SubProtocol { /// Call name.
+                call: &'static str, /// Its error.
+                message: ::std::string::String },
+        }
+        impl ::core::fmt::Display for Error {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match self {
+                    #(#abort_display,)*
+                    Error::Params { requirement } => write!(f, "{}: parameters violate `requires {}`", #pname, requirement),
+                    Error::Shape { round, field, expected, got } => write!(f, "{}: round `{}`, field `{}`: length {} but the specification requires {}", #pname, round, field, got, expected),
+                    Error::Length { round, expected, got } => write!(f, "{}: round `{}`: message of {} bytes, expected {}", #pname, round, got, expected),
+                    Error::Decode { round, field, source } => write!(f, "{}: round `{}`, field `{}`: {}", #pname, round, field, source),
+                    Error::UnexpectedMessage { round } => write!(f, "{}: unexpected message in round `{}`", #pname, round),
+                    Error::Channel { round, source } => write!(f, "{}: round `{}`: channel error: {}", #pname, round, source),
+                    Error::SubProtocol { call, message } => write!(f, "{}: sub-protocol `{}` failed: {}", #pname, call, message),
+                }
+            }
+        }
+        impl ::std::error::Error for Error {
+            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
+                match self {
+                    Error::Decode { source, .. } => Some(source),
+                    Error::Channel { source, .. } => Some(source),
+                    _ => None,
+                }
+            }
+        }
+
+        #[doc = "A role state that can receive message `M` (implemented only for the state that expects it)."]
+        #[diagnostic::on_unimplemented(message = #recv_msg, label = "this state does not expect this message", note = #order_note)]
+        pub trait RecvStep<M>: Sized {
+            /// The state after receiving.
+            type Next;
+            /// Receives the message and runs the following local computation.
+            fn recv_step(self, msg: M) -> Result<Self::Next, Error>;
+        }
+        #[doc = "A role state that sends message `M` (implemented only for the state that sends it)."]
+        #[diagnostic::on_unimplemented(message = #send_msg, label = "this state does not send this message", note = #order_note)]
+        pub trait SendStep<M>: Sized {
+            /// The state after sending.
+            type Next;
+            /// Builds the message and runs the following local computation.
+            fn send_step(self) -> Result<(M, Self::Next), Error>;
+        }
+
+        #(#transcripts)*
+        #(#role_items)*
+        #(#party_impls)*
+    }
+}

@@ -1,0 +1,117 @@
+//! Diagnostics: one located message with a snippet, a caret line and a help
+//! line, rendered as plain text (the same text goes into `compile_error!`).
+
+use crate::source::{SourceMap, Span};
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// Compilation fails.
+    Error,
+    /// Reported by `otp check`; the macro stays silent.
+    Warning,
+}
+
+/// One problem found in a `.otp` file.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// Where.
+    pub span: Span,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// What to do about it (valid alternatives, "did you mean").
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A new error.
+    pub fn error(span: Span, message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Error, span, message: message.into(), help: None }
+    }
+
+    /// A new warning.
+    pub fn warning(span: Span, message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Warning, span, message: message.into(), help: None }
+    }
+
+    /// Adds a help line.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Renders as
+    /// ```text
+    /// error: message
+    ///   --> protocols/x.otp:3:5
+    ///    |
+    ///  3 |     at Sender { y = foo(x); }
+    ///    |                     ^^^
+    ///    = help: ...
+    /// ```
+    pub fn render(&self, sources: &SourceMap) -> String {
+        let file = sources.file(self.span.file);
+        let (line, col) = sources.line_col(self.span.file, self.span.start);
+        let (end_line, end_col) = sources.line_col(self.span.file, self.span.end);
+        let text = sources.line_text(self.span.file, line);
+        let width = if end_line == line { end_col.saturating_sub(col).max(1) } else { 1 };
+        let width = width.min(text.chars().count().saturating_sub(col - 1).max(1));
+        let gutter = line.to_string().len();
+        let pad = " ".repeat(gutter);
+        let kind = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut out = format!("{kind}: {}\n{pad}--> {}:{line}:{col}\n{pad} |\n", self.message, file.name);
+        out.push_str(&format!("{line} | {text}\n"));
+        out.push_str(&format!("{pad} | {}{}\n", " ".repeat(col - 1), "^".repeat(width)));
+        if let Some(help) = &self.help {
+            out.push_str(&format!("{pad} = help: {help}\n"));
+        }
+        out
+    }
+}
+
+/// Levenshtein distance, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest candidate to `name`, if it is close enough to be a typo.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// A help line listing alternatives, leading with a suggestion if one is close.
+pub fn suggest(name: &str, what: &str, candidates: &[String]) -> String {
+    let cands: Vec<&str> = candidates.iter().map(String::as_str).collect();
+    match did_you_mean(name, cands.iter().copied()) {
+        Some(best) => format!("did you mean `{best}`?"),
+        None if cands.is_empty() => format!("no {what} is declared here"),
+        None => {
+            let mut list: Vec<&str> = cands.clone();
+            list.sort_unstable();
+            list.dedup();
+            let shown: Vec<String> = list.iter().take(12).map(|c| format!("`{c}`")).collect();
+            format!("valid {what}s here: {}", shown.join(", "))
+        }
+    }
+}

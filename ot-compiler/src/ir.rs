@@ -1,0 +1,149 @@
+//! The checked, typed and projected form of a protocol that code generation
+//! consumes. Every name here is resolved and every expression typed.
+
+use crate::ast::{BinOp, UnOp};
+use crate::source::Span;
+use crate::types::{Shape, Ty};
+
+/// A typed expression.
+#[derive(Clone, Debug)]
+pub struct TExpr {
+    /// Form.
+    pub kind: TExprKind,
+    /// Type.
+    pub ty: Ty,
+}
+
+/// Typed expression forms.
+#[derive(Clone, Debug)]
+pub enum TExprKind {
+    /// An integer literal.
+    Int(u128),
+    /// A boolean literal.
+    Bool(bool),
+    /// A value of the current role.
+    Local(String),
+    /// A protocol parameter.
+    Param(String),
+    /// A comprehension index.
+    IndexVar(String),
+    /// `a[i]`.
+    Index(Box<TExpr>, Box<TExpr>),
+    /// An intrinsic call: Rust path and arguments.
+    Call(String, Vec<TExpr>),
+    /// A binary operation.
+    Binary(BinOp, Box<TExpr>, Box<TExpr>),
+    /// A unary operation.
+    Unary(UnOp, Box<TExpr>),
+    /// Fresh randomness of the type.
+    Sample(Ty),
+    /// `[body for var in lo..hi]`.
+    Comprehension {
+        /// Element.
+        body: Box<TExpr>,
+        /// Index name.
+        var: String,
+        /// Lower bound.
+        lo: Box<TExpr>,
+        /// Upper bound.
+        hi: Box<TExpr>,
+    },
+    /// `[a, b]`.
+    Array(Vec<TExpr>),
+}
+
+/// A typed local statement.
+#[derive(Clone, Debug)]
+pub enum TStmt {
+    /// `name = value;`
+    Assign(String, TExpr),
+    /// `check cond else abort Name;` with the source text (for error messages).
+    Check(TExpr, String, String),
+}
+
+/// One step of a role's projection.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// Local computation.
+    Stmt(TStmt),
+    /// Send the message of round `i`.
+    Send(usize),
+    /// Receive the message of round `i`.
+    Recv(usize),
+    /// Run sub-protocol call `i`.
+    Sub(usize),
+}
+
+/// A round.
+#[derive(Clone, Debug)]
+pub struct IrRound {
+    /// Round name.
+    pub name: String,
+    /// Sending role index.
+    pub from: usize,
+    /// Receiving role index.
+    pub to: usize,
+    /// Message type name.
+    pub msg: String,
+    /// Fields and types.
+    pub fields: Vec<(String, Ty)>,
+    /// `chunked(by = ...)`.
+    pub chunk_by: Option<Shape>,
+    /// `file:line` of the round.
+    pub location: String,
+    /// The round's header line, as written.
+    pub text: String,
+}
+
+/// A sub-protocol call.
+#[derive(Clone, Debug)]
+pub struct IrSub {
+    /// Call name.
+    pub name: String,
+    /// Functionality name.
+    pub func: String,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// A run-time parameter.
+#[derive(Clone, Debug)]
+pub struct IrParam {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub ty: Ty,
+    /// The predicate and its source text.
+    pub requires: Option<(TExpr, String)>,
+}
+
+/// A checked two-party protocol, projected onto its roles.
+#[derive(Clone, Debug)]
+pub struct Ir {
+    /// Protocol name.
+    pub name: String,
+    /// Role names.
+    pub roles: Vec<String>,
+    /// Compile-time constants.
+    pub consts: Vec<(String, Ty, u128)>,
+    /// Run-time parameters.
+    pub params: Vec<IrParam>,
+    /// Inputs per role.
+    pub inputs: Vec<Vec<(String, Ty)>>,
+    /// Outputs per role.
+    pub outputs: Vec<Vec<(String, Ty)>>,
+    /// Rounds in order.
+    pub rounds: Vec<IrRound>,
+    /// Sub-protocol calls in order.
+    pub subs: Vec<IrSub>,
+    /// The projection of each role.
+    pub events: Vec<Vec<Event>>,
+    /// Abort names with the text of (the first) check raising each.
+    pub aborts: Vec<(String, String)>,
+    /// Absolute paths of the files read (for `include_str!`).
+    pub files: Vec<String>,
+    /// The protocol's header location, `file:line`.
+    pub location: String,
+    /// Set when the protocol uses a feature code generation cannot emit yet.
+    pub unsupported: Option<(Span, String)>,
+}

@@ -1,0 +1,110 @@
+//! Quick single-core throughput report of every kernel, next to memcpy and
+//! the raw `aes` crate. Run: `cargo run --release -p ot-runtime --example kernel_speed`.
+
+use aes::cipher::{BlockEncrypt, KeyInit};
+use ot_runtime::{gf128, hash, parallel, prg::Prg, transpose, BitMatrix, Block};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Best time of `reps` runs of `f` (after one warm-up).
+fn best(reps: usize, mut f: impl FnMut()) -> Duration {
+    f();
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+fn report(name: &str, blocks: usize, bytes: usize, d: Duration, aes_bps: Option<f64>) -> f64 {
+    let s = d.as_secs_f64();
+    let bps = blocks as f64 / s;
+    let ratio = aes_bps.map(|a| format!("{:6.1}% of raw aes", 100.0 * bps / a)).unwrap_or_default();
+    println!(
+        "{name:<34} {:>8.1} Mblocks/s {:>6.2} ns/block {:>7.2} GB/s  {ratio}",
+        bps / 1e6,
+        1e9 / bps,
+        bytes as f64 / s / 1e9
+    );
+    bps
+}
+
+fn main() {
+    println!(
+        "backends: aes={} transpose={} gf128={}",
+        ot_runtime::aes::backend_name(),
+        transpose::backend_name(),
+        gf128::backend_name()
+    );
+    let n = 1 << 14;
+    let reps = 200;
+    let src = vec![Block(5); n];
+    let mut buf = vec![Block::ZERO; n];
+    println!("-- {n} blocks ({} KiB), single core", n * 16 / 1024);
+    let d = best(reps, || buf.copy_from_slice(black_box(&src)));
+    report("memcpy", n, n * 16, d, None);
+    let raw = aes::Aes128::new(&[1u8; 16].into());
+    let mut raw_buf = vec![aes::Block::default(); n];
+    let d = best(reps, || raw.encrypt_blocks(black_box(&mut raw_buf)));
+    let a = report("aes crate encrypt_blocks", n, n * 16, d, None);
+    let ours = ot_runtime::aes::Aes128::new(Block(1));
+    let d = best(reps, || ours.encrypt_blocks(black_box(&mut buf)));
+    report(&format!("Aes128::encrypt_blocks ({})", ours.backend().name()), n, n * 16, d, Some(a));
+    let mut prg = Prg::new(Block(2));
+    let d = best(reps, || prg.fill(black_box(&mut buf)));
+    report("prg fill", n, n * 16, d, Some(a));
+    let d = best(reps, || hash::mmo_many(black_box(&mut buf)));
+    report("mmo_many", n, n * 16, d, Some(a));
+    let d = best(reps, || hash::tccr_many(0, black_box(&mut buf)));
+    report("tccr_many (2 AES per block)", n, n * 16, d, Some(a));
+    let mut small = vec![Block::ZERO; 1 << 10];
+    let d = best(20, || hash::sha1_ro_many(0, black_box(&mut small)));
+    report("sha1_ro_many", 1 << 10, 1 << 14, d, Some(a));
+
+    let m = 1 << 20;
+    println!("-- transpose 128 x 2^20 ({} MiB)", m * 16 >> 20);
+    let mut mat = BitMatrix::new(128, m);
+    let seeds: Vec<Block> = (0..128u128).map(Block).collect();
+    ot_runtime::prg::fill_matrix(&seeds, &mut mat).unwrap();
+    let msrc = mat.as_blocks().to_vec();
+    let mut mdst = vec![Block::ZERO; m];
+    let d = best(20, || mdst.copy_from_slice(black_box(&msrc)));
+    let mc = report("memcpy 16 MiB", m, m * 16, d, None);
+    for be in transpose::Backend::available() {
+        let d = best(10, || {
+            black_box(transpose::transpose_with(be, &mat));
+        });
+        report(&format!("128xm {} (alloc)", be.name()), m, m * 16, d, None);
+    }
+    let d = best(20, || transpose::transpose_128xm_into(black_box(&msrc), m, &mut mdst).unwrap());
+    let t = report("128xm_into (selected)", m, m * 16, d, None);
+    println!("{:<34} {:.2}", "  ratio to memcpy", t / mc);
+    let cols = mdst.clone();
+    let mut back = vec![Block::ZERO; m];
+    let d = best(20, || transpose::transpose_mx128_into(black_box(&cols), &mut back).unwrap());
+    report("mx128_into (selected)", m, m * 16, d, None);
+    let d = best(20, || {
+        black_box(parallel::transpose_128xm(&msrc, m, 2).unwrap());
+    });
+    report("128xm parallel, 2 threads (alloc)", m, m * 16, d, None);
+
+    println!("-- GF(2^128) inner product of 2^20 blocks");
+    let x = ot_runtime::prg::prg(Block(3), m);
+    let y = ot_runtime::prg::prg(Block(4), m);
+    for be in gf128::GfBackend::available() {
+        let reps = if be == gf128::GfBackend::Portable { 1 } else { 20 };
+        let d = best(reps, || {
+            black_box(gf128::inner_product_with(be, &x, &y).unwrap());
+        });
+        report(&format!("inner_product {}", be.name()), m, 2 * m * 16, d, None);
+    }
+    let xs = &x[..1 << 13];
+    let ys = &y[..1 << 13];
+    let d = best(200, || {
+        black_box(gf128::inner_product(black_box(xs), ys).unwrap());
+    });
+    report("inner_product 2^13 (L1/L2-resident)", 1 << 13, 1 << 18, d, None);
+}

@@ -1,0 +1,227 @@
+//! Message channels between two parties.
+//!
+//! Every protocol generated from a `.otp` specification talks to its peer
+//! through the [`Channel`] trait: a reliable, ordered stream of *frames*
+//! (one frame per protocol message or message chunk). Receiving is always
+//! bounded by a caller-supplied maximum length, so a malicious or broken
+//! peer can never make us allocate more than the protocol allows, and every
+//! failure (hang-up, time-out, truncation, oversize) is a typed
+//! [`ChannelError`] rather than a panic or a hang.
+//!
+//! Implementations:
+//! - [`MemoryChannel`]: an in-process pair over `std::sync::mpsc`, for tests
+//!   and single-process benchmarks.
+//! - [`TcpChannel`]: length-prefixed frames over TCP with a background writer
+//!   thread, so that both peers may send large messages at the same time.
+//! - [`TamperChannel`]: rewrites outgoing frames, to test malicious-security
+//!   checks.
+//! - [`ShapedChannel`]: adds latency and a bandwidth cap, for benchmarks.
+//!
+//! After any error other than [`ChannelError::Timeout`] returned by a
+//! `recv` that consumed nothing, the channel's framing may be out of step
+//! with the peer: treat it as broken and drop it.
+
+mod memory;
+mod shaped;
+mod tamper;
+mod tcp;
+
+pub use memory::MemoryChannel;
+pub use shaped::ShapedChannel;
+pub use tamper::TamperChannel;
+pub use tcp::{local_pair_tcp, TcpChannel};
+
+use std::time::Duration;
+
+/// Why a channel operation failed.
+///
+/// Generated protocol code wraps this in its own `Error::Channel` variant,
+/// naming the protocol, round and field that was being sent or received.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChannelError {
+    /// The peer hung up (closed its end) before or between frames.
+    #[error("channel closed by peer")]
+    Closed,
+    /// No progress was possible for the configured time-out.
+    #[error("channel operation timed out after {after:?}")]
+    Timeout {
+        /// The time-out that expired.
+        after: Duration,
+    },
+    /// The peer announced (or sent) a frame longer than the receiver allows.
+    /// The frame body is not buffered.
+    #[error("frame of {len} bytes exceeds the maximum of {max} bytes")]
+    Oversized {
+        /// Length announced by the peer.
+        len: u64,
+        /// Maximum the receiver accepted.
+        max: usize,
+    },
+    /// The peer closed the connection in the middle of a frame.
+    #[error("peer closed mid-frame: expected {expected} bytes, got {got}")]
+    Truncated {
+        /// Bytes the frame (or its header) should have had.
+        expected: usize,
+        /// Bytes actually received before the connection closed.
+        got: usize,
+    },
+    /// Any other I/O failure of the underlying transport.
+    #[error("channel I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Traffic counters of one endpoint of a channel.
+///
+/// Byte counts are *payload* bytes: framing headers added by a transport
+/// (the 8-byte length prefix of [`TcpChannel`]) are not counted, so that
+/// every transport reports the same numbers for the same protocol run and
+/// they can be compared with the communication a `.otp` specification
+/// predicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ChannelStats {
+    /// Payload bytes sent.
+    pub bytes_sent: u64,
+    /// Payload bytes received.
+    pub bytes_received: u64,
+    /// Frames sent.
+    pub messages_sent: u64,
+    /// Frames received.
+    pub messages_received: u64,
+    /// Communication rounds as seen from this endpoint: the number of
+    /// *flights* of consecutive messages in the same direction, i.e. the
+    /// number of direction changes between sending and receiving plus one
+    /// (zero before the first message). Two endpoints of one run may differ
+    /// by one, e.g. when one party sends first.
+    pub rounds: u64,
+}
+
+/// Last direction seen by a [`StatsCounter`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    Sent,
+    Received,
+}
+
+/// Helper that maintains [`ChannelStats`] for channel implementations.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StatsCounter {
+    stats: ChannelStats,
+    last: Option<Direction>,
+}
+
+impl StatsCounter {
+    /// Records one sent frame of `len` payload bytes.
+    pub(crate) fn on_send(&mut self, len: usize) {
+        self.stats.bytes_sent += len as u64;
+        self.stats.messages_sent += 1;
+        self.turn(Direction::Sent);
+    }
+
+    /// Records one received frame of `len` payload bytes.
+    pub(crate) fn on_recv(&mut self, len: usize) {
+        self.stats.bytes_received += len as u64;
+        self.stats.messages_received += 1;
+        self.turn(Direction::Received);
+    }
+
+    fn turn(&mut self, dir: Direction) {
+        if self.last != Some(dir) {
+            self.stats.rounds += 1;
+            self.last = Some(dir);
+        }
+    }
+
+    /// The counters so far.
+    pub(crate) fn get(&self) -> ChannelStats {
+        self.stats
+    }
+}
+
+/// A reliable, ordered, framed, two-party message channel.
+///
+/// This is the only transport interface that generated protocol code uses.
+/// Each `send` produces exactly one frame and each `recv_into` consumes
+/// exactly one frame, so message boundaries are preserved.
+pub trait Channel {
+    /// Sends one message as one frame.
+    ///
+    /// May buffer: call [`Channel::flush`] to force buffered frames out
+    /// (receiving flushes implicitly).
+    fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError>;
+
+    /// Sends one message that the caller already owns as one frame.
+    ///
+    /// Transports that need an owned buffer (in-memory queues, a writer
+    /// thread) override this to avoid copying `msg`; the default copies
+    /// nothing extra beyond what [`Channel::send`] does.
+    fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
+        self.send(&msg)
+    }
+
+    /// Receives the next frame into `buf` (cleared first).
+    ///
+    /// A frame longer than `max_len` yields [`ChannelError::Oversized`]; it is
+    /// rejected from its length header (or, for in-memory frames, before
+    /// being handed out) and never buffered whole.
+    fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError>;
+
+    /// Receives the next frame into a fresh vector; see [`Channel::recv_into`].
+    fn recv(&mut self, max_len: usize) -> Result<Vec<u8>, ChannelError> {
+        let mut buf = Vec::new();
+        self.recv_into(&mut buf, max_len)?;
+        Ok(buf)
+    }
+
+    /// Bytes, messages and rounds so far (see [`ChannelStats`]).
+    fn stats(&self) -> ChannelStats;
+
+    /// Forces buffered outgoing frames to the transport (no-op for memory).
+    fn flush(&mut self) -> Result<(), ChannelError> {
+        Ok(())
+    }
+}
+
+impl<C: Channel + ?Sized> Channel for &mut C {
+    fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
+        (**self).send(msg)
+    }
+    fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
+        (**self).send_vec(msg)
+    }
+    fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
+        (**self).recv_into(buf, max_len)
+    }
+    fn recv(&mut self, max_len: usize) -> Result<Vec<u8>, ChannelError> {
+        (**self).recv(max_len)
+    }
+    fn stats(&self) -> ChannelStats {
+        (**self).stats()
+    }
+    fn flush(&mut self) -> Result<(), ChannelError> {
+        (**self).flush()
+    }
+}
+
+/// Boxed channels (e.g. `Box<dyn Channel + Send>`) are channels, so a
+/// transport can be chosen at run time.
+impl<C: Channel + ?Sized> Channel for Box<C> {
+    fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
+        (**self).send(msg)
+    }
+    fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
+        (**self).send_vec(msg)
+    }
+    fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
+        (**self).recv_into(buf, max_len)
+    }
+    fn recv(&mut self, max_len: usize) -> Result<Vec<u8>, ChannelError> {
+        (**self).recv(max_len)
+    }
+    fn stats(&self) -> ChannelStats {
+        (**self).stats()
+    }
+    fn flush(&mut self) -> Result<(), ChannelError> {
+        (**self).flush()
+    }
+}

@@ -1,0 +1,582 @@
+//! Length-prefixed frames over TCP, with a background writer thread.
+//!
+//! Wire format: each frame is an 8-byte little-endian `u64` payload length
+//! followed by the payload. A `u64` (rather than `u32`) lets one frame carry
+//! more than 4 GiB if a protocol ever wants to; the receiver's `max_len` is
+//! what bounds allocation.
+//!
+//! Writing: every frame is handed to a writer thread as an owned buffer
+//! (copied once by [`Channel::send`], not at all by [`Channel::send_vec`]).
+//! The writer coalesces small frames that are queued back to back into a
+//! 64 KiB `BufWriter` and flushes it as soon as its queue runs empty, so
+//! frames are never held back waiting for an explicit flush, while bursts of
+//! small frames still cost few system calls. The writer thread lets a party
+//! keep sending while the peer is also sending, and receive while its own
+//! big message is still going out. [`Channel::flush`] waits until every
+//! queued byte has been written to the socket.
+//!
+//! Deadlock freedom: the writer queue is bounded (64 MiB by default). When a
+//! send or flush would have to wait for queue space, the calling thread keeps
+//! draining the socket into its read-ahead buffer while it waits, so two
+//! peers that both send a lot before receiving still make progress. A single
+//! frame larger than the limit is always accepted when the queue is empty.
+
+use std::io::{self, BufWriter, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::mpsc::{self, Sender, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use super::{Channel, ChannelError, ChannelStats, StatsCounter};
+
+/// Size of the length prefix of each frame.
+const HEADER: usize = 8;
+/// Capacity of the writer's coalescing buffer; it is also flushed whenever
+/// this many bytes were written since the last flush.
+const COALESCE: usize = 64 * 1024;
+/// Granularity of one socket read into the read-ahead buffer.
+const READ_CHUNK: usize = 64 * 1024;
+/// Default receive / no-progress time-out.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default bound on bytes queued for the writer thread.
+const DEFAULT_QUEUE_LIMIT: usize = 64 * 1024 * 1024;
+/// While waiting for queue space we stop reading ahead past this many
+/// buffered bytes (then the no-progress time-out applies).
+const READ_AHEAD_LIMIT: usize = 1024 * 1024 * 1024;
+/// Poll interval while waiting for the writer thread.
+const POLL: Duration = Duration::from_millis(1);
+
+/// State shared between a [`TcpChannel`] and its writer thread.
+#[derive(Debug, Default)]
+struct WriterState {
+    /// Bytes handed to the writer and not yet written to the socket.
+    in_flight: usize,
+    /// First write error, reported by the next send or flush.
+    error: Option<io::Error>,
+    /// The writer thread has exited.
+    done: bool,
+}
+
+#[derive(Debug, Default)]
+struct WriterShared {
+    state: Mutex<WriterState>,
+    cv: Condvar,
+}
+
+impl WriterShared {
+    /// Locks the state; a poisoned lock (the writer panicked) still holds
+    /// consistent counters, so it is used as is.
+    fn lock(&self) -> MutexGuard<'_, WriterState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// One frame queued for the writer thread.
+#[derive(Debug)]
+struct Frame {
+    header: [u8; HEADER],
+    payload: Vec<u8>,
+}
+
+impl Frame {
+    fn wire_len(&self) -> usize {
+        HEADER + self.payload.len()
+    }
+}
+
+/// Body of the writer thread: writes queued frames in order until the
+/// sender is dropped or a write fails. Frames queued back to back share the
+/// `BufWriter`; it is flushed when the queue runs empty or every
+/// [`COALESCE`] bytes, and only flushed bytes count as written.
+fn writer_loop(stream: TcpStream, rx: mpsc::Receiver<Frame>, shared: Arc<WriterShared>) {
+    let mut out = BufWriter::with_capacity(COALESCE, stream);
+    let mut unflushed = 0usize;
+    let res: io::Result<()> = (|| loop {
+        let frame = match rx.try_recv() {
+            Ok(frame) => frame,
+            Err(TryRecvError::Empty) => {
+                flush_and_account(&mut out, &mut unflushed, &shared)?;
+                match rx.recv() {
+                    Ok(frame) => frame,
+                    Err(_) => return Ok(()),
+                }
+            }
+            Err(TryRecvError::Disconnected) => return Ok(()),
+        };
+        out.write_all(&frame.header)?;
+        out.write_all(&frame.payload)?;
+        unflushed += frame.wire_len();
+        drop(frame);
+        if unflushed >= COALESCE {
+            flush_and_account(&mut out, &mut unflushed, &shared)?;
+        }
+    })();
+    let res = res.and_then(|()| flush_and_account(&mut out, &mut unflushed, &shared));
+    let mut st = shared.lock();
+    if let Err(e) = res {
+        st.error = Some(e);
+    }
+    st.done = true;
+    drop(st);
+    shared.cv.notify_all();
+}
+
+/// Flushes the writer's buffer to the socket and subtracts the flushed
+/// bytes from the in-flight count.
+fn flush_and_account(
+    out: &mut BufWriter<TcpStream>,
+    unflushed: &mut usize,
+    shared: &WriterShared,
+) -> io::Result<()> {
+    if *unflushed == 0 {
+        return Ok(());
+    }
+    out.flush()?;
+    let mut st = shared.lock();
+    st.in_flight = st.in_flight.saturating_sub(*unflushed);
+    drop(st);
+    *unflushed = 0;
+    shared.cv.notify_all();
+    Ok(())
+}
+
+/// Whether an I/O error means the peer went away.
+fn is_hangup(kind: io::ErrorKind) -> bool {
+    matches!(
+        kind,
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::UnexpectedEof
+    )
+}
+
+/// Whether an I/O error is a read time-out (`WouldBlock` on Unix,
+/// `TimedOut` on Windows).
+fn is_timeout(kind: io::ErrorKind) -> bool {
+    matches!(kind, io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+}
+
+/// One end of a framed TCP connection; see the [module docs](self) for the
+/// frame format, buffering and deadlock-freedom.
+///
+/// `TCP_NODELAY` is set. A receive fails with [`ChannelError::Timeout`] after
+/// the configured time-out (default 30 s) without any incoming byte, with
+/// [`ChannelError::Closed`] if the peer closed the connection at a frame
+/// boundary and with [`ChannelError::Truncated`] if it closed mid-frame.
+/// Dropping the channel waits (up to the time-out) for queued frames to
+/// reach the socket.
+#[derive(Debug)]
+pub struct TcpChannel {
+    /// The socket, used for reads on the calling thread.
+    stream: TcpStream,
+    /// Read-ahead buffer (always initialised; its length only grows);
+    /// `rbuf[rpos..rend]` is received but unconsumed.
+    rbuf: Vec<u8>,
+    rpos: usize,
+    rend: usize,
+    /// The peer closed its sending side (read returned 0).
+    eof: bool,
+    /// Queue to the writer thread; `None` once shut down.
+    tx: Option<Sender<Frame>>,
+    shared: Arc<WriterShared>,
+    thread: Option<JoinHandle<()>>,
+    timeout: Duration,
+    /// Read time-out currently set on the socket (to avoid syscalls).
+    current_rto: Option<Duration>,
+    queue_limit: usize,
+    stats: StatsCounter,
+}
+
+impl TcpChannel {
+    /// Connects to `addr` (trying each resolved address), giving up on an
+    /// address after `timeout`, which also becomes the channel's time-out
+    /// (see [`TcpChannel::with_timeout`]).
+    pub fn connect<A: ToSocketAddrs>(addr: A, timeout: Duration) -> io::Result<TcpChannel> {
+        let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to");
+        for a in addr.to_socket_addrs()? {
+            match TcpStream::connect_timeout(&a, clamp(timeout)) {
+                Ok(stream) => return Self::from_stream(stream).map(|c| c.with_timeout(timeout)),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    /// Accepts one connection on `listener`, failing with
+    /// [`io::ErrorKind::TimedOut`] if none arrives within `timeout`, which
+    /// also becomes the channel's time-out (see [`TcpChannel::with_timeout`]).
+    pub fn accept(listener: &TcpListener, timeout: Duration) -> io::Result<TcpChannel> {
+        let deadline = Instant::now() + timeout;
+        listener.set_nonblocking(true)?;
+        let res = loop {
+            match listener.accept() {
+                Ok((stream, _)) => break Ok(stream),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if Instant::now() >= deadline {
+                        break Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "no connection within the time-out",
+                        ));
+                    }
+                    thread::sleep(POLL);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        listener.set_nonblocking(false)?;
+        let stream = res?;
+        stream.set_nonblocking(false)?;
+        Ok(Self::from_stream(stream)?.with_timeout(timeout))
+    }
+
+    /// Wraps an established connection: sets `TCP_NODELAY` and starts the
+    /// writer thread. The receive time-out is the default 30 s.
+    pub fn from_stream(stream: TcpStream) -> io::Result<TcpChannel> {
+        stream.set_nodelay(true)?;
+        let write_half = stream.try_clone()?;
+        let shared = Arc::new(WriterShared::default());
+        let (tx, rx) = mpsc::channel();
+        let thread_shared = Arc::clone(&shared);
+        let thread = thread::Builder::new()
+            .name("ot-tcp-writer".into())
+            .spawn(move || writer_loop(write_half, rx, thread_shared))?;
+        Ok(TcpChannel {
+            stream,
+            rbuf: Vec::new(),
+            rpos: 0,
+            rend: 0,
+            eof: false,
+            tx: Some(tx),
+            shared,
+            thread: Some(thread),
+            timeout: DEFAULT_TIMEOUT,
+            current_rto: None,
+            queue_limit: DEFAULT_QUEUE_LIMIT,
+            stats: StatsCounter::default(),
+        })
+    }
+
+    /// Sets how long an operation may go without progress (no byte read,
+    /// no byte written) before failing with [`ChannelError::Timeout`].
+    /// A zero time-out is treated as 1 ms.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.set_timeout(timeout);
+        self
+    }
+
+    /// Changes the time-out in place (see [`TcpChannel::with_timeout`]).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = clamp(timeout);
+    }
+
+    /// Sets how many bytes may be queued for the writer thread before a
+    /// send waits (while draining incoming data). Bounds memory of a fast
+    /// sender on a slow link.
+    #[must_use]
+    pub fn with_write_queue_limit(mut self, bytes: usize) -> Self {
+        self.queue_limit = bytes;
+        self
+    }
+
+    /// Address of the peer.
+    pub fn peer_addr(&self) -> io::Result<std::net::SocketAddr> {
+        self.stream.peer_addr()
+    }
+
+    /// Sets the socket's read time-out, skipping the syscall if unchanged.
+    fn set_rto(&mut self, d: Duration) -> io::Result<()> {
+        if self.current_rto != Some(d) {
+            self.stream.set_read_timeout(Some(d))?;
+            self.current_rto = Some(d);
+        }
+        Ok(())
+    }
+
+    /// Unconsumed bytes in the read-ahead buffer.
+    fn buffered(&self) -> usize {
+        self.rend - self.rpos
+    }
+
+    /// One `read` from the socket appended to the read-ahead buffer. Returns
+    /// the number of bytes read (0 at end of stream, which sets `eof`).
+    fn read_more(&mut self) -> io::Result<usize> {
+        if self.rpos == self.rend {
+            self.rpos = 0;
+            self.rend = 0;
+            if self.rbuf.len() > 16 * READ_CHUNK {
+                // Give back memory of a past read-ahead burst.
+                self.rbuf.truncate(READ_CHUNK);
+                self.rbuf.shrink_to_fit();
+            }
+        } else if self.rpos >= READ_CHUNK {
+            self.rbuf.copy_within(self.rpos..self.rend, 0);
+            self.rend -= self.rpos;
+            self.rpos = 0;
+        }
+        if self.rbuf.len() - self.rend < READ_CHUNK {
+            self.rbuf.resize(self.rend + READ_CHUNK, 0);
+        }
+        let res = loop {
+            match self.stream.read(&mut self.rbuf[self.rend..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                other => break other,
+            }
+        };
+        self.rend += *res.as_ref().unwrap_or(&0);
+        if matches!(res, Ok(0)) {
+            self.eof = true;
+        }
+        res
+    }
+
+    /// Takes the writer's first error, if any, as a channel error.
+    fn writer_failed(st: &mut WriterState) -> Option<ChannelError> {
+        if let Some(e) = st.error.take() {
+            return Some(if is_hangup(e.kind()) {
+                ChannelError::Closed
+            } else {
+                ChannelError::Io(e)
+            });
+        }
+        st.done.then_some(ChannelError::Closed)
+    }
+
+    /// Waits until `ready(in_flight)` holds, draining the socket into the
+    /// read-ahead buffer meanwhile so a peer blocked on sending to us can
+    /// proceed. Fails after `timeout` without any progress.
+    fn wait_writer(&mut self, ready: impl Fn(usize) -> bool) -> Result<(), ChannelError> {
+        let shared = Arc::clone(&self.shared);
+        let mut last_progress = Instant::now();
+        let mut last_in_flight = usize::MAX;
+        loop {
+            {
+                let mut st = shared.lock();
+                if let Some(err) = Self::writer_failed(&mut st) {
+                    return Err(err);
+                }
+                if ready(st.in_flight) {
+                    return Ok(());
+                }
+                if st.in_flight != last_in_flight {
+                    last_in_flight = st.in_flight;
+                    last_progress = Instant::now();
+                }
+                if self.eof || self.buffered() >= READ_AHEAD_LIMIT {
+                    let _ = shared
+                        .cv
+                        .wait_timeout(st, POLL)
+                        .map_err(|_| ChannelError::Closed)?;
+                }
+            }
+            if !self.eof && self.buffered() < READ_AHEAD_LIMIT {
+                self.set_rto(POLL)?;
+                match self.read_more() {
+                    Ok(n) if n > 0 => last_progress = Instant::now(),
+                    Ok(_) => {}
+                    Err(e) if is_timeout(e.kind()) => {}
+                    // The peer may have reset after sending; what we
+                    // already buffered stays readable, the writer will
+                    // report the failure.
+                    Err(e) if is_hangup(e.kind()) => self.eof = true,
+                    Err(e) => return Err(ChannelError::Io(e)),
+                }
+            }
+            if last_progress.elapsed() > self.timeout {
+                return Err(ChannelError::Timeout {
+                    after: self.timeout,
+                });
+            }
+        }
+    }
+
+    /// Queues one frame for the writer thread, waiting for queue space
+    /// first.
+    fn hand_off(&mut self, payload: Vec<u8>) -> Result<(), ChannelError> {
+        let frame = Frame {
+            header: (payload.len() as u64).to_le_bytes(),
+            payload,
+        };
+        let len = frame.wire_len();
+        let limit = self.queue_limit;
+        self.wait_writer(|in_flight| in_flight == 0 || in_flight.saturating_add(len) <= limit)?;
+        self.shared.lock().in_flight += len;
+        let sent = self.tx.as_ref().map(|tx| tx.send(frame));
+        match sent {
+            Some(Ok(())) => Ok(()),
+            _ => {
+                let mut st = self.shared.lock();
+                st.in_flight = st.in_flight.saturating_sub(len);
+                Err(Self::writer_failed(&mut st).unwrap_or(ChannelError::Closed))
+            }
+        }
+    }
+
+    /// Fills the read-ahead buffer to at least `n` bytes, stopping early at
+    /// end of stream.
+    fn fill(&mut self, n: usize) -> Result<(), ChannelError> {
+        while self.buffered() < n && !self.eof {
+            match self.read_more() {
+                Ok(_) => {}
+                Err(e) if is_timeout(e.kind()) => {
+                    return Err(ChannelError::Timeout {
+                        after: self.timeout,
+                    })
+                }
+                Err(e) if is_hangup(e.kind()) => self.eof = true,
+                Err(e) => return Err(ChannelError::Io(e)),
+            }
+        }
+        Ok(())
+    }
+
+    fn recv_frame(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
+        self.set_rto(self.timeout)?;
+
+        self.fill(HEADER)?;
+        let have = self.buffered();
+        if have < HEADER {
+            return Err(if have == 0 {
+                ChannelError::Closed
+            } else {
+                ChannelError::Truncated {
+                    expected: HEADER,
+                    got: have,
+                }
+            });
+        }
+        let mut header = [0u8; HEADER];
+        header.copy_from_slice(&self.rbuf[self.rpos..self.rpos + HEADER]);
+        let announced = u64::from_le_bytes(header);
+        let len = match usize::try_from(announced) {
+            Ok(len) if len <= max_len => len,
+            _ => {
+                return Err(ChannelError::Oversized {
+                    len: announced,
+                    max: max_len,
+                })
+            }
+        };
+        self.rpos += HEADER;
+
+        buf.try_reserve_exact(len)
+            .map_err(|_| ChannelError::Io(io::ErrorKind::OutOfMemory.into()))?;
+        let from_buf = len.min(self.buffered());
+        buf.extend_from_slice(&self.rbuf[self.rpos..self.rpos + from_buf]);
+        self.rpos += from_buf;
+
+        let rest = len - from_buf;
+        if rest > 0 {
+            if rest >= READ_CHUNK {
+                // Large frame: read straight into the caller's buffer.
+                let res = (&self.stream).take(rest as u64).read_to_end(buf);
+                match res {
+                    Ok(_) => {}
+                    Err(e) if is_timeout(e.kind()) => {
+                        return Err(ChannelError::Timeout {
+                            after: self.timeout,
+                        })
+                    }
+                    Err(e) if is_hangup(e.kind()) => self.eof = true,
+                    Err(e) => return Err(ChannelError::Io(e)),
+                }
+                if buf.len() < len {
+                    self.eof = true;
+                }
+            } else {
+                self.fill(rest)?;
+                let take = rest.min(self.buffered());
+                buf.extend_from_slice(&self.rbuf[self.rpos..self.rpos + take]);
+                self.rpos += take;
+            }
+            if buf.len() < len {
+                return Err(ChannelError::Truncated {
+                    expected: len,
+                    got: buf.len(),
+                });
+            }
+        }
+        self.stats.on_recv(len);
+        Ok(())
+    }
+}
+
+/// Socket time-outs must be non-zero.
+fn clamp(d: Duration) -> Duration {
+    d.max(Duration::from_millis(1))
+}
+
+impl Channel for TcpChannel {
+    fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
+        self.send_vec(msg.to_vec())
+    }
+
+    fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
+        let len = msg.len();
+        self.hand_off(msg)?;
+        self.stats.on_send(len);
+        Ok(())
+    }
+
+    fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
+        buf.clear();
+        let res = self.recv_frame(buf, max_len);
+        if res.is_err() {
+            buf.clear();
+        }
+        res
+    }
+
+    fn stats(&self) -> ChannelStats {
+        self.stats.get()
+    }
+
+    /// Waits until every queued frame is written to the socket (draining
+    /// incoming data meanwhile). Not needed for delivery: the writer thread
+    /// sends queued frames on its own.
+    fn flush(&mut self) -> Result<(), ChannelError> {
+        self.wait_writer(|in_flight| in_flight == 0)
+    }
+}
+
+impl Drop for TcpChannel {
+    fn drop(&mut self) {
+        // Closing the queue makes the writer exit after the queued frames.
+        drop(self.tx.take());
+        // The writer finishes its queue and exits; give it the time-out,
+        // then unblock it by shutting the socket down.
+        let st = self.shared.lock();
+        let (st, _) = match self
+            .shared
+            .cv
+            .wait_timeout_while(st, self.timeout, |st| !st.done)
+        {
+            Ok(r) => r,
+            Err(p) => p.into_inner(),
+        };
+        let done = st.done;
+        drop(st);
+        if !done {
+            let _ = self.stream.shutdown(Shutdown::Both);
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Creates a connected pair of [`TcpChannel`]s over the loopback interface
+/// (binds `127.0.0.1:0`, connects, accepts), for tests and benchmarks.
+pub fn local_pair_tcp() -> io::Result<(TcpChannel, TcpChannel)> {
+    let listener = TcpListener::bind(("127.0.0.1", 0))?;
+    let addr = listener.local_addr()?;
+    let client = TcpStream::connect(addr)?;
+    let (server, _) = listener.accept()?;
+    Ok((
+        TcpChannel::from_stream(server)?,
+        TcpChannel::from_stream(client)?,
+    ))
+}

@@ -1,0 +1,116 @@
+//! Ristretto group operations used as `.otp` intrinsics (base OT, Pedersen
+//! commitments).
+//!
+//! The group is Ristretto255 from `curve25519-dalek`: a prime-order group,
+//! so there are no cofactor pitfalls and every valid encoding is a group
+//! element. Functions take and return small `Copy` values by value, which
+//! is what the code generator emits for intrinsic calls.
+
+use curve25519_dalek::traits::Identity;
+use rand_core::{CryptoRng, RngCore};
+use sha2::{Digest, Sha256};
+use subtle::{Choice, ConditionallySelectable};
+
+use crate::Block;
+
+/// A Ristretto255 group element.
+pub use curve25519_dalek::ristretto::RistrettoPoint as Point;
+/// A scalar modulo the Ristretto255 group order.
+pub use curve25519_dalek::scalar::Scalar;
+
+/// `s * G` for the standard base point, using the precomputed base point
+/// table (several times faster than a variable-base multiplication).
+#[inline]
+pub fn base_mul(s: Scalar) -> Point {
+    Point::mul_base(&s)
+}
+
+/// `s * p` (variable base, constant time).
+#[inline]
+pub fn point_mul(p: Point, s: Scalar) -> Point {
+    p * s
+}
+
+/// `a + b`.
+#[inline]
+pub fn point_add(a: Point, b: Point) -> Point {
+    a + b
+}
+
+/// `a - b`.
+#[inline]
+pub fn point_sub(a: Point, b: Point) -> Point {
+    a - b
+}
+
+/// Returns `if_true` if `bit` is set, else `if_false`, without a
+/// data-dependent branch or memory access (the choice bit of an OT receiver
+/// is secret).
+#[inline]
+pub fn point_select(bit: bool, if_false: Point, if_true: Point) -> Point {
+    Point::conditional_select(&if_false, &if_true, Choice::from(u8::from(bit)))
+}
+
+/// Whether `p` is the group identity (constant-time comparison). Protocols
+/// use it to reject degenerate points sent by a malicious peer.
+#[inline]
+pub fn is_identity(p: Point) -> bool {
+    p == Point::identity()
+}
+
+/// A uniformly random scalar. This is what `sample Scalar` in a `.otp`
+/// specification compiles to (`Sample` cannot be implemented for the foreign
+/// `Scalar` type).
+pub fn random_scalar<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Scalar {
+    Scalar::random(&mut &mut *rng)
+}
+
+/// A uniformly random group element with unknown discrete logarithm. This
+/// is what `sample Point` compiles to.
+pub fn random_point<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Point {
+    Point::random(&mut &mut *rng)
+}
+
+/// Domain label of [`hash_point`].
+const HASH_POINT_DOMAIN: &[u8] = b"ot-runtime/ec/hash_point/v1";
+/// Domain label of [`ro_point`].
+const RO_POINT_DOMAIN: &[u8] = b"ot-runtime/ec/ro_point/v1";
+
+/// Starts a SHA-256 hash with a length-prefixed domain label and the tweak.
+fn domain_hasher(domain: &[u8], tweak: usize) -> Sha256 {
+    let mut h = Sha256::new();
+    h.update([domain.len() as u8]);
+    h.update(domain);
+    h.update((tweak as u64).to_le_bytes());
+    h
+}
+
+/// Truncates a SHA-256 digest to a 128-bit block (first 16 bytes).
+fn finish_block(h: Sha256) -> Block {
+    let digest = h.finalize();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest[..16]);
+    Block::from_bytes(out)
+}
+
+/// Random oracle `H(tweak, p)` to a 128-bit block: SHA-256 over a domain
+/// label, the tweak as `u64` little-endian and the compressed point,
+/// truncated to 16 bytes. Used to derive OT keys from Diffie–Hellman
+/// values; the tweak (usually the OT index) makes each key independent.
+pub fn hash_point(tweak: usize, p: Point) -> Block {
+    let mut h = domain_hasher(HASH_POINT_DOMAIN, tweak);
+    h.update(p.compress().as_bytes());
+    finish_block(h)
+}
+
+/// Random oracle `H(tweak, a, b, c)` to a 128-bit block, domain-separated
+/// from [`hash_point`]. Used where the key must be bound to the transcript
+/// (e.g. CO15 hashes the sender's and receiver's points with the shared
+/// value).
+pub fn ro_point(tweak: usize, a: Point, b: Point, c: Point) -> Block {
+    let mut h = domain_hasher(RO_POINT_DOMAIN, tweak);
+    for p in [a, b, c] {
+        h.update(p.compress().as_bytes());
+    }
+    finish_block(h)
+}

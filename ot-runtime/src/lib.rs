@@ -1,0 +1,30 @@
+//! Kernels, channels and base types that the code generated from `.otp`
+//! protocol specifications calls. Nothing in here is a protocol flow: every
+//! protocol lives in `protocols/*.otp`.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod aes;
+pub mod bits;
+pub mod block;
+pub mod gf128;
+pub mod hash;
+pub mod matrix;
+pub mod parallel;
+pub mod prg;
+pub mod rng;
+pub mod transpose;
+
+pub mod channel;
+pub mod ec;
+pub mod wire;
+pub mod session;
+pub mod ops;
+
+pub use bits::Bits;
+pub use block::Block;
+pub use bits::ShapeError;
+pub use matrix::BitMatrix;
+pub use rng::{Rng, Sample};
+pub use channel::{Channel, ChannelError, ChannelStats};
+pub use wire::{Wire, WireError};

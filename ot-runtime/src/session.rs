@@ -1,0 +1,92 @@
+//! Session-level glue for generated protocol roles: the step transcript used
+//! by the static duality guard, the [`Party`] trait every generated role's
+//! initial state implements, and [`run_pair`] to run two dual roles locally.
+
+use crate::channel::{Channel, MemoryChannel};
+
+/// One communication step of a role, by round index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Sends the message of round `i`.
+    Send(u16),
+    /// Receives the message of round `i`.
+    Recv(u16),
+    /// Runs sub-protocol call `i`.
+    Sub(u16),
+}
+
+/// Whether two transcripts are dual: same rounds in the same order, with
+/// every send of one matched by a receive of the other. Evaluated in a
+/// `const` item by generated code, so a mismatch fails to compile.
+pub const fn dual(a: &[Step], b: &[Step]) -> bool {
+    // Merge the two transcripts by round index: both must list every round
+    // they take part in, in increasing order, each with opposite direction.
+    let mut i = 0;
+    let mut j = 0;
+    while i < a.len() && j < b.len() {
+        match (a[i], b[j]) {
+            (Step::Send(x), Step::Recv(y)) | (Step::Recv(x), Step::Send(y)) => {
+                if x != y {
+                    return false;
+                }
+                i += 1;
+                j += 1;
+            }
+            (Step::Sub(x), Step::Sub(y)) => {
+                if x != y {
+                    return false;
+                }
+                i += 1;
+                j += 1;
+            }
+            _ => return false,
+        }
+    }
+    i == a.len() && j == b.len()
+}
+
+/// A role of a generated protocol, ready to run.
+pub trait Party: Sized {
+    /// What the role returns.
+    type Output;
+    /// The protocol's error type.
+    type Error;
+    /// Protocol name.
+    const PROTOCOL: &'static str;
+    /// Role name.
+    const ROLE: &'static str;
+    /// Its communication steps.
+    const TRANSCRIPT: &'static [Step];
+    /// Runs the role to completion over a channel.
+    fn run_on(self, ch: &mut dyn Channel) -> Result<Self::Output, Self::Error>;
+}
+
+/// Marks `Self` as the dual of `Peer` (the other role of the same protocol).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` and `{Peer}` are not dual roles of one protocol",
+    label = "this role cannot be paired with `{Peer}`",
+    note = "pair the two roles generated from the same `.otp` file (e.g. `co15::Sender` with `co15::Receiver`)"
+)]
+pub trait DualOf<Peer: Party>: Party {}
+
+/// Runs two dual roles on two threads over an in-memory channel pair.
+pub fn run_pair<A, B>(a: A, b: B) -> (Result<A::Output, A::Error>, Result<B::Output, B::Error>)
+where
+    A: DualOf<B> + Send,
+    B: Party + Send,
+    A::Output: Send,
+    A::Error: Send,
+    B::Output: Send,
+    B::Error: Send,
+{
+    let (mut ca, mut cb) = MemoryChannel::pair();
+    std::thread::scope(|s| {
+        let ha = s.spawn(move || a.run_on(&mut ca));
+        let rb = b.run_on(&mut cb);
+        let ra = match ha.join() {
+            Ok(r) => r,
+            Err(p) => std::panic::resume_unwind(p),
+        };
+        (ra, rb)
+    })
+}

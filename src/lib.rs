@@ -1,0 +1,38 @@
+//! Oblivious transfer and secure computation protocols written as `.otp`
+//! round specifications and compiled by [`protocol!`] into typed
+//! sender/receiver code over the hand-optimized [`runtime`].
+//!
+//! Each module below is generated from the `.otp` file it names; nothing in
+//! this crate hand-writes a protocol flow. The [`traits`] give every OT
+//! protocol one interface.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate self as ot;
+
+pub use ot_macros::protocol;
+pub use ot_runtime as runtime;
+
+pub mod traits;
+
+/// Chou–Orlandi "simplest OT" base OT, generated from `protocols/co15.otp`.
+pub mod co15 {
+    crate::protocol!("protocols/co15.otp");
+}
+
+/// Chosen-message OT over CO15 (derandomized), from `protocols/co15_chosen.otp`.
+pub mod co15_chosen {
+    crate::protocol!("protocols/co15_chosen.otp");
+}
+
+/// Naor–Pinkas base OT, generated from `protocols/np00.otp`.
+pub mod np00 {
+    crate::protocol!("protocols/np00.otp");
+}
+
+/// Chosen-message OT over NP00 (derandomized), from `protocols/np00_chosen.otp`.
+pub mod np00_chosen {
+    crate::protocol!("protocols/np00_chosen.otp");
+}
+
+pub use traits::{BaseOt, BaseOtKind, OtError, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender};
