@@ -12,18 +12,27 @@ fn aes_like(c: &mut Criterion) {
     g.throughput(Throughput::Bytes((AES_BLOCKS * 16) as u64));
     let src = vec![Block(7); AES_BLOCKS];
     let mut buf = vec![Block::ZERO; AES_BLOCKS];
-    g.bench_function("memcpy", |b| b.iter(|| buf.copy_from_slice(black_box(&src))));
+    g.bench_function("memcpy", |b| {
+        b.iter(|| buf.copy_from_slice(black_box(&src)))
+    });
     let raw = aes::Aes128::new(&[3u8; 16].into());
     let mut raw_buf = vec![aes::Block::default(); AES_BLOCKS];
-    g.bench_function("aes_crate_encrypt_blocks", |b| b.iter(|| raw.encrypt_blocks(black_box(&mut raw_buf))));
-    let ours = ot_runtime::aes::Aes128::new(Block(3));
-    g.bench_function(BenchmarkId::new("aes128_encrypt_blocks", ours.backend().name()), |b| {
-        b.iter(|| ours.encrypt_blocks(black_box(&mut buf)))
+    g.bench_function("aes_crate_encrypt_blocks", |b| {
+        b.iter(|| raw.encrypt_blocks(black_box(&mut raw_buf)))
     });
+    let ours = ot_runtime::aes::Aes128::new(Block(3));
+    g.bench_function(
+        BenchmarkId::new("aes128_encrypt_blocks", ours.backend().name()),
+        |b| b.iter(|| ours.encrypt_blocks(black_box(&mut buf))),
+    );
     let mut prg = Prg::new(Block(9));
     g.bench_function("prg_fill", |b| b.iter(|| prg.fill(black_box(&mut buf))));
-    g.bench_function("mmo_many", |b| b.iter(|| hash::mmo_many(black_box(&mut buf))));
-    g.bench_function("tccr_many", |b| b.iter(|| hash::tccr_many(0, black_box(&mut buf))));
+    g.bench_function("mmo_many", |b| {
+        b.iter(|| hash::mmo_many(black_box(&mut buf)))
+    });
+    g.bench_function("tccr_many", |b| {
+        b.iter(|| hash::tccr_many(0, black_box(&mut buf)))
+    });
     g.finish();
 }
 
@@ -37,7 +46,9 @@ fn transposes(c: &mut Criterion) {
     ot_runtime::prg::fill_matrix(&seeds, &mut mat).unwrap();
     let src = mat.as_blocks().to_vec();
     let mut dst = vec![Block::ZERO; m];
-    g.bench_function("memcpy", |b| b.iter(|| dst.copy_from_slice(black_box(&src))));
+    g.bench_function("memcpy", |b| {
+        b.iter(|| dst.copy_from_slice(black_box(&src)))
+    });
     for be in transpose::Backend::available() {
         g.bench_function(BenchmarkId::new("128xm", be.name()), |b| {
             b.iter(|| black_box(transpose::transpose_with(be, &mat)))
@@ -51,7 +62,9 @@ fn transposes(c: &mut Criterion) {
     g.bench_function("mx128_into_selected", |b| {
         b.iter(|| transpose::transpose_mx128_into(black_box(&cols), &mut back).unwrap())
     });
-    g.bench_function("128xm_parallel_2", |b| b.iter(|| parallel::transpose_128xm(black_box(&src), m, 2).unwrap()));
+    g.bench_function("128xm_parallel_2", |b| {
+        b.iter(|| parallel::transpose_128xm(black_box(&src), m, 2).unwrap())
+    });
     g.finish();
 }
 
@@ -66,7 +79,9 @@ fn gf(c: &mut Criterion) {
         if be == gf128::GfBackend::Portable {
             continue; // ~100x slower; not a deployment target on x86-64
         }
-        g.bench_function(be.name(), |b| b.iter(|| gf128::inner_product_with(be, black_box(&a), &bb).unwrap()));
+        g.bench_function(be.name(), |b| {
+            b.iter(|| gf128::inner_product_with(be, black_box(&a), &bb).unwrap())
+        });
     }
     g.finish();
 }

@@ -22,7 +22,9 @@ fn best(reps: usize, mut f: impl FnMut()) -> Duration {
 fn report(name: &str, blocks: usize, bytes: usize, d: Duration, aes_bps: Option<f64>) -> f64 {
     let s = d.as_secs_f64();
     let bps = blocks as f64 / s;
-    let ratio = aes_bps.map(|a| format!("{:6.1}% of raw aes", 100.0 * bps / a)).unwrap_or_default();
+    let ratio = aes_bps
+        .map(|a| format!("{:6.1}% of raw aes", 100.0 * bps / a))
+        .unwrap_or_default();
     println!(
         "{name:<34} {:>8.1} Mblocks/s {:>6.2} ns/block {:>7.2} GB/s  {ratio}",
         bps / 1e6,
@@ -52,7 +54,13 @@ fn main() {
     let a = report("aes crate encrypt_blocks", n, n * 16, d, None);
     let ours = ot_runtime::aes::Aes128::new(Block(1));
     let d = best(reps, || ours.encrypt_blocks(black_box(&mut buf)));
-    report(&format!("Aes128::encrypt_blocks ({})", ours.backend().name()), n, n * 16, d, Some(a));
+    report(
+        &format!("Aes128::encrypt_blocks ({})", ours.backend().name()),
+        n,
+        n * 16,
+        d,
+        Some(a),
+    );
     let mut prg = Prg::new(Block(2));
     let d = best(reps, || prg.fill(black_box(&mut buf)));
     report("prg fill", n, n * 16, d, Some(a));
@@ -65,7 +73,7 @@ fn main() {
     report("sha1_ro_many", 1 << 10, 1 << 14, d, Some(a));
 
     let m = 1 << 20;
-    println!("-- transpose 128 x 2^20 ({} MiB)", m * 16 >> 20);
+    println!("-- transpose 128 x 2^20 ({} MiB)", (m * 16) >> 20);
     let mut mat = BitMatrix::new(128, m);
     let seeds: Vec<Block> = (0..128u128).map(Block).collect();
     ot_runtime::prg::fill_matrix(&seeds, &mut mat).unwrap();
@@ -79,12 +87,16 @@ fn main() {
         });
         report(&format!("128xm {} (alloc)", be.name()), m, m * 16, d, None);
     }
-    let d = best(20, || transpose::transpose_128xm_into(black_box(&msrc), m, &mut mdst).unwrap());
+    let d = best(20, || {
+        transpose::transpose_128xm_into(black_box(&msrc), m, &mut mdst).unwrap()
+    });
     let t = report("128xm_into (selected)", m, m * 16, d, None);
     println!("{:<34} {:.2}", "  ratio to memcpy", t / mc);
     let cols = mdst.clone();
     let mut back = vec![Block::ZERO; m];
-    let d = best(20, || transpose::transpose_mx128_into(black_box(&cols), &mut back).unwrap());
+    let d = best(20, || {
+        transpose::transpose_mx128_into(black_box(&cols), &mut back).unwrap()
+    });
     report("mx128_into (selected)", m, m * 16, d, None);
     let d = best(20, || {
         black_box(parallel::transpose_128xm(&msrc, m, 2).unwrap());
@@ -95,16 +107,32 @@ fn main() {
     let x = ot_runtime::prg::prg(Block(3), m);
     let y = ot_runtime::prg::prg(Block(4), m);
     for be in gf128::GfBackend::available() {
-        let reps = if be == gf128::GfBackend::Portable { 1 } else { 20 };
+        let reps = if be == gf128::GfBackend::Portable {
+            1
+        } else {
+            20
+        };
         let d = best(reps, || {
             black_box(gf128::inner_product_with(be, &x, &y).unwrap());
         });
-        report(&format!("inner_product {}", be.name()), m, 2 * m * 16, d, None);
+        report(
+            &format!("inner_product {}", be.name()),
+            m,
+            2 * m * 16,
+            d,
+            None,
+        );
     }
     let xs = &x[..1 << 13];
     let ys = &y[..1 << 13];
     let d = best(200, || {
         black_box(gf128::inner_product(black_box(xs), ys).unwrap());
     });
-    report("inner_product 2^13 (L1/L2-resident)", 1 << 13, 1 << 18, d, None);
+    report(
+        "inner_product 2^13 (L1/L2-resident)",
+        1 << 13,
+        1 << 18,
+        d,
+        None,
+    );
 }

@@ -83,7 +83,11 @@ impl AesBackend {
             };
             let order = [AesBackend::Vaes512, AesBackend::AesNi, AesBackend::Soft];
             let start = order.iter().position(|&b| b == cap).unwrap_or(0);
-            order[start..].iter().copied().find(|b| b.is_supported()).unwrap_or(AesBackend::Soft)
+            order[start..]
+                .iter()
+                .copied()
+                .find(|b| b.is_supported())
+                .unwrap_or(AesBackend::Soft)
         })
     }
 }
@@ -177,7 +181,11 @@ impl Aes128 {
     }
 
     /// `output[i] = E(input[i])`; [`ShapeError`] if lengths differ.
-    pub fn encrypt_blocks_into(&self, input: &[Block], output: &mut [Block]) -> Result<(), ShapeError> {
+    pub fn encrypt_blocks_into(
+        &self,
+        input: &[Block],
+        output: &mut [Block],
+    ) -> Result<(), ShapeError> {
         check_len("Aes128::encrypt_blocks_into", input.len(), output.len())?;
         self.run(Op::Ecb, Some(input), output);
         Ok(())
@@ -204,7 +212,7 @@ impl Aes128 {
     /// Runs `op` from `input` (or in place when `None`) into `out`.
     /// Callers guarantee `input.len() == out.len()`.
     pub(crate) fn run(&self, op: Op, input: Option<&[Block]>, out: &mut [Block]) {
-        debug_assert!(input.map_or(true, |i| i.len() == out.len()));
+        debug_assert!(input.is_none_or(|i| i.len() == out.len()));
         match &self.inner {
             Inner::Soft(c) => soft_run(c, op, input, out),
             #[cfg(target_arch = "x86_64")]
@@ -466,7 +474,10 @@ mod vaes {
                 let mut x = [_mm512_setzero_si512(); 8];
                 let counters = |base: u64| {
                     let mut c = [_mm512_setzero_si512(); 8];
-                    let mut v = _mm512_add_epi64(_mm512_set1_epi64(base.wrapping_add(i as u64) as i64), lane);
+                    let mut v = _mm512_add_epi64(
+                        _mm512_set1_epi64(base.wrapping_add(i as u64) as i64),
+                        lane,
+                    );
                     v = _mm512_and_si512(v, _mm512_set_epi64(0, -1, 0, -1, 0, -1, 0, -1));
                     for cc in c.iter_mut() {
                         *cc = v;
@@ -563,4 +574,6 @@ impl core::ops::Deref for FixedKeyAes {
 /// AES under [`FIXED_KEY`], expanded once on first use (through a
 /// `std::sync::OnceLock`) and shared by all threads. It models the random
 /// permutation `π` of the fixed-key hashes.
-pub static FIXED_KEY_AES: FixedKeyAes = FixedKeyAes { cell: OnceLock::new() };
+pub static FIXED_KEY_AES: FixedKeyAes = FixedKeyAes {
+    cell: OnceLock::new(),
+};

@@ -56,11 +56,19 @@ pub enum ShapeError {
 
 /// Checks `actual == expected`, producing a [`ShapeError::Length`].
 #[inline]
-pub(crate) fn check_len(what: &'static str, expected: usize, actual: usize) -> Result<(), ShapeError> {
+pub(crate) fn check_len(
+    what: &'static str,
+    expected: usize,
+    actual: usize,
+) -> Result<(), ShapeError> {
     if expected == actual {
         Ok(())
     } else {
-        Err(ShapeError::Length { what, expected, actual })
+        Err(ShapeError::Length {
+            what,
+            expected,
+            actual,
+        })
     }
 }
 
@@ -89,7 +97,10 @@ impl core::fmt::Debug for Bits {
 impl Bits {
     /// `n` zero bits.
     pub fn zeros(n: usize) -> Bits {
-        Bits { bytes: vec![0; n.div_ceil(8)], len: n }
+        Bits {
+            bytes: vec![0; n.div_ceil(8)],
+            len: n,
+        }
     }
 
     /// `n` uniformly random bits from a cryptographic RNG.
@@ -119,7 +130,11 @@ impl Bits {
     /// If `i >= len()`, like slice indexing.
     #[inline]
     pub fn get(&self, i: usize) -> bool {
-        assert!(i < self.len, "Bits::get index {i} out of range (len {})", self.len);
+        assert!(
+            i < self.len,
+            "Bits::get index {i} out of range (len {})",
+            self.len
+        );
         (self.bytes[i / 8] >> (i % 8)) & 1 == 1
     }
 
@@ -129,7 +144,11 @@ impl Bits {
     /// If `i >= len()`, like slice indexing.
     #[inline]
     pub fn set(&mut self, i: usize, v: bool) {
-        assert!(i < self.len, "Bits::set index {i} out of range (len {})", self.len);
+        assert!(
+            i < self.len,
+            "Bits::set index {i} out of range (len {})",
+            self.len
+        );
         let m = 1u8 << (i % 8);
         let byte = &mut self.bytes[i / 8];
         *byte = (*byte & !m) | ((v as u8) << (i % 8));
@@ -158,13 +177,18 @@ impl Bits {
     /// each bit vector has exactly one encoding.
     pub fn from_bytes(bytes: &[u8], n: usize) -> Result<Bits, ShapeError> {
         check_len("Bits::from_bytes", n.div_ceil(8), bytes.len())?;
-        if n % 8 != 0 {
+        if !n.is_multiple_of(8) {
             let last = bytes[bytes.len() - 1];
             if last >> (n % 8) != 0 {
-                return Err(ShapeError::Padding { what: "Bits::from_bytes" });
+                return Err(ShapeError::Padding {
+                    what: "Bits::from_bytes",
+                });
             }
         }
-        Ok(Bits { bytes: bytes.to_vec(), len: n })
+        Ok(Bits {
+            bytes: bytes.to_vec(),
+            len: n,
+        })
     }
 
     /// Packs a slice of booleans.
@@ -208,7 +232,12 @@ impl Bits {
     pub fn xor(&self, other: &Bits) -> Result<Bits, ShapeError> {
         check_len("Bits::xor", self.len, other.len)?;
         Ok(Bits {
-            bytes: self.bytes.iter().zip(&other.bytes).map(|(a, b)| a ^ b).collect(),
+            bytes: self
+                .bytes
+                .iter()
+                .zip(&other.bytes)
+                .map(|(a, b)| a ^ b)
+                .collect(),
             len: self.len,
         })
     }
@@ -217,7 +246,12 @@ impl Bits {
     pub fn and(&self, other: &Bits) -> Result<Bits, ShapeError> {
         check_len("Bits::and", self.len, other.len)?;
         Ok(Bits {
-            bytes: self.bytes.iter().zip(&other.bytes).map(|(a, b)| a & b).collect(),
+            bytes: self
+                .bytes
+                .iter()
+                .zip(&other.bytes)
+                .map(|(a, b)| a & b)
+                .collect(),
             len: self.len,
         })
     }
@@ -233,7 +267,7 @@ impl Bits {
 
     /// Appends one bit.
     pub fn push(&mut self, v: bool) {
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.bytes.push(0);
         }
         self.len += 1;
@@ -249,7 +283,7 @@ impl Bits {
 
     /// Re-establishes the invariant that bits beyond `len` are zero.
     fn clear_padding(&mut self) {
-        if self.len % 8 != 0 {
+        if !self.len.is_multiple_of(8) {
             if let Some(last) = self.bytes.last_mut() {
                 *last &= (1u8 << (self.len % 8)) - 1;
             }
@@ -266,7 +300,11 @@ impl Bits {
 impl BitXor for &Bits {
     type Output = Bits;
     fn bitxor(self, rhs: &Bits) -> Bits {
-        let (long, short) = if self.len >= rhs.len { (self, rhs) } else { (rhs, self) };
+        let (long, short) = if self.len >= rhs.len {
+            (self, rhs)
+        } else {
+            (rhs, self)
+        };
         let mut out = long.clone();
         for (a, b) in out.bytes.iter_mut().zip(&short.bytes) {
             *a ^= b;
@@ -292,8 +330,14 @@ mod tests {
     #[test]
     fn from_bytes_checks() {
         assert!(Bits::from_bytes(&[0xff], 8).is_ok());
-        assert!(matches!(Bits::from_bytes(&[0xff], 7), Err(ShapeError::Padding { .. })));
-        assert!(matches!(Bits::from_bytes(&[0, 0], 7), Err(ShapeError::Length { .. })));
+        assert!(matches!(
+            Bits::from_bytes(&[0xff], 7),
+            Err(ShapeError::Padding { .. })
+        ));
+        assert!(matches!(
+            Bits::from_bytes(&[0, 0], 7),
+            Err(ShapeError::Length { .. })
+        ));
         let b = Bits::from_bools(&[true, false, true]);
         assert_eq!(b.as_bytes(), &[0b101]);
         assert_eq!(b.iter().collect::<Vec<_>>(), vec![true, false, true]);

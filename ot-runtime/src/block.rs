@@ -18,8 +18,9 @@ use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, 
 
 /// A 128-bit value (AES block, GF(2^128) element, one row of a 128-column bit
 /// matrix). `#[repr(transparent)]` over `u128`; plain old data.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-#[derive(bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(
+    Copy, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable,
+)]
 #[repr(transparent)]
 pub struct Block(pub u128);
 
@@ -122,7 +123,7 @@ impl Block {
     /// unless `bytes.len()` is a multiple of 16 (the bytes may be unaligned,
     /// so this copies rather than casts).
     pub fn vec_from_bytes(bytes: &[u8]) -> Option<Vec<Block>> {
-        if bytes.len() % 16 != 0 {
+        if !bytes.len().is_multiple_of(16) {
             return None;
         }
         Some(

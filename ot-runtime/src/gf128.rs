@@ -65,10 +65,14 @@ impl GfBackend {
 
     /// All backends this CPU supports, slowest first.
     pub fn available() -> Vec<GfBackend> {
-        [GfBackend::Portable, GfBackend::Pclmul, GfBackend::Vpclmul512]
-            .into_iter()
-            .filter(|b| b.is_supported())
-            .collect()
+        [
+            GfBackend::Portable,
+            GfBackend::Pclmul,
+            GfBackend::Vpclmul512,
+        ]
+        .into_iter()
+        .filter(|b| b.is_supported())
+        .collect()
     }
 
     /// The backend used by [`mul`] and [`inner_product`] (detected once).
@@ -82,9 +86,17 @@ impl GfBackend {
             } else {
                 GfBackend::Vpclmul512
             };
-            let order = [GfBackend::Vpclmul512, GfBackend::Pclmul, GfBackend::Portable];
+            let order = [
+                GfBackend::Vpclmul512,
+                GfBackend::Pclmul,
+                GfBackend::Portable,
+            ];
             let start = order.iter().position(|&b| b == cap).unwrap_or(0);
-            order[start..].iter().copied().find(|b| b.is_supported()).unwrap_or(GfBackend::Portable)
+            order[start..]
+                .iter()
+                .copied()
+                .find(|b| b.is_supported())
+                .unwrap_or(GfBackend::Portable)
         })
     }
 }
@@ -186,17 +198,24 @@ pub fn inner_product(a: &[Block], b: &[Block]) -> Result<Block, ShapeError> {
 }
 
 /// [`inner_product`] with a specific backend (portable if unsupported).
-pub fn inner_product_with(backend: GfBackend, a: &[Block], b: &[Block]) -> Result<Block, ShapeError> {
+pub fn inner_product_with(
+    backend: GfBackend,
+    a: &[Block],
+    b: &[Block],
+) -> Result<Block, ShapeError> {
     check_len("gf128::inner_product", a.len(), b.len())?;
     let (lo, hi) = match backend {
         #[cfg(target_arch = "x86_64")]
         GfBackend::Pclmul if backend.is_supported() => x86::inner_pclmul(a, b),
         #[cfg(target_arch = "x86_64")]
         GfBackend::Vpclmul512 if backend.is_supported() => x86::inner_vpclmul(a, b),
-        _ => a.iter().zip(b).fold((Block::ZERO, Block::ZERO), |(l, h), (&x, &y)| {
-            let (pl, ph) = clmul128(x, y);
-            (l ^ pl, h ^ ph)
-        }),
+        _ => a
+            .iter()
+            .zip(b)
+            .fold((Block::ZERO, Block::ZERO), |(l, h), (&x, &y)| {
+                let (pl, ph) = clmul128(x, y);
+                (l ^ pl, h ^ ph)
+            }),
     };
     Ok(reduce(lo, hi))
 }
@@ -243,7 +262,10 @@ mod x86 {
         let (a, b) = (to_m(a), to_m(b));
         let lo = _mm_clmulepi64_si128::<0x00>(a, b);
         let hi = _mm_clmulepi64_si128::<0x11>(a, b);
-        let mid = _mm_xor_si128(_mm_clmulepi64_si128::<0x01>(a, b), _mm_clmulepi64_si128::<0x10>(a, b));
+        let mid = _mm_xor_si128(
+            _mm_clmulepi64_si128::<0x01>(a, b),
+            _mm_clmulepi64_si128::<0x10>(a, b),
+        );
         let lo = _mm_xor_si128(lo, _mm_slli_si128::<8>(mid));
         let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(mid));
         reduce_m(lo, hi)
@@ -270,7 +292,11 @@ mod x86 {
 
     #[target_feature(enable = "pclmulqdq,sse2")]
     unsafe fn inner_pclmul_impl(a: &[Block], b: &[Block]) -> (Block, Block) {
-        let (mut lo, mut hi, mut mid) = (_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128());
+        let (mut lo, mut hi, mut mid) = (
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+        );
         for (&x, &y) in a.iter().zip(b) {
             let (x, y) = (to_m(x), to_m(y));
             lo = _mm_xor_si128(lo, _mm_clmulepi64_si128::<0x00>(x, y));
@@ -329,8 +355,14 @@ mod x86 {
         let lo = _mm512_xor_si512(lo[0], _mm512_bslli_epi128::<8>(mid));
         let hi = _mm512_xor_si512(hi[0], _mm512_bsrli_epi128::<8>(mid));
         let fold = |v: __m512i| -> __m128i {
-            let a = _mm_xor_si128(_mm512_extracti32x4_epi32::<0>(v), _mm512_extracti32x4_epi32::<1>(v));
-            let b = _mm_xor_si128(_mm512_extracti32x4_epi32::<2>(v), _mm512_extracti32x4_epi32::<3>(v));
+            let a = _mm_xor_si128(
+                _mm512_extracti32x4_epi32::<0>(v),
+                _mm512_extracti32x4_epi32::<1>(v),
+            );
+            let b = _mm_xor_si128(
+                _mm512_extracti32x4_epi32::<2>(v),
+                _mm512_extracti32x4_epi32::<3>(v),
+            );
             _mm_xor_si128(a, b)
         };
         (from_m(fold(lo)), from_m(fold(hi)))

@@ -54,7 +54,11 @@ pub fn tccr_many(tweak_start: u64, blocks: &mut [Block]) {
 }
 
 /// `output[j] = tccr(tweak_start + j, input[j])`.
-pub fn tccr_many_into(tweak_start: u64, input: &[Block], output: &mut [Block]) -> Result<(), ShapeError> {
+pub fn tccr_many_into(
+    tweak_start: u64,
+    input: &[Block],
+    output: &mut [Block],
+) -> Result<(), ShapeError> {
     check_len("hash::tccr_many_into", input.len(), output.len())?;
     FIXED_KEY_AES.run(Op::Tccr(tweak_start), Some(input), output);
     Ok(())
@@ -84,7 +88,11 @@ pub fn sha1_ro_many(tweak_start: u64, blocks: &mut [Block]) {
 }
 
 /// `output[j] = sha1_ro(tweak_start + j, input[j])`.
-pub fn sha1_ro_many_into(tweak_start: u64, input: &[Block], output: &mut [Block]) -> Result<(), ShapeError> {
+pub fn sha1_ro_many_into(
+    tweak_start: u64,
+    input: &[Block],
+    output: &mut [Block],
+) -> Result<(), ShapeError> {
     check_len("hash::sha1_ro_many_into", input.len(), output.len())?;
     for (j, (o, &x)) in output.iter_mut().zip(input).enumerate() {
         *o = sha1_ro(tweak_start.wrapping_add(j as u64), x);

@@ -22,9 +22,9 @@ pub mod session;
 pub mod ops;
 
 pub use bits::Bits;
-pub use block::Block;
 pub use bits::ShapeError;
+pub use block::Block;
+pub use channel::{Channel, ChannelError, ChannelStats};
 pub use matrix::BitMatrix;
 pub use rng::{Rng, Sample};
-pub use channel::{Channel, ChannelError, ChannelStats};
 pub use wire::{Wire, WireError};

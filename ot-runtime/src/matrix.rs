@@ -30,20 +30,36 @@ impl BitMatrix {
     /// An all-zero `rows x cols` matrix.
     pub fn new(rows: usize, cols: usize) -> BitMatrix {
         let bpr = cols.div_ceil(128);
-        BitMatrix { data: vec![Block::ZERO; rows * bpr], rows, cols, bpr }
+        BitMatrix {
+            data: vec![Block::ZERO; rows * bpr],
+            rows,
+            cols,
+            bpr,
+        }
     }
 
     /// Wraps existing row-major storage (`rows * ceil(cols/128)` blocks).
     ///
     /// Errors on a wrong length or if a padding bit is set.
-    pub fn from_blocks(rows: usize, cols: usize, data: Vec<Block>) -> Result<BitMatrix, ShapeError> {
+    pub fn from_blocks(
+        rows: usize,
+        cols: usize,
+        data: Vec<Block>,
+    ) -> Result<BitMatrix, ShapeError> {
         let bpr = cols.div_ceil(128);
         check_len("BitMatrix::from_blocks", rows * bpr, data.len())?;
-        let m = BitMatrix { data, rows, cols, bpr };
-        if cols % 128 != 0 {
+        let m = BitMatrix {
+            data,
+            rows,
+            cols,
+            bpr,
+        };
+        if !cols.is_multiple_of(128) {
             let pad = !((1u128 << (cols % 128)) - 1);
             if (0..rows).any(|r| m.data[r * bpr + bpr - 1].0 & pad != 0) {
-                return Err(ShapeError::Padding { what: "BitMatrix::from_blocks" });
+                return Err(ShapeError::Padding {
+                    what: "BitMatrix::from_blocks",
+                });
             }
         }
         Ok(m)
@@ -107,7 +123,11 @@ impl BitMatrix {
     /// Overwrites row `i` with `bits` (length must be `cols()`).
     pub fn set_row_bits(&mut self, i: usize, bits: &Bits) -> Result<(), ShapeError> {
         if i >= self.rows {
-            return Err(ShapeError::Index { what: "BitMatrix::set_row_bits", index: i, len: self.rows });
+            return Err(ShapeError::Index {
+                what: "BitMatrix::set_row_bits",
+                index: i,
+                len: self.rows,
+            });
         }
         check_len("BitMatrix::set_row_bits", self.cols, bits.len())?;
         self.row_mut(i).copy_from_slice(&bits.to_blocks());
@@ -137,7 +157,10 @@ impl BitMatrix {
     /// If `r >= rows()` or `c >= cols()`.
     #[inline]
     pub fn get(&self, r: usize, c: usize) -> bool {
-        assert!(r < self.rows && c < self.cols, "BitMatrix::get index out of range");
+        assert!(
+            r < self.rows && c < self.cols,
+            "BitMatrix::get index out of range"
+        );
         self.data[r * self.bpr + c / 128].bit(c % 128)
     }
 
@@ -147,7 +170,10 @@ impl BitMatrix {
     /// If `r >= rows()` or `c >= cols()`.
     #[inline]
     pub fn set(&mut self, r: usize, c: usize, v: bool) {
-        assert!(r < self.rows && c < self.cols, "BitMatrix::set index out of range");
+        assert!(
+            r < self.rows && c < self.cols,
+            "BitMatrix::set index out of range"
+        );
         let b = &mut self.data[r * self.bpr + c / 128];
         *b = b.with_bit(c % 128, v);
     }
@@ -155,7 +181,7 @@ impl BitMatrix {
     /// Clears the padding bits of every row (restores the invariant after
     /// raw writes through [`BitMatrix::row_mut`]).
     pub fn clear_padding(&mut self) {
-        if self.cols % 128 != 0 && self.bpr > 0 {
+        if !self.cols.is_multiple_of(128) && self.bpr > 0 {
             let keep = Block((1u128 << (self.cols % 128)) - 1);
             for r in 0..self.rows {
                 self.data[r * self.bpr + self.bpr - 1] &= keep;

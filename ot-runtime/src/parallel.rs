@@ -57,10 +57,14 @@ pub fn fill_matrix(seeds: &[Block], m: &mut BitMatrix, threads: usize) -> Result
     if threads <= 1 || bpr == 0 || m.rows() < 2 {
         return crate::prg::fill_matrix(seeds, m);
     }
-    m.as_blocks_mut().par_chunks_mut(bpr).zip(seeds.par_iter()).with_min_len(1).for_each(|(row, &s)| {
-        Prg::new(s).fill(row);
-        clear_row_padding(row, cols);
-    });
+    m.as_blocks_mut()
+        .par_chunks_mut(bpr)
+        .zip(seeds.par_iter())
+        .with_min_len(1)
+        .for_each(|(row, &s)| {
+            Prg::new(s).fill(row);
+            clear_row_padding(row, cols);
+        });
     Ok(())
 }
 
@@ -72,12 +76,19 @@ fn fixed_key_op(op: impl Fn(usize) -> Op + Sync, blocks: &mut [Block], threads: 
         return;
     }
     let cl = chunk_len(blocks.len(), k, 32);
-    blocks.par_chunks_mut(cl).enumerate().for_each(|(i, c)| aes.run(op(i * cl), None, c));
+    blocks
+        .par_chunks_mut(cl)
+        .enumerate()
+        .for_each(|(i, c)| aes.run(op(i * cl), None, c));
 }
 
 /// Parallel [`crate::hash::tccr_many`] (block `j` uses tweak `tweak_start + j`).
 pub fn tccr_many(tweak_start: u64, blocks: &mut [Block], threads: usize) {
-    fixed_key_op(|off| Op::Tccr(tweak_start.wrapping_add(off as u64)), blocks, threads);
+    fixed_key_op(
+        |off| Op::Tccr(tweak_start.wrapping_add(off as u64)),
+        blocks,
+        threads,
+    );
 }
 
 /// Parallel [`crate::hash::mmo_many`].
@@ -89,8 +100,14 @@ pub fn mmo_many(blocks: &mut [Block], threads: usize) {
 /// [`crate::transpose::transpose`]).
 pub fn transpose(m: &BitMatrix, threads: usize) -> BitMatrix {
     let mut out = BitMatrix::new(m.cols(), m.rows());
-    transpose_cols_par(m.as_blocks(), m.rows(), m.cols(), out.as_blocks_mut(), threads)
-        .expect("BitMatrix shapes are consistent");
+    transpose_cols_par(
+        m.as_blocks(),
+        m.rows(),
+        m.cols(),
+        out.as_blocks_mut(),
+        threads,
+    )
+    .expect("BitMatrix shapes are consistent");
     out
 }
 
@@ -127,10 +144,12 @@ fn transpose_cols_par(
     let cl = chunk_len(cols, k, align);
     check_len("transpose destination", cols * dbpr, dst.len())?;
     check_len("transpose source", rows * cols.div_ceil(128), src.len())?;
-    dst.par_chunks_mut(cl * dbpr).enumerate().try_for_each(|(i, d)| {
-        let c0 = i * cl;
-        transpose::transpose_cols(backend, src, rows, cols, c0, (c0 + cl).min(cols), d)
-    })
+    dst.par_chunks_mut(cl * dbpr)
+        .enumerate()
+        .try_for_each(|(i, d)| {
+            let c0 = i * cl;
+            transpose::transpose_cols(backend, src, rows, cols, c0, (c0 + cl).min(cols), d)
+        })
 }
 
 /// Parallel [`crate::gf128::inner_product`] (partial sums XORed; the

@@ -20,13 +20,19 @@ pub struct Prg {
 impl Prg {
     /// A generator whose stream is determined by `seed` (the AES key).
     pub fn new(seed: Block) -> Prg {
-        Prg { aes: Aes128::new(seed), counter: 0 }
+        Prg {
+            aes: Aes128::new(seed),
+            counter: 0,
+        }
     }
 
     /// Like [`Prg::new`] but starting at stream block `counter` (used to split
     /// one stream across threads).
     pub fn new_at(seed: Block, counter: u64) -> Prg {
-        Prg { aes: Aes128::new(seed), counter }
+        Prg {
+            aes: Aes128::new(seed),
+            counter,
+        }
     }
 
     /// Index of the next stream block.
@@ -74,7 +80,11 @@ impl Prg {
     /// `m.blocks_per_row()` blocks; padding bits are cleared).
     pub fn fill_matrix_row(&mut self, m: &mut BitMatrix, row: usize) -> Result<(), ShapeError> {
         if row >= m.rows() {
-            return Err(ShapeError::Index { what: "Prg::fill_matrix_row", index: row, len: m.rows() });
+            return Err(ShapeError::Index {
+                what: "Prg::fill_matrix_row",
+                index: row,
+                len: m.rows(),
+            });
         }
         let cols = m.cols();
         let r = m.row_mut(row);
@@ -86,7 +96,7 @@ impl Prg {
 
 /// Zeroes the bits at positions `>= cols` of a row.
 pub(crate) fn clear_row_padding(row: &mut [Block], cols: usize) {
-    if cols % 128 != 0 {
+    if !cols.is_multiple_of(128) {
         if let Some(last) = row.last_mut() {
             *last &= Block((1u128 << (cols % 128)) - 1);
         }

@@ -47,12 +47,16 @@ impl Rng {
 
     /// A deterministic generator for `seed` (tests, derived randomness).
     pub fn from_block(seed: Block) -> Rng {
-        Rng { prg: Prg::new(seed), buf: [Block::ZERO; BUF], pos: BUF * 16 }
+        Rng {
+            prg: Prg::new(seed),
+            buf: [Block::ZERO; BUF],
+            pos: BUF * 16,
+        }
     }
 
     /// Fills `out` with the next `16 * out.len()` stream bytes.
     pub fn fill_blocks(&mut self, out: &mut [Block]) {
-        if self.pos % 16 != 0 {
+        if !self.pos.is_multiple_of(16) {
             self.fill_bytes(Block::slice_as_bytes_mut(out));
             return;
         }

@@ -269,3 +269,35 @@ fn dyn_tcp_channel() {
     a.flush().unwrap();
     assert_eq!(b.recv(1).unwrap(), b"x");
 }
+
+#[test]
+fn drop_does_not_hang_when_peer_never_reads() {
+    let (a, b) = local_pair_tcp().unwrap();
+    let mut a = a.with_timeout(Duration::from_millis(200));
+    a.send_vec(vec![0; 64 << 20]).unwrap();
+    // Flushing cannot complete while the peer does not read: time-out.
+    assert!(matches!(a.flush(), Err(ChannelError::Timeout { .. })));
+    let start = Instant::now();
+    drop(a);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    drop(b);
+}
+
+#[test]
+fn send_after_peer_hangup_fails() {
+    let (mut a, b) = local_pair_tcp().unwrap();
+    drop(b);
+    // The first writes may still be accepted by the kernel; within a few
+    // frames the reset is reported as `Closed`, never a panic or hang.
+    let start = Instant::now();
+    let mut failed = false;
+    for _ in 0..1000 {
+        if a.send(&[0; 1024]).and_then(|()| a.flush()).is_err() {
+            failed = true;
+            break;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    assert!(failed);
+    assert!(start.elapsed() < Duration::from_secs(10));
+}

@@ -83,7 +83,11 @@ fn fixed_key_is_documented_constant() {
 #[test]
 fn hash_definitions() {
     let pi = |x| reference(FIXED_KEY, x);
-    for (i, x) in [(0u64, Block(5)), (u64::MAX, Block::ONES), (99, Block(1 << 100))] {
+    for (i, x) in [
+        (0u64, Block(5)),
+        (u64::MAX, Block::ONES),
+        (99, Block(1 << 100)),
+    ] {
         assert_eq!(hash::mmo(x), pi(x) ^ x);
         assert_eq!(hash::tccr(i, x), pi(pi(x) ^ Block::from_u64(i)) ^ pi(x));
     }

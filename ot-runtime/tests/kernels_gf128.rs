@@ -23,11 +23,23 @@ fn from_gcm(s: [u8; 16]) -> Block {
 fn small_known_products() {
     for be in GfBackend::available() {
         let x = Block(2);
-        assert_eq!(gf128::mul_with(be, Block(1 << 127), x), Block(0x87), "{be:?}");
+        assert_eq!(
+            gf128::mul_with(be, Block(1 << 127), x),
+            Block(0x87),
+            "{be:?}"
+        );
         assert_eq!(gf128::mul_with(be, Block(3), Block(3)), Block(5), "{be:?}");
-        assert_eq!(gf128::mul_with(be, Block::ONES, Block(1)), Block::ONES, "{be:?}");
+        assert_eq!(
+            gf128::mul_with(be, Block::ONES, Block(1)),
+            Block::ONES,
+            "{be:?}"
+        );
         // x^64 * x^64 = x^128 = x^7 + x^2 + x + 1
-        assert_eq!(gf128::mul_with(be, Block(1 << 64), Block(1 << 64)), Block(0x87), "{be:?}");
+        assert_eq!(
+            gf128::mul_with(be, Block(1 << 64), Block(1 << 64)),
+            Block(0x87),
+            "{be:?}"
+        );
     }
 }
 

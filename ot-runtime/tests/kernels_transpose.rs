@@ -53,10 +53,18 @@ fn fixed_shapes_every_backend() {
         for be in Backend::available() {
             let t = transpose::transpose_with(be, &m);
             assert_eq!(t, want, "{be:?} {r}x{c}");
-            assert_eq!(transpose::transpose_with(be, &t), m, "{be:?} roundtrip {r}x{c}");
+            assert_eq!(
+                transpose::transpose_with(be, &t),
+                m,
+                "{be:?} roundtrip {r}x{c}"
+            );
         }
         for threads in [1, 2, 3] {
-            assert_eq!(parallel::transpose(&m, threads), want, "parallel {threads} {r}x{c}");
+            assert_eq!(
+                parallel::transpose(&m, threads),
+                want,
+                "parallel {threads} {r}x{c}"
+            );
         }
     }
 }
@@ -88,7 +96,10 @@ fn flat_forms_and_errors() {
         assert_eq!(cols.len(), m_cols);
         let t = transpose::transpose_reference(&m);
         assert_eq!(&cols[..], t.as_blocks());
-        assert_eq!(parallel::transpose_128xm(m.as_blocks(), m_cols, 2).unwrap(), cols);
+        assert_eq!(
+            parallel::transpose_128xm(m.as_blocks(), m_cols, 2).unwrap(),
+            cols
+        );
         let back = transpose::transpose_mx128(&cols);
         assert_eq!(&back[..], m.as_blocks());
         assert_eq!(parallel::transpose_mx128(&cols, 2), back);
@@ -135,5 +146,20 @@ proptest! {
             prop_assert_eq!(&transpose::transpose_with(be, &t), &m, "{:?}", be);
         }
         prop_assert_eq!(&parallel::transpose(&m, 2), &want);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Shapes large enough to exercise the staged (long-row) paths.
+    #[test]
+    fn large_random_shapes_every_backend(rows in 500usize..1300, cols in 500usize..1300, seed in any::<u128>()) {
+        let m = random_matrix(rows, cols, seed);
+        let want = transpose::transpose_reference(&m);
+        for be in Backend::available() {
+            prop_assert_eq!(&transpose::transpose_with(be, &m), &want, "{:?}", be);
+        }
+        prop_assert_eq!(&parallel::transpose(&m, 3), &want);
     }
 }

@@ -37,7 +37,12 @@ fn bits_api() {
     assert_eq!(b.as_bytes(), &[0, 2]);
     assert_eq!(b.try_get(10), None);
     assert_eq!(Bits::from_bytes(&[0, 2], 10).unwrap(), b);
-    assert_eq!(Bits::from_bytes(&[0, 4], 10), Err(ShapeError::Padding { what: "Bits::from_bytes" }));
+    assert_eq!(
+        Bits::from_bytes(&[0, 4], 10),
+        Err(ShapeError::Padding {
+            what: "Bits::from_bytes"
+        })
+    );
     assert!(Bits::from_bytes(&[0], 10).is_err());
     let mut rng = Rng::from_block(Block(1));
     let r = Bits::random(&mut rng, 13);
@@ -52,7 +57,12 @@ fn bits_api() {
     assert_eq!(r.iter().filter(|&v| v).count(), r.count_ones());
     let collected: Bits = r.iter().collect();
     assert_eq!(collected, r);
-    let _ = ShapeError::Length { what: "x", expected: 1, actual: 2 }.to_string();
+    let _ = ShapeError::Length {
+        what: "x",
+        expected: 1,
+        actual: 2,
+    }
+    .to_string();
 }
 
 trait TapResize {
@@ -100,7 +110,10 @@ fn rng_stream_is_consistent() {
     assert_eq!(x.to_le_bytes(), Block::slice_as_bytes(&s[3..4])[..4]);
     let mut big = vec![Block::ZERO; 30];
     a.fill_blocks(&mut big);
-    assert_eq!(Block::slice_as_bytes(&big), &Block::slice_as_bytes(&s)[52..52 + 480]);
+    assert_eq!(
+        Block::slice_as_bytes(&big),
+        &Block::slice_as_bytes(&s)[52..52 + 480]
+    );
     // Aligned bulk path bypasses the buffer but keeps the stream.
     let mut c = Rng::from_block(Block(77));
     let _ = c.next_u64();

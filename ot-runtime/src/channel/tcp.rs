@@ -1,25 +1,4 @@
 //! Length-prefixed frames over TCP, with a background writer thread.
-//!
-//! Wire format: each frame is an 8-byte little-endian `u64` payload length
-//! followed by the payload. A `u64` (rather than `u32`) lets one frame carry
-//! more than 4 GiB if a protocol ever wants to; the receiver's `max_len` is
-//! what bounds allocation.
-//!
-//! Writing: every frame is handed to a writer thread as an owned buffer
-//! (copied once by [`Channel::send`], not at all by [`Channel::send_vec`]).
-//! The writer coalesces small frames that are queued back to back into a
-//! 64 KiB `BufWriter` and flushes it as soon as its queue runs empty, so
-//! frames are never held back waiting for an explicit flush, while bursts of
-//! small frames still cost few system calls. The writer thread lets a party
-//! keep sending while the peer is also sending, and receive while its own
-//! big message is still going out. [`Channel::flush`] waits until every
-//! queued byte has been written to the socket.
-//!
-//! Deadlock freedom: the writer queue is bounded (64 MiB by default). When a
-//! send or flush would have to wait for queue space, the calling thread keeps
-//! draining the socket into its read-ahead buffer while it waits, so two
-//! peers that both send a lot before receiving still make progress. A single
-//! frame larger than the limit is always accepted when the queue is empty.
 
 use std::io::{self, BufWriter, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
@@ -158,8 +137,30 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
     matches!(kind, io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
 }
 
-/// One end of a framed TCP connection; see the [module docs](self) for the
-/// frame format, buffering and deadlock-freedom.
+/// One end of a framed TCP connection.
+///
+/// Wire format: each frame is an 8-byte little-endian `u64` payload length
+/// followed by the payload. A `u64` (rather than `u32`) lets one frame carry
+/// more than 4 GiB if a protocol ever wants to; the receiver's `max_len` is
+/// what bounds allocation.
+///
+/// Writing: every frame is handed to a writer thread as an owned buffer
+/// (copied once by [`Channel::send`], not at all by [`Channel::send_vec`]).
+/// The writer coalesces small frames that are queued back to back into a
+/// 64 KiB `BufWriter` and flushes it as soon as its queue runs empty, so
+/// frames are never held back waiting for an explicit flush, while bursts of
+/// small frames still cost few system calls. The writer thread lets a party
+/// keep sending while the peer is also sending, and receive while its own
+/// big message is still going out. [`Channel::flush`] waits until every
+/// queued byte has been written to the socket.
+///
+/// Deadlock freedom: the writer queue is bounded (64 MiB by default). When a
+/// send or flush would have to wait for queue space, the calling thread keeps
+/// draining the socket into its read-ahead buffer while it waits, so two
+/// peers that both send a lot before receiving still make progress (up to
+/// 1 GiB of read-ahead; past that the wait is subject to the time-out). A
+/// single frame larger than the limit is always accepted when the queue is
+/// empty.
 ///
 /// `TCP_NODELAY` is set. A receive fails with [`ChannelError::Timeout`] after
 /// the configured time-out (default 30 s) without any incoming byte, with
@@ -171,7 +172,7 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 pub struct TcpChannel {
     /// The socket, used for reads on the calling thread.
     stream: TcpStream,
-    /// Read-ahead buffer (always initialised; its length only grows);
+    /// Read-ahead buffer (fully initialised, reused across reads);
     /// `rbuf[rpos..rend]` is received but unconsumed.
     rbuf: Vec<u8>,
     rpos: usize,

@@ -66,7 +66,8 @@ impl Backend {
             Backend::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw")
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
             }
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
@@ -75,10 +76,15 @@ impl Backend {
 
     /// All backends this CPU supports, slowest first.
     pub fn available() -> Vec<Backend> {
-        [Backend::Scalar, Backend::Sse2, Backend::Avx2, Backend::Avx512]
-            .into_iter()
-            .filter(|b| b.is_supported())
-            .collect()
+        [
+            Backend::Scalar,
+            Backend::Sse2,
+            Backend::Avx2,
+            Backend::Avx512,
+        ]
+        .into_iter()
+        .filter(|b| b.is_supported())
+        .collect()
     }
 
     /// The backend [`transpose`] uses: the fastest supported, capped by
@@ -95,14 +101,23 @@ impl Backend {
             } else {
                 Backend::Avx512
             };
-            let order = [Backend::Avx512, Backend::Avx2, Backend::Sse2, Backend::Scalar];
+            let order = [
+                Backend::Avx512,
+                Backend::Avx2,
+                Backend::Sse2,
+                Backend::Scalar,
+            ];
             let start = order.iter().position(|&b| b == cap).unwrap_or(0);
-            order[start..].iter().copied().find(|b| b.is_supported()).unwrap_or(Backend::Scalar)
+            order[start..]
+                .iter()
+                .copied()
+                .find(|b| b.is_supported())
+                .unwrap_or(Backend::Scalar)
         })
     }
 
     /// Source rows per SIMD tile.
-    fn tile_rows(self) -> usize {
+    pub(crate) fn tile_rows(self) -> usize {
         match self {
             Backend::Scalar => 8,
             Backend::Sse2 => 16,
@@ -132,7 +147,7 @@ pub(crate) struct Job<'a> {
 impl Job<'_> {
     /// Checks every geometric invariant the backends rely on.
     fn valid(&self) -> bool {
-        self.col_begin % 8 == 0
+        self.col_begin.is_multiple_of(8)
             && self.col_begin <= self.col_end
             && self.col_end <= self.src_stride * 8
             && self.src.len() == self.rows * self.src_stride
@@ -144,8 +159,15 @@ impl Job<'_> {
 
 /// Runs a job with `backend` (falling back to scalar if unsupported).
 pub(crate) fn run_job(backend: Backend, job: &mut Job<'_>) {
-    assert!(job.valid(), "internal transpose job has inconsistent geometry");
-    let backend = if backend.is_supported() { backend } else { Backend::Scalar };
+    assert!(
+        job.valid(),
+        "internal transpose job has inconsistent geometry"
+    );
+    let backend = if backend.is_supported() {
+        backend
+    } else {
+        Backend::Scalar
+    };
     let mut done = 0;
     if job.col_end > job.col_begin {
         let t = backend.tile_rows();
@@ -183,10 +205,18 @@ pub(crate) fn transpose_cols(
     let bpr = cols.div_ceil(128);
     check_len("transpose source", rows * bpr, src.len())?;
     let dbpr = rows.div_ceil(128);
-    if col_begin % 8 != 0 || col_begin > col_end || col_end > cols {
-        return Err(ShapeError::Shape { what: "transpose column range", rows: col_begin, cols: col_end });
+    if !col_begin.is_multiple_of(8) || col_begin > col_end || col_end > cols {
+        return Err(ShapeError::Shape {
+            what: "transpose column range",
+            rows: col_begin,
+            cols: col_end,
+        });
     }
-    check_len("transpose destination", (col_end - col_begin) * dbpr, dst.len())?;
+    check_len(
+        "transpose destination",
+        (col_end - col_begin) * dbpr,
+        dst.len(),
+    )?;
     let mut job = Job {
         src: Block::slice_as_bytes(src),
         src_stride: bpr * 16,
@@ -208,8 +238,16 @@ pub fn transpose(m: &BitMatrix) -> BitMatrix {
 /// The transpose of `m` with a specific backend (scalar if unsupported).
 pub fn transpose_with(backend: Backend, m: &BitMatrix) -> BitMatrix {
     let mut out = BitMatrix::new(m.cols(), m.rows());
-    transpose_cols(backend, m.as_blocks(), m.rows(), m.cols(), 0, m.cols(), out.as_blocks_mut())
-        .expect("BitMatrix shapes are consistent");
+    transpose_cols(
+        backend,
+        m.as_blocks(),
+        m.rows(),
+        m.cols(),
+        0,
+        m.cols(),
+        out.as_blocks_mut(),
+    )
+    .expect("BitMatrix shapes are consistent");
     out
 }
 
@@ -217,9 +255,21 @@ pub fn transpose_with(backend: Backend, m: &BitMatrix) -> BitMatrix {
 /// `src.cols() x src.rows()`.
 pub fn transpose_into(src: &BitMatrix, dst: &mut BitMatrix) -> Result<(), ShapeError> {
     if dst.rows() != src.cols() || dst.cols() != src.rows() {
-        return Err(ShapeError::Shape { what: "transpose_into destination", rows: dst.rows(), cols: dst.cols() });
+        return Err(ShapeError::Shape {
+            what: "transpose_into destination",
+            rows: dst.rows(),
+            cols: dst.cols(),
+        });
     }
-    transpose_cols(Backend::selected(), src.as_blocks(), src.rows(), src.cols(), 0, src.cols(), dst.as_blocks_mut())
+    transpose_cols(
+        Backend::selected(),
+        src.as_blocks(),
+        src.rows(),
+        src.cols(),
+        0,
+        src.cols(),
+        dst.as_blocks_mut(),
+    )
 }
 
 /// Transposes a 128 x m matrix given as 128 rows of `ceil(m/128)` blocks
@@ -239,7 +289,8 @@ pub fn transpose_128xm_into(src: &[Block], m: usize, dst: &mut [Block]) -> Resul
 /// rows of `ceil(m/128)` blocks each (row-major, padding bits zero).
 pub fn transpose_mx128(src: &[Block]) -> Vec<Block> {
     let mut out = vec![Block::ZERO; 128 * src.len().div_ceil(128)];
-    transpose_cols(Backend::selected(), src, src.len(), 128, 0, 128, &mut out).expect("shapes are consistent");
+    transpose_cols(Backend::selected(), src, src.len(), 128, 0, 128, &mut out)
+        .expect("shapes are consistent");
     out
 }
 

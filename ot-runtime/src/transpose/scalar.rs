@@ -18,7 +18,7 @@ pub fn transpose8x8(mut x: u64) -> u64 {
 
 /// Transposes source rows `[row_begin, rows)` of the job.
 pub(super) fn run(job: &mut Job<'_>, row_begin: usize) {
-    debug_assert!(row_begin % 8 == 0);
+    debug_assert!(row_begin.is_multiple_of(8));
     let (ss, ds) = (job.src_stride, job.dst_stride);
     let cb0 = job.col_begin / 8;
     let cb1 = job.col_end.div_ceil(8);

@@ -22,23 +22,15 @@ struct Raw {
     ncols: usize,
 }
 
-/// Column tiles of the job: `(o, jlo, jhi, full)` where `o` is the byte
-/// offset loaded (16 bytes, always inside the row), `[jlo, jhi)` the bytes of
-/// the loaded vector to emit, `full` whether all 128 columns are emitted.
-fn col_tiles(r: &Raw) -> impl Iterator<Item = (usize, usize, usize, bool)> + '_ {
-    (r.cb0..r.cb1).step_by(16).map(move |cb| {
-        let o = cb.min(r.ss - 16);
-        let jlo = cb - o;
-        let jhi = (cb + 16).min(r.cb1) - o;
-        let full = o == cb && 8 * (cb - r.cb0 + 16) <= r.ncols;
-        (o, jlo, jhi, full)
-    })
-}
-
 /// Processes source rows `[0, row_end)` (`row_end` a multiple of the tile
 /// height of `backend`) of a job that passed `Job::valid`.
 pub(super) fn run(backend: Backend, job: &mut Job<'_>, row_end: usize) {
-    assert!(job.valid() && row_end <= job.rows && job.src_stride >= 16);
+    assert!(
+        job.valid()
+            && row_end <= job.rows
+            && row_end.is_multiple_of(backend.tile_rows())
+            && job.src_stride >= 16
+    );
     let raw = Raw {
         src: job.src.as_ptr(),
         ss: job.src_stride,
@@ -49,11 +41,12 @@ pub(super) fn run(backend: Backend, job: &mut Job<'_>, row_end: usize) {
         ncols: job.col_end - job.col_begin,
     };
     // SAFETY: the caller (`run_job`) only passes a backend whose
-    // `is_supported()` returned true. Geometry (asserted above): every load
-    // reads 16 bytes at `row * ss + o` with `row < rows` and
-    // `o + 16 <= ss`, inside `src` (`rows * ss` bytes); every store writes
-    // `T/8` bytes at `c * ds + r0/8` with `c < ncols` and `r0 + T <= rows`,
-    // so `r0/8 + T/8 <= ceil(rows/8) <= ds`, inside `dst` (`ncols * ds` bytes).
+    // `is_supported()` returned true. Geometry (asserted above): `drive`
+    // reads 16 bytes at `row * ss + o` with `row < row_end <= rows` and
+    // `o + 16 <= ss` (directly, or from its staging copy of such bytes) and
+    // writes `T/8` bytes at `c * ds + r0/8` with `c < ncols` and
+    // `r0 + T <= rows`, so `r0/8 + T/8 <= ceil(rows/8) <= ds`; both stay
+    // inside `src` (`rows * ss` bytes) and `dst` (`ncols * ds` bytes).
     unsafe {
         match backend {
             Backend::Sse2 => sse2(&raw, row_end),
@@ -61,6 +54,134 @@ pub(super) fn run(backend: Backend, job: &mut Job<'_>, row_end: usize) {
             Backend::Avx512 => avx512(&raw, row_end),
             Backend::Scalar => unreachable!("scalar is not a SIMD backend"),
         }
+    }
+}
+
+/// Source rows per staged block (a multiple of every tile height).
+const RG: usize = 256;
+/// Staging budget in bytes (`rows x bytes` per block), about half of L1.
+const STAGE: usize = 32 * 1024;
+
+/// One tile: source rows `r0..r0+T` at byte offset `o` of a block with row
+/// stride `ss`; loaded bytes `[jlo, jhi)` are emitted; destination row of
+/// (byte `jlo`, bit 0) starts at `dst`, rows `ds` bytes apart; only the first
+/// `limit` destination rows exist (`full`: all 128 exist).
+struct Tile {
+    src: *const u8,
+    ss: usize,
+    o: usize,
+    r0: usize,
+    jlo: usize,
+    jhi: usize,
+    full: bool,
+    dst: *mut u8,
+    ds: usize,
+    limit: usize,
+}
+
+/// Walks the job in blocks of `RG` rows x `cg` bytes. Long source rows are
+/// first copied into a contiguous buffer and long destination rows are
+/// assembled in one: rows that are a power-of-two number of bytes apart
+/// all map to the same cache set, and walking 64-128 of them at once would
+/// thrash L1/L2 (this costs 3x on 128 x 2^20).
+///
+/// # Safety
+/// `r` must describe a validated job and `row_end` must be a multiple of `t`
+/// not above the row count; `tile` must only access memory as a `Tile`
+/// describes (`t` rows of 16 bytes at `o`, `t/8`-byte stores at
+/// `dst + k*ds` for `k < limit`).
+#[inline(always)]
+unsafe fn drive(r: &Raw, row_end: usize, t: usize, mut tile: impl FnMut(&Tile)) {
+    // Block shape: long source rows are staged `cg` bytes at a time (at
+    // least one cache line, more when the matrix is short, e.g. 128 x m);
+    // short source rows (m x 128) are not staged and instead use tall
+    // blocks so each destination row is written in long runs.
+    let (rg_len, cg) = if r.ss > 64 {
+        let rg_len = row_end.clamp(64, RG);
+        (rg_len, (STAGE / rg_len).clamp(64, 512) / 16 * 16)
+    } else {
+        ((STAGE / r.ss).clamp(64, 4096) / 64 * 64, 64)
+    };
+    let stage_in = r.ss > cg;
+    let stage_out = r.ds > 64;
+    let mut ibuf = if stage_in {
+        vec![0u8; rg_len * cg]
+    } else {
+        Vec::new()
+    };
+    let mut obuf = if stage_out {
+        vec![0u8; 8 * cg.max(r.ss) * (rg_len / 8)]
+    } else {
+        Vec::new()
+    };
+    let mut gs = r.cb0;
+    while gs < r.cb1 {
+        let ge = if stage_in {
+            (gs + cg).min(r.cb1)
+        } else {
+            r.cb1
+        };
+        let gcol = 8 * (gs - r.cb0);
+        let glimit = r.ncols - gcol;
+        let mut rg = 0;
+        while rg < row_end {
+            let rge = (rg + rg_len).min(row_end);
+            let (sbase, sstride) = if stage_in {
+                let w = (gs + cg).min(r.ss) - gs;
+                for i in rg..rge {
+                    core::ptr::copy_nonoverlapping(
+                        r.src.add(i * r.ss + gs),
+                        ibuf.as_mut_ptr().add((i - rg) * cg),
+                        w,
+                    );
+                }
+                (ibuf.as_ptr(), cg)
+            } else {
+                (r.src.add(rg * r.ss), r.ss)
+            };
+            let (obase, ostride, off0) = if stage_out {
+                (obuf.as_mut_ptr(), rg_len / 8, 0)
+            } else {
+                (r.dst.add(gcol * r.ds), r.ds, rg / 8)
+            };
+            for r0 in (0..rge - rg).step_by(t) {
+                let mut cb = gs;
+                while cb < ge {
+                    let (o, jlo, jhi) = if stage_in {
+                        (cb - gs, 0, (ge - cb).min(16))
+                    } else {
+                        let o = cb.min(r.ss - 16);
+                        (o, cb - o, (cb + 16).min(ge) - o)
+                    };
+                    let cstart = 8 * (cb - gs);
+                    tile(&Tile {
+                        src: sbase,
+                        ss: sstride,
+                        o,
+                        r0,
+                        jlo,
+                        jhi,
+                        full: jhi - jlo == 16 && cstart + 128 <= glimit,
+                        dst: obase.add(cstart * ostride + off0 + r0 / 8),
+                        ds: ostride,
+                        limit: glimit - cstart,
+                    });
+                    cb += 16;
+                }
+            }
+            if stage_out {
+                let n = (rge - rg) / 8;
+                for c in 0..(8 * (ge - gs)).min(glimit) {
+                    core::ptr::copy_nonoverlapping(
+                        obuf.as_ptr().add(c * (rg_len / 8)),
+                        r.dst.add((gcol + c) * r.ds + rg / 8),
+                        n,
+                    );
+                }
+            }
+            rg = rge;
+        }
+        gs = ge;
     }
 }
 
@@ -97,29 +218,29 @@ macro_rules! byte_transpose16 {
     }};
 }
 
-/// Emits the 8 destination rows of every byte `jj` of a transposed tile.
+/// Emits the 8 destination rows of every loaded byte `jj` of a tile;
 /// `$bits(v, b)` returns the mask of bit `b`.
 macro_rules! emit {
-    ($r:expr, $e:expr, $o:expr, $jlo:expr, $jhi:expr, $full:expr, $r0:expr, $ty:ty, $bits:expr) => {{
-        let r = $r;
+    ($t:expr, $e:expr, $ty:ty, $bits:expr) => {{
+        let t: &Tile = $t;
         let e = $e;
-        let off = $r0 / 8;
-        if $full {
+        if t.full {
             for jj in 0..16 {
-                let base = 8 * ($o + jj - r.cb0);
                 for b in 0..8 {
                     let m: $ty = $bits(e[jj], b);
-                    core::ptr::write_unaligned(r.dst.add((base + b) * r.ds + off).cast::<$ty>(), m.to_le());
+                    core::ptr::write_unaligned(
+                        t.dst.add((8 * jj + b) * t.ds).cast::<$ty>(),
+                        m.to_le(),
+                    );
                 }
             }
         } else {
-            for jj in $jlo..$jhi {
-                let base = 8 * ($o + jj - r.cb0);
+            for jj in t.jlo..t.jhi {
                 for b in 0..8 {
-                    let c = base + b;
-                    if c < r.ncols {
+                    let c = 8 * (jj - t.jlo) + b;
+                    if c < t.limit {
                         let m: $ty = $bits(e[jj], b);
-                        core::ptr::write_unaligned(r.dst.add(c * r.ds + off).cast::<$ty>(), m.to_le());
+                        core::ptr::write_unaligned(t.dst.add(c * t.ds).cast::<$ty>(), m.to_le());
                     }
                 }
             }
@@ -129,90 +250,84 @@ macro_rules! emit {
 
 #[target_feature(enable = "sse2")]
 unsafe fn sse2(r: &Raw, row_end: usize) {
-    for (o, jlo, jhi, full) in col_tiles(r) {
-        for r0 in (0..row_end).step_by(16) {
-            let mut a = [_mm_setzero_si128(); 16];
-            for (i, v) in a.iter_mut().enumerate() {
-                *v = _mm_loadu_si128(r.src.add((r0 + i) * r.ss + o).cast());
-            }
-            let e = byte_transpose16!(
-                a,
-                _mm_unpacklo_epi8,
-                _mm_unpackhi_epi8,
-                _mm_unpacklo_epi16,
-                _mm_unpackhi_epi16,
-                _mm_unpacklo_epi32,
-                _mm_unpackhi_epi32,
-                _mm_unpacklo_epi64,
-                _mm_unpackhi_epi64
-            );
-            // Shift bit b of every byte to the sign bit, then movemask.
-            let bits = |v: __m128i, b: usize| -> u16 {
-                let s = _mm_sll_epi16(v, _mm_cvtsi32_si128(7 - b as i32));
-                _mm_movemask_epi8(s) as u16
-            };
-            emit!(r, e, o, jlo, jhi, full, r0, u16, bits);
+    drive(r, row_end, 16, |t| {
+        let mut a = [_mm_setzero_si128(); 16];
+        for (i, v) in a.iter_mut().enumerate() {
+            *v = _mm_loadu_si128(t.src.add((t.r0 + i) * t.ss + t.o).cast());
         }
-    }
+        let e = byte_transpose16!(
+            a,
+            _mm_unpacklo_epi8,
+            _mm_unpackhi_epi8,
+            _mm_unpacklo_epi16,
+            _mm_unpackhi_epi16,
+            _mm_unpacklo_epi32,
+            _mm_unpackhi_epi32,
+            _mm_unpacklo_epi64,
+            _mm_unpackhi_epi64
+        );
+        // Shift bit b of every byte to the sign bit, then movemask.
+        let bits = |v: __m128i, b: usize| -> u16 {
+            let s = _mm_sll_epi16(v, _mm_cvtsi32_si128(7 - b as i32));
+            _mm_movemask_epi8(s) as u16
+        };
+        emit!(t, e, u16, bits);
+    });
 }
 
 #[target_feature(enable = "avx2")]
 unsafe fn avx2(r: &Raw, row_end: usize) {
-    for (o, jlo, jhi, full) in col_tiles(r) {
-        for r0 in (0..row_end).step_by(32) {
-            let mut a = [_mm256_setzero_si256(); 16];
-            for (i, v) in a.iter_mut().enumerate() {
-                let lo = _mm_loadu_si128(r.src.add((r0 + i) * r.ss + o).cast());
-                let hi = _mm_loadu_si128(r.src.add((r0 + 16 + i) * r.ss + o).cast());
-                *v = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
-            }
-            let e = byte_transpose16!(
-                a,
-                _mm256_unpacklo_epi8,
-                _mm256_unpackhi_epi8,
-                _mm256_unpacklo_epi16,
-                _mm256_unpackhi_epi16,
-                _mm256_unpacklo_epi32,
-                _mm256_unpackhi_epi32,
-                _mm256_unpacklo_epi64,
-                _mm256_unpackhi_epi64
-            );
-            let bits = |v: __m256i, b: usize| -> u32 {
-                let s = _mm256_sll_epi16(v, _mm_cvtsi32_si128(7 - b as i32));
-                _mm256_movemask_epi8(s) as u32
-            };
-            emit!(r, e, o, jlo, jhi, full, r0, u32, bits);
+    drive(r, row_end, 32, |t| {
+        let mut a = [_mm256_setzero_si256(); 16];
+        for (i, v) in a.iter_mut().enumerate() {
+            let lo = _mm_loadu_si128(t.src.add((t.r0 + i) * t.ss + t.o).cast());
+            let hi = _mm_loadu_si128(t.src.add((t.r0 + 16 + i) * t.ss + t.o).cast());
+            *v = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
         }
-    }
+        let e = byte_transpose16!(
+            a,
+            _mm256_unpacklo_epi8,
+            _mm256_unpackhi_epi8,
+            _mm256_unpacklo_epi16,
+            _mm256_unpackhi_epi16,
+            _mm256_unpacklo_epi32,
+            _mm256_unpackhi_epi32,
+            _mm256_unpacklo_epi64,
+            _mm256_unpackhi_epi64
+        );
+        let bits = |v: __m256i, b: usize| -> u32 {
+            let s = _mm256_sll_epi16(v, _mm_cvtsi32_si128(7 - b as i32));
+            _mm256_movemask_epi8(s) as u32
+        };
+        emit!(t, e, u32, bits);
+    });
 }
 
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn avx512(r: &Raw, row_end: usize) {
     let sel: [__m512i; 8] = core::array::from_fn(|b| _mm512_set1_epi8(1 << b));
-    for (o, jlo, jhi, full) in col_tiles(r) {
-        for r0 in (0..row_end).step_by(64) {
-            let mut a = [_mm512_setzero_si512(); 16];
-            for (i, v) in a.iter_mut().enumerate() {
-                let ld = |l: usize| _mm_loadu_si128(r.src.add((r0 + 16 * l + i) * r.ss + o).cast());
-                let mut z = _mm512_castsi128_si512(ld(0));
-                z = _mm512_inserti32x4::<1>(z, ld(1));
-                z = _mm512_inserti32x4::<2>(z, ld(2));
-                z = _mm512_inserti32x4::<3>(z, ld(3));
-                *v = z;
-            }
-            let e = byte_transpose16!(
-                a,
-                _mm512_unpacklo_epi8,
-                _mm512_unpackhi_epi8,
-                _mm512_unpacklo_epi16,
-                _mm512_unpackhi_epi16,
-                _mm512_unpacklo_epi32,
-                _mm512_unpackhi_epi32,
-                _mm512_unpacklo_epi64,
-                _mm512_unpackhi_epi64
-            );
-            let bits = |v: __m512i, b: usize| -> u64 { _mm512_test_epi8_mask(v, sel[b]) };
-            emit!(r, e, o, jlo, jhi, full, r0, u64, bits);
+    drive(r, row_end, 64, |t| {
+        let mut a = [_mm512_setzero_si512(); 16];
+        for (i, v) in a.iter_mut().enumerate() {
+            let ld = |l: usize| _mm_loadu_si128(t.src.add((t.r0 + 16 * l + i) * t.ss + t.o).cast());
+            let mut z = _mm512_castsi128_si512(ld(0));
+            z = _mm512_inserti32x4::<1>(z, ld(1));
+            z = _mm512_inserti32x4::<2>(z, ld(2));
+            z = _mm512_inserti32x4::<3>(z, ld(3));
+            *v = z;
         }
-    }
+        let e = byte_transpose16!(
+            a,
+            _mm512_unpacklo_epi8,
+            _mm512_unpackhi_epi8,
+            _mm512_unpacklo_epi16,
+            _mm512_unpackhi_epi16,
+            _mm512_unpacklo_epi32,
+            _mm512_unpackhi_epi32,
+            _mm512_unpacklo_epi64,
+            _mm512_unpackhi_epi64
+        );
+        let bits = |v: __m512i, b: usize| -> u64 { _mm512_test_epi8_mask(v, sel[b]) };
+        emit!(t, e, u64, bits);
+    });
 }

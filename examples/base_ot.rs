@@ -1,0 +1,181 @@
+//! Base-OT benchmark: time for 128 and 1024 random OTs with CO15 and NP00,
+//! and the bytes sent each way, over TCP loopback between two processes
+//! (default) or two threads over the in-memory channel (`--memory`).
+//!
+//! ```text
+//! cargo run --release --example base_ot            # two processes, TCP loopback
+//! cargo run --release --example base_ot -- --memory
+//! ```
+//! Reported time: wall clock of the sender from the start of the protocol
+//! (connection already open) to its output, best and median of `--reps` runs.
+
+use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
+use ot::runtime::rng::Rng;
+use ot::runtime::{Bits, Block};
+use std::net::TcpListener;
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy)]
+enum Proto {
+    Co15,
+    Np00,
+}
+
+impl Proto {
+    fn name(self) -> &'static str {
+        match self {
+            Proto::Co15 => "CO15",
+            Proto::Np00 => "NP00",
+        }
+    }
+    fn parse(s: &str) -> Option<Proto> {
+        match s {
+            "co15" => Some(Proto::Co15),
+            "np00" => Some(Proto::Np00),
+            _ => None,
+        }
+    }
+    fn arg(self) -> &'static str {
+        match self {
+            Proto::Co15 => "co15",
+            Proto::Np00 => "np00",
+        }
+    }
+}
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn sender(p: Proto, n: usize, ch: &mut dyn Channel) -> Res<()> {
+    let rng = Rng::from_entropy();
+    match p {
+        Proto::Co15 => {
+            ot::co15::Sender::new(ot::co15::Params::new(n)?, ot::co15::SenderInput {}, rng)?.run(ch)?;
+        }
+        Proto::Np00 => {
+            ot::np00::Sender::new(ot::np00::Params::new(n)?, ot::np00::SenderInput {}, rng)?.run(ch)?;
+        }
+    }
+    Ok(())
+}
+
+fn receiver(p: Proto, n: usize, ch: &mut dyn Channel) -> Res<()> {
+    let mut rng = Rng::from_entropy();
+    let choices = Bits::random(&mut rng, n);
+    match p {
+        Proto::Co15 => {
+            ot::co15::Receiver::new(ot::co15::Params::new(n)?, ot::co15::ReceiverInput { choices }, rng)?.run(ch)?;
+        }
+        Proto::Np00 => {
+            ot::np00::Receiver::new(ot::np00::Params::new(n)?, ot::np00::ReceiverInput { choices }, rng)?.run(ch)?;
+        }
+    }
+    Ok(())
+}
+
+fn comm(p: Proto, n: usize) -> Res<(usize, usize)> {
+    Ok(match p {
+        Proto::Co15 => {
+            let c = ot::co15::comm(&ot::co15::Params::new(n)?);
+            (c.sender, c.receiver)
+        }
+        Proto::Np00 => {
+            let c = ot::np00::comm(&ot::np00::Params::new(n)?);
+            (c.sender, c.receiver)
+        }
+    })
+}
+
+/// Child process: the receiver, connecting to the parent's port, `reps` runs.
+fn child(args: &[String]) -> Res<()> {
+    let p = Proto::parse(&args[0]).ok_or("bad protocol")?;
+    let n: usize = args[1].parse()?;
+    let port: u16 = args[2].parse()?;
+    let reps: usize = args[3].parse()?;
+    let mut ch = TcpChannel::connect(("127.0.0.1", port), Duration::from_secs(30))?;
+    for _ in 0..reps {
+        receiver(p, n, &mut ch)?;
+    }
+    Ok(())
+}
+
+fn measure(p: Proto, n: usize, reps: usize, memory: bool) -> Res<(Vec<Duration>, u64, u64)> {
+    let mut times = vec![];
+    if memory {
+        let (mut a, mut b) = MemoryChannel::pair();
+        std::thread::scope(|s| -> Res<()> {
+            let h = s.spawn(move || -> Result<(), String> {
+                for _ in 0..reps {
+                    receiver(p, n, &mut b).map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            });
+            for _ in 0..reps {
+                let t = Instant::now();
+                sender(p, n, &mut a)?;
+                times.push(t.elapsed());
+            }
+            h.join().map_err(|_| "receiver thread panicked")??;
+            Ok(())
+        })?;
+        let st = a.stats();
+        return Ok((times, st.bytes_sent / reps as u64, st.bytes_received / reps as u64));
+    }
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    let port = listener.local_addr()?.port();
+    let exe = std::env::current_exe()?;
+    let mut kid = Command::new(exe).args(["--child", p.arg(), &n.to_string(), &port.to_string(), &reps.to_string()]).spawn()?;
+    let mut ch = TcpChannel::accept(&listener, Duration::from_secs(30))?;
+    for _ in 0..reps {
+        let t = Instant::now();
+        sender(p, n, &mut ch)?;
+        times.push(t.elapsed());
+    }
+    let status = kid.wait()?;
+    if !status.success() {
+        return Err(format!("receiver process failed: {status}").into());
+    }
+    let st = ch.stats();
+    Ok((times, st.bytes_sent / reps as u64, st.bytes_received / reps as u64))
+}
+
+fn run() -> Res<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        return child(&args[1..]);
+    }
+    let memory = args.iter().any(|a| a == "--memory");
+    let reps = args.iter().position(|a| a == "--reps").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(10usize);
+    println!("Base OT, random 128-bit messages, {} ({} runs each; sender wall clock from protocol start to output)", if memory { "two threads, in-memory channel" } else { "two processes, TCP loopback" }, reps);
+    println!("{:<6} {:>6} {:>10} {:>10} {:>14} {:>14} {:>10}", "proto", "n", "best ms", "median ms", "bytes S->R", "bytes R->S", "spec ok");
+    for p in [Proto::Co15, Proto::Np00] {
+        for n in [128usize, 1024] {
+            let (mut times, sent, recv) = measure(p, n, reps, memory)?;
+            times.sort();
+            let (cs, cr) = comm(p, n)?;
+            let ok = sent as usize == cs && recv as usize == cr;
+            println!(
+                "{:<6} {:>6} {:>10.3} {:>10.3} {:>14} {:>14} {:>10}",
+                p.name(),
+                n,
+                times[0].as_secs_f64() * 1e3,
+                times[times.len() / 2].as_secs_f64() * 1e3,
+                sent,
+                recv,
+                if ok { "yes" } else { "NO" }
+            );
+        }
+    }
+    let _ = Block::ZERO;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! `otp`: the command-line front end of the `.otp` compiler.
+//!
+//! ```text
+//! otp check FILE.otp     report errors and warnings (unused values); exit 2 on error
+//! otp expand FILE.otp    print the Rust code `protocol!` generates for FILE.otp
+//! otp rounds FILE.otp    print the projected round flow of each role
+//! ```
+//! Paths are relative to the current directory.
+#![forbid(unsafe_code)]
+
+use ot_compiler::ir::Event;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: otp <check|expand|rounds> FILE.otp";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (cmd, file) = match args.as_slice() {
+        [c, f] => (c.as_str(), f.as_str()),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if !matches!(cmd, "check" | "expand" | "rounds") {
+        eprintln!("otp: unknown command `{cmd}`\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("otp: cannot read the current directory: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let compiled = match ot_compiler::compile_path(file, &cwd) {
+        Ok(c) => c,
+        Err(f) => {
+            eprint!("{}", f.render());
+            return ExitCode::from(2);
+        }
+    };
+    match cmd {
+        "check" => {
+            for w in &compiled.warnings {
+                eprint!("{}", w.render(&compiled.sources));
+            }
+            let name = compiled.ir.as_ref().map(|i| i.name.as_str()).unwrap_or("?");
+            println!("{file}: protocol `{name}` checks ({} warning{})", compiled.warnings.len(), if compiled.warnings.len() == 1 { "" } else { "s" });
+        }
+        "expand" => println!("{}", compiled.tokens),
+        _ => {
+            if let Some(ir) = &compiled.ir {
+                for (r, role) in ir.roles.iter().enumerate() {
+                    println!("{role}:");
+                    for ev in &ir.events[r] {
+                        match ev {
+                            Event::Send(k) => println!("  send {} (round `{}`) -> {}", ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].to]),
+                            Event::Recv(k) => println!("  recv {} (round `{}`) <- {}", ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].from]),
+                            Event::Sub(k) => println!("  run sub-protocol `{}`", ir.subs[*k].name),
+                            Event::Stmt(_) => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
