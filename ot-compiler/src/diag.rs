@@ -21,6 +21,8 @@ pub struct Diagnostic {
     pub span: Span,
     /// What is wrong, in one sentence.
     pub message: String,
+    /// Where in the protocol it happened (`in round `x` of protocol `P``).
+    pub note: Option<String>,
     /// What to do about it (valid alternatives, "did you mean").
     pub help: Option<String>,
 }
@@ -28,17 +30,25 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A new error.
     pub fn error(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, span, message: message.into(), help: None }
+        Diagnostic { severity: Severity::Error, span, message: message.into(), note: None, help: None }
     }
 
     /// A new warning.
     pub fn warning(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, span, message: message.into(), help: None }
+        Diagnostic { severity: Severity::Warning, span, message: message.into(), note: None, help: None }
     }
 
     /// Adds a help line.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Adds a note saying where in the protocol this is, unless one is set.
+    pub fn with_context(mut self, note: impl Into<String>) -> Self {
+        if self.note.is_none() {
+            self.note = Some(note.into());
+        }
         self
     }
 
@@ -49,6 +59,7 @@ impl Diagnostic {
     ///    |
     ///  3 |     at Sender { y = foo(x); }
     ///    |                     ^^^
+    ///    = note: in `at Sender` of protocol `P`
     ///    = help: ...
     /// ```
     pub fn render(&self, sources: &SourceMap) -> String {
@@ -67,6 +78,9 @@ impl Diagnostic {
         let mut out = format!("{kind}: {}\n{pad}--> {}:{line}:{col}\n{pad} |\n", self.message, file.name);
         out.push_str(&format!("{line} | {text}\n"));
         out.push_str(&format!("{pad} | {}{}\n", " ".repeat(col - 1), "^".repeat(width)));
+        if let Some(note) = &self.note {
+            out.push_str(&format!("{pad} = note: {note}\n"));
+        }
         if let Some(help) = &self.help {
             out.push_str(&format!("{pad} = help: {help}\n"));
         }
@@ -74,19 +88,30 @@ impl Diagnostic {
     }
 }
 
-/// Levenshtein distance, for "did you mean".
+/// Edit distance counting a swap of two neighbouring characters as one
+/// edit (optimal string alignment), for "did you mean": `Piont` is one
+/// edit from `Point`.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    prev[b.len()]
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j - 1] + cost).min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 /// The closest candidate to `name`, if it is close enough to be a typo.

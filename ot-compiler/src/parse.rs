@@ -20,7 +20,9 @@ use grammar::{OtpParser, Rule};
 
 /// Parses one file.
 pub fn parse_file(text: &str, file: FileId) -> Result<crate::ast::File, Diagnostic> {
-    let mut pairs = OtpParser::parse(Rule::file, text).map_err(|e| parse_error(e, file))?;
+    // Track literal tokens too, so errors point at the exact spot (`->` expected here).
+    pest::set_error_detail(true);
+    let mut pairs = OtpParser::parse(Rule::file, text).map_err(|e| parse_error(e, file, text))?;
     let root = pairs.next().ok_or_else(|| Diagnostic::error(Span { file, start: 0, end: 0 }, "empty input"))?;
     let cx = Cx { file };
     let mut out = crate::ast::File::default();
@@ -125,40 +127,203 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
     }
 }
 
-fn parse_error(e: pest::error::Error<Rule>, file: FileId) -> Diagnostic {
+fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnostic {
     use pest::error::{ErrorVariant, InputLocation};
-    let pos = match e.location {
+    let rule_pos = match e.location {
         InputLocation::Pos(p) => p,
         InputLocation::Span((s, _)) => s,
     };
-    let span = Span { file, start: pos as u32, end: pos as u32 + 1 };
-    let (message, help) = match &e.variant {
-        ErrorVariant::ParsingError { positives, negatives } => {
-            let mut names: Vec<&str> = positives.iter().map(rule_name).collect();
-            names.sort_unstable();
-            names.dedup();
-            let expected = match names.len() {
-                0 => "something else".to_string(),
-                1 => names[0].to_string(),
-                _ => {
-                    let (last, rest) = names.split_last().unwrap_or((&"", &[]));
-                    format!("{} or {}", rest.join(", "), last)
-                }
-            };
-            let mut m = format!("syntax error: expected {expected}");
-            if !negatives.is_empty() {
-                let un: Vec<&str> = negatives.iter().map(rule_name).collect();
-                m.push_str(&format!(" (not {})", un.join(", ")));
+    // With error detail on, pest reports the farthest position reached and
+    // the literal tokens it expected there (`->`, `;`), which is where the
+    // mistake is; the rule-level position is the start of the failed item.
+    let attempts = e.parse_attempts().filter(|a| a.max_position >= rule_pos);
+    let pos = attempts.as_ref().map(|a| a.max_position).unwrap_or(rule_pos).min(text.len());
+    let literal: Vec<Tok> = attempts
+        .as_ref()
+        .map(|a| {
+            a.expected_tokens()
+                .into_iter()
+                .filter_map(|t| {
+                    // `ParsingToken` is not nameable outside pest; classify by its Debug form.
+                    let debug = format!("{t:?}");
+                    if debug.starts_with("Range") {
+                        return Some(Tok::Range);
+                    }
+                    if debug.starts_with("BuiltInRule") {
+                        return None;
+                    }
+                    let token = t.to_string();
+                    (!matches!(token.as_str(), " " | "\t" | "\n" | "\r" | "//" | "/*")).then_some(Tok::Lit(token))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+
+    // A keyword where a name belongs: `in = ...`, `round all: ...`.
+    let word_start = text[..pos].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map(|i| i + 1).unwrap_or(0);
+    let before = &text[word_start..pos];
+    let only_name = !literal.is_empty() && literal.iter().all(|t| matches!(t, Tok::Range) || matches!(t, Tok::Lit(l) if l == "_"));
+    if only_name && KEYWORDS.contains(&before) {
+        let span = Span { file, start: word_start as u32, end: pos as u32 };
+        return Diagnostic::error(span, format!("syntax error: `{before}` is a keyword and cannot be used as a name")).with_help(format!("choose another name, e.g. `{before}_`"));
+    }
+
+    let found = found_at(text, pos);
+    let expected = if literal.is_empty() {
+        match &e.variant {
+            ErrorVariant::ParsingError { positives, .. } => {
+                let mut names: Vec<&str> = positives.iter().map(rule_name).collect();
+                names.sort_unstable();
+                names.dedup();
+                names.into_iter().map(str::to_string).collect()
             }
-            (m, "see the grammar summary in README.md, section \"The .otp language\"".to_string())
+            ErrorVariant::CustomError { message } => vec![message.clone()],
         }
-        ErrorVariant::CustomError { message } => (message.clone(), String::new()),
-    };
-    let d = Diagnostic::error(span, message);
-    if help.is_empty() {
-        d
     } else {
-        d.with_help(help)
+        describe_expected(literal.clone())
+    };
+    let expected = match expected.len() {
+        0 => "something else".to_string(),
+        1 => expected[0].clone(),
+        _ => {
+            let (last, rest) = expected.split_last().map(|(l, r)| (l.clone(), r.join(", "))).unwrap_or_default();
+            format!("{rest} or {last}")
+        }
+    };
+    let found_len = if pos >= text.len() { 1 } else { found.len().max(1) };
+    let span = Span { file, start: pos as u32, end: (pos + found_len) as u32 };
+    let shown = if pos >= text.len() { "end of file".to_string() } else { format!("`{found}`") };
+    let message = format!("syntax error: expected {expected}, found {shown}");
+    // Help: a typo of an expected keyword, else the form of the enclosing construct.
+    let keywords: Vec<&str> = literal
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Lit(l) if l.chars().all(|c| c.is_ascii_alphabetic()) => Some(l.as_str()),
+            _ => None,
+        })
+        .collect();
+    let help = match crate::diag::did_you_mean(&found, keywords.iter().copied()) {
+        Some(k) if found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && k != found => format!("did you mean `{k}`?"),
+        _ if pos >= text.len() => "the file ends too early: is a closing `}` missing?".to_string(),
+        _ => construct_help(text, pos),
+    };
+    Diagnostic::error(span, message).with_help(help)
+}
+
+/// An expected token at the error position.
+#[derive(Clone, PartialEq)]
+enum Tok {
+    /// A literal string of the grammar.
+    Lit(String),
+    /// A character range (start of a name or number).
+    Range,
+}
+
+const KEYWORDS: &[&str] = &[
+    "protocol", "role", "const", "param", "requires", "input", "output", "at", "round", "chunked", "check", "else", "abort", "do", "with", "extends", "insert", "after", "before", "sample", "for", "in",
+    "all", "true", "false", "intrinsic", "import", "functionality", "extern", "type",
+];
+const OPERATORS: &[&str] = &["||", "&&", "==", "!=", "<=", ">=", "<", ">", "|", "^", "&", "+", "-", "*", "/", "%"];
+const EXPR_START: &[&str] = &["!", "(", "-", "[", "_", "sample", "true", "false"];
+const PROTO_ITEMS: &[&str] = &["const", "param", "input", "output", "at", "round", "do", "insert"];
+const TOP_ITEMS: &[&str] = &["protocol", "intrinsic", "functionality", "extern", "import"];
+
+/// Groups expected literal tokens into words: "an expression", "an operator", "`->`".
+fn describe_expected(mut toks: Vec<Tok>) -> Vec<String> {
+    let has = |toks: &[Tok], l: &str| toks.iter().any(|t| matches!(t, Tok::Lit(x) if x == l));
+    let remove = |toks: &mut Vec<Tok>, set: &[&str]| toks.retain(|t| !matches!(t, Tok::Lit(x) if set.contains(&x.as_str())));
+    let mut groups = vec![];
+    if has(&toks, "sample") || has(&toks, "(") {
+        groups.push("an expression".to_string());
+        remove(&mut toks, EXPR_START);
+        toks.retain(|t| *t != Tok::Range);
+    } else if toks.contains(&Tok::Range) {
+        groups.push(if has(&toks, "_") { "a name" } else { "a number" }.to_string());
+        remove(&mut toks, &["_"]);
+        toks.retain(|t| *t != Tok::Range);
+    }
+    if OPERATORS.iter().filter(|o| has(&toks, o)).count() >= 3 {
+        groups.push("an operator".to_string());
+        remove(&mut toks, OPERATORS);
+        remove(&mut toks, &["[", "."]);
+    }
+    if PROTO_ITEMS.iter().all(|k| has(&toks, k)) {
+        groups.push("a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`)".to_string());
+        remove(&mut toks, PROTO_ITEMS);
+    }
+    if TOP_ITEMS.iter().all(|k| has(&toks, k)) {
+        groups.push("`protocol`, `intrinsic`, `functionality`, `extern type` or `import`".to_string());
+        remove(&mut toks, TOP_ITEMS);
+    }
+    // An optional `[index]` after a role is rarely what is missing.
+    if toks.iter().any(|t| !matches!(t, Tok::Lit(x) if x == "[" || x == ".")) {
+        remove(&mut toks, &["[", "."]);
+    }
+    let mut out: Vec<String> = toks
+        .into_iter()
+        .filter_map(|t| match t {
+            Tok::Lit(l) => Some(format!("`{l}`")),
+            Tok::Range => None,
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out.extend(groups);
+    out
+}
+
+/// The token found at `pos`: a word, a known operator, or one character.
+fn found_at(text: &str, pos: usize) -> String {
+    let rest = &text[pos.min(text.len())..];
+    let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    if !word.is_empty() {
+        return word;
+    }
+    for op in ["->", "=>", "..", "::", "||", "&&", "==", "!=", "<=", ">="] {
+        if rest.starts_with(op) {
+            return op.to_string();
+        }
+    }
+    rest.chars().next().map(String::from).unwrap_or_default()
+}
+
+/// The written form of the construct that encloses `pos`, found from the
+/// nearest keyword that starts one.
+fn construct_help(text: &str, pos: usize) -> String {
+    let forms: &[(&str, &str)] = &[
+        ("round", "a round is written `round name: From -> To : Message { field: Type, ... }`, optionally followed by `chunked(by = n)` and `{ at Role { ... } }`"),
+        ("do", "a sub-protocol call is written `do name: Functionality[param = value](FuncRole = Role, ...) with { FuncRole.input = value };`"),
+        ("check", "a check is written `check <condition> else abort ErrorName;`"),
+        ("at", "local computation is written `at Role { name = expression; check <condition> else abort Name; }`"),
+        ("const", "a constant is written `const NAME: usize = value requires <condition>;`"),
+        ("param", "a parameter is written `param name: usize requires <condition>;`"),
+        ("input", "inputs are written `input Role { name: Type, ... }`"),
+        ("output", "outputs are written `output Role { name: Type, ... }`"),
+        ("insert", "an insertion is written `insert after round_name { items }`"),
+        ("intrinsic", "an intrinsic is written `intrinsic name(arg: Type, ...) -> Type = ::rust::path;`"),
+        ("functionality", "a functionality is written `functionality Name(role A, role B) { param ...; input ...; output ... }`"),
+        ("protocol", "a protocol is written `protocol Name(role A, role B) { items }` or `protocol Name extends Base { items }`"),
+        ("import", "an import is written `import \"file.otp\";`"),
+    ];
+    let before = &text[..pos.min(text.len())];
+    let mut best: Option<(usize, &str)> = None;
+    for (kw, form) in forms {
+        let mut search = before;
+        while let Some(i) = search.rfind(kw) {
+            let ok_left = i == 0 || !search[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+            let ok_right = !search[i + kw.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+            if ok_left && ok_right {
+                if best.map(|(b, _)| i > b).unwrap_or(true) {
+                    best = Some((i, form));
+                }
+                break;
+            }
+            search = &search[..i];
+        }
+    }
+    match best {
+        Some((_, form)) => form.to_string(),
+        None => "see the grammar summary in README.md, section \"The .otp language\"".to_string(),
     }
 }
 

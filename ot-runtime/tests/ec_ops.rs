@@ -77,3 +77,20 @@ fn hash_point_known_answer() {
     ];
     assert_eq!(hash_point(0, g).to_bytes(), want);
 }
+
+#[test]
+fn hash_points_is_per_point_and_context_bound() {
+    use ot_runtime::ec::{base_mul, hash_points, Scalar};
+    let pts: Vec<_> = (1u64..=5).map(|k| base_mul(Scalar::from(k))).collect();
+    let h = hash_points(pts[0], &pts);
+    assert_eq!(h.len(), 5);
+    // Same point at a different index hashes differently (index is hashed).
+    let again = hash_points(pts[0], &[pts[1], pts[1]]);
+    assert_ne!(again[0], again[1]);
+    // Prefix property: hashing a prefix gives the same first outputs.
+    assert_eq!(hash_points(pts[0], &pts[..2]), h[..2].to_vec());
+    // Another context changes every output.
+    let other = hash_points(pts[1], &pts);
+    assert!(h.iter().zip(&other).all(|(a, b)| a != b));
+    assert!(hash_points(pts[0], &[]).is_empty());
+}

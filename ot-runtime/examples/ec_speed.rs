@@ -1,0 +1,42 @@
+//! Per-operation cost of the Ristretto kernels the base OTs use.
+//! `cargo run --release -p ot-runtime --example ec_speed`
+use ot_runtime::ec::*;
+use ot_runtime::rng::Rng;
+use std::hint::black_box;
+use std::time::Instant;
+
+fn time<F: FnMut()>(name: &str, reps: usize, mut f: F) {
+    let t = Instant::now();
+    for _ in 0..reps {
+        f();
+    }
+    println!("{name:<28} {:>9.2} us", t.elapsed().as_secs_f64() * 1e6 / reps as f64);
+}
+
+fn main() {
+    let mut rng = Rng::from_entropy();
+    let s = random_scalar(&mut rng);
+    let p = random_point(&mut rng);
+    let t = point_table(p);
+    time("base_mul (precomputed)", 2000, || {
+        black_box(base_mul(black_box(s)));
+    });
+    time("point_mul (variable base)", 2000, || {
+        black_box(point_mul(black_box(p), black_box(s)));
+    });
+    time("table_mul", 2000, || {
+        black_box(table_mul(&t, black_box(s)));
+    });
+    time("point_table", 200, || {
+        black_box(point_table(black_box(p)));
+    });
+    time("compress", 2000, || {
+        black_box(black_box(p).compress());
+    });
+    time("ro_point (3 compressions)", 2000, || {
+        black_box(ro_point(7, black_box(p), p, p));
+    });
+    time("random_scalar", 2000, || {
+        black_box(random_scalar(&mut rng));
+    });
+}
