@@ -35,4 +35,9 @@ pub mod np00_chosen {
     crate::protocol!("protocols/np00_chosen.otp");
 }
 
+/// IKNP semi-honest OT extension, generated from `protocols/iknp.otp`.
+pub mod iknp {
+    crate::protocol!("protocols/iknp.otp");
+}
+
 pub use traits::{BaseOt, BaseOtKind, OtError, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender};

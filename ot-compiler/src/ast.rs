@@ -61,6 +61,23 @@ pub struct Functionality {
     pub params: Vec<ParamDecl>,
     /// Its inputs and outputs.
     pub io: Vec<IoDecl>,
+    /// `impl Role = path::Trait::method(args);`: the Rust implementation of each role.
+    pub impls: Vec<FuncImpl>,
+}
+
+/// How a functionality role is run from generated code: a trait method
+/// called as `Trait::method(&mut impl, channel, args...)`, returning the
+/// role's outputs (one value, or a tuple in declaration order).
+#[derive(Clone, Debug)]
+pub struct FuncImpl {
+    /// The functionality role.
+    pub role: Ident,
+    /// `path::Trait::method`.
+    pub path: String,
+    /// Names of parameters and inputs passed after the channel.
+    pub args: Vec<Ident>,
+    /// The declaration.
+    pub span: Span,
 }
 
 /// A role declaration: `role Sender` or `role P[n]`.

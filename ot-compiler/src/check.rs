@@ -92,12 +92,20 @@ struct Checker<'a> {
     env: Vec<BTreeMap<String, Var>>,
     /// Future receipts per role: name -> (round name, span).
     future: Vec<HashMap<String, (String, Span)>>,
+    /// Every value each role computes somewhere (`at` blocks, round bodies):
+    /// name -> where, for "used before it is computed".
+    later: Vec<HashMap<String, Span>>,
     index_vars: Vec<String>,
     warnings: Vec<Diagnostic>,
 }
 
-/// Checks one protocol; returns its IR and warnings.
+/// Checks one protocol; returns its IR and warnings. Every error carries a
+/// note naming the protocol (and the round or block it is in).
 pub fn check_protocol(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir, Vec<Diagnostic>)> {
+    check_protocol_inner(proto, scope, src).map_err(|d| d.with_context(format!("in protocol `{}`", proto.name.name)))
+}
+
+fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir, Vec<Diagnostic>)> {
     let (roles, items) = expand(proto, scope, 0)?;
     if roles.is_empty() {
         return Err(Diagnostic::error(proto.name.span, format!("protocol `{}` declares no roles", proto.name.name)).with_help("write `protocol Name(role Sender, role Receiver) { ... }`"));
@@ -113,6 +121,7 @@ pub fn check_protocol(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir
         scope,
         env: vec![BTreeMap::new(); roles.len()],
         future: vec![HashMap::new(); roles.len()],
+        later: vec![HashMap::new(); roles.len()],
         roles,
         consts: HashMap::new(),
         params: HashMap::new(),
@@ -141,8 +150,23 @@ pub fn check_protocol(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir
         ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
     }
 
-    // Pass 0: future receipts (for "used before receipt" and deadlock errors).
+    // Pass 0: future receipts (for "used before receipt" and deadlock errors)
+    // and computations (for "used before it is computed").
     for item in &items {
+        let blocks: Vec<&AtBlock> = match item {
+            Item::At(b) => vec![b],
+            Item::Round(r) => r.body.iter().collect(),
+            _ => vec![],
+        };
+        for b in blocks {
+            if let Ok(role) = ck.role(&b.role) {
+                for st in &b.stmts {
+                    if let Stmt::Assign { name, .. } = st {
+                        ck.later[role].entry(name.name.clone()).or_insert(name.span);
+                    }
+                }
+            }
+        }
         if let Item::Round(r) = item {
             if let Some(to) = ck.target_roles(&r.to) {
                 for t in to {
@@ -160,165 +184,181 @@ pub fn check_protocol(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir
     let mut received_unused: Vec<(usize, usize, Span)> = vec![];
 
     for item in &items {
-        match item {
-            Item::Const(c) => {
-                ck.fresh_global(&c.name)?;
-                let ty = ck.ty(&c.ty, None)?;
-                if !ty.is_int() {
-                    return Err(Diagnostic::error(c.ty.span, format!("constants must be `usize` or `u64`, not `{ty}`")));
-                }
-                let v = ck.const_eval(&c.value)?;
-                ck.consts.insert(c.name.name.clone(), (ty.clone(), v));
-                if let Some(req) = &c.requires {
-                    if ck.const_eval(req)? == 0 {
-                        return Err(Diagnostic::error(req.span, format!("`requires {}` does not hold for `{}` = {v}", src.snippet(req.span), c.name.name))
-                            .with_help(format!("change the value of `{}` or the requirement", c.name.name)));
-                    }
-                }
-                ir.consts.push((c.name.name.clone(), ty, v));
-            }
-            Item::Param(p) => {
-                ck.fresh_global(&p.name)?;
-                let ty = ck.ty(&p.ty, None)?;
-                if !ty.is_copy() || matches!(ty, Ty::Point | Ty::Scalar) {
-                    return Err(Diagnostic::error(p.ty.span, format!("parameters must be `usize`, `u64`, `Bit` or `Block`, not `{ty}`")));
-                }
-                ck.params.insert(p.name.name.clone(), ty.clone());
-                let requires = match &p.requires {
-                    Some(req) => {
-                        let t = ck.expr(usize::MAX, req)?;
-                        if t.ty != Ty::Bit {
-                            return Err(Diagnostic::error(req.span, format!("`requires` needs a condition (a `Bit`), found `{}`", t.ty)));
-                        }
-                        Some((t, src.snippet(req.span).to_string()))
-                    }
-                    None => None,
-                };
-                ir.params.push(IrParam { name: p.name.name.clone(), ty, requires });
-            }
-            Item::Io(io) => {
-                let role = ck.role(&io.role)?;
-                let mut names = HashSet::new();
-                for f in &io.fields {
-                    if !names.insert(f.name.name.clone()) {
-                        return Err(Diagnostic::error(f.name.span, format!("duplicate field `{}`", f.name.name)));
-                    }
-                    let ty = ck.ty(&f.ty, None)?;
-                    match io.kind {
-                        IoKind::Input => {
-                            ck.define(role, &f.name, ty.clone())?;
-                            ir.inputs[role].push((f.name.name.clone(), ty));
-                        }
-                        IoKind::Output => {
-                            outputs_decl.push((role, f.clone()));
-                            ir.outputs[role].push((f.name.name.clone(), ty));
-                        }
-                    }
-                }
-            }
-            Item::At(block) => ck.at_block(block, &mut ir)?,
+        let context = match item {
             Item::Round(r) => {
-                if let Some(prev) = round_names.insert(r.name.name.clone(), r.name.span) {
-                    let (l, _) = src.line_col(prev.file, prev.start);
-                    return Err(Diagnostic::error(r.name.span, format!("round `{}` is already declared at line {l}", r.name.name)));
-                }
-                if let Some(prev) = msg_names.insert(r.msg.name.clone(), r.msg.span) {
-                    let (l, _) = src.line_col(prev.file, prev.start);
-                    return Err(Diagnostic::error(r.msg.span, format!("message `{}` is already used by another round (line {l})", r.msg.name)).with_help("give each round its own message name"));
-                }
-                let from = ck.role(&r.from)?;
                 let to = match &r.to {
-                    Target::Role(rr) => ck.role(rr)?,
-                    Target::All(span) => {
-                        if ir.unsupported.is_none() {
-                            ir.unsupported = Some((*span, "broadcast rounds (`-> all`) are not supported by code generation yet".into()));
-                        }
-                        (0..ck.roles.len()).find(|&i| i != from).unwrap_or(from)
-                    }
+                    Target::Role(t) => t.name.name.clone(),
+                    Target::All(_) => "all".to_string(),
                 };
-                if to == from && !matches!(r.to, Target::All(_)) {
-                    return Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{}` to itself, so the message is never received", r.name.name, r.msg.name, ck.roles[from].name.name))
-                        .with_help(format!("send it to another role, or compute the values in `at {} {{ ... }}`", ck.roles[from].name.name)));
-                }
-                // Sender-side body runs before the send.
-                for b in &r.body {
-                    let br = ck.role(&b.role)?;
-                    if br == from {
-                        ck.at_block(b, &mut ir)?;
+                format!("in round `{}` ({} -> {to} : {}) of protocol `{}`", r.name.name, r.from.name.name, r.msg.name, proto.name.name)
+            }
+            Item::At(b) => format!("in `at {}` of protocol `{}`", b.role.name.name, proto.name.name),
+            Item::Do(d) => format!("in sub-protocol call `{}` of protocol `{}`", d.name.name, proto.name.name),
+            _ => format!("in protocol `{}`", proto.name.name),
+        };
+        let mut step = || -> R<()> {
+            match item {
+                Item::Const(c) => {
+                    ck.fresh_global(&c.name)?;
+                    let ty = ck.ty(&c.ty, None)?;
+                    if !ty.is_int() {
+                        return Err(Diagnostic::error(c.ty.span, format!("constants must be `usize` or `u64`, not `{ty}`")));
                     }
-                }
-                let mut fields = vec![];
-                let mut names = HashSet::new();
-                for f in &r.fields {
-                    if !names.insert(f.name.name.clone()) {
-                        return Err(Diagnostic::error(f.name.span, format!("duplicate field `{}` in message `{}` of round `{}`", f.name.name, r.msg.name, r.name.name))
-                            .with_help("each field of a message must have a distinct name"));
-                    }
-                    let declared = ck.ty(&f.ty, None)?;
-                    let have = match ck.env[from].get_mut(&f.name.name) {
-                        Some(v) => {
-                            v.exported = true;
-                            v.ty.clone()
+                    let v = ck.const_eval(&c.value)?;
+                    ck.consts.insert(c.name.name.clone(), (ty.clone(), v));
+                    if let Some(req) = &c.requires {
+                        if ck.const_eval(req)? == 0 {
+                            return Err(Diagnostic::error(req.span, format!("`requires {}` does not hold for `{}` = {v}", src.snippet(req.span), c.name.name))
+                                .with_help(format!("change the value of `{}` or the requirement", c.name.name)));
                         }
-                        None => {
-                            if let Some((later, lspan)) = ck.future[from].get(&f.name.name).cloned() {
-                                if later != r.name.name {
-                                    let (l, _) = src.line_col(lspan.file, lspan.start);
-                                    return Err(Diagnostic::error(f.name.span, format!(
-                                        "role-order deadlock: `{}` must send `{}` in round `{}`, but only receives it later in round `{later}` (line {l})",
-                                        ck.roles[from].name.name, f.name.name, r.name.name))
-                                        .with_help(format!("`{}` would wait for round `{later}` while its peer waits for round `{}`; move round `{later}` before round `{}`", ck.roles[from].name.name, r.name.name, r.name.name)));
-                                }
+                    }
+                    ir.consts.push((c.name.name.clone(), ty, v));
+                }
+                Item::Param(p) => {
+                    ck.fresh_global(&p.name)?;
+                    let ty = ck.ty(&p.ty, None)?;
+                    if !ty.is_copy() || matches!(ty, Ty::Point | Ty::Scalar) {
+                        return Err(Diagnostic::error(p.ty.span, format!("parameters must be `usize`, `u64`, `Bit` or `Block`, not `{ty}`")));
+                    }
+                    ck.params.insert(p.name.name.clone(), ty.clone());
+                    let requires = match &p.requires {
+                        Some(req) => {
+                            let t = ck.expr(usize::MAX, req)?;
+                            if t.ty != Ty::Bit {
+                                return Err(Diagnostic::error(req.span, format!("`requires` needs a condition (a `Bit`), found `{}`", t.ty)));
                             }
-                            return Err(ck.unknown_value(from, &f.name.name, f.name.span, "send"));
+                            Some((t, src.snippet(req.span).to_string()))
+                        }
+                        None => None,
+                    };
+                    ir.params.push(IrParam { name: p.name.name.clone(), ty, requires });
+                }
+                Item::Io(io) => {
+                    let role = ck.role(&io.role)?;
+                    let mut names = HashSet::new();
+                    for f in &io.fields {
+                        if !names.insert(f.name.name.clone()) {
+                            return Err(Diagnostic::error(f.name.span, format!("duplicate field `{}`", f.name.name)));
+                        }
+                        let ty = ck.ty(&f.ty, None)?;
+                        match io.kind {
+                            IoKind::Input => {
+                                ck.define(role, &f.name, ty.clone())?;
+                                ir.inputs[role].push((f.name.name.clone(), ty));
+                            }
+                            IoKind::Output => {
+                                outputs_decl.push((role, f.clone()));
+                                ir.outputs[role].push((f.name.name.clone(), ty));
+                            }
+                        }
+                    }
+                }
+                Item::At(block) => ck.at_block(block, &mut ir)?,
+                Item::Round(r) => {
+                    if let Some(prev) = round_names.insert(r.name.name.clone(), r.name.span) {
+                        let (l, _) = src.line_col(prev.file, prev.start);
+                        return Err(Diagnostic::error(r.name.span, format!("round `{}` is already declared at line {l}", r.name.name)));
+                    }
+                    if let Some(prev) = msg_names.insert(r.msg.name.clone(), r.msg.span) {
+                        let (l, _) = src.line_col(prev.file, prev.start);
+                        return Err(Diagnostic::error(r.msg.span, format!("message `{}` is already used by another round (line {l})", r.msg.name)).with_help("give each round its own message name"));
+                    }
+                    let from = ck.role(&r.from)?;
+                    let to = match &r.to {
+                        Target::Role(rr) => ck.role(rr)?,
+                        Target::All(span) => {
+                            if ir.unsupported.is_none() {
+                                ir.unsupported = Some((*span, "broadcast rounds (`-> all`) are not supported by code generation yet".into()));
+                            }
+                            (0..ck.roles.len()).find(|&i| i != from).unwrap_or(from)
                         }
                     };
-                    if have != declared {
-                        return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: field `{}` of `{}` is declared `{declared}`, but `{}` has `{}: {have}`", f.name.name, r.msg.name, ck.roles[from].name.name, f.name.name))
-                            .with_help(format!("declare the field as `{}: {have}` or change how `{}` is computed", f.name.name, f.name.name)));
+                    if to == from && !matches!(r.to, Target::All(_)) {
+                        return Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{}` to itself, so the message is never received", r.name.name, r.msg.name, ck.roles[from].name.name))
+                            .with_help(format!("send it to another role, or compute the values in `at {} {{ ... }}`", ck.roles[from].name.name)));
                     }
-                    fields.push((f.name.name.clone(), declared));
+                    // Sender-side body runs before the send.
+                    for b in &r.body {
+                        let br = ck.role(&b.role)?;
+                        if br == from {
+                            ck.at_block(b, &mut ir)?;
+                        }
+                    }
+                    let mut fields = vec![];
+                    let mut names = HashSet::new();
+                    for f in &r.fields {
+                        if !names.insert(f.name.name.clone()) {
+                            return Err(Diagnostic::error(f.name.span, format!("duplicate field `{}` in message `{}` of round `{}`", f.name.name, r.msg.name, r.name.name))
+                                .with_help("each field of a message must have a distinct name"));
+                        }
+                        let declared = ck.ty(&f.ty, None)?;
+                        let have = match ck.env[from].get_mut(&f.name.name) {
+                            Some(v) => {
+                                v.exported = true;
+                                v.ty.clone()
+                            }
+                            None => {
+                                if let Some((later, lspan)) = ck.future[from].get(&f.name.name).cloned() {
+                                    if later != r.name.name {
+                                        let (l, _) = src.line_col(lspan.file, lspan.start);
+                                        return Err(Diagnostic::error(f.name.span, format!(
+                                            "role-order deadlock: `{}` must send `{}` in round `{}`, but only receives it later in round `{later}` (line {l})",
+                                            ck.roles[from].name.name, f.name.name, r.name.name))
+                                            .with_help(format!("`{}` would wait for round `{later}` while its peer waits for round `{}`; move round `{later}` before round `{}`", ck.roles[from].name.name, r.name.name, r.name.name)));
+                                    }
+                                }
+                                return Err(ck.unknown_value(from, &f.name.name, f.name.span, "send"));
+                            }
+                        };
+                        if have != declared {
+                            return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: field `{}` of `{}` is declared `{declared}`, but `{}` has `{}: {have}`", f.name.name, r.msg.name, ck.roles[from].name.name, f.name.name))
+                                .with_help(format!("declare the field as `{}: {have}` or change how `{}` is computed", f.name.name, f.name.name)));
+                        }
+                        fields.push((f.name.name.clone(), declared));
+                    }
+                    let round_idx = ir.rounds.len();
+                    for (name, ty) in &fields {
+                        let span = r.fields.iter().find(|f| &f.name.name == name).map(|f| f.name.span).unwrap_or(r.span);
+                        if let Some(prev) = ck.env[to].get(name) {
+                            let (l, _) = src.line_col(prev.span.file, prev.span.start);
+                            return Err(Diagnostic::error(span, format!("`{}` already has a value named `{name}` (line {l}); receiving another would shadow it", ck.roles[to].name.name))
+                                .with_help("rename one of them"));
+                        }
+                        ck.env[to].insert(name.clone(), Var { ty: ty.clone(), span, used: false, exported: false });
+                    }
+                    received_unused.push((round_idx, to, r.span));
+                    let (l, _) = src.line_col(r.span.file, r.span.start);
+                    let chunk_by = match &r.chunk_by {
+                        Some(e) => Some(ck.shape(e)?),
+                        None => None,
+                    };
+                    ir.rounds.push(IrRound {
+                        name: r.name.name.clone(),
+                        from,
+                        to,
+                        msg: r.msg.name.clone(),
+                        fields,
+                        chunk_by,
+                        location: format!("{}:{l}", src.file(r.span.file).name),
+                        text: src.line_text(r.span.file, l).trim().to_string(),
+                    });
+                    ir.events[from].push(Event::Send(round_idx));
+                    ir.events[to].push(Event::Recv(round_idx));
+                    for b in &r.body {
+                        let br = ck.role(&b.role)?;
+                        if br != from {
+                            ck.at_block(b, &mut ir)?;
+                        }
+                    }
                 }
-                let round_idx = ir.rounds.len();
-                for (name, ty) in &fields {
-                    let span = r.fields.iter().find(|f| &f.name.name == name).map(|f| f.name.span).unwrap_or(r.span);
-                    if let Some(prev) = ck.env[to].get(name) {
-                        let (l, _) = src.line_col(prev.span.file, prev.span.start);
-                        return Err(Diagnostic::error(span, format!("`{}` already has a value named `{name}` (line {l}); receiving another would shadow it", ck.roles[to].name.name))
-                            .with_help("rename one of them"));
-                    }
-                    ck.env[to].insert(name.clone(), Var { ty: ty.clone(), span, used: false, exported: false });
-                }
-                received_unused.push((round_idx, to, r.span));
-                let (l, _) = src.line_col(r.span.file, r.span.start);
-                let chunk_by = match &r.chunk_by {
-                    Some(e) => Some(ck.shape(e)?),
-                    None => None,
-                };
-                ir.rounds.push(IrRound {
-                    name: r.name.name.clone(),
-                    from,
-                    to,
-                    msg: r.msg.name.clone(),
-                    fields,
-                    chunk_by,
-                    location: format!("{}:{l}", src.file(r.span.file).name),
-                    text: src.line_text(r.span.file, l).trim().to_string(),
-                });
-                ir.events[from].push(Event::Send(round_idx));
-                ir.events[to].push(Event::Recv(round_idx));
-                for b in &r.body {
-                    let br = ck.role(&b.role)?;
-                    if br != from {
-                        ck.at_block(b, &mut ir)?;
-                    }
+                Item::Do(d) => ck.do_stmt(d, &mut ir)?,
+                Item::Insert(ins) => {
+                    return Err(Diagnostic::error(ins.span, "`insert` must appear directly in a protocol that `extends` another"));
                 }
             }
-            Item::Do(d) => ck.do_stmt(d, &mut ir)?,
-            Item::Insert(ins) => {
-                return Err(Diagnostic::error(ins.span, "`insert` must appear directly in a protocol that `extends` another"));
-            }
-        }
+            Ok(())
+        };
+        step().map_err(|d| d.with_context(context))?;
     }
 
     // Outputs must be defined with the declared types.
@@ -343,8 +383,11 @@ pub fn check_protocol(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir
         let round = &ir.rounds[idx];
         let any_used = round.fields.iter().any(|(n, _)| ck.env[to].get(n).map(|v| v.used || v.exported).unwrap_or(false));
         if !any_used && !round.fields.is_empty() {
-            return Err(Diagnostic::error(span, format!("round `{}` sends `{}` to `{}`, but `{}` never uses it: the message is never received by any computation", round.name, round.msg, ir.roles[to], ir.roles[to]))
-                .with_help(format!("use one of its fields at `{}`, return it as an output, or remove the round", ir.roles[to])));
+            let names: Vec<&str> = round.fields.iter().map(|(n, _)| n.as_str()).collect();
+            let (from, to) = (&ir.roles[round.from], &ir.roles[to]);
+            return Err(Diagnostic::error(span, format!("round `{}` sends `{} {{ {} }}` to `{to}`, but `{to}` never uses it: no computation receives the message", round.name, round.msg, names.join(", ")))
+                .with_context(format!("in round `{}` ({from} -> {to} : {}) of protocol `{}`", round.name, round.msg, ir.name))
+                .with_help(format!("use {} at `{to}` after this round, return {} as an output of `{to}`, or remove the round", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or "), if names.len() == 1 { "it" } else { "one" })));
         }
     }
 
@@ -400,22 +443,40 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    /// The error for a name a role does not know (yet).
+    /// The error for a name a role does not know (yet). `verb` is what the
+    /// role tries to do with it: "use", "send" or "return".
     fn unknown_value(&self, role: usize, name: &str, span: Span, verb: &str) -> Diagnostic {
         let rname = &self.roles[role].name.name;
+        let verbs = match verb {
+            "send" => "sends",
+            "return" => "returns",
+            _ => "uses",
+        };
         if let Some((round, rspan)) = self.future[role].get(name) {
             let (l, _) = self.src.line_col(rspan.file, rspan.start);
-            return Diagnostic::error(span, format!("`{rname}` uses `{name}` before receiving it in round `{round}` (line {l})"))
-                .with_help(format!("move this computation after round `{round}`"));
+            return Diagnostic::error(span, format!("`{rname}` {verbs} `{name}` before receiving it in round `{round}` (line {l})"))
+                .with_help(format!("move this after round `{round}`, or move round `{round}` earlier"));
+        }
+        if let Some(def) = self.later[role].get(name) {
+            let (l, _) = self.src.line_col(def.file, def.start);
+            return Diagnostic::error(span, format!("`{rname}` {verbs} `{name}` before computing it (line {l})"))
+                .with_help(format!("move the computation of `{name}` (line {l}) before this point"));
         }
         for (other, env) in self.env.iter().enumerate() {
-            if other != role && env.contains_key(name) {
+            if other != role && (env.contains_key(name) || self.later[other].contains_key(name)) {
                 let oname = &self.roles[other].name.name;
                 return Diagnostic::error(span, format!("`{name}` belongs to `{oname}`; `{rname}` cannot {verb} it because no round sends it to `{rname}`"))
                     .with_help(format!("send it in a round `{oname} -> {rname}`, or compute it in `at {rname} {{ ... }}`"));
             }
         }
         let mut cands: Vec<String> = self.env[role].keys().cloned().collect();
+        if verb == "return" {
+            let help = match crate::diag::did_you_mean(name, cands.iter().map(String::as_str)) {
+                Some(best) => format!("did you mean `{best}`? Otherwise assign it in `at {rname} {{ {name} = ...; }}`"),
+                None => format!("assign it in `at {rname} {{ {name} = ...; }}`, or remove it from `output {rname}`"),
+            };
+            return Diagnostic::error(span, format!("output `{name}` of `{rname}` is never computed")).with_help(help);
+        }
         cands.extend(self.params.keys().cloned());
         cands.extend(self.consts.keys().cloned());
         Diagnostic::error(span, format!("unknown value `{name}` at `{rname}`")).with_help(suggest(name, "value", &cands))
@@ -505,6 +566,7 @@ impl<'a> Checker<'a> {
         }
         let subst = |name: &str| pvals.get(name).cloned();
         // Inputs.
+        let mut inputs: HashMap<(String, String), TExpr> = HashMap::new();
         for (fr, field, e) in &d.inputs {
             let Some(&role) = map.get(&fr.name) else {
                 return Err(Diagnostic::error(fr.span, format!("`{}` has no role `{}`", func.name.name, fr.name)).with_help(suggest(&fr.name, "role", &froles)));
@@ -518,23 +580,57 @@ impl<'a> Checker<'a> {
             if t.ty != want {
                 return Err(Diagnostic::error(e.span, format!("shape mismatch: input `{}.{}` of `{}` must be `{want}`, found `{}`", fr.name, field.name, func.name.name, t.ty)));
             }
+            inputs.insert((fr.name.clone(), field.name.clone()), t);
+        }
+        for io in func.io.iter().filter(|io| io.kind == IoKind::Input) {
+            for f in &io.fields {
+                if !inputs.contains_key(&(io.role.name.name.clone(), f.name.name.clone())) {
+                    return Err(Diagnostic::error(d.span, format!("missing input `{}.{}` of `{}`", io.role.name.name, f.name.name, func.name.name))
+                        .with_help(format!("add `with {{ {}.{} = <value> }}` to the call", io.role.name.name, f.name.name)));
+                }
+            }
         }
         // Outputs become `name.field` values of the mapped roles.
+        let mut outputs: HashMap<String, Vec<(String, Ty)>> = HashMap::new();
         for io in func.io.iter().filter(|io| io.kind == IoKind::Output) {
             let Some(&role) = map.get(&io.role.name.name) else { continue };
             for f in &io.fields {
                 let ty = self.ty(&f.ty, Some(&subst))?;
-                let ident = Ident { name: format!("{}.{}", d.name.name, f.name.name), span: d.name.span };
-                self.define(role, &ident, ty)?;
+                let name = format!("{}.{}", d.name.name, f.name.name);
+                let ident = Ident { name: name.clone(), span: d.name.span };
+                self.define(role, &ident, ty.clone())?;
+                outputs.entry(io.role.name.name.clone()).or_default().push((name, ty));
             }
         }
-        let idx = ir.subs.len();
-        ir.subs.push(IrSub { name: d.name.name.clone(), func: func.name.name.clone(), span: d.span });
-        for r in map.values() {
-            ir.events[*r].push(Event::Sub(idx));
+        // How each role is run: the functionality's `impl Role = Trait::method(args);`.
+        let mut calls = vec![];
+        for fr in &froles {
+            let role = map[fr];
+            let Some(imp) = func.impls.iter().find(|i| &i.role.name == fr) else {
+                return Err(Diagnostic::error(d.func.span, format!("functionality `{}` declares no implementation for its role `{fr}`", func.name.name))
+                    .with_help(format!("add `impl {fr} = path::Trait::method(args);` to `functionality {}`", func.name.name)));
+            };
+            let Some((trait_path, method)) = imp.path.rsplit_once("::") else {
+                return Err(Diagnostic::error(imp.span, format!("`{}` must be a trait method path `path::Trait::method`", imp.path)));
+            };
+            let mut args = vec![];
+            for a in &imp.args {
+                if let Some(sh) = pvals.get(&a.name) {
+                    args.push(TExpr { kind: TExprKind::Shape(sh.clone()), ty: Ty::Usize });
+                } else if let Some(t) = inputs.get(&(fr.clone(), a.name.clone())) {
+                    args.push(t.clone());
+                } else {
+                    return Err(Diagnostic::error(a.span, format!("`{}` is neither a parameter of `{}` nor an input of its role `{fr}`", a.name, func.name.name)));
+                }
+            }
+            calls.push(SubCall { role, func_role: fr.clone(), trait_path: trait_path.to_string(), method: method.to_string(), args, outputs: outputs.remove(fr).unwrap_or_default() });
         }
-        if ir.unsupported.is_none() {
-            ir.unsupported = Some((d.span, format!("sub-protocol call `{}`: code generation for `do` lands with the OT-extension protocols (the checker accepts it)", d.name.name)));
+        let idx = ir.subs.len();
+        ir.subs.push(IrSub { name: d.name.name.clone(), func: func.name.name.clone(), span: d.span, calls });
+        for r in 0..self.roles.len() {
+            if map.values().any(|&m| m == r) {
+                ir.events[r].push(Event::Sub(idx));
+            }
         }
         Ok(())
     }
@@ -764,8 +860,8 @@ impl<'a> Checker<'a> {
             return Err(Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name)).with_help(suggest(&name.name, "intrinsic", &names)));
         };
         let sig = || {
-            let ps: Vec<String> = decl.params.iter().map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span))).collect();
-            format!("`{}({}) -> {}` is declared at {}", decl.name.name, ps.join(", "), self.src.snippet(decl.ret.span), {
+            let ps: Vec<String> = decl.params.iter().map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span).trim())).collect();
+            format!("`{}({}) -> {}` is declared at {}", decl.name.name, ps.join(", "), self.src.snippet(decl.ret.span).trim(), {
                 let (l, _) = self.src.line_col(decl.span.file, decl.span.start);
                 format!("{}:{l}", self.src.file(decl.span.file).name)
             })

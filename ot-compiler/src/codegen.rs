@@ -61,9 +61,9 @@ pub fn rust_ty(t: &Ty) -> TokenStream {
         Ty::U64 => quote!(u64),
         Ty::Bits(_) => quote!(#rt::Bits),
         Ty::BitMatrix(..) => quote!(#rt::BitMatrix),
-        Ty::Array(e, Shape::Lit(n)) => {
+        Ty::Array(e, s) if s.small().is_some() => {
             let e = rust_ty(e);
-            let n = Literal::usize_unsuffixed(*n as usize);
+            let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
             quote!([#e; #n])
         }
         Ty::Array(e, _) => {
@@ -103,7 +103,7 @@ fn shape(s: &Shape) -> TokenStream {
 fn fixed_wire(t: &Ty) -> bool {
     match t {
         Ty::Bit | Ty::Block | Ty::Seed | Ty::Point | Ty::Scalar | Ty::U64 | Ty::Extern(..) => true,
-        Ty::Array(e, Shape::Lit(_)) => fixed_wire(e),
+        Ty::Array(e, n) if n.small().is_some() => fixed_wire(e),
         _ => false,
     }
 }
@@ -150,7 +150,7 @@ fn check_shape(t: &Ty, v: &TokenStream, round: &str, field: &str) -> TokenStream
             let e2 = err(quote!(__c), quote!(#v.cols()));
             quote!({ let (__r, __c) = (#r, #c); if #v.rows() != __r { #e1 } if #v.cols() != __c { #e2 } })
         }
-        Ty::Array(e, n) if !matches!(n, Shape::Lit(_)) => {
+        Ty::Array(e, n) if n.small().is_none() => {
             let n = shape(n);
             let er = err(quote!(__want), quote!(#v.len()));
             let inner = check_shape(e, &quote!(__x), round, field);
@@ -270,7 +270,7 @@ impl ExprGen<'_> {
             }
             TExprKind::Call(path, args) => {
                 let path: TokenStream = syn::parse_str::<syn::Path>(path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(missing_path));
-                let args: Vec<TokenStream> = args.iter().map(|a| if a.ty.is_copy() { self.owned(a) } else { self.by_ref(a) }).collect();
+                let args: Vec<TokenStream> = args.iter().map(|a| self.arg(a)).collect();
                 (quote!(#path(#(#args),*)), Mode::Owned)
             }
             TExprKind::Binary(op, a, b) => {
@@ -317,14 +317,15 @@ impl ExprGen<'_> {
                 (t, Mode::Owned)
             }
             TExprKind::Sample(t) => (self.sample(t), Mode::Owned),
+            TExprKind::Shape(sh) => (shape(sh), Mode::Owned),
             TExprKind::Comprehension { body, var, lo, hi } => {
                 let v = id(var);
                 let body = self.owned(body);
                 let lo_t = self.owned(lo);
                 let hi_t = self.owned(hi);
                 match &e.ty {
-                    Ty::Array(_, Shape::Lit(n)) => {
-                        let n = Literal::usize_unsuffixed(*n as usize);
+                    Ty::Array(_, s) if s.small().is_some() => {
+                        let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
                         (quote!(::core::array::from_fn::<_, #n, _>(|#v: usize| { let #v: usize = #v + #lo_t; #body })), Mode::Owned)
                     }
                     _ => (quote!((#lo_t..#hi_t).map(|#v: usize| #body).collect::<::std::vec::Vec<_>>()), Mode::Owned),
@@ -346,8 +347,8 @@ impl ExprGen<'_> {
                 let n = shape(n);
                 quote!(#rt::Bits::random(&mut rng, #n))
             }
-            Ty::Array(e, Shape::Lit(n)) => {
-                let n = Literal::usize_unsuffixed(*n as usize);
+            Ty::Array(e, s) if s.small().is_some() => {
+                let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
                 let s = self.sample(e);
                 quote!(::core::array::from_fn::<_, #n, _>(|_| #s))
             }
@@ -360,6 +361,16 @@ impl ExprGen<'_> {
                 let ty = rust_ty(other);
                 quote!(<#ty as #rt::rng::Sample>::sample(&mut rng))
             }
+        }
+    }
+
+    /// An argument of an intrinsic or sub-protocol call: scalars by value,
+    /// arrays, bit vectors, matrices and extern values by reference.
+    fn arg(&self, e: &TExpr) -> TokenStream {
+        if e.ty.is_copy() && !matches!(e.ty, Ty::Array(..)) {
+            self.owned(e)
+        } else {
+            self.by_ref(e)
         }
     }
 
@@ -577,6 +588,13 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         types.insert(n.clone(), t.clone());
                     }
                 }
+                Event::Sub(k) => {
+                    for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
+                        for (n, t) in &c.outputs {
+                            types.insert(n.clone(), t.clone());
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -588,6 +606,11 @@ pub fn generate(ir: &Ir) -> TokenStream {
             match ev {
                 Event::Stmt(TStmt::Assign(_, e)) | Event::Stmt(TStmt::Check(e, _, _)) => locals_in(e, &mut acc),
                 Event::Send(r) => acc.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
+                Event::Sub(k) => {
+                    for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
+                        c.args.iter().for_each(|a| locals_in(a, &mut acc));
+                    }
+                }
                 _ => {}
             }
             used_after[k] = acc.clone();
@@ -619,6 +642,11 @@ pub fn generate(ir: &Ir) -> TokenStream {
             if let Some(Event::Recv(r)) = events.get(ci) {
                 for (n, _) in &ir.rounds[*r].fields {
                     defined.insert(n.clone());
+                }
+            }
+            if let Some(Event::Sub(k)) = events.get(ci) {
+                for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
+                    defined.extend(c.outputs.iter().map(|(n, _)| n.clone()));
                 }
             }
             states.push(StateInfo { name, event: events.get(ci).map(|_| ci), vars, doc });
@@ -695,11 +723,11 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             #[doc = #doc]
                             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
                             pub fn #method(self) -> Result<(msgs::#m, #role<#role_mod::#next_name>), Error> {
-                                let #role { params, mut rng, st } = self;
+                                let #role { params, mut rng, subs, st } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
                                 let __msg = msgs::#m { #(#fields),* };
                                 #(#body)*
-                                Ok((__msg, #role { params, rng, st: #next_state }))
+                                Ok((__msg, #role { params, rng, subs, st: #next_state }))
                             }
                         }
                         impl SendStep<msgs::#m> for #role<#role_mod::#cur> {
@@ -729,11 +757,11 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             #[doc = #doc]
                             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
                             pub fn #method(self, msg: msgs::#m) -> Result<#role<#role_mod::#next_name>, Error> {
-                                let #role { params, mut rng, st } = self;
+                                let #role { params, mut rng, subs, st } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
                                 let msgs::#m { #(#fnames),* } = msg;
                                 #(#body)*
-                                Ok(#role { params, rng, st: #next_state })
+                                Ok(#role { params, rng, subs, st: #next_state })
                             }
                         }
                         impl RecvStep<msgs::#m> for #role<#role_mod::#cur> {
@@ -750,6 +778,42 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     let k = *r as u16;
                     transcript.push(quote!(#rt::session::Step::Recv(#k)));
                 }
+                Event::Sub(k) => {
+                    let sub = &ir.subs[*k];
+                    let Some(call) = sub.calls.iter().find(|c| c.role == ri) else { continue };
+                    let method = format_ident!("run_{}", sub.name);
+                    let field = id(&sub.name);
+                    let tpath: TokenStream = syn::parse_str::<syn::Path>(&call.trait_path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(missing_trait));
+                    let fmethod = format_ident!("{}", call.method);
+                    let args: Vec<TokenStream> = call.args.iter().map(|a| eg.arg(a)).collect();
+                    let outs: Vec<Ident> = call.outputs.iter().map(|(n, _)| id(n)).collect();
+                    let otys: Vec<TokenStream> = call.outputs.iter().map(|(_, t)| rust_ty(t)).collect();
+                    let bind = if outs.len() == 1 { quote!(let #(#outs)*: #(#otys)* = __out;) } else { quote!(let (#(#outs),*): (#(#otys),*) = __out;) };
+                    let checks: Vec<TokenStream> = call.outputs.iter().map(|(n, t)| { let i = id(n); check_shape(t, &quote!(#i), &sub.name, n) }).collect();
+                    let call_name = sub.name.as_str();
+                    let doc = format!("Sub-protocol call `{}`: runs `{}` as its role `{}` through `{}::{}` on the same channel, then `{rname}`'s local computation up to its next step.", sub.name, sub.func, call.func_role, call.trait_path, call.method);
+                    steps.push(quote! {
+                        impl #role<#role_mod::#cur> {
+                            #[doc = #doc]
+                            #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                            pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
+                                let #role { params, mut rng, mut subs, st } = self;
+                                let #role_mod::#cur { #(#cur_fields),* } = st;
+                                let __out = #tpath::#fmethod(&mut *subs.#field, ch, #(#args),*)
+                                    .map_err(|e| Error::SubProtocol { call: #call_name, message: e.to_string() })?;
+                                #bind
+                                #(#checks)*
+                                #(#body)*
+                                Ok(#role { params, rng, subs, st: #next_state })
+                            }
+                        }
+                    });
+                    driver.push(quote! {
+                        let __s = __s.#method(&mut ch)?;
+                    });
+                    let k = *k as u16;
+                    transcript.push(quote!(#rt::session::Step::Sub(#k)));
+                }
                 _ => {}
             }
         }
@@ -761,6 +825,13 @@ pub fn generate(ir: &Ir) -> TokenStream {
         transcripts.push(quote!(#[doc = #tdoc] pub const #t_const: &[#rt::session::Step] = &[#(#transcript),*];));
         first_states.push((role.clone(), first_name.clone(), role_mod.clone(), t_const.clone(), output.clone()));
         let rname_s = rname.as_str();
+        let subs_ty = format_ident!("{}Subs", rname);
+        let my_calls: Vec<(&IrSub, &SubCall)> = ir.subs.iter().filter_map(|sb| sb.calls.iter().find(|c| c.role == ri).map(|c| (sb, c))).collect();
+        let sub_fields: Vec<Ident> = my_calls.iter().map(|(sb, _)| id(&sb.name)).collect();
+        let sub_traits: Vec<TokenStream> = my_calls.iter().map(|(_, c)| syn::parse_str::<syn::Path>(&c.trait_path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(missing_trait))).collect();
+        let sub_docs: Vec<String> = my_calls.iter().map(|(sb, c)| format!("Implementation of `{}` role `{}` for call `{}`.", sb.func, c.func_role, sb.name)).collect();
+        let subs_doc = format!("The sub-protocol implementations `{rname}` uses (one per `do` call).");
+        let (subs_arg, subs_init) = if my_calls.is_empty() { (quote!(), quote!(#subs_ty {})) } else { (quote!(, subs: #subs_ty), quote!(subs)) };
         role_items.push(quote! {
             #[doc = #input_doc]
             #[derive(Clone, Debug)]
@@ -776,7 +847,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
             }
             #[doc = #role_doc]
             #[must_use = "a protocol role does nothing until its next step is called"]
-            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, st: S }
+            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, subs: #subs_ty, st: S }
+            #[doc = #subs_doc]
+            pub struct #subs_ty { #( #[doc = #sub_docs] pub #sub_fields: ::std::boxed::Box<dyn #sub_traits + ::core::marker::Send>, )* }
             impl<S> #role<S> {
                 /// The agreed parameters.
                 pub fn params(&self) -> &Params { &self.params }
@@ -788,16 +861,16 @@ pub fn generate(ir: &Ir) -> TokenStream {
             impl #role<#role_mod::#first_name> {
                 #[doc = #new_doc]
                 #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-                pub fn new(params: Params, input: #input, rng: #rt::rng::Rng) -> Result<Self, Error> {
+                pub fn new(params: Params, input: #input, rng: #rt::rng::Rng #subs_arg) -> Result<Self, Error> {
                     let mut rng = rng;
                     let #input { #(#in_names),* } = input;
                     #(#in_checks2)*
                     #(#init_stmts)*
-                    Ok(#role { params, rng, st: #init_state })
+                    Ok(#role { params, rng, subs: #subs_init, st: #init_state })
                 }
                 #[doc = #run_doc]
                 #[allow(unused_variables, unused_mut)]
-                pub fn run<C: #rt::channel::Channel + ?Sized>(self, ch: &mut C) -> Result<#output, Error> {
+                pub fn run<C: #rt::channel::Channel + ?Sized>(self, mut ch: &mut C) -> Result<#output, Error> {
                     let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
                     let __s = self;
                     #(#driver)*

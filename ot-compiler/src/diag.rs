@@ -63,29 +63,54 @@ impl Diagnostic {
     ///    = help: ...
     /// ```
     pub fn render(&self, sources: &SourceMap) -> String {
-        let file = sources.file(self.span.file);
-        let (line, col) = sources.line_col(self.span.file, self.span.start);
-        let (end_line, end_col) = sources.line_col(self.span.file, self.span.end);
-        let text = sources.line_text(self.span.file, line);
-        let width = if end_line == line { end_col.saturating_sub(col).max(1) } else { 1 };
-        let width = width.min(text.chars().count().saturating_sub(col - 1).max(1));
-        let gutter = line.to_string().len();
-        let pad = " ".repeat(gutter);
         let kind = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut out = format!("{kind}: {}\n{pad}--> {}:{line}:{col}\n{pad} |\n", self.message, file.name);
-        out.push_str(&format!("{line} | {text}\n"));
-        out.push_str(&format!("{pad} | {}{}\n", " ".repeat(col - 1), "^".repeat(width)));
+        let mut out = format!("{kind}: {}\n", self.message);
+        // Never panic on a span that does not fit its file: show what is known.
+        let Some(file) = sources.files.get(self.span.file as usize) else {
+            out.push_str(" --> <unknown file>\n");
+            self.push_footer(&mut out, " ");
+            return out;
+        };
+        let start = char_floor(&file.text, self.span.start);
+        let end = char_floor(&file.text, self.span.end.max(self.span.start));
+        let (line, col) = sources.line_col(self.span.file, start);
+        let (end_line, end_col) = sources.line_col(self.span.file, end);
+        let text = sources.line_text(self.span.file, line);
+        let width = if end_line == line { end_col.saturating_sub(col).max(1) } else { 1 };
+        let width = width.min(text.chars().count().saturating_sub(col - 1).max(1));
+        // Tabs are shown as four spaces so the caret lines up.
+        let shown = text.replace('\t', "    ");
+        let lead: usize = text.chars().take(col - 1).map(|c| if c == '\t' { 4 } else { 1 }).sum();
+        let marked: usize = text.chars().skip(col - 1).take(width).map(|c| if c == '\t' { 4 } else { 1 }).sum();
+        let gutter = line.to_string().len();
+        let pad = " ".repeat(gutter);
+        out.push_str(&format!("{pad}--> {}:{line}:{col}\n{pad} |\n", file.name));
+        out.push_str(&format!("{line} | {}\n", shown.trim_end()));
+        out.push_str(&format!("{pad} | {}{}\n", " ".repeat(lead), "^".repeat(marked.max(1))));
+        self.push_footer(&mut out, &pad);
+        out
+    }
+
+    fn push_footer(&self, out: &mut String, pad: &str) {
         if let Some(note) = &self.note {
             out.push_str(&format!("{pad} = note: {note}\n"));
         }
         if let Some(help) = &self.help {
             out.push_str(&format!("{pad} = help: {help}\n"));
         }
-        out
     }
+}
+
+/// The largest char boundary of `text` at or before `offset`.
+fn char_floor(text: &str, offset: u32) -> u32 {
+    let mut o = (offset as usize).min(text.len());
+    while !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    o as u32
 }
 
 /// Edit distance counting a swap of two neighbouring characters as one

@@ -37,6 +37,8 @@ pub enum TExprKind {
     Unary(UnOp, Box<TExpr>),
     /// Fresh randomness of the type.
     Sample(Ty),
+    /// A symbolic length as a `usize` value.
+    Shape(Shape),
     /// `[body for var in lo..hi]`.
     Comprehension {
         /// Element.
@@ -104,6 +106,27 @@ pub struct IrSub {
     pub func: String,
     /// Where it is written.
     pub span: Span,
+    /// What each participating role runs.
+    pub calls: Vec<SubCall>,
+}
+
+/// One role's side of a sub-protocol call: a trait method implementing the
+/// functionality role, declared in the functionality as
+/// `impl Role = path::Trait::method(args) ;`.
+#[derive(Clone, Debug)]
+pub struct SubCall {
+    /// Protocol role index.
+    pub role: usize,
+    /// Functionality role name.
+    pub func_role: String,
+    /// The trait path (the method path without its last segment).
+    pub trait_path: String,
+    /// The method name.
+    pub method: String,
+    /// Arguments after the channel: parameters and inputs.
+    pub args: Vec<TExpr>,
+    /// Outputs bound as `call.field` values, in declaration order.
+    pub outputs: Vec<(String, Ty)>,
 }
 
 /// A run-time parameter.

@@ -396,12 +396,20 @@ impl Cx {
     fn functionality(&self, pair: Pair<Rule>) -> Functionality {
         let mut it = pair.into_inner();
         let name = self.ident(it.next());
-        let mut f = Functionality { name, roles: vec![], params: vec![], io: vec![] };
+        let mut f = Functionality { name, roles: vec![], params: vec![], io: vec![], impls: vec![] };
         for p in it {
             match p.as_rule() {
                 Rule::role_list => f.roles = self.roles(p),
                 Rule::param_decl => f.params.push(self.param(p)),
                 Rule::io_decl => f.io.push(self.io(p)),
+                Rule::func_impl => {
+                    let span = self.span(&p);
+                    let mut it = p.into_inner();
+                    let role = self.ident(it.next());
+                    let path = it.next().map(|x| x.as_str().to_string()).unwrap_or_default();
+                    let args = it.map(|a| self.ident(Some(a))).collect();
+                    f.impls.push(FuncImpl { role, path, args, span });
+                }
                 _ => {}
             }
         }

@@ -45,6 +45,16 @@ impl Shape {
         }
     }
 
+    /// The length if it is a known number of at most [`SMALL_ARRAY`]: such
+    /// arrays are Rust arrays `[T; n]` (by value when `T` is `Copy`); all
+    /// other arrays are `Vec<T>`.
+    pub fn small(&self) -> Option<usize> {
+        match self {
+            Shape::Lit(v) if *v <= SMALL_ARRAY as u128 => Some(*v as usize),
+            _ => None,
+        }
+    }
+
     /// The value if the shape is a known number.
     pub fn lit(&self) -> Option<u128> {
         match self {
@@ -102,7 +112,7 @@ impl Ty {
     pub fn is_copy(&self) -> bool {
         match self {
             Ty::Bit | Ty::Block | Ty::Seed | Ty::Point | Ty::Scalar | Ty::Usize | Ty::U64 => true,
-            Ty::Array(t, Shape::Lit(_)) => t.is_copy(),
+            Ty::Array(t, n) if n.small().is_some() => t.is_copy(),
             _ => false,
         }
     }
@@ -130,6 +140,9 @@ impl fmt::Display for Ty {
         }
     }
 }
+
+/// Largest literal length generated as a Rust array rather than a `Vec`.
+pub const SMALL_ARRAY: usize = 16;
 
 /// Names of the built-in types, for "did you mean".
 pub const BUILTIN_TYPES: &[&str] = &["Bit", "Block", "Seed", "Point", "Scalar", "usize", "u64", "Bits", "BitMatrix"];

@@ -20,6 +20,7 @@ pub mod ec;
 pub mod wire;
 pub mod session;
 pub mod ops;
+pub mod otext;
 
 pub use bits::Bits;
 pub use bits::ShapeError;

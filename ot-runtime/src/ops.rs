@@ -9,6 +9,6 @@ pub fn block_select(b: bool, if_false: Block, if_true: Block) -> Block {
 }
 
 /// `pair[b]`, without a data-dependent branch.
-pub fn pick(b: bool, pair: [Block; 2]) -> Block {
+pub fn pick(b: bool, pair: &[Block; 2]) -> Block {
     block_select(b, pair[0], pair[1])
 }

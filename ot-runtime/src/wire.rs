@@ -459,3 +459,10 @@ mod tests {
         }
     }
 }
+
+/// Reads a `rows x cols` bit matrix stored as `rows * ceil(cols/128)` blocks
+/// (row-major, little-endian); padding bits past `cols` must be zero.
+pub fn read_bit_matrix(bytes: &[u8], rows: usize, cols: usize) -> Result<crate::BitMatrix, WireError> {
+    let blocks = read_blocks(bytes, rows.saturating_mul(cols.div_ceil(128)))?;
+    crate::BitMatrix::from_blocks(rows, cols, blocks).map_err(|_| WireError::BadPadding)
+}

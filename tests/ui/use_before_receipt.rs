@@ -1,0 +1,32 @@
+// The receiver's computation is placed before the round that brings `big_a`.
+// The same protocol as `tests/ui/otp/use_before_receipt.otp`, inline: trybuild compiles
+// this file in its own crate, where `CARGO_MANIFEST_DIR` is not this repository.
+mod protocol {
+    ot::protocol! {
+        protocol Co15(role Sender, role Receiver) {
+            param n: usize requires n >= 1;
+            input  Receiver { choices: Bits[n] }
+            output Sender   { messages: [[Block; 2]; n] }
+            output Receiver { chosen: [Block; n] }
+
+            at Sender {
+                a = sample Scalar;
+                big_a = base_mul(a);
+            }
+            at Receiver {
+                x = [sample Scalar for i in 0..n];
+                big_b = [point_select(choices[i], base_mul(x[i]), big_a + base_mul(x[i])) for i in 0..n];
+                chosen = [ro_point(i, big_a, big_b[i], x[i] * big_a) for i in 0..n];
+            }
+            round setup: Sender -> Receiver : Setup { big_a: Point }
+            round choose: Receiver -> Sender : Choose { big_b: [Point; n] }
+
+            at Sender {
+                messages = [[ro_point(i, big_a, big_b[i], a * big_b[i]),
+                             ro_point(i, big_a, big_b[i], a * (big_b[i] - big_a))] for i in 0..n];
+            }
+        }
+    }
+}
+
+fn main() {}
