@@ -40,4 +40,19 @@ pub mod iknp {
     crate::protocol!("protocols/iknp.otp");
 }
 
+/// KOS malicious OT extension (extends IKNP), from `protocols/kos.otp`.
+pub mod kos {
+    crate::protocol!("protocols/kos.otp");
+}
+
+/// Delta-OT (correlated OT) from IKNP, from `protocols/delta_iknp.otp`.
+pub mod delta_iknp {
+    crate::protocol!("protocols/delta_iknp.otp");
+}
+
+/// Malicious Delta-OT (extends Delta-IKNP with the KOS check), from `protocols/delta_kos.otp`.
+pub mod delta_kos {
+    crate::protocol!("protocols/delta_kos.otp");
+}
+
 pub use traits::{BaseOt, BaseOtKind, OtError, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender};

@@ -77,6 +77,14 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
                     items.insert(at + k, it.clone());
                 }
             }
+            // A derived `const` with the name of a base `const` overrides its value in place.
+            Item::Const(c) if items.iter().any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) => {
+                for it in items.iter_mut() {
+                    if matches!(it, Item::Const(b) if b.name.name == c.name.name) {
+                        *it = Item::Const(c.clone());
+                    }
+                }
+            }
             other => items.push(other.clone()),
         }
     }

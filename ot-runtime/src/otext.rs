@@ -73,6 +73,15 @@ pub fn prg_masked_xor(seeds: &[Block], u: &BitMatrix, s: &Bits) -> BitMatrix {
     q
 }
 
+/// The first `count` columns of a 128-row matrix as blocks (the rows
+/// `t_i`/`q_i` of IKNP's transposed matrix); see [`columns`]. The extra
+/// columns KOS adds for its check are dropped without a copy.
+pub fn columns_first(m: &BitMatrix, count: usize) -> Vec<Block> {
+    let mut c = columns(m);
+    c.truncate(count);
+    c
+}
+
 /// Columns of a 128-row matrix as blocks: `out[i]` = column `i` (the rows
 /// `t_i`/`q_i` of IKNP's transposed matrix). Other row counts give the
 /// columns of the first 128 rows (missing rows read as zero).
@@ -130,4 +139,74 @@ pub fn hash_column_pairs(q: &BitMatrix, delta: Block, sha1: bool) -> Vec<[Block;
         hash::tccr_many(0, &mut q1);
     }
     q0.into_iter().zip(q1).map(|(a, b)| [a, b]).collect()
+}
+
+/// `out[i] = H(i, cols[i])` for the first `count` columns (TCCR, or SHA-1 when `sha1`).
+pub fn hash_blocks(cols: &[Block], count: usize, sha1: bool) -> Vec<Block> {
+    let mut out = cols[..count.min(cols.len())].to_vec();
+    if sha1 {
+        hash::sha1_ro_many(0, &mut out);
+    } else {
+        hash::tccr_many(0, &mut out);
+    }
+    out
+}
+
+/// The sender's two keys for the first `count` OTs: `[H(i, q_i), H(i, q_i ⊕ Δ)]`.
+pub fn hash_block_pairs(q: &[Block], delta: Block, count: usize, sha1: bool) -> Vec<[Block; 2]> {
+    let q = &q[..count.min(q.len())];
+    let mut h0 = q.to_vec();
+    let mut h1: Vec<Block> = q.iter().map(|&x| x ^ delta).collect();
+    if sha1 {
+        hash::sha1_ro_many(0, &mut h0);
+        hash::sha1_ro_many(0, &mut h1);
+    } else {
+        hash::tccr_many(0, &mut h0);
+        hash::tccr_many(0, &mut h1);
+    }
+    h0.into_iter().zip(h1).map(|(a, b)| [a, b]).collect()
+}
+
+/// `r` followed by `extra` (the KOS receiver pads its choice bits with
+/// random bits that mask the correlation check).
+pub fn concat_bits(r: &Bits, extra: &Bits) -> Bits {
+    let mut out = r.clone();
+    for b in extra.iter() {
+        out.push(b);
+    }
+    out
+}
+
+/// `n` challenge blocks expanded from a seed with the AES-CTR PRG.
+pub fn expand_seed(seed: Block, n: usize) -> Vec<Block> {
+    crate::prg::prg(seed, n)
+}
+
+/// `Σ a[i] · b[i]` in GF(2^128) over the common length (the KOS check
+/// values `t = Σ χ_i t_i` and `q = Σ χ_i q_i` [KOS15, Fig. 7]).
+pub fn gf_inner(a: &[Block], b: &[Block]) -> Block {
+    let n = a.len().min(b.len());
+    crate::gf128::inner_product(&a[..n], &b[..n]).unwrap_or(Block::ZERO)
+}
+
+/// `Σ_{r_i = 1} χ_i` in GF(2^128) over the common length (the KOS check value `x`).
+pub fn gf_masked_sum(r: &Bits, chi: &[Block]) -> Block {
+    let n = r.len().min(chi.len());
+    let mut acc = Block::ZERO;
+    for (i, c) in chi[..n].iter().enumerate() {
+        let mask = 0u128.wrapping_sub(u128::from(r.get(i)));
+        acc ^= Block(c.0 & mask);
+    }
+    acc
+}
+
+/// Product in GF(2^128).
+pub fn gf_mul(a: Block, b: Block) -> Block {
+    crate::gf128::mul(a, b)
+}
+
+/// The first `count` blocks of `v` (a copy: Delta-OT outputs are the first
+/// `m` columns; the KOS padding columns stay with the check).
+pub fn first_blocks(v: &[Block], count: usize) -> Vec<Block> {
+    v[..count.min(v.len())].to_vec()
 }

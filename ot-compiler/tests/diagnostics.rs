@@ -1,0 +1,594 @@
+//! Diagnostics of the `.otp` compiler, checked on the rendered text without
+//! rustc: message, `file:line:col`, snippet, caret and help line of every
+//! error the trybuild suite pins (`tests/ui/otp/*.otp` at the workspace
+//! root), plus valid protocols, warnings, `extends`/`insert`, mutations of
+//! `protocols/co15.otp`, and a property test that the compiler and the
+//! renderer never panic.
+
+use ot_compiler::diag::{Diagnostic, Severity};
+use ot_compiler::source::{SourceMap, Span};
+use ot_compiler::{compile_path, compile_str, Compiled, Failure};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fail_path(rel: &str) -> String {
+    match compile_path(rel, &root()) {
+        Ok(_) => panic!("{rel} compiled, but it should fail"),
+        Err(f) => {
+            assert_eq!(f.errors.len(), 1, "{rel}: one problem, one error:\n{}", f.render());
+            f.render()
+        }
+    }
+}
+
+fn fail_str(text: &str) -> String {
+    match compile_str("test.otp", text, &root()) {
+        Ok(_) => panic!("compiled, but it should fail:\n{text}"),
+        Err(f) => f.render(),
+    }
+}
+
+fn ok_path(rel: &str) -> Compiled {
+    match compile_path(rel, &root()) {
+        Ok(c) => c,
+        Err(f) => panic!("{rel} should compile:\n{}", f.render()),
+    }
+}
+
+fn ok_str(text: &str) -> Compiled {
+    match compile_str("test.otp", text, &root()) {
+        Ok(c) => c,
+        Err(f) => panic!("should compile:\n{}\n{text}", f.render()),
+    }
+}
+
+/// Checks one rendered error: the message, `file:line:col`, that the caret
+/// sits under column `col` of the quoted line, the note and the help.
+#[track_caller]
+fn assert_diag(rendered: &str, file: &str, line: usize, col: usize, message: &str, help: &str) {
+    let lines: Vec<&str> = rendered.lines().collect();
+    assert!(lines[0].starts_with("error: "), "first line is the message:\n{rendered}");
+    assert!(lines[0].contains(message), "message should contain {message:?}:\n{rendered}");
+    let loc = format!("--> {file}:{line}:{col}");
+    assert!(lines[1].trim_start().starts_with(&loc), "location should be {loc}:\n{rendered}");
+    let quoted = lines.iter().position(|l| l.starts_with(&format!("{line} | "))).unwrap_or_else(|| panic!("line {line} is quoted:\n{rendered}"));
+    let caret_line = lines[quoted + 1];
+    let gutter = line.to_string().len() + 3;
+    let first_caret = caret_line.find('^').unwrap_or_else(|| panic!("a caret line:\n{rendered}"));
+    assert_eq!(first_caret, gutter + col - 1, "caret under column {col}:\n{rendered}");
+    assert!(caret_line[first_caret..].chars().all(|c| c == '^'), "caret line is only carets:\n{rendered}");
+    let help_line = lines.iter().find(|l| l.trim_start().starts_with("= help: ")).unwrap_or_else(|| panic!("a help line:\n{rendered}"));
+    assert!(help_line.contains(help), "help should contain {help:?}:\n{rendered}");
+}
+
+#[track_caller]
+fn assert_note(rendered: &str, note: &str) {
+    let note_line = rendered.lines().find(|l| l.trim_start().starts_with("= note: ")).unwrap_or_else(|| panic!("a note line:\n{rendered}"));
+    assert!(note_line.contains(note), "note should contain {note:?}:\n{rendered}");
+}
+
+// ---- the errors pinned by the trybuild suite, rendered from their files ----
+
+struct Case {
+    name: &'static str,
+    line: usize,
+    col: usize,
+    message: &'static str,
+    note: &'static str,
+    help: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case { name: "parse_error", line: 12, col: 25, message: "syntax error: expected `->`, found `=>`", note: "", help: "a round is written `round name: From -> To : Message" },
+    Case { name: "unknown_role", line: 14, col: 8, message: "unknown role `Reciever`", note: "of protocol `Co15`", help: "did you mean `Receiver`?" },
+    Case { name: "unknown_intrinsic", line: 10, col: 17, message: "unknown intrinsic `base_mult`", note: "in `at Sender` of protocol `Co15`", help: "did you mean `base_mul`?" },
+    Case {
+        name: "intrinsic_arity",
+        line: 19,
+        col: 19,
+        message: "intrinsic `derive_key` takes 4 arguments but 3 were given",
+        note: "in `at Receiver` of protocol `Co15`",
+        help: "`derive_key(index: usize, a: Point, b: Point, shared: Point) -> Block` is declared at tests/ui/otp/intrinsic_arity.otp:2",
+    },
+    Case {
+        name: "intrinsic_arg_type",
+        line: 19,
+        col: 29,
+        message: "argument 2 of `key_of` must be `Point`, found `Scalar`",
+        note: "in `at Receiver` of protocol `Co15`",
+        help: "`key_of(index: usize, shared: Point) -> Block` is declared at tests/ui/otp/intrinsic_arg_type.otp:2",
+    },
+    Case {
+        name: "shape_mismatch",
+        line: 20,
+        col: 56,
+        message: "shape mismatch: field `big_b` of `Choose` is declared `[Point; m]`, but `Receiver` has `big_b: [Point; n]`",
+        note: "in round `choose` (Receiver -> Sender : Choose) of protocol `Co15`",
+        help: "declare the field as `big_b: [Point; n]`",
+    },
+    Case {
+        name: "output_shape",
+        line: 5,
+        col: 33,
+        message: "shape mismatch: output `messages` of `Sender` is declared `[Block; n]`, but is computed as `[[Block; 2]; n]`",
+        note: "in protocol `Co15`",
+        help: "declare it as `messages: [[Block; 2]; n]`",
+    },
+    Case {
+        name: "not_owner",
+        line: 17,
+        col: 48,
+        message: "`a` belongs to `Sender`; `Receiver` cannot use it because no round sends it to `Receiver`",
+        note: "in `at Receiver` of protocol `Co15`",
+        help: "send it in a round `Sender -> Receiver`",
+    },
+    Case {
+        name: "use_before_receipt",
+        line: 14,
+        col: 59,
+        message: "`Receiver` uses `big_a` before receiving it in round `setup` (line 17)",
+        note: "in `at Receiver` of protocol `Co15`",
+        help: "move this after round `setup`",
+    },
+    Case {
+        name: "never_received",
+        line: 26,
+        col: 5,
+        message: "round `confirm` sends `Confirm { tag }` to `Receiver`, but `Receiver` never uses it",
+        note: "in round `confirm` (Sender -> Receiver : Confirm) of protocol `Co15`",
+        help: "use `tag` at `Receiver` after this round",
+    },
+    Case {
+        name: "self_round",
+        line: 19,
+        col: 5,
+        message: "round `choose` sends `Choose` from `Receiver` to itself, so the message is never received",
+        note: "in round `choose` (Receiver -> Receiver : Choose) of protocol `Co15`",
+        help: "send it to another role",
+    },
+    Case {
+        name: "deadlock",
+        line: 21,
+        col: 45,
+        message: "role-order deadlock: `Sender` must send `big_b` in round `echo`, but only receives it later in round `choose` (line 22)",
+        note: "in round `echo` (Sender -> Receiver : Echo) of protocol `Co15`",
+        help: "move round `choose` before round `echo`",
+    },
+    Case {
+        name: "role_mapping",
+        line: 8,
+        col: 64,
+        message: "role mapping mismatch: both `Sender` and `Receiver` of `RandomOt` are mapped to `Receiver`",
+        note: "in sub-protocol call `base` of protocol `Iknp`",
+        help: "map each role of `RandomOt` (Sender, Receiver) to a different role",
+    },
+    Case {
+        name: "role_unmapped",
+        line: 8,
+        col: 14,
+        message: "role mapping mismatch: role `Receiver` of `RandomOt` is not mapped",
+        note: "in sub-protocol call `base` of protocol `Iknp`",
+        help: "add `Receiver = <role>` to the call",
+    },
+    Case {
+        name: "const_requires",
+        line: 3,
+        col: 39,
+        message: "`requires KAPPA % 128 == 0` does not hold for `KAPPA` = 100",
+        note: "in protocol `Iknp`",
+        help: "change the value of `KAPPA` or the requirement",
+    },
+    Case {
+        name: "functionality_requires",
+        line: 8,
+        col: 27,
+        message: "`RandomOt` requires `n >= 1`, which does not hold for `n` = 0",
+        note: "in sub-protocol call `base` of protocol `Iknp`",
+        help: "pass a value of `n` that satisfies the requirement",
+    },
+    Case {
+        name: "duplicate_field",
+        line: 13,
+        col: 61,
+        message: "duplicate field `big_r` in message `Setup` of round `setup`",
+        note: "in round `setup` (Sender -> Receiver : Setup) of protocol `Np00`",
+        help: "each field of a message must have a distinct name",
+    },
+    Case { name: "unknown_type", line: 12, col: 54, message: "unknown type `Piont`", note: "in round `setup` (Sender -> Receiver : Setup) of protocol `Co15`", help: "did you mean `Point`?" },
+    Case {
+        name: "output_missing",
+        line: 6,
+        col: 23,
+        message: "output `chosen` of `Receiver` is never computed",
+        note: "in protocol `Co15`",
+        help: "assign it in `at Receiver { chosen = ...; }`",
+    },
+];
+
+#[test]
+fn every_ui_error_is_located_with_a_help_line() {
+    for c in CASES {
+        let file = format!("tests/ui/otp/{}.otp", c.name);
+        let rendered = fail_path(&file);
+        assert_diag(&rendered, &file, c.line, c.col, c.message, c.help);
+        if !c.note.is_empty() {
+            assert_note(&rendered, c.note);
+        }
+    }
+}
+
+#[test]
+fn every_ui_otp_file_has_a_case_and_a_trybuild_test() {
+    let dir = root().join("tests/ui/otp");
+    let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter_map(|n| n.strip_suffix(".otp").map(str::to_string)).collect();
+    names.sort();
+    let mut cased: Vec<String> = CASES.iter().map(|c| c.name.to_string()).collect();
+    cased.sort();
+    assert_eq!(names, cased, "tests/ui/otp/*.otp and CASES list the same errors");
+    assert!(names.len() >= 12);
+}
+
+/// Drops `//` comments and all whitespace, so a file can be compared with its
+/// copy inside `ot::protocol! { ... }`.
+fn normalize(text: &str) -> String {
+    text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<String>().split_whitespace().collect()
+}
+
+/// trybuild builds each UI test in its own crate, where `CARGO_MANIFEST_DIR`
+/// is not this repository, so `tests/ui/NAME.rs` uses the inline form with
+/// the text of `tests/ui/otp/NAME.otp`. This keeps the two in sync.
+#[test]
+fn trybuild_tests_embed_the_otp_files() {
+    for c in CASES {
+        let otp = std::fs::read_to_string(root().join(format!("tests/ui/otp/{}.otp", c.name))).unwrap();
+        let rs = std::fs::read_to_string(root().join(format!("tests/ui/{}.rs", c.name))).unwrap_or_else(|_| panic!("tests/ui/{}.rs exists", c.name));
+        assert!(normalize(&rs).contains(&normalize(&otp)), "tests/ui/{0}.rs must embed tests/ui/otp/{0}.otp verbatim", c.name);
+    }
+}
+
+// ---- parse errors: the exact spot and the expected token, in words ----
+
+const HEADER: &str = "protocol X(role A, role B) {\n";
+
+#[test]
+fn parse_errors_point_at_the_token() {
+    let cases: &[(&str, usize, usize, &str, &str)] = &[
+        ("  at A { x = sample Bit }\n}", 2, 25, "expected `;` or an operator, found `}`", "local computation is written `at Role {"),
+        ("  round r A -> B : M { x: Bit }\n}", 2, 11, "expected `:`, found `A`", "a round is written"),
+        ("  at A { x = ; }\n}", 2, 14, "expected an expression, found `;`", "local computation"),
+        ("  at A { x = f(a,, b); }\n}", 2, 18, "expected `)` or an expression, found `,`", "local computation"),
+        ("  round r: A -> B : M { x Bit }\n}", 2, 27, "expected `:`, found `Bit`", "a round is written"),
+        ("  param n: usize requires;\n}", 2, 26, "expected an expression, found `;`", "a parameter is written"),
+        ("  do base: RandomOt[n = 1](Sender = A Receiver = B);\n}", 2, 40, "expected `)` or `,`, found `Receiver`", "a sub-protocol call is written"),
+    ];
+    for (body, line, col, message, help) in cases {
+        let text = format!("{HEADER}{body}");
+        assert_diag(&fail_str(&text), "test.otp", *line, *col, message, help);
+    }
+}
+
+#[test]
+fn parse_error_at_end_of_file() {
+    let r = fail_str("protocol X(role A, role B) {\n  at A { x = sample Bit; }\n");
+    assert!(r.contains("expected `}` or a protocol item"), "{r}");
+    assert!(r.contains("found end of file"), "{r}");
+    assert!(r.contains("--> test.otp:3:1"), "{r}");
+    assert!(r.contains("is a closing `}` missing?"), "{r}");
+}
+
+#[test]
+fn parse_error_suggests_keyword() {
+    let r = fail_str("protocl X(role A, role B) {}");
+    assert_diag(&r, "test.otp", 1, 1, "found `protocl`", "did you mean `protocol`?");
+}
+
+#[test]
+fn keyword_as_name() {
+    let r = fail_str(&format!("{HEADER}  at A {{ in = sample Bit; }}\n}}"));
+    assert_diag(&r, "test.otp", 2, 10, "`in` is a keyword and cannot be used as a name", "choose another name, e.g. `in_`");
+}
+
+// ---- more checker errors ----
+
+const CO15_LIKE: &str = "protocol P(role Sender, role Receiver) {
+    param n: usize requires n >= 1;
+    input  Receiver { choices: Bits[n] }
+    output Receiver { chosen: [Block; n] }
+    at Sender { a = sample Scalar; big_a = base_mul(a); }
+    round setup: Sender -> Receiver : Setup { big_a: Point }
+    at Receiver { chosen = [hash_point(i, big_a) for i in 0..n]; }
+}";
+
+#[test]
+fn co15_like_base_compiles() {
+    let c = ok_str(CO15_LIKE);
+    // `choices` and `a` are used or sent; nothing else is left over.
+    let w: Vec<String> = c.warnings.iter().map(|w| w.render(&c.sources)).collect();
+    assert!(w.iter().any(|w| w.contains("value `choices` at `Receiver` is never used")), "{w:?}");
+}
+
+#[test]
+fn send_before_computing() {
+    let text = CO15_LIKE.replace("    at Sender { a = sample Scalar; big_a = base_mul(a); }\n    round setup: Sender -> Receiver : Setup { big_a: Point }\n", "    round setup: Sender -> Receiver : Setup { big_a: Point }\n    at Sender { a = sample Scalar; big_a = base_mul(a); }\n");
+    let r = fail_str(&text);
+    assert_diag(&r, "test.otp", 5, 47, "`Sender` sends `big_a` before computing it (line 6)", "move the computation of `big_a` (line 6) before this point");
+}
+
+#[test]
+fn unknown_value_suggests() {
+    let r = fail_str(&CO15_LIKE.replace("hash_point(i, big_a)", "hash_point(i, bg_a)"));
+    assert_diag(&r, "test.otp", 7, 43, "unknown value `bg_a` at `Receiver`", "did you mean `big_a`?");
+}
+
+#[test]
+fn output_of_other_role() {
+    let r = fail_str(&CO15_LIKE.replace("output Receiver { chosen: [Block; n] }", "output Receiver { chosen: [Block; n] }\n    output Sender { big_b: Point }"));
+    assert!(r.contains("output `big_b` of `Sender` is never computed"), "{r}");
+}
+
+#[test]
+fn abort_names_and_checks() {
+    let r = fail_str(&CO15_LIKE.replace("at Receiver { chosen", "at Receiver { check is_identity(big_a) else abort bad; chosen"));
+    assert!(r.contains("must start with an upper-case letter: `bad`"), "{r}");
+    let r = fail_str(&CO15_LIKE.replace("at Receiver { chosen", "at Receiver { check big_a else abort Bad; chosen"));
+    assert!(r.contains("`check` needs a condition (a `Bit`), found `Point`"), "{r}");
+}
+
+#[test]
+fn duplicate_round_and_message_names() {
+    let r = fail_str(&CO15_LIKE.replace("    at Receiver {", "    at Receiver { t = sample Block; }\n    round setup: Receiver -> Sender : Again { t: Block }\n    at Receiver {"));
+    assert!(r.contains("round `setup` is already declared at line 6"), "{r}");
+    let r = fail_str(&CO15_LIKE.replace("    at Receiver {", "    at Receiver { t = sample Block; }\n    round again: Receiver -> Sender : Setup { t: Block }\n    at Receiver {"));
+    assert!(r.contains("message `Setup` is already used by another round (line 6)"), "{r}");
+}
+
+#[test]
+fn unknown_functionality_and_parameter() {
+    let text = "protocol P(role S, role R) {\n    do base: RandomOT[n = 4](Sender = S, Receiver = R);\n}";
+    assert_diag(&fail_str(text), "test.otp", 2, 14, "unknown functionality `RandomOT`", "did you mean `RandomOt`?");
+    let text = "protocol P(role S, role R) {\n    do base: RandomOt[m = 4](Sender = S, Receiver = R);\n}";
+    assert_diag(&fail_str(text), "test.otp", 2, 23, "`RandomOt` has no parameter `m`", "`n`");
+}
+
+// ---- valid protocols and warnings ----
+
+#[test]
+fn shipped_protocols_compile() {
+    for (file, name, rounds) in [
+        ("protocols/co15.otp", "Co15", &["setup", "choose"][..]),
+        ("protocols/np00.otp", "Np00", &["setup", "choose"][..]),
+        ("protocols/co15_chosen.otp", "Co15Chosen", &["setup", "choose", "derandomize"][..]),
+        ("protocols/np00_chosen.otp", "Np00Chosen", &["setup", "choose", "derandomize"][..]),
+    ] {
+        let c = ok_path(file);
+        let ir = c.ir.as_ref().unwrap();
+        assert_eq!(ir.name, name);
+        assert_eq!(ir.roles, ["Sender", "Receiver"]);
+        let got: Vec<&str> = ir.rounds.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(got, rounds, "{file}");
+        assert!(!c.tokens.is_empty());
+        for w in &c.warnings {
+            assert_eq!(w.severity, Severity::Warning);
+        }
+    }
+}
+
+#[test]
+fn example_protocol_compiles() {
+    let c = ok_path("examples/coin_flip.otp");
+    assert_eq!(c.ir.as_ref().unwrap().rounds.len(), 3);
+}
+
+#[test]
+fn unused_values_are_warnings() {
+    let text = CO15_LIKE.replace("big_a = base_mul(a); }", "big_a = base_mul(a); junk = sample Block; _kept = sample Block; }");
+    let c = ok_str(&text);
+    let w: Vec<String> = c.warnings.iter().map(|w| w.render(&c.sources)).collect();
+    let junk = w.iter().find(|w| w.contains("value `junk` at `Sender` is never used")).unwrap_or_else(|| panic!("{w:?}"));
+    assert!(junk.starts_with("warning: "), "{junk}");
+    assert!(junk.contains("--> test.otp:5:"), "{junk}");
+    assert!(junk.contains("= help: remove it, or prefix a deliberate leftover with `_`"), "{junk}");
+    assert!(!w.iter().any(|w| w.contains("_kept")), "a leading `_` silences the warning: {w:?}");
+}
+
+// ---- extends / insert ----
+
+const CHOSEN_BASE: &str = "import \"protocols/co15.otp\";\n";
+
+#[test]
+fn extends_splices_inserted_items_in_place() {
+    let text = format!(
+        "{CHOSEN_BASE}protocol Pinged extends Co15 {{
+    insert after setup {{
+        at Receiver {{ ping = hash_point(0, big_a); }}
+        round ping: Receiver -> Sender : Ping {{ ping: Block }}
+        at Sender {{ _echo = ping; }}
+    }}
+    insert before setup {{
+        at Sender {{ hello = sample Block; }}
+        round hello: Sender -> Receiver : Hello {{ hello: Block }}
+        at Receiver {{ _hi = hello; }}
+    }}
+    at Sender {{ tail = sample Block; }}
+    round last: Sender -> Receiver : Last {{ tail: Block }}
+    at Receiver {{ _t = tail; }}
+}}"
+    );
+    let c = ok_str(&text);
+    let ir = c.ir.unwrap();
+    let rounds: Vec<&str> = ir.rounds.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(rounds, ["hello", "setup", "ping", "choose", "last"]);
+    // Projection: the receiver of `ping` is the sender, in order.
+    assert_eq!((ir.rounds[2].from, ir.rounds[2].to), (1, 0));
+}
+
+#[test]
+fn extends_with_unknown_anchor() {
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    insert after chose {{ at Sender {{ x = sample Block; }} }}\n}}");
+    let r = fail_str(&text);
+    assert_diag(&r, "test.otp", 3, 18, "`Co15` has no round or call named `chose` to insert after", "did you mean `choose`?");
+    assert_note(&r, "in protocol `Bad`");
+}
+
+#[test]
+fn extends_unknown_base() {
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co51 {{ }}");
+    assert_diag(&fail_str(&text), "test.otp", 2, 22, "unknown base protocol `Co51`", "did you mean `Co15`?");
+}
+
+#[test]
+fn insert_without_extends() {
+    let text = "protocol P(role A, role B) {\n    insert after x { }\n}";
+    assert_diag(&fail_str(text), "test.otp", 2, 5, "`insert` is only allowed in a protocol that `extends` another", "extends Base");
+}
+
+#[test]
+fn extends_error_in_base_file_points_into_it() {
+    // An error in the spliced items of the derived protocol is reported in
+    // the derived file, an error of the base in the base file.
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    at Receiver {{ y = a; }}\n}}");
+    let r = fail_str(&text);
+    assert!(r.contains("`a` belongs to `Sender`"), "{r}");
+    assert!(r.contains("--> test.otp:3:24"), "{r}");
+}
+
+// ---- removing or reordering a round of co15.otp breaks the build, located ----
+
+fn co15() -> String {
+    std::fs::read_to_string(root().join("protocols/co15.otp")).unwrap()
+}
+
+fn round_line(text: &str, name: &str) -> String {
+    text.lines().find(|l| l.trim_start().starts_with(&format!("round {name}:"))).unwrap_or_else(|| panic!("co15.otp has round `{name}`")).to_string()
+}
+
+/// Compiles mutated co15 text; returns the rendered error, its line and that line's text.
+fn co15_error(text: &str) -> (String, usize, String) {
+    let r = fail_str(text);
+    let loc = r.lines().nth(1).unwrap().trim_start().strip_prefix("--> test.otp:").unwrap_or_else(|| panic!("located in the mutated file:\n{r}"));
+    let line: usize = loc.split(':').next().unwrap().parse().unwrap();
+    let src = text.lines().nth(line - 1).unwrap().to_string();
+    assert!(r.contains("= help: "), "{r}");
+    assert!(r.contains("of protocol `Co15`") || r.contains("in protocol `Co15`"), "{r}");
+    (r, line, src)
+}
+
+#[test]
+fn co15_compiles_as_text_too() {
+    ok_str(&co15());
+}
+
+#[test]
+fn co15_without_setup_round() {
+    let text = co15();
+    let (r, _, src) = co15_error(&text.replace(&round_line(&text, "setup"), ""));
+    assert!(r.contains("`big_a` belongs to `Sender`; `Receiver` cannot use it"), "{r}");
+    assert!(src.contains("big_a"), "points at a use of big_a: {src}\n{r}");
+}
+
+#[test]
+fn co15_without_choose_round() {
+    let text = co15();
+    let (r, _, src) = co15_error(&text.replace(&round_line(&text, "choose"), ""));
+    assert!(r.contains("`big_b` belongs to `Receiver`; `Sender` cannot use it"), "{r}");
+    assert!(src.contains("big_b"), "{src}\n{r}");
+}
+
+#[test]
+fn co15_with_rounds_swapped() {
+    let text = co15();
+    let (setup, choose) = (round_line(&text, "setup"), round_line(&text, "choose"));
+    let swapped = text.replace(&setup, "@SETUP@").replace(&choose, &setup).replace("@SETUP@", &choose);
+    let (r, line, src) = co15_error(&swapped);
+    assert!(r.contains("`Receiver` sends `big_b` before computing it"), "{r}");
+    assert!(src.contains("round choose:"), "{src}\n{r}");
+    let setup_line = text.lines().position(|l| l == setup).unwrap() + 1;
+    assert_eq!(line, setup_line, "the choose round now sits where setup was");
+}
+
+#[test]
+fn co15_with_setup_moved_last() {
+    let text = co15();
+    let setup = round_line(&text, "setup");
+    let end = text.rfind('}').unwrap();
+    let moved = format!("{}{}\n}}\n", &text[..end].replace(&setup, ""), setup);
+    let (r, _, src) = co15_error(&moved);
+    assert!(r.contains("`Receiver` uses `big_a` before receiving it in round `setup`"), "{r}");
+    assert!(src.contains("big_a"), "{src}\n{r}");
+}
+
+// ---- the renderer and the compiler never panic ----
+
+#[test]
+fn renderer_survives_odd_spans() {
+    let mut sources = SourceMap::default();
+    let id = sources.add("odd.otp".into(), None, "héllo\n\twörld\n".into());
+    for (start, end) in [(0, 0), (2, 3), (1, 100), (100, 200), (8, 2), (u32::MAX - 1, u32::MAX), (7, 9)] {
+        let d = Diagnostic::error(Span { file: id, start, end }, "odd").with_help("h");
+        let r = d.render(&sources);
+        assert!(r.starts_with("error: odd\n") && r.contains("= help: h"), "{r}");
+    }
+    let r = Diagnostic::error(Span { file: 42, start: 0, end: 1 }, "nowhere").render(&sources);
+    assert!(r.contains("nowhere"), "{r}");
+    // Tabs: the caret lines up under the expanded tab.
+    let r = Diagnostic::error(Span { file: id, start: 8, end: 13 }, "tab").render(&sources);
+    assert!(r.contains("2 |     wörld\n  |     ^^^^^\n"), "{r}");
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    for open in ["(", "[", "!", "-"] {
+        let text = format!("{HEADER}  at A {{ x = {}1; }}\n}}", open.repeat(5000));
+        let _ = compile_str("deep.otp", &text, &root()).map_err(|f: Failure| f.render());
+    }
+}
+
+fn mutate(base: &str, at: usize, del: usize, insert: &str) -> String {
+    let mut cut = at.min(base.len());
+    while !base.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut end = (cut + del).min(base.len());
+    while !base.is_char_boundary(end) {
+        end += 1;
+    }
+    format!("{}{}{}", &base[..cut], insert, &base[end..])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_text_never_panics(text in "\\PC{0,200}") {
+        if let Err(f) = compile_str("fuzz.otp", &text, &root()) {
+            prop_assert!(f.render().contains("error"));
+        }
+    }
+
+    #[test]
+    fn mutated_co15_never_panics(at in 0usize..2000, del in 0usize..40, insert in "[ -~\\n]{0,12}") {
+        let text = mutate(&co15(), at, del, &insert);
+        match compile_str("fuzz.otp", &text, &root()) {
+            Ok(c) => { for w in &c.warnings { let _ = w.render(&c.sources); } }
+            Err(f) => {
+                let r = f.render();
+                prop_assert!(r.starts_with("error: "), "{}", r);
+                prop_assert!(r.contains("= help: ") || r.contains("-->"), "{}", r);
+            }
+        }
+    }
+
+    #[test]
+    fn mutated_tokens_never_panic(at in 0usize..2000, tok in prop::sample::select(vec![
+        "->", "=>", ";", "}", "{", "[", "]", "(", ")", ":", ",", "round", "at", "do", "sample", "0..n", "Bits[n]", "[Point; n]", "Receiver", "Sender", "é", "\t", "//", "/*",
+    ])) {
+        let text = mutate(&co15(), at, 0, tok);
+        if let Err(f) = compile_str("fuzz.otp", &text, &root()) {
+            let _ = f.render();
+        }
+    }
+}

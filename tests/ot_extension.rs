@@ -1,0 +1,223 @@
+//! IKNP, KOS, Delta-IKNP and Delta-KOS generated from their `.otp` files,
+//! end to end over in-memory and TCP channels; KOS's correlation check
+//! against a cheating receiver (through a tampering channel); hang-ups,
+//! truncated and oversized extension messages.
+
+use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
+use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::session::run_pair;
+use ot::runtime::{Bits, Block};
+use ot::{delta_iknp, delta_kos, kos, BaseOt, BaseOtKind};
+
+const SIZES: [usize; 5] = [1, 127, 128, 129, (1 << 16) + 3];
+
+fn choices(m: usize) -> Bits {
+    Bits::random(&mut Rng::from_entropy(), m)
+}
+
+fn base() -> Box<BaseOt> {
+    Box::new(BaseOt::new(BaseOtKind::Co15))
+}
+
+fn check_random(y: &[[Block; 2]], x: &[Block], r: &Bits) {
+    assert_eq!((y.len(), x.len()), (r.len(), r.len()));
+    for i in 0..r.len() {
+        let b = usize::from(r.get(i));
+        assert_eq!(x[i], y[i][b], "OT {i}");
+        assert_ne!(x[i], y[i][1 - b], "OT {i}");
+    }
+}
+
+fn check_delta(z: &[Block], t: &[Block], r: &Bits, delta: Block) {
+    assert_eq!((z.len(), t.len()), (r.len(), r.len()));
+    for i in 0..r.len() {
+        let want = if r.get(i) { z[i] ^ delta } else { z[i] };
+        assert_eq!(t[i], want, "Delta-OT {i}");
+    }
+}
+
+fn kos_pair(m: usize, sha1: bool) -> (kos::Sender<kos::sender_state::RunBase>, kos::Receiver<kos::receiver_state::RunBase>, Bits) {
+    let p = kos::Params::new(m, sha1).unwrap();
+    let r = choices(m);
+    let s = kos::Sender::new(p, kos::SenderInput {}, Rng::from_entropy(), kos::SenderSubs { base: base() }).unwrap();
+    let rc = kos::Receiver::new(p, kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), kos::ReceiverSubs { base: base() }).unwrap();
+    (s, rc, r)
+}
+
+#[test]
+fn kos_random_ot_all_sizes() {
+    for m in SIZES {
+        for sha1 in [false, true] {
+            let (s, rc, r) = kos_pair(m, sha1);
+            let (so, ro) = run_pair(s, rc);
+            check_random(&so.unwrap().y, &ro.unwrap().x, &r);
+        }
+    }
+}
+
+#[test]
+fn delta_iknp_and_delta_kos_all_sizes() {
+    for m in SIZES {
+        let delta = Block::sample(&mut Rng::from_entropy());
+        let r = choices(m);
+        let p = delta_iknp::Params::new(m).unwrap();
+        let s = delta_iknp::Sender::new(p, delta_iknp::SenderInput { delta }, Rng::from_entropy(), delta_iknp::SenderSubs { base: base() }).unwrap();
+        let rc = delta_iknp::Receiver::new(p, delta_iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_iknp::ReceiverSubs { base: base() }).unwrap();
+        let (so, ro) = run_pair(s, rc);
+        check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
+
+        let p = delta_kos::Params::new(m).unwrap();
+        let s = delta_kos::Sender::new(p, delta_kos::SenderInput { delta }, Rng::from_entropy(), delta_kos::SenderSubs { base: base() }).unwrap();
+        let rc = delta_kos::Receiver::new(p, delta_kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_kos::ReceiverSubs { base: base() }).unwrap();
+        let (so, ro) = run_pair(s, rc);
+        check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
+    }
+}
+
+#[test]
+fn kos_over_tcp() {
+    let (s, rc, r) = kos_pair(5000, false);
+    let (mut a, mut b) = local_pair_tcp().unwrap();
+    let (so, ro) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| s.run(&mut a));
+        let ro = rc.run(&mut b);
+        (h.join().unwrap(), ro)
+    });
+    check_random(&so.unwrap().y, &ro.unwrap().x, &r);
+}
+
+/// Index of the receiver's `extend` message on the shared channel: CO15
+/// base OTs first (the extension receiver is the base-OT sender: 1 message).
+const EXTEND_MSG: usize = 1;
+
+/// A receiver that flips column `col` of `u` in rows 0..64 behaves as if it
+/// used the other choice bit for OT `col` in those rows only (inconsistent
+/// choice bits in one column). The check passes only if `s` is zero on all
+/// of those rows or on all others (probability 2^-63), so it must abort.
+/// (Flipping a single row is caught only when `s_j = 1`: that is the
+/// selective-failure leakage KOS tolerates.)
+fn cheat_one_column(extend_msg: usize, m: usize, col: usize) -> impl FnMut(usize, &mut Vec<u8>) {
+    let row_bytes = 16 * (m + 256).div_ceil(128);
+    move |i, msg| {
+        if i == extend_msg {
+            for row in 0..64 {
+                msg[row * row_bytes + col / 8] ^= 1 << (col % 8);
+            }
+        }
+    }
+}
+
+#[test]
+fn kos_catches_inconsistent_choice_bits() {
+    for m in [200usize, 4096] {
+        for byte in [0usize, 3, m - 1, m + 100] {
+            let (s, rc, _) = kos_pair(m, false);
+            let (a, b) = MemoryChannel::pair();
+            let mut b = TamperChannel::new(b, cheat_one_column(EXTEND_MSG, m, byte));
+            let mut a = a;
+            let (so, _ro) = std::thread::scope(|sc| {
+                let h = sc.spawn(move || rc.run(&mut b));
+                let so = s.run(&mut a);
+                drop(a);
+                (so, h.join().unwrap())
+            });
+            match so {
+                Err(kos::Error::CorrelationCheckFailed { role: "Sender", .. }) => {}
+                other => panic!("m={m} column={byte}: expected CorrelationCheckFailed, got {:?}", other.err()),
+            }
+        }
+    }
+}
+
+#[test]
+fn delta_kos_catches_inconsistent_choice_bits() {
+    let m = 1000;
+    let p = delta_kos::Params::new(m).unwrap();
+    let delta = Block::sample(&mut Rng::from_entropy());
+    let s = delta_kos::Sender::new(p, delta_kos::SenderInput { delta }, Rng::from_entropy(), delta_kos::SenderSubs { base: base() }).unwrap();
+    let rc = delta_kos::Receiver::new(p, delta_kos::ReceiverInput { r: choices(m) }, Rng::from_entropy(), delta_kos::ReceiverSubs { base: base() }).unwrap();
+    let (mut a, b) = MemoryChannel::pair();
+    let mut b = TamperChannel::new(b, cheat_one_column(EXTEND_MSG, m, 40));
+    let so = std::thread::scope(|sc| {
+        let h = sc.spawn(move || rc.run(&mut b));
+        let so = s.run(&mut a);
+        drop(a);
+        let _ = h.join().unwrap();
+        so
+    });
+    assert!(matches!(so, Err(delta_kos::Error::CorrelationCheckFailed { .. })), "{so:?}");
+}
+
+#[test]
+fn kos_receiver_rejects_a_bad_coin_opening() {
+    // A sender whose opening does not match its commitment (tampered seed).
+    let (s, rc, _) = kos_pair(300, false);
+    let (a, mut b) = MemoryChannel::pair();
+    // Sender messages: CO15 choose (0), seed commitment (1), seed opening (2).
+    let mut a = TamperChannel::new(a, |i: usize, msg: &mut Vec<u8>| {
+        if i == 2 {
+            msg[0] ^= 1;
+        }
+    });
+    let ro = std::thread::scope(|sc| {
+        let h = sc.spawn(move || s.run(&mut a));
+        let ro = rc.run(&mut b);
+        drop(b);
+        let _ = h.join().unwrap();
+        ro
+    });
+    assert!(matches!(ro, Err(kos::Error::BadCoinOpening { role: "Receiver", .. })), "{:?}", ro.err());
+}
+
+#[test]
+fn truncated_oversized_and_hang_up_are_typed_errors() {
+    // Truncated u.
+    let (s, rc, _) = kos_pair(300, false);
+    let (mut a, b) = MemoryChannel::pair();
+    let mut b = TamperChannel::new(b, |i: usize, msg: &mut Vec<u8>| {
+        if i == EXTEND_MSG {
+            msg.truncate(msg.len() / 2);
+        }
+    });
+    let so = std::thread::scope(|sc| {
+        let h = sc.spawn(move || rc.run(&mut b));
+        let so = s.run(&mut a);
+        drop(a);
+        let _ = h.join().unwrap();
+        so
+    });
+    assert!(matches!(so, Err(kos::Error::Length { round: "extend", .. })), "{so:?}");
+
+    // Oversized u.
+    let (s, rc, _) = kos_pair(300, false);
+    let (mut a, b) = MemoryChannel::pair();
+    let mut b = TamperChannel::new(b, |i: usize, msg: &mut Vec<u8>| {
+        if i == EXTEND_MSG {
+            msg.extend_from_slice(&[0u8; 4096]);
+        }
+    });
+    let so = std::thread::scope(|sc| {
+        let h = sc.spawn(move || rc.run(&mut b));
+        let so = s.run(&mut a);
+        drop(a);
+        let _ = h.join().unwrap();
+        so
+    });
+    assert!(matches!(so, Err(kos::Error::Channel { round: "extend", .. })), "{so:?}");
+
+    // The receiver hangs up after the base OTs.
+    let (s, rc, _) = kos_pair(300, false);
+    let (mut a, mut b) = MemoryChannel::pair();
+    let so = std::thread::scope(|sc| {
+        let h = sc.spawn(move || {
+            let rc = rc.run_base(&mut b).unwrap();
+            drop(b);
+            drop(rc);
+        });
+        let so = s.run(&mut a);
+        h.join().unwrap();
+        so
+    });
+    assert!(matches!(so, Err(kos::Error::Channel { .. })), "{so:?}");
+    let _ = a.stats();
+}
