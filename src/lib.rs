@@ -40,6 +40,11 @@ pub mod iknp {
     crate::protocol!("protocols/iknp.otp");
 }
 
+/// Chosen-message OT over IKNP (derandomized), from `protocols/iknp_chosen.otp`.
+pub mod iknp_chosen {
+    crate::protocol!("protocols/iknp_chosen.otp");
+}
+
 /// KOS malicious OT extension (extends IKNP), from `protocols/kos.otp`.
 pub mod kos {
     crate::protocol!("protocols/kos.otp");

@@ -33,7 +33,7 @@ macro_rules! from_protocol_errors {
         }
     )*};
 }
-from_protocol_errors!(co15, co15_chosen, np00, np00_chosen, iknp, kos, delta_iknp, delta_kos);
+from_protocol_errors!(co15, co15_chosen, np00, np00_chosen, iknp, iknp_chosen, kos, delta_iknp, delta_kos);
 
 /// Sender of random OTs: gets two random messages per OT.
 pub trait RandomOtSender {

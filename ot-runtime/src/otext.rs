@@ -210,3 +210,19 @@ pub fn gf_mul(a: Block, b: Block) -> Block {
 pub fn first_blocks(v: &[Block], count: usize) -> Vec<Block> {
     v[..count.min(v.len())].to_vec()
 }
+
+/// `out[i] = payload[i] ⊕ keys[i]` componentwise (derandomization, sender side).
+pub fn mask_pairs(payload: &[[Block; 2]], keys: &[[Block; 2]]) -> Vec<[Block; 2]> {
+    payload.iter().zip(keys).map(|(p, k)| [p[0] ^ k[0], p[1] ^ k[1]]).collect()
+}
+
+/// `out[i] = masked[i][r_i] ⊕ key[i]`, selecting without a branch on `r_i`
+/// (derandomization, receiver side).
+pub fn unmask_chosen(masked: &[[Block; 2]], keys: &[Block], r: &Bits) -> Vec<Block> {
+    masked
+        .iter()
+        .zip(keys)
+        .enumerate()
+        .map(|(i, (m, k))| crate::ops::pick(r.try_get(i).unwrap_or(false), m) ^ *k)
+        .collect()
+}

@@ -1,0 +1,224 @@
+//! The seed-style protocol table: each OT-extension protocol (generated from
+//! its `.otp`) for n = 2^20 and 2^24 OTs, one thread per party, with the AES
+//! (TCCR) hash and the SHA-1 random oracle, printing time, OTs/s, bytes per
+//! OT (checked against the specification's `comm()`), and the ratio of
+//! OTs/s to the runtime's raw fixed-key AES blocks/s measured in the same run.
+//!
+//! ```text
+//! cargo run --release --example ot_table                 # two threads, in-memory channel
+//! cargo run --release --example ot_table -- --tcp        # two processes, TCP loopback
+//! cargo run --release --example ot_table -- --log-n 20   # only n = 2^20
+//! ```
+//! Times are the sender's wall clock from the start of the run (base OTs
+//! included) to its output; output buffers are allocated inside the run
+//! (included in the time). Best of `--reps` runs (default 3).
+
+use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
+use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::{Bits, Block};
+use ot::{delta_iknp, delta_kos, iknp, iknp_chosen, kos, BaseOt, BaseOtKind};
+use std::net::TcpListener;
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Proto {
+    Iknp,
+    Kos,
+    DeltaIknp,
+    DeltaKos,
+    IknpChosen,
+}
+
+const ALL: [Proto; 5] = [Proto::Iknp, Proto::Kos, Proto::DeltaIknp, Proto::DeltaKos, Proto::IknpChosen];
+
+impl Proto {
+    fn row(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Proto::Iknp => ("1-out-of-2 random OT", "passive", "IKNP03"),
+            Proto::Kos => ("1-out-of-2 random OT", "malicious", "KOS15"),
+            Proto::DeltaIknp => ("1-out-of-2 Delta-OT", "passive", "IKNP03"),
+            Proto::DeltaKos => ("1-out-of-2 Delta-OT", "malicious", "KOS15"),
+            Proto::IknpChosen => ("1-out-of-2 chosen OT", "passive", "IKNP03"),
+        }
+    }
+    fn hashed(self) -> bool {
+        !matches!(self, Proto::DeltaIknp | Proto::DeltaKos)
+    }
+    fn index(self) -> usize {
+        ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+}
+
+fn base() -> Box<BaseOt> {
+    Box::new(BaseOt::new(BaseOtKind::Co15))
+}
+
+/// Runs one role; returns (bytes the spec says Sender sends, Receiver sends).
+fn run_role(p: Proto, n: usize, sha1: bool, sender: bool, ch: &mut dyn Channel) -> Res<(usize, usize)> {
+    let mut rng = Rng::from_entropy();
+    macro_rules! go {
+        ($m:ident, $params:expr, $sin:expr, $rin:expr) => {{
+            let params = $params;
+            let c = $m::comm(&params);
+            if sender {
+                $m::Sender::new(params, $sin, Rng::from_entropy(), $m::SenderSubs { base: base() })?.run(ch)?;
+            } else {
+                $m::Receiver::new(params, $rin, Rng::from_entropy(), $m::ReceiverSubs { base: base() })?.run(ch)?;
+            }
+            (c.sender, c.receiver)
+        }};
+    }
+    let r = if sender { Bits::zeros(0) } else { Bits::random(&mut rng, n) };
+    Ok(match p {
+        Proto::Iknp => go!(iknp, iknp::Params::new(n, sha1)?, iknp::SenderInput {}, iknp::ReceiverInput { r }),
+        Proto::Kos => go!(kos, kos::Params::new(n, sha1)?, kos::SenderInput {}, kos::ReceiverInput { r }),
+        Proto::DeltaIknp => go!(delta_iknp, delta_iknp::Params::new(n)?, delta_iknp::SenderInput { delta: Block::sample(&mut rng) }, delta_iknp::ReceiverInput { r }),
+        Proto::DeltaKos => go!(delta_kos, delta_kos::Params::new(n)?, delta_kos::SenderInput { delta: Block::sample(&mut rng) }, delta_kos::ReceiverInput { r }),
+        Proto::IknpChosen => {
+            let payload = if sender { (0..n).map(|i| [Block::from(i as u128), Block::from(!(i as u128))]).collect() } else { vec![] };
+            go!(iknp_chosen, iknp_chosen::Params::new(n, sha1)?, iknp_chosen::SenderInput { payload }, iknp_chosen::ReceiverInput { r })
+        }
+    })
+}
+
+struct Measured {
+    best: Duration,
+    spec: (usize, usize),
+    sent: u64,
+    received: u64,
+}
+
+fn measure(p: Proto, n: usize, sha1: bool, reps: usize, tcp: bool) -> Res<Measured> {
+    let mut best = Duration::MAX;
+    let mut spec = (0, 0);
+    if !tcp {
+        let (mut a, mut b) = MemoryChannel::pair();
+        a.set_timeout(Duration::from_secs(600));
+        b.set_timeout(Duration::from_secs(600));
+        std::thread::scope(|s| -> Res<()> {
+            let h = s.spawn(move || -> Res<()> {
+                for _ in 0..reps {
+                    run_role(p, n, sha1, false, &mut b)?;
+                }
+                Ok(())
+            });
+            for _ in 0..reps {
+                let t = Instant::now();
+                spec = run_role(p, n, sha1, true, &mut a)?;
+                best = best.min(t.elapsed());
+            }
+            h.join().map_err(|_| "receiver thread panicked")??;
+            Ok(())
+        })?;
+        let st = a.stats();
+        return Ok(Measured { best, spec, sent: st.bytes_sent / reps as u64, received: st.bytes_received / reps as u64 });
+    }
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    let port = listener.local_addr()?.port();
+    let mut kid = Command::new(std::env::current_exe()?)
+        .args(["--child", &p.index().to_string(), &n.to_string(), &u8::from(sha1).to_string(), &port.to_string(), &reps.to_string()])
+        .spawn()?;
+    let mut ch = TcpChannel::accept(&listener, Duration::from_secs(60))?.with_timeout(Duration::from_secs(600));
+    for _ in 0..reps {
+        let t = Instant::now();
+        spec = run_role(p, n, sha1, true, &mut ch)?;
+        best = best.min(t.elapsed());
+    }
+    let status = kid.wait()?;
+    if !status.success() {
+        return Err(format!("receiver process failed: {status}").into());
+    }
+    let st = ch.stats();
+    Ok(Measured { best, spec, sent: st.bytes_sent / reps as u64, received: st.bytes_received / reps as u64 })
+}
+
+fn child(args: &[String]) -> Res<()> {
+    let p = ALL[args[0].parse::<usize>()?];
+    let n: usize = args[1].parse()?;
+    let sha1 = args[2] == "1";
+    let port: u16 = args[3].parse()?;
+    let reps: usize = args[4].parse()?;
+    let mut ch = TcpChannel::connect(("127.0.0.1", port), Duration::from_secs(60))?.with_timeout(Duration::from_secs(600));
+    for _ in 0..reps {
+        run_role(p, n, sha1, false, &mut ch)?;
+    }
+    Ok(())
+}
+
+/// Raw fixed-key AES throughput of the runtime (blocks/s), single core.
+fn aes_blocks_per_second() -> f64 {
+    let aes = ot::runtime::aes::Aes128::new(Block::from(0x0123_4567_89ab_cdefu128));
+    let mut buf = vec![Block::ZERO; 1 << 16];
+    let mut best = f64::MAX;
+    for _ in 0..20 {
+        let t = Instant::now();
+        for _ in 0..16 {
+            aes.encrypt_blocks(&mut buf);
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&buf);
+    (16 * buf.len()) as f64 / best
+}
+
+fn run() -> Res<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        return child(&args[1..]);
+    }
+    let tcp = args.iter().any(|a| a == "--tcp");
+    let get = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).and_then(|s| s.parse::<usize>().ok());
+    let reps = get("--reps").unwrap_or(3);
+    let log_ns: Vec<usize> = match get("--log-n") {
+        Some(l) => vec![l],
+        None => vec![20, 24],
+    };
+    let aes = aes_blocks_per_second();
+    println!(
+        "OT extension, one thread per party, {}; base OTs: CO15; best of {reps}; outputs allocated inside the run (included)",
+        if tcp { "two processes over TCP loopback" } else { "two threads over the in-memory channel" }
+    );
+    println!("runtime raw fixed-key AES ({}): {:.1} M blocks/s\n", ot::runtime::aes::backend_name(), aes / 1e6);
+    for log_n in log_ns {
+        let n = 1usize << log_n;
+        println!("n = 2^{log_n}");
+        println!("{:<22} {:<10} {:<9} {:>16} {:>12} {:>10} {:>14} {:>9}", "Type", "Security", "Protocol", "time s (AES/SHA1)", "M OT/s (AES)", "OT/AES", "bytes/OT S,R", "spec");
+        for p in ALL {
+            let m_aes = measure(p, n, false, reps, tcp)?;
+            let sha_t = if p.hashed() { Some(measure(p, n, true, reps, tcp)?.best) } else { None };
+            let ots = n as f64 / m_aes.best.as_secs_f64();
+            let (ty, sec, name) = p.row();
+            let spec_ok = m_aes.sent as usize == m_aes.spec.0 && m_aes.received as usize == m_aes.spec.1;
+            let time = match sha_t {
+                Some(s) => format!("{:.3} / {:.3}", m_aes.best.as_secs_f64(), s.as_secs_f64()),
+                None => format!("{:.3} (no hash)", m_aes.best.as_secs_f64()),
+            };
+            println!(
+                "{:<22} {:<10} {:<9} {:>16} {:>12.1} {:>10.3} {:>14} {:>9}",
+                ty,
+                sec,
+                name,
+                time,
+                ots / 1e6,
+                ots / aes,
+                format!("{:.2},{:.2}", m_aes.sent as f64 / n as f64, m_aes.received as f64 / n as f64),
+                if spec_ok { "= comm()" } else { "MISMATCH" }
+            );
+        }
+        println!();
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
