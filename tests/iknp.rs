@@ -8,7 +8,7 @@ use ot::runtime::{Bits, Block};
 use ot::{BaseOt, BaseOtKind};
 
 fn parties(m: usize, sha1: bool, base: BaseOtKind) -> (iknp::Sender<iknp::sender_state::RunBase>, iknp::Receiver<iknp::receiver_state::RunBase>, Bits) {
-    let p = iknp::Params::new(m, sha1).unwrap();
+    let p = iknp::Params::new(m, 1, sha1).unwrap();
     let r = Bits::random(&mut Rng::from_entropy(), m);
     let s = iknp::Sender::new(p, iknp::SenderInput {}, Rng::from_entropy(), iknp::SenderSubs { base: Box::new(BaseOt::new(base)) }).unwrap();
     let rc = iknp::Receiver::new(p, iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), iknp::ReceiverSubs { base: Box::new(BaseOt::new(base)) }).unwrap();
@@ -46,7 +46,7 @@ fn iknp_over_tcp_with_np00_base() {
         (h.join().unwrap(), ro)
     });
     check(&so.unwrap().y, &ro.unwrap().x, &r);
-    let comm = iknp::comm(&iknp::Params::new(m, false).unwrap());
+    let comm = iknp::comm(&iknp::Params::new(m, 1, false).unwrap());
     // The extension round: KAPPA rows of ceil(m/128) blocks.
     assert_eq!(comm.receiver, 128 * m.div_ceil(128) * 16);
 }

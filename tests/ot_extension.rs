@@ -37,7 +37,7 @@ fn check_delta(z: &[Block], t: &[Block], r: &Bits, delta: Block) {
 }
 
 fn kos_pair(m: usize, sha1: bool) -> (kos::Sender<kos::sender_state::RunBase>, kos::Receiver<kos::receiver_state::RunBase>, Bits) {
-    let p = kos::Params::new(m, sha1).unwrap();
+    let p = kos::Params::new(m, 1, sha1).unwrap();
     let r = choices(m);
     let s = kos::Sender::new(p, kos::SenderInput {}, Rng::from_entropy(), kos::SenderSubs { base: base() }).unwrap();
     let rc = kos::Receiver::new(p, kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), kos::ReceiverSubs { base: base() }).unwrap();
@@ -60,13 +60,13 @@ fn delta_iknp_and_delta_kos_all_sizes() {
     for m in SIZES {
         let delta = Block::sample(&mut Rng::from_entropy());
         let r = choices(m);
-        let p = delta_iknp::Params::new(m).unwrap();
+        let p = delta_iknp::Params::new(m, 1).unwrap();
         let s = delta_iknp::Sender::new(p, delta_iknp::SenderInput { delta }, Rng::from_entropy(), delta_iknp::SenderSubs { base: base() }).unwrap();
         let rc = delta_iknp::Receiver::new(p, delta_iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_iknp::ReceiverSubs { base: base() }).unwrap();
         let (so, ro) = run_pair(s, rc);
         check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
 
-        let p = delta_kos::Params::new(m).unwrap();
+        let p = delta_kos::Params::new(m, 1).unwrap();
         let s = delta_kos::Sender::new(p, delta_kos::SenderInput { delta }, Rng::from_entropy(), delta_kos::SenderSubs { base: base() }).unwrap();
         let rc = delta_kos::Receiver::new(p, delta_kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_kos::ReceiverSubs { base: base() }).unwrap();
         let (so, ro) = run_pair(s, rc);
@@ -132,7 +132,7 @@ fn kos_catches_inconsistent_choice_bits() {
 #[test]
 fn delta_kos_catches_inconsistent_choice_bits() {
     let m = 1000;
-    let p = delta_kos::Params::new(m).unwrap();
+    let p = delta_kos::Params::new(m, 1).unwrap();
     let delta = Block::sample(&mut Rng::from_entropy());
     let s = delta_kos::Sender::new(p, delta_kos::SenderInput { delta }, Rng::from_entropy(), delta_kos::SenderSubs { base: base() }).unwrap();
     let rc = delta_kos::Receiver::new(p, delta_kos::ReceiverInput { r: choices(m) }, Rng::from_entropy(), delta_kos::ReceiverSubs { base: base() }).unwrap();
@@ -220,4 +220,24 @@ fn truncated_oversized_and_hang_up_are_typed_errors() {
     });
     assert!(matches!(so, Err(kos::Error::Channel { .. })), "{so:?}");
     let _ = a.stats();
+}
+
+#[test]
+fn threads_parameter_gives_correct_outputs() {
+    // The same protocol with the bulk kernels split over 3 workers per party.
+    for m in [129usize, 5000, (1 << 15) + 77] {
+        let p = kos::Params::new(m, 3, false).unwrap();
+        let r = choices(m);
+        let s = kos::Sender::new(p, kos::SenderInput {}, Rng::from_entropy(), kos::SenderSubs { base: base() }).unwrap();
+        let rc = kos::Receiver::new(p, kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), kos::ReceiverSubs { base: base() }).unwrap();
+        let (so, ro) = run_pair(s, rc);
+        check_random(&so.unwrap().y, &ro.unwrap().x, &r);
+        let delta = Block::sample(&mut Rng::from_entropy());
+        let p = delta_iknp::Params::new(m, 2).unwrap();
+        let s = delta_iknp::Sender::new(p, delta_iknp::SenderInput { delta }, Rng::from_entropy(), delta_iknp::SenderSubs { base: base() }).unwrap();
+        let rc = delta_iknp::Receiver::new(p, delta_iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_iknp::ReceiverSubs { base: base() }).unwrap();
+        let (so, ro) = run_pair(s, rc);
+        check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
+    }
+    assert!(matches!(kos::Params::new(10, 0, false), Err(kos::Error::Params { requirement: "threads >= 1" })));
 }

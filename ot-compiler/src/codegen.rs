@@ -739,7 +739,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         let (__m, __s) = __s.#method()?;
                         __buf.clear();
                         __m.encode(&__s.params, &mut __buf)?;
-                        ch.send(&__buf).map_err(|source| Error::Channel { round: #rn, source })?;
+                        ch.send_vec(::core::mem::take(&mut __buf)).map_err(|source| Error::Channel { round: #rn, source })?;
                         ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;
                     });
                     let k = *r as u16;

@@ -142,7 +142,10 @@ pub fn hash_column_pairs(q: &BitMatrix, delta: Block, sha1: bool) -> Vec<[Block;
 }
 
 /// `out[i] = H(i, cols[i])` for the first `count` columns (TCCR, or SHA-1 when `sha1`).
-pub fn hash_blocks(cols: &[Block], count: usize, sha1: bool) -> Vec<Block> {
+pub fn hash_blocks(cols: &[Block], count: usize, sha1: bool, threads: usize) -> Vec<Block> {
+    if !sha1 {
+        return hash_blocks_fast(cols, count, threads);
+    }
     let mut out = cols[..count.min(cols.len())].to_vec();
     if sha1 {
         hash::sha1_ro_many(0, &mut out);
@@ -153,7 +156,10 @@ pub fn hash_blocks(cols: &[Block], count: usize, sha1: bool) -> Vec<Block> {
 }
 
 /// The sender's two keys for the first `count` OTs: `[H(i, q_i), H(i, q_i ⊕ Δ)]`.
-pub fn hash_block_pairs(q: &[Block], delta: Block, count: usize, sha1: bool) -> Vec<[Block; 2]> {
+pub fn hash_block_pairs(q: &[Block], delta: Block, count: usize, sha1: bool, threads: usize) -> Vec<[Block; 2]> {
+    if !sha1 {
+        return hash_block_pairs_fast(q, delta, count, threads);
+    }
     let q = &q[..count.min(q.len())];
     let mut h0 = q.to_vec();
     let mut h1: Vec<Block> = q.iter().map(|&x| x ^ delta).collect();
@@ -225,4 +231,203 @@ pub fn unmask_chosen(masked: &[[Block; 2]], keys: &[Block], r: &Bits) -> Vec<Blo
         .enumerate()
         .map(|(i, (m, k))| crate::ops::pick(r.try_get(i).unwrap_or(false), m) ^ *k)
         .collect()
+}
+
+/// Columns per tile of the fused kernels: a 128 x 1024-bit tile (16 KiB)
+/// and its 1024 transposed columns stay in L1 while they are combined.
+const TILE_BLOCKS: usize = 8;
+
+/// The receiver's `U` without storing `T`: row `j` is
+/// `G(k0_j) ⊕ G(k1_j) ⊕ r` over `cols` columns. `T`'s columns are
+/// recomputed after sending by [`prg_columns`], so the receiver sends `U` as
+/// early as possible and never holds both matrices. Rows are split over
+/// `threads` workers (rayon) when `threads > 1`.
+pub fn prg_xor_pair(k0: &[Block], k1: &[Block], r: &Bits, cols: usize, threads: usize) -> BitMatrix {
+    let rows = k0.len().min(k1.len());
+    let mut u = BitMatrix::new(rows, cols);
+    let r_blocks = r.to_blocks();
+    let bpr = cols.div_ceil(128);
+    if bpr == 0 {
+        return u;
+    }
+    let fill_row = |j: usize, row: &mut [Block]| {
+        let mut tmp = [Block::ZERO; 64];
+        let mut g0 = Prg::new(k0[j]);
+        let mut g1 = Prg::new(k1[j]);
+        for (c, chunk) in row.chunks_mut(64).enumerate() {
+            let t = &mut tmp[..chunk.len()];
+            g0.fill(chunk);
+            g1.fill(t);
+            for (k, (d, x)) in chunk.iter_mut().zip(t.iter()).enumerate() {
+                *d ^= *x ^ r_blocks.get(c * 64 + k).copied().unwrap_or(Block::ZERO);
+            }
+        }
+        clear_padding(row, cols);
+    };
+    let data = &mut u.as_blocks_mut()[..rows * bpr];
+    if threads <= 1 {
+        for (j, row) in data.chunks_mut(bpr).enumerate() {
+            fill_row(j, row);
+        }
+    } else {
+        let per = rows.div_ceil(threads).max(1);
+        rayon::scope(|sc| {
+            for (g, group) in data.chunks_mut(per * bpr).enumerate() {
+                let fill_row = &fill_row;
+                sc.spawn(move |_| {
+                    for (k, row) in group.chunks_mut(bpr).enumerate() {
+                        fill_row(g * per + k, row);
+                    }
+                });
+            }
+        });
+    }
+    u
+}
+
+/// Columns of `T = G(k0)` (128 rows, `cols` columns), expanded and
+/// transposed one L1-sized tile at a time.
+pub fn prg_columns(k0: &[Block], cols: usize, threads: usize) -> Vec<Block> {
+    masked_columns_impl(k0, None, None, cols, threads)
+}
+
+/// Columns of the sender's `Q` (row `j` = `G(k_j) ⊕ s_j·u_j`), fused:
+/// expansion, masking and transposition one L1-sized tile at a time, so the
+/// 128 x m matrix `Q` is never materialized.
+pub fn masked_columns(seeds: &[Block], u: &BitMatrix, s: &Bits, threads: usize) -> Vec<Block> {
+    masked_columns_impl(seeds, Some(u), Some(s), u.cols(), threads)
+}
+
+fn masked_columns_impl(seeds: &[Block], u: Option<&BitMatrix>, s: Option<&Bits>, cols: usize, threads: usize) -> Vec<Block> {
+    let mut out = vec![Block::ZERO; cols];
+    if seeds.len() != KAPPA {
+        // Not the 128-row case: take the simple path.
+        let mut m = BitMatrix::new(seeds.len(), cols);
+        for (j, &k) in seeds.iter().enumerate() {
+            let row = m.row_mut(j);
+            Prg::new(k).fill(row);
+            if let (Some(u), Some(s)) = (u, s) {
+                if s.try_get(j).unwrap_or(false) {
+                    for (d, x) in row.iter_mut().zip(u.row(j)) {
+                        *d ^= *x;
+                    }
+                }
+            }
+            clear_padding(row, cols);
+        }
+        return columns(&m);
+    }
+    let masked: Vec<bool> = (0..KAPPA).map(|j| s.and_then(|s| s.try_get(j)).unwrap_or(false)).collect();
+    let bpr = cols.div_ceil(128);
+    // Each worker owns a contiguous range of 128-column blocks and the matching output columns.
+    let work = |b_lo: usize, b_hi: usize, out: &mut [Block]| {
+        let mut prgs: Vec<Prg> = seeds.iter().map(|&k| Prg::new_at(k, b_lo as u64)).collect();
+        let mut tile = vec![Block::ZERO; KAPPA * TILE_BLOCKS];
+        let mut b0 = b_lo;
+        while b0 < b_hi {
+            let cb = TILE_BLOCKS.min(b_hi - b0);
+            let ncols = (cols - b0 * 128).min(cb * 128);
+            for j in 0..KAPPA {
+                let row = &mut tile[j * cb..(j + 1) * cb];
+                prgs[j].fill(row);
+                if masked[j] {
+                    if let Some(u) = u {
+                        for (d, x) in row.iter_mut().zip(&u.row(j)[b0..b0 + cb]) {
+                            *d ^= *x;
+                        }
+                    }
+                }
+            }
+            let off = (b0 - b_lo) * 128;
+            let dst = &mut out[off..off + ncols];
+            if transpose::transpose_128xm_into(&tile[..KAPPA * cb], ncols, dst).is_err() {
+                // Unreachable with the shapes above; fall back to the bit-by-bit path.
+                for (i, d) in dst.iter_mut().enumerate() {
+                    let mut b = 0u128;
+                    for j in 0..KAPPA {
+                        b |= ((tile[j * cb + i / 128].0 >> (i % 128)) & 1) << j;
+                    }
+                    *d = Block(b);
+                }
+            }
+            b0 += cb;
+        }
+    };
+    if threads <= 1 || bpr < 2 * TILE_BLOCKS {
+        work(0, bpr, &mut out);
+    } else {
+        let per = bpr.div_ceil(threads).max(1);
+        rayon::scope(|sc| {
+            for (g, chunk) in out.chunks_mut(per * 128).enumerate() {
+                let work = &work;
+                let b_lo = g * per;
+                let b_hi = (b_lo + per).min(bpr);
+                sc.spawn(move |_| work(b_lo, b_hi, chunk));
+            }
+        });
+    }
+    out
+}
+
+/// TCCR over a slice into an output slice with tweaks `tweak_start + i`,
+/// in L1-sized batches (no temporary of the input's size).
+fn tccr_chunked(tweak_start: u64, input: &[Block], xor_in: Block, out: &mut [Block]) {
+    let mut tmp = [Block::ZERO; 256];
+    for (c, (src, dst)) in input.chunks(256).zip(out.chunks_mut(256)).enumerate() {
+        let t = &mut tmp[..src.len()];
+        for (d, s) in t.iter_mut().zip(src) {
+            *d = *s ^ xor_in;
+        }
+        let _ = hash::tccr_many_into(tweak_start + (c * 256) as u64, t, dst);
+    }
+}
+
+/// [`hash_blocks`] without intermediate copies (AES path), split over
+/// `threads` workers when `threads > 1`.
+pub fn hash_blocks_fast(cols: &[Block], count: usize, threads: usize) -> Vec<Block> {
+    let n = count.min(cols.len());
+    let mut out = vec![Block::ZERO; n];
+    let per = n.div_ceil(threads.max(1)).max(256);
+    if threads <= 1 || n <= per {
+        tccr_chunked(0, &cols[..n], Block::ZERO, &mut out);
+    } else {
+        rayon::scope(|sc| {
+            for (g, (src, dst)) in cols[..n].chunks(per).zip(out.chunks_mut(per)).enumerate() {
+                sc.spawn(move |_| tccr_chunked((g * per) as u64, src, Block::ZERO, dst));
+            }
+        });
+    }
+    out
+}
+
+/// [`hash_block_pairs`] without intermediate copies (AES path), split over
+/// `threads` workers when `threads > 1`.
+pub fn hash_block_pairs_fast(q: &[Block], delta: Block, count: usize, threads: usize) -> Vec<[Block; 2]> {
+    let n = count.min(q.len());
+    let mut out = vec![[Block::ZERO; 2]; n];
+    let pairs = |start: usize, src: &[Block], dst: &mut [[Block; 2]]| {
+        let mut h0 = [Block::ZERO; 256];
+        let mut h1 = [Block::ZERO; 256];
+        for (c, (src, dst)) in src.chunks(256).zip(dst.chunks_mut(256)).enumerate() {
+            let k = src.len();
+            let tweak = (start + c * 256) as u64;
+            tccr_chunked(tweak, src, Block::ZERO, &mut h0[..k]);
+            tccr_chunked(tweak, src, delta, &mut h1[..k]);
+            for (i, d) in dst.iter_mut().enumerate() {
+                *d = [h0[i], h1[i]];
+            }
+        }
+    };
+    let per = n.div_ceil(threads.max(1)).max(256);
+    if threads <= 1 || n <= per {
+        pairs(0, &q[..n], &mut out);
+    } else {
+        rayon::scope(|sc| {
+            for (g, (src, dst)) in q[..n].chunks(per).zip(out.chunks_mut(per)).enumerate() {
+                let pairs = &pairs;
+                sc.spawn(move |_| pairs(g * per, src, dst));
+            }
+        });
+    }
+    out
 }
