@@ -135,8 +135,10 @@ fn sans_io_steps_match_driver() {
     let r = co15::Receiver::new(p, co15::ReceiverInput { choices: c.clone() }, Rng::from_entropy()).unwrap();
     let (setup, s): (co15::msgs::Setup, _) = s.send().unwrap();
     let r = r.recv(setup).unwrap();
-    let (choose, r) = r.send_choose().unwrap();
-    let s = s.recv(choose).unwrap();
+    let (lo, r) = r.send_choose_lo().unwrap();
+    let s = s.recv(lo).unwrap();
+    let (hi, r): (co15::msgs::ChooseHi, _) = r.send().unwrap();
+    let s = s.recv_choose_hi(hi).unwrap();
     check_random_ot(&s.finish().messages, &r.finish().chosen, &c);
 }
 
@@ -178,7 +180,7 @@ fn tampered_point_is_a_typed_decode_error() {
         other => panic!("expected a decode error naming round and field, got {:?}", other.err()),
     }
     // The sender sees the receiver hang up: a typed channel error, not a hang.
-    assert!(matches!(so, Err(co15::Error::Channel { round: "choose", .. })), "{so:?}");
+    assert!(matches!(so, Err(co15::Error::Channel { round: "choose_lo", .. })), "{so:?}");
 }
 
 #[test]

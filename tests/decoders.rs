@@ -35,9 +35,11 @@ macro_rules! fuzz_decoder {
 }
 
 fuzz_decoder!(co15_setup, co15, Setup);
-fuzz_decoder!(co15_choose, co15, Choose);
+fuzz_decoder!(co15_choose_lo, co15, ChooseLo);
+fuzz_decoder!(co15_choose_hi, co15, ChooseHi);
 fuzz_decoder!(np00_setup, np00, Setup);
-fuzz_decoder!(np00_choose, np00, Choose);
+fuzz_decoder!(np00_choose_lo, np00, ChooseLo);
+fuzz_decoder!(np00_choose_hi, np00, ChooseHi);
 fuzz_decoder!(co15_chosen_masked, co15_chosen, Masked);
 fuzz_decoder!(np00_chosen_masked, np00_chosen, Masked);
 
@@ -47,15 +49,15 @@ fn valid_messages_round_trip() {
     use ot::runtime::ec::{base_mul, random_scalar};
     use ot::runtime::rng::Rng;
     let mut rng = Rng::from_entropy();
-    let params = ot::co15::Params::new(3).unwrap();
-    let m = ot::co15::msgs::Choose { big_b: (0..3).map(|_| base_mul(random_scalar(&mut rng))).collect() };
+    let params = ot::np00::Params::new(7).unwrap();
+    let m = ot::np00::msgs::ChooseHi { pk0_hi: (0..4).map(|_| base_mul(random_scalar(&mut rng))).collect() };
     let mut out = Vec::new();
     m.encode(&params, &mut out).unwrap();
-    assert_eq!(out.len(), 96);
-    assert_eq!(ot::co15::msgs::Choose::decode(&out, &params).unwrap(), m);
+    assert_eq!(out.len(), 128);
+    assert_eq!(ot::np00::msgs::ChooseHi::decode(&out, &params).unwrap(), m);
     // A message whose vector length disagrees with the parameters is refused before anything is written.
-    let short = ot::co15::msgs::Choose { big_b: vec![] };
+    let short = ot::np00::msgs::ChooseHi { pk0_hi: vec![] };
     let mut out = Vec::new();
-    assert!(matches!(short.encode(&params, &mut out), Err(ot::co15::Error::Shape { round: "choose", field: "big_b", expected: 3, got: 0 })));
+    assert!(matches!(short.encode(&params, &mut out), Err(ot::np00::Error::Shape { round: "choose_hi", field: "pk0_hi", expected: 4, got: 0 })));
     assert!(out.is_empty());
 }

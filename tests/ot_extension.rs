@@ -153,9 +153,10 @@ fn kos_receiver_rejects_a_bad_coin_opening() {
     // A sender whose opening does not match its commitment (tampered seed).
     let (s, rc, _) = kos_pair(300, false);
     let (a, mut b) = MemoryChannel::pair();
-    // Sender messages: CO15 choose (0), seed commitment (1), seed opening (2).
+    // Sender messages: CO15 choose_lo (0) and choose_hi (1) as the base-OT
+    // receiver, seed commitment (2), seed opening (3).
     let mut a = TamperChannel::new(a, |i: usize, msg: &mut Vec<u8>| {
-        if i == 2 {
+        if i == 3 {
             msg[0] ^= 1;
         }
     });

@@ -105,6 +105,9 @@ pub struct Protocol {
 }
 
 /// An item of a protocol body.
+// Items are built once per compilation; boxing the large variants would
+// only add noise to every match.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Item {
     /// `const K: usize = 128;`

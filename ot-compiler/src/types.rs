@@ -32,6 +32,11 @@ impl Shape {
         match (op, &a, &b) {
             ('+', _, Shape::Lit(0)) | ('-', _, Shape::Lit(0)) | ('*', _, Shape::Lit(1)) | ('/', _, Shape::Lit(1)) => a,
             ('+', Shape::Lit(0), _) | ('*', Shape::Lit(1), _) => b,
+            // x + (y - x) = y and (y - x) + x = y: splitting a length into parts and joining them.
+            ('+', x, Shape::Bin('-', y, x2)) | ('+', Shape::Bin('-', y, x2), x) if x == &**x2 => (**y).clone(),
+            // (x + y) - y = x and x - x = 0.
+            ('-', Shape::Bin('+', x, y), z) if &**y == z => (**x).clone(),
+            ('-', x, y) if x == y => Shape::Lit(0),
             _ => Shape::Bin(op, Box::new(a), Box::new(b)),
         }
     }

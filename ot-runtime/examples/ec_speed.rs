@@ -18,6 +18,9 @@ fn main() {
     let s = random_scalar(&mut rng);
     let p = random_point(&mut rng);
     let t = point_table(p);
+    time("dalek mul_base", 2000, || {
+        black_box(Point::mul_base(black_box(&s)));
+    });
     time("base_mul (precomputed)", 2000, || {
         black_box(base_mul(black_box(s)));
     });

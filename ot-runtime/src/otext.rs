@@ -15,7 +15,7 @@ pub const KAPPA: usize = 128;
 
 /// Clears the bits past `cols` in the last block of a row.
 fn clear_padding(row: &mut [Block], cols: usize) {
-    if cols % 128 != 0 {
+    if !cols.is_multiple_of(128) {
         if let Some(last) = row.last_mut() {
             *last &= Block((1u128 << (cols % 128)) - 1);
         }

@@ -69,8 +69,11 @@ pub trait Party: Sized {
 )]
 pub trait DualOf<Peer: Party>: Party {}
 
+/// The result of running a [`Party`].
+pub type PartyResult<P> = Result<<P as Party>::Output, <P as Party>::Error>;
+
 /// Runs two dual roles on two threads over an in-memory channel pair.
-pub fn run_pair<A, B>(a: A, b: B) -> (Result<A::Output, A::Error>, Result<B::Output, B::Error>)
+pub fn run_pair<A, B>(a: A, b: B) -> (PartyResult<A>, PartyResult<B>)
 where
     A: DualOf<B> + Send,
     B: Party + Send,
