@@ -25,7 +25,12 @@ fn bench_base_ot(c: &mut Criterion) {
         b.iter(|| {
             let p = co15::Params::new(n).unwrap();
             let s = co15::Sender::new(p, co15::SenderInput {}, Rng::from_entropy()).unwrap();
-            let rc = co15::Receiver::new(p, co15::ReceiverInput { choices: r.clone() }, Rng::from_entropy()).unwrap();
+            let rc = co15::Receiver::new(
+                p,
+                co15::ReceiverInput { choices: r.clone() },
+                Rng::from_entropy(),
+            )
+            .unwrap();
             let (a, b) = run_pair(s, rc);
             (a.unwrap(), b.unwrap())
         })
@@ -34,7 +39,12 @@ fn bench_base_ot(c: &mut Criterion) {
         b.iter(|| {
             let p = np00::Params::new(n).unwrap();
             let s = np00::Sender::new(p, np00::SenderInput {}, Rng::from_entropy()).unwrap();
-            let rc = np00::Receiver::new(p, np00::ReceiverInput { choices: r.clone() }, Rng::from_entropy()).unwrap();
+            let rc = np00::Receiver::new(
+                p,
+                np00::ReceiverInput { choices: r.clone() },
+                Rng::from_entropy(),
+            )
+            .unwrap();
             let (a, b) = run_pair(s, rc);
             (a.unwrap(), b.unwrap())
         })
@@ -53,8 +63,20 @@ fn bench_extension(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("iknp", n), &n, |b, &n| {
             b.iter(|| {
                 let p = iknp::Params::new(n, 1, false).unwrap();
-                let s = iknp::Sender::new(p, iknp::SenderInput {}, Rng::from_entropy(), iknp::SenderSubs { base: base() }).unwrap();
-                let rc = iknp::Receiver::new(p, iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), iknp::ReceiverSubs { base: base() }).unwrap();
+                let s = iknp::Sender::new(
+                    p,
+                    iknp::SenderInput {},
+                    Rng::from_entropy(),
+                    iknp::SenderSubs { base: base() },
+                )
+                .unwrap();
+                let rc = iknp::Receiver::new(
+                    p,
+                    iknp::ReceiverInput { r: r.clone() },
+                    Rng::from_entropy(),
+                    iknp::ReceiverSubs { base: base() },
+                )
+                .unwrap();
                 let (a, b) = run_pair(s, rc);
                 (a.unwrap(), b.unwrap())
             })
@@ -62,8 +84,20 @@ fn bench_extension(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("kos", n), &n, |b, &n| {
             b.iter(|| {
                 let p = kos::Params::new(n, 1, false).unwrap();
-                let s = kos::Sender::new(p, kos::SenderInput {}, Rng::from_entropy(), kos::SenderSubs { base: base() }).unwrap();
-                let rc = kos::Receiver::new(p, kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), kos::ReceiverSubs { base: base() }).unwrap();
+                let s = kos::Sender::new(
+                    p,
+                    kos::SenderInput {},
+                    Rng::from_entropy(),
+                    kos::SenderSubs { base: base() },
+                )
+                .unwrap();
+                let rc = kos::Receiver::new(
+                    p,
+                    kos::ReceiverInput { r: r.clone() },
+                    Rng::from_entropy(),
+                    kos::ReceiverSubs { base: base() },
+                )
+                .unwrap();
                 let (a, b) = run_pair(s, rc);
                 (a.unwrap(), b.unwrap())
             })
@@ -71,8 +105,20 @@ fn bench_extension(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("delta_iknp", n), &n, |b, &n| {
             b.iter(|| {
                 let p = delta_iknp::Params::new(n, 1).unwrap();
-                let s = delta_iknp::Sender::new(p, delta_iknp::SenderInput { delta }, Rng::from_entropy(), delta_iknp::SenderSubs { base: base() }).unwrap();
-                let rc = delta_iknp::Receiver::new(p, delta_iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_iknp::ReceiverSubs { base: base() }).unwrap();
+                let s = delta_iknp::Sender::new(
+                    p,
+                    delta_iknp::SenderInput { delta },
+                    Rng::from_entropy(),
+                    delta_iknp::SenderSubs { base: base() },
+                )
+                .unwrap();
+                let rc = delta_iknp::Receiver::new(
+                    p,
+                    delta_iknp::ReceiverInput { r: r.clone() },
+                    Rng::from_entropy(),
+                    delta_iknp::ReceiverSubs { base: base() },
+                )
+                .unwrap();
                 let (a, b) = run_pair(s, rc);
                 (a.unwrap(), b.unwrap())
             })
@@ -80,8 +126,20 @@ fn bench_extension(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("delta_kos", n), &n, |b, &n| {
             b.iter(|| {
                 let p = delta_kos::Params::new(n, 1).unwrap();
-                let s = delta_kos::Sender::new(p, delta_kos::SenderInput { delta }, Rng::from_entropy(), delta_kos::SenderSubs { base: base() }).unwrap();
-                let rc = delta_kos::Receiver::new(p, delta_kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_kos::ReceiverSubs { base: base() }).unwrap();
+                let s = delta_kos::Sender::new(
+                    p,
+                    delta_kos::SenderInput { delta },
+                    Rng::from_entropy(),
+                    delta_kos::SenderSubs { base: base() },
+                )
+                .unwrap();
+                let rc = delta_kos::Receiver::new(
+                    p,
+                    delta_kos::ReceiverInput { r: r.clone() },
+                    Rng::from_entropy(),
+                    delta_kos::ReceiverSubs { base: base() },
+                )
+                .unwrap();
                 let (a, b) = run_pair(s, rc);
                 (a.unwrap(), b.unwrap())
             })

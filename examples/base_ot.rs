@@ -50,10 +50,12 @@ fn sender(p: Proto, n: usize, ch: &mut dyn Channel) -> Res<()> {
     let rng = Rng::from_entropy();
     match p {
         Proto::Co15 => {
-            ot::co15::Sender::new(ot::co15::Params::new(n)?, ot::co15::SenderInput {}, rng)?.run(ch)?;
+            ot::co15::Sender::new(ot::co15::Params::new(n)?, ot::co15::SenderInput {}, rng)?
+                .run(ch)?;
         }
         Proto::Np00 => {
-            ot::np00::Sender::new(ot::np00::Params::new(n)?, ot::np00::SenderInput {}, rng)?.run(ch)?;
+            ot::np00::Sender::new(ot::np00::Params::new(n)?, ot::np00::SenderInput {}, rng)?
+                .run(ch)?;
         }
     }
     Ok(())
@@ -64,10 +66,20 @@ fn receiver(p: Proto, n: usize, ch: &mut dyn Channel) -> Res<()> {
     let choices = Bits::random(&mut rng, n);
     match p {
         Proto::Co15 => {
-            ot::co15::Receiver::new(ot::co15::Params::new(n)?, ot::co15::ReceiverInput { choices }, rng)?.run(ch)?;
+            ot::co15::Receiver::new(
+                ot::co15::Params::new(n)?,
+                ot::co15::ReceiverInput { choices },
+                rng,
+            )?
+            .run(ch)?;
         }
         Proto::Np00 => {
-            ot::np00::Receiver::new(ot::np00::Params::new(n)?, ot::np00::ReceiverInput { choices }, rng)?.run(ch)?;
+            ot::np00::Receiver::new(
+                ot::np00::Params::new(n)?,
+                ot::np00::ReceiverInput { choices },
+                rng,
+            )?
+            .run(ch)?;
         }
     }
     Ok(())
@@ -119,12 +131,24 @@ fn measure(p: Proto, n: usize, reps: usize, memory: bool) -> Res<(Vec<Duration>,
             Ok(())
         })?;
         let st = a.stats();
-        return Ok((times, st.bytes_sent / reps as u64, st.bytes_received / reps as u64));
+        return Ok((
+            times,
+            st.bytes_sent / reps as u64,
+            st.bytes_received / reps as u64,
+        ));
     }
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let port = listener.local_addr()?.port();
     let exe = std::env::current_exe()?;
-    let mut kid = Command::new(exe).args(["--child", p.arg(), &n.to_string(), &port.to_string(), &reps.to_string()]).spawn()?;
+    let mut kid = Command::new(exe)
+        .args([
+            "--child",
+            p.arg(),
+            &n.to_string(),
+            &port.to_string(),
+            &reps.to_string(),
+        ])
+        .spawn()?;
     let mut ch = TcpChannel::accept(&listener, Duration::from_secs(30))?;
     for _ in 0..reps {
         let t = Instant::now();
@@ -136,7 +160,11 @@ fn measure(p: Proto, n: usize, reps: usize, memory: bool) -> Res<(Vec<Duration>,
         return Err(format!("receiver process failed: {status}").into());
     }
     let st = ch.stats();
-    Ok((times, st.bytes_sent / reps as u64, st.bytes_received / reps as u64))
+    Ok((
+        times,
+        st.bytes_sent / reps as u64,
+        st.bytes_received / reps as u64,
+    ))
 }
 
 fn run() -> Res<()> {
@@ -145,9 +173,17 @@ fn run() -> Res<()> {
         return child(&args[1..]);
     }
     let memory = args.iter().any(|a| a == "--memory");
-    let reps = args.iter().position(|a| a == "--reps").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(10usize);
+    let reps = args
+        .iter()
+        .position(|a| a == "--reps")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10usize);
     println!("Base OT, random 128-bit messages, {} ({} runs each; sender wall clock from protocol start to output)", if memory { "two threads, in-memory channel" } else { "two processes, TCP loopback" }, reps);
-    println!("{:<6} {:>6} {:>10} {:>10} {:>14} {:>14} {:>10}", "proto", "n", "best ms", "median ms", "bytes S->R", "bytes R->S", "spec ok");
+    println!(
+        "{:<6} {:>6} {:>10} {:>10} {:>14} {:>14} {:>10}",
+        "proto", "n", "best ms", "median ms", "bytes S->R", "bytes R->S", "spec ok"
+    );
     for p in [Proto::Co15, Proto::Np00] {
         for n in [128usize, 1024] {
             let (mut times, sent, recv) = measure(p, n, reps, memory)?;

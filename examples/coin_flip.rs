@@ -23,6 +23,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (a, b) = run_pair(alice, bob);
     let (a, b) = (a?, b?);
     assert_eq!(a.coin, b.coin);
-    println!("coin = {} ({} rounds, {:?} bytes sent per role)", u8::from(a.coin), coin_flip::ROUNDS, coin_flip::comm(&params));
+    println!(
+        "coin = {} ({} rounds, {:?} bytes sent per role)",
+        u8::from(a.coin),
+        coin_flip::ROUNDS,
+        coin_flip::comm(&params)
+    );
     Ok(())
 }

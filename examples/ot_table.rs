@@ -33,7 +33,13 @@ enum Proto {
     IknpChosen,
 }
 
-const ALL: [Proto; 5] = [Proto::Iknp, Proto::Kos, Proto::DeltaIknp, Proto::DeltaKos, Proto::IknpChosen];
+const ALL: [Proto; 5] = [
+    Proto::Iknp,
+    Proto::Kos,
+    Proto::DeltaIknp,
+    Proto::DeltaKos,
+    Proto::IknpChosen,
+];
 
 impl Proto {
     fn row(self) -> (&'static str, &'static str, &'static str) {
@@ -58,29 +64,87 @@ fn base() -> Box<BaseOt> {
 }
 
 /// Runs one role; returns (bytes the spec says Sender sends, Receiver sends).
-fn run_role(p: Proto, n: usize, sha1: bool, threads: usize, sender: bool, ch: &mut dyn Channel) -> Res<(usize, usize)> {
+fn run_role(
+    p: Proto,
+    n: usize,
+    sha1: bool,
+    threads: usize,
+    sender: bool,
+    ch: &mut dyn Channel,
+) -> Res<(usize, usize)> {
     let mut rng = Rng::from_entropy();
     macro_rules! go {
         ($m:ident, $params:expr, $sin:expr, $rin:expr) => {{
             let params = $params;
             let c = $m::comm(&params);
             if sender {
-                $m::Sender::new(params, $sin, Rng::from_entropy(), $m::SenderSubs { base: base() })?.run(ch)?;
+                $m::Sender::new(
+                    params,
+                    $sin,
+                    Rng::from_entropy(),
+                    $m::SenderSubs { base: base() },
+                )?
+                .run(ch)?;
             } else {
-                $m::Receiver::new(params, $rin, Rng::from_entropy(), $m::ReceiverSubs { base: base() })?.run(ch)?;
+                $m::Receiver::new(
+                    params,
+                    $rin,
+                    Rng::from_entropy(),
+                    $m::ReceiverSubs { base: base() },
+                )?
+                .run(ch)?;
             }
             (c.sender, c.receiver)
         }};
     }
-    let r = if sender { Bits::zeros(0) } else { Bits::random(&mut rng, n) };
+    let r = if sender {
+        Bits::zeros(0)
+    } else {
+        Bits::random(&mut rng, n)
+    };
     Ok(match p {
-        Proto::Iknp => go!(iknp, iknp::Params::new(n, threads, sha1)?, iknp::SenderInput {}, iknp::ReceiverInput { r }),
-        Proto::Kos => go!(kos, kos::Params::new(n, threads, sha1)?, kos::SenderInput {}, kos::ReceiverInput { r }),
-        Proto::DeltaIknp => go!(delta_iknp, delta_iknp::Params::new(n, threads)?, delta_iknp::SenderInput { delta: Block::sample(&mut rng) }, delta_iknp::ReceiverInput { r }),
-        Proto::DeltaKos => go!(delta_kos, delta_kos::Params::new(n, threads)?, delta_kos::SenderInput { delta: Block::sample(&mut rng) }, delta_kos::ReceiverInput { r }),
+        Proto::Iknp => go!(
+            iknp,
+            iknp::Params::new(n, threads, sha1)?,
+            iknp::SenderInput {},
+            iknp::ReceiverInput { r }
+        ),
+        Proto::Kos => go!(
+            kos,
+            kos::Params::new(n, threads, sha1)?,
+            kos::SenderInput {},
+            kos::ReceiverInput { r }
+        ),
+        Proto::DeltaIknp => go!(
+            delta_iknp,
+            delta_iknp::Params::new(n, threads)?,
+            delta_iknp::SenderInput {
+                delta: Block::sample(&mut rng)
+            },
+            delta_iknp::ReceiverInput { r }
+        ),
+        Proto::DeltaKos => go!(
+            delta_kos,
+            delta_kos::Params::new(n, threads)?,
+            delta_kos::SenderInput {
+                delta: Block::sample(&mut rng)
+            },
+            delta_kos::ReceiverInput { r }
+        ),
         Proto::IknpChosen => {
-            let payload = if sender { (0..n).map(|i| [Block::from(i as u128), Block::from(!(i as u128))]).collect() } else { vec![] };
-            go!(iknp_chosen, iknp_chosen::Params::new(n, threads, sha1)?, iknp_chosen::SenderInput { payload }, iknp_chosen::ReceiverInput { r })
+            let payload = if sender {
+                (0..n)
+                    .map(|i| [Block::from(i as u128), Block::from(!(i as u128))])
+                    .collect()
+            } else {
+                vec![]
+            };
+            go!(
+                iknp_chosen,
+                iknp_chosen::Params::new(n, threads, sha1)?,
+                iknp_chosen::SenderInput { payload },
+                iknp_chosen::ReceiverInput { r }
+            )
         }
     })
 }
@@ -92,7 +156,14 @@ struct Measured {
     received: u64,
 }
 
-fn measure(p: Proto, n: usize, sha1: bool, threads: usize, reps: usize, tcp: bool) -> Res<Measured> {
+fn measure(
+    p: Proto,
+    n: usize,
+    sha1: bool,
+    threads: usize,
+    reps: usize,
+    tcp: bool,
+) -> Res<Measured> {
     let mut best = Duration::MAX;
     let mut spec = (0, 0);
     if !tcp {
@@ -115,14 +186,28 @@ fn measure(p: Proto, n: usize, sha1: bool, threads: usize, reps: usize, tcp: boo
             Ok(())
         })?;
         let st = a.stats();
-        return Ok(Measured { best, spec, sent: st.bytes_sent / reps as u64, received: st.bytes_received / reps as u64 });
+        return Ok(Measured {
+            best,
+            spec,
+            sent: st.bytes_sent / reps as u64,
+            received: st.bytes_received / reps as u64,
+        });
     }
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let port = listener.local_addr()?.port();
     let mut kid = Command::new(std::env::current_exe()?)
-        .args(["--child", &p.index().to_string(), &n.to_string(), &u8::from(sha1).to_string(), &port.to_string(), &reps.to_string(), &threads.to_string()])
+        .args([
+            "--child",
+            &p.index().to_string(),
+            &n.to_string(),
+            &u8::from(sha1).to_string(),
+            &port.to_string(),
+            &reps.to_string(),
+            &threads.to_string(),
+        ])
         .spawn()?;
-    let mut ch = TcpChannel::accept(&listener, Duration::from_secs(60))?.with_timeout(Duration::from_secs(600));
+    let mut ch = TcpChannel::accept(&listener, Duration::from_secs(60))?
+        .with_timeout(Duration::from_secs(600));
     for _ in 0..reps {
         let t = Instant::now();
         spec = run_role(p, n, sha1, threads, true, &mut ch)?;
@@ -133,7 +218,12 @@ fn measure(p: Proto, n: usize, sha1: bool, threads: usize, reps: usize, tcp: boo
         return Err(format!("receiver process failed: {status}").into());
     }
     let st = ch.stats();
-    Ok(Measured { best, spec, sent: st.bytes_sent / reps as u64, received: st.bytes_received / reps as u64 })
+    Ok(Measured {
+        best,
+        spec,
+        sent: st.bytes_sent / reps as u64,
+        received: st.bytes_received / reps as u64,
+    })
 }
 
 fn child(args: &[String]) -> Res<()> {
@@ -143,7 +233,8 @@ fn child(args: &[String]) -> Res<()> {
     let port: u16 = args[3].parse()?;
     let reps: usize = args[4].parse()?;
     let threads: usize = args[5].parse()?;
-    let mut ch = TcpChannel::connect(("127.0.0.1", port), Duration::from_secs(60))?.with_timeout(Duration::from_secs(600));
+    let mut ch = TcpChannel::connect(("127.0.0.1", port), Duration::from_secs(60))?
+        .with_timeout(Duration::from_secs(600));
     for _ in 0..reps {
         run_role(p, n, sha1, threads, false, &mut ch)?;
     }
@@ -172,7 +263,12 @@ fn run() -> Res<()> {
         return child(&args[1..]);
     }
     let tcp = args.iter().any(|a| a == "--tcp");
-    let get = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).and_then(|s| s.parse::<usize>().ok());
+    let get = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|s| s.parse::<usize>().ok())
+    };
     let reps = get("--reps").unwrap_or(3);
     let threads = get("--threads").unwrap_or(1).max(1);
     let log_ns: Vec<usize> = match get("--log-n") {
@@ -184,20 +280,39 @@ fn run() -> Res<()> {
         "OT extension, {threads} thread(s) per party, {}; base OTs: CO15; best of {reps}; outputs allocated inside the run (included)",
         if tcp { "two processes over TCP loopback" } else { "two threads over the in-memory channel" }
     );
-    println!("runtime raw fixed-key AES ({}): {:.1} M blocks/s\n", ot::runtime::aes::backend_name(), aes / 1e6);
+    println!(
+        "runtime raw fixed-key AES ({}): {:.1} M blocks/s\n",
+        ot::runtime::aes::backend_name(),
+        aes / 1e6
+    );
     for log_n in log_ns {
         let n = 1usize << log_n;
         println!("n = 2^{log_n}");
-        println!("{:<22} {:<10} {:<9} {:>16} {:>12} {:>10} {:>14} {:>13}", "Type", "Security", "Protocol", "time s (AES/SHA1)", "M OT/s (AES)", "OT/AES", "bytes/OT S,R", "spec");
+        println!(
+            "{:<22} {:<10} {:<9} {:>16} {:>12} {:>10} {:>14} {:>13}",
+            "Type",
+            "Security",
+            "Protocol",
+            "time s (AES/SHA1)",
+            "M OT/s (AES)",
+            "OT/AES",
+            "bytes/OT S,R",
+            "spec"
+        );
         for p in ALL {
             let m_aes = measure(p, n, false, threads, reps, tcp)?;
-            let sha_t = if p.hashed() { Some(measure(p, n, true, threads, reps, tcp)?.best) } else { None };
+            let sha_t = if p.hashed() {
+                Some(measure(p, n, true, threads, reps, tcp)?.best)
+            } else {
+                None
+            };
             let ots = n as f64 / m_aes.best.as_secs_f64();
             let (ty, sec, name) = p.row();
             // The extension's own rounds (its comm()) plus the CO15 base OTs
             // run with the roles swapped (the extension sender is the base-OT receiver).
             let base = ot::co15::comm(&ot::co15::Params::new(128)?);
-            let spec_ok = m_aes.sent as usize == m_aes.spec.0 + base.receiver && m_aes.received as usize == m_aes.spec.1 + base.sender;
+            let spec_ok = m_aes.sent as usize == m_aes.spec.0 + base.receiver
+                && m_aes.received as usize == m_aes.spec.1 + base.sender;
             let time = match sha_t {
                 Some(s) => format!("{:.3} / {:.3}", m_aes.best.as_secs_f64(), s.as_secs_f64()),
                 None => format!("{:.3} (no hash)", m_aes.best.as_secs_f64()),
@@ -210,7 +325,11 @@ fn run() -> Res<()> {
                 time,
                 ots / 1e6,
                 ots / aes,
-                format!("{:.2},{:.2}", m_aes.sent as f64 / n as f64, m_aes.received as f64 / n as f64),
+                format!(
+                    "{:.2},{:.2}",
+                    m_aes.sent as f64 / n as f64,
+                    m_aes.received as f64 / n as f64
+                ),
                 if spec_ok { "= comm()+base" } else { "MISMATCH" }
             );
         }

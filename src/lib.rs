@@ -60,4 +60,6 @@ pub mod delta_kos {
     crate::protocol!("protocols/delta_kos.otp");
 }
 
-pub use traits::{BaseOt, BaseOtKind, OtError, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender};
+pub use traits::{
+    BaseOt, BaseOtKind, OtError, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender,
+};

@@ -33,7 +33,17 @@ macro_rules! from_protocol_errors {
         }
     )*};
 }
-from_protocol_errors!(co15, co15_chosen, np00, np00_chosen, iknp, iknp_chosen, kos, delta_iknp, delta_kos);
+from_protocol_errors!(
+    co15,
+    co15_chosen,
+    np00,
+    np00_chosen,
+    iknp,
+    iknp_chosen,
+    kos,
+    delta_iknp,
+    delta_kos
+);
 
 /// Sender of random OTs: gets two random messages per OT.
 pub trait RandomOtSender {
@@ -44,7 +54,11 @@ pub trait RandomOtSender {
 /// Receiver of random OTs: gets the message of its choice.
 pub trait RandomOtReceiver {
     /// Runs one random OT per choice bit; returns `m_{c_i}` for each.
-    fn receive_random(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError>;
+    fn receive_random(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError>;
 }
 
 /// Sender of chosen-message OTs.
@@ -77,7 +91,10 @@ pub struct BaseOt {
 impl BaseOt {
     /// A party of the given protocol with OS randomness.
     pub fn new(kind: BaseOtKind) -> Self {
-        BaseOt { kind, rng: Rng::from_entropy() }
+        BaseOt {
+            kind,
+            rng: Rng::from_entropy(),
+        }
     }
 
     /// A party with a given RNG (reproducible tests).
@@ -102,20 +119,56 @@ impl RandomOtSender for BaseOt {
         let n = len_param(n)?;
         let rng = self.fork();
         Ok(match self.kind {
-            BaseOtKind::Co15 => crate::co15::Sender::new(crate::co15::Params::new(n)?, crate::co15::SenderInput {}, rng)?.run(ch)?.messages,
-            BaseOtKind::Np00 => crate::np00::Sender::new(crate::np00::Params::new(n)?, crate::np00::SenderInput {}, rng)?.run(ch)?.messages,
+            BaseOtKind::Co15 => {
+                crate::co15::Sender::new(
+                    crate::co15::Params::new(n)?,
+                    crate::co15::SenderInput {},
+                    rng,
+                )?
+                .run(ch)?
+                .messages
+            }
+            BaseOtKind::Np00 => {
+                crate::np00::Sender::new(
+                    crate::np00::Params::new(n)?,
+                    crate::np00::SenderInput {},
+                    rng,
+                )?
+                .run(ch)?
+                .messages
+            }
         })
     }
 }
 
 impl RandomOtReceiver for BaseOt {
-    fn receive_random(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError> {
+    fn receive_random(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError> {
         let n = len_param(choices.len())?;
         let rng = self.fork();
         let choices = choices.clone();
         Ok(match self.kind {
-            BaseOtKind::Co15 => crate::co15::Receiver::new(crate::co15::Params::new(n)?, crate::co15::ReceiverInput { choices }, rng)?.run(ch)?.chosen,
-            BaseOtKind::Np00 => crate::np00::Receiver::new(crate::np00::Params::new(n)?, crate::np00::ReceiverInput { choices }, rng)?.run(ch)?.chosen,
+            BaseOtKind::Co15 => {
+                crate::co15::Receiver::new(
+                    crate::co15::Params::new(n)?,
+                    crate::co15::ReceiverInput { choices },
+                    rng,
+                )?
+                .run(ch)?
+                .chosen
+            }
+            BaseOtKind::Np00 => {
+                crate::np00::Receiver::new(
+                    crate::np00::Params::new(n)?,
+                    crate::np00::ReceiverInput { choices },
+                    rng,
+                )?
+                .run(ch)?
+                .chosen
+            }
         })
     }
 }
@@ -127,10 +180,20 @@ impl OtSender for BaseOt {
         let payload = messages.to_vec();
         match self.kind {
             BaseOtKind::Co15 => {
-                crate::co15_chosen::Sender::new(crate::co15_chosen::Params::new(n)?, crate::co15_chosen::SenderInput { payload }, rng)?.run(ch)?;
+                crate::co15_chosen::Sender::new(
+                    crate::co15_chosen::Params::new(n)?,
+                    crate::co15_chosen::SenderInput { payload },
+                    rng,
+                )?
+                .run(ch)?;
             }
             BaseOtKind::Np00 => {
-                crate::np00_chosen::Sender::new(crate::np00_chosen::Params::new(n)?, crate::np00_chosen::SenderInput { payload }, rng)?.run(ch)?;
+                crate::np00_chosen::Sender::new(
+                    crate::np00_chosen::Params::new(n)?,
+                    crate::np00_chosen::SenderInput { payload },
+                    rng,
+                )?
+                .run(ch)?;
             }
         }
         Ok(())
@@ -143,8 +206,24 @@ impl OtReceiver for BaseOt {
         let rng = self.fork();
         let choices = choices.clone();
         Ok(match self.kind {
-            BaseOtKind::Co15 => crate::co15_chosen::Receiver::new(crate::co15_chosen::Params::new(n)?, crate::co15_chosen::ReceiverInput { choices }, rng)?.run(ch)?.received,
-            BaseOtKind::Np00 => crate::np00_chosen::Receiver::new(crate::np00_chosen::Params::new(n)?, crate::np00_chosen::ReceiverInput { choices }, rng)?.run(ch)?.received,
+            BaseOtKind::Co15 => {
+                crate::co15_chosen::Receiver::new(
+                    crate::co15_chosen::Params::new(n)?,
+                    crate::co15_chosen::ReceiverInput { choices },
+                    rng,
+                )?
+                .run(ch)?
+                .received
+            }
+            BaseOtKind::Np00 => {
+                crate::np00_chosen::Receiver::new(
+                    crate::np00_chosen::Params::new(n)?,
+                    crate::np00_chosen::ReceiverInput { choices },
+                    rng,
+                )?
+                .run(ch)?
+                .received
+            }
         })
     }
 }

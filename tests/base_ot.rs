@@ -18,7 +18,10 @@ fn check_random_ot(messages: &[[Block; 2]], chosen: &[Block], c: &Bits) {
     assert_eq!(chosen.len(), c.len());
     for i in 0..c.len() {
         let b = usize::from(c.get(i));
-        assert_eq!(chosen[i], messages[i][b], "OT {i}: receiver got the wrong message");
+        assert_eq!(
+            chosen[i], messages[i][b],
+            "OT {i}: receiver got the wrong message"
+        );
         assert_ne!(chosen[i], messages[i][1 - b], "OT {i}: both messages equal");
     }
 }
@@ -29,7 +32,12 @@ fn co15_in_memory_all_sizes() {
         let c = choices(n, n as u64);
         let p = co15::Params::new(n).unwrap();
         let s = co15::Sender::new(p, co15::SenderInput {}, Rng::from_entropy()).unwrap();
-        let r = co15::Receiver::new(p, co15::ReceiverInput { choices: c.clone() }, Rng::from_entropy()).unwrap();
+        let r = co15::Receiver::new(
+            p,
+            co15::ReceiverInput { choices: c.clone() },
+            Rng::from_entropy(),
+        )
+        .unwrap();
         let (so, ro) = run_pair(s, r);
         check_random_ot(&so.unwrap().messages, &ro.unwrap().chosen, &c);
     }
@@ -41,7 +49,12 @@ fn np00_in_memory_all_sizes() {
         let c = choices(n, 7 + n as u64);
         let p = np00::Params::new(n).unwrap();
         let s = np00::Sender::new(p, np00::SenderInput {}, Rng::from_entropy()).unwrap();
-        let r = np00::Receiver::new(p, np00::ReceiverInput { choices: c.clone() }, Rng::from_entropy()).unwrap();
+        let r = np00::Receiver::new(
+            p,
+            np00::ReceiverInput { choices: c.clone() },
+            Rng::from_entropy(),
+        )
+        .unwrap();
         let (so, ro) = run_pair(s, r);
         check_random_ot(&so.unwrap().messages, &ro.unwrap().chosen, &c);
     }
@@ -54,7 +67,12 @@ fn co15_over_tcp_and_comm_matches_spec() {
     let p = co15::Params::new(n).unwrap();
     let (mut a, mut b) = local_pair_tcp().unwrap();
     let s = co15::Sender::new(p, co15::SenderInput {}, Rng::from_entropy()).unwrap();
-    let r = co15::Receiver::new(p, co15::ReceiverInput { choices: c.clone() }, Rng::from_entropy()).unwrap();
+    let r = co15::Receiver::new(
+        p,
+        co15::ReceiverInput { choices: c.clone() },
+        Rng::from_entropy(),
+    )
+    .unwrap();
     let (so, ro) = std::thread::scope(|sc| {
         let h = sc.spawn(|| s.run(&mut a));
         let ro = r.run(&mut b);
@@ -75,7 +93,12 @@ fn np00_over_tcp() {
     let p = np00::Params::new(n).unwrap();
     let (mut a, mut b) = local_pair_tcp().unwrap();
     let s = np00::Sender::new(p, np00::SenderInput {}, Rng::from_entropy()).unwrap();
-    let r = np00::Receiver::new(p, np00::ReceiverInput { choices: c.clone() }, Rng::from_entropy()).unwrap();
+    let r = np00::Receiver::new(
+        p,
+        np00::ReceiverInput { choices: c.clone() },
+        Rng::from_entropy(),
+    )
+    .unwrap();
     let (so, ro) = std::thread::scope(|sc| {
         let h = sc.spawn(|| s.run(&mut a));
         let ro = r.run(&mut b);
@@ -89,10 +112,29 @@ fn chosen_message_ot_both_protocols() {
     let n = 100;
     let c = choices(n, 3);
     let mut rng = Rng::from_entropy();
-    let payload: Vec<[Block; 2]> = (0..n).map(|_| [ot::runtime::rng::Sample::sample(&mut rng), ot::runtime::rng::Sample::sample(&mut rng)]).collect();
+    let payload: Vec<[Block; 2]> = (0..n)
+        .map(|_| {
+            [
+                ot::runtime::rng::Sample::sample(&mut rng),
+                ot::runtime::rng::Sample::sample(&mut rng),
+            ]
+        })
+        .collect();
     let p = co15_chosen::Params::new(n).unwrap();
-    let s = co15_chosen::Sender::new(p, co15_chosen::SenderInput { payload: payload.clone() }, Rng::from_entropy()).unwrap();
-    let r = co15_chosen::Receiver::new(p, co15_chosen::ReceiverInput { choices: c.clone() }, Rng::from_entropy()).unwrap();
+    let s = co15_chosen::Sender::new(
+        p,
+        co15_chosen::SenderInput {
+            payload: payload.clone(),
+        },
+        Rng::from_entropy(),
+    )
+    .unwrap();
+    let r = co15_chosen::Receiver::new(
+        p,
+        co15_chosen::ReceiverInput { choices: c.clone() },
+        Rng::from_entropy(),
+    )
+    .unwrap();
     let (so, ro) = run_pair(s, r);
     so.unwrap();
     let got = ro.unwrap().received;
@@ -100,8 +142,20 @@ fn chosen_message_ot_both_protocols() {
         assert_eq!(got[i], payload[i][usize::from(c.get(i))]);
     }
     let p = np00_chosen::Params::new(n).unwrap();
-    let s = np00_chosen::Sender::new(p, np00_chosen::SenderInput { payload: payload.clone() }, Rng::from_entropy()).unwrap();
-    let r = np00_chosen::Receiver::new(p, np00_chosen::ReceiverInput { choices: c.clone() }, Rng::from_entropy()).unwrap();
+    let s = np00_chosen::Sender::new(
+        p,
+        np00_chosen::SenderInput {
+            payload: payload.clone(),
+        },
+        Rng::from_entropy(),
+    )
+    .unwrap();
+    let r = np00_chosen::Receiver::new(
+        p,
+        np00_chosen::ReceiverInput { choices: c.clone() },
+        Rng::from_entropy(),
+    )
+    .unwrap();
     let (so, ro) = run_pair(s, r);
     so.unwrap();
     let got = ro.unwrap().received;
@@ -132,7 +186,12 @@ fn sans_io_steps_match_driver() {
     let c = choices(n, 5);
     let p = co15::Params::new(n).unwrap();
     let s = co15::Sender::new(p, co15::SenderInput {}, Rng::from_entropy()).unwrap();
-    let r = co15::Receiver::new(p, co15::ReceiverInput { choices: c.clone() }, Rng::from_entropy()).unwrap();
+    let r = co15::Receiver::new(
+        p,
+        co15::ReceiverInput { choices: c.clone() },
+        Rng::from_entropy(),
+    )
+    .unwrap();
     let (setup, s): (co15::msgs::Setup, _) = s.send().unwrap();
     let r = r.recv(setup).unwrap();
     let (lo, r) = r.send_choose_lo().unwrap();
@@ -147,10 +206,21 @@ fn identity_point_is_the_named_abort() {
     // A sender that sends the identity as A: the receiver must abort with IdentityPoint.
     let n = 4;
     let p = co15::Params::new(n).unwrap();
-    let r = co15::Receiver::new(p, co15::ReceiverInput { choices: choices(n, 6) }, Rng::from_entropy()).unwrap();
-    let setup = co15::msgs::Setup { big_a: ot::runtime::ec::Point::default() };
+    let r = co15::Receiver::new(
+        p,
+        co15::ReceiverInput {
+            choices: choices(n, 6),
+        },
+        Rng::from_entropy(),
+    )
+    .unwrap();
+    let setup = co15::msgs::Setup {
+        big_a: ot::runtime::ec::Point::default(),
+    };
     match r.recv_setup(setup) {
-        Err(co15::Error::IdentityPoint { role: "Receiver", .. }) => {}
+        Err(co15::Error::IdentityPoint {
+            role: "Receiver", ..
+        }) => {}
         other => panic!("expected IdentityPoint abort, got {:?}", other.err()),
     }
 }
@@ -168,7 +238,8 @@ fn tampered_point_is_a_typed_decode_error() {
         }
     });
     let s = co15::Sender::new(p, co15::SenderInput {}, Rng::from_entropy()).unwrap();
-    let r = co15::Receiver::new(p, co15::ReceiverInput { choices: c }, Rng::from_entropy()).unwrap();
+    let r =
+        co15::Receiver::new(p, co15::ReceiverInput { choices: c }, Rng::from_entropy()).unwrap();
     let (so, ro) = std::thread::scope(|sc| {
         let h = sc.spawn(|| s.run(&mut a));
         let ro = r.run(&mut b);
@@ -176,33 +247,89 @@ fn tampered_point_is_a_typed_decode_error() {
         (h.join().unwrap(), ro)
     });
     match ro {
-        Err(co15::Error::Decode { round: "setup", field: "big_a", .. }) => {}
-        other => panic!("expected a decode error naming round and field, got {:?}", other.err()),
+        Err(co15::Error::Decode {
+            round: "setup",
+            field: "big_a",
+            ..
+        }) => {}
+        other => panic!(
+            "expected a decode error naming round and field, got {:?}",
+            other.err()
+        ),
     }
     // The sender sees the receiver hang up: a typed channel error, not a hang.
-    assert!(matches!(so, Err(co15::Error::Channel { round: "choose_lo", .. })), "{so:?}");
+    assert!(
+        matches!(
+            so,
+            Err(co15::Error::Channel {
+                round: "choose_lo",
+                ..
+            })
+        ),
+        "{so:?}"
+    );
 }
 
 #[test]
 fn truncated_and_oversized_messages_are_rejected() {
     let n = 3;
     let p = co15::Params::new(n).unwrap();
-    let r = co15::Receiver::new(p, co15::ReceiverInput { choices: choices(n, 9) }, Rng::from_entropy()).unwrap();
+    let r = co15::Receiver::new(
+        p,
+        co15::ReceiverInput {
+            choices: choices(n, 9),
+        },
+        Rng::from_entropy(),
+    )
+    .unwrap();
     let (mut a, mut b) = MemoryChannel::pair();
     a.send(&[1u8; 10]).unwrap();
     match r.run(&mut b) {
-        Err(co15::Error::Length { round: "setup", expected: 32, got: 10 }) => {}
+        Err(co15::Error::Length {
+            round: "setup",
+            expected: 32,
+            got: 10,
+        }) => {}
         other => panic!("expected a length error, got {:?}", other.err()),
     }
-    let r = co15::Receiver::new(p, co15::ReceiverInput { choices: choices(n, 9) }, Rng::from_entropy()).unwrap();
+    let r = co15::Receiver::new(
+        p,
+        co15::ReceiverInput {
+            choices: choices(n, 9),
+        },
+        Rng::from_entropy(),
+    )
+    .unwrap();
     a.send(&[1u8; 1000]).unwrap();
-    assert!(matches!(r.run(&mut b), Err(co15::Error::Channel { round: "setup", .. })));
+    assert!(matches!(
+        r.run(&mut b),
+        Err(co15::Error::Channel { round: "setup", .. })
+    ));
 }
 
 #[test]
 fn wrong_input_shape_and_params_are_typed_errors() {
-    assert!(matches!(co15::Params::new(0), Err(co15::Error::Params { requirement: "n >= 1" })));
+    assert!(matches!(
+        co15::Params::new(0),
+        Err(co15::Error::Params {
+            requirement: "n >= 1"
+        })
+    ));
     let p = co15::Params::new(4).unwrap();
-    let r = co15::Receiver::new(p, co15::ReceiverInput { choices: choices(5, 1) }, Rng::from_entropy());
-    assert!(matches!(r, Err(co15::Error::Shape { round: "input", field: "choices", expected: 4, got: 5 })));
+    let r = co15::Receiver::new(
+        p,
+        co15::ReceiverInput {
+            choices: choices(5, 1),
+        },
+        Rng::from_entropy(),
+    );
+    assert!(matches!(
+        r,
+        Err(co15::Error::Shape {
+            round: "input",
+            field: "choices",
+            expected: 4,
+            got: 5
+        })
+    ));
 }

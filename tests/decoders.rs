@@ -50,7 +50,9 @@ fn valid_messages_round_trip() {
     use ot::runtime::rng::Rng;
     let mut rng = Rng::from_entropy();
     let params = ot::np00::Params::new(7).unwrap();
-    let m = ot::np00::msgs::ChooseHi { pk0_hi: (0..4).map(|_| base_mul(random_scalar(&mut rng))).collect() };
+    let m = ot::np00::msgs::ChooseHi {
+        pk0_hi: (0..4).map(|_| base_mul(random_scalar(&mut rng))).collect(),
+    };
     let mut out = Vec::new();
     m.encode(&params, &mut out).unwrap();
     assert_eq!(out.len(), 128);
@@ -58,6 +60,14 @@ fn valid_messages_round_trip() {
     // A message whose vector length disagrees with the parameters is refused before anything is written.
     let short = ot::np00::msgs::ChooseHi { pk0_hi: vec![] };
     let mut out = Vec::new();
-    assert!(matches!(short.encode(&params, &mut out), Err(ot::np00::Error::Shape { round: "choose_hi", field: "pk0_hi", expected: 4, got: 0 })));
+    assert!(matches!(
+        short.encode(&params, &mut out),
+        Err(ot::np00::Error::Shape {
+            round: "choose_hi",
+            field: "pk0_hi",
+            expected: 4,
+            got: 0
+        })
+    ));
     assert!(out.is_empty());
 }

@@ -7,11 +7,35 @@ use ot::runtime::session::run_pair;
 use ot::runtime::{Bits, Block};
 use ot::{BaseOt, BaseOtKind};
 
-fn parties(m: usize, sha1: bool, base: BaseOtKind) -> (iknp::Sender<iknp::sender_state::RunBase>, iknp::Receiver<iknp::receiver_state::RunBase>, Bits) {
+fn parties(
+    m: usize,
+    sha1: bool,
+    base: BaseOtKind,
+) -> (
+    iknp::Sender<iknp::sender_state::RunBase>,
+    iknp::Receiver<iknp::receiver_state::RunBase>,
+    Bits,
+) {
     let p = iknp::Params::new(m, 1, sha1).unwrap();
     let r = Bits::random(&mut Rng::from_entropy(), m);
-    let s = iknp::Sender::new(p, iknp::SenderInput {}, Rng::from_entropy(), iknp::SenderSubs { base: Box::new(BaseOt::new(base)) }).unwrap();
-    let rc = iknp::Receiver::new(p, iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), iknp::ReceiverSubs { base: Box::new(BaseOt::new(base)) }).unwrap();
+    let s = iknp::Sender::new(
+        p,
+        iknp::SenderInput {},
+        Rng::from_entropy(),
+        iknp::SenderSubs {
+            base: Box::new(BaseOt::new(base)),
+        },
+    )
+    .unwrap();
+    let rc = iknp::Receiver::new(
+        p,
+        iknp::ReceiverInput { r: r.clone() },
+        Rng::from_entropy(),
+        iknp::ReceiverSubs {
+            base: Box::new(BaseOt::new(base)),
+        },
+    )
+    .unwrap();
     (s, rc, r)
 }
 

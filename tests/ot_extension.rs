@@ -36,11 +36,30 @@ fn check_delta(z: &[Block], t: &[Block], r: &Bits, delta: Block) {
     }
 }
 
-fn kos_pair(m: usize, sha1: bool) -> (kos::Sender<kos::sender_state::RunBase>, kos::Receiver<kos::receiver_state::RunBase>, Bits) {
+fn kos_pair(
+    m: usize,
+    sha1: bool,
+) -> (
+    kos::Sender<kos::sender_state::RunBase>,
+    kos::Receiver<kos::receiver_state::RunBase>,
+    Bits,
+) {
     let p = kos::Params::new(m, 1, sha1).unwrap();
     let r = choices(m);
-    let s = kos::Sender::new(p, kos::SenderInput {}, Rng::from_entropy(), kos::SenderSubs { base: base() }).unwrap();
-    let rc = kos::Receiver::new(p, kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), kos::ReceiverSubs { base: base() }).unwrap();
+    let s = kos::Sender::new(
+        p,
+        kos::SenderInput {},
+        Rng::from_entropy(),
+        kos::SenderSubs { base: base() },
+    )
+    .unwrap();
+    let rc = kos::Receiver::new(
+        p,
+        kos::ReceiverInput { r: r.clone() },
+        Rng::from_entropy(),
+        kos::ReceiverSubs { base: base() },
+    )
+    .unwrap();
     (s, rc, r)
 }
 
@@ -61,14 +80,38 @@ fn delta_iknp_and_delta_kos_all_sizes() {
         let delta = Block::sample(&mut Rng::from_entropy());
         let r = choices(m);
         let p = delta_iknp::Params::new(m, 1).unwrap();
-        let s = delta_iknp::Sender::new(p, delta_iknp::SenderInput { delta }, Rng::from_entropy(), delta_iknp::SenderSubs { base: base() }).unwrap();
-        let rc = delta_iknp::Receiver::new(p, delta_iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_iknp::ReceiverSubs { base: base() }).unwrap();
+        let s = delta_iknp::Sender::new(
+            p,
+            delta_iknp::SenderInput { delta },
+            Rng::from_entropy(),
+            delta_iknp::SenderSubs { base: base() },
+        )
+        .unwrap();
+        let rc = delta_iknp::Receiver::new(
+            p,
+            delta_iknp::ReceiverInput { r: r.clone() },
+            Rng::from_entropy(),
+            delta_iknp::ReceiverSubs { base: base() },
+        )
+        .unwrap();
         let (so, ro) = run_pair(s, rc);
         check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
 
         let p = delta_kos::Params::new(m, 1).unwrap();
-        let s = delta_kos::Sender::new(p, delta_kos::SenderInput { delta }, Rng::from_entropy(), delta_kos::SenderSubs { base: base() }).unwrap();
-        let rc = delta_kos::Receiver::new(p, delta_kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_kos::ReceiverSubs { base: base() }).unwrap();
+        let s = delta_kos::Sender::new(
+            p,
+            delta_kos::SenderInput { delta },
+            Rng::from_entropy(),
+            delta_kos::SenderSubs { base: base() },
+        )
+        .unwrap();
+        let rc = delta_kos::Receiver::new(
+            p,
+            delta_kos::ReceiverInput { r: r.clone() },
+            Rng::from_entropy(),
+            delta_kos::ReceiverSubs { base: base() },
+        )
+        .unwrap();
         let (so, ro) = run_pair(s, rc);
         check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
     }
@@ -123,7 +166,10 @@ fn kos_catches_inconsistent_choice_bits() {
             });
             match so {
                 Err(kos::Error::CorrelationCheckFailed { role: "Sender", .. }) => {}
-                other => panic!("m={m} column={byte}: expected CorrelationCheckFailed, got {:?}", other.err()),
+                other => panic!(
+                    "m={m} column={byte}: expected CorrelationCheckFailed, got {:?}",
+                    other.err()
+                ),
             }
         }
     }
@@ -134,8 +180,20 @@ fn delta_kos_catches_inconsistent_choice_bits() {
     let m = 1000;
     let p = delta_kos::Params::new(m, 1).unwrap();
     let delta = Block::sample(&mut Rng::from_entropy());
-    let s = delta_kos::Sender::new(p, delta_kos::SenderInput { delta }, Rng::from_entropy(), delta_kos::SenderSubs { base: base() }).unwrap();
-    let rc = delta_kos::Receiver::new(p, delta_kos::ReceiverInput { r: choices(m) }, Rng::from_entropy(), delta_kos::ReceiverSubs { base: base() }).unwrap();
+    let s = delta_kos::Sender::new(
+        p,
+        delta_kos::SenderInput { delta },
+        Rng::from_entropy(),
+        delta_kos::SenderSubs { base: base() },
+    )
+    .unwrap();
+    let rc = delta_kos::Receiver::new(
+        p,
+        delta_kos::ReceiverInput { r: choices(m) },
+        Rng::from_entropy(),
+        delta_kos::ReceiverSubs { base: base() },
+    )
+    .unwrap();
     let (mut a, b) = MemoryChannel::pair();
     let mut b = TamperChannel::new(b, cheat_one_column(EXTEND_MSG, m, 40));
     let so = std::thread::scope(|sc| {
@@ -145,7 +203,10 @@ fn delta_kos_catches_inconsistent_choice_bits() {
         let _ = h.join().unwrap();
         so
     });
-    assert!(matches!(so, Err(delta_kos::Error::CorrelationCheckFailed { .. })), "{so:?}");
+    assert!(
+        matches!(so, Err(delta_kos::Error::CorrelationCheckFailed { .. })),
+        "{so:?}"
+    );
 }
 
 #[test]
@@ -167,7 +228,17 @@ fn kos_receiver_rejects_a_bad_coin_opening() {
         let _ = h.join().unwrap();
         ro
     });
-    assert!(matches!(ro, Err(kos::Error::BadCoinOpening { role: "Receiver", .. })), "{:?}", ro.err());
+    assert!(
+        matches!(
+            ro,
+            Err(kos::Error::BadCoinOpening {
+                role: "Receiver",
+                ..
+            })
+        ),
+        "{:?}",
+        ro.err()
+    );
 }
 
 #[test]
@@ -187,7 +258,16 @@ fn truncated_oversized_and_hang_up_are_typed_errors() {
         let _ = h.join().unwrap();
         so
     });
-    assert!(matches!(so, Err(kos::Error::Length { round: "extend", .. })), "{so:?}");
+    assert!(
+        matches!(
+            so,
+            Err(kos::Error::Length {
+                round: "extend",
+                ..
+            })
+        ),
+        "{so:?}"
+    );
 
     // Oversized u.
     let (s, rc, _) = kos_pair(300, false);
@@ -204,7 +284,16 @@ fn truncated_oversized_and_hang_up_are_typed_errors() {
         let _ = h.join().unwrap();
         so
     });
-    assert!(matches!(so, Err(kos::Error::Channel { round: "extend", .. })), "{so:?}");
+    assert!(
+        matches!(
+            so,
+            Err(kos::Error::Channel {
+                round: "extend",
+                ..
+            })
+        ),
+        "{so:?}"
+    );
 
     // The receiver hangs up after the base OTs.
     let (s, rc, _) = kos_pair(300, false);
@@ -229,16 +318,45 @@ fn threads_parameter_gives_correct_outputs() {
     for m in [129usize, 5000, (1 << 15) + 77] {
         let p = kos::Params::new(m, 3, false).unwrap();
         let r = choices(m);
-        let s = kos::Sender::new(p, kos::SenderInput {}, Rng::from_entropy(), kos::SenderSubs { base: base() }).unwrap();
-        let rc = kos::Receiver::new(p, kos::ReceiverInput { r: r.clone() }, Rng::from_entropy(), kos::ReceiverSubs { base: base() }).unwrap();
+        let s = kos::Sender::new(
+            p,
+            kos::SenderInput {},
+            Rng::from_entropy(),
+            kos::SenderSubs { base: base() },
+        )
+        .unwrap();
+        let rc = kos::Receiver::new(
+            p,
+            kos::ReceiverInput { r: r.clone() },
+            Rng::from_entropy(),
+            kos::ReceiverSubs { base: base() },
+        )
+        .unwrap();
         let (so, ro) = run_pair(s, rc);
         check_random(&so.unwrap().y, &ro.unwrap().x, &r);
         let delta = Block::sample(&mut Rng::from_entropy());
         let p = delta_iknp::Params::new(m, 2).unwrap();
-        let s = delta_iknp::Sender::new(p, delta_iknp::SenderInput { delta }, Rng::from_entropy(), delta_iknp::SenderSubs { base: base() }).unwrap();
-        let rc = delta_iknp::Receiver::new(p, delta_iknp::ReceiverInput { r: r.clone() }, Rng::from_entropy(), delta_iknp::ReceiverSubs { base: base() }).unwrap();
+        let s = delta_iknp::Sender::new(
+            p,
+            delta_iknp::SenderInput { delta },
+            Rng::from_entropy(),
+            delta_iknp::SenderSubs { base: base() },
+        )
+        .unwrap();
+        let rc = delta_iknp::Receiver::new(
+            p,
+            delta_iknp::ReceiverInput { r: r.clone() },
+            Rng::from_entropy(),
+            delta_iknp::ReceiverSubs { base: base() },
+        )
+        .unwrap();
         let (so, ro) = run_pair(s, rc);
         check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
     }
-    assert!(matches!(kos::Params::new(10, 0, false), Err(kos::Error::Params { requirement: "threads >= 1" })));
+    assert!(matches!(
+        kos::Params::new(10, 0, false),
+        Err(kos::Error::Params {
+            requirement: "threads >= 1"
+        })
+    ));
 }

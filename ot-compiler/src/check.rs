@@ -24,6 +24,9 @@ pub struct Scope<'a> {
 
 type R<T> = Result<T, Diagnostic>;
 
+/// Names of a signature or functionality bound to shapes while resolving a type.
+type Subst<'s> = Option<&'s dyn Fn(&str) -> Option<Shape>>;
+
 #[derive(Clone, Debug)]
 struct Var {
     ty: Ty,
@@ -43,14 +46,30 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
         return Ok((proto.roles.clone(), proto.items.clone()));
     };
     if depth > 16 {
-        return Err(Diagnostic::error(base_name.span, "`extends` chain is too deep (a protocol extends itself?)"));
+        return Err(Diagnostic::error(
+            base_name.span,
+            "`extends` chain is too deep (a protocol extends itself?)",
+        ));
     }
     let Some(base) = scope.protocols.get(&base_name.name) else {
-        let names: Vec<String> = scope.protocols.keys().filter(|n| **n != proto.name.name).cloned().collect();
-        return Err(Diagnostic::error(base_name.span, format!("unknown base protocol `{}`", base_name.name)).with_help(suggest(&base_name.name, "protocol", &names)));
+        let names: Vec<String> = scope
+            .protocols
+            .keys()
+            .filter(|n| **n != proto.name.name)
+            .cloned()
+            .collect();
+        return Err(Diagnostic::error(
+            base_name.span,
+            format!("unknown base protocol `{}`", base_name.name),
+        )
+        .with_help(suggest(&base_name.name, "protocol", &names)));
     };
     let (base_roles, mut items) = expand(base, scope, depth + 1)?;
-    let roles = if proto.roles.is_empty() { base_roles } else { proto.roles.clone() };
+    let roles = if proto.roles.is_empty() {
+        base_roles
+    } else {
+        proto.roles.clone()
+    };
     for item in &proto.items {
         match item {
             Item::Insert(ins) => {
@@ -68,8 +87,18 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
                             _ => None,
                         })
                         .collect();
-                    return Err(Diagnostic::error(ins.anchor.span, format!("`{}` has no round or call named `{}` to insert {} ", base_name.name, ins.anchor.name, if ins.after { "after" } else { "before" }).trim_end().to_string())
-                        .with_help(suggest(&ins.anchor.name, "anchor", &names)));
+                    return Err(Diagnostic::error(
+                        ins.anchor.span,
+                        format!(
+                            "`{}` has no round or call named `{}` to insert {} ",
+                            base_name.name,
+                            ins.anchor.name,
+                            if ins.after { "after" } else { "before" }
+                        )
+                        .trim_end()
+                        .to_string(),
+                    )
+                    .with_help(suggest(&ins.anchor.name, "anchor", &names)));
                 };
                 let at = if ins.after { pos + 1 } else { pos };
                 // Statements attached to the anchor round's body stay with it.
@@ -78,7 +107,11 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
                 }
             }
             // A derived `const` with the name of a base `const` overrides its value in place.
-            Item::Const(c) if items.iter().any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) => {
+            Item::Const(c)
+                if items
+                    .iter()
+                    .any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) =>
+            {
                 for it in items.iter_mut() {
                     if matches!(it, Item::Const(b) if b.name.name == c.name.name) {
                         *it = Item::Const(c.clone());
@@ -109,19 +142,35 @@ struct Checker<'a> {
 
 /// Checks one protocol; returns its IR and warnings. Every error carries a
 /// note naming the protocol (and the round or block it is in).
-pub fn check_protocol(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir, Vec<Diagnostic>)> {
-    check_protocol_inner(proto, scope, src).map_err(|d| d.with_context(format!("in protocol `{}`", proto.name.name)))
+pub fn check_protocol(
+    proto: &Protocol,
+    scope: &Scope,
+    src: &SourceMap,
+) -> R<(Ir, Vec<Diagnostic>)> {
+    check_protocol_inner(proto, scope, src)
+        .map_err(|d| d.with_context(format!("in protocol `{}`", proto.name.name)))
 }
 
-fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(Ir, Vec<Diagnostic>)> {
+fn check_protocol_inner(
+    proto: &Protocol,
+    scope: &Scope,
+    src: &SourceMap,
+) -> R<(Ir, Vec<Diagnostic>)> {
     let (roles, items) = expand(proto, scope, 0)?;
     if roles.is_empty() {
-        return Err(Diagnostic::error(proto.name.span, format!("protocol `{}` declares no roles", proto.name.name)).with_help("write `protocol Name(role Sender, role Receiver) { ... }`"));
+        return Err(Diagnostic::error(
+            proto.name.span,
+            format!("protocol `{}` declares no roles", proto.name.name),
+        )
+        .with_help("write `protocol Name(role Sender, role Receiver) { ... }`"));
     }
     let mut seen = HashSet::new();
     for r in &roles {
         if !seen.insert(r.name.name.clone()) {
-            return Err(Diagnostic::error(r.name.span, format!("role `{}` is declared twice", r.name.name)));
+            return Err(Diagnostic::error(
+                r.name.span,
+                format!("role `{}` is declared twice", r.name.name),
+            ));
         }
     }
     let mut ck = Checker {
@@ -179,7 +228,9 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
             if let Some(to) = ck.target_roles(&r.to) {
                 for t in to {
                     for f in &r.fields {
-                        ck.future[t].entry(f.name.name.clone()).or_insert((r.name.name.clone(), r.name.span));
+                        ck.future[t]
+                            .entry(f.name.name.clone())
+                            .or_insert((r.name.name.clone(), r.name.span));
                     }
                 }
             }
@@ -198,10 +249,19 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
                     Target::Role(t) => t.name.name.clone(),
                     Target::All(_) => "all".to_string(),
                 };
-                format!("in round `{}` ({} -> {to} : {}) of protocol `{}`", r.name.name, r.from.name.name, r.msg.name, proto.name.name)
+                format!(
+                    "in round `{}` ({} -> {to} : {}) of protocol `{}`",
+                    r.name.name, r.from.name.name, r.msg.name, proto.name.name
+                )
             }
-            Item::At(b) => format!("in `at {}` of protocol `{}`", b.role.name.name, proto.name.name),
-            Item::Do(d) => format!("in sub-protocol call `{}` of protocol `{}`", d.name.name, proto.name.name),
+            Item::At(b) => format!(
+                "in `at {}` of protocol `{}`",
+                b.role.name.name, proto.name.name
+            ),
+            Item::Do(d) => format!(
+                "in sub-protocol call `{}` of protocol `{}`",
+                d.name.name, proto.name.name
+            ),
             _ => format!("in protocol `{}`", proto.name.name),
         };
         let mut step = || -> R<()> {
@@ -210,14 +270,27 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
                     ck.fresh_global(&c.name)?;
                     let ty = ck.ty(&c.ty, None)?;
                     if !ty.is_int() {
-                        return Err(Diagnostic::error(c.ty.span, format!("constants must be `usize` or `u64`, not `{ty}`")));
+                        return Err(Diagnostic::error(
+                            c.ty.span,
+                            format!("constants must be `usize` or `u64`, not `{ty}`"),
+                        ));
                     }
                     let v = ck.const_eval(&c.value)?;
                     ck.consts.insert(c.name.name.clone(), (ty.clone(), v));
                     if let Some(req) = &c.requires {
                         if ck.const_eval(req)? == 0 {
-                            return Err(Diagnostic::error(req.span, format!("`requires {}` does not hold for `{}` = {v}", src.snippet(req.span), c.name.name))
-                                .with_help(format!("change the value of `{}` or the requirement", c.name.name)));
+                            return Err(Diagnostic::error(
+                                req.span,
+                                format!(
+                                    "`requires {}` does not hold for `{}` = {v}",
+                                    src.snippet(req.span),
+                                    c.name.name
+                                ),
+                            )
+                            .with_help(format!(
+                                "change the value of `{}` or the requirement",
+                                c.name.name
+                            )));
                         }
                     }
                     ir.consts.push((c.name.name.clone(), ty, v));
@@ -226,27 +299,45 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
                     ck.fresh_global(&p.name)?;
                     let ty = ck.ty(&p.ty, None)?;
                     if !ty.is_copy() || matches!(ty, Ty::Point | Ty::Scalar) {
-                        return Err(Diagnostic::error(p.ty.span, format!("parameters must be `usize`, `u64`, `Bit` or `Block`, not `{ty}`")));
+                        return Err(Diagnostic::error(
+                            p.ty.span,
+                            format!(
+                                "parameters must be `usize`, `u64`, `Bit` or `Block`, not `{ty}`"
+                            ),
+                        ));
                     }
                     ck.params.insert(p.name.name.clone(), ty.clone());
                     let requires = match &p.requires {
                         Some(req) => {
                             let t = ck.expr(usize::MAX, req)?;
                             if t.ty != Ty::Bit {
-                                return Err(Diagnostic::error(req.span, format!("`requires` needs a condition (a `Bit`), found `{}`", t.ty)));
+                                return Err(Diagnostic::error(
+                                    req.span,
+                                    format!(
+                                        "`requires` needs a condition (a `Bit`), found `{}`",
+                                        t.ty
+                                    ),
+                                ));
                             }
                             Some((t, src.snippet(req.span).to_string()))
                         }
                         None => None,
                     };
-                    ir.params.push(IrParam { name: p.name.name.clone(), ty, requires });
+                    ir.params.push(IrParam {
+                        name: p.name.name.clone(),
+                        ty,
+                        requires,
+                    });
                 }
                 Item::Io(io) => {
                     let role = ck.role(&io.role)?;
                     let mut names = HashSet::new();
                     for f in &io.fields {
                         if !names.insert(f.name.name.clone()) {
-                            return Err(Diagnostic::error(f.name.span, format!("duplicate field `{}`", f.name.name)));
+                            return Err(Diagnostic::error(
+                                f.name.span,
+                                format!("duplicate field `{}`", f.name.name),
+                            ));
                         }
                         let ty = ck.ty(&f.ty, None)?;
                         match io.kind {
@@ -264,12 +355,23 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
                 Item::At(block) => ck.at_block(block, &mut ir)?,
                 Item::Round(r) => {
                     if let Some(prev) = round_names.insert(r.name.name.clone(), r.name.span) {
-                        let (l, _) = src.line_col(prev.file, prev.start);
-                        return Err(Diagnostic::error(r.name.span, format!("round `{}` is already declared at line {l}", r.name.name)));
+                        let l = line_ref(src, r.name.span, prev);
+                        return Err(Diagnostic::error(
+                            r.name.span,
+                            format!("round `{}` is already declared at {l}", r.name.name),
+                        )
+                        .with_help("give each round its own name"));
                     }
                     if let Some(prev) = msg_names.insert(r.msg.name.clone(), r.msg.span) {
-                        let (l, _) = src.line_col(prev.file, prev.start);
-                        return Err(Diagnostic::error(r.msg.span, format!("message `{}` is already used by another round (line {l})", r.msg.name)).with_help("give each round its own message name"));
+                        let l = line_ref(src, r.msg.span, prev);
+                        return Err(Diagnostic::error(
+                            r.msg.span,
+                            format!(
+                                "message `{}` is already used by another round ({l})",
+                                r.msg.name
+                            ),
+                        )
+                        .with_help("give each round its own message name"));
                     }
                     let from = ck.role(&r.from)?;
                     let to = match &r.to {
@@ -296,8 +398,14 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
                     let mut names = HashSet::new();
                     for f in &r.fields {
                         if !names.insert(f.name.name.clone()) {
-                            return Err(Diagnostic::error(f.name.span, format!("duplicate field `{}` in message `{}` of round `{}`", f.name.name, r.msg.name, r.name.name))
-                                .with_help("each field of a message must have a distinct name"));
+                            return Err(Diagnostic::error(
+                                f.name.span,
+                                format!(
+                                    "duplicate field `{}` in message `{}` of round `{}`",
+                                    f.name.name, r.msg.name, r.name.name
+                                ),
+                            )
+                            .with_help("each field of a message must have a distinct name"));
                         }
                         let declared = ck.ty(&f.ty, None)?;
                         let have = match ck.env[from].get_mut(&f.name.name) {
@@ -306,16 +414,23 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
                                 v.ty.clone()
                             }
                             None => {
-                                if let Some((later, lspan)) = ck.future[from].get(&f.name.name).cloned() {
+                                if let Some((later, lspan)) =
+                                    ck.future[from].get(&f.name.name).cloned()
+                                {
                                     if later != r.name.name {
-                                        let (l, _) = src.line_col(lspan.file, lspan.start);
+                                        let l = line_ref(src, f.name.span, lspan);
                                         return Err(Diagnostic::error(f.name.span, format!(
-                                            "role-order deadlock: `{}` must send `{}` in round `{}`, but only receives it later in round `{later}` (line {l})",
+                                            "role-order deadlock: `{}` must send `{}` in round `{}`, but only receives it later in round `{later}` ({l})",
                                             ck.roles[from].name.name, f.name.name, r.name.name))
                                             .with_help(format!("`{}` would wait for round `{later}` while its peer waits for round `{}`; move round `{later}` before round `{}`", ck.roles[from].name.name, r.name.name, r.name.name)));
                                     }
                                 }
-                                return Err(ck.unknown_value(from, &f.name.name, f.name.span, "send"));
+                                return Err(ck.unknown_value(
+                                    from,
+                                    &f.name.name,
+                                    f.name.span,
+                                    "send",
+                                ));
                             }
                         };
                         if have != declared {
@@ -326,13 +441,26 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
                     }
                     let round_idx = ir.rounds.len();
                     for (name, ty) in &fields {
-                        let span = r.fields.iter().find(|f| &f.name.name == name).map(|f| f.name.span).unwrap_or(r.span);
+                        let span = r
+                            .fields
+                            .iter()
+                            .find(|f| &f.name.name == name)
+                            .map(|f| f.name.span)
+                            .unwrap_or(r.span);
                         if let Some(prev) = ck.env[to].get(name) {
-                            let (l, _) = src.line_col(prev.span.file, prev.span.start);
-                            return Err(Diagnostic::error(span, format!("`{}` already has a value named `{name}` (line {l}); receiving another would shadow it", ck.roles[to].name.name))
+                            let l = line_ref(src, span, prev.span);
+                            return Err(Diagnostic::error(span, format!("`{}` already has a value named `{name}` ({l}); receiving another would shadow it", ck.roles[to].name.name))
                                 .with_help("rename one of them"));
                         }
-                        ck.env[to].insert(name.clone(), Var { ty: ty.clone(), span, used: false, exported: false });
+                        ck.env[to].insert(
+                            name.clone(),
+                            Var {
+                                ty: ty.clone(),
+                                span,
+                                used: false,
+                                exported: false,
+                            },
+                        );
                     }
                     received_unused.push((round_idx, to, r.span));
                     let (l, _) = src.line_col(r.span.file, r.span.start);
@@ -361,7 +489,10 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
                 }
                 Item::Do(d) => ck.do_stmt(d, &mut ir)?,
                 Item::Insert(ins) => {
-                    return Err(Diagnostic::error(ins.span, "`insert` must appear directly in a protocol that `extends` another"));
+                    return Err(Diagnostic::error(
+                        ins.span,
+                        "`insert` must appear directly in a protocol that `extends` another",
+                    ));
                 }
             }
             Ok(())
@@ -389,7 +520,12 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
     // A round whose message the receiver never reads.
     for (idx, to, span) in received_unused {
         let round = &ir.rounds[idx];
-        let any_used = round.fields.iter().any(|(n, _)| ck.env[to].get(n).map(|v| v.used || v.exported).unwrap_or(false));
+        let any_used = round.fields.iter().any(|(n, _)| {
+            ck.env[to]
+                .get(n)
+                .map(|v| v.used || v.exported)
+                .unwrap_or(false)
+        });
         if !any_used && !round.fields.is_empty() {
             let names: Vec<&str> = round.fields.iter().map(|(n, _)| n.as_str()).collect();
             let (from, to) = (&ir.roles[round.from], &ir.roles[to]);
@@ -402,12 +538,30 @@ fn check_protocol_inner(proto: &Protocol, scope: &Scope, src: &SourceMap) -> R<(
     for (role, env) in ck.env.iter().enumerate() {
         for (name, v) in env {
             if !v.used && !v.exported {
-                ck.warnings.push(Diagnostic::warning(v.span, format!("value `{name}` at `{}` is never used", ir.roles[role])).with_help("remove it, or prefix a deliberate leftover with `_`"));
+                ck.warnings.push(
+                    Diagnostic::warning(
+                        v.span,
+                        format!("value `{name}` at `{}` is never used", ir.roles[role]),
+                    )
+                    .with_help("remove it, or prefix a deliberate leftover with `_`"),
+                );
             }
         }
     }
-    ck.warnings.retain(|w| !src.snippet(w.span).starts_with('_'));
+    ck.warnings
+        .retain(|w| !src.snippet(w.span).starts_with('_'));
     Ok((ir, ck.warnings))
+}
+
+/// Where `there` is, as seen from a diagnostic at `here`: `line 7` in the
+/// same file, `protocols/co15.otp:7` in another (an `extends` base).
+fn line_ref(src: &SourceMap, here: Span, there: Span) -> String {
+    let (l, _) = src.line_col(there.file, there.start);
+    if here.file == there.file {
+        format!("line {l}")
+    } else {
+        format!("{}:{l}", src.file(there.file).name)
+    }
 }
 
 impl<'a> Checker<'a> {
@@ -418,7 +572,10 @@ impl<'a> Checker<'a> {
     fn role(&self, r: &RoleRef) -> R<usize> {
         match self.roles.iter().position(|d| d.name.name == r.name.name) {
             Some(i) => Ok(i),
-            None => Err(Diagnostic::error(r.name.span, format!("unknown role `{}`", r.name.name)).with_help(suggest(&r.name.name, "role", &self.role_names()))),
+            None => Err(
+                Diagnostic::error(r.name.span, format!("unknown role `{}`", r.name.name))
+                    .with_help(suggest(&r.name.name, "role", &self.role_names())),
+            ),
         }
     }
 
@@ -431,23 +588,51 @@ impl<'a> Checker<'a> {
 
     fn fresh_global(&self, name: &Ident) -> R<()> {
         if self.consts.contains_key(&name.name) || self.params.contains_key(&name.name) {
-            return Err(Diagnostic::error(name.span, format!("`{}` is already declared", name.name)));
+            return Err(Diagnostic::error(
+                name.span,
+                format!("`{}` is already declared", name.name),
+            ));
         }
         Ok(())
     }
 
     fn define(&mut self, role: usize, name: &Ident, ty: Ty) -> R<()> {
         if self.consts.contains_key(&name.name) || self.params.contains_key(&name.name) {
-            return Err(Diagnostic::error(name.span, format!("`{}` is a constant or parameter; values cannot reuse its name", name.name)));
+            return Err(Diagnostic::error(
+                name.span,
+                format!(
+                    "`{}` is a constant or parameter; values cannot reuse its name",
+                    name.name
+                ),
+            ));
         }
         if RUST_KEYWORDS.contains(&name.name.as_str()) {
-            return Err(Diagnostic::error(name.span, format!("`{}` is a Rust keyword and cannot name a value", name.name)).with_help(format!("use `{}_` instead", name.name)));
+            return Err(Diagnostic::error(
+                name.span,
+                format!("`{}` is a Rust keyword and cannot name a value", name.name),
+            )
+            .with_help(format!("use `{}_` instead", name.name)));
         }
         if let Some(prev) = self.env[role].get(&name.name) {
-            let (l, _) = self.src.line_col(prev.span.file, prev.span.start);
-            return Err(Diagnostic::error(name.span, format!("`{}` is already defined at `{}` (line {l}); values are assigned once", name.name, self.roles[role].name.name)).with_help("choose a new name"));
+            let l = line_ref(self.src, name.span, prev.span);
+            return Err(Diagnostic::error(
+                name.span,
+                format!(
+                    "`{}` is already defined at `{}` ({l}); values are assigned once",
+                    name.name, self.roles[role].name.name
+                ),
+            )
+            .with_help("choose a new name"));
         }
-        self.env[role].insert(name.name.clone(), Var { ty, span: name.span, used: false, exported: false });
+        self.env[role].insert(
+            name.name.clone(),
+            Var {
+                ty,
+                span: name.span,
+                used: false,
+                exported: false,
+            },
+        );
         Ok(())
     }
 
@@ -461,14 +646,24 @@ impl<'a> Checker<'a> {
             _ => "uses",
         };
         if let Some((round, rspan)) = self.future[role].get(name) {
-            let (l, _) = self.src.line_col(rspan.file, rspan.start);
-            return Diagnostic::error(span, format!("`{rname}` {verbs} `{name}` before receiving it in round `{round}` (line {l})"))
-                .with_help(format!("move this after round `{round}`, or move round `{round}` earlier"));
+            let l = line_ref(self.src, span, *rspan);
+            return Diagnostic::error(
+                span,
+                format!("`{rname}` {verbs} `{name}` before receiving it in round `{round}` ({l})"),
+            )
+            .with_help(format!(
+                "move this after round `{round}`, or move round `{round}` earlier"
+            ));
         }
         if let Some(def) = self.later[role].get(name) {
-            let (l, _) = self.src.line_col(def.file, def.start);
-            return Diagnostic::error(span, format!("`{rname}` {verbs} `{name}` before computing it (line {l})"))
-                .with_help(format!("move the computation of `{name}` (line {l}) before this point"));
+            let l = line_ref(self.src, span, *def);
+            return Diagnostic::error(
+                span,
+                format!("`{rname}` {verbs} `{name}` before computing it ({l})"),
+            )
+            .with_help(format!(
+                "move the computation of `{name}` ({l}) before this point"
+            ));
         }
         for (other, env) in self.env.iter().enumerate() {
             if other != role && (env.contains_key(name) || self.later[other].contains_key(name)) {
@@ -483,11 +678,38 @@ impl<'a> Checker<'a> {
                 Some(best) => format!("did you mean `{best}`? Otherwise assign it in `at {rname} {{ {name} = ...; }}`"),
                 None => format!("assign it in `at {rname} {{ {name} = ...; }}`, or remove it from `output {rname}`"),
             };
-            return Diagnostic::error(span, format!("output `{name}` of `{rname}` is never computed")).with_help(help);
+            return Diagnostic::error(
+                span,
+                format!("output `{name}` of `{rname}` is never computed"),
+            )
+            .with_help(help);
         }
         cands.extend(self.params.keys().cloned());
         cands.extend(self.consts.keys().cloned());
-        Diagnostic::error(span, format!("unknown value `{name}` at `{rname}`")).with_help(suggest(name, "value", &cands))
+        let help = match crate::diag::did_you_mean(name, cands.iter().map(String::as_str)) {
+            Some(best) => format!("did you mean `{best}`?"),
+            None if verb == "send" => format!("compute it before this round: `at {rname} {{ {name} = ...; }}`"),
+            None => format!("define it first (`at {rname} {{ {name} = ...; }}`), declare it as an `input {rname}`, or receive it in a round"),
+        };
+        let mut known: Vec<&str> = self.env[role]
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !k.contains('.'))
+            .collect();
+        known.sort_unstable();
+        let help = if help.starts_with("did you mean") || known.is_empty() || known.len() > 10 {
+            help
+        } else {
+            format!(
+                "{help}; `{rname}` knows {}",
+                known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        Diagnostic::error(span, format!("unknown value `{name}` at `{rname}`")).with_help(help)
     }
 
     fn at_block(&mut self, block: &AtBlock, ir: &mut Ir) -> R<()> {
@@ -502,15 +724,32 @@ impl<'a> Checker<'a> {
                 Stmt::Check { cond, abort, span } => {
                     let t = self.expr(role, cond)?;
                     if t.ty != Ty::Bit {
-                        return Err(Diagnostic::error(cond.span, format!("`check` needs a condition (a `Bit`), found `{}`", t.ty)));
+                        return Err(Diagnostic::error(
+                            cond.span,
+                            format!("`check` needs a condition (a `Bit`), found `{}`", t.ty),
+                        ));
                     }
                     let (l, _) = self.src.line_col(span.file, span.start);
-                    let text = format!("{}:{l}: {}", self.src.file(span.file).name, self.src.snippet(*span));
-                    if !abort.name.chars().next().map(char::is_uppercase).unwrap_or(false) {
+                    let text = format!(
+                        "{}:{l}: {}",
+                        self.src.file(span.file).name,
+                        self.src.snippet(*span)
+                    );
+                    if !abort
+                        .name
+                        .chars()
+                        .next()
+                        .map(char::is_uppercase)
+                        .unwrap_or(false)
+                    {
                         return Err(Diagnostic::error(abort.span, format!("abort names become error variants and must start with an upper-case letter: `{}`", abort.name)));
                     }
                     if RESERVED_ERRORS.contains(&abort.name.as_str()) {
-                        return Err(Diagnostic::error(abort.span, format!("`{}` is a built-in error variant", abort.name)).with_help("choose another abort name"));
+                        return Err(Diagnostic::error(
+                            abort.span,
+                            format!("`{}` is a built-in error variant", abort.name),
+                        )
+                        .with_help("choose another abort name"));
                     }
                     if !ir.aborts.iter().any(|(n, _)| n == &abort.name) {
                         ir.aborts.push((abort.name.clone(), text.clone()));
@@ -525,28 +764,59 @@ impl<'a> Checker<'a> {
     fn do_stmt(&mut self, d: &DoStmt, ir: &mut Ir) -> R<()> {
         let Some(func) = self.scope.functionalities.get(&d.func.name).copied() else {
             let names: Vec<String> = self.scope.functionalities.keys().cloned().collect();
-            return Err(Diagnostic::error(d.func.span, format!("unknown functionality `{}`", d.func.name)).with_help(suggest(&d.func.name, "functionality", &names)));
+            return Err(Diagnostic::error(
+                d.func.span,
+                format!("unknown functionality `{}`", d.func.name),
+            )
+            .with_help(suggest(&d.func.name, "functionality", &names)));
         };
         let froles: Vec<String> = func.roles.iter().map(|r| r.name.name.clone()).collect();
         let mut map: HashMap<String, usize> = HashMap::new();
         let mut used: HashMap<usize, String> = HashMap::new();
         for (fr, pr) in &d.roles {
             if !froles.contains(&fr.name) {
-                return Err(Diagnostic::error(fr.span, format!("`{}` has no role `{}`", func.name.name, fr.name)).with_help(suggest(&fr.name, "role", &froles)));
+                return Err(Diagnostic::error(
+                    fr.span,
+                    format!("`{}` has no role `{}`", func.name.name, fr.name),
+                )
+                .with_help(suggest(&fr.name, "role", &froles)));
             }
             let p = self.role(pr)?;
             if map.insert(fr.name.clone(), p).is_some() {
-                return Err(Diagnostic::error(fr.span, format!("role `{}` of `{}` is mapped twice", fr.name, func.name.name)));
+                return Err(Diagnostic::error(
+                    fr.span,
+                    format!("role `{}` of `{}` is mapped twice", fr.name, func.name.name),
+                ));
             }
             if let Some(other) = used.insert(p, fr.name.clone()) {
-                return Err(Diagnostic::error(pr.name.span, format!("role mapping mismatch: both `{other}` and `{}` of `{}` are mapped to `{}`", fr.name, func.name.name, pr.name.name))
-                    .with_help(format!("map each role of `{}` ({}) to a different role of this protocol", func.name.name, froles.join(", "))));
+                return Err(Diagnostic::error(
+                    pr.name.span,
+                    format!(
+                        "role mapping mismatch: both `{other}` and `{}` of `{}` are mapped to `{}`",
+                        fr.name, func.name.name, pr.name.name
+                    ),
+                )
+                .with_help(format!(
+                    "map each role of `{}` ({}) to a different role of this protocol",
+                    func.name.name,
+                    froles.join(", ")
+                )));
             }
         }
         for fr in &froles {
             if !map.contains_key(fr) {
-                return Err(Diagnostic::error(d.func.span, format!("role mapping mismatch: role `{fr}` of `{}` is not mapped", func.name.name))
-                    .with_help(format!("add `{fr} = <role>` to the call; `{}` has roles {}", func.name.name, froles.join(", "))));
+                return Err(Diagnostic::error(
+                    d.func.span,
+                    format!(
+                        "role mapping mismatch: role `{fr}` of `{}` is not mapped",
+                        func.name.name
+                    ),
+                )
+                .with_help(format!(
+                    "add `{fr} = <role>` to the call; `{}` has roles {}",
+                    func.name.name,
+                    froles.join(", ")
+                )));
             }
         }
         // Parameters.
@@ -554,22 +824,44 @@ impl<'a> Checker<'a> {
         for (pn, e) in &d.params {
             let Some(decl) = func.params.iter().find(|p| p.name.name == pn.name) else {
                 let names: Vec<String> = func.params.iter().map(|p| p.name.name.clone()).collect();
-                return Err(Diagnostic::error(pn.span, format!("`{}` has no parameter `{}`", func.name.name, pn.name)).with_help(suggest(&pn.name, "parameter", &names)));
+                return Err(Diagnostic::error(
+                    pn.span,
+                    format!("`{}` has no parameter `{}`", func.name.name, pn.name),
+                )
+                .with_help(suggest(&pn.name, "parameter", &names)));
             };
             let sh = self.shape(e)?;
             if let (Some(v), Some(req)) = (sh.lit(), &decl.requires) {
                 let mut env = HashMap::new();
                 env.insert(pn.name.clone(), v);
                 if let Some(0) = eval_with(req, &env) {
-                    return Err(Diagnostic::error(e.span, format!("`{}` requires `{}`, which does not hold for `{}` = {v}", func.name.name, self.src.snippet(req.span), pn.name))
-                        .with_help(format!("pass a value of `{}` that satisfies the requirement", pn.name)));
+                    return Err(Diagnostic::error(
+                        e.span,
+                        format!(
+                            "`{}` requires `{}`, which does not hold for `{}` = {v}",
+                            func.name.name,
+                            self.src.snippet(req.span),
+                            pn.name
+                        ),
+                    )
+                    .with_help(format!(
+                        "pass a value of `{}` that satisfies the requirement",
+                        pn.name
+                    )));
                 }
             }
             pvals.insert(pn.name.clone(), sh);
         }
         for p in &func.params {
             if !pvals.contains_key(&p.name.name) {
-                return Err(Diagnostic::error(d.func.span, format!("missing parameter `{}` of `{}`", p.name.name, func.name.name)).with_help(format!("write `{}[{} = ...]`", func.name.name, p.name.name)));
+                return Err(Diagnostic::error(
+                    d.func.span,
+                    format!(
+                        "missing parameter `{}` of `{}`",
+                        p.name.name, func.name.name
+                    ),
+                )
+                .with_help(format!("write `{}[{} = ...]`", func.name.name, p.name.name)));
             }
         }
         let subst = |name: &str| pvals.get(name).cloned();
@@ -577,37 +869,75 @@ impl<'a> Checker<'a> {
         let mut inputs: HashMap<(String, String), TExpr> = HashMap::new();
         for (fr, field, e) in &d.inputs {
             let Some(&role) = map.get(&fr.name) else {
-                return Err(Diagnostic::error(fr.span, format!("`{}` has no role `{}`", func.name.name, fr.name)).with_help(suggest(&fr.name, "role", &froles)));
+                return Err(Diagnostic::error(
+                    fr.span,
+                    format!("`{}` has no role `{}`", func.name.name, fr.name),
+                )
+                .with_help(suggest(&fr.name, "role", &froles)));
             };
-            let decl = func.io.iter().filter(|io| io.kind == IoKind::Input && io.role.name.name == fr.name).flat_map(|io| io.fields.iter()).find(|f| f.name.name == field.name);
+            let decl = func
+                .io
+                .iter()
+                .filter(|io| io.kind == IoKind::Input && io.role.name.name == fr.name)
+                .flat_map(|io| io.fields.iter())
+                .find(|f| f.name.name == field.name);
             let Some(decl) = decl else {
-                return Err(Diagnostic::error(field.span, format!("`{}` has no input `{}` for role `{}`", func.name.name, field.name, fr.name)));
+                return Err(Diagnostic::error(
+                    field.span,
+                    format!(
+                        "`{}` has no input `{}` for role `{}`",
+                        func.name.name, field.name, fr.name
+                    ),
+                ));
             };
             let want = self.ty(&decl.ty, Some(&subst))?;
             let t = self.expr(role, e)?;
             if t.ty != want {
-                return Err(Diagnostic::error(e.span, format!("shape mismatch: input `{}.{}` of `{}` must be `{want}`, found `{}`", fr.name, field.name, func.name.name, t.ty)));
+                return Err(Diagnostic::error(
+                    e.span,
+                    format!(
+                        "shape mismatch: input `{}.{}` of `{}` must be `{want}`, found `{}`",
+                        fr.name, field.name, func.name.name, t.ty
+                    ),
+                ));
             }
             inputs.insert((fr.name.clone(), field.name.clone()), t);
         }
         for io in func.io.iter().filter(|io| io.kind == IoKind::Input) {
             for f in &io.fields {
                 if !inputs.contains_key(&(io.role.name.name.clone(), f.name.name.clone())) {
-                    return Err(Diagnostic::error(d.span, format!("missing input `{}.{}` of `{}`", io.role.name.name, f.name.name, func.name.name))
-                        .with_help(format!("add `with {{ {}.{} = <value> }}` to the call", io.role.name.name, f.name.name)));
+                    return Err(Diagnostic::error(
+                        d.span,
+                        format!(
+                            "missing input `{}.{}` of `{}`",
+                            io.role.name.name, f.name.name, func.name.name
+                        ),
+                    )
+                    .with_help(format!(
+                        "add `with {{ {}.{} = <value> }}` to the call",
+                        io.role.name.name, f.name.name
+                    )));
                 }
             }
         }
         // Outputs become `name.field` values of the mapped roles.
         let mut outputs: HashMap<String, Vec<(String, Ty)>> = HashMap::new();
         for io in func.io.iter().filter(|io| io.kind == IoKind::Output) {
-            let Some(&role) = map.get(&io.role.name.name) else { continue };
+            let Some(&role) = map.get(&io.role.name.name) else {
+                continue;
+            };
             for f in &io.fields {
                 let ty = self.ty(&f.ty, Some(&subst))?;
                 let name = format!("{}.{}", d.name.name, f.name.name);
-                let ident = Ident { name: name.clone(), span: d.name.span };
+                let ident = Ident {
+                    name: name.clone(),
+                    span: d.name.span,
+                };
                 self.define(role, &ident, ty.clone())?;
-                outputs.entry(io.role.name.name.clone()).or_default().push((name, ty));
+                outputs
+                    .entry(io.role.name.name.clone())
+                    .or_default()
+                    .push((name, ty));
             }
         }
         // How each role is run: the functionality's `impl Role = Trait::method(args);`.
@@ -615,26 +945,62 @@ impl<'a> Checker<'a> {
         for fr in &froles {
             let role = map[fr];
             let Some(imp) = func.impls.iter().find(|i| &i.role.name == fr) else {
-                return Err(Diagnostic::error(d.func.span, format!("functionality `{}` declares no implementation for its role `{fr}`", func.name.name))
-                    .with_help(format!("add `impl {fr} = path::Trait::method(args);` to `functionality {}`", func.name.name)));
+                return Err(Diagnostic::error(
+                    d.func.span,
+                    format!(
+                        "functionality `{}` declares no implementation for its role `{fr}`",
+                        func.name.name
+                    ),
+                )
+                .with_help(format!(
+                    "add `impl {fr} = path::Trait::method(args);` to `functionality {}`",
+                    func.name.name
+                )));
             };
             let Some((trait_path, method)) = imp.path.rsplit_once("::") else {
-                return Err(Diagnostic::error(imp.span, format!("`{}` must be a trait method path `path::Trait::method`", imp.path)));
+                return Err(Diagnostic::error(
+                    imp.span,
+                    format!(
+                        "`{}` must be a trait method path `path::Trait::method`",
+                        imp.path
+                    ),
+                ));
             };
             let mut args = vec![];
             for a in &imp.args {
                 if let Some(sh) = pvals.get(&a.name) {
-                    args.push(TExpr { kind: TExprKind::Shape(sh.clone()), ty: Ty::Usize });
+                    args.push(TExpr {
+                        kind: TExprKind::Shape(sh.clone()),
+                        ty: Ty::Usize,
+                    });
                 } else if let Some(t) = inputs.get(&(fr.clone(), a.name.clone())) {
                     args.push(t.clone());
                 } else {
-                    return Err(Diagnostic::error(a.span, format!("`{}` is neither a parameter of `{}` nor an input of its role `{fr}`", a.name, func.name.name)));
+                    return Err(Diagnostic::error(
+                        a.span,
+                        format!(
+                            "`{}` is neither a parameter of `{}` nor an input of its role `{fr}`",
+                            a.name, func.name.name
+                        ),
+                    ));
                 }
             }
-            calls.push(SubCall { role, func_role: fr.clone(), trait_path: trait_path.to_string(), method: method.to_string(), args, outputs: outputs.remove(fr).unwrap_or_default() });
+            calls.push(SubCall {
+                role,
+                func_role: fr.clone(),
+                trait_path: trait_path.to_string(),
+                method: method.to_string(),
+                args,
+                outputs: outputs.remove(fr).unwrap_or_default(),
+            });
         }
         let idx = ir.subs.len();
-        ir.subs.push(IrSub { name: d.name.name.clone(), func: func.name.name.clone(), span: d.span, calls });
+        ir.subs.push(IrSub {
+            name: d.name.name.clone(),
+            func: func.name.name.clone(),
+            span: d.span,
+            calls,
+        });
         for r in 0..self.roles.len() {
             if map.values().any(|&m| m == r) {
                 ir.events[r].push(Event::Sub(idx));
@@ -644,7 +1010,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Resolves a written type. `subst` maps signature names to shapes.
-    fn ty(&self, t: &Type, subst: Option<&dyn Fn(&str) -> Option<Shape>>) -> R<Ty> {
+    fn ty(&self, t: &Type, subst: Subst) -> R<Ty> {
         match &t.kind {
             TypeKind::Array(elem, len) => {
                 let e = self.ty(elem, subst)?;
@@ -659,7 +1025,16 @@ impl<'a> Checker<'a> {
                             "BitMatrix" => "BitMatrix[rows, cols]",
                             other => other,
                         };
-                        return Err(Diagnostic::error(t.span, format!("type `{}` takes {n} shape argument{}, found {}", name.name, if n == 1 { "" } else { "s" }, args.len())).with_help(format!("write `{form}`")));
+                        return Err(Diagnostic::error(
+                            t.span,
+                            format!(
+                                "type `{}` takes {n} shape argument{}, found {}",
+                                name.name,
+                                if n == 1 { "" } else { "s" },
+                                args.len()
+                            ),
+                        )
+                        .with_help(format!("write `{form}`")));
                     }
                     Ok(())
                 };
@@ -684,7 +1059,10 @@ impl<'a> Checker<'a> {
                     }
                     "BitMatrix" => {
                         arity(2)?;
-                        Ok(Ty::BitMatrix(self.shape_in(&args[0], subst)?, self.shape_in(&args[1], subst)?))
+                        Ok(Ty::BitMatrix(
+                            self.shape_in(&args[0], subst)?,
+                            self.shape_in(&args[1], subst)?,
+                        ))
                     }
                     other => match self.scope.extern_types.get(other) {
                         Some(e) => {
@@ -692,9 +1070,13 @@ impl<'a> Checker<'a> {
                             Ok(Ty::Extern(e.name.name.clone(), e.path.clone()))
                         }
                         None => {
-                            let mut names: Vec<String> = BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
+                            let mut names: Vec<String> =
+                                BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
                             names.extend(self.scope.extern_types.keys().cloned());
-                            Err(Diagnostic::error(name.span, format!("unknown type `{other}`")).with_help(suggest(other, "type", &names)))
+                            Err(
+                                Diagnostic::error(name.span, format!("unknown type `{other}`"))
+                                    .with_help(suggest(other, "type", &names)),
+                            )
                         }
                     },
                 }
@@ -707,7 +1089,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A symbolic length from constants, parameters and literals.
-    fn shape_in(&self, e: &Expr, subst: Option<&dyn Fn(&str) -> Option<Shape>>) -> R<Shape> {
+    fn shape_in(&self, e: &Expr, subst: Subst) -> R<Shape> {
         match &e.kind {
             ExprKind::Int(v) => Ok(Shape::Lit(*v)),
             ExprKind::Var(n) => {
@@ -732,36 +1114,72 @@ impl<'a> Checker<'a> {
                 names.extend(self.consts.keys().cloned());
                 Err(Diagnostic::error(e.span, format!("`{n}` is not a constant or parameter; lengths must be built from `const`s, `param`s and numbers")).with_help(suggest(n, "constant or parameter", &names)))
             }
-            ExprKind::Binary(op, a, b) if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem) => {
+            ExprKind::Binary(op, a, b)
+                if matches!(
+                    op,
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem
+                ) =>
+            {
                 let c = op.symbol().chars().next().unwrap_or('+');
-                Ok(Shape::bin(c, self.shape_in(a, subst)?, self.shape_in(b, subst)?))
+                Ok(Shape::bin(
+                    c,
+                    self.shape_in(a, subst)?,
+                    self.shape_in(b, subst)?,
+                ))
             }
-            _ => Err(Diagnostic::error(e.span, "a length must be an arithmetic expression of constants, parameters and numbers")),
+            _ => Err(Diagnostic::error(
+                e.span,
+                "a length must be an arithmetic expression of constants, parameters and numbers",
+            )),
         }
     }
 
     fn const_eval(&self, e: &Expr) -> R<u128> {
-        let env: HashMap<String, u128> = self.consts.iter().map(|(k, (_, v))| (k.clone(), *v)).collect();
-        eval_with(e, &env).ok_or_else(|| Diagnostic::error(e.span, "this must be a constant expression of numbers and earlier constants"))
+        let env: HashMap<String, u128> = self
+            .consts
+            .iter()
+            .map(|(k, (_, v))| (k.clone(), *v))
+            .collect();
+        eval_with(e, &env).ok_or_else(|| {
+            Diagnostic::error(
+                e.span,
+                "this must be a constant expression of numbers and earlier constants",
+            )
+        })
     }
 
     fn lookup(&mut self, role: usize, name: &str, span: Span) -> R<TExpr> {
         if self.index_vars.iter().any(|v| v == name) {
-            return Ok(TExpr { kind: TExprKind::IndexVar(name.to_string()), ty: Ty::Usize });
+            return Ok(TExpr {
+                kind: TExprKind::IndexVar(name.to_string()),
+                ty: Ty::Usize,
+            });
         }
         if let Some((ty, v)) = self.consts.get(name) {
-            return Ok(TExpr { kind: TExprKind::Int(*v), ty: ty.clone() });
+            return Ok(TExpr {
+                kind: TExprKind::Int(*v),
+                ty: ty.clone(),
+            });
         }
         if let Some(ty) = self.params.get(name) {
-            return Ok(TExpr { kind: TExprKind::Param(name.to_string()), ty: ty.clone() });
+            return Ok(TExpr {
+                kind: TExprKind::Param(name.to_string()),
+                ty: ty.clone(),
+            });
         }
         if role == usize::MAX {
-            return Err(Diagnostic::error(span, format!("unknown constant or parameter `{name}`")));
+            return Err(Diagnostic::error(
+                span,
+                format!("unknown constant or parameter `{name}`"),
+            ));
         }
         match self.env[role].get_mut(name) {
             Some(v) => {
                 v.used = true;
-                Ok(TExpr { kind: TExprKind::Local(name.to_string()), ty: v.ty.clone() })
+                Ok(TExpr {
+                    kind: TExprKind::Local(name.to_string()),
+                    ty: v.ty.clone(),
+                })
             }
             None => Err(self.unknown_value(role, name, span, "use")),
         }
@@ -770,39 +1188,75 @@ impl<'a> Checker<'a> {
     /// Types an expression evaluated by `role` (`usize::MAX`: no role, only params/consts).
     fn expr(&mut self, role: usize, e: &Expr) -> R<TExpr> {
         match &e.kind {
-            ExprKind::Int(v) => Ok(TExpr { kind: TExprKind::Int(*v), ty: Ty::Usize }),
-            ExprKind::Bool(b) => Ok(TExpr { kind: TExprKind::Bool(*b), ty: Ty::Bit }),
+            ExprKind::Int(v) => Ok(TExpr {
+                kind: TExprKind::Int(*v),
+                ty: Ty::Usize,
+            }),
+            ExprKind::Bool(b) => Ok(TExpr {
+                kind: TExprKind::Bool(*b),
+                ty: Ty::Bit,
+            }),
             ExprKind::Var(n) => self.lookup(role, n, e.span),
             ExprKind::Member(base, field) => match &base.kind {
                 ExprKind::Var(b) => self.lookup(role, &format!("{b}.{}", field.name), e.span),
-                _ => Err(Diagnostic::error(e.span, "`.field` applies only to the outputs of a sub-protocol call (`call.field`)")),
+                _ => Err(Diagnostic::error(
+                    e.span,
+                    "`.field` applies only to the outputs of a sub-protocol call (`call.field`)",
+                )),
             },
             ExprKind::Index(base, idx) => {
                 let b = self.expr(role, base)?;
                 let i = self.expr(role, idx)?;
                 if !i.ty.is_int() {
-                    return Err(Diagnostic::error(idx.span, format!("an index must be `usize`, found `{}`", i.ty)));
+                    return Err(Diagnostic::error(
+                        idx.span,
+                        format!("an index must be `usize`, found `{}`", i.ty),
+                    ));
                 }
                 let (elem, len) = match &b.ty {
                     Ty::Bits(n) => (Ty::Bit, n.clone()),
                     Ty::Array(t, n) => ((**t).clone(), n.clone()),
-                    other => return Err(Diagnostic::error(base.span, format!("cannot index a value of type `{other}`")).with_help("only `Bits[n]` and arrays `[T; n]` can be indexed")),
+                    other => {
+                        return Err(Diagnostic::error(
+                            base.span,
+                            format!("cannot index a value of type `{other}`"),
+                        )
+                        .with_help("only `Bits[n]` and arrays `[T; n]` can be indexed"))
+                    }
                 };
                 if let (TExprKind::Int(k), Some(n)) = (&i.kind, len.lit()) {
                     if *k >= n {
-                        return Err(Diagnostic::error(idx.span, format!("index {k} is out of range for length {n}")));
+                        return Err(Diagnostic::error(
+                            idx.span,
+                            format!("index {k} is out of range for length {n}"),
+                        ));
                     }
                 }
-                Ok(TExpr { kind: TExprKind::Index(Box::new(b), Box::new(i)), ty: elem })
+                Ok(TExpr {
+                    kind: TExprKind::Index(Box::new(b), Box::new(i)),
+                    ty: elem,
+                })
             }
             ExprKind::Call(name, args) => self.call(role, name, args, e.span),
             ExprKind::Binary(op, a, b) => {
                 let ta = self.expr(role, a)?;
                 let tb = self.expr(role, b)?;
                 let ty = binary_type(*op, &ta.ty, &tb.ty).ok_or_else(|| {
-                    Diagnostic::error(e.span, format!("operator `{}` cannot combine `{}` and `{}`", op.symbol(), ta.ty, tb.ty)).with_help(op_help(*op))
+                    Diagnostic::error(
+                        e.span,
+                        format!(
+                            "operator `{}` cannot combine `{}` and `{}`",
+                            op.symbol(),
+                            ta.ty,
+                            tb.ty
+                        ),
+                    )
+                    .with_help(op_help(*op))
                 })?;
-                Ok(TExpr { kind: TExprKind::Binary(*op, Box::new(ta), Box::new(tb)), ty })
+                Ok(TExpr {
+                    kind: TExprKind::Binary(*op, Box::new(ta), Box::new(tb)),
+                    ty,
+                })
             }
             ExprKind::Unary(op, a) => {
                 let ta = self.expr(role, a)?;
@@ -811,10 +1265,20 @@ impl<'a> Checker<'a> {
                     UnOp::Neg => matches!(ta.ty, Ty::Point | Ty::Scalar),
                 };
                 if !ok {
-                    return Err(Diagnostic::error(e.span, format!("operator `{}` does not apply to `{}`", if *op == UnOp::Not { "!" } else { "-" }, ta.ty)));
+                    return Err(Diagnostic::error(
+                        e.span,
+                        format!(
+                            "operator `{}` does not apply to `{}`",
+                            if *op == UnOp::Not { "!" } else { "-" },
+                            ta.ty
+                        ),
+                    ));
                 }
                 let ty = ta.ty.clone();
-                Ok(TExpr { kind: TExprKind::Unary(*op, Box::new(ta)), ty })
+                Ok(TExpr {
+                    kind: TExprKind::Unary(*op, Box::new(ta)),
+                    ty,
+                })
             }
             ExprKind::Sample(t) => {
                 let ty = self.ty(t, None)?;
@@ -822,28 +1286,50 @@ impl<'a> Checker<'a> {
                     return Err(Diagnostic::error(t.span, format!("cannot sample a `{ty}`")).with_help("`sample` works for Bit, Block, Seed, Scalar, Point, u64, Bits[n] and arrays of these"));
                 }
                 if role == usize::MAX {
-                    return Err(Diagnostic::error(e.span, "`sample` is only allowed inside `at Role { ... }`"));
+                    return Err(Diagnostic::error(
+                        e.span,
+                        "`sample` is only allowed inside `at Role { ... }`",
+                    ));
                 }
-                Ok(TExpr { kind: TExprKind::Sample(ty.clone()), ty })
+                Ok(TExpr {
+                    kind: TExprKind::Sample(ty.clone()),
+                    ty,
+                })
             }
             ExprKind::Comprehension { body, var, lo, hi } => {
                 let lo_s = self.shape(lo)?;
                 let hi_s = self.shape(hi)?;
                 let tlo = self.expr(role, lo)?;
                 let thi = self.expr(role, hi)?;
-                if self.index_vars.contains(&var.name) || (role != usize::MAX && self.env[role].contains_key(&var.name)) {
-                    return Err(Diagnostic::error(var.span, format!("index `{}` shadows another value", var.name)));
+                if self.index_vars.contains(&var.name)
+                    || (role != usize::MAX && self.env[role].contains_key(&var.name))
+                {
+                    return Err(Diagnostic::error(
+                        var.span,
+                        format!("index `{}` shadows another value", var.name),
+                    ));
                 }
                 self.index_vars.push(var.name.clone());
                 let tb = self.expr(role, body);
                 self.index_vars.pop();
                 let tb = tb?;
                 let ty = Ty::Array(Box::new(tb.ty.clone()), Shape::bin('-', hi_s, lo_s));
-                Ok(TExpr { kind: TExprKind::Comprehension { body: Box::new(tb), var: var.name.clone(), lo: Box::new(tlo), hi: Box::new(thi) }, ty })
+                Ok(TExpr {
+                    kind: TExprKind::Comprehension {
+                        body: Box::new(tb),
+                        var: var.name.clone(),
+                        lo: Box::new(tlo),
+                        hi: Box::new(thi),
+                    },
+                    ty,
+                })
             }
             ExprKind::Array(items) => {
                 if items.is_empty() {
-                    return Err(Diagnostic::error(e.span, "empty arrays have no element type"));
+                    return Err(Diagnostic::error(
+                        e.span,
+                        "empty arrays have no element type",
+                    ));
                 }
                 let mut out = vec![];
                 for it in items {
@@ -851,13 +1337,22 @@ impl<'a> Checker<'a> {
                     if let Some(first) = out.first() {
                         let first: &TExpr = first;
                         if first.ty != t.ty {
-                            return Err(Diagnostic::error(it.span, format!("array elements must have one type: `{}` and `{}`", first.ty, t.ty)));
+                            return Err(Diagnostic::error(
+                                it.span,
+                                format!(
+                                    "array elements must have one type: `{}` and `{}`",
+                                    first.ty, t.ty
+                                ),
+                            ));
                         }
                     }
                     out.push(t);
                 }
                 let ty = Ty::Array(Box::new(out[0].ty.clone()), Shape::Lit(out.len() as u128));
-                Ok(TExpr { kind: TExprKind::Array(out), ty })
+                Ok(TExpr {
+                    kind: TExprKind::Array(out),
+                    ty,
+                })
             }
         }
     }
@@ -865,18 +1360,41 @@ impl<'a> Checker<'a> {
     fn call(&mut self, role: usize, name: &Ident, args: &[Expr], span: Span) -> R<TExpr> {
         let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
             let names: Vec<String> = self.scope.intrinsics.keys().cloned().collect();
-            return Err(Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name)).with_help(suggest(&name.name, "intrinsic", &names)));
+            return Err(
+                Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name))
+                    .with_help(suggest(&name.name, "intrinsic", &names)),
+            );
         };
         let sig = || {
-            let ps: Vec<String> = decl.params.iter().map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span).trim())).collect();
-            format!("`{}({}) -> {}` is declared at {}", decl.name.name, ps.join(", "), self.src.snippet(decl.ret.span).trim(), {
-                let (l, _) = self.src.line_col(decl.span.file, decl.span.start);
-                format!("{}:{l}", self.src.file(decl.span.file).name)
-            })
+            let ps: Vec<String> = decl
+                .params
+                .iter()
+                .map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span).trim()))
+                .collect();
+            format!(
+                "`{}({}) -> {}` is declared at {}",
+                decl.name.name,
+                ps.join(", "),
+                self.src.snippet(decl.ret.span).trim(),
+                {
+                    let (l, _) = self.src.line_col(decl.span.file, decl.span.start);
+                    format!("{}:{l}", self.src.file(decl.span.file).name)
+                }
+            )
         };
         if args.len() != decl.params.len() {
-            return Err(Diagnostic::error(span, format!("intrinsic `{}` takes {} argument{} but {} {} given", name.name, decl.params.len(), if decl.params.len() == 1 { "" } else { "s" }, args.len(), if args.len() == 1 { "was" } else { "were" }))
-                .with_help(sig()));
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "intrinsic `{}` takes {} argument{} but {} {} given",
+                    name.name,
+                    decl.params.len(),
+                    if decl.params.len() == 1 { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+            )
+            .with_help(sig()));
         }
         // Shape bindings: usize parameters bind their argument; other names unify.
         let mut bound: HashMap<String, Shape> = HashMap::new();
@@ -896,13 +1414,27 @@ impl<'a> Checker<'a> {
             let want = self.ty(&p.ty, Some(&move |n: &str| b2.get(n).cloned()))?;
             if !unify(&want, &t.ty, &mut bound) {
                 let b3 = bound.clone();
-                let shown = self.ty(&p.ty, Some(&move |n: &str| b3.get(n).cloned())).unwrap_or(want);
-                return Err(Diagnostic::error(a.span, format!("argument {} of `{}` must be `{shown}`, found `{}`", k + 1, name.name, t.ty)).with_help(sig()));
+                let shown = self
+                    .ty(&p.ty, Some(&move |n: &str| b3.get(n).cloned()))
+                    .unwrap_or(want);
+                return Err(Diagnostic::error(
+                    a.span,
+                    format!(
+                        "argument {} of `{}` must be `{shown}`, found `{}`",
+                        k + 1,
+                        name.name,
+                        t.ty
+                    ),
+                )
+                .with_help(sig()));
             }
             targs.push(t);
         }
         let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
-        Ok(TExpr { kind: TExprKind::Call(decl.path.clone(), targs), ty: ret })
+        Ok(TExpr {
+            kind: TExprKind::Call(decl.path.clone(), targs),
+            ty: ret,
+        })
     }
 }
 
@@ -910,13 +1442,18 @@ impl<'a> Checker<'a> {
 fn unify(want: &Ty, have: &Ty, bound: &mut HashMap<String, Shape>) -> bool {
     fn shape(w: &Shape, h: &Shape, bound: &mut HashMap<String, Shape>) -> bool {
         match w {
-            Shape::Param(n) if n.chars().next().map(char::is_uppercase).unwrap_or(false) || !bound.contains_key(n) => match bound.get(n) {
-                Some(b) => b == h,
-                None => {
-                    bound.insert(n.clone(), h.clone());
-                    true
+            Shape::Param(n)
+                if n.chars().next().map(char::is_uppercase).unwrap_or(false)
+                    || !bound.contains_key(n) =>
+            {
+                match bound.get(n) {
+                    Some(b) => b == h,
+                    None => {
+                        bound.insert(n.clone(), h.clone());
+                        true
+                    }
                 }
-            },
+            }
             _ => w == h,
         }
     }
@@ -944,18 +1481,26 @@ fn binary_type(op: BinOp, a: &Ty, b: &Ty) -> Option<Ty> {
         Eq | Ne => (a == b).then_some(Ty::Bit),
         Lt | Le | Gt | Ge => (a == b && a.is_int()).then_some(Ty::Bit),
         BitOr | BitXor | BitAnd => match (a, b) {
-            (Ty::Bit, Ty::Bit) | (Ty::Block, Ty::Block) | (Ty::Usize, Ty::Usize) | (Ty::U64, Ty::U64) => Some(a.clone()),
+            (Ty::Bit, Ty::Bit)
+            | (Ty::Block, Ty::Block)
+            | (Ty::Usize, Ty::Usize)
+            | (Ty::U64, Ty::U64) => Some(a.clone()),
             (Ty::Bits(x), Ty::Bits(y)) if x == y && op == BitXor => Some(a.clone()),
             (Ty::BitMatrix(..), Ty::BitMatrix(..)) if a == b && op == BitXor => Some(a.clone()),
             _ => None,
         },
         Add | Sub => match (a, b) {
-            (Ty::Point, Ty::Point) | (Ty::Scalar, Ty::Scalar) | (Ty::Usize, Ty::Usize) | (Ty::U64, Ty::U64) => Some(a.clone()),
+            (Ty::Point, Ty::Point)
+            | (Ty::Scalar, Ty::Scalar)
+            | (Ty::Usize, Ty::Usize)
+            | (Ty::U64, Ty::U64) => Some(a.clone()),
             _ => None,
         },
         Mul => match (a, b) {
             (Ty::Scalar, Ty::Point) | (Ty::Point, Ty::Scalar) => Some(Ty::Point),
-            (Ty::Scalar, Ty::Scalar) | (Ty::Usize, Ty::Usize) | (Ty::U64, Ty::U64) => Some(a.clone()),
+            (Ty::Scalar, Ty::Scalar) | (Ty::Usize, Ty::Usize) | (Ty::U64, Ty::U64) => {
+                Some(a.clone())
+            }
             _ => None,
         },
         Div | Rem => (a == b && a.is_int()).then_some(a.clone()),
@@ -969,7 +1514,9 @@ fn op_help(op: BinOp) -> &'static str {
         Eq | Ne => "both sides must have the same type",
         Lt | Le | Gt | Ge => "comparisons apply to integers of one type",
         BitOr | BitAnd => "`&` and `|` apply to two `Bit`s, two `Block`s or two integers",
-        BitXor => "`^` applies to two `Bit`s, `Block`s, integers, or `Bits`/`BitMatrix` of the same shape",
+        BitXor => {
+            "`^` applies to two `Bit`s, `Block`s, integers, or `Bits`/`BitMatrix` of the same shape"
+        }
         Add | Sub => "`+`/`-` apply to two `Point`s, two `Scalar`s or two integers",
         Mul => "`*` applies to `Scalar * Point`, `Point * Scalar`, two `Scalar`s or two integers",
         Div | Rem => "`/` and `%` apply to integers",
@@ -1011,10 +1558,21 @@ pub fn eval_with(e: &Expr, env: &HashMap<String, u128>) -> Option<u128> {
 }
 
 /// Abort names that clash with the built-in error variants.
-const RESERVED_ERRORS: &[&str] = &["UnexpectedMessage", "Shape", "Channel", "SubProtocol", "Decode", "Length", "Params"];
+const RESERVED_ERRORS: &[&str] = &[
+    "UnexpectedMessage",
+    "Shape",
+    "Channel",
+    "SubProtocol",
+    "Decode",
+    "Length",
+    "Params",
+];
 
 const RUST_KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self",
-    "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
-    "unsized", "virtual", "yield", "try", "params", "rng", "st", "msg", "ch",
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "params", "rng", "st",
+    "msg", "ch",
 ];

@@ -70,7 +70,9 @@ pub fn rust_ty(t: &Ty) -> TokenStream {
             let e = rust_ty(e);
             quote!(::std::vec::Vec<#e>)
         }
-        Ty::Extern(_, path) => syn::parse_str::<syn::Path>(path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(())),
+        Ty::Extern(_, path) => syn::parse_str::<syn::Path>(path)
+            .map(|p| quote!(#p))
+            .unwrap_or_else(|_| quote!(())),
     }
 }
 
@@ -154,7 +156,11 @@ fn check_shape(t: &Ty, v: &TokenStream, round: &str, field: &str) -> TokenStream
             let n = shape(n);
             let er = err(quote!(__want), quote!(#v.len()));
             let inner = check_shape(e, &quote!(__x), round, field);
-            let inner = if inner.is_empty() { quote!() } else { quote!(for __x in #v.iter() { #inner }) };
+            let inner = if inner.is_empty() {
+                quote!()
+            } else {
+                quote!(for __x in #v.iter() { #inner })
+            };
             quote!({ let __want = #n; if #v.len() != __want { #er } #inner })
         }
         Ty::Array(e, _) => {
@@ -173,13 +179,17 @@ fn check_shape(t: &Ty, v: &TokenStream, round: &str, field: &str) -> TokenStream
 fn write_value(t: &Ty, v: &TokenStream) -> TokenStream {
     let rt = rt();
     match t {
-        Ty::Usize => quote!({ let __s = out.len(); out.resize(__s + 8, 0); #rt::wire::Wire::write(&(*#v as u64), &mut out[__s..]); }),
+        Ty::Usize => {
+            quote!({ let __s = out.len(); out.resize(__s + 8, 0); #rt::wire::Wire::write(&(*#v as u64), &mut out[__s..]); })
+        }
         _ if fixed_wire(t) => {
             let ty = rust_ty(t);
             quote!({ let __s = out.len(); out.resize(__s + <#ty as #rt::wire::Wire>::SIZE, 0); <#ty as #rt::wire::Wire>::write(#v, &mut out[__s..]); })
         }
         Ty::Bits(_) => quote!(out.extend_from_slice(#v.as_bytes());),
-        Ty::BitMatrix(..) => quote!(out.extend_from_slice(#rt::Block::slice_as_bytes(#v.as_blocks()));),
+        Ty::BitMatrix(..) => {
+            quote!(out.extend_from_slice(#rt::Block::slice_as_bytes(#v.as_blocks()));)
+        }
         Ty::Array(e, _) => {
             let inner = write_value(e, &quote!(__x));
             quote!(for __x in #v.iter() { #inner })
@@ -269,7 +279,9 @@ impl ExprGen<'_> {
                 }
             }
             TExprKind::Call(path, args) => {
-                let path: TokenStream = syn::parse_str::<syn::Path>(path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(missing_path));
+                let path: TokenStream = syn::parse_str::<syn::Path>(path)
+                    .map(|p| quote!(#p))
+                    .unwrap_or_else(|_| quote!(missing_path));
                 let args: Vec<TokenStream> = args.iter().map(|a| self.arg(a)).collect();
                 (quote!(#path(#(#args),*)), Mode::Owned)
             }
@@ -326,9 +338,15 @@ impl ExprGen<'_> {
                 match &e.ty {
                     Ty::Array(_, s) if s.small().is_some() => {
                         let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
-                        (quote!(::core::array::from_fn::<_, #n, _>(|#v: usize| { let #v: usize = #v + #lo_t; #body })), Mode::Owned)
+                        (
+                            quote!(::core::array::from_fn::<_, #n, _>(|#v: usize| { let #v: usize = #v + #lo_t; #body })),
+                            Mode::Owned,
+                        )
                     }
-                    _ => (quote!((#lo_t..#hi_t).map(|#v: usize| #body).collect::<::std::vec::Vec<_>>()), Mode::Owned),
+                    _ => (
+                        quote!((#lo_t..#hi_t).map(|#v: usize| #body).collect::<::std::vec::Vec<_>>()),
+                        Mode::Owned,
+                    ),
                 }
             }
             TExprKind::Array(items) => {
@@ -418,7 +436,9 @@ fn locals_in(e: &TExpr, out: &mut BTreeSet<String>) {
             locals_in(a, out);
             locals_in(b, out);
         }
-        TExprKind::Call(_, args) | TExprKind::Array(args) => args.iter().for_each(|a| locals_in(a, out)),
+        TExprKind::Call(_, args) | TExprKind::Array(args) => {
+            args.iter().for_each(|a| locals_in(a, out))
+        }
         TExprKind::Unary(_, a) => locals_in(a, out),
         TExprKind::Comprehension { body, lo, hi, .. } => {
             locals_in(body, out);
@@ -435,7 +455,9 @@ fn uses_rng(e: &TExpr) -> bool {
         TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => uses_rng(a) || uses_rng(b),
         TExprKind::Call(_, args) | TExprKind::Array(args) => args.iter().any(uses_rng),
         TExprKind::Unary(_, a) => uses_rng(a),
-        TExprKind::Comprehension { body, lo, hi, .. } => uses_rng(body) || uses_rng(lo) || uses_rng(hi),
+        TExprKind::Comprehension { body, lo, hi, .. } => {
+            uses_rng(body) || uses_rng(lo) || uses_rng(hi)
+        }
         _ => false,
     }
 }
@@ -453,7 +475,11 @@ struct StateInfo {
 pub fn generate(ir: &Ir) -> TokenStream {
     let rt = rt();
     let pname = &ir.name;
-    let includes = ir.files.iter().map(|f| quote!(const _: &str = include_str!(#f);));
+    let includes = ir.files.iter().map(|f| {
+        quote!(
+            const _: &str = include_str!(#f);
+        )
+    });
     let rounds_n = ir.rounds.len();
     let consts = ir.consts.iter().map(|(n, t, v)| {
         let n = id(n);
@@ -463,11 +489,15 @@ pub fn generate(ir: &Ir) -> TokenStream {
     });
 
     // ---- Params ----
-    let pfields: Vec<TokenStream> = ir.params.iter().map(|p| {
-        let n = id(&p.name);
-        let t = rust_ty(&p.ty);
-        quote!(#n: #t)
-    }).collect();
+    let pfields: Vec<TokenStream> = ir
+        .params
+        .iter()
+        .map(|p| {
+            let n = id(&p.name);
+            let t = rust_ty(&p.ty);
+            quote!(#n: #t)
+        })
+        .collect();
     let pargs = pfields.clone();
     let pnames: Vec<Ident> = ir.params.iter().map(|p| id(&p.name)).collect();
     let pgetters = ir.params.iter().map(|p| {
@@ -477,14 +507,22 @@ pub fn generate(ir: &Ir) -> TokenStream {
         quote!(#[doc = #doc] pub fn #n(&self) -> #t { self.#n })
     });
     let eg = ExprGen { ir };
-    let requires = ir.params.iter().filter_map(|p| p.requires.as_ref()).map(|(e, text)| {
-        let c = eg.owned(e);
-        quote!(if !(#c) { return Err(Error::Params { requirement: #text }); })
-    });
+    let requires = ir
+        .params
+        .iter()
+        .filter_map(|p| p.requires.as_ref())
+        .map(|(e, text)| {
+            let c = eg.owned(e);
+            quote!(if !(#c) { return Err(Error::Params { requirement: #text }); })
+        });
 
     // ---- Comm ----
     let role_ids: Vec<Ident> = ir.roles.iter().map(|r| id(r)).collect();
-    let comm_fields: Vec<Ident> = ir.roles.iter().map(|r| format_ident!("{}", snake(r))).collect();
+    let comm_fields: Vec<Ident> = ir
+        .roles
+        .iter()
+        .map(|r| format_ident!("{}", snake(r)))
+        .collect();
     let comm_sums = (0..ir.roles.len()).map(|ri| {
         let parts = ir.rounds.iter().filter(|r| r.from == ri).map(|r| {
             let m = format_ident!("{}", r.msg);
@@ -492,7 +530,10 @@ pub fn generate(ir: &Ir) -> TokenStream {
         });
         quote!(0usize #(.wrapping_add(#parts))*)
     });
-    let comm_docs = ir.roles.iter().map(|r| format!("Bytes of protocol messages sent by `{r}` (frame headers not included)."));
+    let comm_docs = ir
+        .roles
+        .iter()
+        .map(|r| format!("Bytes of protocol messages sent by `{r}` (frame headers not included)."));
 
     // ---- messages ----
     let msgs = ir.rounds.iter().map(|r| {
@@ -566,7 +607,16 @@ pub fn generate(ir: &Ir) -> TokenStream {
     let mut transcripts = vec![];
     let mut first_states = vec![];
     let mut party_impls = vec![];
-    let round_list: Vec<String> = ir.rounds.iter().map(|r| format!("round `{}`: {} -> {} : {}", r.name, ir.roles[r.from], ir.roles[r.to], r.msg)).collect();
+    let round_list: Vec<String> = ir
+        .rounds
+        .iter()
+        .map(|r| {
+            format!(
+                "round `{}`: {} -> {} : {}",
+                r.name, ir.roles[r.from], ir.roles[r.to], r.msg
+            )
+        })
+        .collect();
     let order_note = format!("`{pname}` runs {}", round_list.join("; then "));
     for (ri, rname) in ir.roles.iter().enumerate() {
         let role = id(rname);
@@ -604,7 +654,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
         used_after[events.len()] = acc.clone();
         for (k, ev) in events.iter().enumerate().rev() {
             match ev {
-                Event::Stmt(TStmt::Assign(_, e)) | Event::Stmt(TStmt::Check(e, _, _)) => locals_in(e, &mut acc),
+                Event::Stmt(TStmt::Assign(_, e)) | Event::Stmt(TStmt::Check(e, _, _)) => {
+                    locals_in(e, &mut acc)
+                }
                 Event::Send(r) => acc.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
                 Event::Sub(k) => {
                     for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
@@ -616,7 +668,12 @@ pub fn generate(ir: &Ir) -> TokenStream {
             used_after[k] = acc.clone();
         }
         // States at each communication event.
-        let comm_idx: Vec<usize> = events.iter().enumerate().filter(|(_, e)| !matches!(e, Event::Stmt(_))).map(|(i, _)| i).collect();
+        let comm_idx: Vec<usize> = events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !matches!(e, Event::Stmt(_)))
+            .map(|(i, _)| i)
+            .collect();
         let mut defined: BTreeSet<String> = ir.inputs[ri].iter().map(|(n, _)| n.clone()).collect();
         let mut states: Vec<StateInfo> = vec![];
         let mut cursor = 0;
@@ -626,18 +683,40 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     defined.insert(n.clone());
                 }
             }
-            let vars: Vec<(String, Ty)> = defined.iter().filter(|n| used_after[ci].contains(*n)).map(|n| (n.clone(), types.get(n).cloned().unwrap_or(Ty::Bit))).collect();
+            let vars: Vec<(String, Ty)> = defined
+                .iter()
+                .filter(|n| used_after[ci].contains(*n))
+                .map(|n| (n.clone(), types.get(n).cloned().unwrap_or(Ty::Bit)))
+                .collect();
             let (name, doc) = match events.get(ci) {
                 Some(Event::Send(r)) => {
                     let rd = &ir.rounds[*r];
-                    (format_ident!("Send{}", rd.msg), format!("`{rname}` is ready to send `{}` (round `{}`, `{}`).", rd.msg, rd.name, rd.location))
+                    (
+                        format_ident!("Send{}", rd.msg),
+                        format!(
+                            "`{rname}` is ready to send `{}` (round `{}`, `{}`).",
+                            rd.msg, rd.name, rd.location
+                        ),
+                    )
                 }
                 Some(Event::Recv(r)) => {
                     let rd = &ir.rounds[*r];
-                    (format_ident!("Await{}", rd.msg), format!("`{rname}` waits for `{}` (round `{}`, `{}`).", rd.msg, rd.name, rd.location))
+                    (
+                        format_ident!("Await{}", rd.msg),
+                        format!(
+                            "`{rname}` waits for `{}` (round `{}`, `{}`).",
+                            rd.msg, rd.name, rd.location
+                        ),
+                    )
                 }
-                Some(Event::Sub(s)) => (format_ident!("Run{}", camel(&ir.subs[*s].name)), format!("`{rname}` runs sub-protocol `{}`.", ir.subs[*s].name)),
-                _ => (format_ident!("Done"), format!("`{rname}` has finished; call `finish` for its output.")),
+                Some(Event::Sub(s)) => (
+                    format_ident!("Run{}", camel(&ir.subs[*s].name)),
+                    format!("`{rname}` runs sub-protocol `{}`.", ir.subs[*s].name),
+                ),
+                _ => (
+                    format_ident!("Done"),
+                    format!("`{rname}` has finished; call `finish` for its output."),
+                ),
             };
             if let Some(Event::Recv(r)) = events.get(ci) {
                 for (n, _) in &ir.rounds[*r].fields {
@@ -649,7 +728,12 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     defined.extend(c.outputs.iter().map(|(n, _)| n.clone()));
                 }
             }
-            states.push(StateInfo { name, event: events.get(ci).map(|_| ci), vars, doc });
+            states.push(StateInfo {
+                name,
+                event: events.get(ci).map(|_| ci),
+                vars,
+                doc,
+            });
             cursor = ci + 1;
         }
         let role_mod = format_ident!("{}_state", snake(rname));
@@ -685,11 +769,23 @@ pub fn generate(ir: &Ir) -> TokenStream {
         let init_state = build_state(first);
         let in_names: Vec<Ident> = ir.inputs[ri].iter().map(|(n, _)| id(n)).collect();
         let in_tys: Vec<TokenStream> = ir.inputs[ri].iter().map(|(_, t)| rust_ty(t)).collect();
-        let in_docs: Vec<String> = ir.inputs[ri].iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
-        let in_checks2: Vec<TokenStream> = ir.inputs[ri].iter().map(|(n, t)| { let i = id(n); check_shape(t, &quote!(#i), "input", n) }).collect();
+        let in_docs: Vec<String> = ir.inputs[ri]
+            .iter()
+            .map(|(n, t)| format!("`{n}: {t}`"))
+            .collect();
+        let in_checks2: Vec<TokenStream> = ir.inputs[ri]
+            .iter()
+            .map(|(n, t)| {
+                let i = id(n);
+                check_shape(t, &quote!(#i), "input", n)
+            })
+            .collect();
         let out_names: Vec<Ident> = ir.outputs[ri].iter().map(|(n, _)| id(n)).collect();
         let out_tys: Vec<TokenStream> = ir.outputs[ri].iter().map(|(_, t)| rust_ty(t)).collect();
-        let out_docs: Vec<String> = ir.outputs[ri].iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
+        let out_docs: Vec<String> = ir.outputs[ri]
+            .iter()
+            .map(|(n, t)| format!("`{n}: {t}`"))
+            .collect();
         let input_doc = format!("Inputs of `{rname}` in `{pname}`.");
         let output_doc = format!("Outputs of `{rname}` in `{pname}`.");
         let role_doc = format!("Role `{rname}` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the role in its next state.", ir.location);
@@ -715,7 +811,11 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     let live_after = &used_after[ei + 1];
                     let fields = rd.fields.iter().map(|(n, t)| {
                         let i = id(n);
-                        if live_after.contains(n) && !t.is_copy() { quote!(#i: ::core::clone::Clone::clone(&#i)) } else { quote!(#i) }
+                        if live_after.contains(n) && !t.is_copy() {
+                            quote!(#i: ::core::clone::Clone::clone(&#i))
+                        } else {
+                            quote!(#i)
+                        }
                     });
                     let doc = format!("Round `{}` (`{}`): `{}`. Builds `{}`, then runs `{rname}`'s local computation up to its next step.", rd.name, rd.location, rd.text, rd.msg);
                     steps.push(quote! {
@@ -730,9 +830,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
                                 Ok((__msg, #role { params, rng, subs, st: #next_state }))
                             }
                         }
-                        impl SendStep<msgs::#m> for #role<#role_mod::#cur> {
+                        impl Outgoing<#role<#role_mod::#cur>> for msgs::#m {
                             type Next = #role<#role_mod::#next_name>;
-                            fn send_step(self) -> Result<(msgs::#m, Self::Next), Error> { self.#method() }
+                            fn produce(role: #role<#role_mod::#cur>) -> Result<(Self, Self::Next), Error> { role.#method() }
                         }
                     });
                     driver.push(quote! {
@@ -764,9 +864,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
                                 Ok(#role { params, rng, subs, st: #next_state })
                             }
                         }
-                        impl RecvStep<msgs::#m> for #role<#role_mod::#cur> {
+                        impl Incoming<#role<#role_mod::#cur>> for msgs::#m {
                             type Next = #role<#role_mod::#next_name>;
-                            fn recv_step(self, msg: msgs::#m) -> Result<Self::Next, Error> { self.#method(msg) }
+                            fn deliver(self, role: #role<#role_mod::#cur>) -> Result<Self::Next, Error> { role.#method(self) }
                         }
                     });
                     driver.push(quote! {
@@ -780,16 +880,32 @@ pub fn generate(ir: &Ir) -> TokenStream {
                 }
                 Event::Sub(k) => {
                     let sub = &ir.subs[*k];
-                    let Some(call) = sub.calls.iter().find(|c| c.role == ri) else { continue };
+                    let Some(call) = sub.calls.iter().find(|c| c.role == ri) else {
+                        continue;
+                    };
                     let method = format_ident!("run_{}", sub.name);
                     let field = id(&sub.name);
-                    let tpath: TokenStream = syn::parse_str::<syn::Path>(&call.trait_path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(missing_trait));
+                    let tpath: TokenStream = syn::parse_str::<syn::Path>(&call.trait_path)
+                        .map(|p| quote!(#p))
+                        .unwrap_or_else(|_| quote!(missing_trait));
                     let fmethod = format_ident!("{}", call.method);
                     let args: Vec<TokenStream> = call.args.iter().map(|a| eg.arg(a)).collect();
                     let outs: Vec<Ident> = call.outputs.iter().map(|(n, _)| id(n)).collect();
-                    let otys: Vec<TokenStream> = call.outputs.iter().map(|(_, t)| rust_ty(t)).collect();
-                    let bind = if outs.len() == 1 { quote!(let #(#outs)*: #(#otys)* = __out;) } else { quote!(let (#(#outs),*): (#(#otys),*) = __out;) };
-                    let checks: Vec<TokenStream> = call.outputs.iter().map(|(n, t)| { let i = id(n); check_shape(t, &quote!(#i), &sub.name, n) }).collect();
+                    let otys: Vec<TokenStream> =
+                        call.outputs.iter().map(|(_, t)| rust_ty(t)).collect();
+                    let bind = if outs.len() == 1 {
+                        quote!(let #(#outs)*: #(#otys)* = __out;)
+                    } else {
+                        quote!(let (#(#outs),*): (#(#otys),*) = __out;)
+                    };
+                    let checks: Vec<TokenStream> = call
+                        .outputs
+                        .iter()
+                        .map(|(n, t)| {
+                            let i = id(n);
+                            check_shape(t, &quote!(#i), &sub.name, n)
+                        })
+                        .collect();
                     let call_name = sub.name.as_str();
                     let doc = format!("Sub-protocol call `{}`: runs `{}` as its role `{}` through `{}::{}` on the same channel, then `{rname}`'s local computation up to its next step.", sub.name, sub.func, call.func_role, call.trait_path, call.method);
                     steps.push(quote! {
@@ -817,21 +933,57 @@ pub fn generate(ir: &Ir) -> TokenStream {
                 _ => {}
             }
         }
-        let done_fields: Vec<Ident> = states.last().map(|s| s.vars.iter().map(|(v, _)| id(v)).collect()).unwrap_or_default();
+        let done_fields: Vec<Ident> = states
+            .last()
+            .map(|s| s.vars.iter().map(|(v, _)| id(v)).collect())
+            .unwrap_or_default();
         let _ = done_fields;
         let run_doc = format!("Runs `{rname}` to completion over a channel (blocking driver): every message is encoded, framed, sent, received and decoded with its exact length from `Params`.");
         let t_const = format_ident!("{}_TRANSCRIPT", snake(rname).to_uppercase());
-        let tdoc = format!("The sequence of steps of `{rname}` (projection of the global round list).");
-        transcripts.push(quote!(#[doc = #tdoc] pub const #t_const: &[#rt::session::Step] = &[#(#transcript),*];));
-        first_states.push((role.clone(), first_name.clone(), role_mod.clone(), t_const.clone(), output.clone()));
+        let tdoc =
+            format!("The sequence of steps of `{rname}` (projection of the global round list).");
+        transcripts.push(
+            quote!(#[doc = #tdoc] pub const #t_const: &[#rt::session::Step] = &[#(#transcript),*];),
+        );
+        first_states.push((
+            role.clone(),
+            first_name.clone(),
+            role_mod.clone(),
+            t_const.clone(),
+            output.clone(),
+        ));
         let rname_s = rname.as_str();
         let subs_ty = format_ident!("{}Subs", rname);
-        let my_calls: Vec<(&IrSub, &SubCall)> = ir.subs.iter().filter_map(|sb| sb.calls.iter().find(|c| c.role == ri).map(|c| (sb, c))).collect();
+        let my_calls: Vec<(&IrSub, &SubCall)> = ir
+            .subs
+            .iter()
+            .filter_map(|sb| sb.calls.iter().find(|c| c.role == ri).map(|c| (sb, c)))
+            .collect();
         let sub_fields: Vec<Ident> = my_calls.iter().map(|(sb, _)| id(&sb.name)).collect();
-        let sub_traits: Vec<TokenStream> = my_calls.iter().map(|(_, c)| syn::parse_str::<syn::Path>(&c.trait_path).map(|p| quote!(#p)).unwrap_or_else(|_| quote!(missing_trait))).collect();
-        let sub_docs: Vec<String> = my_calls.iter().map(|(sb, c)| format!("Implementation of `{}` role `{}` for call `{}`.", sb.func, c.func_role, sb.name)).collect();
-        let subs_doc = format!("The sub-protocol implementations `{rname}` uses (one per `do` call).");
-        let (subs_arg, subs_init) = if my_calls.is_empty() { (quote!(), quote!(#subs_ty {})) } else { (quote!(, subs: #subs_ty), quote!(subs)) };
+        let sub_traits: Vec<TokenStream> = my_calls
+            .iter()
+            .map(|(_, c)| {
+                syn::parse_str::<syn::Path>(&c.trait_path)
+                    .map(|p| quote!(#p))
+                    .unwrap_or_else(|_| quote!(missing_trait))
+            })
+            .collect();
+        let sub_docs: Vec<String> = my_calls
+            .iter()
+            .map(|(sb, c)| {
+                format!(
+                    "Implementation of `{}` role `{}` for call `{}`.",
+                    sb.func, c.func_role, sb.name
+                )
+            })
+            .collect();
+        let subs_doc =
+            format!("The sub-protocol implementations `{rname}` uses (one per `do` call).");
+        let (subs_arg, subs_init) = if my_calls.is_empty() {
+            (quote!(), quote!(#subs_ty {}))
+        } else {
+            (quote!(, subs: #subs_ty), quote!(subs))
+        };
         role_items.push(quote! {
             #[doc = #input_doc]
             #[derive(Clone, Debug)]
@@ -854,9 +1006,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
                 /// The agreed parameters.
                 pub fn params(&self) -> &Params { &self.params }
                 /// Generic receive: accepts exactly the message this state expects.
-                pub fn recv<M>(self, msg: M) -> Result<<Self as RecvStep<M>>::Next, Error> where Self: RecvStep<M> { RecvStep::recv_step(self, msg) }
+                pub fn recv<M: Incoming<Self>>(self, msg: M) -> Result<M::Next, Error> { msg.deliver(self) }
                 /// Generic send: produces exactly the message this state sends.
-                pub fn send<M>(self) -> Result<(M, <Self as SendStep<M>>::Next), Error> where Self: SendStep<M> { SendStep::send_step(self) }
+                pub fn send<M: Outgoing<Self>>(self) -> Result<(M, M::Next), Error> { M::produce(self) }
             }
             impl #role<#role_mod::#first_name> {
                 #[doc = #new_doc]
@@ -908,12 +1060,17 @@ pub fn generate(ir: &Ir) -> TokenStream {
         }
         let ta = &first_states[0].3;
         let tb = &first_states[1].3;
-        let msg = format!("duality guard: the projections of `{pname}` onto `{}` and `{}` disagree", ir.roles[0], ir.roles[1]);
-        party_impls.push(quote!(const _: () = assert!(#rt::session::dual(#ta, #tb), #msg);));
+        let msg = format!(
+            "duality guard: the projections of `{pname}` onto `{}` and `{}` disagree",
+            ir.roles[0], ir.roles[1]
+        );
+        party_impls.push(quote!(
+            const _: () = assert!(#rt::session::dual(#ta, #tb), #msg);
+        ));
     }
 
-    let recv_msg = format!("protocol `{pname}`: `{{Self}}` cannot receive `{{M}}` in this state");
-    let send_msg = format!("protocol `{pname}`: `{{Self}}` does not send `{{M}}` in this state");
+    let recv_msg = format!("protocol `{pname}`: `{{R}}` cannot receive `{{Self}}` in this state");
+    let send_msg = format!("protocol `{pname}`: `{{R}}` does not send `{{Self}}` in this state");
     let proto_doc = format!("Generated from `{}`.", ir.location);
     let _ = role_ids;
 
@@ -1012,21 +1169,21 @@ pub fn generate(ir: &Ir) -> TokenStream {
             }
         }
 
-        #[doc = "A role state that can receive message `M` (implemented only for the state that expects it)."]
+        #[doc = "A message that role state `R` receives (implemented only for the message that state expects), so `role.recv(msg)` type-checks exactly when the round order allows it."]
         #[diagnostic::on_unimplemented(message = #recv_msg, label = "this state does not expect this message", note = #order_note)]
-        pub trait RecvStep<M>: Sized {
+        pub trait Incoming<R>: Sized {
             /// The state after receiving.
             type Next;
-            /// Receives the message and runs the following local computation.
-            fn recv_step(self, msg: M) -> Result<Self::Next, Error>;
+            /// Gives the message to the role and runs its following local computation.
+            fn deliver(self, role: R) -> Result<Self::Next, Error>;
         }
-        #[doc = "A role state that sends message `M` (implemented only for the state that sends it)."]
+        #[doc = "A message that role state `R` sends (implemented only for the message that state sends)."]
         #[diagnostic::on_unimplemented(message = #send_msg, label = "this state does not send this message", note = #order_note)]
-        pub trait SendStep<M>: Sized {
+        pub trait Outgoing<R>: Sized {
             /// The state after sending.
             type Next;
-            /// Builds the message and runs the following local computation.
-            fn send_step(self) -> Result<(M, Self::Next), Error>;
+            /// Builds the message from the role and runs its following local computation.
+            fn produce(role: R) -> Result<(Self, Self::Next), Error>;
         }
 
         #(#transcripts)*

@@ -30,12 +30,24 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A new error.
     pub fn error(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, span, message: message.into(), note: None, help: None }
+        Diagnostic {
+            severity: Severity::Error,
+            span,
+            message: message.into(),
+            note: None,
+            help: None,
+        }
     }
 
     /// A new warning.
     pub fn warning(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, span, message: message.into(), note: None, help: None }
+        Diagnostic {
+            severity: Severity::Warning,
+            span,
+            message: message.into(),
+            note: None,
+            help: None,
+        }
     }
 
     /// Adds a help line.
@@ -79,17 +91,34 @@ impl Diagnostic {
         let (line, col) = sources.line_col(self.span.file, start);
         let (end_line, end_col) = sources.line_col(self.span.file, end);
         let text = sources.line_text(self.span.file, line);
-        let width = if end_line == line { end_col.saturating_sub(col).max(1) } else { 1 };
+        let width = if end_line == line {
+            end_col.saturating_sub(col).max(1)
+        } else {
+            1
+        };
         let width = width.min(text.chars().count().saturating_sub(col - 1).max(1));
         // Tabs are shown as four spaces so the caret lines up.
         let shown = text.replace('\t', "    ");
-        let lead: usize = text.chars().take(col - 1).map(|c| if c == '\t' { 4 } else { 1 }).sum();
-        let marked: usize = text.chars().skip(col - 1).take(width).map(|c| if c == '\t' { 4 } else { 1 }).sum();
+        let lead: usize = text
+            .chars()
+            .take(col - 1)
+            .map(|c| if c == '\t' { 4 } else { 1 })
+            .sum();
+        let marked: usize = text
+            .chars()
+            .skip(col - 1)
+            .take(width)
+            .map(|c| if c == '\t' { 4 } else { 1 })
+            .sum();
         let gutter = line.to_string().len();
         let pad = " ".repeat(gutter);
         out.push_str(&format!("{pad}--> {}:{line}:{col}\n{pad} |\n", file.name));
         out.push_str(&format!("{line} | {}\n", shown.trim_end()));
-        out.push_str(&format!("{pad} | {}{}\n", " ".repeat(lead), "^".repeat(marked.max(1))));
+        out.push_str(&format!(
+            "{pad} | {}{}\n",
+            " ".repeat(lead),
+            "^".repeat(marked.max(1))
+        ));
         self.push_footer(&mut out, &pad);
         out
     }
@@ -129,7 +158,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j - 1] + cost).min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
+            let mut v = (d[i - 1][j - 1] + cost)
+                .min(d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[i - 2][j - 2] + 1);
             }
@@ -140,7 +171,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate to `name`, if it is close enough to be a typo.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
     candidates
         .into_iter()

@@ -48,7 +48,11 @@ pub struct Failure {
 impl Failure {
     /// All errors rendered as plain text.
     pub fn render(&self) -> String {
-        self.errors.iter().map(|d| d.render(&self.sources)).collect::<Vec<_>>().join("\n")
+        self.errors
+            .iter()
+            .map(|d| d.render(&self.sources))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -59,29 +63,50 @@ struct Loaded {
     main: usize,
 }
 
-fn load(main_name: String, main_abs: Option<PathBuf>, main_text: String) -> Result<Loaded, Failure> {
+fn load(
+    main_name: String,
+    main_abs: Option<PathBuf>,
+    main_text: String,
+) -> Result<Loaded, Failure> {
     let mut sources = SourceMap::default();
     let mut files = vec![];
     let prelude_id = sources.add("protocols/prelude.otp".into(), None, PRELUDE.to_string());
     match parse::parse_file(PRELUDE, prelude_id) {
         Ok(f) => files.push(f),
-        Err(e) => return Err(Failure { sources, errors: vec![e] }),
+        Err(e) => {
+            return Err(Failure {
+                sources,
+                errors: vec![e],
+            })
+        }
     }
     // Worklist of (display name, absolute path, text, importer span).
     let mut queue: Vec<(String, Option<PathBuf>, String)> = vec![(main_name, main_abs, main_text)];
     let mut seen: Vec<PathBuf> = vec![];
     let mut main = usize::MAX;
     while let Some((name, abs, text)) = queue.pop() {
-        let id = sources.add(name.clone(), abs.as_ref().map(|p| p.display().to_string()), text.clone());
+        let id = sources.add(
+            name.clone(),
+            abs.as_ref().map(|p| p.display().to_string()),
+            text.clone(),
+        );
         let parsed = match parse::parse_file(&text, id) {
             Ok(f) => f,
-            Err(e) => return Err(Failure { sources, errors: vec![e] }),
+            Err(e) => {
+                return Err(Failure {
+                    sources,
+                    errors: vec![e],
+                })
+            }
         };
         if main == usize::MAX {
             main = files.len();
         }
         for (imp, span) in &parsed.imports {
-            let base = abs.as_ref().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
+            let base = abs
+                .as_ref()
+                .and_then(|p| p.parent().map(Path::to_path_buf))
+                .unwrap_or_default();
             let path = base.join(imp);
             if seen.contains(&path) {
                 continue;
@@ -89,37 +114,83 @@ fn load(main_name: String, main_abs: Option<PathBuf>, main_text: String) -> Resu
             match std::fs::read_to_string(&path) {
                 Ok(t) => {
                     seen.push(path.clone());
-                    let shown = Path::new(&name).parent().map(|p| p.join(imp).display().to_string()).unwrap_or_else(|| imp.clone());
+                    let shown = Path::new(&name)
+                        .parent()
+                        .map(|p| p.join(imp).display().to_string())
+                        .unwrap_or_else(|| imp.clone());
                     queue.push((shown, Some(path), t));
                 }
                 Err(e) => {
-                    let d = Diagnostic::error(*span, format!("cannot read imported file `{imp}`: {e}")).with_help(format!("paths are relative to the importing file; looked for {}", path.display()));
-                    return Err(Failure { sources, errors: vec![d] });
+                    let d =
+                        Diagnostic::error(*span, format!("cannot read imported file `{imp}`: {e}"))
+                            .with_help(format!(
+                                "paths are relative to the importing file; looked for {}",
+                                path.display()
+                            ));
+                    return Err(Failure {
+                        sources,
+                        errors: vec![d],
+                    });
                 }
             }
         }
         files.push(parsed);
     }
-    Ok(Loaded { sources, files, main })
+    Ok(Loaded {
+        sources,
+        files,
+        main,
+    })
 }
 
 fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
-    let Loaded { sources, files, main } = loaded;
-    let fail = |sources: &SourceMap, d: Diagnostic| Failure { sources: sources.clone(), errors: vec![d] };
-    let mut scope = check::Scope { intrinsics: BTreeMap::new(), extern_types: BTreeMap::new(), functionalities: BTreeMap::new(), protocols: BTreeMap::new() };
+    let Loaded {
+        sources,
+        files,
+        main,
+    } = loaded;
+    let fail = |sources: &SourceMap, d: Diagnostic| Failure {
+        sources: sources.clone(),
+        errors: vec![d],
+    };
+    let mut scope = check::Scope {
+        intrinsics: BTreeMap::new(),
+        extern_types: BTreeMap::new(),
+        functionalities: BTreeMap::new(),
+        protocols: BTreeMap::new(),
+    };
     for f in &files {
         for i in &f.intrinsics {
             if let Some(prev) = scope.intrinsics.insert(i.name.name.clone(), i) {
                 let (l, _) = sources.line_col(prev.span.file, prev.span.start);
-                return Err(fail(&sources, Diagnostic::error(i.name.span, format!("intrinsic `{}` is already declared ({}:{l})", i.name.name, sources.file(prev.span.file).name))));
+                return Err(fail(
+                    &sources,
+                    Diagnostic::error(
+                        i.name.span,
+                        format!(
+                            "intrinsic `{}` is already declared ({}:{l})",
+                            i.name.name,
+                            sources.file(prev.span.file).name
+                        ),
+                    ),
+                ));
             }
             if syn::parse_str::<syn::Path>(&i.path).is_err() {
-                return Err(fail(&sources, Diagnostic::error(i.span, format!("`{}` is not a valid Rust path", i.path))));
+                return Err(fail(
+                    &sources,
+                    Diagnostic::error(i.span, format!("`{}` is not a valid Rust path", i.path)),
+                ));
             }
         }
         for e in &f.extern_types {
             if syn::parse_str::<syn::Path>(&e.path).is_err() {
-                return Err(fail(&sources, Diagnostic::error(e.name.span, format!("`{}` is not a valid Rust path", e.path))));
+                return Err(fail(
+                    &sources,
+                    Diagnostic::error(
+                        e.name.span,
+                        format!("`{}` is not a valid Rust path", e.path),
+                    ),
+                ));
             }
             scope.extern_types.insert(e.name.name.clone(), e);
         }
@@ -129,7 +200,17 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         for p in &f.protocols {
             if let Some(prev) = scope.protocols.insert(p.name.name.clone(), p) {
                 let (l, _) = sources.line_col(prev.name.span.file, prev.name.span.start);
-                return Err(fail(&sources, Diagnostic::error(p.name.span, format!("protocol `{}` is already declared ({}:{l})", p.name.name, sources.file(prev.name.span.file).name))));
+                return Err(fail(
+                    &sources,
+                    Diagnostic::error(
+                        p.name.span,
+                        format!(
+                            "protocol `{}` is already declared ({}:{l})",
+                            p.name.name,
+                            sources.file(prev.name.span.file).name
+                        ),
+                    ),
+                ));
             }
         }
     }
@@ -139,20 +220,49 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         [] => {
             let id = (sources.files.len() - files.len() + main) as u32;
             let _ = id;
-            let span = Span { file: main_file_id(&sources, main), start: 0, end: 1 };
-            return Err(fail(&sources, Diagnostic::error(span, "this file declares no protocol").with_help("add `protocol Name(role A, role B) { ... }`")));
+            let span = Span {
+                file: main_file_id(&sources, main),
+                start: 0,
+                end: 1,
+            };
+            return Err(fail(
+                &sources,
+                Diagnostic::error(span, "this file declares no protocol")
+                    .with_help("add `protocol Name(role A, role B) { ... }`"),
+            ));
         }
         [_, second, ..] => {
-            return Err(fail(&sources, Diagnostic::error(second.name.span, "a `.otp` file compiled by `protocol!` must declare exactly one protocol").with_help("move it to its own file and `import` it")));
+            return Err(fail(
+                &sources,
+                Diagnostic::error(
+                    second.name.span,
+                    "a `.otp` file compiled by `protocol!` must declare exactly one protocol",
+                )
+                .with_help("move it to its own file and `import` it"),
+            ));
         }
     };
-    let (mut ir, warnings) = check::check_protocol(proto, &scope, &sources).map_err(|d| fail(&sources, d))?;
+    let (mut ir, warnings) =
+        check::check_protocol(proto, &scope, &sources).map_err(|d| fail(&sources, d))?;
     if let Some((span, msg)) = ir.unsupported.take() {
-        return Err(fail(&sources, Diagnostic::error(span, msg).with_help("the protocol checks; it cannot be compiled to Rust by this version")));
+        return Err(fail(
+            &sources,
+            Diagnostic::error(span, msg)
+                .with_help("the protocol checks; it cannot be compiled to Rust by this version"),
+        ));
     }
-    ir.files = sources.files.iter().filter_map(|f| f.abs_path.clone()).collect();
+    ir.files = sources
+        .files
+        .iter()
+        .filter_map(|f| f.abs_path.clone())
+        .collect();
     let tokens = codegen::generate(&ir);
-    Ok(Compiled { sources, warnings, ir: Some(ir), tokens })
+    Ok(Compiled {
+        sources,
+        warnings,
+        ir: Some(ir),
+        tokens,
+    })
 }
 
 fn main_file_id(sources: &SourceMap, _main: usize) -> u32 {
@@ -168,7 +278,21 @@ pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
     let text = std::fs::read_to_string(&abs).map_err(|e| {
         let mut sources = SourceMap::default();
         let id = sources.add("<protocol!>".into(), None, format!("protocol!(\"{rel}\")"));
-        Failure { sources, errors: vec![Diagnostic::error(Span { file: id, start: 10, end: 11 + rel.len() as u32 }, format!("cannot read `{rel}`: {e}")).with_help(format!("paths are relative to the crate root; looked for {}", abs.display()))] }
+        Failure {
+            sources,
+            errors: vec![Diagnostic::error(
+                Span {
+                    file: id,
+                    start: 10,
+                    end: 11 + rel.len() as u32,
+                },
+                format!("cannot read `{rel}`: {e}"),
+            )
+            .with_help(format!(
+                "paths are relative to the crate root; looked for {}",
+                abs.display()
+            ))],
+        }
     })?;
     compile_loaded(load(rel.to_string(), Some(abs), text)?)
 }
@@ -176,11 +300,18 @@ pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
 /// Compiles `.otp` source text (the inline `protocol! { ... }` form).
 /// Imports resolve relative to `base_dir`.
 pub fn compile_str(name: &str, text: &str, base_dir: &Path) -> Result<Compiled, Failure> {
-    compile_loaded(load(name.to_string(), Some(base_dir.join("inline.otp")), text.to_string()).map(|mut l| {
-        // An inline source has no file to include.
-        if let Some(f) = l.sources.files.get_mut(1) {
-            f.abs_path = None;
-        }
-        l
-    })?)
+    compile_loaded(
+        load(
+            name.to_string(),
+            Some(base_dir.join("inline.otp")),
+            text.to_string(),
+        )
+        .map(|mut l| {
+            // An inline source has no file to include.
+            if let Some(f) = l.sources.files.get_mut(1) {
+                f.abs_path = None;
+            }
+            l
+        })?,
+    )
 }

@@ -23,7 +23,17 @@ pub fn parse_file(text: &str, file: FileId) -> Result<crate::ast::File, Diagnost
     // Track literal tokens too, so errors point at the exact spot (`->` expected here).
     pest::set_error_detail(true);
     let mut pairs = OtpParser::parse(Rule::file, text).map_err(|e| parse_error(e, file, text))?;
-    let root = pairs.next().ok_or_else(|| Diagnostic::error(Span { file, start: 0, end: 0 }, "empty input"))?;
+    let root = pairs.next().ok_or_else(|| {
+        Diagnostic::error(
+            Span {
+                file,
+                start: 0,
+                end: 0,
+            },
+            "empty input",
+        )
+    })?;
+    check_depth(root.clone(), file)?;
     let cx = Cx { file };
     let mut out = crate::ast::File::default();
     for pair in root.into_inner() {
@@ -38,7 +48,7 @@ pub fn parse_file(text: &str, file: FileId) -> Result<crate::ast::File, Diagnost
             Rule::extern_type => {
                 let mut it = pair.into_inner();
                 let name = cx.ident(it.next());
-                let path = it.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+                let path = it.next().map(|p| rust_path(p.as_str())).unwrap_or_default();
                 out.extern_types.push(ExternType { name, path });
             }
             Rule::functionality => out.functionalities.push(cx.functionality(pair)),
@@ -49,16 +59,74 @@ pub fn parse_file(text: &str, file: FileId) -> Result<crate::ast::File, Diagnost
     Ok(out)
 }
 
+/// A Rust path as written, without the spaces the grammar allows around `::`.
+fn rust_path(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
 fn first(pair: Pair<Rule>) -> Pair<Rule> {
     let mut inner = pair.clone().into_inner();
     inner.next().unwrap_or(pair)
+}
+
+/// How deep the syntax tree may nest. Every later pass (AST building,
+/// checking, code generation) recurses over it, and a compiler must not
+/// overflow its stack on an absurd input. The shipped protocols need at
+/// most 30 (an operator counts 3, see `check_depth`).
+const MAX_DEPTH: usize = 160;
+
+/// Rejects input nested too deeply, before anything recurses over it. An
+/// expression's operators count as nesting too (`!!!!x`, `a + b + c + ...`
+/// become chains of nodes).
+fn check_depth(root: Pair<Rule>, file: FileId) -> Result<(), Diagnostic> {
+    let mut stack = vec![(root, 0usize)];
+    while let Some((pair, depth)) = stack.pop() {
+        // Operators nest too: each becomes a node over its operands, and
+        // every pass recurses through several frames per node.
+        let ops: usize = if pair.as_rule() == Rule::expr {
+            pair.clone()
+                .into_inner()
+                .map(|p| match p.as_rule() {
+                    Rule::not_op | Rule::neg_op => 4,
+                    Rule::expr
+                    | Rule::paren
+                    | Rule::sample
+                    | Rule::array_lit
+                    | Rule::call
+                    | Rule::int_lit
+                    | Rule::bool_lit
+                    | Rule::ident => 0,
+                    _ => 3,
+                })
+                .sum()
+        } else {
+            0
+        };
+        let depth = depth + 1 + ops;
+        if depth > MAX_DEPTH {
+            let s = pair.as_span();
+            return Err(Diagnostic::error(
+                Span {
+                    file,
+                    start: s.start() as u32,
+                    end: s.start() as u32 + 1,
+                },
+                "this is nested too deeply for the compiler",
+            )
+            .with_help("split the expression into several assignments"));
+        }
+        stack.extend(pair.into_inner().map(|p| (p, depth)));
+    }
+    Ok(())
 }
 
 /// Human words for grammar rules in "expected ..." messages.
 pub(crate) fn rule_name(rule: &Rule) -> &'static str {
     match rule {
         Rule::EOI => "end of file",
-        Rule::file | Rule::top_item => "`protocol`, `intrinsic`, `functionality`, `extern type` or `import`",
+        Rule::file | Rule::top_item => {
+            "`protocol`, `intrinsic`, `functionality`, `extern type` or `import`"
+        }
         Rule::import => "`import \"file.otp\";`",
         Rule::string => "a string in double quotes",
         Rule::intrinsic_decl => "an intrinsic declaration",
@@ -70,7 +138,9 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::protocol => "a protocol declaration",
         Rule::extends => "`extends BaseProtocol`",
         Rule::role_list | Rule::role_decl => "a role declaration `role Name`",
-        Rule::proto_item => "a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`)",
+        Rule::proto_item => {
+            "a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`)"
+        }
         Rule::const_decl => "`const NAME: Type = value;`",
         Rule::param_decl => "`param name: Type;`",
         Rule::requires => "`requires <condition>`",
@@ -117,7 +187,7 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::paren => "a parenthesized expression",
         Rule::sample => "`sample Type`",
         Rule::comprehension => "a comprehension `[e for i in 0..n]`",
-        Rule::array_lit => "an array `[a, b]`",
+        Rule::array_lit | Rule::list_tail => "an array `[a, b]`",
         Rule::call => "a call `f(args)`",
         Rule::int_lit => "an integer",
         Rule::bool_lit => "`true` or `false`",
@@ -137,7 +207,14 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
     // the literal tokens it expected there (`->`, `;`), which is where the
     // mistake is; the rule-level position is the start of the failed item.
     let attempts = e.parse_attempts().filter(|a| a.max_position >= rule_pos);
-    let pos = attempts.as_ref().map(|a| a.max_position).unwrap_or(rule_pos).min(text.len());
+    let mut pos = attempts
+        .as_ref()
+        .map(|a| a.max_position)
+        .unwrap_or(rule_pos)
+        .min(text.len());
+    while !text.is_char_boundary(pos) {
+        pos -= 1;
+    }
     let literal: Vec<Tok> = attempts
         .as_ref()
         .map(|a| {
@@ -153,21 +230,58 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
                         return None;
                     }
                     let token = t.to_string();
-                    (!matches!(token.as_str(), " " | "\t" | "\n" | "\r" | "//" | "/*")).then_some(Tok::Lit(token))
+                    (!matches!(token.as_str(), " " | "\t" | "\n" | "\r" | "//" | "/*"))
+                        .then_some(Tok::Lit(token))
                 })
                 .collect()
         })
         .unwrap_or_default();
 
     // A keyword where a name belongs: `in = ...`, `round all: ...`.
-    let word_start = text[..pos].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map(|i| i + 1).unwrap_or(0);
+    let word_start = text[..pos]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map(|i| i + text[i..].chars().next().map_or(1, char::len_utf8))
+        .unwrap_or(0);
     let before = &text[word_start..pos];
-    let only_name = !literal.is_empty() && literal.iter().all(|t| matches!(t, Tok::Range) || matches!(t, Tok::Lit(l) if l == "_"));
+    let only_name = !literal.is_empty()
+        && literal
+            .iter()
+            .all(|t| matches!(t, Tok::Range) || matches!(t, Tok::Lit(l) if l == "_"));
     if only_name && KEYWORDS.contains(&before) {
-        let span = Span { file, start: word_start as u32, end: pos as u32 };
-        return Diagnostic::error(span, format!("syntax error: `{before}` is a keyword and cannot be used as a name")).with_help(format!("choose another name, e.g. `{before}_`"));
+        let span = Span {
+            file,
+            start: word_start as u32,
+            end: pos as u32,
+        };
+        return Diagnostic::error(
+            span,
+            format!("syntax error: `{before}` is a keyword and cannot be used as a name"),
+        )
+        .with_help(format!("choose another name, e.g. `{before}_`"));
     }
 
+    if let ErrorVariant::CustomError { message } = &e.variant {
+        if message.contains("limit reached") {
+            return Diagnostic::error(
+                Span {
+                    file,
+                    start: rule_pos as u32,
+                    end: rule_pos as u32 + 1,
+                },
+                "this is nested too deeply for the compiler",
+            )
+            .with_help("split the expression into several assignments");
+        }
+    }
+    // Right after a name or number, letters and digits would only continue it.
+    let mut literal = literal;
+    if !before.is_empty()
+        && literal
+            .iter()
+            .any(|t| !matches!(t, Tok::Range) && !matches!(t, Tok::Lit(l) if l == "_"))
+    {
+        literal.retain(|t| !matches!(t, Tok::Range) && !matches!(t, Tok::Lit(l) if l == "_"));
+    }
     let found = found_at(text, pos);
     let expected = if literal.is_empty() {
         match &e.variant {
@@ -186,13 +300,30 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
         0 => "something else".to_string(),
         1 => expected[0].clone(),
         _ => {
-            let (last, rest) = expected.split_last().map(|(l, r)| (l.clone(), r.join(", "))).unwrap_or_default();
+            let (last, rest) = expected
+                .split_last()
+                .map(|(l, r)| (l.clone(), r.join(", ")))
+                .unwrap_or_default();
             format!("{rest} or {last}")
         }
     };
-    let found_len = if pos >= text.len() { 1 } else { found.len().max(1) };
-    let span = Span { file, start: pos as u32, end: (pos + found_len) as u32 };
-    let shown = if pos >= text.len() { "end of file".to_string() } else { format!("`{found}`") };
+    let found_len = if pos >= text.len() {
+        1
+    } else {
+        found.len().max(1)
+    };
+    let span = Span {
+        file,
+        start: pos as u32,
+        end: (pos + found_len) as u32,
+    };
+    let shown = if pos >= text.len() {
+        "end of file".to_string()
+    } else if found.trim().is_empty() {
+        "a space".to_string()
+    } else {
+        format!("`{found}`")
+    };
     let message = format!("syntax error: expected {expected}, found {shown}");
     // Help: a typo of an expected keyword, else the form of the enclosing construct.
     let keywords: Vec<&str> = literal
@@ -203,8 +334,16 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
         })
         .collect();
     let help = match crate::diag::did_you_mean(&found, keywords.iter().copied()) {
-        Some(k) if found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && k != found => format!("did you mean `{k}`?"),
-        _ if pos >= text.len() => "the file ends too early: is a closing `}` missing?".to_string(),
+        Some(k) if found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && k != found => {
+            format!("did you mean `{k}`?")
+        }
+        _ if pos >= text.len() && literal.contains(&Tok::Lit("*/".into())) => {
+            "a `/*` comment is never closed with `*/`".to_string()
+        }
+        _ if pos >= text.len() && literal.contains(&Tok::Lit("}".into())) => {
+            "the file ends too early: is a closing `}` missing?".to_string()
+        }
+        _ if pos >= text.len() => "the file ends in the middle of an item".to_string(),
         _ => construct_help(text, pos),
     };
     Diagnostic::error(span, message).with_help(help)
@@ -220,25 +359,66 @@ enum Tok {
 }
 
 const KEYWORDS: &[&str] = &[
-    "protocol", "role", "const", "param", "requires", "input", "output", "at", "round", "chunked", "check", "else", "abort", "do", "with", "extends", "insert", "after", "before", "sample", "for", "in",
-    "all", "true", "false", "intrinsic", "import", "functionality", "extern", "type",
+    "protocol",
+    "role",
+    "const",
+    "param",
+    "requires",
+    "input",
+    "output",
+    "at",
+    "round",
+    "chunked",
+    "check",
+    "else",
+    "abort",
+    "do",
+    "with",
+    "extends",
+    "insert",
+    "after",
+    "before",
+    "sample",
+    "for",
+    "in",
+    "all",
+    "true",
+    "false",
+    "intrinsic",
+    "import",
+    "functionality",
+    "extern",
+    "type",
 ];
-const OPERATORS: &[&str] = &["||", "&&", "==", "!=", "<=", ">=", "<", ">", "|", "^", "&", "+", "-", "*", "/", "%"];
+const OPERATORS: &[&str] = &[
+    "||", "&&", "==", "!=", "<=", ">=", "<", ">", "|", "^", "&", "+", "-", "*", "/", "%",
+];
 const EXPR_START: &[&str] = &["!", "(", "-", "[", "_", "sample", "true", "false"];
-const PROTO_ITEMS: &[&str] = &["const", "param", "input", "output", "at", "round", "do", "insert"];
+const PROTO_ITEMS: &[&str] = &[
+    "const", "param", "input", "output", "at", "round", "do", "insert",
+];
 const TOP_ITEMS: &[&str] = &["protocol", "intrinsic", "functionality", "extern", "import"];
 
 /// Groups expected literal tokens into words: "an expression", "an operator", "`->`".
 fn describe_expected(mut toks: Vec<Tok>) -> Vec<String> {
     let has = |toks: &[Tok], l: &str| toks.iter().any(|t| matches!(t, Tok::Lit(x) if x == l));
-    let remove = |toks: &mut Vec<Tok>, set: &[&str]| toks.retain(|t| !matches!(t, Tok::Lit(x) if set.contains(&x.as_str())));
+    let remove = |toks: &mut Vec<Tok>, set: &[&str]| {
+        toks.retain(|t| !matches!(t, Tok::Lit(x) if set.contains(&x.as_str())))
+    };
     let mut groups = vec![];
     if has(&toks, "sample") || has(&toks, "(") {
         groups.push("an expression".to_string());
         remove(&mut toks, EXPR_START);
         toks.retain(|t| *t != Tok::Range);
     } else if toks.contains(&Tok::Range) {
-        groups.push(if has(&toks, "_") { "a name" } else { "a number" }.to_string());
+        groups.push(
+            if has(&toks, "_") {
+                "a name"
+            } else {
+                "a number"
+            }
+            .to_string(),
+        );
         remove(&mut toks, &["_"]);
         toks.retain(|t| *t != Tok::Range);
     }
@@ -248,15 +428,23 @@ fn describe_expected(mut toks: Vec<Tok>) -> Vec<String> {
         remove(&mut toks, &["[", "."]);
     }
     if PROTO_ITEMS.iter().all(|k| has(&toks, k)) {
-        groups.push("a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`)".to_string());
+        groups.push(
+            "a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`)"
+                .to_string(),
+        );
         remove(&mut toks, PROTO_ITEMS);
     }
     if TOP_ITEMS.iter().all(|k| has(&toks, k)) {
-        groups.push("`protocol`, `intrinsic`, `functionality`, `extern type` or `import`".to_string());
+        groups.push(
+            "`protocol`, `intrinsic`, `functionality`, `extern type` or `import`".to_string(),
+        );
         remove(&mut toks, TOP_ITEMS);
     }
     // An optional `[index]` after a role is rarely what is missing.
-    if toks.iter().any(|t| !matches!(t, Tok::Lit(x) if x == "[" || x == ".")) {
+    if toks
+        .iter()
+        .any(|t| !matches!(t, Tok::Lit(x) if x == "[" || x == "."))
+    {
         remove(&mut toks, &["[", "."]);
     }
     let mut out: Vec<String> = toks
@@ -275,7 +463,10 @@ fn describe_expected(mut toks: Vec<Tok>) -> Vec<String> {
 /// The token found at `pos`: a word, a known operator, or one character.
 fn found_at(text: &str, pos: usize) -> String {
     let rest = &text[pos.min(text.len())..];
-    let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
     if !word.is_empty() {
         return word;
     }
@@ -310,8 +501,10 @@ fn construct_help(text: &str, pos: usize) -> String {
     for (kw, form) in forms {
         let mut search = before;
         while let Some(i) = search.rfind(kw) {
-            let ok_left = i == 0 || !search[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
-            let ok_right = !search[i + kw.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+            let ok_left =
+                i == 0 || !search[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+            let ok_right = !search[i + kw.len()..]
+                .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
             if ok_left && ok_right {
                 if best.map(|(b, _)| i > b).unwrap_or(true) {
                     best = Some((i, form));
@@ -358,13 +551,27 @@ struct Cx {
 impl Cx {
     fn span(&self, p: &Pair<Rule>) -> Span {
         let s = p.as_span();
-        Span { file: self.file, start: s.start() as u32, end: s.end() as u32 }
+        Span {
+            file: self.file,
+            start: s.start() as u32,
+            end: s.end() as u32,
+        }
     }
 
     fn ident(&self, p: Option<Pair<Rule>>) -> Ident {
         match p {
-            Some(p) => Ident { name: p.as_str().to_string(), span: self.span(&p) },
-            None => Ident { name: String::new(), span: Span { file: self.file, start: 0, end: 0 } },
+            Some(p) => Ident {
+                name: p.as_str().to_string(),
+                span: self.span(&p),
+            },
+            None => Ident {
+                name: String::new(),
+                span: Span {
+                    file: self.file,
+                    start: 0,
+                    end: 0,
+                },
+            },
         }
     }
 
@@ -386,17 +593,29 @@ impl Cx {
                     }
                 }
                 Rule::ty => ret = Some(self.ty(Some(p))),
-                Rule::rust_path => path = p.as_str().to_string(),
+                Rule::rust_path => path = rust_path(p.as_str()),
                 _ => {}
             }
         }
-        IntrinsicDecl { name, params, ret: ret.unwrap_or_else(|| self.ty(None)), path, span }
+        IntrinsicDecl {
+            name,
+            params,
+            ret: ret.unwrap_or_else(|| self.ty(None)),
+            path,
+            span,
+        }
     }
 
     fn functionality(&self, pair: Pair<Rule>) -> Functionality {
         let mut it = pair.into_inner();
         let name = self.ident(it.next());
-        let mut f = Functionality { name, roles: vec![], params: vec![], io: vec![], impls: vec![] };
+        let mut f = Functionality {
+            name,
+            roles: vec![],
+            params: vec![],
+            io: vec![],
+            impls: vec![],
+        };
         for p in it {
             match p.as_rule() {
                 Rule::role_list => f.roles = self.roles(p),
@@ -406,9 +625,14 @@ impl Cx {
                     let span = self.span(&p);
                     let mut it = p.into_inner();
                     let role = self.ident(it.next());
-                    let path = it.next().map(|x| x.as_str().to_string()).unwrap_or_default();
+                    let path = it.next().map(|x| rust_path(x.as_str())).unwrap_or_default();
                     let args = it.map(|a| self.ident(Some(a))).collect();
-                    f.impls.push(FuncImpl { role, path, args, span });
+                    f.impls.push(FuncImpl {
+                        role,
+                        path,
+                        args,
+                        span,
+                    });
                 }
                 _ => {}
             }
@@ -431,7 +655,16 @@ impl Cx {
         let whole = self.span(&pair);
         let mut it = pair.into_inner();
         let name = self.ident(it.next());
-        let mut proto = Protocol { span: name.span.to(Span { end: name.span.end, ..whole }), name, roles: vec![], extends: None, items: vec![] };
+        let mut proto = Protocol {
+            span: name.span.to(Span {
+                end: name.span.end,
+                ..whole
+            }),
+            name,
+            roles: vec![],
+            extends: None,
+            items: vec![],
+        };
         proto.span.start = whole.start;
         for p in it {
             match p.as_rule() {
@@ -455,7 +688,12 @@ impl Cx {
                 let ty = self.ty(it.next());
                 let value = self.expr_opt(it.next());
                 let requires = it.next().map(|r| self.expr_opt(r.into_inner().next()));
-                Item::Const(ConstDecl { name, ty, value, requires })
+                Item::Const(ConstDecl {
+                    name,
+                    ty,
+                    value,
+                    requires,
+                })
             }
             Rule::param_decl => Item::Param(self.param(p)),
             Rule::io_decl => Item::Io(self.io(p)),
@@ -468,7 +706,15 @@ impl Cx {
                 let after = it.next().map(|w| w.as_str() == "after").unwrap_or(true);
                 let anchor = self.ident(it.next());
                 let items = it.filter_map(|i| self.item(i)).collect();
-                Item::Insert(Insert { after, anchor, items, span: Span { end: span.start + 6, ..span } })
+                Item::Insert(Insert {
+                    after,
+                    anchor,
+                    items,
+                    span: Span {
+                        end: span.start + 6,
+                        ..span
+                    },
+                })
             }
             _ => return None,
         })
@@ -491,7 +737,12 @@ impl Cx {
         };
         let role = self.role_ref(it.next());
         let fields = it.next().map(|f| self.fields(f)).unwrap_or_default();
-        IoDecl { kind, role, fields, span }
+        IoDecl {
+            kind,
+            role,
+            fields,
+            span,
+        }
     }
 
     fn fields(&self, p: Pair<Rule>) -> Vec<Field> {
@@ -513,7 +764,10 @@ impl Cx {
                 let index = it.next().map(|e| self.expr(e));
                 RoleRef { name, index }
             }
-            None => RoleRef { name: self.ident(None), index: None },
+            None => RoleRef {
+                name: self.ident(None),
+                index: None,
+            },
         }
     }
 
@@ -529,7 +783,11 @@ impl Cx {
                         let mut si = s.into_inner();
                         let cond = self.expr_opt(si.next());
                         let abort = self.ident(si.next());
-                        Stmt::Check { cond, abort, span: sspan }
+                        Stmt::Check {
+                            cond,
+                            abort,
+                            span: sspan,
+                        }
                     }
                     _ => {
                         let mut si = s.into_inner();
@@ -560,7 +818,16 @@ impl Cx {
             None => Target::All(whole),
         };
         let msg = self.ident(it.next());
-        let mut r = Round { name, from, to, msg, fields: vec![], chunk_by: None, body: vec![], span: whole };
+        let mut r = Round {
+            name,
+            from,
+            to,
+            msg,
+            fields: vec![],
+            chunk_by: None,
+            body: vec![],
+            span: whole,
+        };
         for q in it {
             match q.as_rule() {
                 Rule::field_list => {
@@ -582,7 +849,14 @@ impl Cx {
         let mut it = p.into_inner();
         let name = self.ident(it.next());
         let func = self.ident(it.next());
-        let mut d = DoStmt { name, func, params: vec![], roles: vec![], inputs: vec![], span };
+        let mut d = DoStmt {
+            name,
+            func,
+            params: vec![],
+            roles: vec![],
+            inputs: vec![],
+            span,
+        };
         for q in it {
             match q.as_rule() {
                 Rule::param_binds => {
@@ -618,7 +892,14 @@ impl Cx {
 
     fn ty(&self, p: Option<Pair<Rule>>) -> Type {
         let Some(p) = p else {
-            return Type { kind: TypeKind::Named(self.ident(None), vec![]), span: Span { file: self.file, start: 0, end: 0 } };
+            return Type {
+                kind: TypeKind::Named(self.ident(None), vec![]),
+                span: Span {
+                    file: self.file,
+                    start: 0,
+                    end: 0,
+                },
+            };
         };
         let span = self.span(&p);
         let inner = if p.as_rule() == Rule::ty { first(p) } else { p };
@@ -627,13 +908,19 @@ impl Cx {
                 let mut it = inner.into_inner();
                 let elem = self.ty(it.next());
                 let len = self.expr_opt(it.next());
-                Type { kind: TypeKind::Array(Box::new(elem), Box::new(len)), span }
+                Type {
+                    kind: TypeKind::Array(Box::new(elem), Box::new(len)),
+                    span,
+                }
             }
             _ => {
                 let mut it = inner.into_inner();
                 let name = self.ident(it.next());
                 let args = it.map(|e| self.expr(e)).collect();
-                Type { kind: TypeKind::Named(name, args), span }
+                Type {
+                    kind: TypeKind::Named(name, args),
+                    span,
+                }
             }
         }
     }
@@ -641,7 +928,14 @@ impl Cx {
     fn expr_opt(&self, p: Option<Pair<Rule>>) -> Expr {
         match p {
             Some(p) => self.expr(p),
-            None => Expr { kind: ExprKind::Int(0), span: Span { file: self.file, start: 0, end: 0 } },
+            None => Expr {
+                kind: ExprKind::Int(0),
+                span: Span {
+                    file: self.file,
+                    start: 0,
+                    end: 0,
+                },
+            },
         }
     }
 
@@ -651,19 +945,32 @@ impl Cx {
             .map_primary(|prim| self.primary(prim))
             .map_prefix(|op, rhs| {
                 let span = self.span(&op).to(rhs.span);
-                let u = if op.as_rule() == Rule::not_op { UnOp::Not } else { UnOp::Neg };
-                Expr { kind: ExprKind::Unary(u, Box::new(rhs)), span }
+                let u = if op.as_rule() == Rule::not_op {
+                    UnOp::Not
+                } else {
+                    UnOp::Neg
+                };
+                Expr {
+                    kind: ExprKind::Unary(u, Box::new(rhs)),
+                    span,
+                }
             })
             .map_postfix(|lhs, op| {
                 let span = lhs.span.to(self.span(&op));
                 match op.as_rule() {
                     Rule::index => {
                         let idx = self.expr_opt(op.into_inner().next());
-                        Expr { kind: ExprKind::Index(Box::new(lhs), Box::new(idx)), span }
+                        Expr {
+                            kind: ExprKind::Index(Box::new(lhs), Box::new(idx)),
+                            span,
+                        }
                     }
                     _ => {
                         let name = self.ident(op.into_inner().next());
-                        Expr { kind: ExprKind::Member(Box::new(lhs), name), span }
+                        Expr {
+                            kind: ExprKind::Member(Box::new(lhs), name),
+                            span,
+                        }
                     }
                 }
             })
@@ -688,7 +995,10 @@ impl Cx {
                     _ => BinOp::Rem,
                 };
                 let _ = file;
-                Expr { kind: ExprKind::Binary(b, Box::new(lhs), Box::new(rhs)), span }
+                Expr {
+                    kind: ExprKind::Binary(b, Box::new(lhs), Box::new(rhs)),
+                    span,
+                }
             })
             .parse(p.into_inner())
     }
@@ -696,20 +1006,41 @@ impl Cx {
     fn primary(&self, p: Pair<Rule>) -> Expr {
         let span = self.span(&p);
         let kind = match p.as_rule() {
-            Rule::int_lit => ExprKind::Int(p.as_str().replace('_', "").parse().unwrap_or(u128::MAX)),
+            Rule::int_lit => {
+                ExprKind::Int(p.as_str().replace('_', "").parse().unwrap_or(u128::MAX))
+            }
             Rule::bool_lit => ExprKind::Bool(p.as_str() == "true"),
             Rule::ident => ExprKind::Var(p.as_str().to_string()),
             Rule::paren => return self.expr_opt(p.into_inner().next()),
             Rule::sample => ExprKind::Sample(self.ty(p.into_inner().next())),
-            Rule::comprehension => {
+            Rule::array_lit => {
                 let mut it = p.into_inner();
-                let body = self.expr_opt(it.next());
-                let var = self.ident(it.next());
-                let lo = self.expr_opt(it.next());
-                let hi = self.expr_opt(it.next());
-                ExprKind::Comprehension { body: Box::new(body), var, lo: Box::new(lo), hi: Box::new(hi) }
+                match (it.next(), it.next()) {
+                    (Some(first), Some(tail)) if tail.as_rule() == Rule::comprehension => {
+                        let body = self.expr(first);
+                        let mut t = tail.into_inner();
+                        let var = self.ident(t.next());
+                        let lo = self.expr_opt(t.next());
+                        let hi = self.expr_opt(t.next());
+                        ExprKind::Comprehension {
+                            body: Box::new(body),
+                            var,
+                            lo: Box::new(lo),
+                            hi: Box::new(hi),
+                        }
+                    }
+                    (Some(first), tail) => {
+                        let mut items = vec![self.expr(first)];
+                        items.extend(
+                            tail.into_iter()
+                                .flat_map(|t| t.into_inner())
+                                .map(|e| self.expr(e)),
+                        );
+                        ExprKind::Array(items)
+                    }
+                    (None, _) => ExprKind::Array(vec![]),
+                }
             }
-            Rule::array_lit => ExprKind::Array(p.into_inner().map(|e| self.expr(e)).collect()),
             Rule::call => {
                 let mut it = p.into_inner();
                 let name = self.ident(it.next());

@@ -18,7 +18,11 @@ pub struct Span {
 impl Span {
     /// A span covering `self` through `other` (same file assumed).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -43,7 +47,11 @@ pub struct SourceMap {
 impl SourceMap {
     /// Adds a file and returns its id.
     pub fn add(&mut self, name: String, abs_path: Option<String>, text: String) -> FileId {
-        self.files.push(SourceFile { name, abs_path, text });
+        self.files.push(SourceFile {
+            name,
+            abs_path,
+            text,
+        });
         (self.files.len() - 1) as FileId
     }
 
@@ -65,7 +73,11 @@ impl SourceMap {
 
     /// The full text of the (1-based) line.
     pub fn line_text(&self, file: FileId, line: usize) -> &str {
-        self.file(file).text.lines().nth(line.saturating_sub(1)).unwrap_or("")
+        self.file(file)
+            .text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .unwrap_or("")
     }
 
     /// The source text covered by a span.

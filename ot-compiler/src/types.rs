@@ -30,10 +30,15 @@ impl Shape {
             }
         }
         match (op, &a, &b) {
-            ('+', _, Shape::Lit(0)) | ('-', _, Shape::Lit(0)) | ('*', _, Shape::Lit(1)) | ('/', _, Shape::Lit(1)) => a,
+            ('+', _, Shape::Lit(0))
+            | ('-', _, Shape::Lit(0))
+            | ('*', _, Shape::Lit(1))
+            | ('/', _, Shape::Lit(1)) => a,
             ('+', Shape::Lit(0), _) | ('*', Shape::Lit(1), _) => b,
             // x + (y - x) = y and (y - x) + x = y: splitting a length into parts and joining them.
-            ('+', x, Shape::Bin('-', y, x2)) | ('+', Shape::Bin('-', y, x2), x) if x == &**x2 => (**y).clone(),
+            ('+', x, Shape::Bin('-', y, x2)) | ('+', Shape::Bin('-', y, x2), x) if x == &**x2 => {
+                (**y).clone()
+            }
             // (x + y) - y = x and x - x = 0.
             ('-', Shape::Bin('+', x, y), z) if &**y == z => (**x).clone(),
             ('-', x, y) if x == y => Shape::Lit(0),
@@ -150,4 +155,14 @@ impl fmt::Display for Ty {
 pub const SMALL_ARRAY: usize = 16;
 
 /// Names of the built-in types, for "did you mean".
-pub const BUILTIN_TYPES: &[&str] = &["Bit", "Block", "Seed", "Point", "Scalar", "usize", "u64", "Bits", "BitMatrix"];
+pub const BUILTIN_TYPES: &[&str] = &[
+    "Bit",
+    "Block",
+    "Seed",
+    "Point",
+    "Scalar",
+    "usize",
+    "u64",
+    "Bits",
+    "BitMatrix",
+];

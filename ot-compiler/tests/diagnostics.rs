@@ -19,7 +19,12 @@ fn fail_path(rel: &str) -> String {
     match compile_path(rel, &root()) {
         Ok(_) => panic!("{rel} compiled, but it should fail"),
         Err(f) => {
-            assert_eq!(f.errors.len(), 1, "{rel}: one problem, one error:\n{}", f.render());
+            assert_eq!(
+                f.errors.len(),
+                1,
+                "{rel}: one problem, one error:\n{}",
+                f.render()
+            );
             f.render()
         }
     }
@@ -51,24 +56,57 @@ fn ok_str(text: &str) -> Compiled {
 #[track_caller]
 fn assert_diag(rendered: &str, file: &str, line: usize, col: usize, message: &str, help: &str) {
     let lines: Vec<&str> = rendered.lines().collect();
-    assert!(lines[0].starts_with("error: "), "first line is the message:\n{rendered}");
-    assert!(lines[0].contains(message), "message should contain {message:?}:\n{rendered}");
+    assert!(
+        lines[0].starts_with("error: "),
+        "first line is the message:\n{rendered}"
+    );
+    assert!(
+        lines[0].contains(message),
+        "message should contain {message:?}:\n{rendered}"
+    );
     let loc = format!("--> {file}:{line}:{col}");
-    assert!(lines[1].trim_start().starts_with(&loc), "location should be {loc}:\n{rendered}");
-    let quoted = lines.iter().position(|l| l.starts_with(&format!("{line} | "))).unwrap_or_else(|| panic!("line {line} is quoted:\n{rendered}"));
+    assert!(
+        lines[1].trim_start().starts_with(&loc),
+        "location should be {loc}:\n{rendered}"
+    );
+    let quoted = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("{line} | ")))
+        .unwrap_or_else(|| panic!("line {line} is quoted:\n{rendered}"));
     let caret_line = lines[quoted + 1];
     let gutter = line.to_string().len() + 3;
-    let first_caret = caret_line.find('^').unwrap_or_else(|| panic!("a caret line:\n{rendered}"));
-    assert_eq!(first_caret, gutter + col - 1, "caret under column {col}:\n{rendered}");
-    assert!(caret_line[first_caret..].chars().all(|c| c == '^'), "caret line is only carets:\n{rendered}");
-    let help_line = lines.iter().find(|l| l.trim_start().starts_with("= help: ")).unwrap_or_else(|| panic!("a help line:\n{rendered}"));
-    assert!(help_line.contains(help), "help should contain {help:?}:\n{rendered}");
+    let first_caret = caret_line
+        .find('^')
+        .unwrap_or_else(|| panic!("a caret line:\n{rendered}"));
+    assert_eq!(
+        first_caret,
+        gutter + col - 1,
+        "caret under column {col}:\n{rendered}"
+    );
+    assert!(
+        caret_line[first_caret..].chars().all(|c| c == '^'),
+        "caret line is only carets:\n{rendered}"
+    );
+    let help_line = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("= help: "))
+        .unwrap_or_else(|| panic!("a help line:\n{rendered}"));
+    assert!(
+        help_line.contains(help),
+        "help should contain {help:?}:\n{rendered}"
+    );
 }
 
 #[track_caller]
 fn assert_note(rendered: &str, note: &str) {
-    let note_line = rendered.lines().find(|l| l.trim_start().starts_with("= note: ")).unwrap_or_else(|| panic!("a note line:\n{rendered}"));
-    assert!(note_line.contains(note), "note should contain {note:?}:\n{rendered}");
+    let note_line = rendered
+        .lines()
+        .find(|l| l.trim_start().starts_with("= note: "))
+        .unwrap_or_else(|| panic!("a note line:\n{rendered}"));
+    assert!(
+        note_line.contains(note),
+        "note should contain {note:?}:\n{rendered}"
+    );
 }
 
 // ---- the errors pinned by the trybuild suite, rendered from their files ----
@@ -224,18 +262,29 @@ fn every_ui_error_is_located_with_a_help_line() {
 #[test]
 fn every_ui_otp_file_has_a_case_and_a_trybuild_test() {
     let dir = root().join("tests/ui/otp");
-    let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter_map(|n| n.strip_suffix(".otp").map(str::to_string)).collect();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".otp").map(str::to_string))
+        .collect();
     names.sort();
     let mut cased: Vec<String> = CASES.iter().map(|c| c.name.to_string()).collect();
     cased.sort();
-    assert_eq!(names, cased, "tests/ui/otp/*.otp and CASES list the same errors");
+    assert_eq!(
+        names, cased,
+        "tests/ui/otp/*.otp and CASES list the same errors"
+    );
     assert!(names.len() >= 12);
 }
 
 /// Drops `//` comments and all whitespace, so a file can be compared with its
 /// copy inside `ot::protocol! { ... }`.
 fn normalize(text: &str) -> String {
-    text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<String>().split_whitespace().collect()
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<String>()
+        .split_whitespace()
+        .collect()
 }
 
 /// trybuild builds each UI test in its own crate, where `CARGO_MANIFEST_DIR`
@@ -244,9 +293,15 @@ fn normalize(text: &str) -> String {
 #[test]
 fn trybuild_tests_embed_the_otp_files() {
     for c in CASES {
-        let otp = std::fs::read_to_string(root().join(format!("tests/ui/otp/{}.otp", c.name))).unwrap();
-        let rs = std::fs::read_to_string(root().join(format!("tests/ui/{}.rs", c.name))).unwrap_or_else(|_| panic!("tests/ui/{}.rs exists", c.name));
-        assert!(normalize(&rs).contains(&normalize(&otp)), "tests/ui/{0}.rs must embed tests/ui/otp/{0}.otp verbatim", c.name);
+        let otp =
+            std::fs::read_to_string(root().join(format!("tests/ui/otp/{}.otp", c.name))).unwrap();
+        let rs = std::fs::read_to_string(root().join(format!("tests/ui/{}.rs", c.name)))
+            .unwrap_or_else(|_| panic!("tests/ui/{}.rs exists", c.name));
+        assert!(
+            normalize(&rs).contains(&normalize(&otp)),
+            "tests/ui/{0}.rs must embed tests/ui/otp/{0}.otp verbatim",
+            c.name
+        );
     }
 }
 
@@ -257,13 +312,55 @@ const HEADER: &str = "protocol X(role A, role B) {\n";
 #[test]
 fn parse_errors_point_at_the_token() {
     let cases: &[(&str, usize, usize, &str, &str)] = &[
-        ("  at A { x = sample Bit }\n}", 2, 25, "expected `;` or an operator, found `}`", "local computation is written `at Role {"),
-        ("  round r A -> B : M { x: Bit }\n}", 2, 11, "expected `:`, found `A`", "a round is written"),
-        ("  at A { x = ; }\n}", 2, 14, "expected an expression, found `;`", "local computation"),
-        ("  at A { x = f(a,, b); }\n}", 2, 18, "expected `)` or an expression, found `,`", "local computation"),
-        ("  round r: A -> B : M { x Bit }\n}", 2, 27, "expected `:`, found `Bit`", "a round is written"),
-        ("  param n: usize requires;\n}", 2, 26, "expected an expression, found `;`", "a parameter is written"),
-        ("  do base: RandomOt[n = 1](Sender = A Receiver = B);\n}", 2, 40, "expected `)` or `,`, found `Receiver`", "a sub-protocol call is written"),
+        (
+            "  at A { x = sample Bit }\n}",
+            2,
+            25,
+            "expected `;` or an operator, found `}`",
+            "local computation is written `at Role {",
+        ),
+        (
+            "  round r A -> B : M { x: Bit }\n}",
+            2,
+            11,
+            "expected `:`, found `A`",
+            "a round is written",
+        ),
+        (
+            "  at A { x = ; }\n}",
+            2,
+            14,
+            "expected an expression, found `;`",
+            "local computation",
+        ),
+        (
+            "  at A { x = f(a,, b); }\n}",
+            2,
+            18,
+            "expected `)` or an expression, found `,`",
+            "local computation",
+        ),
+        (
+            "  round r: A -> B : M { x Bit }\n}",
+            2,
+            27,
+            "expected `:`, found `Bit`",
+            "a round is written",
+        ),
+        (
+            "  param n: usize requires;\n}",
+            2,
+            26,
+            "expected an expression, found `;`",
+            "a parameter is written",
+        ),
+        (
+            "  do base: RandomOt[n = 1](Sender = A Receiver = B);\n}",
+            2,
+            39,
+            "expected `)` or `,`, found `Receiver`",
+            "a sub-protocol call is written",
+        ),
     ];
     for (body, line, col, message, help) in cases {
         let text = format!("{HEADER}{body}");
@@ -283,13 +380,27 @@ fn parse_error_at_end_of_file() {
 #[test]
 fn parse_error_suggests_keyword() {
     let r = fail_str("protocl X(role A, role B) {}");
-    assert_diag(&r, "test.otp", 1, 1, "found `protocl`", "did you mean `protocol`?");
+    assert_diag(
+        &r,
+        "test.otp",
+        1,
+        1,
+        "found `protocl`",
+        "did you mean `protocol`?",
+    );
 }
 
 #[test]
 fn keyword_as_name() {
     let r = fail_str(&format!("{HEADER}  at A {{ in = sample Bit; }}\n}}"));
-    assert_diag(&r, "test.otp", 2, 10, "`in` is a keyword and cannot be used as a name", "choose another name, e.g. `in_`");
+    assert_diag(
+        &r,
+        "test.otp",
+        2,
+        10,
+        "`in` is a keyword and cannot be used as a name",
+        "choose another name, e.g. `in_`",
+    );
 }
 
 // ---- more checker errors ----
@@ -308,72 +419,185 @@ fn co15_like_base_compiles() {
     let c = ok_str(CO15_LIKE);
     // `choices` and `a` are used or sent; nothing else is left over.
     let w: Vec<String> = c.warnings.iter().map(|w| w.render(&c.sources)).collect();
-    assert!(w.iter().any(|w| w.contains("value `choices` at `Receiver` is never used")), "{w:?}");
+    assert!(
+        w.iter()
+            .any(|w| w.contains("value `choices` at `Receiver` is never used")),
+        "{w:?}"
+    );
 }
 
 #[test]
 fn send_before_computing() {
     let text = CO15_LIKE.replace("    at Sender { a = sample Scalar; big_a = base_mul(a); }\n    round setup: Sender -> Receiver : Setup { big_a: Point }\n", "    round setup: Sender -> Receiver : Setup { big_a: Point }\n    at Sender { a = sample Scalar; big_a = base_mul(a); }\n");
     let r = fail_str(&text);
-    assert_diag(&r, "test.otp", 5, 47, "`Sender` sends `big_a` before computing it (line 6)", "move the computation of `big_a` (line 6) before this point");
+    assert_diag(
+        &r,
+        "test.otp",
+        5,
+        47,
+        "`Sender` sends `big_a` before computing it (line 6)",
+        "move the computation of `big_a` (line 6) before this point",
+    );
 }
 
 #[test]
 fn unknown_value_suggests() {
     let r = fail_str(&CO15_LIKE.replace("hash_point(i, big_a)", "hash_point(i, bg_a)"));
-    assert_diag(&r, "test.otp", 7, 43, "unknown value `bg_a` at `Receiver`", "did you mean `big_a`?");
+    assert_diag(
+        &r,
+        "test.otp",
+        7,
+        43,
+        "unknown value `bg_a` at `Receiver`",
+        "did you mean `big_a`?",
+    );
 }
 
 #[test]
 fn output_of_other_role() {
-    let r = fail_str(&CO15_LIKE.replace("output Receiver { chosen: [Block; n] }", "output Receiver { chosen: [Block; n] }\n    output Sender { big_b: Point }"));
-    assert!(r.contains("output `big_b` of `Sender` is never computed"), "{r}");
+    let r = fail_str(&CO15_LIKE.replace(
+        "output Receiver { chosen: [Block; n] }",
+        "output Receiver { chosen: [Block; n] }\n    output Sender { big_b: Point }",
+    ));
+    assert!(
+        r.contains("output `big_b` of `Sender` is never computed"),
+        "{r}"
+    );
 }
 
 #[test]
 fn abort_names_and_checks() {
-    let r = fail_str(&CO15_LIKE.replace("at Receiver { chosen", "at Receiver { check is_identity(big_a) else abort bad; chosen"));
-    assert!(r.contains("must start with an upper-case letter: `bad`"), "{r}");
-    let r = fail_str(&CO15_LIKE.replace("at Receiver { chosen", "at Receiver { check big_a else abort Bad; chosen"));
-    assert!(r.contains("`check` needs a condition (a `Bit`), found `Point`"), "{r}");
+    let r = fail_str(&CO15_LIKE.replace(
+        "at Receiver { chosen",
+        "at Receiver { check is_identity(big_a) else abort bad; chosen",
+    ));
+    assert!(
+        r.contains("must start with an upper-case letter: `bad`"),
+        "{r}"
+    );
+    let r = fail_str(&CO15_LIKE.replace(
+        "at Receiver { chosen",
+        "at Receiver { check big_a else abort Bad; chosen",
+    ));
+    assert!(
+        r.contains("`check` needs a condition (a `Bit`), found `Point`"),
+        "{r}"
+    );
 }
 
 #[test]
 fn duplicate_round_and_message_names() {
     let r = fail_str(&CO15_LIKE.replace("    at Receiver {", "    at Receiver { t = sample Block; }\n    round setup: Receiver -> Sender : Again { t: Block }\n    at Receiver {"));
-    assert!(r.contains("round `setup` is already declared at line 6"), "{r}");
+    assert!(
+        r.contains("round `setup` is already declared at line 6"),
+        "{r}"
+    );
     let r = fail_str(&CO15_LIKE.replace("    at Receiver {", "    at Receiver { t = sample Block; }\n    round again: Receiver -> Sender : Setup { t: Block }\n    at Receiver {"));
-    assert!(r.contains("message `Setup` is already used by another round (line 6)"), "{r}");
+    assert!(
+        r.contains("message `Setup` is already used by another round (line 6)"),
+        "{r}"
+    );
 }
 
 #[test]
 fn unknown_functionality_and_parameter() {
-    let text = "protocol P(role S, role R) {\n    do base: RandomOT[n = 4](Sender = S, Receiver = R);\n}";
-    assert_diag(&fail_str(text), "test.otp", 2, 14, "unknown functionality `RandomOT`", "did you mean `RandomOt`?");
-    let text = "protocol P(role S, role R) {\n    do base: RandomOt[m = 4](Sender = S, Receiver = R);\n}";
-    assert_diag(&fail_str(text), "test.otp", 2, 23, "`RandomOt` has no parameter `m`", "`n`");
+    let text =
+        "protocol P(role S, role R) {\n    do base: RandomOT[n = 4](Sender = S, Receiver = R);\n}";
+    assert_diag(
+        &fail_str(text),
+        "test.otp",
+        2,
+        14,
+        "unknown functionality `RandomOT`",
+        "did you mean `RandomOt`?",
+    );
+    let text =
+        "protocol P(role S, role R) {\n    do base: RandomOt[m = 4](Sender = S, Receiver = R);\n}";
+    assert_diag(
+        &fail_str(text),
+        "test.otp",
+        2,
+        23,
+        "`RandomOt` has no parameter `m`",
+        "`n`",
+    );
 }
 
 // ---- valid protocols and warnings ----
 
+/// Round names of a compiled file.
+fn rounds_of(rel: &str) -> Vec<String> {
+    ok_path(rel)
+        .ir
+        .unwrap()
+        .rounds
+        .iter()
+        .map(|r| r.name.clone())
+        .collect()
+}
+
 #[test]
 fn shipped_protocols_compile() {
-    for (file, name, rounds) in [
-        ("protocols/co15.otp", "Co15", &["setup", "choose"][..]),
-        ("protocols/np00.otp", "Np00", &["setup", "choose"][..]),
-        ("protocols/co15_chosen.otp", "Co15Chosen", &["setup", "choose", "derandomize"][..]),
-        ("protocols/np00_chosen.otp", "Np00Chosen", &["setup", "choose", "derandomize"][..]),
+    for (file, name) in [
+        ("protocols/co15.otp", "Co15"),
+        ("protocols/np00.otp", "Np00"),
     ] {
         let c = ok_path(file);
         let ir = c.ir.as_ref().unwrap();
         assert_eq!(ir.name, name);
         assert_eq!(ir.roles, ["Sender", "Receiver"]);
-        let got: Vec<&str> = ir.rounds.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(got, rounds, "{file}");
+        // The sender opens with `setup`; the receiver answers.
+        assert_eq!(
+            (
+                ir.rounds[0].name.as_str(),
+                ir.rounds[0].from,
+                ir.rounds[0].to
+            ),
+            ("setup", 0, 1),
+            "{file}"
+        );
+        assert!(
+            ir.rounds.iter().any(|r| r.from == 1),
+            "{file}: the receiver sends something"
+        );
         assert!(!c.tokens.is_empty());
         for w in &c.warnings {
             assert_eq!(w.severity, Severity::Warning);
         }
+    }
+    // The chosen-message variants are their base plus one round.
+    for (base, chosen) in [
+        ("protocols/co15.otp", "protocols/co15_chosen.otp"),
+        ("protocols/np00.otp", "protocols/np00_chosen.otp"),
+    ] {
+        let mut want = rounds_of(base);
+        want.push("derandomize".into());
+        assert_eq!(rounds_of(chosen), want, "{chosen}");
+    }
+}
+
+/// Every `.otp` file in `protocols/` (except the prelude) and `examples/`.
+fn shipped_files() -> Vec<String> {
+    let mut out = vec![];
+    for dir in ["protocols", "examples"] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            if name.ends_with(".otp") && name != "prelude.otp" {
+                out.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_shipped_otp_file_compiles() {
+    let files = shipped_files();
+    assert!(files.len() >= 5, "{files:?}");
+    for f in files {
+        let c = ok_path(&f);
+        assert!(c.ir.is_some() && !c.tokens.is_empty(), "{f}");
     }
 }
 
@@ -385,14 +609,26 @@ fn example_protocol_compiles() {
 
 #[test]
 fn unused_values_are_warnings() {
-    let text = CO15_LIKE.replace("big_a = base_mul(a); }", "big_a = base_mul(a); junk = sample Block; _kept = sample Block; }");
+    let text = CO15_LIKE.replace(
+        "big_a = base_mul(a); }",
+        "big_a = base_mul(a); junk = sample Block; _kept = sample Block; }",
+    );
     let c = ok_str(&text);
     let w: Vec<String> = c.warnings.iter().map(|w| w.render(&c.sources)).collect();
-    let junk = w.iter().find(|w| w.contains("value `junk` at `Sender` is never used")).unwrap_or_else(|| panic!("{w:?}"));
+    let junk = w
+        .iter()
+        .find(|w| w.contains("value `junk` at `Sender` is never used"))
+        .unwrap_or_else(|| panic!("{w:?}"));
     assert!(junk.starts_with("warning: "), "{junk}");
     assert!(junk.contains("--> test.otp:5:"), "{junk}");
-    assert!(junk.contains("= help: remove it, or prefix a deliberate leftover with `_`"), "{junk}");
-    assert!(!w.iter().any(|w| w.contains("_kept")), "a leading `_` silences the warning: {w:?}");
+    assert!(
+        junk.contains("= help: remove it, or prefix a deliberate leftover with `_`"),
+        "{junk}"
+    );
+    assert!(
+        !w.iter().any(|w| w.contains("value `_kept`")),
+        "a leading `_` silences the warning: {w:?}"
+    );
 }
 
 // ---- extends / insert ----
@@ -421,39 +657,83 @@ fn extends_splices_inserted_items_in_place() {
     let c = ok_str(&text);
     let ir = c.ir.unwrap();
     let rounds: Vec<&str> = ir.rounds.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(rounds, ["hello", "setup", "ping", "choose", "last"]);
+    let base = rounds_of("protocols/co15.otp");
+    let mut want = vec!["hello", "setup", "ping"];
+    want.extend(base[1..].iter().map(String::as_str));
+    want.push("last");
+    assert_eq!(rounds, want);
     // Projection: the receiver of `ping` is the sender, in order.
     assert_eq!((ir.rounds[2].from, ir.rounds[2].to), (1, 0));
 }
 
 #[test]
 fn extends_with_unknown_anchor() {
-    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    insert after chose {{ at Sender {{ x = sample Block; }} }}\n}}");
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    insert after setpu {{ at Sender {{ x = sample Block; }} }}\n}}");
     let r = fail_str(&text);
-    assert_diag(&r, "test.otp", 3, 18, "`Co15` has no round or call named `chose` to insert after", "did you mean `choose`?");
+    assert_diag(
+        &r,
+        "test.otp",
+        3,
+        18,
+        "`Co15` has no round or call named `setpu` to insert after",
+        "did you mean `setup`?",
+    );
     assert_note(&r, "in protocol `Bad`");
 }
 
 #[test]
 fn extends_unknown_base() {
     let text = format!("{CHOSEN_BASE}protocol Bad extends Co51 {{ }}");
-    assert_diag(&fail_str(&text), "test.otp", 2, 22, "unknown base protocol `Co51`", "did you mean `Co15`?");
+    assert_diag(
+        &fail_str(&text),
+        "test.otp",
+        2,
+        22,
+        "unknown base protocol `Co51`",
+        "did you mean `Co15`?",
+    );
 }
 
 #[test]
 fn insert_without_extends() {
     let text = "protocol P(role A, role B) {\n    insert after x { }\n}";
-    assert_diag(&fail_str(text), "test.otp", 2, 5, "`insert` is only allowed in a protocol that `extends` another", "extends Base");
+    assert_diag(
+        &fail_str(text),
+        "test.otp",
+        2,
+        5,
+        "`insert` is only allowed in a protocol that `extends` another",
+        "extends Base",
+    );
 }
 
 #[test]
-fn extends_error_in_base_file_points_into_it() {
-    // An error in the spliced items of the derived protocol is reported in
-    // the derived file, an error of the base in the base file.
-    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    at Receiver {{ y = a; }}\n}}");
+fn extends_errors_point_into_the_file_that_has_them() {
+    // An error in the items of the derived protocol is reported in its file...
+    let text =
+        format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    at Receiver {{ y = a; }}\n}}");
     let r = fail_str(&text);
-    assert!(r.contains("`a` belongs to `Sender`"), "{r}");
-    assert!(r.contains("--> test.otp:3:24"), "{r}");
+    assert_diag(
+        &r,
+        "test.otp",
+        3,
+        23,
+        "`a` belongs to `Sender`",
+        "send it in a round `Sender -> Receiver`",
+    );
+    assert_note(&r, "in `at Receiver` of protocol `Bad`");
+    // ...and one in the base's items in the base file, naming the other
+    // file when it refers to a line there.
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    insert after setup {{ at Sender {{ messages = sample Block; }} }}\n}}");
+    let r = fail_str(&text);
+    assert!(
+        r.contains(
+            "`messages` is already defined at `Sender` (test.otp:3); values are assigned once"
+        ),
+        "{r}"
+    );
+    assert!(r.contains("--> protocols/co15.otp:"), "{r}");
+    assert_note(&r, "of protocol `Bad`");
 }
 
 // ---- removing or reordering a round of co15.otp breaks the build, located ----
@@ -463,17 +743,40 @@ fn co15() -> String {
 }
 
 fn round_line(text: &str, name: &str) -> String {
-    text.lines().find(|l| l.trim_start().starts_with(&format!("round {name}:"))).unwrap_or_else(|| panic!("co15.otp has round `{name}`")).to_string()
+    text.lines()
+        .find(|l| l.trim_start().starts_with(&format!("round {name}:")))
+        .unwrap_or_else(|| panic!("co15.otp has round `{name}` on one line"))
+        .to_string()
+}
+
+/// The receiver's first message in co15.otp: its round and first field.
+fn co15_reply() -> (String, String) {
+    let ir = ok_path("protocols/co15.otp").ir.unwrap();
+    let r = ir
+        .rounds
+        .iter()
+        .find(|r| r.from == 1)
+        .expect("the receiver sends a round");
+    (r.name.clone(), r.fields[0].0.clone())
 }
 
 /// Compiles mutated co15 text; returns the rendered error, its line and that line's text.
 fn co15_error(text: &str) -> (String, usize, String) {
     let r = fail_str(text);
-    let loc = r.lines().nth(1).unwrap().trim_start().strip_prefix("--> test.otp:").unwrap_or_else(|| panic!("located in the mutated file:\n{r}"));
+    let loc = r
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim_start()
+        .strip_prefix("--> test.otp:")
+        .unwrap_or_else(|| panic!("located in the mutated file:\n{r}"));
     let line: usize = loc.split(':').next().unwrap().parse().unwrap();
     let src = text.lines().nth(line - 1).unwrap().to_string();
     assert!(r.contains("= help: "), "{r}");
-    assert!(r.contains("of protocol `Co15`") || r.contains("in protocol `Co15`"), "{r}");
+    assert!(
+        r.contains("of protocol `Co15`") || r.contains("in protocol `Co15`"),
+        "{r}"
+    );
     (r, line, src)
 }
 
@@ -486,28 +789,50 @@ fn co15_compiles_as_text_too() {
 fn co15_without_setup_round() {
     let text = co15();
     let (r, _, src) = co15_error(&text.replace(&round_line(&text, "setup"), ""));
-    assert!(r.contains("`big_a` belongs to `Sender`; `Receiver` cannot use it"), "{r}");
-    assert!(src.contains("big_a"), "points at a use of big_a: {src}\n{r}");
+    assert!(
+        r.contains("`big_a` belongs to `Sender`; `Receiver` cannot use it"),
+        "{r}"
+    );
+    assert!(
+        src.contains("big_a"),
+        "points at a use of big_a: {src}\n{r}"
+    );
 }
 
 #[test]
-fn co15_without_choose_round() {
+fn co15_without_the_receivers_round() {
     let text = co15();
-    let (r, _, src) = co15_error(&text.replace(&round_line(&text, "choose"), ""));
-    assert!(r.contains("`big_b` belongs to `Receiver`; `Sender` cannot use it"), "{r}");
-    assert!(src.contains("big_b"), "{src}\n{r}");
+    let (round, field) = co15_reply();
+    let (r, _, src) = co15_error(&text.replace(&round_line(&text, &round), ""));
+    assert!(
+        r.contains(&format!(
+            "`{field}` belongs to `Receiver`; `Sender` cannot use it"
+        )),
+        "{r}"
+    );
+    assert!(src.contains(&field), "{src}\n{r}");
 }
 
 #[test]
 fn co15_with_rounds_swapped() {
     let text = co15();
-    let (setup, choose) = (round_line(&text, "setup"), round_line(&text, "choose"));
-    let swapped = text.replace(&setup, "@SETUP@").replace(&choose, &setup).replace("@SETUP@", &choose);
+    let (round, field) = co15_reply();
+    let (setup, reply) = (round_line(&text, "setup"), round_line(&text, &round));
+    let swapped = text
+        .replace(&setup, "@SETUP@")
+        .replace(&reply, &setup)
+        .replace("@SETUP@", &reply);
     let (r, line, src) = co15_error(&swapped);
-    assert!(r.contains("`Receiver` sends `big_b` before computing it"), "{r}");
-    assert!(src.contains("round choose:"), "{src}\n{r}");
+    assert!(
+        r.contains(&format!("`Receiver` sends `{field}` before computing it")),
+        "{r}"
+    );
+    assert!(src.contains(&format!("round {round}:")), "{src}\n{r}");
     let setup_line = text.lines().position(|l| l == setup).unwrap() + 1;
-    assert_eq!(line, setup_line, "the choose round now sits where setup was");
+    assert_eq!(
+        line, setup_line,
+        "the receiver's round now sits where setup was"
+    );
 }
 
 #[test]
@@ -517,7 +842,10 @@ fn co15_with_setup_moved_last() {
     let end = text.rfind('}').unwrap();
     let moved = format!("{}{}\n}}\n", &text[..end].replace(&setup, ""), setup);
     let (r, _, src) = co15_error(&moved);
-    assert!(r.contains("`Receiver` uses `big_a` before receiving it in round `setup`"), "{r}");
+    assert!(
+        r.contains("`Receiver` uses `big_a` before receiving it in round `setup`"),
+        "{r}"
+    );
     assert!(src.contains("big_a"), "{src}\n{r}");
 }
 
@@ -527,16 +855,66 @@ fn co15_with_setup_moved_last() {
 fn renderer_survives_odd_spans() {
     let mut sources = SourceMap::default();
     let id = sources.add("odd.otp".into(), None, "héllo\n\twörld\n".into());
-    for (start, end) in [(0, 0), (2, 3), (1, 100), (100, 200), (8, 2), (u32::MAX - 1, u32::MAX), (7, 9)] {
-        let d = Diagnostic::error(Span { file: id, start, end }, "odd").with_help("h");
+    for (start, end) in [
+        (0, 0),
+        (2, 3),
+        (1, 100),
+        (100, 200),
+        (8, 2),
+        (u32::MAX - 1, u32::MAX),
+        (7, 9),
+    ] {
+        let d = Diagnostic::error(
+            Span {
+                file: id,
+                start,
+                end,
+            },
+            "odd",
+        )
+        .with_help("h");
         let r = d.render(&sources);
-        assert!(r.starts_with("error: odd\n") && r.contains("= help: h"), "{r}");
+        assert!(
+            r.starts_with("error: odd\n") && r.contains("= help: h"),
+            "{r}"
+        );
     }
-    let r = Diagnostic::error(Span { file: 42, start: 0, end: 1 }, "nowhere").render(&sources);
+    let r = Diagnostic::error(
+        Span {
+            file: 42,
+            start: 0,
+            end: 1,
+        },
+        "nowhere",
+    )
+    .render(&sources);
     assert!(r.contains("nowhere"), "{r}");
     // Tabs: the caret lines up under the expanded tab.
-    let r = Diagnostic::error(Span { file: id, start: 8, end: 13 }, "tab").render(&sources);
+    let r = Diagnostic::error(
+        Span {
+            file: id,
+            start: 8,
+            end: 14,
+        },
+        "tab",
+    )
+    .render(&sources);
     assert!(r.contains("2 |     wörld\n  |     ^^^^^\n"), "{r}");
+}
+
+#[test]
+fn multibyte_text_near_errors() {
+    // Found by the property test: an unterminated comment ending in a
+    // two-byte character put the error position inside it.
+    for text in [
+        "/* \u{615}",
+        "protocol \u{e9}",
+        "protocol X(role A, role B) { at A { x = \u{1F574}; } }",
+        "\u{615}",
+    ] {
+        let r = fail_str(text);
+        assert!(r.starts_with("error: syntax error"), "{r}");
+    }
 }
 
 #[test]
@@ -560,7 +938,7 @@ fn mutate(base: &str, at: usize, del: usize, insert: &str) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn random_text_never_panics(text in "\\PC{0,200}") {
@@ -579,6 +957,14 @@ proptest! {
                 prop_assert!(r.starts_with("error: "), "{}", r);
                 prop_assert!(r.contains("= help: ") || r.contains("-->"), "{}", r);
             }
+        }
+    }
+
+    #[test]
+    fn mutated_shipped_files_never_panic(file in prop::sample::select(shipped_files()), at in 0usize..4000, del in 0usize..20, insert in "[ -~\\n]{0,8}") {
+        let text = std::fs::read_to_string(root().join(&file)).unwrap();
+        if let Err(f) = compile_str("fuzz.otp", &mutate(&text, at, del, &insert), &root()) {
+            prop_assert!(f.render().starts_with("error: "));
         }
     }
 

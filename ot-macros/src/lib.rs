@@ -22,9 +22,18 @@ pub fn protocol(input: TokenStream) -> TokenStream {
     let result = match syn::parse2::<syn::LitStr>(input2.clone()) {
         Ok(lit) => ot_compiler::compile_path(&lit.value(), &base),
         Err(_) => {
-            // Inline form: the source text is the tokens' own text, recovered from the call site.
+            // Inline form: the source text is the tokens' own text, laid out at
+            // their positions in the invoking file, so diagnostics point there.
             let text = inline_text(&input2);
-            ot_compiler::compile_str("<inline protocol>", &text, &base)
+            let name = proc_macro::Span::call_site()
+                .local_file()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "<inline protocol>".into());
+            let name = name
+                .strip_prefix(&format!("{}/", base.display()))
+                .map(str::to_string)
+                .unwrap_or(name);
+            ot_compiler::compile_str(&name, &text, &base)
         }
     };
     match result {
@@ -36,42 +45,69 @@ pub fn protocol(input: TokenStream) -> TokenStream {
     }
 }
 
-/// Reconstructs `.otp` text from tokens, keeping line structure from spans
-/// where the compiler exposes it, otherwise separating tokens by spaces.
+/// Reconstructs `.otp` text from tokens. Each token is placed at its own
+/// line and column in the invoking Rust file (from its span), so a
+/// diagnostic's `line:col` is the position in that `.rs` file; where the
+/// compiler gives no location, tokens are separated by spaces.
 fn inline_text(ts: &proc_macro2::TokenStream) -> String {
     let mut out = String::new();
-    write_tokens(ts, &mut out);
+    let mut pos = (1usize, 0usize);
+    write_tokens(ts, &mut out, &mut pos);
     out
 }
 
-fn write_tokens(ts: &proc_macro2::TokenStream, out: &mut String) {
-    use proc_macro2::{Delimiter, Spacing, TokenTree};
-    let mut prev_joint = false;
-    for tt in ts.clone() {
-        if !prev_joint && !out.is_empty() && !out.ends_with(' ') {
-            out.push(' ');
+/// Moves the cursor to `(line, column)` by appending newlines and spaces;
+/// returns false when the location is unknown or behind the cursor.
+fn seek(out: &mut String, pos: &mut (usize, usize), at: proc_macro2::LineColumn) -> bool {
+    if at.line == 0 || (at.line, at.column) < *pos {
+        return false;
+    }
+    while pos.0 < at.line {
+        out.push('\n');
+        *pos = (pos.0 + 1, 0);
+    }
+    while pos.1 < at.column {
+        out.push(' ');
+        pos.1 += 1;
+    }
+    true
+}
+
+fn push(out: &mut String, pos: &mut (usize, usize), text: &str) {
+    for c in text.chars() {
+        out.push(c);
+        if c == '\n' {
+            *pos = (pos.0 + 1, 0);
+        } else {
+            pos.1 += 1;
         }
-        prev_joint = false;
+    }
+}
+
+fn write_tokens(ts: &proc_macro2::TokenStream, out: &mut String, pos: &mut (usize, usize)) {
+    use proc_macro2::{Delimiter, TokenTree};
+    for tt in ts.clone() {
+        let placed = seek(out, pos, tt.span().start());
+        if !placed && !out.is_empty() && !out.ends_with([' ', '\n']) {
+            push(out, pos, " ");
+        }
         match tt {
             TokenTree::Group(g) => {
                 let (o, c) = match g.delimiter() {
                     Delimiter::Parenthesis => ("(", ")"),
-                    Delimiter::Brace => ("{\n", "\n}"),
+                    Delimiter::Brace => ("{", "}"),
                     Delimiter::Bracket => ("[", "]"),
                     Delimiter::None => ("", ""),
                 };
-                out.push_str(o);
-                write_tokens(&g.stream(), out);
-                out.push_str(c);
-            }
-            TokenTree::Punct(p) => {
-                out.push(p.as_char());
-                prev_joint = p.spacing() == Spacing::Joint;
-                if p.as_char() == ';' {
-                    out.push('\n');
+                push(out, pos, o);
+                write_tokens(&g.stream(), out, pos);
+                if !seek(out, pos, g.span_close().start()) {
+                    push(out, pos, " ");
                 }
+                push(out, pos, c);
             }
-            other => out.push_str(&other.to_string()),
+            TokenTree::Punct(p) => push(out, pos, &p.as_char().to_string()),
+            other => push(out, pos, &other.to_string()),
         }
     }
 }

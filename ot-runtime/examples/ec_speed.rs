@@ -10,7 +10,10 @@ fn time<F: FnMut()>(name: &str, reps: usize, mut f: F) {
     for _ in 0..reps {
         f();
     }
-    println!("{name:<28} {:>9.2} us", t.elapsed().as_secs_f64() * 1e6 / reps as f64);
+    println!(
+        "{name:<28} {:>9.2} us",
+        t.elapsed().as_secs_f64() * 1e6 / reps as f64
+    );
 }
 
 fn main() {

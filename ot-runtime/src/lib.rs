@@ -17,10 +17,10 @@ pub mod transpose;
 
 pub mod channel;
 pub mod ec;
-pub mod wire;
-pub mod session;
 pub mod ops;
 pub mod otext;
+pub mod session;
+pub mod wire;
 
 pub use bits::Bits;
 pub use bits::ShapeError;

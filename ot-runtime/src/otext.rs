@@ -156,7 +156,13 @@ pub fn hash_blocks(cols: &[Block], count: usize, sha1: bool, threads: usize) -> 
 }
 
 /// The sender's two keys for the first `count` OTs: `[H(i, q_i), H(i, q_i ⊕ Δ)]`.
-pub fn hash_block_pairs(q: &[Block], delta: Block, count: usize, sha1: bool, threads: usize) -> Vec<[Block; 2]> {
+pub fn hash_block_pairs(
+    q: &[Block],
+    delta: Block,
+    count: usize,
+    sha1: bool,
+    threads: usize,
+) -> Vec<[Block; 2]> {
     if !sha1 {
         return hash_block_pairs_fast(q, delta, count, threads);
     }
@@ -219,7 +225,11 @@ pub fn first_blocks(v: &[Block], count: usize) -> Vec<Block> {
 
 /// `out[i] = payload[i] ⊕ keys[i]` componentwise (derandomization, sender side).
 pub fn mask_pairs(payload: &[[Block; 2]], keys: &[[Block; 2]]) -> Vec<[Block; 2]> {
-    payload.iter().zip(keys).map(|(p, k)| [p[0] ^ k[0], p[1] ^ k[1]]).collect()
+    payload
+        .iter()
+        .zip(keys)
+        .map(|(p, k)| [p[0] ^ k[0], p[1] ^ k[1]])
+        .collect()
 }
 
 /// `out[i] = masked[i][r_i] ⊕ key[i]`, selecting without a branch on `r_i`
@@ -242,7 +252,13 @@ const TILE_BLOCKS: usize = 8;
 /// recomputed after sending by [`prg_columns`], so the receiver sends `U` as
 /// early as possible and never holds both matrices. Rows are split over
 /// `threads` workers (rayon) when `threads > 1`.
-pub fn prg_xor_pair(k0: &[Block], k1: &[Block], r: &Bits, cols: usize, threads: usize) -> BitMatrix {
+pub fn prg_xor_pair(
+    k0: &[Block],
+    k1: &[Block],
+    r: &Bits,
+    cols: usize,
+    threads: usize,
+) -> BitMatrix {
     let rows = k0.len().min(k1.len());
     let mut u = BitMatrix::new(rows, cols);
     let r_blocks = r.to_blocks();
@@ -298,7 +314,13 @@ pub fn masked_columns(seeds: &[Block], u: &BitMatrix, s: &Bits, threads: usize) 
     masked_columns_impl(seeds, Some(u), Some(s), u.cols(), threads)
 }
 
-fn masked_columns_impl(seeds: &[Block], u: Option<&BitMatrix>, s: Option<&Bits>, cols: usize, threads: usize) -> Vec<Block> {
+fn masked_columns_impl(
+    seeds: &[Block],
+    u: Option<&BitMatrix>,
+    s: Option<&Bits>,
+    cols: usize,
+    threads: usize,
+) -> Vec<Block> {
     let mut out = vec![Block::ZERO; cols];
     if seeds.len() != KAPPA {
         // Not the 128-row case: take the simple path.
@@ -317,7 +339,9 @@ fn masked_columns_impl(seeds: &[Block], u: Option<&BitMatrix>, s: Option<&Bits>,
         }
         return columns(&m);
     }
-    let masked: Vec<bool> = (0..KAPPA).map(|j| s.and_then(|s| s.try_get(j)).unwrap_or(false)).collect();
+    let masked: Vec<bool> = (0..KAPPA)
+        .map(|j| s.and_then(|s| s.try_get(j)).unwrap_or(false))
+        .collect();
     let bpr = cols.div_ceil(128);
     // Each worker owns a contiguous range of 128-column blocks and the matching output columns.
     let work = |b_lo: usize, b_hi: usize, out: &mut [Block]| {
@@ -402,7 +426,12 @@ pub fn hash_blocks_fast(cols: &[Block], count: usize, threads: usize) -> Vec<Blo
 
 /// [`hash_block_pairs`] without intermediate copies (AES path), split over
 /// `threads` workers when `threads > 1`.
-pub fn hash_block_pairs_fast(q: &[Block], delta: Block, count: usize, threads: usize) -> Vec<[Block; 2]> {
+pub fn hash_block_pairs_fast(
+    q: &[Block],
+    delta: Block,
+    count: usize,
+    threads: usize,
+) -> Vec<[Block; 2]> {
     let n = count.min(q.len());
     let mut out = vec![[Block::ZERO; 2]; n];
     let pairs = |start: usize, src: &[Block], dst: &mut [[Block; 2]]| {

@@ -75,8 +75,8 @@ pub type PartyResult<P> = Result<<P as Party>::Output, <P as Party>::Error>;
 /// Runs two dual roles on two threads over an in-memory channel pair.
 pub fn run_pair<A, B>(a: A, b: B) -> (PartyResult<A>, PartyResult<B>)
 where
-    A: DualOf<B> + Send,
-    B: Party + Send,
+    A: Party + Send,
+    B: DualOf<A> + Send,
     A::Output: Send,
     A::Error: Send,
     B::Output: Send,

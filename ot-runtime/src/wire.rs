@@ -269,6 +269,17 @@ pub fn read_bits(bytes: &[u8], n: usize) -> Result<Bits, WireError> {
     })
 }
 
+/// Reads a `rows x cols` bit matrix stored as `rows * ceil(cols/128)` blocks
+/// (row-major, little-endian); padding bits past `cols` must be zero.
+pub fn read_bit_matrix(
+    bytes: &[u8],
+    rows: usize,
+    cols: usize,
+) -> Result<crate::BitMatrix, WireError> {
+    let blocks = read_blocks(bytes, rows.saturating_mul(cols.div_ceil(128)))?;
+    crate::BitMatrix::from_blocks(rows, cols, blocks).map_err(|_| WireError::BadPadding)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,11 +469,4 @@ mod tests {
             prop_assert_eq!(read_vec::<u64>(&out, v.len()).unwrap(), v);
         }
     }
-}
-
-/// Reads a `rows x cols` bit matrix stored as `rows * ceil(cols/128)` blocks
-/// (row-major, little-endian); padding bits past `cols` must be zero.
-pub fn read_bit_matrix(bytes: &[u8], rows: usize, cols: usize) -> Result<crate::BitMatrix, WireError> {
-    let blocks = read_blocks(bytes, rows.saturating_mul(cols.div_ceil(128)))?;
-    crate::BitMatrix::from_blocks(rows, cols, blocks).map_err(|_| WireError::BadPadding)
 }

@@ -46,7 +46,15 @@ fn main() -> ExitCode {
                 eprint!("{}", w.render(&compiled.sources));
             }
             let name = compiled.ir.as_ref().map(|i| i.name.as_str()).unwrap_or("?");
-            println!("{file}: protocol `{name}` checks ({} warning{})", compiled.warnings.len(), if compiled.warnings.len() == 1 { "" } else { "s" });
+            println!(
+                "{file}: protocol `{name}` checks ({} warning{})",
+                compiled.warnings.len(),
+                if compiled.warnings.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            );
         }
         "expand" => println!("{}", compiled.tokens),
         _ => {
@@ -55,8 +63,14 @@ fn main() -> ExitCode {
                     println!("{role}:");
                     for ev in &ir.events[r] {
                         match ev {
-                            Event::Send(k) => println!("  send {} (round `{}`) -> {}", ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].to]),
-                            Event::Recv(k) => println!("  recv {} (round `{}`) <- {}", ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].from]),
+                            Event::Send(k) => println!(
+                                "  send {} (round `{}`) -> {}",
+                                ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].to]
+                            ),
+                            Event::Recv(k) => println!(
+                                "  recv {} (round `{}`) <- {}",
+                                ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].from]
+                            ),
                             Event::Sub(k) => println!("  run sub-protocol `{}`", ir.subs[*k].name),
                             Event::Stmt(_) => {}
                         }
