@@ -37,6 +37,10 @@ pub struct IntrinsicDecl {
     pub ret: Type,
     /// The Rust function called.
     pub path: String,
+    /// `chunked path`: the variant computing one chunk of the result along
+    /// its last dimension, called with the same arguments plus
+    /// `offset: usize, len: usize` (used to stream `chunked` rounds).
+    pub chunk: Option<String>,
     /// The whole declaration.
     pub span: Span,
 }

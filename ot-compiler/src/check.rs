@@ -8,7 +8,7 @@ use crate::diag::{suggest, Diagnostic};
 use crate::ir::*;
 use crate::source::{SourceMap, Span};
 use crate::types::{Shape, Ty, BUILTIN_TYPES};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Everything visible to a protocol: intrinsics, extern types, functionalities, protocols.
 pub struct Scope<'a> {
@@ -199,6 +199,7 @@ fn check_protocol_inner(
         aborts: vec![],
         files: vec![],
         location: format!("{}:{line}", src.file(proto.name.span.file).name),
+        chunk_paths: BTreeMap::new(),
         unsupported: None,
     };
     if let Some(r) = ck.roles.iter().find(|r| r.count.is_some()) {
@@ -516,6 +517,8 @@ fn check_protocol_inner(
             }
         }
     }
+
+    stream_chunked_rounds(&mut ir, &round_names, scope)?;
 
     // A round whose message the receiver never reads.
     for (idx, to, span) in received_unused {
@@ -1576,3 +1579,228 @@ const RUST_KEYWORDS: &[&str] = &[
     "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "params", "rng", "st",
     "msg", "ch",
 ];
+
+/// Whether an expression reads the value `name`.
+fn mentions(e: &TExpr, name: &str) -> bool {
+    match &e.kind {
+        TExprKind::Local(n) => n == name,
+        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => {
+            mentions(a, name) || mentions(b, name)
+        }
+        TExprKind::Call(_, args) | TExprKind::Array(args) => args.iter().any(|a| mentions(a, name)),
+        TExprKind::Unary(_, a) => mentions(a, name),
+        TExprKind::Comprehension { body, lo, hi, .. } => {
+            mentions(body, name) || mentions(lo, name) || mentions(hi, name)
+        }
+        _ => false,
+    }
+}
+
+/// Whether an expression draws randomness.
+fn samples(e: &TExpr) -> bool {
+    match &e.kind {
+        TExprKind::Sample(_) => true,
+        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => samples(a) || samples(b),
+        TExprKind::Call(_, args) | TExprKind::Array(args) => args.iter().any(samples),
+        TExprKind::Unary(_, a) => samples(a),
+        TExprKind::Comprehension { body, lo, hi, .. } => {
+            samples(body) || samples(lo) || samples(hi)
+        }
+        _ => false,
+    }
+}
+
+fn event_mentions(e: &Event, name: &str) -> bool {
+    match e {
+        Event::Stmt(TStmt::Assign(_, x)) | Event::Stmt(TStmt::Check(x, _, _)) => mentions(x, name),
+        _ => false,
+    }
+}
+
+/// Turns every `chunked(by = C)` round into a stream (DESIGN "fast by
+/// construction"): the sender's single call producing the field is run
+/// chunk by chunk through the intrinsic's `chunked` variant, each chunk
+/// sent as its own frame; on the receiving side every computation that
+/// reads the field is a call with a `chunked` variant, hoisted to run on
+/// each chunk as it arrives (its results joined). Neither side ever holds
+/// the whole field, and the receiver works while the sender computes.
+fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Scope) -> R<()> {
+    ir.chunk_paths = scope
+        .intrinsics
+        .values()
+        .filter_map(|i| i.chunk.clone().map(|c| (i.path.clone(), c)))
+        .collect();
+    let chunkable: Vec<String> = scope
+        .intrinsics
+        .values()
+        .filter(|i| i.chunk.is_some())
+        .map(|i| format!("`{}`", i.name.name))
+        .collect();
+    let chunkable = chunkable.join(", ");
+    for k in 0..ir.rounds.len() {
+        let Some(by) = ir.rounds[k].chunk_by.clone() else {
+            continue;
+        };
+        let round = ir.rounds[k].clone();
+        let span = spans.get(&round.name).copied().unwrap_or_default();
+        let err = |msg: String, help: String| {
+            Err(Diagnostic::error(span, msg)
+                .with_help(help)
+                .with_context(format!(
+                    "in round `{}` of protocol `{}`",
+                    round.name, ir.name
+                )))
+        };
+        let [(field, fty)] = round.fields.as_slice() else {
+            return err(
+                format!(
+                    "chunked round `{}` carries {} fields; a chunked round carries exactly one",
+                    round.name,
+                    round.fields.len()
+                ),
+                "send the other values in their own round".into(),
+            );
+        };
+        let Ty::BitMatrix(_, cols) = fty else {
+            return err(
+                format!(
+                    "field `{field}: {fty}` of chunked round `{}` cannot be chunked",
+                    round.name
+                ),
+                "only `BitMatrix[rows, cols]` fields are streamed (by columns)".into(),
+            );
+        };
+        if !matches!(by.lit(), Some(v) if v > 0 && v % 128 == 0) {
+            return err(
+                format!(
+                    "chunk size `{by}` of round `{}` must be a positive constant multiple of 128",
+                    round.name
+                ),
+                "write e.g. `chunked(by = 65536)`".into(),
+            );
+        }
+        // Sender: the producing call.
+        let ev = &mut ir.events[round.from];
+        let Some(send_pos) = ev
+            .iter()
+            .position(|e| matches!(e, Event::Send(i) if *i == k))
+        else {
+            continue;
+        };
+        let def_pos = ev[..send_pos]
+            .iter()
+            .rposition(|e| matches!(e, Event::Stmt(TStmt::Assign(n, _)) if n == field));
+        let producer =
+            match def_pos.map(|p| &ev[p]) {
+                Some(Event::Stmt(TStmt::Assign(_, e))) => e.clone(),
+                _ => return err(
+                    format!(
+                        "`{field}` of chunked round `{}` must be computed by `{}` in this protocol",
+                        round.name, ir.roles[round.from]
+                    ),
+                    "compute it with one call of an intrinsic that has a `chunked` variant".into(),
+                ),
+            };
+        let def_pos = def_pos.unwrap_or(0);
+        match &producer.kind {
+            TExprKind::Call(path, args) if ir.chunk_paths.contains_key(path) && !args.iter().any(samples) => {}
+            _ => {
+                return err(
+                    format!("`{field}` of chunked round `{}` must be computed by one call of an intrinsic with a `chunked` variant (without `sample` in its arguments)", round.name),
+                    format!("intrinsics with a chunked variant: {chunkable}"),
+                )
+            }
+        }
+        if ev
+            .iter()
+            .enumerate()
+            .any(|(i, e)| i != def_pos && event_mentions(e, field))
+        {
+            return err(format!("`{}` uses `{field}` besides sending it in chunked round `{}`", ir.roles[round.from], round.name), "a streamed field exists only chunk by chunk; compute what else you need from its inputs".into());
+        }
+        ev.remove(def_pos);
+        let send_pos = send_pos - 1;
+        ev[send_pos] = Event::SendChunked(k, producer);
+
+        // Receiver: hoist every consumer into the stream.
+        let ev = &mut ir.events[round.to];
+        let Some(recv_pos) = ev
+            .iter()
+            .position(|e| matches!(e, Event::Recv(i) if *i == k))
+        else {
+            continue;
+        };
+        let mut defined: HashSet<String> =
+            ir.inputs[round.to].iter().map(|(n, _)| n.clone()).collect();
+        for e in &ev[..recv_pos] {
+            match e {
+                Event::Stmt(TStmt::Assign(n, _)) => {
+                    defined.insert(n.clone());
+                }
+                Event::Recv(r) => {
+                    defined.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone()))
+                }
+                Event::Sub(s) => {
+                    for c in ir.subs[*s].calls.iter().filter(|c| c.role == round.to) {
+                        defined.extend(c.outputs.iter().map(|(n, _)| n.clone()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut consumers = vec![];
+        let mut hoisted = vec![];
+        for (i, e) in ev.iter().enumerate().skip(recv_pos + 1) {
+            if !event_mentions(e, field) {
+                continue;
+            }
+            let ok = match e {
+                Event::Stmt(TStmt::Assign(name, call)) => match &call.kind {
+                    TExprKind::Call(path, args) => {
+                        let direct = args
+                            .iter()
+                            .filter(|a| matches!(&a.kind, TExprKind::Local(n) if n == field))
+                            .count()
+                            == 1;
+                        let nested = args.iter().any(|a| {
+                            !matches!(&a.kind, TExprKind::Local(n) if n == field)
+                                && mentions(a, field)
+                        });
+                        let mut locals = BTreeSet::new();
+                        for a in args {
+                            crate::codegen::locals_of(a, &mut locals);
+                        }
+                        let available = locals.iter().all(|n| n == field || defined.contains(n));
+                        let same_dim = matches!(&call.ty, Ty::Array(_, n) if n == cols);
+                        if ir.chunk_paths.contains_key(path)
+                            && direct
+                            && !nested
+                            && available
+                            && same_dim
+                            && !args.iter().any(samples)
+                        {
+                            consumers.push((name.clone(), call.clone()));
+                            hoisted.push(i);
+                            true
+                        } else {
+                            false
+                        }
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !ok {
+                return err(
+                    format!("`{}` uses `{field}` of chunked round `{}` in a computation that cannot run chunk by chunk", ir.roles[round.to], round.name),
+                    format!("a streamed field may only be passed directly to intrinsics with a `chunked` variant ({chunkable}) returning one element per column, whose other arguments are known before the round"),
+                );
+            }
+        }
+        for i in hoisted.into_iter().rev() {
+            ev.remove(i);
+        }
+        ev[recv_pos] = Event::RecvChunked(k, consumers);
+    }
+    Ok(())
+}

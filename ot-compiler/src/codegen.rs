@@ -427,6 +427,11 @@ impl ExprGen<'_> {
     }
 }
 
+/// The role values an expression reads.
+pub fn locals_of(e: &TExpr, out: &mut BTreeSet<String>) {
+    locals_in(e, out)
+}
+
 fn locals_in(e: &TExpr, out: &mut BTreeSet<String>) {
     match &e.kind {
         TExprKind::Local(n) => {
@@ -645,6 +650,11 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         }
                     }
                 }
+                Event::RecvChunked(_, consumers) => {
+                    for (n, e) in consumers {
+                        types.insert(n.clone(), e.ty.clone());
+                    }
+                }
                 _ => {}
             }
         }
@@ -662,6 +672,17 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
                         c.args.iter().for_each(|a| locals_in(a, &mut acc));
                     }
+                }
+                Event::SendChunked(_, producer) => locals_in(producer, &mut acc),
+                Event::RecvChunked(r, consumers) => {
+                    let mut used = BTreeSet::new();
+                    for (_, e) in consumers {
+                        locals_in(e, &mut used);
+                    }
+                    for (n, _) in &ir.rounds[*r].fields {
+                        used.remove(n);
+                    }
+                    acc.extend(used);
                 }
                 _ => {}
             }
@@ -689,7 +710,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                 .map(|n| (n.clone(), types.get(n).cloned().unwrap_or(Ty::Bit)))
                 .collect();
             let (name, doc) = match events.get(ci) {
-                Some(Event::Send(r)) => {
+                Some(Event::Send(r)) | Some(Event::SendChunked(r, _)) => {
                     let rd = &ir.rounds[*r];
                     (
                         format_ident!("Send{}", rd.msg),
@@ -699,7 +720,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         ),
                     )
                 }
-                Some(Event::Recv(r)) => {
+                Some(Event::Recv(r)) | Some(Event::RecvChunked(r, _)) => {
                     let rd = &ir.rounds[*r];
                     (
                         format_ident!("Await{}", rd.msg),
@@ -727,6 +748,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
                 for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
                     defined.extend(c.outputs.iter().map(|(n, _)| n.clone()));
                 }
+            }
+            if let Some(Event::RecvChunked(_, consumers)) = events.get(ci) {
+                defined.extend(consumers.iter().map(|(n, _)| n.clone()));
             }
             states.push(StateInfo {
                 name,
@@ -874,6 +898,170 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         ch.recv_into(&mut __buf, __len).map_err(|source| Error::Channel { round: #rn, source })?;
                         let __m = msgs::#m::decode(&__buf, &__s.params)?;
                         let __s = __s.#method(__m)?;
+                    });
+                    let k = *r as u16;
+                    transcript.push(quote!(#rt::session::Step::Recv(#k)));
+                }
+                Event::SendChunked(r, producer) => {
+                    let rd = &ir.rounds[*r];
+                    let method = format_ident!("send_{}", rd.name);
+                    let rn = &rd.name;
+                    let (field, fty) = &rd.fields[0];
+                    let fid = id(field);
+                    let (path, args) = match &producer.kind {
+                        TExprKind::Call(p, a) => (p.clone(), a.clone()),
+                        _ => (String::new(), vec![]),
+                    };
+                    let cpath = ir.chunk_paths.get(&path).cloned().unwrap_or_default();
+                    let cpath: TokenStream = syn::parse_str::<syn::Path>(&cpath)
+                        .map(|p| quote!(#p))
+                        .unwrap_or_else(|_| quote!(missing_path));
+                    // Arguments are evaluated once, before the chunk loop.
+                    let mut binds = vec![];
+                    let mut call_args = vec![];
+                    for (i, a) in args.iter().enumerate() {
+                        if matches!(
+                            a.kind,
+                            TExprKind::Local(_)
+                                | TExprKind::Param(_)
+                                | TExprKind::Int(_)
+                                | TExprKind::Bool(_)
+                        ) {
+                            call_args.push(eg.arg(a));
+                        } else {
+                            let t = format_ident!("__arg{}", i);
+                            let v = eg.owned(a);
+                            binds.push(quote!(let #t = #v;));
+                            call_args.push(if a.ty.is_copy() && !matches!(a.ty, Ty::Array(..)) {
+                                quote!(#t)
+                            } else {
+                                quote!(&#t)
+                            });
+                        }
+                    }
+                    let (rows, cols) = match fty {
+                        Ty::BitMatrix(r, c) => (shape(r), shape(c)),
+                        _ => (quote!(0usize), quote!(0usize)),
+                    };
+                    let by = rd
+                        .chunk_by
+                        .as_ref()
+                        .map(shape)
+                        .unwrap_or_else(|| quote!(1usize));
+                    let check = check_shape(
+                        &Ty::BitMatrix(Shape::Param("__rows".into()), Shape::Param("__len".into())),
+                        &quote!(#fid),
+                        rn,
+                        field,
+                    );
+                    let _ = check;
+                    let doc = format!("Round `{}` (`{}`): `{}`. Streams `{}` in chunks of `{}` columns, computing each chunk just before sending it, then runs `{rname}`'s local computation up to its next step.", rd.name, rd.location, rd.text, field, rd.chunk_by.as_ref().map(|b| b.to_string()).unwrap_or_default());
+                    steps.push(quote! {
+                        impl #role<#role_mod::#cur> {
+                            #[doc = #doc]
+                            #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                            pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
+                                let #role { params, mut rng, subs, st } = self;
+                                let #role_mod::#cur { #(#cur_fields),* } = st;
+                                #(#binds)*
+                                let __rows: usize = #rows;
+                                let __total: usize = #cols;
+                                let __by: usize = (#by).max(1);
+                                let mut __off = 0usize;
+                                while __off < __total {
+                                    let __len = (__total - __off).min(__by);
+                                    let #fid: #rt::BitMatrix = #cpath(#(#call_args,)* __off, __len);
+                                    if #fid.rows() != __rows || #fid.cols() != __len {
+                                        return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fid.cols() });
+                                    }
+                                    let __bytes = #rt::Block::slice_as_bytes(#fid.as_blocks()).to_vec();
+                                    ch.send_vec(__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
+                                    __off += __len;
+                                }
+                                ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;
+                                #(#body)*
+                                Ok(#role { params, rng, subs, st: #next_state })
+                            }
+                        }
+                    });
+                    driver.push(quote! {
+                        let __s = __s.#method(&mut ch)?;
+                    });
+                    let k = *r as u16;
+                    transcript.push(quote!(#rt::session::Step::Send(#k)));
+                }
+                Event::RecvChunked(r, consumers) => {
+                    let rd = &ir.rounds[*r];
+                    let method = format_ident!("recv_{}", rd.name);
+                    let rn = &rd.name;
+                    let (field, fty) = &rd.fields[0];
+                    let fid = id(field);
+                    let (rows, cols) = match fty {
+                        Ty::BitMatrix(r, c) => (shape(r), shape(c)),
+                        _ => (quote!(0usize), quote!(0usize)),
+                    };
+                    let by = rd
+                        .chunk_by
+                        .as_ref()
+                        .map(shape)
+                        .unwrap_or_else(|| quote!(1usize));
+                    let mut inits = vec![];
+                    let mut calls = vec![];
+                    for (name, call) in consumers {
+                        let n = id(name);
+                        let ty = rust_ty(&call.ty);
+                        let (path, args) = match &call.kind {
+                            TExprKind::Call(p, a) => (p.clone(), a.clone()),
+                            _ => (String::new(), vec![]),
+                        };
+                        let cpath = ir.chunk_paths.get(&path).cloned().unwrap_or_default();
+                        let cpath: TokenStream = syn::parse_str::<syn::Path>(&cpath)
+                            .map(|p| quote!(#p))
+                            .unwrap_or_else(|_| quote!(missing_path));
+                        let call_args: Vec<TokenStream> = args.iter().map(|a| eg.arg(a)).collect();
+                        inits.push(
+                            quote!(let mut #n: #ty = ::std::vec::Vec::with_capacity(__total);),
+                        );
+                        calls.push(quote! {
+                            let __part = #cpath(#(#call_args,)* __off, __len);
+                            if __part.len() != __len {
+                                return Err(Error::Shape { round: #rn, field: #name, expected: __len, got: __part.len() });
+                            }
+                            #n.extend_from_slice(&__part);
+                        });
+                    }
+                    let doc = format!("Round `{}` (`{}`): `{}`. Receives `{}` chunk by chunk and feeds each chunk to the computations that read it, then runs `{rname}`'s local computation (and checks) up to its next step.", rd.name, rd.location, rd.text, field);
+                    steps.push(quote! {
+                        impl #role<#role_mod::#cur> {
+                            #[doc = #doc]
+                            #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                            pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
+                                let #role { params, mut rng, subs, st } = self;
+                                let #role_mod::#cur { #(#cur_fields),* } = st;
+                                let __rows: usize = #rows;
+                                let __total: usize = #cols;
+                                let __by: usize = (#by).max(1);
+                                #(#inits)*
+                                let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
+                                let mut __off = 0usize;
+                                while __off < __total {
+                                    let __len = (__total - __off).min(__by);
+                                    let __want = __rows.wrapping_mul(__len.div_ceil(128)).wrapping_mul(16);
+                                    ch.recv_into(&mut __buf, __want).map_err(|source| Error::Channel { round: #rn, source })?;
+                                    if __buf.len() != __want {
+                                        return Err(Error::Length { round: #rn, expected: __want, got: __buf.len() });
+                                    }
+                                    let #fid = #rt::wire::read_bit_matrix(&__buf, __rows, __len).map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
+                                    #(#calls)*
+                                    __off += __len;
+                                }
+                                #(#body)*
+                                Ok(#role { params, rng, subs, st: #next_state })
+                            }
+                        }
+                    });
+                    driver.push(quote! {
+                        let __s = __s.#method(&mut ch)?;
                     });
                     let k = *r as u16;
                     transcript.push(quote!(#rt::session::Step::Recv(#k)));

@@ -74,6 +74,12 @@ pub enum Event {
     Recv(usize),
     /// Run sub-protocol call `i`.
     Sub(usize),
+    /// Send the single field of `chunked` round `i` chunk by chunk, each
+    /// chunk computed by the chunk variant of the producer call.
+    SendChunked(usize, TExpr),
+    /// Receive `chunked` round `i` chunk by chunk, feeding each chunk to the
+    /// hoisted consumer calls `(name, call)` whose chunk results are joined.
+    RecvChunked(usize, Vec<(String, TExpr)>),
 }
 
 /// A round.
@@ -167,6 +173,8 @@ pub struct Ir {
     pub files: Vec<String>,
     /// The protocol's header location, `file:line`.
     pub location: String,
+    /// Chunk variants of intrinsics, by Rust path.
+    pub chunk_paths: std::collections::BTreeMap<String, String>,
     /// Set when the protocol uses a feature code generation cannot emit yet.
     pub unsupported: Option<(Span, String)>,
 }

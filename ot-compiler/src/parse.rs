@@ -582,6 +582,7 @@ impl Cx {
         let mut params = Vec::new();
         let mut ret = None;
         let mut path = String::new();
+        let mut chunk = None;
         for p in it {
             match p.as_rule() {
                 Rule::sig_params => {
@@ -594,6 +595,7 @@ impl Cx {
                 }
                 Rule::ty => ret = Some(self.ty(Some(p))),
                 Rule::rust_path => path = rust_path(p.as_str()),
+                Rule::chunk_variant => chunk = p.into_inner().next().map(|c| rust_path(c.as_str())),
                 _ => {}
             }
         }
@@ -602,6 +604,7 @@ impl Cx {
             params,
             ret: ret.unwrap_or_else(|| self.ty(None)),
             path,
+            chunk,
             span,
         }
     }

@@ -247,6 +247,16 @@ pub fn unmask_chosen(masked: &[[Block; 2]], keys: &[Block], r: &Bits) -> Vec<Blo
 /// and its 1024 transposed columns stay in L1 while they are combined.
 const TILE_BLOCKS: usize = 8;
 
+/// Block `k` of a bit vector (bits `128k..128k+128`, zero past its end).
+fn bits_block_at(r: &Bits, k: usize) -> Block {
+    let bytes = r.as_bytes();
+    let start = k.saturating_mul(16).min(bytes.len());
+    let end = (start + 16).min(bytes.len());
+    let mut b = [0u8; 16];
+    b[..end - start].copy_from_slice(&bytes[start..end]);
+    Block::from_bytes(b)
+}
+
 /// The receiver's `U` without storing `T`: row `j` is
 /// `G(k0_j) ⊕ G(k1_j) ⊕ r` over `cols` columns. `T`'s columns are
 /// recomputed after sending by [`prg_columns`], so the receiver sends `U` as
@@ -259,26 +269,41 @@ pub fn prg_xor_pair(
     cols: usize,
     threads: usize,
 ) -> BitMatrix {
+    prg_xor_pair_chunk(k0, k1, r, cols, threads, 0, cols)
+}
+
+/// Columns `offset..offset + len` of [`prg_xor_pair`] (`offset` a multiple
+/// of 128): the chunk variant used to stream the `extend` round.
+pub fn prg_xor_pair_chunk(
+    k0: &[Block],
+    k1: &[Block],
+    r: &Bits,
+    cols: usize,
+    threads: usize,
+    offset: usize,
+    len: usize,
+) -> BitMatrix {
     let rows = k0.len().min(k1.len());
-    let mut u = BitMatrix::new(rows, cols);
-    let r_blocks = r.to_blocks();
-    let bpr = cols.div_ceil(128);
+    let len = len.min(cols.saturating_sub(offset));
+    let mut u = BitMatrix::new(rows, len);
+    let bpr = len.div_ceil(128);
     if bpr == 0 {
         return u;
     }
+    let b0 = offset / 128;
     let fill_row = |j: usize, row: &mut [Block]| {
         let mut tmp = [Block::ZERO; 64];
-        let mut g0 = Prg::new(k0[j]);
-        let mut g1 = Prg::new(k1[j]);
+        let mut g0 = Prg::new_at(k0[j], b0 as u64);
+        let mut g1 = Prg::new_at(k1[j], b0 as u64);
         for (c, chunk) in row.chunks_mut(64).enumerate() {
             let t = &mut tmp[..chunk.len()];
             g0.fill(chunk);
             g1.fill(t);
             for (k, (d, x)) in chunk.iter_mut().zip(t.iter()).enumerate() {
-                *d ^= *x ^ r_blocks.get(c * 64 + k).copied().unwrap_or(Block::ZERO);
+                *d ^= *x ^ bits_block_at(r, b0 + c * 64 + k);
             }
         }
-        clear_padding(row, cols);
+        clear_padding(row, len);
     };
     let data = &mut u.as_blocks_mut()[..rows * bpr];
     if threads <= 1 {
@@ -301,17 +326,38 @@ pub fn prg_xor_pair(
     u
 }
 
+/// Columns `offset..offset + len` of the sender's `Q` given the chunk
+/// `u_chunk` of `U` for those columns (`offset` a multiple of 128): the
+/// chunk variant of [`masked_columns`] used to consume the streamed round.
+pub fn masked_columns_chunk(
+    seeds: &[Block],
+    u_chunk: &BitMatrix,
+    s: &Bits,
+    threads: usize,
+    offset: usize,
+    len: usize,
+) -> Vec<Block> {
+    masked_columns_impl(
+        seeds,
+        Some(u_chunk),
+        Some(s),
+        len.min(u_chunk.cols()),
+        threads,
+        (offset / 128) as u64,
+    )
+}
+
 /// Columns of `T = G(k0)` (128 rows, `cols` columns), expanded and
 /// transposed one L1-sized tile at a time.
 pub fn prg_columns(k0: &[Block], cols: usize, threads: usize) -> Vec<Block> {
-    masked_columns_impl(k0, None, None, cols, threads)
+    masked_columns_impl(k0, None, None, cols, threads, 0)
 }
 
 /// Columns of the sender's `Q` (row `j` = `G(k_j) ⊕ s_j·u_j`), fused:
 /// expansion, masking and transposition one L1-sized tile at a time, so the
 /// 128 x m matrix `Q` is never materialized.
 pub fn masked_columns(seeds: &[Block], u: &BitMatrix, s: &Bits, threads: usize) -> Vec<Block> {
-    masked_columns_impl(seeds, Some(u), Some(s), u.cols(), threads)
+    masked_columns_impl(seeds, Some(u), Some(s), u.cols(), threads, 0)
 }
 
 fn masked_columns_impl(
@@ -320,6 +366,7 @@ fn masked_columns_impl(
     s: Option<&Bits>,
     cols: usize,
     threads: usize,
+    counter0: u64,
 ) -> Vec<Block> {
     let mut out = vec![Block::ZERO; cols];
     if seeds.len() != KAPPA {
@@ -327,7 +374,7 @@ fn masked_columns_impl(
         let mut m = BitMatrix::new(seeds.len(), cols);
         for (j, &k) in seeds.iter().enumerate() {
             let row = m.row_mut(j);
-            Prg::new(k).fill(row);
+            Prg::new_at(k, counter0).fill(row);
             if let (Some(u), Some(s)) = (u, s) {
                 if s.try_get(j).unwrap_or(false) {
                     for (d, x) in row.iter_mut().zip(u.row(j)) {
@@ -345,7 +392,10 @@ fn masked_columns_impl(
     let bpr = cols.div_ceil(128);
     // Each worker owns a contiguous range of 128-column blocks and the matching output columns.
     let work = |b_lo: usize, b_hi: usize, out: &mut [Block]| {
-        let mut prgs: Vec<Prg> = seeds.iter().map(|&k| Prg::new_at(k, b_lo as u64)).collect();
+        let mut prgs: Vec<Prg> = seeds
+            .iter()
+            .map(|&k| Prg::new_at(k, counter0 + b_lo as u64))
+            .collect();
         let mut tile = vec![Block::ZERO; KAPPA * TILE_BLOCKS];
         let mut b0 = b_lo;
         while b0 < b_hi {

@@ -72,6 +72,14 @@ fn main() -> ExitCode {
                                 ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].from]
                             ),
                             Event::Sub(k) => println!("  run sub-protocol `{}`", ir.subs[*k].name),
+                            Event::SendChunked(k, _) => println!(
+                                "  send {} in chunks (round `{}`) -> {}",
+                                ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].to]
+                            ),
+                            Event::RecvChunked(k, _) => println!(
+                                "  recv {} in chunks (round `{}`) <- {}",
+                                ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].from]
+                            ),
                             Event::Stmt(_) => {}
                         }
                     }

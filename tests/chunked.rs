@@ -1,0 +1,122 @@
+//! A `chunked` round written inline with a small chunk (128 columns), so a
+//! few hundred OTs stream as many frames: Delta-OT correlations must still
+//! hold, the frame count must match the chunking, and a bad chunk must be a
+//! typed error naming the round.
+
+use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
+use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::{Bits, Block};
+use ot::{BaseOt, BaseOtKind};
+
+mod streamed {
+    ot::protocol! {
+        protocol SmallChunks(role Sender, role Receiver) {
+            const KAPPA: usize = 128;
+            param m: usize requires m >= 1;
+            input  Sender   { delta: Block }
+            input  Receiver { r: Bits[m] }
+            output Sender   { zeros: [Block; m] }
+            output Receiver { chosen: [Block; m] }
+
+            at Sender { s = block_bits(delta); }
+            do base: RandomOt[n = KAPPA](Sender = Receiver, Receiver = Sender) with { Receiver.choices = s };
+            round extend: Receiver -> Sender : Extend { u: BitMatrix[KAPPA, m] } chunked(by = 128) {
+                at Receiver {
+                    k0 = [base.messages[j][0] for j in 0..KAPPA];
+                    u = prg_xor_pair(k0, [base.messages[j][1] for j in 0..KAPPA], r, m, 1);
+                }
+            }
+            at Sender { zeros = masked_columns(base.chosen, u, s, 1); }
+            at Receiver { chosen = prg_columns(k0, m, 1); }
+        }
+    }
+}
+
+fn parties(
+    m: usize,
+) -> (
+    streamed::Sender<streamed::sender_state::RunBase>,
+    streamed::Receiver<streamed::receiver_state::RunBase>,
+    Bits,
+    Block,
+) {
+    let p = streamed::Params::new(m).unwrap();
+    let delta = Block::sample(&mut Rng::from_entropy());
+    let r = Bits::random(&mut Rng::from_entropy(), m);
+    let s = streamed::Sender::new(
+        p,
+        streamed::SenderInput { delta },
+        Rng::from_entropy(),
+        streamed::SenderSubs {
+            base: Box::new(BaseOt::new(BaseOtKind::Co15)),
+        },
+    )
+    .unwrap();
+    let rc = streamed::Receiver::new(
+        p,
+        streamed::ReceiverInput { r: r.clone() },
+        Rng::from_entropy(),
+        streamed::ReceiverSubs {
+            base: Box::new(BaseOt::new(BaseOtKind::Co15)),
+        },
+    )
+    .unwrap();
+    (s, rc, r, delta)
+}
+
+#[test]
+fn many_chunks_keep_the_correlation() {
+    for m in [1usize, 128, 129, 1000] {
+        let (s, rc, r, delta) = parties(m);
+        let (mut a, mut b) = MemoryChannel::pair();
+        let (so, ro) = std::thread::scope(|sc| {
+            let h = sc.spawn(|| s.run(&mut a));
+            let ro = rc.run(&mut b);
+            (h.join().unwrap(), ro)
+        });
+        let (z, t) = (so.unwrap().zeros, ro.unwrap().chosen);
+        for i in 0..m {
+            assert_eq!(
+                t[i],
+                if r.get(i) { z[i] ^ delta } else { z[i] },
+                "m={m} i={i}"
+            );
+        }
+        // One frame per chunk of 128 columns, plus the CO15 base OT's one frame.
+        assert_eq!(b.stats().messages_sent as usize, m.div_ceil(128) + 1);
+        assert_eq!(
+            b.stats().bytes_sent as usize,
+            streamed::comm(&streamed::Params::new(m).unwrap()).receiver + 32
+        );
+    }
+}
+
+#[test]
+fn a_truncated_chunk_is_a_typed_error() {
+    let (s, rc, _, _) = parties(1000);
+    let (mut a, b) = MemoryChannel::pair();
+    // Frame 0 is the base OT; frame 3 is the third chunk of `u`.
+    let mut b = TamperChannel::new(b, |i: usize, msg: &mut Vec<u8>| {
+        if i == 3 {
+            msg.truncate(100);
+        }
+    });
+    let so = std::thread::scope(|sc| {
+        let h = sc.spawn(move || rc.run(&mut b));
+        let so = s.run(&mut a);
+        drop(a);
+        let _ = h.join().unwrap();
+        so
+    });
+    assert!(
+        matches!(
+            so,
+            Err(streamed::Error::Length {
+                round: "extend",
+                expected: 2048,
+                got: 100
+            })
+        ),
+        "{so:?}"
+    );
+}
