@@ -978,3 +978,45 @@ proptest! {
         }
     }
 }
+
+/// A Delta-IKNP-like protocol whose `extend` round is chunked; `$producer`
+/// and `$consumer` are the two lines that compute and read `u`.
+fn chunked_protocol(by: &str, producer: &str, consumer: &str) -> String {
+    format!(
+        "protocol P(role Sender, role Receiver) {{
+    const KAPPA: usize = 128;
+    param m: usize requires m >= 1;
+    input  Sender   {{ delta: Block }}
+    input  Receiver {{ r: Bits[m] }}
+    output Sender   {{ zeros: [Block; m] }}
+    output Receiver {{ chosen: [Block; m] }}
+    at Sender {{ s = block_bits(delta); }}
+    do base: RandomOt[n = KAPPA](Sender = Receiver, Receiver = Sender) with {{ Receiver.choices = s }};
+    at Receiver {{ k0 = [base.messages[j][0] for j in 0..KAPPA]; k1 = [base.messages[j][1] for j in 0..KAPPA]; }}
+    round extend: Receiver -> Sender : Extend {{ u: BitMatrix[KAPPA, m] }} chunked(by = {by}) {{
+        at Receiver {{ {producer} }}
+    }}
+    at Sender {{ {consumer} }}
+    at Receiver {{ chosen = prg_columns(k0, m, 1); }}
+}}
+"
+    )
+}
+
+#[test]
+fn chunked_round_streams_and_reports_what_cannot_stream() {
+    let good_producer = "u = prg_xor_pair(k0, k1, r, m, 1);";
+    let good_consumer = "zeros = masked_columns(base.chosen, u, s, 1);";
+    ok_str(&chunked_protocol("4096", good_producer, good_consumer));
+
+    let e = fail_str(&chunked_protocol("100", good_producer, good_consumer));
+    assert!(e.contains("must be a positive constant multiple of 128"), "{e}");
+    assert!(e.contains("test.otp:11:11"), "{e}");
+
+    let e = fail_str(&chunked_protocol("4096", "t = prg_matrix(k0, m); u = prg_xor_rows(t, k1, r);", good_consumer));
+    assert!(e.contains("must be computed by one call of an intrinsic with a `chunked` variant"), "{e}");
+    assert!(e.contains("`prg_xor_pair`"), "{e}");
+
+    let e = fail_str(&chunked_protocol("4096", good_producer, "zeros = columns(u);"));
+    assert!(e.contains("`Sender` uses `u` of chunked round `extend` in a computation that cannot run chunk by chunk"), "{e}");
+}
