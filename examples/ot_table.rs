@@ -9,6 +9,7 @@
 //! cargo run --release --example ot_table -- --tcp        # two processes, TCP loopback
 //! cargo run --release --example ot_table -- --log-n 20   # only n = 2^20
 //! cargo run --release --example ot_table -- --threads 2  # kernels split over 2 cores per party
+//! cargo run --release --example ot_table -- --only kos   # one protocol (iknp, kos, deltaiknp, deltakos, iknpchosen)
 //! ```
 //! Times are the sender's wall clock from the start of the run (base OTs
 //! included) to its output; output buffers are allocated inside the run
@@ -271,6 +272,11 @@ fn run() -> Res<()> {
     };
     let reps = get("--reps").unwrap_or(3);
     let threads = get("--threads").unwrap_or(1).max(1);
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let log_ns: Vec<usize> = match get("--log-n") {
         Some(l) => vec![l],
         None => vec![20, 24],
@@ -299,7 +305,10 @@ fn run() -> Res<()> {
             "bytes/OT S,R",
             "spec"
         );
-        for p in ALL {
+        for p in ALL.into_iter().filter(|p| {
+            only.as_deref()
+                .is_none_or(|o| format!("{p:?}").eq_ignore_ascii_case(o))
+        }) {
             let m_aes = measure(p, n, false, threads, reps, tcp)?;
             let sha_t = if p.hashed() {
                 Some(measure(p, n, true, threads, reps, tcp)?.best)

@@ -1690,17 +1690,18 @@ fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Sco
         let def_pos = ev[..send_pos]
             .iter()
             .rposition(|e| matches!(e, Event::Stmt(TStmt::Assign(n, _)) if n == field));
-        let producer =
-            match def_pos.map(|p| &ev[p]) {
-                Some(Event::Stmt(TStmt::Assign(_, e))) => e.clone(),
-                _ => return err(
+        let producer = match def_pos.map(|p| &ev[p]) {
+            Some(Event::Stmt(TStmt::Assign(_, e))) => e.clone(),
+            _ => {
+                return err(
                     format!(
                         "`{field}` of chunked round `{}` must be computed by `{}` in this protocol",
                         round.name, ir.roles[round.from]
                     ),
                     "compute it with one call of an intrinsic that has a `chunked` variant".into(),
-                ),
-            };
+                )
+            }
+        };
         let def_pos = def_pos.unwrap_or(0);
         match &producer.kind {
             TExprKind::Call(path, args) if ir.chunk_paths.contains_key(path) && !args.iter().any(samples) => {}

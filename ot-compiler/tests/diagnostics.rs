@@ -1010,13 +1010,27 @@ fn chunked_round_streams_and_reports_what_cannot_stream() {
     ok_str(&chunked_protocol("4096", good_producer, good_consumer));
 
     let e = fail_str(&chunked_protocol("100", good_producer, good_consumer));
-    assert!(e.contains("must be a positive constant multiple of 128"), "{e}");
+    assert!(
+        e.contains("must be a positive constant multiple of 128"),
+        "{e}"
+    );
     assert!(e.contains("test.otp:11:11"), "{e}");
 
-    let e = fail_str(&chunked_protocol("4096", "t = prg_matrix(k0, m); u = prg_xor_rows(t, k1, r);", good_consumer));
-    assert!(e.contains("must be computed by one call of an intrinsic with a `chunked` variant"), "{e}");
+    let e = fail_str(&chunked_protocol(
+        "4096",
+        "t = prg_matrix(k0, m); u = prg_xor_rows(t, k1, r);",
+        good_consumer,
+    ));
+    assert!(
+        e.contains("must be computed by one call of an intrinsic with a `chunked` variant"),
+        "{e}"
+    );
     assert!(e.contains("`prg_xor_pair`"), "{e}");
 
-    let e = fail_str(&chunked_protocol("4096", good_producer, "zeros = columns(u);"));
+    let e = fail_str(&chunked_protocol(
+        "4096",
+        good_producer,
+        "zeros = columns(u);",
+    ));
     assert!(e.contains("`Sender` uses `u` of chunked round `extend` in a computation that cannot run chunk by chunk"), "{e}");
 }

@@ -510,3 +510,39 @@ pub fn hash_block_pairs_fast(
     }
     out
 }
+
+/// `Σ χ_i · a[i]` in GF(2^128) with `χ = PRG(seed)` expanded in L1-sized
+/// batches (the KOS check values `t` and `q` without materializing `χ`).
+pub fn gf_inner_seeded(a: &[Block], seed: Block) -> Block {
+    let mut prg = Prg::new(seed);
+    let mut chi = [Block::ZERO; 1024];
+    let mut acc = Block::ZERO;
+    for part in a.chunks(1024) {
+        let c = &mut chi[..part.len()];
+        prg.fill(c);
+        acc ^= crate::gf128::inner_product(part, c).unwrap_or(Block::ZERO);
+    }
+    acc
+}
+
+/// `Σ_{r_i = 1} χ_i` with `χ = PRG(seed)` expanded in batches (the KOS check
+/// value `x`), in constant time with respect to `r`.
+pub fn gf_masked_sum_seeded(r: &Bits, seed: Block) -> Block {
+    let mut prg = Prg::new(seed);
+    let mut chi = [Block::ZERO; 1024];
+    let mut acc = Block::ZERO;
+    let n = r.len();
+    let mut i = 0;
+    while i < n {
+        let k = (n - i).min(1024);
+        prg.fill(&mut chi[..k]);
+        for (j, c) in chi[..k].iter().enumerate() {
+            let bit = i + j;
+            let byte = r.as_bytes()[bit / 8];
+            let mask = 0u128.wrapping_sub(u128::from((byte >> (bit % 8)) & 1));
+            acc ^= Block(c.0 & mask);
+        }
+        i += k;
+    }
+    acc
+}
