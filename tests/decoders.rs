@@ -71,3 +71,59 @@ fn valid_messages_round_trip() {
     ));
     assert!(out.is_empty());
 }
+
+macro_rules! fuzz_decoder_with {
+    ($name:ident, $proto:ident, $msg:ident, |$n:ident| $params:expr) => {
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(128))]
+            #[test]
+            fn $name($n in 1usize..300, bytes in proptest::collection::vec(any::<u8>(), 0..12000), exact in any::<bool>()) {
+                let params = $params;
+                let want = ot::$proto::msgs::$msg::wire_len(&params);
+                let mut bytes = bytes;
+                if exact {
+                    bytes.resize(want, 0x5a);
+                }
+                match ot::$proto::msgs::$msg::decode(&bytes, &params) {
+                    Ok(m) => {
+                        let mut out = Vec::new();
+                        m.encode(&params, &mut out).unwrap();
+                        prop_assert_eq!(out, bytes);
+                    }
+                    Err(e) => {
+                        let text = e.to_string();
+                        prop_assert!(text.contains(ot::$proto::PROTOCOL), "{}", text);
+                    }
+                }
+            }
+        }
+    };
+}
+
+fuzz_decoder_with!(iknp_extend, iknp, Extend, |n| ot::iknp::Params::new(
+    n, 1, false
+)
+.unwrap());
+fuzz_decoder_with!(kos_extend, kos, Extend, |n| ot::kos::Params::new(
+    n, 1, false
+)
+.unwrap());
+fuzz_decoder_with!(kos_seed_commitment, kos, SeedCommitment, |n| {
+    ot::kos::Params::new(n, 1, false).unwrap()
+});
+fuzz_decoder_with!(kos_seed_share, kos, SeedShare, |n| ot::kos::Params::new(
+    n, 1, false
+)
+.unwrap());
+fuzz_decoder_with!(kos_seed_opening, kos, SeedOpening, |n| {
+    ot::kos::Params::new(n, 1, false).unwrap()
+});
+fuzz_decoder_with!(kos_correlation, kos, CorrelationCheck, |n| {
+    ot::kos::Params::new(n, 1, false).unwrap()
+});
+fuzz_decoder_with!(delta_kos_extend, delta_kos, Extend, |n| {
+    ot::delta_kos::Params::new(n, 1).unwrap()
+});
+fuzz_decoder_with!(iknp_chosen_masked, iknp_chosen, Masked, |n| {
+    ot::iknp_chosen::Params::new(n, 1, false).unwrap()
+});
