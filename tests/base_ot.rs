@@ -198,7 +198,11 @@ fn sans_io_steps_match_driver() {
     let s = s.recv(lo).unwrap();
     let (hi, r): (co15::msgs::ChooseHi, _) = r.send().unwrap();
     let s = s.recv_choose_hi(hi).unwrap();
-    check_random_ot(&s.finish().messages, &r.finish().chosen, &c);
+    check_random_ot(
+        &s.finish().unwrap().messages,
+        &r.finish().unwrap().chosen,
+        &c,
+    );
 }
 
 #[test]

@@ -73,11 +73,16 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
     for item in &proto.items {
         match item {
             Item::Insert(ins) => {
-                let pos = items.iter().position(|it| match it {
+                let mut pos = items.iter().position(|it| match it {
                     Item::Round(r) => r.name.name == ins.anchor.name,
                     Item::Do(d) => d.name.name == ins.anchor.name,
                     _ => false,
                 });
+                // Otherwise the anchor may be a value: the `at` block computing it
+                // is split at that statement, and the items go between the halves.
+                if pos.is_none() {
+                    pos = split_at_value(&mut items, &ins.anchor.name, ins.after);
+                }
                 let Some(pos) = pos else {
                     let names: Vec<String> = items
                         .iter()
@@ -90,7 +95,7 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
                     return Err(Diagnostic::error(
                         ins.anchor.span,
                         format!(
-                            "`{}` has no round or call named `{}` to insert {} ",
+                            "`{}` has no round, call or value named `{}` to insert {} ",
                             base_name.name,
                             ins.anchor.name,
                             if ins.after { "after" } else { "before" }
@@ -1804,4 +1809,39 @@ fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Sco
         ev[recv_pos] = Event::RecvChunked(k, consumers);
     }
     Ok(())
+}
+
+/// Splits the last top-level `at` block that assigns `name` right after
+/// (or before) that statement and returns the index at which items can be
+/// inserted "after"/"before" the value, in the convention of the caller
+/// (`pos + 1` for after, `pos` for before).
+fn split_at_value(items: &mut Vec<Item>, name: &str, after: bool) -> Option<usize> {
+    let (idx, k) = items
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, it)| match it {
+            Item::At(b) => b
+                .stmts
+                .iter()
+                .rposition(|st| matches!(st, Stmt::Assign { name: n, .. } if n.name == name))
+                .map(|k| (i, k)),
+            _ => None,
+        })?;
+    let Item::At(block) = items[idx].clone() else {
+        return None;
+    };
+    let cut = if after { k + 1 } else { k };
+    let first = AtBlock {
+        stmts: block.stmts[..cut].to_vec(),
+        ..block.clone()
+    };
+    let second = AtBlock {
+        stmts: block.stmts[cut..].to_vec(),
+        ..block
+    };
+    items[idx] = Item::At(first);
+    items.insert(idx + 1, Item::At(second));
+    // "after" inserts at pos + 1 = idx + 1 (between the halves); "before" at pos = idx + 1.
+    Some(if after { idx } else { idx + 1 })
 }

@@ -471,6 +471,10 @@ fn uses_rng(e: &TExpr) -> bool {
 struct StateInfo {
     name: Ident,
     event: Option<usize>,
+    /// Index of the first event whose computation belongs to this state's
+    /// step: right after a plain send (so the message is transmitted before
+    /// the sender goes on computing), else the state's own event.
+    entry: usize,
     /// Values carried in this state.
     vars: Vec<(String, Ty)>,
     doc: String,
@@ -698,15 +702,17 @@ pub fn generate(ir: &Ir) -> TokenStream {
         let mut defined: BTreeSet<String> = ir.inputs[ri].iter().map(|(n, _)| n.clone()).collect();
         let mut states: Vec<StateInfo> = vec![];
         let mut cursor = 0;
+        let mut prev_send: Option<usize> = None;
         for &ci in comm_idx.iter().chain(std::iter::once(&events.len())) {
-            for ev in &events[cursor..ci] {
+            let entry = prev_send.map(|e| e + 1).unwrap_or(ci);
+            for ev in &events[cursor..entry] {
                 if let Event::Stmt(TStmt::Assign(n, _)) = ev {
                     defined.insert(n.clone());
                 }
             }
             let vars: Vec<(String, Ty)> = defined
                 .iter()
-                .filter(|n| used_after[ci].contains(*n))
+                .filter(|n| used_after[entry].contains(*n))
                 .map(|n| (n.clone(), types.get(n).cloned().unwrap_or(Ty::Bit)))
                 .collect();
             let (name, doc) = match events.get(ci) {
@@ -752,12 +758,22 @@ pub fn generate(ir: &Ir) -> TokenStream {
             if let Some(Event::RecvChunked(_, consumers)) = events.get(ci) {
                 defined.extend(consumers.iter().map(|(n, _)| n.clone()));
             }
+            for ev in &events[entry..ci] {
+                if let Event::Stmt(TStmt::Assign(n, _)) = ev {
+                    defined.insert(n.clone());
+                }
+            }
             states.push(StateInfo {
                 name,
                 event: events.get(ci).map(|_| ci),
+                entry,
                 vars,
                 doc,
             });
+            prev_send = match events.get(ci) {
+                Some(Event::Send(_)) => Some(ci),
+                _ => None,
+            };
             cursor = ci + 1;
         }
         let role_mod = format_ident!("{}_state", snake(rname));
@@ -788,8 +804,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
         // new()
         let first = &states[0];
         let first_name = &first.name;
-        let first_end = first.event.unwrap_or(events.len());
-        let (init_stmts, _) = stmts_between(0, first_end);
+        let (init_stmts, _) = stmts_between(0, first.entry);
         let init_state = build_state(first);
         let in_names: Vec<Ident> = ir.inputs[ri].iter().map(|(n, _)| id(n)).collect();
         let in_tys: Vec<TokenStream> = ir.inputs[ri].iter().map(|(_, t)| rust_ty(t)).collect();
@@ -821,8 +836,10 @@ pub fn generate(ir: &Ir) -> TokenStream {
             let Some(ei) = s.event else { continue };
             let next = &states[si + 1];
             let next_name = &next.name;
-            let next_end = next.event.unwrap_or(events.len());
-            let (body, _) = stmts_between(ei + 1, next_end);
+            // Computation of this state that was deferred past the previous send,
+            // then the computation after this event up to the next state's entry.
+            let (prologue, _) = stmts_between(s.entry, ei);
+            let (body, _) = stmts_between(ei + 1, next.entry);
             let cur = &s.name;
             let cur_fields: Vec<Ident> = s.vars.iter().map(|(v, _)| id(v)).collect();
             let next_state = build_state(next);
@@ -849,6 +866,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             pub fn #method(self) -> Result<(msgs::#m, #role<#role_mod::#next_name>), Error> {
                                 let #role { params, mut rng, subs, st } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
+                                #(#prologue)*
                                 let __msg = msgs::#m { #(#fields),* };
                                 #(#body)*
                                 Ok((__msg, #role { params, rng, subs, st: #next_state }))
@@ -883,6 +901,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             pub fn #method(self, msg: msgs::#m) -> Result<#role<#role_mod::#next_name>, Error> {
                                 let #role { params, mut rng, subs, st } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
+                                #(#prologue)*
                                 let msgs::#m { #(#fnames),* } = msg;
                                 #(#body)*
                                 Ok(#role { params, rng, subs, st: #next_state })
@@ -963,6 +982,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
                                 let #role { params, mut rng, subs, st } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
+                                #(#prologue)*
                                 #(#binds)*
                                 let __rows: usize = #rows;
                                 let __total: usize = #cols;
@@ -1038,6 +1058,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
                                 let #role { params, mut rng, subs, st } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
+                                #(#prologue)*
                                 let __rows: usize = #rows;
                                 let __total: usize = #cols;
                                 let __by: usize = (#by).max(1);
@@ -1103,6 +1124,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
                                 let #role { params, mut rng, mut subs, st } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
+                                #(#prologue)*
                                 let __out = #tpath::#fmethod(&mut *subs.#field, ch, #(#args),*)
                                     .map_err(|e| Error::SubProtocol { call: #call_name, message: e.to_string() })?;
                                 #bind
@@ -1125,7 +1147,8 @@ pub fn generate(ir: &Ir) -> TokenStream {
             .last()
             .map(|s| s.vars.iter().map(|(v, _)| id(v)).collect())
             .unwrap_or_default();
-        let _ = done_fields;
+        let done_entry = states.last().map(|s| s.entry).unwrap_or(events.len());
+        let (finish_stmts, _) = stmts_between(done_entry, events.len());
         let run_doc = format!("Runs `{rname}` to completion over a channel (blocking driver): every message is encoded, framed, sent, received and decoded with its exact length from `Params`.");
         let t_const = format_ident!("{}_TRANSCRIPT", snake(rname).to_uppercase());
         let tdoc =
@@ -1214,15 +1237,20 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
                     let __s = self;
                     #(#driver)*
-                    Ok(__s.finish())
+                    __s.finish()
                 }
             }
             #(#steps)*
             impl #role<#role_mod::Done> {
-                /// The role's outputs.
-                pub fn finish(self) -> #output {
-                    let #role_mod::Done { #(#out_names),* } = self.st;
-                    #output { #(#out_names),* }
+                /// The role's outputs, after its last local computation (which
+                /// runs here when the role's last step was a send, so the
+                /// message goes out first); a failing check is its abort.
+                #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                pub fn finish(self) -> Result<#output, Error> {
+                    let #role { params, mut rng, subs, st } = self;
+                    let #role_mod::Done { #(#done_fields),* } = st;
+                    #(#finish_stmts)*
+                    Ok(#output { #(#out_names),* })
                 }
             }
         });

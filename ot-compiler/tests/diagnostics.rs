@@ -675,7 +675,7 @@ fn extends_with_unknown_anchor() {
         "test.otp",
         3,
         18,
-        "`Co15` has no round or call named `setpu` to insert after",
+        "`Co15` has no round, call or value named `setpu` to insert after",
         "did you mean `setup`?",
     );
     assert_note(&r, "in protocol `Bad`");

@@ -107,6 +107,20 @@ impl Block {
         self.0.count_ones()
     }
 
+    /// `n` zero blocks from zeroed allocation (`calloc`): large buffers get
+    /// fresh zero pages from the OS without a `memset` pass, so the only
+    /// pass over the memory is the kernel's write of the result. (For
+    /// `vec![Block::ZERO; n]` Rust cannot know the pattern is all zero bits
+    /// and writes every element first.)
+    pub fn zeroed_vec(n: usize) -> Vec<Block> {
+        bytemuck::allocation::cast_vec(vec![0u128; n])
+    }
+
+    /// `n` zero pairs of blocks, allocated like [`Block::zeroed_vec`].
+    pub fn zeroed_pairs(n: usize) -> Vec<[Block; 2]> {
+        bytemuck::allocation::cast_vec(vec![[0u128; 2]; n])
+    }
+
     /// Zero-copy view of a block slice as its bytes (each block little-endian).
     #[inline(always)]
     pub fn slice_as_bytes(blocks: &[Block]) -> &[u8] {

@@ -31,7 +31,7 @@ impl BitMatrix {
     pub fn new(rows: usize, cols: usize) -> BitMatrix {
         let bpr = cols.div_ceil(128);
         BitMatrix {
-            data: vec![Block::ZERO; rows * bpr],
+            data: Block::zeroed_vec(rows * bpr),
             rows,
             cols,
             bpr,

@@ -368,7 +368,7 @@ fn masked_columns_impl(
     threads: usize,
     counter0: u64,
 ) -> Vec<Block> {
-    let mut out = vec![Block::ZERO; cols];
+    let mut out = Block::zeroed_vec(cols);
     if seeds.len() != KAPPA {
         // Not the 128-row case: take the simple path.
         let mut m = BitMatrix::new(seeds.len(), cols);
@@ -460,7 +460,7 @@ fn tccr_chunked(tweak_start: u64, input: &[Block], xor_in: Block, out: &mut [Blo
 /// `threads` workers when `threads > 1`.
 pub fn hash_blocks_fast(cols: &[Block], count: usize, threads: usize) -> Vec<Block> {
     let n = count.min(cols.len());
-    let mut out = vec![Block::ZERO; n];
+    let mut out = Block::zeroed_vec(n);
     let per = n.div_ceil(threads.max(1)).max(256);
     if threads <= 1 || n <= per {
         tccr_chunked(0, &cols[..n], Block::ZERO, &mut out);
@@ -483,7 +483,7 @@ pub fn hash_block_pairs_fast(
     threads: usize,
 ) -> Vec<[Block; 2]> {
     let n = count.min(q.len());
-    let mut out = vec![[Block::ZERO; 2]; n];
+    let mut out = Block::zeroed_pairs(n);
     let pairs = |start: usize, src: &[Block], dst: &mut [[Block; 2]]| {
         let mut h0 = [Block::ZERO; 256];
         let mut h1 = [Block::ZERO; 256];

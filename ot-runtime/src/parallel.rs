@@ -44,7 +44,7 @@ pub fn prg_fill(seed: Block, counter_start: u64, out: &mut [Block], threads: usi
 /// The first `n_blocks` blocks of the PRG stream of `seed` (same as
 /// [`crate::prg::prg`]).
 pub fn prg(seed: Block, n_blocks: usize, threads: usize) -> Vec<Block> {
-    let mut v = vec![Block::ZERO; n_blocks];
+    let mut v = Block::zeroed_vec(n_blocks);
     prg_fill(seed, 0, &mut v, threads);
     v
 }
@@ -113,14 +113,14 @@ pub fn transpose(m: &BitMatrix, threads: usize) -> BitMatrix {
 
 /// Parallel [`crate::transpose::transpose_128xm`].
 pub fn transpose_128xm(src: &[Block], m: usize, threads: usize) -> Result<Vec<Block>, ShapeError> {
-    let mut out = vec![Block::ZERO; m];
+    let mut out = Block::zeroed_vec(m);
     transpose_cols_par(src, 128, m, &mut out, threads)?;
     Ok(out)
 }
 
 /// Parallel [`crate::transpose::transpose_mx128`].
 pub fn transpose_mx128(src: &[Block], threads: usize) -> Vec<Block> {
-    let mut out = vec![Block::ZERO; 128 * src.len().div_ceil(128)];
+    let mut out = Block::zeroed_vec(128 * src.len().div_ceil(128));
     transpose_cols_par(src, src.len(), 128, &mut out, threads).expect("shapes are consistent");
     out
 }

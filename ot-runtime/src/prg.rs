@@ -105,7 +105,7 @@ pub(crate) fn clear_row_padding(row: &mut [Block], cols: usize) {
 
 /// The first `n_blocks` blocks of the stream of `seed`.
 pub fn prg(seed: Block, n_blocks: usize) -> Vec<Block> {
-    let mut v = vec![Block::ZERO; n_blocks];
+    let mut v = Block::zeroed_vec(n_blocks);
     Prg::new(seed).fill(&mut v);
     v
 }

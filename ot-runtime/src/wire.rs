@@ -227,7 +227,7 @@ pub fn write_blocks(blocks: &[Block], out: &mut Vec<u8>) {
 pub fn read_blocks(bytes: &[u8], n: usize) -> Result<Vec<Block>, WireError> {
     check_len(bytes, n.saturating_mul(Block::SIZE))?;
     if cfg!(target_endian = "little") {
-        let mut blocks = vec![Block::default(); n];
+        let mut blocks = Block::zeroed_vec(n);
         bytemuck::cast_slice_mut::<Block, u8>(&mut blocks).copy_from_slice(bytes);
         Ok(blocks)
     } else {

@@ -275,7 +275,7 @@ pub fn transpose_into(src: &BitMatrix, dst: &mut BitMatrix) -> Result<(), ShapeE
 /// Transposes a 128 x m matrix given as 128 rows of `ceil(m/128)` blocks
 /// (row-major) into m blocks: block `j` holds column `j`.
 pub fn transpose_128xm(src: &[Block], m: usize) -> Result<Vec<Block>, ShapeError> {
-    let mut out = vec![Block::ZERO; m];
+    let mut out = Block::zeroed_vec(m);
     transpose_128xm_into(src, m, &mut out)?;
     Ok(out)
 }
@@ -288,7 +288,7 @@ pub fn transpose_128xm_into(src: &[Block], m: usize, dst: &mut [Block]) -> Resul
 /// Transposes an m x 128 matrix (m blocks, block `j` = row `j`) into 128
 /// rows of `ceil(m/128)` blocks each (row-major, padding bits zero).
 pub fn transpose_mx128(src: &[Block]) -> Vec<Block> {
-    let mut out = vec![Block::ZERO; 128 * src.len().div_ceil(128)];
+    let mut out = Block::zeroed_vec(128 * src.len().div_ceil(128));
     transpose_cols(Backend::selected(), src, src.len(), 128, 0, 128, &mut out)
         .expect("shapes are consistent");
     out
