@@ -175,7 +175,9 @@ pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    // One edit per three characters: a one- or two-letter name gets the list
+    // of alternatives instead of a guess.
+    let limit = name.chars().count() / 3;
     candidates
         .into_iter()
         .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
