@@ -360,3 +360,39 @@ fn threads_parameter_gives_correct_outputs() {
         })
     ));
 }
+
+#[test]
+fn chosen_message_iknp_all_sizes() {
+    use ot::iknp_chosen;
+    for m in SIZES {
+        let mut rng = Rng::from_entropy();
+        let payload: Vec<[Block; 2]> = (0..m)
+            .map(|_| [Block::sample(&mut rng), Block::sample(&mut rng)])
+            .collect();
+        let r = choices(m);
+        let p = iknp_chosen::Params::new(m, 1, false).unwrap();
+        let s = iknp_chosen::Sender::new(
+            p,
+            iknp_chosen::SenderInput {
+                payload: payload.clone(),
+            },
+            Rng::from_entropy(),
+            iknp_chosen::SenderSubs { base: base() },
+        )
+        .unwrap();
+        let rc = iknp_chosen::Receiver::new(
+            p,
+            iknp_chosen::ReceiverInput { r: r.clone() },
+            Rng::from_entropy(),
+            iknp_chosen::ReceiverSubs { base: base() },
+        )
+        .unwrap();
+        let (so, ro) = run_pair(s, rc);
+        so.unwrap();
+        let got = ro.unwrap().received;
+        assert_eq!(got.len(), m);
+        for i in 0..m {
+            assert_eq!(got[i], payload[i][usize::from(r.get(i))], "m={m} OT {i}");
+        }
+    }
+}

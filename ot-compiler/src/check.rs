@@ -1666,20 +1666,28 @@ fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Sco
                 "send the other values in their own round".into(),
             );
         };
-        let Ty::BitMatrix(_, cols) = fty else {
-            return err(
-                format!(
-                    "field `{field}: {fty}` of chunked round `{}` cannot be chunked",
-                    round.name
-                ),
-                "only `BitMatrix[rows, cols]` fields are streamed (by columns)".into(),
-            );
+        let (cols, is_matrix) = match fty {
+            Ty::BitMatrix(_, c) => (c.clone(), true),
+            Ty::Array(elem, n) if n.small().is_none() && crate::codegen::is_fixed_wire(elem) => (n.clone(), false),
+            _ => {
+                return err(
+                    format!("field `{field}: {fty}` of chunked round `{}` cannot be chunked", round.name),
+                    "`BitMatrix[rows, cols]` fields are streamed by columns and arrays `[T; n]` of fixed-size elements by elements".into(),
+                )
+            }
         };
-        if !matches!(by.lit(), Some(v) if v > 0 && v % 128 == 0) {
+        let cols = &cols;
+        let by_ok = match by.lit() {
+            Some(v) if is_matrix => v > 0 && v % 128 == 0,
+            Some(v) => v > 0,
+            None => false,
+        };
+        if !by_ok {
             return err(
                 format!(
-                    "chunk size `{by}` of round `{}` must be a positive constant multiple of 128",
-                    round.name
+                    "chunk size `{by}` of round `{}` must be a positive constant{}",
+                    round.name,
+                    if is_matrix { " multiple of 128" } else { "" }
                 ),
                 "write e.g. `chunked(by = 65536)`".into(),
             );

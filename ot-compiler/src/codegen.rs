@@ -102,6 +102,10 @@ fn shape(s: &Shape) -> TokenStream {
 }
 
 /// Whether a type has a fixed wire size (implements the runtime `Wire` trait).
+pub fn is_fixed_wire(t: &Ty) -> bool {
+    fixed_wire(t)
+}
+
 fn fixed_wire(t: &Ty) -> bool {
     match t {
         Ty::Bit | Ty::Block | Ty::Seed | Ty::Point | Ty::Scalar | Ty::U64 | Ty::Extern(..) => true,
@@ -960,6 +964,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     }
                     let (rows, cols) = match fty {
                         Ty::BitMatrix(r, c) => (shape(r), shape(c)),
+                        Ty::Array(_, n) => (quote!(0usize), shape(n)),
                         _ => (quote!(0usize), quote!(0usize)),
                     };
                     let by = rd
@@ -967,13 +972,29 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         .as_ref()
                         .map(shape)
                         .unwrap_or_else(|| quote!(1usize));
-                    let check = check_shape(
-                        &Ty::BitMatrix(Shape::Param("__rows".into()), Shape::Param("__len".into())),
-                        &quote!(#fid),
-                        rn,
-                        field,
-                    );
-                    let _ = check;
+                    // One chunk: compute, check its shape, encode, send.
+                    let one_chunk = match fty {
+                        Ty::Array(elem, _) => {
+                            let ety = rust_ty(elem);
+                            quote! {
+                                let #fid: ::std::vec::Vec<#ety> = #cpath(#(#call_args,)* __off, __len);
+                                if #fid.len() != __len {
+                                    return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fid.len() });
+                                }
+                                let mut __bytes = ::std::vec::Vec::new();
+                                #rt::wire::write_slice(&#fid, &mut __bytes);
+                                ch.send_vec(__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
+                            }
+                        }
+                        _ => quote! {
+                            let #fid: #rt::BitMatrix = #cpath(#(#call_args,)* __off, __len);
+                            if #fid.rows() != __rows || #fid.cols() != __len {
+                                return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fid.cols() });
+                            }
+                            let __bytes = #rt::Block::slice_as_bytes(#fid.as_blocks()).to_vec();
+                            ch.send_vec(__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
+                        },
+                    };
                     let doc = format!("Round `{}` (`{}`): `{}`. Streams `{}` in chunks of `{}` columns, computing each chunk just before sending it, then runs `{rname}`'s local computation up to its next step.", rd.name, rd.location, rd.text, field, rd.chunk_by.as_ref().map(|b| b.to_string()).unwrap_or_default());
                     steps.push(quote! {
                         impl #role<#role_mod::#cur> {
@@ -990,12 +1011,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                                 let mut __off = 0usize;
                                 while __off < __total {
                                     let __len = (__total - __off).min(__by);
-                                    let #fid: #rt::BitMatrix = #cpath(#(#call_args,)* __off, __len);
-                                    if #fid.rows() != __rows || #fid.cols() != __len {
-                                        return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fid.cols() });
-                                    }
-                                    let __bytes = #rt::Block::slice_as_bytes(#fid.as_blocks()).to_vec();
-                                    ch.send_vec(__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
+                                    #one_chunk
                                     __off += __len;
                                 }
                                 ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;
@@ -1018,7 +1034,22 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     let fid = id(field);
                     let (rows, cols) = match fty {
                         Ty::BitMatrix(r, c) => (shape(r), shape(c)),
+                        Ty::Array(_, n) => (quote!(0usize), shape(n)),
                         _ => (quote!(0usize), quote!(0usize)),
+                    };
+                    // Expected bytes of one chunk, and its decoding.
+                    let (chunk_len, decode) = match fty {
+                        Ty::Array(elem, _) => {
+                            let ety = rust_ty(elem);
+                            (
+                                quote!(__len.wrapping_mul(<#ety as #rt::wire::Wire>::SIZE)),
+                                quote!(#rt::wire::read_vec::<#ety>(&__buf, __len)),
+                            )
+                        }
+                        _ => (
+                            quote!(__rows.wrapping_mul(__len.div_ceil(128)).wrapping_mul(16)),
+                            quote!(#rt::wire::read_bit_matrix(&__buf, __rows, __len)),
+                        ),
                     };
                     let by = rd
                         .chunk_by
@@ -1067,12 +1098,12 @@ pub fn generate(ir: &Ir) -> TokenStream {
                                 let mut __off = 0usize;
                                 while __off < __total {
                                     let __len = (__total - __off).min(__by);
-                                    let __want = __rows.wrapping_mul(__len.div_ceil(128)).wrapping_mul(16);
+                                    let __want = #chunk_len;
                                     ch.recv_into(&mut __buf, __want).map_err(|source| Error::Channel { round: #rn, source })?;
                                     if __buf.len() != __want {
                                         return Err(Error::Length { round: #rn, expected: __want, got: __buf.len() });
                                     }
-                                    let #fid = #rt::wire::read_bit_matrix(&__buf, __rows, __len).map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
+                                    let #fid = #decode.map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
                                     #(#calls)*
                                     __off += __len;
                                 }

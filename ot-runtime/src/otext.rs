@@ -546,3 +546,36 @@ pub fn gf_masked_sum_seeded(r: &Bits, seed: Block) -> Block {
     }
     acc
 }
+
+/// Entries `offset..offset + len` of [`mask_pairs`] (chunk variant, to stream
+/// the derandomization round).
+pub fn mask_pairs_chunk(
+    payload: &[[Block; 2]],
+    keys: &[[Block; 2]],
+    offset: usize,
+    len: usize,
+) -> Vec<[Block; 2]> {
+    let end = (offset + len).min(payload.len()).min(keys.len());
+    let start = offset.min(end);
+    mask_pairs(&payload[start..end], &keys[start..end])
+}
+
+/// [`unmask_chosen`] for entries `offset..offset + len`, given only that
+/// chunk of `masked` (chunk variant, consuming the streamed round).
+pub fn unmask_chosen_chunk(
+    masked_chunk: &[[Block; 2]],
+    keys: &[Block],
+    r: &Bits,
+    offset: usize,
+    len: usize,
+) -> Vec<Block> {
+    masked_chunk
+        .iter()
+        .take(len)
+        .enumerate()
+        .map(|(i, m)| {
+            let k = keys.get(offset + i).copied().unwrap_or(Block::ZERO);
+            crate::ops::pick(r.try_get(offset + i).unwrap_or(false), m) ^ k
+        })
+        .collect()
+}
