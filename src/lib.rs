@@ -50,6 +50,11 @@ pub mod kos {
     crate::protocol!("protocols/kos.otp");
 }
 
+/// Chosen-message OT over KOS (derandomized), from `protocols/kos_chosen.otp`.
+pub mod kos_chosen {
+    crate::protocol!("protocols/kos_chosen.otp");
+}
+
 /// Delta-OT (correlated OT) from IKNP, from `protocols/delta_iknp.otp`.
 pub mod delta_iknp {
     crate::protocol!("protocols/delta_iknp.otp");
@@ -61,5 +66,6 @@ pub mod delta_kos {
 }
 
 pub use traits::{
-    BaseOt, BaseOtKind, OtError, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender,
+    BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension, OtReceiver,
+    OtSender, RandomOtReceiver, RandomOtSender,
 };

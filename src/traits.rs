@@ -41,6 +41,7 @@ from_protocol_errors!(
     iknp,
     iknp_chosen,
     kos,
+    kos_chosen,
     delta_iknp,
     delta_kos
 );
@@ -71,6 +72,28 @@ pub trait OtSender {
 pub trait OtReceiver {
     /// Receives `messages[i][c_i]` per OT.
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError>;
+}
+
+/// Sender of correlated OTs (Delta-OT): chooses a global `delta` and gets
+/// random `z_i`; the receiver gets `z_i ^ c_i * delta`.
+pub trait CorrelatedOtSender {
+    /// Runs `n` correlated OTs with the given `delta`; returns the `z_i`.
+    fn send_correlated(
+        &mut self,
+        ch: &mut dyn Channel,
+        n: usize,
+        delta: Block,
+    ) -> Result<Vec<Block>, OtError>;
+}
+
+/// Receiver of correlated OTs.
+pub trait CorrelatedOtReceiver {
+    /// Runs one correlated OT per choice bit; returns `z_i ^ c_i * delta`.
+    fn receive_correlated(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError>;
 }
 
 /// Which base-OT protocol a [`BaseOt`] runs.
@@ -224,6 +247,267 @@ impl OtReceiver for BaseOt {
                 .run(ch)?
                 .received
             }
+        })
+    }
+}
+
+/// An OT-extension party (either role) implementing the random, chosen and
+/// correlated OT traits with IKNP (semi-honest) or KOS (malicious) over
+/// base OTs run on the same channel. Each call runs the protocol generated
+/// from the corresponding `.otp` file (`iknp`, `kos`, `iknp_chosen`,
+/// `kos_chosen`, `delta_iknp`, `delta_kos`).
+pub struct OtExtension {
+    malicious: bool,
+    sha1: bool,
+    threads: usize,
+    base: BaseOtKind,
+    rng: Rng,
+}
+
+impl OtExtension {
+    /// Semi-honest IKNP (and Delta-IKNP) over CO15 base OTs, AES hash, one thread.
+    pub fn iknp() -> Self {
+        OtExtension {
+            malicious: false,
+            sha1: false,
+            threads: 1,
+            base: BaseOtKind::Co15,
+            rng: Rng::from_entropy(),
+        }
+    }
+
+    /// Malicious KOS (and Delta-KOS) over CO15 base OTs, AES hash, one thread.
+    pub fn kos() -> Self {
+        OtExtension {
+            malicious: true,
+            ..Self::iknp()
+        }
+    }
+
+    /// Uses the SHA-1 random oracle instead of the fixed-key AES hash.
+    pub fn with_sha1(mut self, sha1: bool) -> Self {
+        self.sha1 = sha1;
+        self
+    }
+
+    /// Splits the bulk kernels over `threads` cores per party.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Runs the base OTs with another protocol.
+    pub fn with_base(mut self, base: BaseOtKind) -> Self {
+        self.base = base;
+        self
+    }
+
+    fn fork(&mut self) -> Rng {
+        Rng::from_block(Block::sample(&mut self.rng))
+    }
+
+    fn base_party(&mut self) -> Box<BaseOt> {
+        let rng = self.fork();
+        Box::new(BaseOt::with_rng(self.base, rng))
+    }
+}
+
+macro_rules! extension_call {
+    ($self:ident, $ch:ident, $m:ident, $role:ident, $subs:ident, $input:expr, $params:expr) => {{
+        let rng = $self.fork();
+        let base = $self.base_party();
+        crate::$m::$role::new($params?, $input, rng, crate::$m::$subs { base })?.run($ch)?
+    }};
+}
+
+impl RandomOtSender for OtExtension {
+    fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
+        let n = len_param(n)?;
+        let (t, h) = (self.threads, self.sha1);
+        Ok(if self.malicious {
+            extension_call!(
+                self,
+                ch,
+                kos,
+                Sender,
+                SenderSubs,
+                crate::kos::SenderInput {},
+                crate::kos::Params::new(n, t, h)
+            )
+            .y
+        } else {
+            extension_call!(
+                self,
+                ch,
+                iknp,
+                Sender,
+                SenderSubs,
+                crate::iknp::SenderInput {},
+                crate::iknp::Params::new(n, t, h)
+            )
+            .y
+        })
+    }
+}
+
+impl RandomOtReceiver for OtExtension {
+    fn receive_random(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError> {
+        let n = len_param(choices.len())?;
+        let (t, h, r) = (self.threads, self.sha1, choices.clone());
+        Ok(if self.malicious {
+            extension_call!(
+                self,
+                ch,
+                kos,
+                Receiver,
+                ReceiverSubs,
+                crate::kos::ReceiverInput { r },
+                crate::kos::Params::new(n, t, h)
+            )
+            .x
+        } else {
+            extension_call!(
+                self,
+                ch,
+                iknp,
+                Receiver,
+                ReceiverSubs,
+                crate::iknp::ReceiverInput { r },
+                crate::iknp::Params::new(n, t, h)
+            )
+            .x
+        })
+    }
+}
+
+impl OtSender for OtExtension {
+    fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError> {
+        let n = len_param(messages.len())?;
+        let (t, h, payload) = (self.threads, self.sha1, messages.to_vec());
+        if self.malicious {
+            extension_call!(
+                self,
+                ch,
+                kos_chosen,
+                Sender,
+                SenderSubs,
+                crate::kos_chosen::SenderInput { payload },
+                crate::kos_chosen::Params::new(n, t, h)
+            );
+        } else {
+            extension_call!(
+                self,
+                ch,
+                iknp_chosen,
+                Sender,
+                SenderSubs,
+                crate::iknp_chosen::SenderInput { payload },
+                crate::iknp_chosen::Params::new(n, t, h)
+            );
+        }
+        Ok(())
+    }
+}
+
+impl OtReceiver for OtExtension {
+    fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError> {
+        let n = len_param(choices.len())?;
+        let (t, h, r) = (self.threads, self.sha1, choices.clone());
+        Ok(if self.malicious {
+            extension_call!(
+                self,
+                ch,
+                kos_chosen,
+                Receiver,
+                ReceiverSubs,
+                crate::kos_chosen::ReceiverInput { r },
+                crate::kos_chosen::Params::new(n, t, h)
+            )
+            .received
+        } else {
+            extension_call!(
+                self,
+                ch,
+                iknp_chosen,
+                Receiver,
+                ReceiverSubs,
+                crate::iknp_chosen::ReceiverInput { r },
+                crate::iknp_chosen::Params::new(n, t, h)
+            )
+            .received
+        })
+    }
+}
+
+impl CorrelatedOtSender for OtExtension {
+    fn send_correlated(
+        &mut self,
+        ch: &mut dyn Channel,
+        n: usize,
+        delta: Block,
+    ) -> Result<Vec<Block>, OtError> {
+        let n = len_param(n)?;
+        let t = self.threads;
+        Ok(if self.malicious {
+            extension_call!(
+                self,
+                ch,
+                delta_kos,
+                Sender,
+                SenderSubs,
+                crate::delta_kos::SenderInput { delta },
+                crate::delta_kos::Params::new(n, t)
+            )
+            .zeros
+        } else {
+            extension_call!(
+                self,
+                ch,
+                delta_iknp,
+                Sender,
+                SenderSubs,
+                crate::delta_iknp::SenderInput { delta },
+                crate::delta_iknp::Params::new(n, t)
+            )
+            .zeros
+        })
+    }
+}
+
+impl CorrelatedOtReceiver for OtExtension {
+    fn receive_correlated(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError> {
+        let n = len_param(choices.len())?;
+        let (t, r) = (self.threads, choices.clone());
+        Ok(if self.malicious {
+            extension_call!(
+                self,
+                ch,
+                delta_kos,
+                Receiver,
+                ReceiverSubs,
+                crate::delta_kos::ReceiverInput { r },
+                crate::delta_kos::Params::new(n, t)
+            )
+            .chosen
+        } else {
+            extension_call!(
+                self,
+                ch,
+                delta_iknp,
+                Receiver,
+                ReceiverSubs,
+                crate::delta_iknp::ReceiverInput { r },
+                crate::delta_iknp::Params::new(n, t)
+            )
+            .chosen
         })
     }
 }

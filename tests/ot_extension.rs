@@ -396,3 +396,60 @@ fn chosen_message_iknp_all_sizes() {
         }
     }
 }
+
+#[test]
+fn common_traits_run_every_extension_protocol() {
+    use ot::{
+        CorrelatedOtReceiver, CorrelatedOtSender, OtExtension, OtReceiver, OtSender,
+        RandomOtReceiver, RandomOtSender,
+    };
+    let m = 1000;
+    for malicious in [false, true] {
+        let make = || {
+            if malicious {
+                OtExtension::kos()
+            } else {
+                OtExtension::iknp()
+            }
+        };
+        let r = choices(m);
+        // Random OT.
+        let (mut a, mut b) = MemoryChannel::pair();
+        let (y, x) = std::thread::scope(|sc| {
+            let h = sc.spawn(|| make().with_sha1(true).send_random(&mut a, m));
+            let x = make().with_sha1(true).receive_random(&mut b, &r);
+            (h.join().unwrap().unwrap(), x.unwrap())
+        });
+        check_random(&y, &x, &r);
+        // Chosen-message OT.
+        let mut rng = Rng::from_entropy();
+        let payload: Vec<[Block; 2]> = (0..m)
+            .map(|_| [Block::sample(&mut rng), Block::sample(&mut rng)])
+            .collect();
+        let (mut a, mut b) = MemoryChannel::pair();
+        let got = std::thread::scope(|sc| {
+            let h = sc.spawn(|| make().with_threads(2).send(&mut a, &payload));
+            let got = make().with_threads(2).receive(&mut b, &r);
+            h.join().unwrap().unwrap();
+            got.unwrap()
+        });
+        for i in 0..m {
+            assert_eq!(got[i], payload[i][usize::from(r.get(i))]);
+        }
+        // Correlated OT.
+        let delta = Block::sample(&mut rng);
+        let (mut a, mut b) = MemoryChannel::pair();
+        let (z, t) = std::thread::scope(|sc| {
+            let h = sc.spawn(|| {
+                make()
+                    .with_base(BaseOtKind::Np00)
+                    .send_correlated(&mut a, m, delta)
+            });
+            let t = make()
+                .with_base(BaseOtKind::Np00)
+                .receive_correlated(&mut b, &r);
+            (h.join().unwrap().unwrap(), t.unwrap())
+        });
+        check_delta(&z, &t, &r, delta);
+    }
+}
