@@ -250,11 +250,10 @@ enum Mode {
     Owned,
 }
 
-struct ExprGen<'a> {
-    ir: &'a Ir,
-}
+/// Generates Rust expressions and statements from typed `.otp` ones.
+struct ExprGen;
 
-impl ExprGen<'_> {
+impl ExprGen {
     fn gen(&self, e: &TExpr) -> (TokenStream, Mode) {
         let rt = rt();
         match &e.kind {
@@ -424,7 +423,6 @@ impl ExprGen<'_> {
             TStmt::Check(cond, abort, text) => {
                 let c = self.owned(cond);
                 let a = id(abort);
-                let _ = &self.ir;
                 quote!(if !(#c) { return Err(Error::#a { role: #role, check: #text }); })
             }
         }
@@ -519,7 +517,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
         let doc = format!("The parameter `{}`.", p.name);
         quote!(#[doc = #doc] pub fn #n(&self) -> #t { self.#n })
     });
-    let eg = ExprGen { ir };
+    let eg = ExprGen;
     let requires = ir
         .params
         .iter()
@@ -530,7 +528,6 @@ pub fn generate(ir: &Ir) -> TokenStream {
         });
 
     // ---- Comm ----
-    let role_ids: Vec<Ident> = ir.roles.iter().map(|r| id(r)).collect();
     let comm_fields: Vec<Ident> = ir
         .roles
         .iter()
@@ -1319,7 +1316,6 @@ pub fn generate(ir: &Ir) -> TokenStream {
     let recv_msg = format!("protocol `{pname}`: `{{R}}` cannot receive `{{Self}}` in this state");
     let send_msg = format!("protocol `{pname}`: `{{R}}` does not send `{{Self}}` in this state");
     let proto_doc = format!("Generated from `{}`.", ir.location);
-    let _ = role_ids;
 
     quote! {
         #(#includes)*

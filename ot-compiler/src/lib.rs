@@ -218,10 +218,8 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
     let proto = match main_file.protocols.as_slice() {
         [p] => p,
         [] => {
-            let id = (sources.files.len() - files.len() + main) as u32;
-            let _ = id;
             let span = Span {
-                file: main_file_id(&sources, main),
+                file: MAIN_FILE,
                 start: 0,
                 end: 1,
             };
@@ -265,11 +263,8 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
     })
 }
 
-fn main_file_id(sources: &SourceMap, _main: usize) -> u32 {
-    // The main file is always the second file loaded (after the prelude).
-    let _ = sources;
-    1
-}
+/// The file asked for is always the second one loaded, after the prelude.
+const MAIN_FILE: source::FileId = 1;
 
 /// Compiles a `.otp` file given by path relative to `base_dir` (the crate's
 /// manifest directory for the macro).
