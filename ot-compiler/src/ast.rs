@@ -41,6 +41,10 @@ pub struct IntrinsicDecl {
     /// its last dimension, called with the same arguments plus
     /// `offset: usize, len: usize` (used to stream `chunked` rounds).
     pub chunk: Option<String>,
+    /// Per parameter: `move`, i.e. the Rust function takes the value (a
+    /// `Vec` by value) and a value whose last use is this call is moved in
+    /// instead of copied.
+    pub moves: Vec<bool>,
     /// The whole declaration.
     pub span: Span,
 }

@@ -205,6 +205,7 @@ fn check_protocol_inner(
         files: vec![],
         location: format!("{}:{line}", src.file(proto.name.span.file).name),
         chunk_paths: BTreeMap::new(),
+        moved_args: BTreeMap::new(),
         unsupported: None,
     };
     if let Some(r) = ck.roles.iter().find(|r| r.count.is_some()) {
@@ -1630,6 +1631,12 @@ fn event_mentions(e: &Event, name: &str) -> bool {
 /// each chunk as it arrives (its results joined). Neither side ever holds
 /// the whole field, and the receiver works while the sender computes.
 fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Scope) -> R<()> {
+    ir.moved_args = scope
+        .intrinsics
+        .values()
+        .filter(|i| i.moves.iter().any(|m| *m))
+        .map(|i| (i.path.clone(), i.moves.clone()))
+        .collect();
     ir.chunk_paths = scope
         .intrinsics
         .values()

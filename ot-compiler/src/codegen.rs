@@ -250,10 +250,71 @@ enum Mode {
     Owned,
 }
 
+/// Values live after a statement, and how often the statement reads each.
+type StmtCtx = (BTreeSet<String>, BTreeMap<String, usize>);
+
 /// Generates Rust expressions and statements from typed `.otp` ones.
-struct ExprGen;
+#[derive(Default)]
+struct ExprGen {
+    /// `move` parameters of intrinsics, by Rust path.
+    moves: BTreeMap<String, Vec<bool>>,
+    /// While generating a statement: the values live after it and how often
+    /// the statement reads each value (a value read once and dead afterwards
+    /// is moved into a `move` parameter instead of copied).
+    stmt_ctx: std::cell::RefCell<Option<StmtCtx>>,
+    /// Nesting depth of comprehension closures (nothing moves out of one).
+    depth: std::cell::Cell<usize>,
+}
+
+fn count_locals(e: &TExpr, out: &mut BTreeMap<String, usize>) {
+    match &e.kind {
+        TExprKind::Local(n) => *out.entry(n.clone()).or_default() += 1,
+        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => {
+            count_locals(a, out);
+            count_locals(b, out);
+        }
+        TExprKind::Call(_, args) | TExprKind::Array(args) => {
+            args.iter().for_each(|a| count_locals(a, out))
+        }
+        TExprKind::Unary(_, a) => count_locals(a, out),
+        TExprKind::Comprehension { body, lo, hi, .. } => {
+            count_locals(body, out);
+            count_locals(lo, out);
+            count_locals(hi, out);
+        }
+        _ => {}
+    }
+}
 
 impl ExprGen {
+    /// Generates a statement knowing which values are live after it.
+    fn stmt_live(&self, s: &TStmt, role: &str, live: &BTreeSet<String>) -> TokenStream {
+        let mut counts = BTreeMap::new();
+        let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
+        count_locals(e, &mut counts);
+        *self.stmt_ctx.borrow_mut() = Some((live.clone(), counts));
+        let out = self.stmt(s, role);
+        *self.stmt_ctx.borrow_mut() = None;
+        out
+    }
+
+    /// An argument for a `move` parameter: the value itself when this is its
+    /// last read (outside any closure), else a copy.
+    fn moved_arg(&self, a: &TExpr) -> TokenStream {
+        if let TExprKind::Local(n) = &a.kind {
+            let ctx = self.stmt_ctx.borrow();
+            let last_use = ctx
+                .as_ref()
+                .map(|(live, counts)| !live.contains(n) && counts.get(n) == Some(&1))
+                .unwrap_or(false);
+            if last_use && self.depth.get() == 0 {
+                let i = id(n);
+                return quote!(#i);
+            }
+        }
+        self.owned(a)
+    }
+
     fn gen(&self, e: &TExpr) -> (TokenStream, Mode) {
         let rt = rt();
         match &e.kind {
@@ -282,10 +343,22 @@ impl ExprGen {
                 }
             }
             TExprKind::Call(path, args) => {
+                let path_s = path.clone();
                 let path: TokenStream = syn::parse_str::<syn::Path>(path)
                     .map(|p| quote!(#p))
                     .unwrap_or_else(|_| quote!(missing_path));
-                let args: Vec<TokenStream> = args.iter().map(|a| self.arg(a)).collect();
+                let moves = self.moves.get(&path_s).cloned().unwrap_or_default();
+                let args: Vec<TokenStream> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| {
+                        if moves.get(k).copied().unwrap_or(false) {
+                            self.moved_arg(a)
+                        } else {
+                            self.arg(a)
+                        }
+                    })
+                    .collect();
                 (quote!(#path(#(#args),*)), Mode::Owned)
             }
             TExprKind::Binary(op, a, b) => {
@@ -335,7 +408,9 @@ impl ExprGen {
             TExprKind::Shape(sh) => (shape(sh), Mode::Owned),
             TExprKind::Comprehension { body, var, lo, hi } => {
                 let v = id(var);
+                self.depth.set(self.depth.get() + 1);
                 let body = self.owned(body);
+                self.depth.set(self.depth.get() - 1);
                 let lo_t = self.owned(lo);
                 let hi_t = self.owned(hi);
                 match &e.ty {
@@ -517,7 +592,10 @@ pub fn generate(ir: &Ir) -> TokenStream {
         let doc = format!("The parameter `{}`.", p.name);
         quote!(#[doc = #doc] pub fn #n(&self) -> #t { self.#n })
     });
-    let eg = ExprGen;
+    let eg = ExprGen {
+        moves: ir.moved_args.clone(),
+        ..ExprGen::default()
+    };
     let requires = ir
         .params
         .iter()
@@ -788,11 +866,11 @@ pub fn generate(ir: &Ir) -> TokenStream {
         let stmts_between = |from: usize, to: usize| -> (Vec<TokenStream>, bool) {
             let mut out = vec![];
             let mut rng = false;
-            for ev in &events[from..to] {
+            for (i, ev) in events.iter().enumerate().take(to).skip(from) {
                 if let Event::Stmt(s) = ev {
                     let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
                     rng |= uses_rng(e);
-                    out.push(eg.stmt(s, rname));
+                    out.push(eg.stmt_live(s, rname, &used_after[i + 1]));
                 }
             }
             (out, rng)

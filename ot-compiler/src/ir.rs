@@ -173,6 +173,8 @@ pub struct Ir {
     pub files: Vec<String>,
     /// The protocol's header location, `file:line`.
     pub location: String,
+    /// `move` parameters of intrinsics, by Rust path.
+    pub moved_args: std::collections::BTreeMap<String, Vec<bool>>,
     /// Chunk variants of intrinsics, by Rust path.
     pub chunk_paths: std::collections::BTreeMap<String, String>,
     /// Set when the protocol uses a feature code generation cannot emit yet.

@@ -583,14 +583,23 @@ impl Cx {
         let mut ret = None;
         let mut path = String::new();
         let mut chunk = None;
+        let mut moves = Vec::new();
         for p in it {
             match p.as_rule() {
                 Rule::sig_params => {
                     for sp in p.into_inner() {
-                        let mut f = sp.into_inner();
+                        let mut f = sp.into_inner().peekable();
                         let n = self.ident(f.next());
+                        let moved = f
+                            .peek()
+                            .map(|x| x.as_rule() == Rule::move_mark)
+                            .unwrap_or(false);
+                        if moved {
+                            f.next();
+                        }
                         let t = self.ty(f.next());
                         params.push(Field { name: n, ty: t });
+                        moves.push(moved);
                     }
                 }
                 Rule::ty => ret = Some(self.ty(Some(p))),
@@ -605,6 +614,7 @@ impl Cx {
             ret: ret.unwrap_or_else(|| self.ty(None)),
             path,
             chunk,
+            moves,
             span,
         }
     }

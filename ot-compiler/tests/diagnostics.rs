@@ -1034,3 +1034,30 @@ fn chunked_round_streams_and_reports_what_cannot_stream() {
     ));
     assert!(e.contains("`Sender` uses `u` of chunked round `extend` in a computation that cannot run chunk by chunk"), "{e}");
 }
+
+#[test]
+fn move_parameters_move_a_last_use_and_copy_otherwise() {
+    let text = "protocol P(role A, role B) {
+    param m: usize requires m >= 1;
+    output A { first: [Block; m], again: [Block; m] }
+    output B { done: Bit }
+    at A {
+        v = [sample Block for i in 0..m + 1];
+        w = [sample Block for i in 0..m + 1];
+        first = columns_first_blocks(v, m);
+        again = columns_first_blocks(w, m);
+        keep = w;
+    }
+    round r: A -> B : Keep { keep: [Block; m + 1] }
+    at B { done = keep[0] == keep[0]; }
+}
+";
+    let tokens = ok_str(text).tokens.to_string().replace(' ', "");
+    // `v` is read once and dead afterwards: moved.
+    assert!(tokens.contains("first_blocks(v,"), "{tokens}");
+    // `w` is read again by the next statement: copied.
+    assert!(
+        tokens.contains("first_blocks(::core::clone::Clone::clone(&w),"),
+        "{tokens}"
+    );
+}

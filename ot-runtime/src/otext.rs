@@ -217,10 +217,12 @@ pub fn gf_mul(a: Block, b: Block) -> Block {
     crate::gf128::mul(a, b)
 }
 
-/// The first `count` blocks of `v` (a copy: Delta-OT outputs are the first
-/// `m` columns; the KOS padding columns stay with the check).
-pub fn first_blocks(v: &[Block], count: usize) -> Vec<Block> {
-    v[..count.min(v.len())].to_vec()
+/// The first `count` blocks of `v`, reusing its buffer (a `move`
+/// parameter: Delta-OT outputs are the first `m` columns, the KOS padding
+/// columns are dropped without a copy).
+pub fn first_blocks(mut v: Vec<Block>, count: usize) -> Vec<Block> {
+    v.truncate(count);
+    v
 }
 
 /// `out[i] = payload[i] ⊕ keys[i]` componentwise (derandomization, sender side).
