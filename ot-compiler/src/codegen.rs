@@ -510,25 +510,9 @@ pub fn locals_of(e: &TExpr, out: &mut BTreeSet<String>) {
 }
 
 fn locals_in(e: &TExpr, out: &mut BTreeSet<String>) {
-    match &e.kind {
-        TExprKind::Local(n) => {
-            out.insert(n.clone());
-        }
-        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => {
-            locals_in(a, out);
-            locals_in(b, out);
-        }
-        TExprKind::Call(_, args) | TExprKind::Array(args) => {
-            args.iter().for_each(|a| locals_in(a, out))
-        }
-        TExprKind::Unary(_, a) => locals_in(a, out),
-        TExprKind::Comprehension { body, lo, hi, .. } => {
-            locals_in(body, out);
-            locals_in(lo, out);
-            locals_in(hi, out);
-        }
-        _ => {}
-    }
+    let mut counts = BTreeMap::new();
+    count_locals(e, &mut counts);
+    out.extend(counts.into_keys());
 }
 
 fn uses_rng(e: &TExpr) -> bool {
