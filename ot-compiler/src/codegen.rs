@@ -49,6 +49,24 @@ fn snake(s: &str) -> String {
     out
 }
 
+/// A Rust path from a `.otp` declaration as tokens (`fallback` if it does
+/// not parse; the compiler has already validated declared paths).
+fn path_tokens(path: &str, fallback: TokenStream) -> TokenStream {
+    syn::parse_str::<syn::Path>(path)
+        .map(|p| quote!(#p))
+        .unwrap_or(fallback)
+}
+
+/// The chunked dimension of a streamed field and its row count
+/// (`BitMatrix[rows, cols]` streams by columns, `[T; n]` by elements).
+fn chunk_dims(ty: &Ty) -> (TokenStream, TokenStream) {
+    match ty {
+        Ty::BitMatrix(r, c) => (shape(r), shape(c)),
+        Ty::Array(_, n) => (quote!(0usize), shape(n)),
+        _ => (quote!(0usize), quote!(0usize)),
+    }
+}
+
 /// The Rust type of a value type.
 pub fn rust_ty(t: &Ty) -> TokenStream {
     let rt = rt();
@@ -70,9 +88,7 @@ pub fn rust_ty(t: &Ty) -> TokenStream {
             let e = rust_ty(e);
             quote!(::std::vec::Vec<#e>)
         }
-        Ty::Extern(_, path) => syn::parse_str::<syn::Path>(path)
-            .map(|p| quote!(#p))
-            .unwrap_or_else(|_| quote!(())),
+        Ty::Extern(_, path) => path_tokens(path, quote!(())),
     }
 }
 
@@ -344,9 +360,7 @@ impl ExprGen {
             }
             TExprKind::Call(path, args) => {
                 let path_s = path.clone();
-                let path: TokenStream = syn::parse_str::<syn::Path>(path)
-                    .map(|p| quote!(#p))
-                    .unwrap_or_else(|_| quote!(missing_path));
+                let path: TokenStream = path_tokens(path, quote!(missing_path));
                 let moves = self.moves.get(&path_s).cloned().unwrap_or_default();
                 let args: Vec<TokenStream> = args
                     .iter()
@@ -995,9 +1009,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         _ => (String::new(), vec![]),
                     };
                     let cpath = ir.chunk_paths.get(&path).cloned().unwrap_or_default();
-                    let cpath: TokenStream = syn::parse_str::<syn::Path>(&cpath)
-                        .map(|p| quote!(#p))
-                        .unwrap_or_else(|_| quote!(missing_path));
+                    let cpath: TokenStream = path_tokens(&cpath, quote!(missing_path));
                     // Arguments are evaluated once, before the chunk loop.
                     let mut binds = vec![];
                     let mut call_args = vec![];
@@ -1021,11 +1033,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             });
                         }
                     }
-                    let (rows, cols) = match fty {
-                        Ty::BitMatrix(r, c) => (shape(r), shape(c)),
-                        Ty::Array(_, n) => (quote!(0usize), shape(n)),
-                        _ => (quote!(0usize), quote!(0usize)),
-                    };
+                    let (rows, cols) = chunk_dims(fty);
                     let by = rd
                         .chunk_by
                         .as_ref()
@@ -1091,11 +1099,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     let rn = &rd.name;
                     let (field, fty) = &rd.fields[0];
                     let fid = id(field);
-                    let (rows, cols) = match fty {
-                        Ty::BitMatrix(r, c) => (shape(r), shape(c)),
-                        Ty::Array(_, n) => (quote!(0usize), shape(n)),
-                        _ => (quote!(0usize), quote!(0usize)),
-                    };
+                    let (rows, cols) = chunk_dims(fty);
                     // Expected bytes of one chunk, and its decoding.
                     let (chunk_len, decode) = match fty {
                         Ty::Array(elem, _) => {
@@ -1125,9 +1129,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             _ => (String::new(), vec![]),
                         };
                         let cpath = ir.chunk_paths.get(&path).cloned().unwrap_or_default();
-                        let cpath: TokenStream = syn::parse_str::<syn::Path>(&cpath)
-                            .map(|p| quote!(#p))
-                            .unwrap_or_else(|_| quote!(missing_path));
+                        let cpath: TokenStream = path_tokens(&cpath, quote!(missing_path));
                         let call_args: Vec<TokenStream> = args.iter().map(|a| eg.arg(a)).collect();
                         inits.push(
                             quote!(let mut #n: #ty = ::std::vec::Vec::with_capacity(__total);),
@@ -1184,9 +1186,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     };
                     let method = format_ident!("run_{}", sub.name);
                     let field = id(&sub.name);
-                    let tpath: TokenStream = syn::parse_str::<syn::Path>(&call.trait_path)
-                        .map(|p| quote!(#p))
-                        .unwrap_or_else(|_| quote!(missing_trait));
+                    let tpath: TokenStream = path_tokens(&call.trait_path, quote!(missing_trait));
                     let fmethod = format_ident!("{}", call.method);
                     let args: Vec<TokenStream> = call.args.iter().map(|a| eg.arg(a)).collect();
                     let outs: Vec<Ident> = call.outputs.iter().map(|(n, _)| id(n)).collect();
@@ -1263,11 +1263,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
         let sub_fields: Vec<Ident> = my_calls.iter().map(|(sb, _)| id(&sb.name)).collect();
         let sub_traits: Vec<TokenStream> = my_calls
             .iter()
-            .map(|(_, c)| {
-                syn::parse_str::<syn::Path>(&c.trait_path)
-                    .map(|p| quote!(#p))
-                    .unwrap_or_else(|_| quote!(missing_trait))
-            })
+            .map(|(_, c)| path_tokens(&c.trait_path, quote!(missing_trait)))
             .collect();
         let sub_docs: Vec<String> = my_calls
             .iter()
