@@ -1623,13 +1623,18 @@ fn event_mentions(e: &Event, name: &str) -> bool {
     }
 }
 
-/// Turns every `chunked(by = C)` round into a stream (DESIGN "fast by
-/// construction"): the sender's single call producing the field is run
-/// chunk by chunk through the intrinsic's `chunked` variant, each chunk
-/// sent as its own frame; on the receiving side every computation that
-/// reads the field is a call with a `chunked` variant, hoisted to run on
-/// each chunk as it arrives (its results joined). Neither side ever holds
-/// the whole field, and the receiver works while the sender computes.
+/// Turns every `chunked(by = C)` round into a [`Stream`] (DESIGN "fast by
+/// construction"). On each side, every computation that can run chunk by
+/// chunk is pulled into the loop over chunks as a [`Stage`]: a call of an
+/// intrinsic with a `chunked` variant that reads a streamed value (directly,
+/// as an argument), or that produces a matrix or array of the round's width,
+/// and whose other inputs are known before the round. The sender's field
+/// must be such a stage; it is sent as soon as its chunk is computed, and
+/// the stages after it (its own post-processing, e.g. transposing and
+/// hashing) run while the peer consumes that chunk. A streamed value that is
+/// an output or is read after the round is assembled in place; any other
+/// exists one chunk at a time, so neither side holds the whole field or its
+/// intermediates.
 fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Scope) -> R<()> {
     ir.moved_args = scope
         .intrinsics
@@ -1649,6 +1654,13 @@ fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Sco
         .map(|i| format!("`{}`", i.name.name))
         .collect();
     let chunkable = chunkable.join(", ");
+    let chunked_fields: Vec<(usize, String)> = ir
+        .rounds
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.chunk_by.is_some() && r.fields.len() == 1)
+        .map(|(k, r)| (k, r.fields[0].0.clone()))
+        .collect();
     for k in 0..ir.rounds.len() {
         let Some(by) = ir.rounds[k].chunk_by.clone() else {
             continue;
@@ -1683,7 +1695,6 @@ fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Sco
                 )
             }
         };
-        let cols = &cols;
         let by_ok = match by.lit() {
             Some(v) if is_matrix => v > 0 && v % 128 == 0,
             Some(v) => v > 0,
@@ -1699,131 +1710,245 @@ fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Sco
                 "write e.g. `chunked(by = 65536)`".into(),
             );
         }
-        // Sender: the producing call.
-        let ev = &mut ir.events[round.from];
-        let Some(send_pos) = ev
+        // Fields of the other chunked rounds are computed by their own streams.
+        let other_fields: HashSet<&str> = chunked_fields
             .iter()
-            .position(|e| matches!(e, Event::Send(i) if *i == k))
-        else {
-            continue;
-        };
-        let def_pos = ev[..send_pos]
-            .iter()
-            .rposition(|e| matches!(e, Event::Stmt(TStmt::Assign(n, _)) if n == field));
-        let producer = match def_pos.map(|p| &ev[p]) {
-            Some(Event::Stmt(TStmt::Assign(_, e))) => e.clone(),
-            _ => {
-                return err(
-                    format!(
-                        "`{field}` of chunked round `{}` must be computed by `{}` in this protocol",
-                        round.name, ir.roles[round.from]
-                    ),
-                    "compute it with one call of an intrinsic that has a `chunked` variant".into(),
-                )
-            }
-        };
-        let def_pos = def_pos.unwrap_or(0);
-        match &producer.kind {
-            TExprKind::Call(path, args) if ir.chunk_paths.contains_key(path) && !args.iter().any(samples) => {}
-            _ => {
-                return err(
-                    format!("`{field}` of chunked round `{}` must be computed by one call of an intrinsic with a `chunked` variant (without `sample` in its arguments)", round.name),
-                    format!("intrinsics with a chunked variant: {chunkable}"),
-                )
-            }
-        }
-        if ev
-            .iter()
-            .enumerate()
-            .any(|(i, e)| i != def_pos && event_mentions(e, field))
-        {
-            return err(format!("`{}` uses `{field}` besides sending it in chunked round `{}`", ir.roles[round.from], round.name), "a streamed field exists only chunk by chunk; compute what else you need from its inputs".into());
-        }
-        ev.remove(def_pos);
-        let send_pos = send_pos - 1;
-        ev[send_pos] = Event::SendChunked(k, producer);
-
-        // Receiver: hoist every consumer into the stream.
-        let ev = &mut ir.events[round.to];
-        let Some(recv_pos) = ev
-            .iter()
-            .position(|e| matches!(e, Event::Recv(i) if *i == k))
-        else {
-            continue;
-        };
-        let mut defined: HashSet<String> =
-            ir.inputs[round.to].iter().map(|(n, _)| n.clone()).collect();
-        for e in &ev[..recv_pos] {
-            match e {
-                Event::Stmt(TStmt::Assign(n, _)) => {
-                    defined.insert(n.clone());
-                }
-                Event::Recv(r) => {
-                    defined.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone()))
-                }
-                Event::Sub(s) => {
-                    for c in ir.subs[*s].calls.iter().filter(|c| c.role == round.to) {
-                        defined.extend(c.outputs.iter().map(|(n, _)| n.clone()));
-                    }
-                }
-                _ => {}
-            }
-        }
-        let mut consumers = vec![];
-        let mut hoisted = vec![];
-        for (i, e) in ev.iter().enumerate().skip(recv_pos + 1) {
-            if !event_mentions(e, field) {
-                continue;
-            }
-            let ok = match e {
-                Event::Stmt(TStmt::Assign(name, call)) => match &call.kind {
-                    TExprKind::Call(path, args) => {
-                        let direct = args
-                            .iter()
-                            .filter(|a| matches!(&a.kind, TExprKind::Local(n) if n == field))
-                            .count()
-                            == 1;
-                        let nested = args.iter().any(|a| {
-                            !matches!(&a.kind, TExprKind::Local(n) if n == field)
-                                && mentions(a, field)
-                        });
-                        let mut locals = BTreeSet::new();
-                        for a in args {
-                            crate::codegen::locals_of(a, &mut locals);
-                        }
-                        let available = locals.iter().all(|n| n == field || defined.contains(n));
-                        let same_dim = matches!(&call.ty, Ty::Array(_, n) if n == cols);
-                        if ir.chunk_paths.contains_key(path)
-                            && direct
-                            && !nested
-                            && available
-                            && same_dim
-                            && !args.iter().any(samples)
-                        {
-                            consumers.push((name.clone(), call.clone()));
-                            hoisted.push(i);
-                            true
-                        } else {
-                            false
-                        }
-                    }
-                    _ => false,
-                },
+            .filter(|(j, _)| *j != k)
+            .map(|(_, f)| f.as_str())
+            .collect();
+        for (role, sending) in [(round.from, true), (round.to, false)] {
+            let ev = &ir.events[role];
+            let Some(pos) = ev.iter().position(|e| match e {
+                Event::Send(i) => sending && *i == k,
+                Event::Recv(i) => !sending && *i == k,
                 _ => false,
+            }) else {
+                continue;
             };
-            if !ok {
+            let mut known = defined_before(ir, role, pos);
+            let mut streamed: HashMap<String, Ty> = HashMap::new();
+            if !sending {
+                streamed.insert(field.clone(), fty.clone());
+            }
+            let mut folds: HashSet<String> = HashSet::new();
+            let mut before = vec![];
+            let mut after = vec![];
+            let mut hoisted = vec![];
+            let seg_start = if sending {
+                ev[..pos]
+                    .iter()
+                    .rposition(|e| !matches!(e, Event::Stmt(_)))
+                    .map_or(0, |i| i + 1)
+            } else {
+                pos
+            };
+            for (i, e) in ev.iter().enumerate() {
+                if i < seg_start || i == pos {
+                    continue;
+                }
+                let Event::Stmt(TStmt::Assign(name, call)) = e else {
+                    continue;
+                };
+                if i > pos && other_fields.contains(name.as_str()) {
+                    continue;
+                }
+                if i < pos {
+                    known.remove(name);
+                }
+                let Some(fold) = stage_kind(ir, call, &cols, &streamed, &known) else {
+                    if i < pos {
+                        known.insert(name.clone());
+                    }
+                    continue;
+                };
+                let stage = Stage {
+                    name: name.clone(),
+                    call: call.clone(),
+                    keep: if fold { Keep::Fold } else { Keep::Chunk },
+                };
+                if fold {
+                    folds.insert(name.clone());
+                } else {
+                    streamed.insert(name.clone(), call.ty.clone());
+                }
+                if i < pos {
+                    before.push(stage);
+                } else {
+                    after.push(stage);
+                }
+                hoisted.push(i);
+            }
+            let role_name = ir.roles[role].clone();
+            if sending && !before.iter().any(|s| &s.name == field) {
+                let defined_here = ev[seg_start..pos]
+                    .iter()
+                    .any(|e| matches!(e, Event::Stmt(TStmt::Assign(n, _)) if n == field));
+                return if defined_here {
+                    err(
+                        format!("`{field}` of chunked round `{}` must be computed by one call of an intrinsic with a `chunked` variant (without `sample` in its arguments), from values known before the round or computed chunk by chunk", round.name),
+                        format!("intrinsics with a chunked variant: {chunkable}"),
+                    )
+                } else {
+                    err(
+                        format!(
+                            "`{field}` of chunked round `{}` must be computed by `{role_name}` in this protocol",
+                            round.name
+                        ),
+                        "compute it with one call of an intrinsic that has a `chunked` variant".into(),
+                    )
+                };
+            }
+            // What is computed before the round cannot wait for its chunks.
+            for (i, e) in ev.iter().enumerate().take(pos).skip(seg_start) {
+                if hoisted.contains(&i) {
+                    continue;
+                }
+                if let Some(n) = streamed.keys().find(|n| event_mentions(e, n)) {
+                    return err(
+                        format!("`{role_name}` reads `{n}`, which is computed chunk by chunk for round `{}`, in a computation that cannot run chunk by chunk", round.name),
+                        format!("pass it directly to intrinsics with a `chunked` variant ({chunkable})"),
+                    );
+                }
+            }
+            let mut ev = ir.events[role].clone();
+            for &i in hoisted.iter().rev() {
+                ev.remove(i);
+            }
+            let pos = pos - hoisted.iter().filter(|&&i| i < pos).count();
+            // Keep whole what is read after the stream or returned.
+            let outputs: HashSet<&str> = ir.outputs[role].iter().map(|(n, _)| n.as_str()).collect();
+            let read_later = |n: &str| {
+                outputs.contains(n) || ev[pos + 1..].iter().any(|e| event_reads(e, n, ir, role))
+            };
+            if read_later(field) {
                 return err(
-                    format!("`{}` uses `{field}` of chunked round `{}` in a computation that cannot run chunk by chunk", ir.roles[round.to], round.name),
-                    format!("a streamed field may only be passed directly to intrinsics with a `chunked` variant ({chunkable}) returning one element per column, whose other arguments are known before the round"),
+                    if sending {
+                        format!("`{role_name}` uses `{field}` besides sending it in chunked round `{}`", round.name)
+                    } else {
+                        format!("`{role_name}` uses `{field}` of chunked round `{}` in a computation that cannot run chunk by chunk", round.name)
+                    },
+                    format!("a streamed field exists only chunk by chunk: pass it directly to intrinsics with a `chunked` variant ({chunkable}) whose other arguments are known before the round"),
                 );
             }
+            for stage in before.iter_mut().chain(after.iter_mut()) {
+                if stage.keep == Keep::Fold || &stage.name == field || !read_later(&stage.name) {
+                    continue;
+                }
+                if matches!(stage.call.ty, Ty::BitMatrix(..)) {
+                    return err(
+                        format!("`{role_name}` reads the whole of `{}` after chunked round `{}`, but a matrix computed chunk by chunk exists only one chunk at a time", stage.name, round.name),
+                        "compute what you need from it chunk by chunk as well (e.g. its columns with `transpose_columns`)".into(),
+                    );
+                }
+                stage.keep = Keep::Whole;
+            }
+            ev[pos] = Event::Stream(Stream {
+                round: k,
+                sending,
+                before,
+                after,
+            });
+            ir.events[role] = ev;
         }
-        for i in hoisted.into_iter().rev() {
-            ev.remove(i);
-        }
-        ev[recv_pos] = Event::RecvChunked(k, consumers);
     }
     Ok(())
+}
+
+/// Whether `call` can run chunk by chunk in a stream of width `cols`, given
+/// the values streamed so far and those known before the stream: `Some(true)`
+/// for a `Block` reduction, `Some(false)` for a chunked array or matrix.
+fn stage_kind(
+    ir: &Ir,
+    call: &TExpr,
+    cols: &Shape,
+    streamed: &HashMap<String, Ty>,
+    known: &HashSet<String>,
+) -> Option<bool> {
+    let TExprKind::Call(path, args) = &call.kind else {
+        return None;
+    };
+    if !ir.chunk_paths.contains_key(path)
+        || ir
+            .moved_args
+            .get(path)
+            .is_some_and(|m| m.iter().any(|x| *x))
+        || args.iter().any(samples)
+    {
+        return None;
+    }
+    let mut reads_stream = false;
+    for a in args {
+        if let TExprKind::Local(n) = &a.kind {
+            if streamed.contains_key(n) {
+                reads_stream = true;
+                continue;
+            }
+        }
+        if streamed.keys().any(|n| mentions(a, n)) {
+            return None;
+        }
+        if matches!(&a.ty, Ty::BitMatrix(_, c) if c == cols) {
+            return None;
+        }
+        let mut locals = BTreeSet::new();
+        crate::codegen::locals_of(a, &mut locals);
+        if !locals.iter().all(|n| known.contains(n)) {
+            return None;
+        }
+    }
+    match &call.ty {
+        Ty::BitMatrix(_, c) if c == cols => Some(false),
+        Ty::Array(_, n) if reads_stream || n == cols => Some(false),
+        Ty::Block if reads_stream => Some(true),
+        _ => None,
+    }
+}
+
+/// The values a role has before event `pos`: its inputs, what it computed
+/// or received, sub-protocol outputs, and what earlier streams kept whole.
+fn defined_before(ir: &Ir, role: usize, pos: usize) -> HashSet<String> {
+    let mut defined: HashSet<String> = ir.inputs[role].iter().map(|(n, _)| n.clone()).collect();
+    for e in &ir.events[role][..pos] {
+        match e {
+            Event::Stmt(TStmt::Assign(n, _)) => {
+                defined.insert(n.clone());
+            }
+            Event::Recv(r) => defined.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
+            Event::Sub(s) => {
+                for c in ir.subs[*s].calls.iter().filter(|c| c.role == role) {
+                    defined.extend(c.outputs.iter().map(|(n, _)| n.clone()));
+                }
+            }
+            Event::Stream(st) => defined.extend(
+                st.before
+                    .iter()
+                    .chain(&st.after)
+                    .filter(|s| s.keep != Keep::Chunk)
+                    .map(|s| s.name.clone()),
+            ),
+            Event::Send(_) | Event::Stmt(TStmt::Check(..)) => {}
+        }
+    }
+    defined
+}
+
+/// Whether an event reads value `name`.
+fn event_reads(e: &Event, name: &str, ir: &Ir, role: usize) -> bool {
+    match e {
+        Event::Stmt(_) => event_mentions(e, name),
+        Event::Send(r) => ir.rounds[*r].fields.iter().any(|(n, _)| n == name),
+        Event::Sub(s) => ir.subs[*s]
+            .calls
+            .iter()
+            .filter(|c| c.role == role)
+            .any(|c| c.args.iter().any(|a| mentions(a, name))),
+        Event::Recv(_) => false,
+        Event::Stream(st) => st
+            .before
+            .iter()
+            .chain(&st.after)
+            .any(|s| mentions(&s.call, name)),
+    }
 }
 
 /// Splits the last top-level `at` block that assigns `name` right after

@@ -542,6 +542,399 @@ fn uses_rng(e: &TExpr) -> bool {
     }
 }
 
+/// The set-up and the per-chunk body of a [`Stream`] (see `Event::Stream`):
+/// buffers for every stage, then per chunk `__off..__off + __len` the
+/// stages before the send, the send or receive of the field's chunk, and
+/// the stages after it. Each stage calls its intrinsic's chunk variant with
+/// streamed arguments replaced by their chunk (and arrays of the round's
+/// width by their slice), then `offset, len, out`.
+fn stream_loop(
+    ir: &Ir,
+    eg: &ExprGen,
+    st: &Stream,
+    claims: &BTreeMap<String, String>,
+) -> (TokenStream, TokenStream) {
+    let rt = rt();
+    let rd = &ir.rounds[st.round];
+    let rn = &rd.name;
+    let (field, fty) = &rd.fields[0];
+    let (rows, cols) = chunk_dims(fty);
+    let width = match fty {
+        Ty::BitMatrix(_, c) => c.clone(),
+        Ty::Array(_, n) => n.clone(),
+        _ => Shape::Lit(0),
+    };
+    let by = rd
+        .chunk_by
+        .as_ref()
+        .map(shape)
+        .unwrap_or_else(|| quote!(1usize));
+    let mut setup = vec![quote! {
+        let __rows: usize = #rows;
+        let __total: usize = #cols;
+        let __by: usize = (#by).max(1);
+    }];
+    // How each streamed value is kept.
+    let mut kept: BTreeMap<String, (Keep, Ty)> = BTreeMap::new();
+    if !st.sending {
+        kept.insert(field.clone(), (Keep::Chunk, fty.clone()));
+    }
+    let view = |n: &str, kept: &BTreeMap<String, (Keep, Ty)>| -> Option<TokenStream> {
+        let (keep, ty) = kept.get(n)?;
+        let i = id(n);
+        let c = format_ident!("__c_{}", n);
+        Some(match (keep, ty) {
+            (Keep::Chunk, Ty::BitMatrix(..)) => quote!(&#c),
+            (Keep::Chunk, _) => quote!(&#c[..]),
+            _ => quote!(&#i[__off.min(#i.len())..(__off + __len).min(#i.len())]),
+        })
+    };
+    let stage_code = |stage: &Stage,
+                      si: usize,
+                      kept: &mut BTreeMap<String, (Keep, Ty)>,
+                      setup: &mut Vec<TokenStream>|
+     -> TokenStream {
+        let (path, args) = match &stage.call.kind {
+            TExprKind::Call(p, a) => (p.clone(), a.clone()),
+            _ => (String::new(), vec![]),
+        };
+        let cpath = ir.chunk_paths.get(&path).cloned().unwrap_or_default();
+        let cpath: TokenStream = path_tokens(&cpath, quote!(missing_path));
+        let mut call_args = vec![];
+        for (j, a) in args.iter().enumerate() {
+            if let TExprKind::Local(n) = &a.kind {
+                if let Some(v) = view(n, kept) {
+                    call_args.push(v);
+                    continue;
+                }
+            }
+            let bound = format_ident!("__a{}_{}", si, j);
+            if matches!(&a.ty, Ty::Array(_, n) if *n == width) {
+                let v = eg.by_ref(a);
+                setup.push(quote!(let #bound = #v;));
+                call_args.push(
+                    quote!(&#bound[__off.min(#bound.len())..(__off + __len).min(#bound.len())]),
+                );
+            } else if matches!(
+                a.kind,
+                TExprKind::Local(_) | TExprKind::Param(_) | TExprKind::Int(_) | TExprKind::Bool(_)
+            ) {
+                call_args.push(eg.arg(a));
+            } else {
+                let v = eg.owned(a);
+                setup.push(quote!(let #bound = #v;));
+                call_args.push(if a.ty.is_copy() && !matches!(a.ty, Ty::Array(..)) {
+                    quote!(#bound)
+                } else {
+                    quote!(&#bound)
+                });
+            }
+        }
+        let name = &stage.name;
+        let i = id(name);
+        let c = format_ident!("__c_{}", name);
+        let nlen = format_ident!("__n_{}", name);
+        let code = match (&stage.keep, &stage.call.ty) {
+            (Keep::Fold, ty) => {
+                let t = rust_ty(ty);
+                setup.push(quote!(let mut #i: #t = ::core::default::Default::default();));
+                quote!(#cpath(#(#call_args,)* __off, __len, &mut #i);)
+            }
+            (Keep::Chunk, Ty::BitMatrix(..)) => {
+                setup.push(
+                    quote!(let mut #c: #rt::BitMatrix = ::core::default::Default::default();),
+                );
+                quote!(#cpath(#(#call_args,)* __off, __len, &mut #c);)
+            }
+            (Keep::Chunk, ty) => {
+                let n = match ty {
+                    Ty::Array(_, n) => shape(n),
+                    _ => quote!(0usize),
+                };
+                let t = rust_ty(ty);
+                setup.push(quote! {
+                    let #nlen: usize = #n;
+                    let mut #c: #t = ::std::vec::Vec::new();
+                });
+                quote! {
+                    #c.resize((__off + __len).min(#nlen) - __off.min(#nlen), ::core::default::Default::default());
+                    #cpath(#(#call_args,)* __off, __len, &mut #c[..]);
+                }
+            }
+            (Keep::Whole, ty) => {
+                let n = match ty {
+                    Ty::Array(_, n) => shape(n),
+                    _ => quote!(0usize),
+                };
+                let t = rust_ty(ty);
+                let take = match claims.get(name) {
+                    Some(f) => {
+                        let f = id(f);
+                        quote!(bufs.as_mut().map(|__b| ::core::mem::take(&mut __b.#f)).unwrap_or_default())
+                    }
+                    None => quote!(scratch.take(#name)),
+                };
+                setup.push(quote! {
+                    let #nlen: usize = #n;
+                    if #nlen > __total {
+                        return Err(Error::Shape { round: #rn, field: #name, expected: __total, got: #nlen });
+                    }
+                    let mut #i: #t = #take;
+                    #i.resize(#nlen, ::core::default::Default::default());
+                });
+                quote!(#cpath(#(#call_args,)* __off, __len, &mut #i[__off.min(#nlen)..(__off + __len).min(#nlen)]);)
+            }
+        };
+        if stage.keep != Keep::Fold {
+            kept.insert(name.clone(), (stage.keep, stage.call.ty.clone()));
+        }
+        code
+    };
+    let mut per_chunk = vec![];
+    let fc = format_ident!("__c_{}", field);
+    if !st.sending {
+        // Receive the chunk into a reused buffer and decode it in place.
+        let (chunk_len, decode, init) = match fty {
+            Ty::Array(elem, _) => {
+                let ety = rust_ty(elem);
+                (
+                    quote!(__len.wrapping_mul(<#ety as #rt::wire::Wire>::SIZE)),
+                    quote!(#rt::wire::read_vec_into::<#ety>(&__buf, __len, &mut #fc)),
+                    quote!(let mut #fc: ::std::vec::Vec<#ety> = ::std::vec::Vec::new();),
+                )
+            }
+            _ => (
+                quote!(__rows.wrapping_mul(__len.div_ceil(128)).wrapping_mul(16)),
+                quote!(),
+                quote!(let mut #fc: #rt::BitMatrix = ::core::default::Default::default();),
+            ),
+        };
+        if block_shaped(fty) {
+            // Blocks are received straight into the chunk's storage.
+            setup.push(init);
+            per_chunk.push(quote! {
+                let __want = #chunk_len;
+                let __got = ch
+                    .recv_into_slice(#rt::wire::blocks_recv_buffer(&mut #fc, __len))
+                    .map_err(|source| Error::Channel { round: #rn, source })?;
+                if __got != __want {
+                    return Err(Error::Length { round: #rn, expected: __want, got: __got });
+                }
+                #rt::wire::finish_blocks_in_place(&mut #fc[..]);
+            });
+        } else if matches!(fty, Ty::Array(..)) {
+            setup.push(quote! {
+                #init
+                let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
+            });
+            per_chunk.push(quote! {
+                let __want = #chunk_len;
+                ch.recv_into(&mut __buf, __want).map_err(|source| Error::Channel { round: #rn, source })?;
+                if __buf.len() != __want {
+                    return Err(Error::Length { round: #rn, expected: __want, got: __buf.len() });
+                }
+                #decode.map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
+            });
+        } else {
+            // A matrix chunk is received straight into the matrix's storage.
+            setup.push(init);
+            per_chunk.push(quote! {
+                let __want = #chunk_len;
+                #fc.reset(__rows, __len);
+                let __got = ch
+                    .recv_into_slice(#rt::Block::slice_as_bytes_mut(#fc.as_blocks_mut()))
+                    .map_err(|source| Error::Channel { round: #rn, source })?;
+                if __got != __want {
+                    return Err(Error::Length { round: #rn, expected: __want, got: __got });
+                }
+                #rt::wire::finish_bit_matrix_in_place(&mut #fc)
+                    .map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
+            });
+        }
+    }
+    let mut si = 0;
+    for stage in &st.before {
+        per_chunk.push(stage_code(stage, si, &mut kept, &mut setup));
+        si += 1;
+    }
+    if st.sending {
+        let send = match fty {
+            Ty::Array(..) if block_shaped(fty) => quote! {
+                if #fc.len() != __len {
+                    return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
+                }
+                ch.send(&#rt::wire::block_bytes(&#fc)).map_err(|source| Error::Channel { round: #rn, source })?;
+            },
+            Ty::Array(..) => {
+                setup.push(quote!(let mut __bytes: ::std::vec::Vec<u8> = ::std::vec::Vec::new();));
+                quote! {
+                    if #fc.len() != __len {
+                        return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
+                    }
+                    __bytes.clear();
+                    #rt::wire::write_slice(&#fc, &mut __bytes);
+                    ch.send(&__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
+                }
+            }
+            _ => quote! {
+                if #fc.rows() != __rows || #fc.cols() != __len {
+                    return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.cols() });
+                }
+                ch.send(#rt::Block::slice_as_bytes(#fc.as_blocks())).map_err(|source| Error::Channel { round: #rn, source })?;
+            },
+        };
+        per_chunk.push(send);
+    }
+    for stage in &st.after {
+        per_chunk.push(stage_code(stage, si, &mut kept, &mut setup));
+        si += 1;
+    }
+    (quote!(#(#setup)*), quote!(#(#per_chunk)*))
+}
+
+/// The whole streamed arrays of a role that no output buffer takes
+/// (see [`output_claims`]) and that are never moved into a `move`
+/// parameter: their buffers are taken from and given back to the role's
+/// [`Scratch`](ot_runtime::session::Scratch) so that they survive to the
+/// next run.
+fn scratch_keys(ir: &Ir, ri: usize, claims: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let mut moved = BTreeSet::new();
+    for e in &ir.events[ri] {
+        match e {
+            Event::Stmt(TStmt::Assign(_, x)) | Event::Stmt(TStmt::Check(x, _, _)) => {
+                note_moved(ir, x, &mut moved)
+            }
+            Event::Stream(st) => st
+                .before
+                .iter()
+                .chain(&st.after)
+                .for_each(|s| note_moved(ir, &s.call, &mut moved)),
+            Event::Send(r) => moved.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
+            _ => {}
+        }
+    }
+    ir.events[ri]
+        .iter()
+        .filter_map(|e| match e {
+            Event::Stream(st) => Some(st.before.iter().chain(&st.after)),
+            _ => None,
+        })
+        .flatten()
+        .filter(|s| {
+            s.keep == Keep::Whole && !claims.contains_key(&s.name) && !moved.contains(&s.name)
+        })
+        .map(|s| s.name.clone())
+        .collect()
+}
+
+/// Locals passed to a `move` parameter anywhere in `e`.
+fn note_moved(ir: &Ir, e: &TExpr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        TExprKind::Call(path, args) => {
+            let moves = ir.moved_args.get(path);
+            for (i, a) in args.iter().enumerate() {
+                if moves.and_then(|m| m.get(i)).copied().unwrap_or(false) {
+                    if let TExprKind::Local(n) = &a.kind {
+                        out.insert(n.clone());
+                    }
+                }
+                note_moved(ir, a, out);
+            }
+        }
+        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => {
+            note_moved(ir, a, out);
+            note_moved(ir, b, out);
+        }
+        TExprKind::Unary(_, a) => note_moved(ir, a, out),
+        TExprKind::Array(items) => items.iter().for_each(|a| note_moved(ir, a, out)),
+        TExprKind::Comprehension { body, lo, hi, .. } => {
+            note_moved(ir, body, out);
+            note_moved(ir, lo, out);
+            note_moved(ir, hi, out);
+        }
+        _ => {}
+    }
+}
+
+/// The statements that give the scratch buffers dying in a step back to the
+/// role's scratch: those held at the step's start or assembled by its
+/// stream, and not carried into the next state.
+fn give_back(
+    keys: &BTreeSet<String>,
+    held: &[(String, Ty)],
+    next: &[(String, Ty)],
+    event: &Event,
+) -> TokenStream {
+    let mut alive: BTreeSet<&str> = held.iter().map(|(n, _)| n.as_str()).collect();
+    if let Event::Stream(st) = event {
+        alive.extend(
+            st.before
+                .iter()
+                .chain(&st.after)
+                .filter(|s| s.keep == Keep::Whole)
+                .map(|s| s.name.as_str()),
+        );
+    }
+    let gives = keys
+        .iter()
+        .filter(|k| alive.contains(k.as_str()) && !next.iter().any(|(n, _)| n == *k))
+        .map(|k| {
+            let i = id(k);
+            quote!(scratch.put(#k, #i);)
+        });
+    quote!(#(#gives)*)
+}
+
+/// Whether a streamed array field holds blocks or arrays of blocks, whose
+/// wire form is their memory (`ot_runtime::wire::BlockShaped`).
+fn block_shaped(fty: &Ty) -> bool {
+    match fty {
+        Ty::Array(elem, _) => match &**elem {
+            Ty::Block => true,
+            Ty::Array(inner, n) => matches!(**inner, Ty::Block) && n.small().is_some(),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Which output buffer each whole streamed array of a role writes into when
+/// the caller hands over earlier outputs (`reuse_outputs`): its own output
+/// of the same name, else an unclaimed output of the same Rust type.
+fn output_claims(ir: &Ir, ri: usize) -> BTreeMap<String, String> {
+    let whole: Vec<(String, Ty)> = ir.events[ri]
+        .iter()
+        .filter_map(|e| match e {
+            Event::Stream(st) => Some(st.before.iter().chain(&st.after)),
+            _ => None,
+        })
+        .flatten()
+        .filter(|s| s.keep == Keep::Whole)
+        .map(|s| (s.name.clone(), s.call.ty.clone()))
+        .collect();
+    let outputs = &ir.outputs[ri];
+    let mut claims = BTreeMap::new();
+    for (n, _) in &whole {
+        if outputs.iter().any(|(o, _)| o == n) {
+            claims.insert(n.clone(), n.clone());
+        }
+    }
+    for (n, t) in &whole {
+        if claims.contains_key(n) {
+            continue;
+        }
+        let rt_ty = rust_ty(t).to_string();
+        if let Some((o, _)) = outputs.iter().find(|(o, ot)| {
+            rust_ty(ot).to_string() == rt_ty
+                && !claims.values().any(|c| c == o)
+                && !whole.iter().any(|(w, _)| w == o)
+        }) {
+            claims.insert(n.clone(), o.clone());
+        }
+    }
+    claims
+}
+
 /// One state of a role: the communication event it waits on (None: done).
 struct StateInfo {
     name: Ident,
@@ -709,6 +1102,8 @@ pub fn generate(ir: &Ir) -> TokenStream {
         let input = format_ident!("{}Input", rname);
         let output = format_ident!("{}Output", rname);
         let events = &ir.events[ri];
+        let claims = output_claims(ir, ri);
+        let scratch_keys = scratch_keys(ir, ri, &claims);
         // Types of values.
         let mut types: BTreeMap<String, Ty> = BTreeMap::new();
         for (n, t) in &ir.inputs[ri] {
@@ -731,9 +1126,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         }
                     }
                 }
-                Event::RecvChunked(_, consumers) => {
-                    for (n, e) in consumers {
-                        types.insert(n.clone(), e.ty.clone());
+                Event::Stream(st) => {
+                    for stage in st.before.iter().chain(&st.after) {
+                        types.insert(stage.name.clone(), stage.call.ty.clone());
                     }
                 }
                 _ => {}
@@ -754,13 +1149,15 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         c.args.iter().for_each(|a| locals_in(a, &mut acc));
                     }
                 }
-                Event::SendChunked(_, producer) => locals_in(producer, &mut acc),
-                Event::RecvChunked(r, consumers) => {
+                Event::Stream(st) => {
                     let mut used = BTreeSet::new();
-                    for (_, e) in consumers {
-                        locals_in(e, &mut used);
+                    for stage in st.before.iter().chain(&st.after) {
+                        locals_in(&stage.call, &mut used);
                     }
-                    for (n, _) in &ir.rounds[*r].fields {
+                    for stage in st.before.iter().chain(&st.after) {
+                        used.remove(&stage.name);
+                    }
+                    for (n, _) in &ir.rounds[st.round].fields {
                         used.remove(n);
                     }
                     acc.extend(used);
@@ -793,7 +1190,12 @@ pub fn generate(ir: &Ir) -> TokenStream {
                 .map(|n| (n.clone(), types.get(n).cloned().unwrap_or(Ty::Bit)))
                 .collect();
             let (name, doc) = match events.get(ci) {
-                Some(Event::Send(r)) | Some(Event::SendChunked(r, _)) => {
+                Some(Event::Send(r))
+                | Some(Event::Stream(Stream {
+                    round: r,
+                    sending: true,
+                    ..
+                })) => {
                     let rd = &ir.rounds[*r];
                     (
                         format_ident!("Send{}", rd.msg),
@@ -803,7 +1205,12 @@ pub fn generate(ir: &Ir) -> TokenStream {
                         ),
                     )
                 }
-                Some(Event::Recv(r)) | Some(Event::RecvChunked(r, _)) => {
+                Some(Event::Recv(r))
+                | Some(Event::Stream(Stream {
+                    round: r,
+                    sending: false,
+                    ..
+                })) => {
                     let rd = &ir.rounds[*r];
                     (
                         format_ident!("Await{}", rd.msg),
@@ -832,8 +1239,14 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     defined.extend(c.outputs.iter().map(|(n, _)| n.clone()));
                 }
             }
-            if let Some(Event::RecvChunked(_, consumers)) = events.get(ci) {
-                defined.extend(consumers.iter().map(|(n, _)| n.clone()));
+            if let Some(Event::Stream(st)) = events.get(ci) {
+                defined.extend(
+                    st.before
+                        .iter()
+                        .chain(&st.after)
+                        .filter(|s| s.keep != Keep::Chunk)
+                        .map(|s| s.name.clone()),
+                );
             }
             for ev in &events[entry..ci] {
                 if let Event::Stmt(TStmt::Assign(n, _)) = ev {
@@ -920,6 +1333,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
             let cur = &s.name;
             let cur_fields: Vec<Ident> = s.vars.iter().map(|(v, _)| id(v)).collect();
             let next_state = build_state(next);
+            let gives = give_back(&scratch_keys, &s.vars, &next.vars, &events[ei]);
             match &events[ei] {
                 Event::Send(r) => {
                     let rd = &ir.rounds[*r];
@@ -941,12 +1355,13 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             #[doc = #doc]
                             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
                             pub fn #method(self) -> Result<(msgs::#m, #role<#role_mod::#next_name>), Error> {
-                                let #role { params, mut rng, subs, st } = self;
+                                let #role { params, mut rng, subs, st, mut bufs, mut scratch } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
                                 #(#prologue)*
                                 let __msg = msgs::#m { #(#fields),* };
                                 #(#body)*
-                                Ok((__msg, #role { params, rng, subs, st: #next_state }))
+                                #gives
+                                Ok((__msg, #role { params, rng, subs, st: #next_state, bufs, scratch }))
                             }
                         }
                         impl Outgoing<#role<#role_mod::#cur>> for msgs::#m {
@@ -976,12 +1391,13 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             #[doc = #doc]
                             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
                             pub fn #method(self, msg: msgs::#m) -> Result<#role<#role_mod::#next_name>, Error> {
-                                let #role { params, mut rng, subs, st } = self;
+                                let #role { params, mut rng, subs, st, mut bufs, mut scratch } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
                                 #(#prologue)*
                                 let msgs::#m { #(#fnames),* } = msg;
                                 #(#body)*
-                                Ok(#role { params, rng, subs, st: #next_state })
+                                #gives
+                                Ok(#role { params, rng, subs, st: #next_state, bufs, scratch })
                             }
                         }
                         impl Incoming<#role<#role_mod::#cur>> for msgs::#m {
@@ -998,186 +1414,53 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     let k = *r as u16;
                     transcript.push(quote!(#rt::session::Step::Recv(#k)));
                 }
-                Event::SendChunked(r, producer) => {
-                    let rd = &ir.rounds[*r];
-                    let method = format_ident!("send_{}", rd.name);
+                Event::Stream(st) => {
+                    let rd = &ir.rounds[st.round];
+                    let method =
+                        format_ident!("{}_{}", if st.sending { "send" } else { "recv" }, rd.name);
                     let rn = &rd.name;
-                    let (field, fty) = &rd.fields[0];
-                    let fid = id(field);
-                    let (path, args) = match &producer.kind {
-                        TExprKind::Call(p, a) => (p.clone(), a.clone()),
-                        _ => (String::new(), vec![]),
+                    let (setup, chunk_step) = stream_loop(ir, &eg, st, &claims);
+                    let doc = if st.sending {
+                        format!("Round `{}` (`{}`): `{}`. Streams `{}` in chunks of `{}` columns: per chunk, computes it, sends it, then runs the computations that work chunk by chunk; afterwards runs `{rname}`'s local computation up to its next step.", rd.name, rd.location, rd.text, rd.fields[0].0, rd.chunk_by.as_ref().map(|b| b.to_string()).unwrap_or_default())
+                    } else {
+                        format!("Round `{}` (`{}`): `{}`. Receives `{}` chunk by chunk and runs the computations that read it on each chunk as it arrives, then runs `{rname}`'s local computation (and checks) up to its next step.", rd.name, rd.location, rd.text, rd.fields[0].0)
                     };
-                    let cpath = ir.chunk_paths.get(&path).cloned().unwrap_or_default();
-                    let cpath: TokenStream = path_tokens(&cpath, quote!(missing_path));
-                    // Arguments are evaluated once, before the chunk loop.
-                    let mut binds = vec![];
-                    let mut call_args = vec![];
-                    for (i, a) in args.iter().enumerate() {
-                        if matches!(
-                            a.kind,
-                            TExprKind::Local(_)
-                                | TExprKind::Param(_)
-                                | TExprKind::Int(_)
-                                | TExprKind::Bool(_)
-                        ) {
-                            call_args.push(eg.arg(a));
-                        } else {
-                            let t = format_ident!("__arg{}", i);
-                            let v = eg.owned(a);
-                            binds.push(quote!(let #t = #v;));
-                            call_args.push(if a.ty.is_copy() && !matches!(a.ty, Ty::Array(..)) {
-                                quote!(#t)
-                            } else {
-                                quote!(&#t)
-                            });
-                        }
-                    }
-                    let (rows, cols) = chunk_dims(fty);
-                    let by = rd
-                        .chunk_by
-                        .as_ref()
-                        .map(shape)
-                        .unwrap_or_else(|| quote!(1usize));
-                    // One chunk: compute, check its shape, encode, send.
-                    let one_chunk = match fty {
-                        Ty::Array(elem, _) => {
-                            let ety = rust_ty(elem);
-                            quote! {
-                                let #fid: ::std::vec::Vec<#ety> = #cpath(#(#call_args,)* __off, __len);
-                                if #fid.len() != __len {
-                                    return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fid.len() });
-                                }
-                                let mut __bytes = ::std::vec::Vec::new();
-                                #rt::wire::write_slice(&#fid, &mut __bytes);
-                                ch.send_vec(__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
-                            }
-                        }
-                        _ => quote! {
-                            let #fid: #rt::BitMatrix = #cpath(#(#call_args,)* __off, __len);
-                            if #fid.rows() != __rows || #fid.cols() != __len {
-                                return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fid.cols() });
-                            }
-                            let __bytes = #rt::Block::slice_as_bytes(#fid.as_blocks()).to_vec();
-                            ch.send_vec(__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
-                        },
+                    let flush = if st.sending {
+                        quote!(ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;)
+                    } else {
+                        quote!()
                     };
-                    let doc = format!("Round `{}` (`{}`): `{}`. Streams `{}` in chunks of `{}` columns, computing each chunk just before sending it, then runs `{rname}`'s local computation up to its next step.", rd.name, rd.location, rd.text, field, rd.chunk_by.as_ref().map(|b| b.to_string()).unwrap_or_default());
                     steps.push(quote! {
                         impl #role<#role_mod::#cur> {
                             #[doc = #doc]
                             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
                             pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
-                                let #role { params, mut rng, subs, st } = self;
+                                let #role { params, mut rng, subs, st, mut bufs, mut scratch } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
                                 #(#prologue)*
-                                #(#binds)*
-                                let __rows: usize = #rows;
-                                let __total: usize = #cols;
-                                let __by: usize = (#by).max(1);
+                                #setup
                                 let mut __off = 0usize;
                                 while __off < __total {
                                     let __len = (__total - __off).min(__by);
-                                    #one_chunk
+                                    #chunk_step
                                     __off += __len;
                                 }
-                                ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;
+                                #flush
                                 #(#body)*
-                                Ok(#role { params, rng, subs, st: #next_state })
+                                #gives
+                                Ok(#role { params, rng, subs, st: #next_state, bufs, scratch })
                             }
                         }
                     });
                     driver.push(quote! {
                         let __s = __s.#method(&mut ch)?;
                     });
-                    let k = *r as u16;
-                    transcript.push(quote!(#rt::session::Step::Send(#k)));
-                }
-                Event::RecvChunked(r, consumers) => {
-                    let rd = &ir.rounds[*r];
-                    let method = format_ident!("recv_{}", rd.name);
-                    let rn = &rd.name;
-                    let (field, fty) = &rd.fields[0];
-                    let fid = id(field);
-                    let (rows, cols) = chunk_dims(fty);
-                    // Expected bytes of one chunk, and its decoding.
-                    let (chunk_len, decode) = match fty {
-                        Ty::Array(elem, _) => {
-                            let ety = rust_ty(elem);
-                            (
-                                quote!(__len.wrapping_mul(<#ety as #rt::wire::Wire>::SIZE)),
-                                quote!(#rt::wire::read_vec::<#ety>(&__buf, __len)),
-                            )
-                        }
-                        _ => (
-                            quote!(__rows.wrapping_mul(__len.div_ceil(128)).wrapping_mul(16)),
-                            quote!(#rt::wire::read_bit_matrix(&__buf, __rows, __len)),
-                        ),
-                    };
-                    let by = rd
-                        .chunk_by
-                        .as_ref()
-                        .map(shape)
-                        .unwrap_or_else(|| quote!(1usize));
-                    let mut inits = vec![];
-                    let mut calls = vec![];
-                    for (name, call) in consumers {
-                        let n = id(name);
-                        let ty = rust_ty(&call.ty);
-                        let (path, args) = match &call.kind {
-                            TExprKind::Call(p, a) => (p.clone(), a.clone()),
-                            _ => (String::new(), vec![]),
-                        };
-                        let cpath = ir.chunk_paths.get(&path).cloned().unwrap_or_default();
-                        let cpath: TokenStream = path_tokens(&cpath, quote!(missing_path));
-                        let call_args: Vec<TokenStream> = args.iter().map(|a| eg.arg(a)).collect();
-                        inits.push(
-                            quote!(let mut #n: #ty = ::std::vec::Vec::with_capacity(__total);),
-                        );
-                        calls.push(quote! {
-                            let __part = #cpath(#(#call_args,)* __off, __len);
-                            if __part.len() != __len {
-                                return Err(Error::Shape { round: #rn, field: #name, expected: __len, got: __part.len() });
-                            }
-                            #n.extend_from_slice(&__part);
-                        });
+                    let k = st.round as u16;
+                    if st.sending {
+                        transcript.push(quote!(#rt::session::Step::Send(#k)));
+                    } else {
+                        transcript.push(quote!(#rt::session::Step::Recv(#k)));
                     }
-                    let doc = format!("Round `{}` (`{}`): `{}`. Receives `{}` chunk by chunk and feeds each chunk to the computations that read it, then runs `{rname}`'s local computation (and checks) up to its next step.", rd.name, rd.location, rd.text, field);
-                    steps.push(quote! {
-                        impl #role<#role_mod::#cur> {
-                            #[doc = #doc]
-                            #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-                            pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
-                                let #role { params, mut rng, subs, st } = self;
-                                let #role_mod::#cur { #(#cur_fields),* } = st;
-                                #(#prologue)*
-                                let __rows: usize = #rows;
-                                let __total: usize = #cols;
-                                let __by: usize = (#by).max(1);
-                                #(#inits)*
-                                let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
-                                let mut __off = 0usize;
-                                while __off < __total {
-                                    let __len = (__total - __off).min(__by);
-                                    let __want = #chunk_len;
-                                    ch.recv_into(&mut __buf, __want).map_err(|source| Error::Channel { round: #rn, source })?;
-                                    if __buf.len() != __want {
-                                        return Err(Error::Length { round: #rn, expected: __want, got: __buf.len() });
-                                    }
-                                    let #fid = #decode.map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
-                                    #(#calls)*
-                                    __off += __len;
-                                }
-                                #(#body)*
-                                Ok(#role { params, rng, subs, st: #next_state })
-                            }
-                        }
-                    });
-                    driver.push(quote! {
-                        let __s = __s.#method(&mut ch)?;
-                    });
-                    let k = *r as u16;
-                    transcript.push(quote!(#rt::session::Step::Recv(#k)));
                 }
                 Event::Sub(k) => {
                     let sub = &ir.subs[*k];
@@ -1212,7 +1495,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
                             #[doc = #doc]
                             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
                             pub fn #method(self, ch: &mut dyn #rt::channel::Channel) -> Result<#role<#role_mod::#next_name>, Error> {
-                                let #role { params, mut rng, mut subs, st } = self;
+                                let #role { params, mut rng, mut subs, st, mut bufs, mut scratch } = self;
                                 let #role_mod::#cur { #(#cur_fields),* } = st;
                                 #(#prologue)*
                                 let __out = #tpath::#fmethod(&mut *subs.#field, ch, #(#args),*)
@@ -1220,7 +1503,8 @@ pub fn generate(ir: &Ir) -> TokenStream {
                                 #bind
                                 #(#checks)*
                                 #(#body)*
-                                Ok(#role { params, rng, subs, st: #next_state })
+                                #gives
+                                Ok(#role { params, rng, subs, st: #next_state, bufs, scratch })
                             }
                         }
                     });
@@ -1239,6 +1523,12 @@ pub fn generate(ir: &Ir) -> TokenStream {
             .unwrap_or_default();
         let done_entry = states.last().map(|s| s.entry).unwrap_or(events.len());
         let (finish_stmts, _) = stmts_between(done_entry, events.len());
+        let finish_gives = give_back(
+            &scratch_keys,
+            states.last().map(|s| s.vars.as_slice()).unwrap_or_default(),
+            &[],
+            &Event::Send(usize::MAX),
+        );
         let run_doc = format!("Runs `{rname}` to completion over a channel (blocking driver): every message is encoded, framed, sent, received and decoded with its exact length from `Params`.");
         let t_const = format_ident!("{}_TRANSCRIPT", snake(rname).to_uppercase());
         let tdoc =
@@ -1287,7 +1577,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
             pub struct #input { #( #[doc = #in_docs] pub #in_names: #in_tys, )* }
             #[doc = #output_doc]
             #[derive(Clone, Debug)]
-            pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* }
+            pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* scratch: #rt::session::Scratch }
             #[doc = concat!("States of `", #rname_s, "`.")]
             pub mod #role_mod {
                 #[allow(unused_imports)]
@@ -1296,7 +1586,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
             }
             #[doc = #role_doc]
             #[must_use = "a protocol role does nothing until its next step is called"]
-            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, subs: #subs_ty, st: S }
+            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, subs: #subs_ty, st: S, bufs: ::core::option::Option<#output>, scratch: #rt::session::Scratch }
             #[doc = #subs_doc]
             pub struct #subs_ty { #( #[doc = #sub_docs] pub #sub_fields: ::std::boxed::Box<dyn #sub_traits + ::core::marker::Send>, )* }
             impl<S> #role<S> {
@@ -1315,7 +1605,18 @@ pub fn generate(ir: &Ir) -> TokenStream {
                     let #input { #(#in_names),* } = input;
                     #(#in_checks2)*
                     #(#init_stmts)*
-                    Ok(#role { params, rng, subs: #subs_init, st: #init_state })
+                    Ok(#role { params, rng, subs: #subs_init, st: #init_state, bufs: None, scratch: ::core::default::Default::default() })
+                }
+                /// Hands over the outputs of an earlier run (for example the
+                /// previous batch's) so that this run writes the arrays it
+                /// computes chunk by chunk into their buffers instead of
+                /// allocating: allocation and first-touch page faults then
+                /// happen once, outside the protocol. Buffers that do not fit
+                /// are resized; the values are overwritten.
+                pub fn reuse_outputs(mut self, mut previous: #output) -> Self {
+                    self.scratch = ::core::mem::take(&mut previous.scratch);
+                    self.bufs = ::core::option::Option::Some(previous);
+                    self
                 }
                 #[doc = #run_doc]
                 #[allow(unused_variables, unused_mut)]
@@ -1333,10 +1634,11 @@ pub fn generate(ir: &Ir) -> TokenStream {
                 /// message goes out first); a failing check is its abort.
                 #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
                 pub fn finish(self) -> Result<#output, Error> {
-                    let #role { params, mut rng, subs, st } = self;
+                    let #role { params, mut rng, subs, st, mut bufs, mut scratch } = self;
                     let #role_mod::Done { #(#done_fields),* } = st;
                     #(#finish_stmts)*
-                    Ok(#output { #(#out_names),* })
+                    #finish_gives
+                    Ok(#output { #(#out_names,)* scratch })
                 }
             }
         });

@@ -74,12 +74,48 @@ pub enum Event {
     Recv(usize),
     /// Run sub-protocol call `i`.
     Sub(usize),
-    /// Send the single field of `chunked` round `i` chunk by chunk, each
-    /// chunk computed by the chunk variant of the producer call.
-    SendChunked(usize, TExpr),
-    /// Receive `chunked` round `i` chunk by chunk, feeding each chunk to the
-    /// hoisted consumer calls `(name, call)` whose chunk results are joined.
-    RecvChunked(usize, Vec<(String, TExpr)>),
+    /// A `chunked` round run as a stream (see [`Stream`]).
+    Stream(Stream),
+}
+
+/// A `chunked` round as one role runs it: a loop over chunks of the round's
+/// width in which every [`Stage`] is computed through its intrinsic's chunk
+/// variant, and the field's chunk is sent right after the stages that
+/// produce it (or received before the stages that read it).
+#[derive(Clone, Debug)]
+pub struct Stream {
+    /// The round.
+    pub round: usize,
+    /// Whether this role sends the round's field.
+    pub sending: bool,
+    /// Stages computed before the chunk is sent (the field's producer and
+    /// the streamed values it reads); empty on the receiving side.
+    pub before: Vec<Stage>,
+    /// Stages computed after the chunk is sent or received.
+    pub after: Vec<Stage>,
+}
+
+/// One computation run chunk by chunk inside a [`Stream`].
+#[derive(Clone, Debug)]
+pub struct Stage {
+    /// The value it defines.
+    pub name: String,
+    /// The intrinsic call (its chunk variant is called per chunk).
+    pub call: TExpr,
+    /// What exists of the value.
+    pub keep: Keep,
+}
+
+/// What a [`Stage`] keeps of its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Only the current chunk, in a buffer reused for every chunk.
+    Chunk,
+    /// The whole array, each chunk written in place (an output, or a value
+    /// read after the stream).
+    Whole,
+    /// A `Block` reduction: each chunk's contribution is XORed in.
+    Fold,
 }
 
 /// A round.

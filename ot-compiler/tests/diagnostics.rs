@@ -980,10 +980,14 @@ proptest! {
 }
 
 /// A Delta-IKNP-like protocol whose `extend` round is chunked; `$producer`
-/// and `$consumer` are the two lines that compute and read `u`.
-fn chunked_protocol(by: &str, producer: &str, consumer: &str) -> String {
+/// and `$consumer` are the lines that compute and read `u`, `$tail` the
+/// receiver's computation after the round. Two intrinsics without a chunk
+/// variant are declared for the negative cases.
+fn chunked_protocol(by: &str, producer: &str, consumer: &str, tail: &str) -> String {
     format!(
-        "protocol P(role Sender, role Receiver) {{
+        "intrinsic whole_columns(t: BitMatrix[K, M]) -> [Block; M] = ::x::whole_columns;
+intrinsic whole_xor(t: BitMatrix[K, M], seeds: [Block; K], r: Bits[M]) -> BitMatrix[K, M] = ::x::whole_xor;
+protocol P(role Sender, role Receiver) {{
     const KAPPA: usize = 128;
     param m: usize requires m >= 1;
     input  Sender   {{ delta: Block }}
@@ -997,42 +1001,113 @@ fn chunked_protocol(by: &str, producer: &str, consumer: &str) -> String {
         at Receiver {{ {producer} }}
     }}
     at Sender {{ {consumer} }}
-    at Receiver {{ chosen = prg_columns(k0, m, 1); }}
+    at Receiver {{ {tail} }}
 }}
 "
     )
 }
 
+/// The stages of role `role`'s stream, as `name` or `name (whole)`.
+fn stream_stages(c: &Compiled, role: usize) -> (Vec<String>, Vec<String>) {
+    use ot_compiler::ir::{Event, Keep};
+    let ir = c.ir.as_ref().expect("checked protocol");
+    let st = ir.events[role]
+        .iter()
+        .find_map(|e| match e {
+            Event::Stream(st) => Some(st),
+            _ => None,
+        })
+        .expect("a stream");
+    let names = |v: &[ot_compiler::ir::Stage]| {
+        v.iter()
+            .map(|s| match s.keep {
+                Keep::Whole => format!("{} (whole)", s.name),
+                Keep::Fold => format!("{} (sum)", s.name),
+                Keep::Chunk => s.name.clone(),
+            })
+            .collect()
+    };
+    (names(&st.before), names(&st.after))
+}
+
 #[test]
 fn chunked_round_streams_and_reports_what_cannot_stream() {
-    let good_producer = "u = prg_xor_pair(k0, k1, r, m, 1);";
+    let good_producer = "t = prg_rows(k0, m, 1); u = xor_prg_choice(t, k1, r, 1);";
     let good_consumer = "zeros = masked_columns(base.chosen, u, s, 1);";
-    ok_str(&chunked_protocol("4096", good_producer, good_consumer));
+    let good_tail = "chosen = transpose_columns(t, 1);";
+    let c = ok_str(&chunked_protocol(
+        "4096",
+        good_producer,
+        good_consumer,
+        good_tail,
+    ));
+    // The receiver computes `t` and `u` per chunk, sends, then transposes
+    // into its output; the sender writes each chunk's columns into `zeros`.
+    assert_eq!(
+        stream_stages(&c, 1),
+        (
+            vec!["t".to_string(), "u".to_string()],
+            vec!["chosen (whole)".to_string()]
+        )
+    );
+    assert_eq!(
+        stream_stages(&c, 0),
+        (vec![], vec!["zeros (whole)".to_string()])
+    );
 
-    let e = fail_str(&chunked_protocol("100", good_producer, good_consumer));
+    let e = fail_str(&chunked_protocol(
+        "100",
+        good_producer,
+        good_consumer,
+        good_tail,
+    ));
     assert!(
         e.contains("must be a positive constant multiple of 128"),
         "{e}"
     );
-    assert!(e.contains("test.otp:11:11"), "{e}");
+    assert!(e.contains("test.otp:13:11"), "{e}");
 
     let e = fail_str(&chunked_protocol(
         "4096",
-        "t = prg_matrix(k0, m); u = prg_xor_rows(t, k1, r);",
+        "t = prg_rows(k0, m, 1); u = whole_xor(t, k1, r);",
         good_consumer,
+        good_tail,
     ));
     assert!(
         e.contains("must be computed by one call of an intrinsic with a `chunked` variant"),
         "{e}"
     );
-    assert!(e.contains("`prg_xor_pair`"), "{e}");
+    assert!(e.contains("`xor_prg_choice`"), "{e}");
 
     let e = fail_str(&chunked_protocol(
         "4096",
         good_producer,
-        "zeros = columns(u);",
+        "zeros = whole_columns(u);",
+        good_tail,
     ));
     assert!(e.contains("`Sender` uses `u` of chunked round `extend` in a computation that cannot run chunk by chunk"), "{e}");
+
+    let e = fail_str(&chunked_protocol(
+        "4096",
+        good_producer,
+        good_consumer,
+        "chosen = whole_columns(t);",
+    ));
+    assert!(
+        e.contains("`Receiver` reads the whole of `t` after chunked round `extend`"),
+        "{e}"
+    );
+
+    let e = fail_str(&chunked_protocol(
+        "4096",
+        "t = prg_rows(k0, m, 1); w = whole_columns(t); u = xor_prg_choice(t, k1, r, 1);",
+        good_consumer,
+        good_tail,
+    ));
+    assert!(
+        e.contains("`Receiver` reads `t`, which is computed chunk by chunk for round `extend`"),
+        "{e}"
+    );
 }
 
 #[test]

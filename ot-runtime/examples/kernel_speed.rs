@@ -1,5 +1,7 @@
 //! Quick single-core throughput report of every kernel, next to memcpy and
-//! the raw `aes` crate. Run: `cargo run --release -p ot-runtime --example kernel_speed`.
+//! the raw `aes` crate, and of the streamed OT-extension chain on one
+//! 128 x 16384 chunk (`--chunk-only` stops after that section).
+//! Run: `cargo run --release -p ot-runtime --example kernel_speed`.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
 use ot_runtime::{gf128, hash, parallel, prg::Prg, transpose, BitMatrix, Block};
@@ -72,6 +74,11 @@ fn main() {
     let d = best(20, || hash::sha1_ro_many(0, black_box(&mut small)));
     report("sha1_ro_many", 1 << 10, 1 << 14, d, Some(a));
 
+    chunk_section(a);
+    if std::env::args().any(|x| x == "--chunk-only") {
+        return;
+    }
+
     let m = 1 << 20;
     println!("-- transpose 128 x 2^20 ({} MiB)", (m * 16) >> 20);
     let mut mat = BitMatrix::new(128, m);
@@ -134,5 +141,85 @@ fn main() {
         1 << 18,
         d,
         None,
+    );
+}
+
+/// The streamed OT-extension data path on one 128 x 16384 chunk (256 KiB,
+/// L2-resident), single core.
+fn chunk_section(aes_bps: f64) {
+    use ot_runtime::{stream, Bits};
+    let n = 1 << 14;
+    let reps = 300;
+    println!(
+        "-- stream chunk 128 x {n} ({} KiB), single core",
+        n * 16 / 1024
+    );
+    let seeds: Vec<Block> = (0..128u128).map(|i| Block(i * 0x9e37 + 1)).collect();
+    let seeds1: Vec<Block> = (0..128u128).map(|i| Block(i * 0x7f4a + 5)).collect();
+    let t = stream::prg_rows(&seeds, n, 1);
+    let mut cols = vec![Block::ZERO; n];
+    let d = best(reps, || {
+        transpose::transpose_128_rows_into(black_box(t.as_blocks()), n / 128, &mut cols).unwrap()
+    });
+    report("transpose 128 x 16384", n, n * 16, d, None);
+    let tiles = t.as_blocks().to_vec();
+    let d = best(reps, || {
+        for (src, dst) in tiles.chunks(128).zip(cols.chunks_mut(128)) {
+            transpose::transpose_128_rows_into(black_box(src), 1, dst).unwrap();
+        }
+    });
+    report("  128 x 128 tiles, contiguous", n, n * 16, d, None);
+    let mut out = BitMatrix::new(128, n);
+    let d = best(reps, || {
+        stream::prg_rows_chunk(black_box(&seeds), n, 1, 0, n, &mut out)
+    });
+    report("prg_rows", n, n * 16, d, Some(aes_bps));
+    let r = Bits::random(&mut rand_core::OsRng, n);
+    let d = best(reps, || {
+        stream::xor_prg_choice_chunk(black_box(&t), &seeds1, &r, 1, 0, n, &mut out)
+    });
+    report("xor_prg_choice", n, n * 16, d, Some(aes_bps));
+    let u = out.clone();
+    let s = Bits::random(&mut rand_core::OsRng, 128);
+    let d = best(reps, || {
+        stream::masked_columns_chunk(black_box(&seeds), &u, &s, 1, 0, n, &mut cols)
+    });
+    report("masked_columns", n, n * 16, d, Some(aes_bps));
+    let mut h = vec![Block::ZERO; n];
+    let d = best(reps, || {
+        stream::hash_blocks_chunk(black_box(&cols), n, false, 1, 0, n, &mut h)
+    });
+    report("hash_blocks (tccr)", n, n * 16, d, Some(aes_bps));
+    let mut hp = vec![[Block::ZERO; 2]; n];
+    let d = best(reps, || {
+        stream::hash_block_pairs_chunk(black_box(&cols), Block(77), n, false, 1, 0, n, &mut hp)
+    });
+    report("hash_block_pairs (tccr)", n, n * 32, d, Some(aes_bps));
+    let mut tm = BitMatrix::new(128, n);
+    let d = best(reps, || {
+        stream::prg_rows_chunk(black_box(&seeds), n, 1, 0, n, &mut tm);
+        stream::xor_prg_choice_chunk(&tm, &seeds1, &r, 1, 0, n, &mut out);
+        stream::transpose_columns_chunk(&tm, 1, 0, n, &mut cols);
+        stream::hash_blocks_chunk(&cols, n, false, 1, 0, n, &mut h);
+    });
+    chain(
+        "receiver chain: prg_rows+xor_prg_choice+transpose+hash",
+        n,
+        d,
+    );
+    let d = best(reps, || {
+        stream::masked_columns_chunk(black_box(&seeds), &u, &s, 1, 0, n, &mut cols);
+        stream::hash_block_pairs_chunk(&cols, Block(77), n, false, 1, 0, n, &mut hp);
+    });
+    chain("sender chain: masked_columns+hash_block_pairs", n, d);
+}
+
+/// Prints a whole chain's throughput in million OTs (columns) per second.
+fn chain(name: &str, ots: usize, d: Duration) {
+    let s = d.as_secs_f64();
+    println!(
+        "{name:<56} {:>7.1} M OT/s {:>6.2} ns/OT",
+        ots as f64 / s / 1e6,
+        1e9 * s / ots as f64
     );
 }

@@ -20,6 +20,9 @@ pub mod ec;
 pub mod ops;
 pub mod otext;
 pub mod session;
+/// Streaming ("chunk") kernels of OT extension: each bulk step computed one
+/// column range at a time so a chunk stays in cache through the whole chain.
+pub mod stream;
 pub mod wire;
 
 pub use bits::Bits;

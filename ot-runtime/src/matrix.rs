@@ -65,6 +65,26 @@ impl BitMatrix {
         Ok(m)
     }
 
+    /// Reshapes to `rows x cols`, reusing the allocation (it only grows,
+    /// never shrinks): the buffer of a streamed kernel's output chunk is
+    /// reset once per chunk instead of reallocated.
+    ///
+    /// The contents afterwards are unspecified (stale values of the
+    /// previous shape, or zero where the buffer grew) but always
+    /// initialized memory; callers overwrite every block, including the
+    /// padding bits, which they must leave zero.
+    pub fn reset(&mut self, rows: usize, cols: usize) {
+        let bpr = cols.div_ceil(128);
+        let n = rows
+            .checked_mul(bpr)
+            .expect("BitMatrix::reset: size overflow");
+        self.data.truncate(n);
+        self.data.resize(n, Block::ZERO);
+        self.rows = rows;
+        self.cols = cols;
+        self.bpr = bpr;
+    }
+
     /// Builds a matrix whose rows are the given bit vectors (all of length `cols`).
     pub fn from_rows(rows: &[Bits], cols: usize) -> Result<BitMatrix, ShapeError> {
         let mut m = BitMatrix::new(rows.len(), cols);
@@ -193,5 +213,24 @@ impl BitMatrix {
     /// backend (see [`crate::transpose`]).
     pub fn transpose(&self) -> BitMatrix {
         crate::transpose::transpose(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reset_reshapes_and_reuses() {
+        let mut m = BitMatrix::new(128, 1000);
+        let cap = m.data.capacity();
+        m.reset(3, 129);
+        assert_eq!((m.rows(), m.cols(), m.blocks_per_row()), (3, 129, 2));
+        assert_eq!(m.as_blocks().len(), 6);
+        m.reset(128, 256);
+        assert_eq!(m.as_blocks().len(), 256);
+        assert_eq!(m.data.capacity(), cap);
+        m.reset(0, 0);
+        assert!(m.as_blocks().is_empty());
     }
 }

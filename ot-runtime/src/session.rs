@@ -93,3 +93,83 @@ where
         (ra, rb)
     })
 }
+
+/// Buffers of a role's intermediate arrays, kept from one run to the next.
+///
+/// A generated role takes the buffer of every large intermediate it
+/// assembles chunk by chunk (for example KOS's columns `q`, which the
+/// correlation check needs after the stream) from here, and gives it back
+/// when the value is dead; the role's output carries the scratch to the next
+/// run (`reuse_outputs`). Allocation and first-touch page faults then happen
+/// once per session instead of once per batch. Cloning gives an empty
+/// scratch: the buffers are a cache, not data.
+#[derive(Default)]
+pub struct Scratch {
+    buffers: Vec<(&'static str, Box<dyn std::any::Any + Send>)>,
+}
+
+impl Scratch {
+    /// The buffer kept under `key` if there is one of element type `T`
+    /// (its contents are stale; callers resize and overwrite), else empty.
+    pub fn take<T: Send + 'static>(&mut self, key: &'static str) -> Vec<T> {
+        let Some(i) = self
+            .buffers
+            .iter()
+            .position(|(k, b)| *k == key && b.is::<Vec<T>>())
+        else {
+            return Vec::new();
+        };
+        let (_, b) = self.buffers.swap_remove(i);
+        b.downcast::<Vec<T>>().map(|v| *v).unwrap_or_default()
+    }
+
+    /// Keeps `buffer` under `key` for a later [`Scratch::take`].
+    pub fn put<T: Send + 'static>(&mut self, key: &'static str, buffer: Vec<T>) {
+        if buffer.capacity() > 0 {
+            self.buffers.push((key, Box::new(buffer)));
+        }
+    }
+
+    /// Number of buffers kept.
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+
+    /// Whether no buffer is kept.
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty()
+    }
+}
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Scratch({} buffers)", self.buffers.len())
+    }
+}
+
+#[cfg(test)]
+mod scratch_tests {
+    use super::Scratch;
+
+    #[test]
+    fn takes_back_what_was_put_by_key_and_type() {
+        let mut s = Scratch::default();
+        assert!(s.take::<u64>("q").is_empty());
+        s.put("q", vec![1u64, 2, 3]);
+        s.put("t", vec![7u8]);
+        assert_eq!(s.len(), 2);
+        // Wrong type or key: nothing.
+        assert!(s.take::<u8>("q").is_empty());
+        assert!(s.take::<u64>("x").is_empty());
+        assert_eq!(s.take::<u64>("q"), vec![1, 2, 3]);
+        assert!(s.take::<u64>("q").is_empty());
+        assert_eq!(s.clone().len(), 0);
+        assert_eq!(format!("{s:?}"), "Scratch(1 buffers)");
+    }
+}

@@ -280,10 +280,148 @@ pub fn read_bit_matrix(
     crate::BitMatrix::from_blocks(rows, cols, blocks).map_err(|_| WireError::BadPadding)
 }
 
+/// [`read_bit_matrix`] into an existing matrix, reusing its allocation
+/// (the decoder of a streamed round calls it once per chunk).
+///
+/// Same checks and errors as [`read_bit_matrix`]. On success `out` is
+/// `rows x cols` with the decoded bits; on error its shape and contents
+/// are unspecified (but it stays a valid matrix).
+pub fn read_bit_matrix_into(
+    bytes: &[u8],
+    rows: usize,
+    cols: usize,
+    out: &mut crate::BitMatrix,
+) -> Result<(), WireError> {
+    let bpr = cols.div_ceil(128);
+    let n = rows.saturating_mul(bpr);
+    check_len(bytes, n.saturating_mul(Block::SIZE))?;
+    out.reset(rows, cols);
+    if cfg!(target_endian = "little") {
+        Block::slice_as_bytes_mut(out.as_blocks_mut()).copy_from_slice(bytes);
+    } else {
+        for (b, c) in out.as_blocks_mut().iter_mut().zip(bytes.chunks_exact(16)) {
+            *b = Block::read(c)?;
+        }
+    }
+    if !cols.is_multiple_of(128) {
+        let pad = !((1u128 << (cols % 128)) - 1);
+        if out
+            .as_blocks()
+            .chunks_exact(bpr)
+            .any(|r| r[bpr - 1].0 & pad != 0)
+        {
+            return Err(WireError::BadPadding);
+        }
+    }
+    Ok(())
+}
+
+/// Values whose wire form is their memory on little-endian targets: a
+/// [`Block`] or an array of blocks (16-byte little-endian blocks back to
+/// back). Bulk rounds of such values are sent and received without an
+/// element-by-element encoding.
+pub trait BlockShaped: Wire + bytemuck::Pod {}
+impl BlockShaped for Block {}
+impl<const N: usize> BlockShaped for [Block; N] where [Block; N]: Wire + bytemuck::Pod {}
+
+/// The wire bytes of `items`, the same as [`write_slice`] produces: a view
+/// of their memory on little-endian targets, an encoded copy otherwise.
+pub fn block_bytes<T: BlockShaped>(items: &[T]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        std::borrow::Cow::Borrowed(bytemuck::cast_slice(items))
+    } else {
+        let mut out = Vec::new();
+        write_slice(items, &mut out);
+        std::borrow::Cow::Owned(out)
+    }
+}
+
+/// Resizes `out` to `n` values and views its memory as the bytes to
+/// receive their wire form into; call [`finish_blocks_in_place`] after.
+pub fn blocks_recv_buffer<T: BlockShaped>(out: &mut Vec<T>, n: usize) -> &mut [u8] {
+    out.resize(n, T::zeroed());
+    bytemuck::cast_slice_mut(&mut out[..])
+}
+
+/// Converts values received in place (see [`blocks_recv_buffer`]) from
+/// their little-endian wire order; nothing to do on little-endian targets.
+pub fn finish_blocks_in_place<T: BlockShaped>(items: &mut [T]) {
+    if cfg!(target_endian = "big") {
+        for b in bytemuck::cast_slice_mut::<T, Block>(items) {
+            *b = Block(u128::from_le(b.0));
+        }
+    }
+}
+
+/// Completes a bit matrix whose storage was filled with its wire bytes in
+/// place (a streamed chunk received straight into the matrix with
+/// `Channel::recv_into_slice`): converts each block from its little-endian
+/// wire order (nothing to do on little-endian targets) and rejects set
+/// padding bits, as [`read_bit_matrix`] does.
+pub fn finish_bit_matrix_in_place(m: &mut crate::BitMatrix) -> Result<(), WireError> {
+    if cfg!(target_endian = "big") {
+        for b in m.as_blocks_mut() {
+            *b = Block(u128::from_le(b.0));
+        }
+    }
+    let (cols, bpr) = (m.cols(), m.blocks_per_row());
+    if !cols.is_multiple_of(128) && bpr > 0 {
+        let pad = !((1u128 << (cols % 128)) - 1);
+        if m.as_blocks()
+            .chunks_exact(bpr)
+            .any(|r| r[bpr - 1].0 & pad != 0)
+        {
+            return Err(WireError::BadPadding);
+        }
+    }
+    Ok(())
+}
+
+/// [`read_vec`] into an existing vector, reusing its allocation: `out` is
+/// cleared and refilled with exactly `n` values.
+///
+/// Same checks and errors as [`read_vec`]; on error `out` holds the values
+/// decoded before the invalid one.
+pub fn read_vec_into<T: Wire>(bytes: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), WireError> {
+    check_len(bytes, n.saturating_mul(T::SIZE))?;
+    out.clear();
+    out.reserve(n);
+    if T::SIZE == 0 {
+        for _ in 0..n {
+            out.push(T::read(&[])?);
+        }
+        return Ok(());
+    }
+    for c in bytes.chunks_exact(T::SIZE) {
+        out.push(T::read(c)?);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn block_shaped_bytes_round_trip_like_write_slice() {
+        let v: Vec<[Block; 2]> = (0..5u128)
+            .map(|i| {
+                [
+                    Block(i * 0x0101_0101_0101_0101_0101_0101_0101_0101),
+                    Block(!i),
+                ]
+            })
+            .collect();
+        let mut encoded = Vec::new();
+        write_slice(&v, &mut encoded);
+        assert_eq!(&*block_bytes(&v), &encoded[..]);
+        let mut back: Vec<[Block; 2]> = vec![[Block::ONES; 2]; 9];
+        blocks_recv_buffer(&mut back, v.len()).copy_from_slice(&encoded);
+        finish_blocks_in_place(&mut back);
+        assert_eq!(back, v);
+        assert_eq!(read_vec::<[Block; 2]>(&encoded, 5).ok(), Some(v));
+    }
     use rand_core::OsRng;
 
     fn round_trip<T: Wire + PartialEq + core::fmt::Debug>(v: T) {
@@ -415,6 +553,65 @@ mod tests {
         assert_eq!(read_bits(&[0xff], 8).unwrap().count_ones(), 8);
         assert!(matches!(read_bits(&out, 17), Err(WireError::Length { .. })));
         assert_eq!(read_bits(&[], 0).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn into_readers_match_and_reuse() {
+        let m = crate::prg::prg(Block(9), 3 * 2);
+        let mut bytes = Vec::new();
+        write_blocks(&m, &mut bytes);
+        // 3 x 256: no padding.
+        let mut out = crate::BitMatrix::new(128, 4096);
+        let cap = out.as_blocks().len();
+        read_bit_matrix_into(&bytes, 3, 256, &mut out).unwrap();
+        assert_eq!(out, read_bit_matrix(&bytes, 3, 256).unwrap());
+        assert!(out.as_blocks().len() <= cap);
+        // Padding bits set for 3 x 200: both reject.
+        assert_eq!(
+            read_bit_matrix_into(&bytes, 3, 200, &mut out),
+            Err(WireError::BadPadding)
+        );
+        assert_eq!(read_bit_matrix(&bytes, 3, 200), Err(WireError::BadPadding));
+        assert_eq!(
+            read_bit_matrix_into(&bytes[1..], 3, 256, &mut out),
+            Err(WireError::Length {
+                expected: 96,
+                got: 95
+            })
+        );
+        assert!(read_bit_matrix_into(&[], usize::MAX, usize::MAX, &mut out).is_err());
+        let mut clean = crate::BitMatrix::new(2, 100);
+        clean.set(1, 99, true);
+        let mut cb = Vec::new();
+        write_blocks(clean.as_blocks(), &mut cb);
+        read_bit_matrix_into(&cb, 2, 100, &mut out).unwrap();
+        assert_eq!(out, clean);
+
+        let mut v: Vec<u64> = Vec::with_capacity(64);
+        let p = v.as_ptr();
+        let mut enc = Vec::new();
+        write_slice(&[5u64, 6, 7], &mut enc);
+        read_vec_into(&enc, 3, &mut v).unwrap();
+        assert_eq!(v, read_vec::<u64>(&enc, 3).unwrap());
+        assert_eq!(v.as_ptr(), p);
+        assert_eq!(
+            read_vec_into(&enc, 2, &mut v),
+            Err(WireError::Length {
+                expected: 16,
+                got: 24
+            })
+        );
+        let mut bv: Vec<bool> = Vec::new();
+        assert_eq!(
+            read_vec_into(&[1, 2], 2, &mut bv),
+            Err(WireError::BadBit(2))
+        );
+        assert_eq!(read_vec_into(&[1, 0], 2, &mut bv), Ok(()));
+        assert_eq!(bv, vec![true, false]);
+        let mut e: Vec<[u8; 0]> = Vec::new();
+        read_vec_into(&[], 4, &mut e).unwrap();
+        assert_eq!(e.len(), 4);
+        assert!(read_vec_into::<Block>(&[], usize::MAX, &mut Vec::new()).is_err());
     }
 
     proptest! {

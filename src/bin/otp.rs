@@ -8,7 +8,7 @@
 //! Paths are relative to the current directory.
 #![forbid(unsafe_code)]
 
-use ot_compiler::ir::Event;
+use ot_compiler::ir::{Event, Keep, Stage};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: otp <check|expand|rounds> FILE.otp";
@@ -72,14 +72,38 @@ fn main() -> ExitCode {
                                 ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].from]
                             ),
                             Event::Sub(k) => println!("  run sub-protocol `{}`", ir.subs[*k].name),
-                            Event::SendChunked(k, _) => println!(
-                                "  send {} in chunks (round `{}`) -> {}",
-                                ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].to]
-                            ),
-                            Event::RecvChunked(k, _) => println!(
-                                "  recv {} in chunks (round `{}`) <- {}",
-                                ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].from]
-                            ),
+                            Event::Stream(st) => {
+                                let rd = &ir.rounds[st.round];
+                                let (dir, arrow, peer) = if st.sending {
+                                    ("send", "->", rd.to)
+                                } else {
+                                    ("recv", "<-", rd.from)
+                                };
+                                println!(
+                                    "  {dir} {} in chunks (round `{}`) {arrow} {}",
+                                    rd.msg, rd.name, ir.roles[peer]
+                                );
+                                let names = |stages: &[Stage]| {
+                                    stages
+                                        .iter()
+                                        .map(|s| match s.keep {
+                                            Keep::Chunk => s.name.clone(),
+                                            Keep::Whole => format!("{} (whole)", s.name),
+                                            Keep::Fold => format!("{} (sum)", s.name),
+                                        })
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                };
+                                if !st.before.is_empty() {
+                                    println!(
+                                        "    per chunk, before sending: {}",
+                                        names(&st.before)
+                                    );
+                                }
+                                if !st.after.is_empty() {
+                                    println!("    per chunk, after {dir}ing: {}", names(&st.after));
+                                }
+                            }
                             Event::Stmt(_) => {}
                         }
                     }

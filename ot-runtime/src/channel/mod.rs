@@ -22,6 +22,7 @@
 //! with the peer: treat it as broken and drop it.
 
 mod memory;
+mod pool;
 mod shaped;
 mod tamper;
 mod tcp;
@@ -159,6 +160,19 @@ pub trait Channel {
         self.send(&msg)
     }
 
+    /// An empty buffer with room for at least `capacity` bytes, for the
+    /// caller to fill and pass to [`Channel::send_vec`].
+    ///
+    /// Transports that recycle spent frame buffers ([`MemoryChannel`],
+    /// [`TcpChannel`]) hand out one of those when it is large enough, so a
+    /// sender that builds each chunk of a bulk message in an owned buffer
+    /// does not allocate (and page-fault) a fresh one per frame. The buffer
+    /// is empty (`len() == 0`); nothing of an earlier frame is observable.
+    /// The default allocates.
+    fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        Vec::with_capacity(capacity)
+    }
+
     /// Receives the next frame into `buf` (cleared first).
     ///
     /// A frame longer than `max_len` yields [`ChannelError::Oversized`]; it is
@@ -171,6 +185,20 @@ pub trait Channel {
         let mut buf = Vec::new();
         self.recv_into(&mut buf, max_len)?;
         Ok(buf)
+    }
+
+    /// Receives the next frame into the front of `out` and returns its
+    /// length; a frame longer than `out` is [`ChannelError::Oversized`].
+    ///
+    /// For bulk data received straight into its destination (a chunk of a
+    /// bit matrix): [`TcpChannel`] reads the payload from the socket into
+    /// `out` without an intermediate buffer. The default receives into a
+    /// temporary vector and copies.
+    fn recv_into_slice(&mut self, out: &mut [u8]) -> Result<usize, ChannelError> {
+        let mut buf = Vec::new();
+        self.recv_into(&mut buf, out.len())?;
+        out[..buf.len()].copy_from_slice(&buf);
+        Ok(buf.len())
     }
 
     /// Bytes, messages and rounds so far (see [`ChannelStats`]).
@@ -189,11 +217,17 @@ impl<C: Channel + ?Sized> Channel for &mut C {
     fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
         (**self).send_vec(msg)
     }
+    fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        (**self).frame_buffer(capacity)
+    }
     fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
         (**self).recv_into(buf, max_len)
     }
     fn recv(&mut self, max_len: usize) -> Result<Vec<u8>, ChannelError> {
         (**self).recv(max_len)
+    }
+    fn recv_into_slice(&mut self, out: &mut [u8]) -> Result<usize, ChannelError> {
+        (**self).recv_into_slice(out)
     }
     fn stats(&self) -> ChannelStats {
         (**self).stats()
@@ -212,11 +246,17 @@ impl<C: Channel + ?Sized> Channel for Box<C> {
     fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
         (**self).send_vec(msg)
     }
+    fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        (**self).frame_buffer(capacity)
+    }
     fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
         (**self).recv_into(buf, max_len)
     }
     fn recv(&mut self, max_len: usize) -> Result<Vec<u8>, ChannelError> {
         (**self).recv(max_len)
+    }
+    fn recv_into_slice(&mut self, out: &mut [u8]) -> Result<usize, ChannelError> {
+        (**self).recv_into_slice(out)
     }
     fn stats(&self) -> ChannelStats {
         (**self).stats()
@@ -225,3 +265,6 @@ impl<C: Channel + ?Sized> Channel for Box<C> {
         (**self).flush()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -87,6 +87,10 @@ impl<C: Channel> Channel for ShapedChannel<C> {
         self.inner.send_vec(msg)
     }
 
+    fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        self.inner.frame_buffer(capacity)
+    }
+
     fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
         self.inner.recv_into(buf, max_len)?;
         self.after_recv();

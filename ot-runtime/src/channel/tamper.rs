@@ -60,7 +60,9 @@ where
     F: FnMut(usize, &mut Vec<u8>),
 {
     fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
-        self.send_vec(msg.to_vec())
+        let mut frame = self.inner.frame_buffer(msg.len());
+        frame.extend_from_slice(msg);
+        self.send_vec(frame)
     }
 
     fn send_vec(&mut self, mut msg: Vec<u8>) -> Result<(), ChannelError> {
@@ -68,6 +70,10 @@ where
         self.next_index += 1;
         (self.tamper)(index, &mut msg);
         self.inner.send_vec(msg)
+    }
+
+    fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        self.inner.frame_buffer(capacity)
     }
 
     fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {

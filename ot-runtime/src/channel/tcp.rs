@@ -1,19 +1,30 @@
 //! Length-prefixed frames over TCP, with a background writer thread.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, IoSlice, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::mpsc::{self, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use super::pool::{BufferPool, RECYCLE_MIN};
 use super::{Channel, ChannelError, ChannelStats, StatsCounter};
 
 /// Size of the length prefix of each frame.
 const HEADER: usize = 8;
-/// Capacity of the writer's coalescing buffer; it is also flushed whenever
-/// this many bytes were written since the last flush.
+/// Size of the writer's coalescing buffer for small frames; it is written
+/// out whenever it holds this many bytes (or the queue runs empty).
 const COALESCE: usize = 64 * 1024;
+/// Payloads of at least this many bytes are not copied into the coalescing
+/// buffer: they are written to the socket straight from their own buffer
+/// (one vectored write together with whatever is coalesced and the header),
+/// which then goes back to the send pool for reuse.
+const DIRECT: usize = RECYCLE_MIN;
+/// Most buffer capacity the send pool keeps: spent payload buffers returned
+/// by the writer thread, reused by [`Channel::send`] for the next large
+/// frame. As large as the default writer queue, so that a bulk transfer that
+/// keeps the queue full does not allocate afresh on every run.
+const POOL_BYTES: usize = 64 * 1024 * 1024;
 /// Granularity of one socket read into the read-ahead buffer.
 const READ_CHUNK: usize = 64 * 1024;
 /// Default receive / no-progress time-out.
@@ -37,13 +48,23 @@ struct WriterState {
     done: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct WriterShared {
     state: Mutex<WriterState>,
     cv: Condvar,
+    /// Spent payload buffers, put by the writer, taken by `send`.
+    pool: BufferPool,
 }
 
 impl WriterShared {
+    fn new() -> Self {
+        WriterShared {
+            state: Mutex::default(),
+            cv: Condvar::new(),
+            pool: BufferPool::new(POOL_BYTES),
+        }
+    }
+
     /// Locks the state; a poisoned lock (the writer panicked) still holds
     /// consistent counters, so it is used as is.
     fn lock(&self) -> MutexGuard<'_, WriterState> {
@@ -58,24 +79,23 @@ struct Frame {
     payload: Vec<u8>,
 }
 
-impl Frame {
-    fn wire_len(&self) -> usize {
-        HEADER + self.payload.len()
-    }
-}
-
 /// Body of the writer thread: writes queued frames in order until the
-/// sender is dropped or a write fails. Frames queued back to back share the
-/// `BufWriter`; it is flushed when the queue runs empty or every
-/// [`COALESCE`] bytes, and only flushed bytes count as written.
-fn writer_loop(stream: TcpStream, rx: mpsc::Receiver<Frame>, shared: Arc<WriterShared>) {
-    let mut out = BufWriter::with_capacity(COALESCE, stream);
-    let mut unflushed = 0usize;
+/// sender is dropped or a write fails.
+///
+/// Small frames queued back to back are coalesced into one buffer, written
+/// out when the queue runs empty or it holds [`COALESCE`] bytes. A large
+/// payload (at least [`DIRECT`] bytes) is written straight from its own
+/// buffer, in one vectored write with the coalesced bytes and its header
+/// (so no extra copy and no separate tiny packet for the header), then
+/// handed to the send pool. Bytes count as no longer in flight as soon as
+/// a write call has passed them to the socket.
+fn writer_loop(mut stream: TcpStream, rx: mpsc::Receiver<Frame>, shared: Arc<WriterShared>) {
+    let mut pending: Vec<u8> = Vec::with_capacity(COALESCE + DIRECT);
     let res: io::Result<()> = (|| loop {
         let frame = match rx.try_recv() {
             Ok(frame) => frame,
             Err(TryRecvError::Empty) => {
-                flush_and_account(&mut out, &mut unflushed, &shared)?;
+                write_pending(&mut stream, &mut pending, &shared)?;
                 match rx.recv() {
                     Ok(frame) => frame,
                     Err(_) => return Ok(()),
@@ -83,15 +103,27 @@ fn writer_loop(stream: TcpStream, rx: mpsc::Receiver<Frame>, shared: Arc<WriterS
             }
             Err(TryRecvError::Disconnected) => return Ok(()),
         };
-        out.write_all(&frame.header)?;
-        out.write_all(&frame.payload)?;
-        unflushed += frame.wire_len();
-        drop(frame);
-        if unflushed >= COALESCE {
-            flush_and_account(&mut out, &mut unflushed, &shared)?;
+        if frame.payload.len() < DIRECT {
+            pending.extend_from_slice(&frame.header);
+            pending.extend_from_slice(&frame.payload);
+            if pending.len() >= COALESCE {
+                write_pending(&mut stream, &mut pending, &shared)?;
+            }
+        } else {
+            let mut slices = [
+                IoSlice::new(&pending),
+                IoSlice::new(&frame.header),
+                IoSlice::new(&frame.payload),
+            ];
+            let last = write_accounted(&mut stream, &mut slices, &shared)?;
+            pending.clear();
+            // Into the pool before the last bytes are accounted: a sender
+            // woken by that (or returning from `flush`) finds it there.
+            shared.pool.put(frame.payload);
+            account(&shared, last);
         }
     })();
-    let res = res.and_then(|()| flush_and_account(&mut out, &mut unflushed, &shared));
+    let res = res.and_then(|()| write_pending(&mut stream, &mut pending, &shared));
     let mut st = shared.lock();
     if let Err(e) = res {
         st.error = Some(e);
@@ -101,23 +133,55 @@ fn writer_loop(stream: TcpStream, rx: mpsc::Receiver<Frame>, shared: Arc<WriterS
     shared.cv.notify_all();
 }
 
-/// Flushes the writer's buffer to the socket and subtracts the flushed
-/// bytes from the in-flight count.
-fn flush_and_account(
-    out: &mut BufWriter<TcpStream>,
-    unflushed: &mut usize,
+/// Writes out the coalesced small frames.
+fn write_pending(
+    stream: &mut TcpStream,
+    pending: &mut Vec<u8>,
     shared: &WriterShared,
 ) -> io::Result<()> {
-    if *unflushed == 0 {
-        return Ok(());
+    if !pending.is_empty() {
+        let last = write_accounted(stream, &mut [IoSlice::new(pending)], shared)?;
+        pending.clear();
+        account(shared, last);
     }
-    out.flush()?;
-    let mut st = shared.lock();
-    st.in_flight = st.in_flight.saturating_sub(*unflushed);
-    drop(st);
-    *unflushed = 0;
-    shared.cv.notify_all();
     Ok(())
+}
+
+/// Subtracts `n` written bytes from the in-flight count and wakes waiters.
+fn account(shared: &WriterShared, n: usize) {
+    if n == 0 {
+        return;
+    }
+    let mut st = shared.lock();
+    st.in_flight = st.in_flight.saturating_sub(n);
+    drop(st);
+    shared.cv.notify_all();
+}
+
+/// Writes all of `slices` to the socket. What each write call passed on is
+/// subtracted from the in-flight count right away (so a waiting sender sees
+/// progress even during one huge frame), except for the last call: its byte
+/// count is returned for the caller to [`account`] once it is done with the
+/// buffers.
+fn write_accounted(
+    stream: &mut TcpStream,
+    mut slices: &mut [IoSlice<'_>],
+    shared: &WriterShared,
+) -> io::Result<usize> {
+    IoSlice::advance_slices(&mut slices, 0);
+    let mut last = 0;
+    while !slices.is_empty() {
+        let n = match stream.write_vectored(slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        IoSlice::advance_slices(&mut slices, n);
+        account(shared, last);
+        last = n;
+    }
+    Ok(last)
 }
 
 /// Whether an I/O error means the peer went away.
@@ -147,12 +211,22 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 /// Writing: every frame is handed to a writer thread as an owned buffer
 /// (copied once by [`Channel::send`], not at all by [`Channel::send_vec`]).
 /// The writer coalesces small frames that are queued back to back into a
-/// 64 KiB `BufWriter` and flushes it as soon as its queue runs empty, so
+/// 64 KiB buffer and writes it out as soon as its queue runs empty, so
 /// frames are never held back waiting for an explicit flush, while bursts of
-/// small frames still cost few system calls. The writer thread lets a party
+/// small frames still cost few system calls. Payloads of 16 KiB or more are
+/// written straight from their buffer (no coalescing copy), and the spent
+/// buffer is kept (up to 64 MiB in all) for [`Channel::send`] to copy a later
+/// large frame into, so a bulk transfer does not allocate, and page-fault,
+/// a fresh buffer per frame. The writer thread lets a party
 /// keep sending while the peer is also sending, and receive while its own
 /// big message is still going out. [`Channel::flush`] waits until every
 /// queued byte has been written to the socket.
+///
+/// Reading: small frames are served from a read-ahead buffer; the bulk of a
+/// large frame is read from the socket straight into the caller's buffer of
+/// [`Channel::recv_into`], whose allocation is reused (and, as long as its
+/// length already covers the frame, not even zero-filled again), so a
+/// receive loop with one reused buffer neither allocates nor copies twice.
 ///
 /// Deadlock freedom: the writer queue is bounded (64 MiB by default). When a
 /// send or flush would have to wait for queue space, the calling thread keeps
@@ -238,7 +312,7 @@ impl TcpChannel {
     pub fn from_stream(stream: TcpStream) -> io::Result<TcpChannel> {
         stream.set_nodelay(true)?;
         let write_half = stream.try_clone()?;
-        let shared = Arc::new(WriterShared::default());
+        let shared = Arc::new(WriterShared::new());
         let (tx, rx) = mpsc::channel();
         let thread_shared = Arc::clone(&shared);
         let thread = thread::Builder::new()
@@ -281,6 +355,12 @@ impl TcpChannel {
     pub fn with_write_queue_limit(mut self, bytes: usize) -> Self {
         self.queue_limit = bytes;
         self
+    }
+
+    /// Spare payload buffers held for reuse: count and total capacity.
+    #[cfg(test)]
+    pub(super) fn pool_held(&self) -> (usize, usize) {
+        self.shared.pool.held()
     }
 
     /// Address of the peer.
@@ -394,16 +474,24 @@ impl TcpChannel {
         }
     }
 
-    /// Queues one frame for the writer thread, waiting for queue space
-    /// first.
-    fn hand_off(&mut self, payload: Vec<u8>) -> Result<(), ChannelError> {
-        let frame = Frame {
-            header: (payload.len() as u64).to_le_bytes(),
-            payload,
-        };
-        let len = frame.wire_len();
+    /// Queues one frame of `payload_len` bytes for the writer thread,
+    /// waiting for queue space first; `payload` makes the frame's buffer only
+    /// then, when the writer has had the chance to return a spent buffer to
+    /// the pool.
+    fn hand_off(
+        &mut self,
+        payload_len: usize,
+        payload: impl FnOnce(&BufferPool) -> Vec<u8>,
+    ) -> Result<(), ChannelError> {
+        let len = HEADER + payload_len;
         let limit = self.queue_limit;
         self.wait_writer(|in_flight| in_flight == 0 || in_flight.saturating_add(len) <= limit)?;
+        let payload = payload(&self.shared.pool);
+        debug_assert_eq!(payload.len(), payload_len);
+        let frame = Frame {
+            header: (payload_len as u64).to_le_bytes(),
+            payload,
+        };
         self.shared.lock().in_flight += len;
         let sent = self.tx.as_ref().map(|tx| tx.send(frame));
         match sent {
@@ -434,7 +522,48 @@ impl TcpChannel {
         Ok(())
     }
 
+    /// Reads from the socket (bypassing the read-ahead buffer, which must
+    /// be empty) until `out` is full or the stream ends; returns the number
+    /// of bytes read, less than `out.len()` only at end of stream.
+    fn read_direct(&mut self, out: &mut [u8]) -> Result<usize, ChannelError> {
+        debug_assert_eq!(self.buffered(), 0);
+        let mut got = 0;
+        while got < out.len() && !self.eof {
+            match self.stream.read(&mut out[got..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if is_timeout(e.kind()) => {
+                    return Err(ChannelError::Timeout {
+                        after: self.timeout,
+                    })
+                }
+                Err(e) if is_hangup(e.kind()) => self.eof = true,
+                Err(e) => return Err(ChannelError::Io(e)),
+            }
+        }
+        Ok(got)
+    }
+
+    /// Receives one frame into `buf` (see [`Channel::recv_into`]); on
+    /// success `buf` holds exactly the frame, on failure its contents are
+    /// unspecified (the caller clears it).
     fn recv_frame(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
+        let len = self.recv_header(max_len)?;
+        // Size `buf` to the frame, reusing its allocation; only a part
+        // beyond its current length is zero-filled (and then overwritten).
+        if buf.len() < len {
+            buf.try_reserve_exact(len - buf.len())
+                .map_err(|_| ChannelError::Io(io::ErrorKind::OutOfMemory.into()))?;
+            buf.resize(len, 0);
+        } else {
+            buf.truncate(len);
+        }
+        self.recv_payload(buf)
+    }
+
+    /// Reads and checks the next frame's length header (at most `max_len`).
+    fn recv_header(&mut self, max_len: usize) -> Result<usize, ChannelError> {
         self.set_rto(self.timeout)?;
 
         self.fill(HEADER)?;
@@ -462,43 +591,29 @@ impl TcpChannel {
             }
         };
         self.rpos += HEADER;
+        Ok(len)
+    }
 
-        buf.try_reserve_exact(len)
-            .map_err(|_| ChannelError::Io(io::ErrorKind::OutOfMemory.into()))?;
-        let from_buf = len.min(self.buffered());
-        buf.extend_from_slice(&self.rbuf[self.rpos..self.rpos + from_buf]);
-        self.rpos += from_buf;
+    /// Reads a frame's payload (whose header was read) into all of `buf`.
+    fn recv_payload(&mut self, buf: &mut [u8]) -> Result<(), ChannelError> {
+        let len = buf.len();
+        let mut got = len.min(self.buffered());
+        buf[..got].copy_from_slice(&self.rbuf[self.rpos..self.rpos + got]);
+        self.rpos += got;
 
-        let rest = len - from_buf;
-        if rest > 0 {
-            if rest >= READ_CHUNK {
-                // Large frame: read straight into the caller's buffer.
-                let res = (&self.stream).take(rest as u64).read_to_end(buf);
-                match res {
-                    Ok(_) => {}
-                    Err(e) if is_timeout(e.kind()) => {
-                        return Err(ChannelError::Timeout {
-                            after: self.timeout,
-                        })
-                    }
-                    Err(e) if is_hangup(e.kind()) => self.eof = true,
-                    Err(e) => return Err(ChannelError::Io(e)),
-                }
-                if buf.len() < len {
-                    self.eof = true;
-                }
-            } else {
-                self.fill(rest)?;
-                let take = rest.min(self.buffered());
-                buf.extend_from_slice(&self.rbuf[self.rpos..self.rpos + take]);
-                self.rpos += take;
-            }
-            if buf.len() < len {
-                return Err(ChannelError::Truncated {
-                    expected: len,
-                    got: buf.len(),
-                });
-            }
+        let rest = len - got;
+        if rest >= READ_CHUNK {
+            // Large frame: read the rest straight into the caller's buffer.
+            got += self.read_direct(&mut buf[got..])?;
+        } else if rest > 0 {
+            self.fill(rest)?;
+            let take = rest.min(self.buffered());
+            buf[got..got + take].copy_from_slice(&self.rbuf[self.rpos..self.rpos + take]);
+            self.rpos += take;
+            got += take;
+        }
+        if got < len {
+            return Err(ChannelError::Truncated { expected: len, got });
         }
         self.stats.on_recv(len);
         Ok(())
@@ -512,23 +627,39 @@ fn clamp(d: Duration) -> Duration {
 
 impl Channel for TcpChannel {
     fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
-        self.send_vec(msg.to_vec())
+        self.hand_off(msg.len(), |pool| pool.copy_of(msg))?;
+        self.stats.on_send(msg.len());
+        Ok(())
     }
 
     fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
         let len = msg.len();
-        self.hand_off(msg)?;
+        self.hand_off(len, |_| msg)?;
         self.stats.on_send(len);
         Ok(())
     }
 
+    fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        self.shared
+            .pool
+            .take(capacity)
+            .unwrap_or_else(|| Vec::with_capacity(capacity))
+    }
+
     fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
-        buf.clear();
+        // `buf` is not cleared up front: `recv_frame` resizes it to the
+        // frame, reusing its initialised bytes; on failure it ends empty.
         let res = self.recv_frame(buf, max_len);
         if res.is_err() {
             buf.clear();
         }
         res
+    }
+
+    fn recv_into_slice(&mut self, out: &mut [u8]) -> Result<usize, ChannelError> {
+        let len = self.recv_header(out.len())?;
+        self.recv_payload(&mut out[..len])?;
+        Ok(len)
     }
 
     fn stats(&self) -> ChannelStats {

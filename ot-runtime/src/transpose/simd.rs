@@ -331,3 +331,250 @@ unsafe fn avx512(r: &Raw, row_end: usize) {
         emit!(t, e, u64, bits);
     });
 }
+
+/// Transposes the first `ntiles` whole 128-column tiles of a validated job
+/// whose row count is a multiple of 128, with [`gfni_tiles`].
+///
+/// # Panics
+/// If the geometry does not allow it (the caller checks first) or the CPU
+/// lacks the features ([`gfni_supported`]).
+pub(super) fn run_tiles(job: &mut Job<'_>, ntiles: usize) {
+    let cb0 = job.col_begin / 8;
+    assert!(
+        gfni_supported()
+            && job.valid()
+            && job.rows.is_multiple_of(128)
+            && 128 * ntiles <= job.col_end - job.col_begin
+            && cb0 + 16 * ntiles <= job.src_stride
+            && job.rows / 8 <= job.dst_stride
+    );
+    for r0 in (0..job.rows).step_by(128) {
+        // SAFETY: features checked above. Source: rows r0..r0+128 <= rows,
+        // bytes cb0 .. cb0 + 16 ntiles <= src_stride, inside `src`
+        // (`rows * src_stride` bytes, `Job::valid`). Destination: rows
+        // c < 128 ntiles <= ncols, bytes r0/8 .. r0/8 + 16 <= rows/8 <=
+        // dst_stride, inside `dst` (`ncols * dst_stride` bytes); `src` and
+        // `dst` are distinct borrows.
+        unsafe {
+            gfni_tiles(
+                job.src.as_ptr().add(r0 * job.src_stride + cb0),
+                job.src_stride,
+                ntiles,
+                job.dst.as_mut_ptr().add(r0 / 8),
+                job.dst_stride,
+            );
+        }
+    }
+}
+
+/// Whether the in-register 128 x 128 tile kernel ([`gfni_tiles`]) can run:
+/// AVX-512F/BW for the registers, VBMI for `vpermt2b`, GFNI for
+/// `vgf2p8affineqb`. Detected once and cached.
+pub(super) fn gfni_supported() -> bool {
+    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OK.get_or_init(|| {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vbmi")
+            && is_x86_feature_detected!("gfni")
+    })
+}
+
+/// Byte-shuffle tables of the tile kernel, computed at compile time.
+///
+/// The kernel is a permutation of the 14 "bit address" bits of a tile
+/// (7 row bits `r`, 7 column bits `col`). A source tile is 128 rows of 16
+/// bytes: byte address `(r, col/8)`, bit `col%8`. The destination is 128
+/// rows of 16 bytes: byte address `(col, r/8)`, bit `r%8`.
+/// `vgf2p8affineqb` swaps the bit-in-byte index with the byte-in-qword
+/// index (an 8 x 8 bit transpose per qword); everything else is byte
+/// movement done with two-source byte permutes (`vpermt2b`).
+struct Tables {
+    /// Step 1, for column half `h`: from rows `8g..8g+8` (two registers,
+    /// byte `16k + c` = byte `c` of row `8g + k`) gather qword `c'` =
+    /// bytes `8h + c'` of the 8 rows, row `k` at byte `7 - k` (the affine
+    /// instruction reads matrix rows in reverse order).
+    gather: [[u8; 64]; 2],
+    /// Step 2: 16 x 64 byte transpose in four butterfly stages; stage `s`
+    /// output `v` of a register pair.
+    stage: [[[u8; 64]; 2]; 4],
+}
+
+/// Logical bit labels used to derive [`Tables::stage`]: `n0..n5` are the
+/// destination row bits within a 64-column half (0..=5), `g0..g3` the
+/// source row-group bits (6..=9).
+const fn stage_tables() -> [[[u8; 64]; 2]; 4] {
+    // Position layouts: bit i of a byte position holds logical bit L[i].
+    let layouts: [[u8; 6]; 5] = [
+        [0, 1, 2, 3, 4, 5],
+        [0, 1, 2, 3, 4, 9],
+        [0, 1, 2, 3, 8, 9],
+        [0, 1, 2, 7, 8, 9],
+        // Final: byte 16 * (n1 n0) + g, i.e. 4 destination rows of 16 bytes.
+        [6, 7, 8, 9, 0, 1],
+    ];
+    let mut out = [[[0u8; 64]; 2]; 4];
+    let mut s = 0;
+    while s < 4 {
+        // Stage s moves g_{3-s} (register bit 3-s) into the byte position
+        // and n_{5-s} out of it into the register index (value v).
+        let g_label = 9 - s as u8;
+        let n_label = 5 - s as u8;
+        let (lin, lout) = (layouts[s], layouts[s + 1]);
+        let mut v = 0;
+        while v < 2 {
+            let mut p = 0;
+            while p < 64 {
+                let mut val = [0u8; 10];
+                let mut i = 0;
+                while i < 6 {
+                    val[lout[i] as usize] = ((p >> i) & 1) as u8;
+                    i += 1;
+                }
+                val[n_label as usize] = v as u8;
+                let mut src = 0usize;
+                let mut i = 0;
+                while i < 6 {
+                    src |= (val[lin[i] as usize] as usize) << i;
+                    i += 1;
+                }
+                out[s][v][p] = (val[g_label as usize] as usize * 64 + src) as u8;
+                p += 1;
+            }
+            v += 1;
+        }
+        s += 1;
+    }
+    out
+}
+
+const fn gather_tables() -> [[u8; 64]; 2] {
+    let mut out = [[0u8; 64]; 2];
+    let mut h = 0;
+    while h < 2 {
+        let mut c = 0;
+        while c < 8 {
+            let mut k = 0;
+            while k < 8 {
+                out[h][8 * c + 7 - k] = (16 * k + 8 * h + c) as u8;
+                k += 1;
+            }
+            c += 1;
+        }
+        h += 1;
+    }
+    out
+}
+
+static TABLES: Tables = Tables {
+    gather: gather_tables(),
+    stage: stage_tables(),
+};
+
+/// 64-byte aligned staging area: [`STAGE_TILES`] tiles, each 128 rows x 16
+/// bytes contiguous.
+#[repr(C, align(64))]
+struct StageBuf([u8; 2048 * STAGE_TILES]);
+
+/// Tiles per staged group: 8 tiles = 16 KiB, half of L1.
+const STAGE_TILES: usize = 8;
+
+/// Transposes `ntiles` consecutive 128 x 128 tiles: tile `t` is 16 bytes at
+/// `src + 16 t + j * ss` for rows `j < 128`; column `i` of tile `t` is
+/// written as 16 bytes at `dst + (128 t + i) * ds`.
+///
+/// Unless the source rows are already contiguous (`ss == 16`, one 2 KiB
+/// tile after another), groups of [`STAGE_TILES`] tiles are first copied
+/// into an L1 buffer, tile by tile, so that the kernel loads four rows per
+/// 64-byte load (no lane inserts) and each source cache line is read once
+/// even when rows are a power of two apart (same cache set).
+///
+/// # Safety
+/// [`gfni_supported`] must be true; every source byte
+/// `src + j * ss + b` (`j < 128`, `b < 16 ntiles`) must be readable and
+/// every destination byte `dst + c * ds + b` (`c < 128 ntiles`, `b < 16`)
+/// writable, not overlapping the source.
+pub(super) unsafe fn gfni_tiles(src: *const u8, ss: usize, ntiles: usize, dst: *mut u8, ds: usize) {
+    if ss == 16 {
+        for t in 0..ntiles {
+            gfni_tile(src.add(2048 * t), dst.add(128 * t * ds), ds);
+        }
+        return;
+    }
+    let mut buf = core::mem::MaybeUninit::<StageBuf>::uninit();
+    let b = buf.as_mut_ptr().cast::<u8>();
+    let mut t0 = 0;
+    while t0 < ntiles {
+        let n = STAGE_TILES.min(ntiles - t0);
+        for j in 0..128 {
+            let row = src.add(j * ss + 16 * t0);
+            for t in 0..n {
+                core::ptr::copy_nonoverlapping(row.add(16 * t), b.add(2048 * t + 16 * j), 16);
+            }
+        }
+        for t in 0..n {
+            // Every byte of staged tile t was written just above.
+            gfni_tile(b.add(2048 * t), dst.add(128 * (t0 + t) * ds), ds);
+        }
+        t0 += n;
+    }
+}
+
+/// One 128 x 128 tile given as 128 contiguous rows of 16 bytes, entirely in
+/// zmm registers (see [`Tables`]), one 64-column half `h` at a time:
+///
+/// 1. rows `8g..8g+8` are two 64-byte loads and `vpermt2b` gathers, per
+///    column byte `c = 8h + c'`, the 8 row bytes into qword `c'`;
+/// 2. `vgf2p8affineqb` with the unit-vector operand transposes each qword
+///    as an 8 x 8 bit matrix, so byte `8c' + b` of the result is byte `g`
+///    of destination row `64h + 8c' + b`;
+/// 3. the 16 registers (one per `g`) are byte-transposed (16 x 64 bytes)
+///    by four `vpermt2b` butterfly stages, leaving four complete 16-byte
+///    destination rows per register.
+///
+/// # Safety
+/// [`gfni_supported`]; `src` readable for 2048 bytes; `dst + c * ds + b`
+/// writable for `c < 128`, `b < 16`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+unsafe fn gfni_tile(src: *const u8, dst: *mut u8, ds: usize) {
+    // Byte i of every qword = 1 << i: the affine step then yields the
+    // transposed 8 x 8 bit matrix of the data operand.
+    let unit = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
+    let st: [[__m512i; 2]; 4] = core::array::from_fn(|s| {
+        [
+            _mm512_loadu_si512(TABLES.stage[s][0].as_ptr().cast()),
+            _mm512_loadu_si512(TABLES.stage[s][1].as_ptr().cast()),
+        ]
+    });
+    for h in 0..2 {
+        let gather = _mm512_loadu_si512(TABLES.gather[h].as_ptr().cast());
+        let mut x: [__m512i; 16] = core::array::from_fn(|g| {
+            let a = _mm512_loadu_si512(src.add(128 * g).cast());
+            let b = _mm512_loadu_si512(src.add(128 * g + 64).cast());
+            _mm512_gf2p8affine_epi64_epi8::<0>(unit, _mm512_permutex2var_epi8(a, gather, b))
+        });
+        for (s, idx) in st.iter().enumerate() {
+            let bit = 8 >> s;
+            for lo in 0..16 {
+                if lo & bit == 0 {
+                    let (p, q) = (x[lo], x[lo | bit]);
+                    x[lo] = _mm512_permutex2var_epi8(p, idx[0], q);
+                    x[lo | bit] = _mm512_permutex2var_epi8(p, idx[1], q);
+                }
+            }
+        }
+        // Register q now holds destination rows 64h + 4q .. 64h + 4q + 4.
+        for (q, v) in x.iter().enumerate() {
+            let row = 64 * h + 4 * q;
+            if ds == 16 {
+                _mm512_storeu_si512(dst.add(row * 16).cast(), *v);
+            } else {
+                let d = |i: usize| dst.add((row + i) * ds).cast::<__m128i>();
+                _mm_storeu_si128(d(0), _mm512_castsi512_si128(*v));
+                _mm_storeu_si128(d(1), _mm512_extracti32x4_epi32::<1>(*v));
+                _mm_storeu_si128(d(2), _mm512_extracti32x4_epi32::<2>(*v));
+                _mm_storeu_si128(d(3), _mm512_extracti32x4_epi32::<3>(*v));
+            }
+        }
+    }
+}

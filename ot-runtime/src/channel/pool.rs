@@ -1,0 +1,184 @@
+//! Recycling of large frame buffers.
+//!
+//! Bulk protocol phases stream hundreds of MiB as frames of 256 KiB–1 MiB.
+//! Allocating each frame afresh costs page faults and kernel page clearing
+//! (the allocator hands such sizes back to the kernel when they are freed),
+//! which shows up as a major cost next to the copy itself. A [`BufferPool`]
+//! keeps a bounded number of spent frame buffers so that the next frame of
+//! a similar size can be copied into one of them instead.
+//!
+//! Buffers in the pool are always cleared (`len == 0`); whoever takes one
+//! writes the new frame with `extend_from_slice`, so the stale bytes still
+//! in its capacity are never observable and one frame cannot leak into
+//! another.
+
+use std::sync::{Mutex, MutexGuard};
+
+/// Buffers smaller than this are neither pooled nor taken from the pool:
+/// small allocations are cheap (served from the allocator's free lists
+/// without page faults), and keeping them would only crowd out the large
+/// buffers that matter.
+pub(crate) const RECYCLE_MIN: usize = 16 * 1024;
+
+/// Most buffers a pool keeps, whatever their size; bounds the best-fit scan.
+const MAX_BUFFERS: usize = 512;
+
+/// The buffers kept, and the sum of their capacities.
+#[derive(Debug, Default)]
+struct Spares {
+    bufs: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+/// A bounded, thread-safe set of spare frame buffers (see the module docs).
+///
+/// One side puts buffers it no longer needs (the writer thread after a frame
+/// went out, a receiver whose buffer was replaced by the received frame),
+/// the other takes them when it must copy a borrowed slice into an owned
+/// frame. At most `max_bytes` of capacity (and at most a fixed number of
+/// buffers) are kept; that is the memory the pool may hold on to while the
+/// channel is idle.
+#[derive(Debug)]
+pub(crate) struct BufferPool {
+    spares: Mutex<Spares>,
+    max_bytes: usize,
+}
+
+impl BufferPool {
+    /// An empty pool that keeps at most `max_bytes` of buffer capacity.
+    pub(crate) fn new(max_bytes: usize) -> Self {
+        BufferPool {
+            spares: Mutex::new(Spares::default()),
+            max_bytes,
+        }
+    }
+
+    /// Locks the spares; a poisoned lock still holds a consistent list (every
+    /// update is a single push or remove plus a counter change), so it is
+    /// used as is.
+    fn lock(&self) -> MutexGuard<'_, Spares> {
+        self.spares.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Offers a spent buffer for reuse. Small buffers are dropped. When the
+    /// pool is full, smaller spares are evicted to make room for a larger
+    /// one (larger buffers serve more frame sizes); a buffer that still does
+    /// not fit is dropped. Deallocation happens after the lock is released.
+    pub(crate) fn put(&self, mut buf: Vec<u8>) {
+        let cap = buf.capacity();
+        if cap < RECYCLE_MIN || cap > self.max_bytes {
+            return;
+        }
+        buf.clear();
+        let mut evicted = Vec::new();
+        let mut sp = self.lock();
+        while sp.bytes + cap > self.max_bytes || sp.bufs.len() >= MAX_BUFFERS {
+            let smallest = sp
+                .bufs
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, b)| b.capacity())
+                .map(|(i, b)| (i, b.capacity()));
+            match smallest {
+                Some((i, c)) if c < cap => {
+                    sp.bytes -= c;
+                    evicted.push(sp.bufs.swap_remove(i));
+                }
+                _ => {
+                    drop(sp);
+                    return;
+                }
+            }
+        }
+        sp.bytes += cap;
+        sp.bufs.push(buf);
+        drop(sp);
+        drop(evicted);
+    }
+
+    /// Takes the smallest spare buffer with room for `len` bytes, if any.
+    /// The buffer is empty (`len == 0`).
+    pub(crate) fn take(&self, len: usize) -> Option<Vec<u8>> {
+        if len < RECYCLE_MIN {
+            return None;
+        }
+        let mut sp = self.lock();
+        let (i, _) = sp
+            .bufs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.capacity() >= len)
+            .min_by_key(|(_, b)| b.capacity())?;
+        let buf = sp.bufs.swap_remove(i);
+        sp.bytes -= buf.capacity();
+        Some(buf)
+    }
+
+    /// An owned copy of `msg`, in a recycled buffer when one fits (no
+    /// allocation, no page faults), else in a fresh exact-size allocation.
+    pub(crate) fn copy_of(&self, msg: &[u8]) -> Vec<u8> {
+        match self.take(msg.len()) {
+            Some(mut buf) => {
+                buf.extend_from_slice(msg);
+                buf
+            }
+            None => msg.to_vec(),
+        }
+    }
+
+    /// Number of spare buffers and their total capacity (for tests).
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> (usize, usize) {
+        let sp = self.lock();
+        (sp.bufs.len(), sp.bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_buffers_are_not_pooled() {
+        let pool = BufferPool::new(1 << 20);
+        pool.put(Vec::with_capacity(RECYCLE_MIN - 1));
+        assert_eq!(pool.held(), (0, 0));
+        assert!(pool.take(10).is_none());
+    }
+
+    #[test]
+    fn best_fit_and_cleared() {
+        let pool = BufferPool::new(1 << 24);
+        pool.put(vec![7; 1 << 20]);
+        pool.put(vec![8; 100 << 10]);
+        let b = pool.take(50 << 10).unwrap();
+        assert!(b.is_empty());
+        assert_eq!(b.capacity(), 100 << 10);
+        assert!(pool.take(2 << 20).is_none());
+        let c = pool.copy_of(&[1; 600 << 10]);
+        assert_eq!(c, vec![1; 600 << 10]);
+        assert_eq!(c.capacity(), 1 << 20);
+        assert_eq!(pool.held(), (0, 0));
+    }
+
+    #[test]
+    fn bounded_by_bytes_and_prefers_large() {
+        let pool = BufferPool::new(3 << 20);
+        for _ in 0..3 {
+            pool.put(Vec::with_capacity(1 << 20));
+        }
+        assert_eq!(pool.held(), (3, 3 << 20));
+        // Full: an equal-size buffer is dropped.
+        pool.put(Vec::with_capacity(1 << 20));
+        assert_eq!(pool.held(), (3, 3 << 20));
+        // Larger than the whole pool: dropped.
+        pool.put(Vec::with_capacity(4 << 20));
+        assert_eq!(pool.held(), (3, 3 << 20));
+        // A 2 MiB buffer evicts two 1 MiB ones.
+        pool.put(Vec::with_capacity(2 << 20));
+        assert_eq!(pool.held(), (2, 3 << 20));
+        assert_eq!(pool.take(1 << 20).unwrap().capacity(), 1 << 20);
+        assert_eq!(pool.take(1).map(|b| b.capacity()), None);
+        assert_eq!(pool.take(RECYCLE_MIN).unwrap().capacity(), 2 << 20);
+    }
+}

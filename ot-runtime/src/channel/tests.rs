@@ -1,0 +1,392 @@
+//! Tests of buffer reuse in the channels: exact round trips with a reused
+//! receive buffer, no leaking of one frame's bytes into another through
+//! recycled buffers, and the error cases on the reuse paths.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::thread;
+use std::time::Duration;
+
+use super::*;
+
+/// Frame sizes of the round-trip tests: empty, tiny, medium (coalesced vs
+/// direct), large, and sizes that shrink and grow again so that recycled
+/// and reused buffers are both larger and smaller than the next frame.
+const SIZES: [usize; 12] = [
+    0,
+    1,
+    100 << 10,
+    1 << 20,
+    3 << 20,
+    1,
+    100 << 10,
+    0,
+    3 << 20,
+    1 << 20,
+    1 << 20,
+    100 << 10,
+];
+
+/// A pattern unique to frame `index` (every byte depends on the index, and
+/// no frame is a prefix of another).
+fn pattern(index: usize, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| {
+            (i as u64)
+                .wrapping_mul(0x9e37_79b9)
+                .wrapping_add(index as u64 * 101) as u8
+        })
+        .map(|b| b ^ (index as u8).rotate_left(3))
+        .collect()
+}
+
+/// Sends `SIZES` from `tx` (alternating `send` and `send_vec`), receives
+/// them on `rx` with one reused buffer and checks every byte and the change
+/// of the stats (one more flight on each side).
+fn round_trip<C: Channel + Send + 'static>(mut tx: C, mut rx: C) -> (C, C) {
+    let (tx0, rx0) = (tx.stats(), rx.stats());
+    let sender = thread::spawn(move || {
+        for (i, &n) in SIZES.iter().enumerate() {
+            let m = pattern(i, n);
+            if i % 2 == 0 {
+                tx.send(&m).unwrap();
+            } else {
+                tx.send_vec(m).unwrap();
+            }
+        }
+        tx.flush().unwrap();
+        tx
+    });
+    let mut buf = Vec::new();
+    for (i, &n) in SIZES.iter().enumerate() {
+        rx.recv_into(&mut buf, 3 << 20).unwrap();
+        assert_eq!(buf.len(), n, "frame {i}");
+        assert!(buf == pattern(i, n), "frame {i} corrupted");
+    }
+    let tx = sender.join().unwrap();
+    let total: u64 = SIZES.iter().map(|&n| n as u64).sum();
+    let frames = SIZES.len() as u64;
+    let delta = |now: ChannelStats, then: ChannelStats| ChannelStats {
+        bytes_sent: now.bytes_sent - then.bytes_sent,
+        bytes_received: now.bytes_received - then.bytes_received,
+        messages_sent: now.messages_sent - then.messages_sent,
+        messages_received: now.messages_received - then.messages_received,
+        rounds: now.rounds - then.rounds,
+    };
+    assert_eq!(
+        delta(tx.stats(), tx0),
+        ChannelStats {
+            bytes_sent: total,
+            bytes_received: 0,
+            messages_sent: frames,
+            messages_received: 0,
+            rounds: 1,
+        }
+    );
+    assert_eq!(
+        delta(rx.stats(), rx0),
+        ChannelStats {
+            bytes_sent: 0,
+            bytes_received: total,
+            messages_sent: 0,
+            messages_received: frames,
+            rounds: 1,
+        }
+    );
+    (tx, rx)
+}
+
+#[test]
+fn memory_varying_sizes_round_trip() {
+    let (a, b) = MemoryChannel::pair();
+    let (a, b) = round_trip(a, b);
+    // Back the other way, then again, on the same pair: recycled buffers.
+    let (b, a) = round_trip(b, a);
+    round_trip(a, b);
+}
+
+#[test]
+fn tcp_varying_sizes_round_trip() {
+    let (a, b) = local_pair_tcp().unwrap();
+    let (a, b) = round_trip(a, b);
+    // A second pass reuses the payload buffers returned by the writer.
+    assert!(a.pool_held().0 > 0);
+    let (b, a) = round_trip(b, a);
+    round_trip(a, b);
+}
+
+/// Many frames of shrinking and growing sizes, each with its own pattern,
+/// through recycled buffers: a frame must never show bytes of an earlier one
+/// (e.g. a recycled 1 MiB buffer carrying a 100 KiB frame must not expose
+/// the rest).
+fn no_leak<C: Channel>(a: &mut C, b: &mut C) {
+    let mut buf = Vec::new();
+    let sizes = [
+        1 << 20,
+        100 << 10,
+        17 << 10,
+        (1 << 20) - 1,
+        64 << 10,
+        1 << 20,
+    ];
+    for round in 0..20 {
+        for (j, &n) in sizes.iter().enumerate() {
+            let index = round * sizes.len() + j;
+            let m = pattern(index, n);
+            a.send(&m).unwrap();
+            b.recv_into(&mut buf, 1 << 20).unwrap();
+            assert_eq!(buf.len(), n);
+            assert!(buf == m, "frame {index} corrupted");
+        }
+    }
+}
+
+#[test]
+fn memory_recycling_never_leaks() {
+    let (mut a, mut b) = MemoryChannel::pair();
+    no_leak(&mut a, &mut b);
+}
+
+#[test]
+fn tcp_recycling_never_leaks() {
+    let (mut a, mut b) = local_pair_tcp().unwrap();
+    no_leak(&mut a, &mut b);
+}
+
+#[test]
+fn memory_steady_state_circulates_few_buffers() {
+    let (mut a, mut b) = MemoryChannel::pair();
+    let mut buf = Vec::new();
+    let mut seen = HashSet::new();
+    for i in 0..100 {
+        a.send(&pattern(i, 256 << 10)).unwrap();
+        b.recv_into(&mut buf, 1 << 20).unwrap();
+        assert!(buf == pattern(i, 256 << 10));
+        seen.insert(buf.as_ptr() as usize);
+    }
+    // Without recycling every frame would be a fresh allocation (the
+    // allocator may reuse addresses, but the pool must, deterministically).
+    assert!(seen.len() <= 3, "{} distinct buffers", seen.len());
+    // `send_vec` still moves the caller's buffer.
+    let v = pattern(1000, 300 << 10);
+    let ptr = v.as_ptr() as usize;
+    a.send_vec(v).unwrap();
+    b.recv_into(&mut buf, 1 << 20).unwrap();
+    assert_eq!(buf.as_ptr() as usize, ptr);
+}
+
+#[test]
+fn tcp_receive_reuses_buffer_and_send_reuses_payloads() {
+    let (mut a, mut b) = local_pair_tcp().unwrap();
+    let mut buf = Vec::new();
+    let mut ptrs = HashSet::new();
+    for i in 0..20 {
+        a.send(&pattern(i, 1 << 20)).unwrap();
+        // The writer hands the payload to the pool before `flush` returns.
+        a.flush().unwrap();
+        b.recv_into(&mut buf, 1 << 20).unwrap();
+        assert!(buf == pattern(i, 1 << 20));
+        ptrs.insert(buf.as_ptr() as usize);
+    }
+    // The receive buffer is sized once and then reused in place.
+    assert_eq!(ptrs.len(), 1);
+    a.flush().unwrap();
+    // Sent one at a time: the writer returned each payload before the next
+    // send, which took it again, so one buffer served all frames.
+    assert_eq!(a.pool_held(), (1, 1 << 20));
+    // Smaller frames leave a reused buffer's allocation alone.
+    a.send(&pattern(99, 200 << 10)).unwrap();
+    b.recv_into(&mut buf, 1 << 20).unwrap();
+    assert!(buf == pattern(99, 200 << 10));
+    assert_eq!(ptrs.len(), 1);
+    assert!(ptrs.contains(&(buf.as_ptr() as usize)));
+}
+
+/// `frame_buffer` hands out recycled buffers, empty, and frames built in
+/// them arrive intact.
+fn frame_buffers<C: Channel>(a: &mut C, b: &mut C) {
+    let mut buf = Vec::new();
+    for i in 0..10 {
+        let mut f = a.frame_buffer(300 << 10);
+        assert!(f.is_empty() && f.capacity() >= 300 << 10);
+        f.extend_from_slice(&pattern(i, 200 << 10 | i));
+        a.send_vec(f).unwrap();
+        a.flush().unwrap();
+        b.recv_into(&mut buf, 1 << 20).unwrap();
+        assert!(buf == pattern(i, 200 << 10 | i), "frame {i}");
+    }
+    // Small requests are plain allocations.
+    assert!(a.frame_buffer(10).is_empty());
+}
+
+#[test]
+fn memory_frame_buffers_are_recycled() {
+    let (mut a, mut b) = MemoryChannel::pair();
+    frame_buffers(&mut a, &mut b);
+    let mut f = a.frame_buffer(300 << 10);
+    let ptr = f.as_ptr() as usize;
+    f.push(1);
+    a.send_vec(f).unwrap();
+    let mut buf = Vec::new();
+    b.recv_into(&mut buf, 10).unwrap();
+    assert_eq!(buf, [1]);
+    // Spent buffers come back: the allocation is handed out again.
+    let mut seen = false;
+    for _ in 0..3 {
+        let f = a.frame_buffer(300 << 10);
+        seen |= f.as_ptr() as usize == ptr;
+        a.send_vec(f).unwrap();
+        b.recv_into(&mut buf, 10).unwrap();
+    }
+    assert!(seen);
+}
+
+#[test]
+fn tcp_frame_buffers_are_recycled() {
+    let (mut a, mut b) = local_pair_tcp().unwrap();
+    frame_buffers(&mut a, &mut b);
+    assert!(a.pool_held().0 >= 1);
+    let f = a.frame_buffer(300 << 10);
+    assert!(f.is_empty() && f.capacity() >= 300 << 10);
+    assert_eq!(a.pool_held().0, 0);
+}
+
+#[test]
+fn memory_oversized_after_reuse() {
+    let (mut a, mut b) = MemoryChannel::pair();
+    let mut buf = Vec::new();
+    a.send(&pattern(0, 1 << 20)).unwrap();
+    b.recv_into(&mut buf, 1 << 20).unwrap();
+    a.send(&pattern(1, (1 << 20) + 1)).unwrap();
+    match b.recv_into(&mut buf, 1 << 20) {
+        Err(ChannelError::Oversized { len, max }) => {
+            assert_eq!((len, max), ((1 << 20) + 1, 1 << 20));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(buf.is_empty());
+    // The channel still works, and the stats count only delivered frames.
+    a.send(&pattern(2, 5000)).unwrap();
+    b.recv_into(&mut buf, 1 << 20).unwrap();
+    assert!(buf == pattern(2, 5000));
+    assert_eq!(b.stats().messages_received, 2);
+    assert_eq!(b.stats().bytes_received, (1 << 20) + 5000);
+}
+
+/// A channel whose peer is a raw socket, to forge frames.
+fn raw_peer(timeout: Duration) -> (TcpChannel, TcpStream) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let raw = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let ch = TcpChannel::accept(&listener, timeout).unwrap();
+    (ch, raw)
+}
+
+#[test]
+fn tcp_oversized_after_reuse() {
+    let (mut ch, mut raw) = raw_peer(Duration::from_secs(10));
+    // A thread, as more than the socket buffers hold is written.
+    let writer = thread::spawn(move || {
+        let first = pattern(0, 1 << 20);
+        raw.write_all(&(first.len() as u64).to_le_bytes()).unwrap();
+        raw.write_all(&first).unwrap();
+        raw.write_all(&((1u64 << 20) + 1).to_le_bytes()).unwrap();
+        raw
+    });
+    let mut buf = Vec::new();
+    ch.recv_into(&mut buf, 1 << 20).unwrap();
+    assert!(buf == pattern(0, 1 << 20));
+    match ch.recv_into(&mut buf, 1 << 20) {
+        Err(ChannelError::Oversized { len, max }) => {
+            assert_eq!((len, max), ((1 << 20) + 1, 1 << 20));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(buf.is_empty());
+    assert_eq!(ch.stats().messages_received, 1);
+    assert_eq!(ch.stats().bytes_received, 1 << 20);
+    drop(writer.join().unwrap());
+}
+
+#[test]
+fn tcp_hangup_mid_large_frame_into_reused_buffer() {
+    let (mut ch, mut raw) = raw_peer(Duration::from_secs(10));
+    let first = pattern(0, 3 << 20);
+    let writer = thread::spawn(move || {
+        raw.write_all(&(first.len() as u64).to_le_bytes()).unwrap();
+        raw.write_all(&first).unwrap();
+        // Second frame: announced 3 MiB, 1.5 MiB sent, then hang-up.
+        raw.write_all(&(3u64 << 20).to_le_bytes()).unwrap();
+        raw.write_all(&pattern(1, 3 << 19)).unwrap();
+    });
+    let mut buf = Vec::new();
+    ch.recv_into(&mut buf, 3 << 20).unwrap();
+    assert!(buf == pattern(0, 3 << 20));
+    match ch.recv_into(&mut buf, 3 << 20) {
+        Err(ChannelError::Truncated { expected, got }) => {
+            assert_eq!((expected, got), (3 << 20, 3 << 19));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(buf.is_empty());
+    writer.join().unwrap();
+    assert!(matches!(
+        ch.recv_into(&mut buf, 3 << 20),
+        Err(ChannelError::Closed)
+    ));
+    assert_eq!(ch.stats().messages_received, 1);
+}
+
+#[test]
+fn tcp_hangup_mid_small_frame_into_reused_buffer() {
+    let (mut ch, mut raw) = raw_peer(Duration::from_secs(10));
+    raw.write_all(&5000u64.to_le_bytes()).unwrap();
+    raw.write_all(&pattern(0, 5000)).unwrap();
+    raw.write_all(&3000u64.to_le_bytes()).unwrap();
+    raw.write_all(&pattern(1, 1000)).unwrap();
+    drop(raw);
+    let mut buf = Vec::new();
+    ch.recv_into(&mut buf, 5000).unwrap();
+    assert!(buf == pattern(0, 5000));
+    match ch.recv_into(&mut buf, 5000) {
+        Err(ChannelError::Truncated {
+            expected: 3000,
+            got: 1000,
+        }) => {}
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(buf.is_empty());
+}
+
+#[test]
+fn tcp_timeout_mid_large_frame() {
+    let (mut ch, mut raw) = raw_peer(Duration::from_millis(200));
+    // Half a frame, then silence (the socket stays open until the end).
+    let writer = thread::spawn(move || {
+        raw.write_all(&(2u64 << 20).to_le_bytes()).unwrap();
+        raw.write_all(&pattern(0, 1 << 20)).unwrap();
+        raw
+    });
+    let mut buf = vec![1; 10];
+    match ch.recv_into(&mut buf, 2 << 20) {
+        Err(ChannelError::Timeout { after }) => assert_eq!(after, Duration::from_millis(200)),
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(buf.is_empty());
+    drop(writer.join().unwrap());
+}
+
+#[test]
+fn memory_hangup_is_closed_after_reuse() {
+    let (mut a, mut b) = MemoryChannel::pair();
+    let mut buf = Vec::new();
+    a.send(&pattern(0, 1 << 20)).unwrap();
+    drop(a);
+    b.recv_into(&mut buf, 1 << 20).unwrap();
+    assert!(buf == pattern(0, 1 << 20));
+    assert!(matches!(
+        b.recv_into(&mut buf, 1 << 20),
+        Err(ChannelError::Closed)
+    ));
+    assert!(buf.is_empty());
+}
