@@ -22,11 +22,11 @@ mod streamed {
             do base: RandomOt[n = KAPPA](Sender = Receiver, Receiver = Sender) with { Receiver.choices = s };
             round extend: Receiver -> Sender : Extend { u: BitMatrix[KAPPA, m] } chunked(by = 128) {
                 at Receiver {
-                    t = prg_rows([base.messages[j][0] for j in 0..KAPPA], m, 1);
-                    u = xor_prg_choice(t, [base.messages[j][1] for j in 0..KAPPA], r, 1);
+                    t = prg_rows(prg_keys([base.messages[j][0] for j in 0..KAPPA]), m, 1);
+                    u = xor_prg_choice(t, prg_keys([base.messages[j][1] for j in 0..KAPPA]), r, 1);
                 }
             }
-            at Sender { zeros = masked_columns(base.chosen, u, s, 1); }
+            at Sender { zeros = masked_columns(prg_keys(base.chosen), u, s, 1); }
             at Receiver { chosen = transpose_columns(t, 1); }
         }
     }

@@ -986,7 +986,7 @@ proptest! {
 fn chunked_protocol(by: &str, producer: &str, consumer: &str, tail: &str) -> String {
     format!(
         "intrinsic whole_columns(t: BitMatrix[K, M]) -> [Block; M] = ::x::whole_columns;
-intrinsic whole_xor(t: BitMatrix[K, M], seeds: [Block; K], r: Bits[M]) -> BitMatrix[K, M] = ::x::whole_xor;
+intrinsic whole_xor(t: BitMatrix[K, M], seeds: [PrgKey; K], r: Bits[M]) -> BitMatrix[K, M] = ::x::whole_xor;
 protocol P(role Sender, role Receiver) {{
     const KAPPA: usize = 128;
     param m: usize requires m >= 1;
@@ -996,7 +996,7 @@ protocol P(role Sender, role Receiver) {{
     output Receiver {{ chosen: [Block; m] }}
     at Sender {{ s = block_bits(delta); }}
     do base: RandomOt[n = KAPPA](Sender = Receiver, Receiver = Sender) with {{ Receiver.choices = s }};
-    at Receiver {{ k0 = [base.messages[j][0] for j in 0..KAPPA]; k1 = [base.messages[j][1] for j in 0..KAPPA]; }}
+    at Receiver {{ k0 = prg_keys([base.messages[j][0] for j in 0..KAPPA]); k1 = prg_keys([base.messages[j][1] for j in 0..KAPPA]); }}
     round extend: Receiver -> Sender : Extend {{ u: BitMatrix[KAPPA, m] }} chunked(by = {by}) {{
         at Receiver {{ {producer} }}
     }}
@@ -1033,7 +1033,7 @@ fn stream_stages(c: &Compiled, role: usize) -> (Vec<String>, Vec<String>) {
 #[test]
 fn chunked_round_streams_and_reports_what_cannot_stream() {
     let good_producer = "t = prg_rows(k0, m, 1); u = xor_prg_choice(t, k1, r, 1);";
-    let good_consumer = "zeros = masked_columns(base.chosen, u, s, 1);";
+    let good_consumer = "zeros = masked_columns(prg_keys(base.chosen), u, s, 1);";
     let good_tail = "chosen = transpose_columns(t, 1);";
     let c = ok_str(&chunked_protocol(
         "4096",

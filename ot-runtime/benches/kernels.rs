@@ -94,10 +94,11 @@ fn stream_chunk(c: &mut Criterion) {
     g.throughput(Throughput::Elements(n as u64));
     let seeds: Vec<Block> = (0..128u128).map(Block).collect();
     let seeds1: Vec<Block> = (0..128u128).map(|i| Block(i + 1000)).collect();
-    let t = stream::prg_rows(&seeds, n, 1);
+    let (keys, keys1) = (stream::prg_keys(&seeds), stream::prg_keys(&seeds1));
+    let t = stream::prg_rows(&keys, n, 1);
     let r = Bits::random(&mut rand_core::OsRng, n);
     let s = Bits::random(&mut rand_core::OsRng, 128);
-    let u = stream::xor_prg_choice(&t, &seeds1, &r, 1);
+    let u = stream::xor_prg_choice(&t, &keys1, &r, 1);
     let mut cols = vec![Block::ZERO; n];
     let mut m = BitMatrix::default();
     let mut h = vec![Block::ZERO; n];
@@ -106,15 +107,15 @@ fn stream_chunk(c: &mut Criterion) {
         b.iter(|| stream::transpose_columns_chunk(black_box(&t), 1, 0, n, &mut cols))
     });
     g.bench_function("prg_rows", |b| {
-        b.iter(|| stream::prg_rows_chunk(black_box(&seeds), n, 1, 0, n, &mut m))
+        b.iter(|| stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut m))
     });
     g.bench_function("masked_columns", |b| {
-        b.iter(|| stream::masked_columns_chunk(black_box(&seeds), &u, &s, 1, 0, n, &mut cols))
+        b.iter(|| stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols))
     });
     g.bench_function("receiver_chain", |b| {
         b.iter(|| {
-            stream::prg_rows_chunk(black_box(&seeds), n, 1, 0, n, &mut m);
-            let u = stream::xor_prg_choice(&m, &seeds1, &r, 1);
+            stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut m);
+            let u = stream::xor_prg_choice(&m, &keys1, &r, 1);
             stream::transpose_columns_chunk(&m, 1, 0, n, &mut cols);
             stream::hash_blocks_chunk(&cols, n, false, 1, 0, n, &mut h);
             u
@@ -122,7 +123,7 @@ fn stream_chunk(c: &mut Criterion) {
     });
     g.bench_function("sender_chain", |b| {
         b.iter(|| {
-            stream::masked_columns_chunk(black_box(&seeds), &u, &s, 1, 0, n, &mut cols);
+            stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols);
             stream::hash_block_pairs_chunk(&cols, Block(5), n, false, 1, 0, n, &mut hp);
         })
     });

@@ -156,7 +156,8 @@ fn chunk_section(aes_bps: f64) {
     );
     let seeds: Vec<Block> = (0..128u128).map(|i| Block(i * 0x9e37 + 1)).collect();
     let seeds1: Vec<Block> = (0..128u128).map(|i| Block(i * 0x7f4a + 5)).collect();
-    let t = stream::prg_rows(&seeds, n, 1);
+    let (keys, keys1) = (stream::prg_keys(&seeds), stream::prg_keys(&seeds1));
+    let t = stream::prg_rows(&keys, n, 1);
     let mut cols = vec![Block::ZERO; n];
     let d = best(reps, || {
         transpose::transpose_128_rows_into(black_box(t.as_blocks()), n / 128, &mut cols).unwrap()
@@ -171,18 +172,18 @@ fn chunk_section(aes_bps: f64) {
     report("  128 x 128 tiles, contiguous", n, n * 16, d, None);
     let mut out = BitMatrix::new(128, n);
     let d = best(reps, || {
-        stream::prg_rows_chunk(black_box(&seeds), n, 1, 0, n, &mut out)
+        stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut out)
     });
     report("prg_rows", n, n * 16, d, Some(aes_bps));
     let r = Bits::random(&mut rand_core::OsRng, n);
     let d = best(reps, || {
-        stream::xor_prg_choice_chunk(black_box(&t), &seeds1, &r, 1, 0, n, &mut out)
+        stream::xor_prg_choice_chunk(black_box(&t), &keys1, &r, 1, 0, n, &mut out)
     });
     report("xor_prg_choice", n, n * 16, d, Some(aes_bps));
     let u = out.clone();
     let s = Bits::random(&mut rand_core::OsRng, 128);
     let d = best(reps, || {
-        stream::masked_columns_chunk(black_box(&seeds), &u, &s, 1, 0, n, &mut cols)
+        stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols)
     });
     report("masked_columns", n, n * 16, d, Some(aes_bps));
     let mut h = vec![Block::ZERO; n];
@@ -197,8 +198,8 @@ fn chunk_section(aes_bps: f64) {
     report("hash_block_pairs (tccr)", n, n * 32, d, Some(aes_bps));
     let mut tm = BitMatrix::new(128, n);
     let d = best(reps, || {
-        stream::prg_rows_chunk(black_box(&seeds), n, 1, 0, n, &mut tm);
-        stream::xor_prg_choice_chunk(&tm, &seeds1, &r, 1, 0, n, &mut out);
+        stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut tm);
+        stream::xor_prg_choice_chunk(&tm, &keys1, &r, 1, 0, n, &mut out);
         stream::transpose_columns_chunk(&tm, 1, 0, n, &mut cols);
         stream::hash_blocks_chunk(&cols, n, false, 1, 0, n, &mut h);
     });
@@ -208,7 +209,7 @@ fn chunk_section(aes_bps: f64) {
         d,
     );
     let d = best(reps, || {
-        stream::masked_columns_chunk(black_box(&seeds), &u, &s, 1, 0, n, &mut cols);
+        stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols);
         stream::hash_block_pairs_chunk(&cols, Block(77), n, false, 1, 0, n, &mut hp);
     });
     chain("sender chain: masked_columns+hash_block_pairs", n, d);

@@ -101,7 +101,11 @@ fn main() -> ExitCode {
                                     );
                                 }
                                 if !st.after.is_empty() {
-                                    println!("    per chunk, after {dir}ing: {}", names(&st.after));
+                                    println!(
+                                        "    per chunk, after {}: {}",
+                                        if st.sending { "sending" } else { "receiving" },
+                                        names(&st.after)
+                                    );
                                 }
                             }
                             Event::Stmt(_) => {}
