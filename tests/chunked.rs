@@ -120,3 +120,79 @@ fn a_truncated_chunk_is_a_typed_error() {
         "{so:?}"
     );
 }
+
+mod folded {
+    // The KOS identity sum chi_i q_i = sum chi_i t_i + (sum_{r_i} chi_i) * Delta,
+    // with a seed both parties know up front, so both sums are `Block`
+    // reductions computed chunk by chunk inside the stream (Keep::Fold).
+    ot::protocol! {
+        protocol FoldedSums(role Sender, role Receiver) {
+            const KAPPA: usize = 128;
+            param m: usize requires m >= 1;
+            input  Sender   { delta: Block, seed: Block }
+            input  Receiver { r: Bits[m], seed: Block }
+            output Sender   { zeros: [Block; m], sum_q: Block }
+            output Receiver { chosen: [Block; m], sum_t: Block }
+
+            at Sender { s = block_bits(delta); }
+            do base: RandomOt[n = KAPPA](Sender = Receiver, Receiver = Sender) with { Receiver.choices = s };
+            round extend: Receiver -> Sender : Extend { u: BitMatrix[KAPPA, m] } chunked(by = 256) {
+                at Receiver {
+                    t = prg_rows(prg_keys([base.messages[j][0] for j in 0..KAPPA]), m, 1);
+                    u = xor_prg_choice(t, prg_keys([base.messages[j][1] for j in 0..KAPPA]), r, 1);
+                }
+            }
+            at Sender {
+                zeros = masked_columns(prg_keys(base.chosen), u, s, 1);
+                sum_q = gf_inner_seeded(zeros, seed);
+            }
+            at Receiver {
+                chosen = transpose_columns(t, 1);
+                sum_t = gf_inner_seeded(chosen, seed);
+            }
+        }
+    }
+}
+
+#[test]
+fn block_reductions_run_inside_the_stream() {
+    use ot::runtime::otext::{gf_masked_sum_seeded, gf_mul};
+    for m in [1usize, 300, 1000] {
+        let p = folded::Params::new(m).unwrap();
+        let delta = Block::sample(&mut Rng::from_entropy());
+        let seed = Block::sample(&mut Rng::from_entropy());
+        let r = Bits::random(&mut Rng::from_entropy(), m);
+        let s = folded::Sender::new(
+            p,
+            folded::SenderInput { delta, seed },
+            Rng::from_entropy(),
+            folded::SenderSubs {
+                base: Box::new(BaseOt::new(BaseOtKind::Co15)),
+            },
+        )
+        .unwrap();
+        let rc = folded::Receiver::new(
+            p,
+            folded::ReceiverInput { r: r.clone(), seed },
+            Rng::from_entropy(),
+            folded::ReceiverSubs {
+                base: Box::new(BaseOt::new(BaseOtKind::Co15)),
+            },
+        )
+        .unwrap();
+        let (so, ro) = ot::runtime::session::run_pair(s, rc);
+        let (so, ro) = (so.unwrap(), ro.unwrap());
+        // The chunk-by-chunk sums equal the sums over the whole outputs ...
+        assert_eq!(
+            so.sum_q,
+            ot::runtime::stream::gf_inner_seeded(&so.zeros, seed)
+        );
+        assert_eq!(
+            ro.sum_t,
+            ot::runtime::stream::gf_inner_seeded(&ro.chosen, seed)
+        );
+        // ... and satisfy the KOS relation.
+        let x = gf_masked_sum_seeded(&r, seed);
+        assert_eq!(so.sum_q, ro.sum_t ^ gf_mul(x, delta), "m = {m}");
+    }
+}

@@ -453,3 +453,59 @@ fn common_traits_run_every_extension_protocol() {
         check_delta(&z, &t, &r, delta);
     }
 }
+
+/// A second run handed the first run's outputs writes into the same
+/// buffers (the streamed outputs and KOS's kept columns) and is correct.
+#[test]
+fn reused_outputs_keep_their_buffers_and_stay_correct() {
+    let m = 5000;
+    let (s, rc, r) = kos_pair(m, false);
+    let (so, ro) = run_pair(s, rc);
+    let (so, ro) = (so.unwrap(), ro.unwrap());
+    check_random(&so.y, &ro.x, &r);
+    // `q` (sender) and `tc` (receiver) outlive the stream for the check.
+    assert_eq!((so.scratch_buffers(), ro.scratch_buffers()), (1, 1));
+    let (y_ptr, x_ptr) = (so.y.as_ptr(), ro.x.as_ptr());
+    let (s, rc, r) = kos_pair(m, false);
+    let (so2, ro2) = run_pair(s.reuse_outputs(so), rc.reuse_outputs(ro));
+    let (so2, ro2) = (so2.unwrap(), ro2.unwrap());
+    check_random(&so2.y, &ro2.x, &r);
+    assert_eq!((so2.y.as_ptr(), ro2.x.as_ptr()), (y_ptr, x_ptr));
+    assert_eq!((so2.scratch_buffers(), ro2.scratch_buffers()), (1, 1));
+
+    // Delta-IKNP: the columns are assembled in the output buffers, and a
+    // buffer of another size is resized.
+    let delta = Block::sample(&mut Rng::from_entropy());
+    let mut previous: Option<(delta_iknp::SenderOutput, delta_iknp::ReceiverOutput)> = None;
+    for m in [3000, 3000, 200] {
+        let r = choices(m);
+        let p = delta_iknp::Params::new(m, 1).unwrap();
+        let mut s = delta_iknp::Sender::new(
+            p,
+            delta_iknp::SenderInput { delta },
+            Rng::from_entropy(),
+            delta_iknp::SenderSubs { base: base() },
+        )
+        .unwrap();
+        let mut rc = delta_iknp::Receiver::new(
+            p,
+            delta_iknp::ReceiverInput { r: r.clone() },
+            Rng::from_entropy(),
+            delta_iknp::ReceiverSubs { base: base() },
+        )
+        .unwrap();
+        let mut ptrs = None;
+        if let Some((so, ro)) = previous.take() {
+            ptrs = Some((so.zeros.as_ptr(), ro.chosen.as_ptr()));
+            s = s.reuse_outputs(so);
+            rc = rc.reuse_outputs(ro);
+        }
+        let (so, ro) = run_pair(s, rc);
+        let (so, ro) = (so.unwrap(), ro.unwrap());
+        check_delta(&so.zeros, &ro.chosen, &r, delta);
+        if let Some(p) = ptrs {
+            assert_eq!(p, (so.zeros.as_ptr(), ro.chosen.as_ptr()), "m = {m}");
+        }
+        previous = Some((so, ro));
+    }
+}

@@ -1578,6 +1578,12 @@ pub fn generate(ir: &Ir) -> TokenStream {
             #[doc = #output_doc]
             #[derive(Clone, Debug)]
             pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* scratch: #rt::session::Scratch }
+            impl #output {
+                /// Number of intermediate buffers (kept whole by a stream and
+                /// dead before the end) that this output carries to the next
+                /// run through `reuse_outputs`.
+                pub fn scratch_buffers(&self) -> usize { self.scratch.len() }
+            }
             #[doc = concat!("States of `", #rname_s, "`.")]
             pub mod #role_mod {
                 #[allow(unused_imports)]

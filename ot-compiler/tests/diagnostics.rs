@@ -1055,6 +1055,18 @@ fn chunked_round_streams_and_reports_what_cannot_stream() {
         (vec![], vec!["zeros (whole)".to_string()])
     );
 
+    // A `Block` reduction over a streamed value is summed chunk by chunk.
+    let c = ok_str(&chunked_protocol(
+        "4096",
+        good_producer,
+        "zeros = masked_columns(prg_keys(base.chosen), u, s, 1); sum_q = gf_inner_seeded(zeros, delta);",
+        good_tail,
+    ));
+    assert_eq!(
+        stream_stages(&c, 0).1,
+        vec!["zeros (whole)".to_string(), "sum_q (sum)".to_string()]
+    );
+
     let e = fail_str(&chunked_protocol(
         "100",
         good_producer,
