@@ -305,7 +305,10 @@ unsafe fn avx2(r: &Raw, row_end: usize) {
 
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn avx512(r: &Raw, row_end: usize) {
-    let sel: [__m512i; 8] = core::array::from_fn(|b| _mm512_set1_epi8(1 << b));
+    let mut sel = [_mm512_setzero_si512(); 8];
+    for (b, v) in sel.iter_mut().enumerate() {
+        *v = _mm512_set1_epi8(1 << b);
+    }
     drive(r, row_end, 64, |t| {
         let mut a = [_mm512_setzero_si512(); 16];
         for (i, v) in a.iter_mut().enumerate() {
@@ -540,19 +543,23 @@ unsafe fn gfni_tile(src: *const u8, dst: *mut u8, ds: usize) {
     // Byte i of every qword = 1 << i: the affine step then yields the
     // transposed 8 x 8 bit matrix of the data operand.
     let unit = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
-    let st: [[__m512i; 2]; 4] = core::array::from_fn(|s| {
-        [
-            _mm512_loadu_si512(TABLES.stage[s][0].as_ptr().cast()),
-            _mm512_loadu_si512(TABLES.stage[s][1].as_ptr().cast()),
-        ]
-    });
+    // Plain loops, not `core::array::from_fn`: a closure called from a
+    // function without these target features cannot keep the registers and
+    // returns the array through memory (a `memcpy` per tile).
+    let all: __mmask8 = core::hint::black_box(0xff);
+    let mut st = [[_mm512_setzero_si512(); 2]; 4];
+    for (s, pair) in st.iter_mut().enumerate() {
+        pair[0] = _mm512_loadu_si512(TABLES.stage[s][0].as_ptr().cast());
+        pair[1] = _mm512_loadu_si512(TABLES.stage[s][1].as_ptr().cast());
+    }
     for h in 0..2 {
         let gather = _mm512_loadu_si512(TABLES.gather[h].as_ptr().cast());
-        let mut x: [__m512i; 16] = core::array::from_fn(|g| {
+        let mut x = [_mm512_setzero_si512(); 16];
+        for (g, v) in x.iter_mut().enumerate() {
             let a = _mm512_loadu_si512(src.add(128 * g).cast());
             let b = _mm512_loadu_si512(src.add(128 * g + 64).cast());
-            _mm512_gf2p8affine_epi64_epi8::<0>(unit, _mm512_permutex2var_epi8(a, gather, b))
-        });
+            *v = _mm512_gf2p8affine_epi64_epi8::<0>(unit, _mm512_permutex2var_epi8(a, gather, b));
+        }
         for (s, idx) in st.iter().enumerate() {
             let bit = 8 >> s;
             for lo in 0..16 {
@@ -567,7 +574,10 @@ unsafe fn gfni_tile(src: *const u8, dst: *mut u8, ds: usize) {
         for (q, v) in x.iter().enumerate() {
             let row = 64 * h + 4 * q;
             if ds == 16 {
-                _mm512_storeu_si512(dst.add(row * 16).cast(), *v);
+                // A masked store with an opaque all-ones mask: LLVM turns
+                // 16 plain contiguous stores into a spill of `x` and a
+                // `memcpy` call.
+                _mm512_mask_storeu_epi64(dst.add(row * 16).cast(), all, *v);
             } else {
                 let d = |i: usize| dst.add((row + i) * ds).cast::<__m128i>();
                 _mm_storeu_si128(d(0), _mm512_castsi512_si128(*v));
