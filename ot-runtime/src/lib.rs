@@ -24,6 +24,7 @@ pub mod session;
 /// column range at a time so a chunk stays in cache through the whole chain.
 pub mod stream;
 pub mod wire;
+pub mod xor;
 
 pub use bits::Bits;
 pub use bits::ShapeError;

@@ -41,6 +41,7 @@
 use crate::aes::Aes128;
 use crate::prg::Prg;
 use crate::transpose::{self, Backend};
+use crate::xor::{xor3_into, xor_into};
 use crate::{gf128, hash, BitMatrix, Bits, Block};
 
 /// Rows of the OT-extension matrices (the security parameter κ).
@@ -53,28 +54,6 @@ const TILE_BLOCKS: usize = 32;
 
 /// Blocks per batch of the hashes (an L1-sized temporary).
 const HASH_BATCH: usize = 256;
-
-/// `dst[i] ^= a[i]` over the common length, on 64-bit words so that the
-/// compiler vectorizes it (a `u128` XOR loop is not).
-fn xor_into(dst: &mut [Block], a: &[Block]) {
-    let n = dst.len().min(a.len());
-    let d: &mut [u64] = bytemuck::cast_slice_mut(&mut dst[..n]);
-    let a: &[u64] = bytemuck::cast_slice(&a[..n]);
-    for (x, y) in d.iter_mut().zip(a) {
-        *x ^= *y;
-    }
-}
-
-/// `dst[i] ^= a[i] ^ b[i]` over the common length (see [`xor_into`]).
-fn xor3_into(dst: &mut [Block], a: &[Block], b: &[Block]) {
-    let n = dst.len().min(a.len()).min(b.len());
-    let d: &mut [u64] = bytemuck::cast_slice_mut(&mut dst[..n]);
-    let a: &[u64] = bytemuck::cast_slice(&a[..n]);
-    let b: &[u64] = bytemuck::cast_slice(&b[..n]);
-    for ((x, y), z) in d.iter_mut().zip(a).zip(b) {
-        *x ^= *y ^ *z;
-    }
-}
 
 /// Clears the bits past `cols` in the last block of a row.
 fn clear_padding(row: &mut [Block], cols: usize) {
