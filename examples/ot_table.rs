@@ -9,12 +9,14 @@
 //! cargo run --release --example ot_table -- --tcp        # two processes, TCP loopback
 //! cargo run --release --example ot_table -- --log-n 20   # only n = 2^20
 //! cargo run --release --example ot_table -- --threads 2  # kernels split over 2 cores per party
-//! cargo run --release --example ot_table -- --only kos   # one protocol (iknp, kos, deltaiknp, deltakos, iknpchosen)
+//! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen)
 //! ```
-//! Times are the sender's wall clock from `new` (base OTs included) to its
-//! output. Output buffers are allocated before the clock starts: after a
+//! Every row is measured in fresh processes (a `--measure` child runs the
+//! sender; over TCP it starts the receiver as a second process), so no
+//! measurement inherits the memory or threads of an earlier one. Times are
+//! the sender's wall clock from `new` (base OTs included) to its output. Output buffers are allocated before the clock starts: after a
 //! warm-up run, each run is handed the previous run's outputs
-//! (`reuse_outputs`) and writes into them. Best of `--reps` runs (default 3).
+//! (`reuse_outputs`) and writes into them. Best of `--reps` runs (default 4, as the peers' best of 3-4).
 
 use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
 use ot::runtime::rng::{Rng, Sample};
@@ -234,6 +236,69 @@ fn measure(
     })
 }
 
+/// Runs [`measure`] in a fresh process (this program with `--measure`), so
+/// that no measurement is affected by the memory or threads an earlier one
+/// left behind in a long-lived process; the child prints one line:
+/// `best_ns spec_sender spec_receiver sent received`.
+fn measure_isolated(
+    p: Proto,
+    n: usize,
+    sha1: bool,
+    threads: usize,
+    reps: usize,
+    tcp: bool,
+) -> Res<Measured> {
+    let out = Command::new(std::env::current_exe()?)
+        .args([
+            "--measure",
+            &p.index().to_string(),
+            &n.to_string(),
+            &u8::from(sha1).to_string(),
+            &threads.to_string(),
+            &reps.to_string(),
+            &u8::from(tcp).to_string(),
+        ])
+        .output()?;
+    if !out.status.success() {
+        return Err(format!(
+            "measurement of {p:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+        .into());
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Vec<u64> = text
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()?;
+    let [best, s, r, sent, received] = v[..] else {
+        return Err(format!("unexpected measurement output: {text}").into());
+    };
+    Ok(Measured {
+        best: Duration::from_nanos(best),
+        spec: (s as usize, r as usize),
+        sent,
+        received,
+    })
+}
+
+/// The `--measure` child: one [`measure`], printed for [`measure_isolated`].
+fn measure_child(args: &[String]) -> Res<()> {
+    let arg =
+        |i: usize| -> Res<usize> { Ok(args.get(i).ok_or("missing argument")?.parse::<usize>()?) };
+    let p = *ALL.get(arg(0)?).ok_or("bad protocol index")?;
+    let m = measure(p, arg(1)?, arg(2)? == 1, arg(3)?, arg(4)?, arg(5)? == 1)?;
+    println!(
+        "{} {} {} {} {}",
+        m.best.as_nanos(),
+        m.spec.0,
+        m.spec.1,
+        m.sent,
+        m.received
+    );
+    Ok(())
+}
+
 fn child(args: &[String]) -> Res<()> {
     let p = ALL[args[0].parse::<usize>()?];
     let n: usize = args[1].parse()?;
@@ -268,6 +333,9 @@ fn run() -> Res<()> {
     if args.first().map(String::as_str) == Some("--child") {
         return child(&args[1..]);
     }
+    if args.first().map(String::as_str) == Some("--measure") {
+        return measure_child(&args[1..]);
+    }
     let tcp = args.iter().any(|a| a == "--tcp");
     let get = |flag: &str| {
         args.iter()
@@ -275,7 +343,7 @@ fn run() -> Res<()> {
             .and_then(|i| args.get(i + 1))
             .and_then(|s| s.parse::<usize>().ok())
     };
-    let reps = get("--reps").unwrap_or(3);
+    let reps = get("--reps").unwrap_or(4);
     let threads = get("--threads").unwrap_or(1).max(1);
     let only = args
         .iter()
@@ -311,12 +379,14 @@ fn run() -> Res<()> {
             "spec"
         );
         for p in ALL.into_iter().filter(|p| {
-            only.as_deref()
-                .is_none_or(|o| format!("{p:?}").eq_ignore_ascii_case(o))
+            only.as_deref().is_none_or(|o| {
+                o.split(',')
+                    .any(|name| format!("{p:?}").eq_ignore_ascii_case(name.trim()))
+            })
         }) {
-            let m_aes = measure(p, n, false, threads, reps, tcp)?;
+            let m_aes = measure_isolated(p, n, false, threads, reps, tcp)?;
             let sha_t = if p.hashed() {
-                Some(measure(p, n, true, threads, reps, tcp)?.best)
+                Some(measure_isolated(p, n, true, threads, reps, tcp)?.best)
             } else {
                 None
             };
