@@ -390,3 +390,61 @@ fn memory_hangup_is_closed_after_reuse() {
     ));
     assert!(buf.is_empty());
 }
+
+#[test]
+fn memory_queue_is_bounded_and_waits_for_the_consumer() {
+    let (a, mut b) = MemoryChannel::pair();
+    let mut a = a.with_queue_limit(1 << 20);
+    let frame = vec![7u8; 256 * 1024];
+    let producer = std::thread::spawn(move || {
+        let mut most = 0;
+        for _ in 0..64 {
+            a.send(&frame).unwrap();
+            most = most.max(a.queued());
+        }
+        (most, a)
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    let mut buf = Vec::new();
+    for _ in 0..64 {
+        b.recv_into(&mut buf, 1 << 20).unwrap();
+        assert!(buf.len() == 256 * 1024 && buf.iter().all(|&x| x == 7));
+    }
+    let (most, a) = producer.join().unwrap();
+    assert!(most <= 1 << 20, "{most} bytes queued");
+    assert_eq!(a.queued(), 0);
+}
+
+#[test]
+fn memory_both_ends_sending_past_the_bound_do_not_deadlock() {
+    let (a, b) = MemoryChannel::pair();
+    let (mut a, mut b) = (a.with_queue_limit(1 << 20), b.with_queue_limit(1 << 20));
+    let run = |ch: &mut MemoryChannel, tag: u8| {
+        for i in 0..32u8 {
+            ch.send(&vec![tag ^ i; 256 * 1024]).unwrap();
+        }
+        let mut buf = Vec::new();
+        for i in 0..32u8 {
+            ch.recv_into(&mut buf, 1 << 20).unwrap();
+            assert!(buf.iter().all(|&x| x == (tag ^ 0xff) ^ i), "frame {i}");
+        }
+    };
+    std::thread::scope(|s| {
+        let h = s.spawn(|| run(&mut a, 0x00));
+        run(&mut b, 0xff);
+        h.join().unwrap();
+    });
+}
+
+#[test]
+fn memory_send_to_a_dropped_peer_is_closed_not_a_hang() {
+    let (a, b) = MemoryChannel::pair();
+    let mut a = a
+        .with_queue_limit(1024)
+        .with_timeout(Duration::from_secs(5));
+    a.send(&[1u8; 1024]).unwrap();
+    drop(b);
+    let t = std::time::Instant::now();
+    assert!(matches!(a.send(&[2u8; 1024]), Err(ChannelError::Closed)));
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
