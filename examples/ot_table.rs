@@ -236,6 +236,12 @@ fn measure(
     })
 }
 
+/// Quiet time before each measurement: the previous one's processes have
+/// just released up to several GiB, and on this VM a measurement started
+/// at once runs measurably slower (e.g. Delta-IKNP 0.17 s instead of
+/// 0.13 s at 2^24 over TCP) while the kernel is still reclaiming it.
+const PAUSE: Duration = Duration::from_millis(500);
+
 /// Runs [`measure`] in a fresh process (this program with `--measure`), so
 /// that no measurement is affected by the memory or threads an earlier one
 /// left behind in a long-lived process; the child prints one line:
@@ -248,6 +254,7 @@ fn measure_isolated(
     reps: usize,
     tcp: bool,
 ) -> Res<Measured> {
+    std::thread::sleep(PAUSE);
     let out = Command::new(std::env::current_exe()?)
         .args([
             "--measure",
