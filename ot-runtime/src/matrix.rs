@@ -75,9 +75,7 @@ impl BitMatrix {
     /// padding bits, which they must leave zero.
     pub fn reset(&mut self, rows: usize, cols: usize) {
         let bpr = cols.div_ceil(128);
-        let n = rows
-            .checked_mul(bpr)
-            .expect("BitMatrix::reset: size overflow");
+        let n = rows.saturating_mul(bpr);
         self.data.truncate(n);
         self.data.resize(n, Block::ZERO);
         self.rows = rows;
