@@ -206,6 +206,7 @@ fn check_protocol_inner(
         location: format!("{}:{line}", src.file(proto.name.span.file).name),
         chunk_paths: BTreeMap::new(),
         moved_args: BTreeMap::new(),
+        intrinsic_paths: BTreeMap::new(),
         unsupported: None,
     };
     if let Some(r) = ck.roles.iter().find(|r| r.count.is_some()) {
@@ -1441,7 +1442,7 @@ impl<'a> Checker<'a> {
         }
         let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
         Ok(TExpr {
-            kind: TExprKind::Call(decl.path.clone(), targs),
+            kind: TExprKind::Call(decl.name.name.clone(), targs),
             ty: ret,
         })
     }
@@ -1636,16 +1637,21 @@ fn event_mentions(e: &Event, name: &str) -> bool {
 /// exists one chunk at a time, so neither side holds the whole field or its
 /// intermediates.
 fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Scope) -> R<()> {
+    ir.intrinsic_paths = scope
+        .intrinsics
+        .values()
+        .map(|i| (i.name.name.clone(), i.path.clone()))
+        .collect();
     ir.moved_args = scope
         .intrinsics
         .values()
         .filter(|i| i.moves.iter().any(|m| *m))
-        .map(|i| (i.path.clone(), i.moves.clone()))
+        .map(|i| (i.name.name.clone(), i.moves.clone()))
         .collect();
     ir.chunk_paths = scope
         .intrinsics
         .values()
-        .filter_map(|i| i.chunk.clone().map(|c| (i.path.clone(), c)))
+        .filter_map(|i| i.chunk.clone().map(|c| (i.name.name.clone(), c)))
         .collect();
     let chunkable: Vec<String> = scope
         .intrinsics

@@ -272,7 +272,9 @@ type StmtCtx = (BTreeSet<String>, BTreeMap<String, usize>);
 /// Generates Rust expressions and statements from typed `.otp` ones.
 #[derive(Default)]
 struct ExprGen {
-    /// `move` parameters of intrinsics, by Rust path.
+    /// Rust paths of intrinsics, by name.
+    paths: BTreeMap<String, String>,
+    /// `move` parameters of intrinsics, by name.
     moves: BTreeMap<String, Vec<bool>>,
     /// While generating a statement: the values live after it and how often
     /// the statement reads each value (a value read once and dead afterwards
@@ -358,10 +360,10 @@ impl ExprGen {
                     _ => (quote!(#bt[#i]), Mode::Place),
                 }
             }
-            TExprKind::Call(path, args) => {
-                let path_s = path.clone();
+            TExprKind::Call(name, args) => {
+                let path = self.paths.get(name).map(String::as_str).unwrap_or_default();
                 let path: TokenStream = path_tokens(path, quote!(missing_path));
-                let moves = self.moves.get(&path_s).cloned().unwrap_or_default();
+                let moves = self.moves.get(name).cloned().unwrap_or_default();
                 let args: Vec<TokenStream> = args
                     .iter()
                     .enumerate()
@@ -984,6 +986,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
         quote!(#[doc = #doc] pub fn #n(&self) -> #t { self.#n })
     });
     let eg = ExprGen {
+        paths: ir.intrinsic_paths.clone(),
         moves: ir.moved_args.clone(),
         ..ExprGen::default()
     };

@@ -29,7 +29,8 @@ pub enum TExprKind {
     IndexVar(String),
     /// `a[i]`.
     Index(Box<TExpr>, Box<TExpr>),
-    /// An intrinsic call: Rust path and arguments.
+    /// An intrinsic call: the intrinsic's name (see `Ir::intrinsic_paths`)
+    /// and arguments.
     Call(String, Vec<TExpr>),
     /// A binary operation.
     Binary(BinOp, Box<TExpr>, Box<TExpr>),
@@ -209,9 +210,12 @@ pub struct Ir {
     pub files: Vec<String>,
     /// The protocol's header location, `file:line`.
     pub location: String,
-    /// `move` parameters of intrinsics, by Rust path.
+    /// The Rust path of each intrinsic, by name (a call names its
+    /// intrinsic: two intrinsics may bind the same Rust path).
+    pub intrinsic_paths: std::collections::BTreeMap<String, String>,
+    /// `move` parameters of intrinsics, by name.
     pub moved_args: std::collections::BTreeMap<String, Vec<bool>>,
-    /// Chunk variants of intrinsics, by Rust path.
+    /// Chunk variants of intrinsics (Rust paths), by name.
     pub chunk_paths: std::collections::BTreeMap<String, String>,
     /// Set when the protocol uses a feature code generation cannot emit yet.
     pub unsupported: Option<(Span, String)>,

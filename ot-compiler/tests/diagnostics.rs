@@ -245,6 +245,16 @@ const CASES: &[Case] = &[
         note: "in protocol `Co15`",
         help: "assign it in `at Receiver { chosen = ...; }`",
     },
+    // `whole_columns` binds the same Rust path as the prelude's
+    // `transpose_columns` but has no chunk variant: it must not borrow one.
+    Case {
+        name: "stream_whole_matrix",
+        line: 14,
+        col: 11,
+        message: "`Receiver` reads the whole of `t` after chunked round `extend`, but a matrix computed chunk by chunk exists only one chunk at a time",
+        note: "in round `extend` of protocol `Streamed`",
+        help: "compute what you need from it chunk by chunk as well",
+    },
 ];
 
 #[test]
