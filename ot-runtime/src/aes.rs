@@ -108,6 +108,10 @@ pub(crate) enum Op {
     Mmo,
     /// `y_i = E(E(x_i) ^ (t + i)) ^ E(x_i)` (TCCR of Guo–Katz–Wang–Yu).
     Tccr(u64),
+    /// TCCR over pairs of blocks sharing a tweak: `y_i = E(E(x_i) ^
+    /// (t + i/2)) ^ E(x_i)` (the two keys of one OT, `H(i, q_i)` and
+    /// `H(i, q_i ^ Δ)`, hashed in place in the output's layout).
+    TccrPairs(u64),
 }
 
 #[derive(Clone)]
@@ -209,6 +213,12 @@ impl Aes128 {
         self.run(Op::Tccr(tweak_start), None, blocks);
     }
 
+    /// [`Aes128::tccr_blocks`] with each tweak shared by two consecutive
+    /// blocks: block `i` uses `tweak_start + i / 2` (both keys of one OT).
+    pub fn tccr_pair_blocks(&self, tweak_start: u64, blocks: &mut [Block]) {
+        self.run(Op::TccrPairs(tweak_start), None, blocks);
+    }
+
     /// Runs `op` from `input` (or in place when `None`) into `out`.
     /// Callers guarantee `input.len() == out.len()`.
     pub(crate) fn run(&self, op: Op, input: Option<&[Block]>, out: &mut [Block]) {
@@ -262,11 +272,12 @@ fn soft_run(c: &aes::Aes128, op: Op, input: Option<&[Block]>, out: &mut [Block])
                     x[j] ^= orig[j];
                 }
             }
-            Op::Tccr(t) => {
+            Op::Tccr(t) | Op::TccrPairs(t) => {
+                let shift = u32::from(matches!(op, Op::TccrPairs(_)));
                 enc(&mut x[..k]);
                 let y = x;
                 for (j, v) in x[..k].iter_mut().enumerate() {
-                    *v ^= tweak(t, j);
+                    *v ^= Block::from_u64(t.wrapping_add(((i + j) >> shift) as u64));
                 }
                 enc(&mut x[..k]);
                 for j in 0..k {
@@ -389,14 +400,16 @@ mod ni {
                             x[j] = _mm_xor_si128(x[j], orig[j]);
                         }
                     }
-                    Op::Tccr(t) => {
+                    Op::Tccr(t) | Op::TccrPairs(t) => {
+                        let shift = u32::from(matches!(op, Op::TccrPairs(_)));
                         for (j, v) in x.iter_mut().enumerate() {
                             *v = _mm_loadu_si128(src.add(i + j).cast());
                         }
                         enc!(x);
                         let y = x;
                         for (j, v) in x.iter_mut().enumerate() {
-                            let tw = _mm_set_epi64x(0, t.wrapping_add((i + j) as u64) as i64);
+                            let tw =
+                                _mm_set_epi64x(0, t.wrapping_add(((i + j) >> shift) as u64) as i64);
                             *v = _mm_xor_si128(*v, tw);
                         }
                         enc!(x);
@@ -452,6 +465,8 @@ mod vaes {
         // Lane offsets (0,1,2,3) in the low qword of each 128-bit lane.
         let lane = _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0);
         let four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
+        let pair_lane = _mm512_set_epi64(0, 1, 0, 1, 0, 0, 0, 0);
+        let two = _mm512_set_epi64(0, 2, 0, 2, 0, 2, 0, 2);
         macro_rules! enc {
             ($x:expr) => {{
                 for v in $x.iter_mut() {
@@ -485,6 +500,21 @@ mod vaes {
                     }
                     c
                 };
+                // Tweaks of `Op::TccrPairs`: block i + b gets base + (i + b) / 2
+                // (`i` is a multiple of 32), i.e. lanes (0, 0, 1, 1) + 2 per register.
+                let pair_counters = |base: u64| {
+                    let mut c = [_mm512_setzero_si512(); 8];
+                    let mut v = _mm512_add_epi64(
+                        _mm512_set1_epi64(base.wrapping_add((i / 2) as u64) as i64),
+                        pair_lane,
+                    );
+                    v = _mm512_and_si512(v, _mm512_set_epi64(0, -1, 0, -1, 0, -1, 0, -1));
+                    for cc in c.iter_mut() {
+                        *cc = v;
+                        v = _mm512_add_epi64(v, two);
+                    }
+                    c
+                };
                 match op {
                     Op::Ctr(s) => {
                         x = counters(s);
@@ -506,13 +536,16 @@ mod vaes {
                             x[j] = _mm512_xor_si512(x[j], orig[j]);
                         }
                     }
-                    Op::Tccr(t) => {
+                    Op::Tccr(t) | Op::TccrPairs(t) => {
                         for (j, v) in x.iter_mut().enumerate() {
                             *v = $ld(j);
                         }
                         enc!(x);
                         let y = x;
-                        let tw = counters(t);
+                        let tw = match op {
+                            Op::TccrPairs(_) => pair_counters(t),
+                            _ => counters(t),
+                        };
                         for j in 0..8 {
                             x[j] = _mm512_xor_si512(x[j], tw[j]);
                         }

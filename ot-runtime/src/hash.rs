@@ -53,6 +53,13 @@ pub fn tccr_many(tweak_start: u64, blocks: &mut [Block]) {
     FIXED_KEY_AES.run(Op::Tccr(tweak_start), None, blocks);
 }
 
+/// TCCR of both blocks of every pair in place, pair `k` with tweak
+/// `tweak_start + k`: `[H(t + k, a), H(t + k, b)]` (the sender's two OT keys
+/// of IKNP/KOS, hashed in the output's own layout in one pass).
+pub fn tccr_pairs_in_place(tweak_start: u64, pairs: &mut [[Block; 2]]) {
+    FIXED_KEY_AES.tccr_pair_blocks(tweak_start, bytemuck::cast_slice_mut(pairs));
+}
+
 /// `output[j] = tccr(tweak_start + j, input[j])`.
 pub fn tccr_many_into(
     tweak_start: u64,

@@ -426,6 +426,24 @@ pub fn hash_block_pairs_chunk(
         .min(q.len())
         .min(count.saturating_sub(offset));
     let (src, out) = (&q[..n], &mut out[..n]);
+    if !sha1 {
+        // Both keys of a batch of OTs written in place, then hashed in one
+        // AES pass with a tweak per pair (`hash::tccr_pairs_in_place`).
+        for_parts(out, threads, HASH_BATCH, |start, part| {
+            let input = &src[start..start + part.len()];
+            for (c, (inp, dst)) in input
+                .chunks(HASH_BATCH)
+                .zip(part.chunks_mut(HASH_BATCH))
+                .enumerate()
+            {
+                for (d, &x) in dst.iter_mut().zip(inp) {
+                    *d = [x, x ^ delta];
+                }
+                hash::tccr_pairs_in_place((offset + start + c * HASH_BATCH) as u64, dst);
+            }
+        });
+        return;
+    }
     for_parts(out, threads, HASH_BATCH, |start, part| {
         let mut x1 = [Block::ZERO; HASH_BATCH];
         let mut h0 = [Block::ZERO; HASH_BATCH];

@@ -97,6 +97,18 @@ fn hash_definitions() {
     hash::tccr_many(10, &mut w);
     assert_eq!(v, w);
     assert_eq!(v[39], hash::tccr(49, Block(3)));
+    let mut pairs: Vec<[Block; 2]> = (0..37u128).map(|k| [Block(k), Block(!k)]).collect();
+    hash::tccr_pairs_in_place(5, &mut pairs);
+    for (k, p) in pairs.iter().enumerate() {
+        let t = 5 + k as u64;
+        assert_eq!(
+            *p,
+            [
+                hash::tccr(t, Block(k as u128)),
+                hash::tccr(t, Block(!(k as u128)))
+            ]
+        );
+    }
 }
 
 #[test]
@@ -143,6 +155,8 @@ proptest! {
         let mmo: Vec<Block> = input.iter().zip(&ecb).map(|(&x, &y)| x ^ y).collect();
         let tccr: Vec<Block> = ecb.iter().enumerate()
             .map(|(i, &y)| reference(key, y ^ Block::from_u64(start.wrapping_add(i as u64))) ^ y).collect();
+        let tccr_pairs: Vec<Block> = ecb.iter().enumerate()
+            .map(|(i, &y)| reference(key, y ^ Block::from_u64(start.wrapping_add((i / 2) as u64))) ^ y).collect();
         for be in AesBackend::available() {
             let a = Aes128::with_backend(key, be).unwrap();
             let mut v = input.clone();
@@ -159,6 +173,9 @@ proptest! {
             let mut v = input.clone();
             a.tccr_blocks(start, &mut v);
             prop_assert_eq!(&v, &tccr, "tccr {:?}", be);
+            let mut v = input.clone();
+            a.tccr_pair_blocks(start, &mut v);
+            prop_assert_eq!(&v, &tccr_pairs, "tccr pairs {:?}", be);
         }
     }
 }
