@@ -177,6 +177,24 @@ struct Measured {
     received: u64,
 }
 
+impl Measured {
+    /// The best timed run, and the sender's bytes per run (`runs` counts
+    /// the warm-up too).
+    fn of(
+        spec: (usize, usize),
+        times: Vec<Duration>,
+        st: ot::runtime::channel::ChannelStats,
+        runs: u64,
+    ) -> Measured {
+        Measured {
+            best: times.into_iter().min().unwrap_or(Duration::MAX),
+            spec,
+            sent: st.bytes_sent / runs,
+            received: st.bytes_received / runs,
+        }
+    }
+}
+
 fn measure(
     p: Proto,
     n: usize,
@@ -199,13 +217,7 @@ fn measure(
             h.join().map_err(|_| "receiver thread panicked")??;
             Ok(out)
         })?;
-        let st = a.stats();
-        return Ok(Measured {
-            best: times.into_iter().min().unwrap_or(Duration::MAX),
-            spec,
-            sent: st.bytes_sent / runs,
-            received: st.bytes_received / runs,
-        });
+        return Ok(Measured::of(spec, times, a.stats(), runs));
     }
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let port = listener.local_addr()?.port();
@@ -227,13 +239,7 @@ fn measure(
     if !status.success() {
         return Err(format!("receiver process failed: {status}").into());
     }
-    let st = ch.stats();
-    Ok(Measured {
-        best: times.into_iter().min().unwrap_or(Duration::MAX),
-        spec,
-        sent: st.bytes_sent / runs,
-        received: st.bytes_received / runs,
-    })
+    Ok(Measured::of(spec, times, ch.stats(), runs))
 }
 
 /// Quiet time before each measurement: the previous one's processes have

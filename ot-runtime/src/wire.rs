@@ -292,28 +292,11 @@ pub fn read_bit_matrix_into(
     cols: usize,
     out: &mut crate::BitMatrix,
 ) -> Result<(), WireError> {
-    let bpr = cols.div_ceil(128);
-    let n = rows.saturating_mul(bpr);
+    let n = rows.saturating_mul(cols.div_ceil(128));
     check_len(bytes, n.saturating_mul(Block::SIZE))?;
     out.reset(rows, cols);
-    if cfg!(target_endian = "little") {
-        Block::slice_as_bytes_mut(out.as_blocks_mut()).copy_from_slice(bytes);
-    } else {
-        for (b, c) in out.as_blocks_mut().iter_mut().zip(bytes.chunks_exact(16)) {
-            *b = Block::read(c)?;
-        }
-    }
-    if !cols.is_multiple_of(128) {
-        let pad = !((1u128 << (cols % 128)) - 1);
-        if out
-            .as_blocks()
-            .chunks_exact(bpr)
-            .any(|r| r[bpr - 1].0 & pad != 0)
-        {
-            return Err(WireError::BadPadding);
-        }
-    }
-    Ok(())
+    Block::slice_as_bytes_mut(out.as_blocks_mut()).copy_from_slice(bytes);
+    finish_bit_matrix_in_place(out)
 }
 
 /// Values whose wire form is their memory on little-endian targets: a
