@@ -172,6 +172,9 @@ fn run_role(
 
 struct Measured {
     best: Duration,
+    /// Median of the timed runs: on a noisy machine it shows how typical
+    /// the best run is.
+    median: Duration,
     spec: (usize, usize),
     sent: u64,
     received: u64,
@@ -186,8 +189,14 @@ impl Measured {
         st: ot::runtime::channel::ChannelStats,
         runs: u64,
     ) -> Measured {
+        let mut sorted = times;
+        sorted.sort();
         Measured {
-            best: times.into_iter().min().unwrap_or(Duration::MAX),
+            best: sorted.first().copied().unwrap_or(Duration::MAX),
+            median: sorted
+                .get(sorted.len() / 2)
+                .copied()
+                .unwrap_or(Duration::MAX),
             spec,
             sent: st.bytes_sent / runs,
             received: st.bytes_received / runs,
@@ -251,7 +260,7 @@ const PAUSE: Duration = Duration::from_millis(500);
 /// Runs [`measure`] in a fresh process (this program with `--measure`), so
 /// that no measurement is affected by the memory or threads an earlier one
 /// left behind in a long-lived process; the child prints one line:
-/// `best_ns spec_sender spec_receiver sent received`.
+/// `best_ns median_ns spec_sender spec_receiver sent received`.
 fn measure_isolated(
     p: Proto,
     n: usize,
@@ -284,11 +293,12 @@ fn measure_isolated(
         .split_whitespace()
         .map(str::parse)
         .collect::<Result<_, _>>()?;
-    let [best, s, r, sent, received] = v[..] else {
+    let [best, median, s, r, sent, received] = v[..] else {
         return Err(format!("unexpected measurement output: {text}").into());
     };
     Ok(Measured {
         best: Duration::from_nanos(best),
+        median: Duration::from_nanos(median),
         spec: (s as usize, r as usize),
         sent,
         received,
@@ -302,8 +312,9 @@ fn measure_child(args: &[String]) -> Res<()> {
     let p = *ALL.get(arg(0)?).ok_or("bad protocol index")?;
     let m = measure(p, arg(1)?, arg(2)? == 1, arg(3)?, arg(4)?, arg(5)? == 1)?;
     println!(
-        "{} {} {} {} {}",
+        "{} {} {} {} {} {}",
         m.best.as_nanos(),
+        m.median.as_nanos(),
         m.spec.0,
         m.spec.1,
         m.sent,
@@ -369,7 +380,7 @@ fn run() -> Res<()> {
     };
     let aes = aes_blocks_per_second();
     println!(
-        "OT extension, {threads} thread(s) per party, {}; base OTs: CO15; best of {reps} after a warm-up run; output buffers allocated before the clock starts (each run reuses the previous run's outputs)",
+        "OT extension, {threads} thread(s) per party, {}; base OTs: CO15; best (and median, AES rows) of {reps} after a warm-up run; output buffers allocated before the clock starts (each run reuses the previous run's outputs)",
         if tcp { "two processes over TCP loopback" } else { "two threads over the in-memory channel" }
     );
     println!(
@@ -381,7 +392,7 @@ fn run() -> Res<()> {
         let n = 1usize << log_n;
         println!("n = 2^{log_n}");
         println!(
-            "{:<22} {:<10} {:<9} {:>16} {:>12} {:>10} {:>14} {:>13}",
+            "{:<22} {:<10} {:<9} {:>16} {:>12} {:>10} {:>14} {:>13} {:>10}",
             "Type",
             "Security",
             "Protocol",
@@ -389,7 +400,8 @@ fn run() -> Res<()> {
             "M OT/s (AES)",
             "OT/AES",
             "bytes/OT S,R",
-            "spec"
+            "spec",
+            "median s"
         );
         for p in ALL.into_iter().filter(|p| {
             only.as_deref().is_none_or(|o| {
@@ -415,7 +427,7 @@ fn run() -> Res<()> {
                 None => format!("{:.3} (no hash)", m_aes.best.as_secs_f64()),
             };
             println!(
-                "{:<22} {:<10} {:<9} {:>16} {:>12.1} {:>10.3} {:>14} {:>13}",
+                "{:<22} {:<10} {:<9} {:>16} {:>12.1} {:>10.3} {:>14} {:>13} {:>10.3}",
                 ty,
                 sec,
                 name,
@@ -427,7 +439,8 @@ fn run() -> Res<()> {
                     m_aes.sent as f64 / n as f64,
                     m_aes.received as f64 / n as f64
                 ),
-                if spec_ok { "= comm()+base" } else { "MISMATCH" }
+                if spec_ok { "= comm()+base" } else { "MISMATCH" },
+                m_aes.median.as_secs_f64()
             );
         }
         println!();

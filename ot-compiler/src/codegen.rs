@@ -684,7 +684,11 @@ fn stream_loop(
                     let mut #i: #t = #take;
                     #i.resize(#nlen, ::core::default::Default::default());
                 });
-                quote!(#cpath(#(#call_args,)* __off, __len, &mut #i[__off.min(#nlen)..(__off + __len).min(#nlen)]);)
+                // The rest of the array from the chunk's start: the kernel
+                // writes its first `__len` entries, and the length tells it
+                // how much of the destination is still to come (see the
+                // chunk-variant convention in protocols/prelude.otp).
+                quote!(#cpath(#(#call_args,)* __off, __len, &mut #i[__off.min(#nlen)..]);)
             }
         };
         if stage.keep != Keep::Fold {
@@ -778,12 +782,31 @@ fn stream_loop(
                     ch.send(&__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
                 }
             }
-            _ => quote! {
-                if #fc.rows() != __rows || #fc.cols() != __len {
-                    return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.cols() });
+            _ => {
+                let check = quote! {
+                    if #fc.rows() != __rows || #fc.cols() != __len {
+                        return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.cols() });
+                    }
+                };
+                let mut read_after = BTreeSet::new();
+                st.after
+                    .iter()
+                    .for_each(|s| locals_in(&s.call, &mut read_after));
+                if read_after.contains(field) {
+                    quote! {
+                        #check
+                        ch.send(#rt::Block::slice_as_bytes(#fc.as_blocks())).map_err(|source| Error::Channel { round: #rn, source })?;
+                    }
+                } else {
+                    // Nothing reads the chunk after the send: the channel may
+                    // take its storage (no copy) and lend back a spent one,
+                    // which the next chunk's producer overwrites.
+                    quote! {
+                        #check
+                        #fc.lend_storage(|__v| ch.send_blocks(__v)).map_err(|source| Error::Channel { round: #rn, source })?;
+                    }
                 }
-                ch.send(#rt::Block::slice_as_bytes(#fc.as_blocks())).map_err(|source| Error::Channel { round: #rn, source })?;
-            },
+            }
         };
         per_chunk.push(send);
     }

@@ -164,6 +164,18 @@ impl BitMatrix {
         &mut self.data
     }
 
+    /// Lends the storage vector to `f`, which may replace it by another
+    /// vector (a channel that takes ownership of a sent chunk swaps in a
+    /// spare buffer, see `Channel::send_blocks`). Afterwards the shape is
+    /// unchanged (the length is restored, zero-filling if it shrank) but,
+    /// as after [`BitMatrix::as_blocks_mut`], the contents are unspecified
+    /// until the caller overwrites them.
+    pub fn lend_storage<R>(&mut self, f: impl FnOnce(&mut Vec<Block>) -> R) -> R {
+        let r = f(&mut self.data);
+        self.data.resize(self.rows * self.bpr, Block::ZERO);
+        r
+    }
+
     /// Consumes the matrix, returning its row-major storage.
     pub fn into_blocks(self) -> Vec<Block> {
         self.data

@@ -138,7 +138,7 @@ fn transpose_cols_par(
     // there are enough, else byte (8-column) granularity.
     let k = split(rows * cols / 128, threads, MIN_BLOCKS_PER_THREAD);
     if k == 1 || dbpr == 0 {
-        return transpose::transpose_cols(backend, src, rows, cols, 0, cols, dst);
+        return transpose::transpose_cols(backend, src, rows, cols, 0..cols, dst, false);
     }
     let align = if cols >= 128 * k { 128 } else { 8 };
     let cl = chunk_len(cols, k, align);
@@ -148,7 +148,7 @@ fn transpose_cols_par(
         .enumerate()
         .try_for_each(|(i, d)| {
             let c0 = i * cl;
-            transpose::transpose_cols(backend, src, rows, cols, c0, (c0 + cl).min(cols), d)
+            transpose::transpose_cols(backend, src, rows, cols, c0..(c0 + cl).min(cols), d, false)
         })
 }
 

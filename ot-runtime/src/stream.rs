@@ -55,6 +55,21 @@ const TILE_BLOCKS: usize = 32;
 /// Blocks per batch of the hashes (an L1-sized temporary).
 const HASH_BATCH: usize = 256;
 
+/// Destinations with more than this many blocks still to be written
+/// (4 MiB, four times a core's L2 cache) are written with non-temporal
+/// stores by the transposing kernels: such an output cannot stay in cache
+/// anyway, and streaming stores save reading every destination line from
+/// memory before overwriting it. Smaller ones (a reused chunk buffer that
+/// the next stage reads at once, the tail of an output) use plain stores.
+const BYPASS_CACHE_BLOCKS: usize = 1 << 18;
+
+/// Whether a chunk kernel whose destination slice has `remaining` blocks
+/// (the rest of the array from the chunk on; see the chunk-variant
+/// convention in `protocols/prelude.otp`) bypasses the cache.
+fn bypass_cache(remaining: usize) -> bool {
+    remaining > BYPASS_CACHE_BLOCKS
+}
+
 /// Clears the bits past `cols` in the last block of a row.
 fn clear_padding(row: &mut [Block], cols: usize) {
     if !cols.is_multiple_of(128) {
@@ -248,6 +263,7 @@ pub fn transpose_columns_chunk(
     out: &mut [Block],
 ) {
     let _ = offset;
+    let stream_dst = bypass_cache(out.len());
     let n = out.len().min(len).min(t.cols());
     let out = &mut out[..n];
     if n == 0 {
@@ -271,9 +287,9 @@ pub fn transpose_columns_chunk(
             t.as_blocks(),
             KAPPA,
             t.cols(),
-            start,
-            start + part.len(),
+            start..start + part.len(),
             part,
+            stream_dst,
         );
         debug_assert!(r.is_ok(), "shapes are consistent");
     });
@@ -306,6 +322,7 @@ pub fn masked_columns_chunk(
     len: usize,
     out: &mut [Block],
 ) {
+    let stream_dst = bypass_cache(out.len());
     let n = out.len().min(len).min(u.cols());
     let out = &mut out[..n];
     let masked: [bool; KAPPA] =
@@ -338,9 +355,9 @@ pub fn masked_columns_chunk(
                 tile,
                 KAPPA,
                 cb * 128,
-                0,
-                c1 - c0,
+                0..c1 - c0,
                 &mut out[c0..c1],
+                stream_dst,
             );
             debug_assert!(r.is_ok(), "shapes are consistent");
             b += cb;
@@ -753,6 +770,49 @@ mod tests {
                 assert_eq!(joined, full);
             }
         }
+    }
+
+    /// The chunk convention for outputs assembled in place: given the rest
+    /// of the destination from the chunk on, a kernel writes exactly its
+    /// chunk. Past [`BYPASS_CACHE_BLOCKS`] remaining blocks the transposing
+    /// kernels switch to non-temporal stores; the result must equal chunks
+    /// written with plain stores into exact-size buffers, and nothing past
+    /// the end of the array may be touched.
+    #[test]
+    fn destination_tails_give_the_same_columns_as_exact_chunks() {
+        let w = BYPASS_CACHE_BLOCKS + 128 * 40 + 5;
+        let t = prg_rows(&prg_keys(&blocks(128, 11)), w, 1);
+        let s = bits(128, 12);
+        let seeds = prg_keys(&blocks(128, 13));
+        let sentinel = Block(0x5a5a);
+        let mut tail_t = vec![sentinel; w + 3];
+        let mut tail_q = vec![sentinel; w + 3];
+        let (mut exact_t, mut exact_q) = (Vec::new(), Vec::new());
+        let sizes = [16384, 8192 + 128, 384, 32768];
+        let mut chunks = Vec::new();
+        let mut o = 0;
+        while o < w {
+            let l = sizes[chunks.len() % sizes.len()].min(w - o);
+            chunks.push((o, l));
+            o += l;
+        }
+        for (o, l) in chunks {
+            let chunk = sub(&t, o, l);
+            transpose_columns_chunk(&chunk, 1, o, l, &mut tail_t[o..w]);
+            masked_columns_chunk(&seeds, &chunk, &s, 1, o, l, &mut tail_q[o..w]);
+            let mut out = vec![Block::ZERO; l];
+            transpose_columns_chunk(&chunk, 1, o, l, &mut out);
+            exact_t.extend_from_slice(&out);
+            masked_columns_chunk(&seeds, &chunk, &s, 1, o, l, &mut out);
+            exact_q.extend_from_slice(&out);
+        }
+        assert!(tail_t[w..]
+            .iter()
+            .chain(&tail_q[w..])
+            .all(|&b| b == sentinel));
+        assert_eq!(&tail_t[..w], &exact_t[..]);
+        assert_eq!(&tail_q[..w], &exact_q[..]);
+        assert_eq!(exact_t[..300], naive_columns(&sub(&t, 0, 300), 300)[..]);
     }
 
     #[test]

@@ -160,6 +160,19 @@ pub trait Channel {
         self.send(&msg)
     }
 
+    /// Sends the bytes of `blocks` (as [`Block::slice_as_bytes`]) as one
+    /// frame, possibly taking the buffer: on return `blocks` has the same
+    /// length but unspecified contents, and the caller overwrites them
+    /// before any other use.
+    ///
+    /// For chunks of bulk data computed in place (a streamed bit matrix):
+    /// [`TcpChannel`] hands the chunk's own storage to its writer thread
+    /// (no copy) and gives back a spent chunk buffer of the same size. The
+    /// default sends with [`Channel::send`] and leaves `blocks` unchanged.
+    fn send_blocks(&mut self, blocks: &mut Vec<crate::Block>) -> Result<(), ChannelError> {
+        self.send(crate::Block::slice_as_bytes(blocks))
+    }
+
     /// An empty buffer with room for at least `capacity` bytes, for the
     /// caller to fill and pass to [`Channel::send_vec`].
     ///
@@ -217,6 +230,9 @@ impl<C: Channel + ?Sized> Channel for &mut C {
     fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
         (**self).send_vec(msg)
     }
+    fn send_blocks(&mut self, blocks: &mut Vec<crate::Block>) -> Result<(), ChannelError> {
+        (**self).send_blocks(blocks)
+    }
     fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
         (**self).frame_buffer(capacity)
     }
@@ -245,6 +261,9 @@ impl<C: Channel + ?Sized> Channel for Box<C> {
     }
     fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
         (**self).send_vec(msg)
+    }
+    fn send_blocks(&mut self, blocks: &mut Vec<crate::Block>) -> Result<(), ChannelError> {
+        (**self).send_blocks(blocks)
     }
     fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
         (**self).frame_buffer(capacity)

@@ -14,6 +14,8 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use crate::Block;
+
 /// Buffers smaller than this are neither pooled nor taken from the pool:
 /// small allocations are cheap (served from the allocator's free lists
 /// without page faults), and keeping them would only crowd out the large
@@ -103,13 +105,16 @@ impl BufferPool {
             return None;
         }
         let mut sp = self.lock();
+        // Among equal fits the most recently returned one (scanning from
+        // the back): it is the likeliest to still be in cache.
         let (i, _) = sp
             .bufs
             .iter()
             .enumerate()
+            .rev()
             .filter(|(_, b)| b.capacity() >= len)
             .min_by_key(|(_, b)| b.capacity())?;
-        let buf = sp.bufs.swap_remove(i);
+        let buf = sp.bufs.remove(i);
         sp.bytes -= buf.capacity();
         Some(buf)
     }
@@ -131,6 +136,60 @@ impl BufferPool {
     pub(crate) fn held(&self) -> (usize, usize) {
         let sp = self.lock();
         (sp.bufs.len(), sp.bytes)
+    }
+}
+
+/// A bounded, thread-safe stack of spent block-chunk buffers, for
+/// [`Channel::send_blocks`](super::Channel::send_blocks): the writer thread
+/// puts the storage of a chunk it wrote, the sender takes one back in
+/// exchange for its next chunk.
+///
+/// Unlike [`BufferPool`], buffers keep their length and stale contents
+/// (blocks that were already sent to the peer): the caller overwrites the
+/// whole chunk anyway, and zeroing it first would be a wasted pass over
+/// it. The most recently returned buffer is handed out first, the one most
+/// likely still in cache.
+#[derive(Debug)]
+pub(crate) struct BlockPool {
+    spares: Mutex<(Vec<Vec<Block>>, usize)>,
+    max_bytes: usize,
+}
+
+impl BlockPool {
+    /// An empty pool that keeps at most `max_bytes` of buffer capacity.
+    pub(crate) fn new(max_bytes: usize) -> Self {
+        BlockPool {
+            spares: Mutex::new((Vec::new(), 0)),
+            max_bytes,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, (Vec<Vec<Block>>, usize)> {
+        self.spares.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Keeps `buf` for reuse unless the pool is full (then it is dropped,
+    /// after the lock is released).
+    pub(crate) fn put(&self, buf: Vec<Block>) {
+        let bytes = 16 * buf.capacity();
+        let mut sp = self.lock();
+        if sp.1 + bytes <= self.max_bytes && sp.0.len() < MAX_BUFFERS {
+            sp.1 += bytes;
+            sp.0.push(buf);
+        }
+    }
+
+    /// The most recently kept buffer, if its capacity holds `len` blocks
+    /// (chunks of one stream all have the same size; a mismatch leaves the
+    /// pool as it is and the caller allocates).
+    pub(crate) fn take(&self, len: usize) -> Option<Vec<Block>> {
+        let mut sp = self.lock();
+        if sp.0.last()?.capacity() < len {
+            return None;
+        }
+        let buf = sp.0.pop()?;
+        sp.1 -= 16 * buf.capacity();
+        Some(buf)
     }
 }
 

@@ -87,6 +87,11 @@ impl<C: Channel> Channel for ShapedChannel<C> {
         self.inner.send_vec(msg)
     }
 
+    fn send_blocks(&mut self, blocks: &mut Vec<crate::Block>) -> Result<(), ChannelError> {
+        self.before_send(16 * blocks.len());
+        self.inner.send_blocks(blocks)
+    }
+
     fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
         self.inner.frame_buffer(capacity)
     }

@@ -7,8 +7,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use super::pool::{BufferPool, RECYCLE_MIN};
+use super::pool::{BlockPool, BufferPool, RECYCLE_MIN};
 use super::{Channel, ChannelError, ChannelStats, StatsCounter};
+use crate::Block;
 
 /// Size of the length prefix of each frame.
 const HEADER: usize = 8;
@@ -54,6 +55,8 @@ struct WriterShared {
     cv: Condvar,
     /// Spent payload buffers, put by the writer, taken by `send`.
     pool: BufferPool,
+    /// Spent block chunks, put by the writer, taken by `send_blocks`.
+    blocks: BlockPool,
 }
 
 impl WriterShared {
@@ -62,6 +65,7 @@ impl WriterShared {
             state: Mutex::default(),
             cv: Condvar::new(),
             pool: BufferPool::new(POOL_BYTES),
+            blocks: BlockPool::new(POOL_BYTES),
         }
     }
 
@@ -76,7 +80,33 @@ impl WriterShared {
 #[derive(Debug)]
 struct Frame {
     header: [u8; HEADER],
-    payload: Vec<u8>,
+    payload: Payload,
+}
+
+/// A queued frame's payload: bytes, or the storage of a block chunk handed
+/// over by [`Channel::send_blocks`] (written as its bytes, then kept for
+/// the next such chunk).
+#[derive(Debug)]
+enum Payload {
+    Bytes(Vec<u8>),
+    Blocks(Vec<Block>),
+}
+
+impl Payload {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Payload::Bytes(b) => b,
+            Payload::Blocks(b) => Block::slice_as_bytes(b),
+        }
+    }
+
+    /// Returns the spent buffer to its pool.
+    fn recycle(self, shared: &WriterShared) {
+        match self {
+            Payload::Bytes(b) => shared.pool.put(b),
+            Payload::Blocks(b) => shared.blocks.put(b),
+        }
+    }
 }
 
 /// Body of the writer thread: writes queued frames in order until the
@@ -103,9 +133,9 @@ fn writer_loop(mut stream: TcpStream, rx: mpsc::Receiver<Frame>, shared: Arc<Wri
             }
             Err(TryRecvError::Disconnected) => return Ok(()),
         };
-        if frame.payload.len() < DIRECT {
+        if frame.payload.bytes().len() < DIRECT {
             pending.extend_from_slice(&frame.header);
-            pending.extend_from_slice(&frame.payload);
+            pending.extend_from_slice(frame.payload.bytes());
             if pending.len() >= COALESCE {
                 write_pending(&mut stream, &mut pending, &shared)?;
             }
@@ -113,13 +143,13 @@ fn writer_loop(mut stream: TcpStream, rx: mpsc::Receiver<Frame>, shared: Arc<Wri
             let mut slices = [
                 IoSlice::new(&pending),
                 IoSlice::new(&frame.header),
-                IoSlice::new(&frame.payload),
+                IoSlice::new(frame.payload.bytes()),
             ];
             let last = write_accounted(&mut stream, &mut slices, &shared)?;
             pending.clear();
             // Into the pool before the last bytes are accounted: a sender
             // woken by that (or returning from `flush`) finds it there.
-            shared.pool.put(frame.payload);
+            frame.payload.recycle(&shared);
             account(&shared, last);
         }
     })();
@@ -426,15 +456,18 @@ impl TcpChannel {
         st.done.then_some(ChannelError::Closed)
     }
 
-    /// Waits until `ready(in_flight)` holds, draining the socket into the
-    /// read-ahead buffer meanwhile so a peer blocked on sending to us can
-    /// proceed. Fails after `timeout` without any progress.
+    /// Waits until `ready(in_flight)` holds. The writer thread wakes us as
+    /// soon as it passes bytes to the socket. Only when it has made no
+    /// progress for [`POLL`] (the peer is not reading: it may itself be
+    /// blocked sending to us) is the socket drained into the read-ahead
+    /// buffer, so that two peers sending at once cannot deadlock. Fails
+    /// after `timeout` without any progress.
     fn wait_writer(&mut self, ready: impl Fn(usize) -> bool) -> Result<(), ChannelError> {
         let shared = Arc::clone(&self.shared);
         let mut last_progress = Instant::now();
         let mut last_in_flight = usize::MAX;
         loop {
-            {
+            let stalled = {
                 let mut st = shared.lock();
                 if let Some(err) = Self::writer_failed(&mut st) {
                     return Err(err);
@@ -446,14 +479,13 @@ impl TcpChannel {
                     last_in_flight = st.in_flight;
                     last_progress = Instant::now();
                 }
-                if self.eof || self.buffered() >= READ_AHEAD_LIMIT {
-                    let _ = shared
-                        .cv
-                        .wait_timeout(st, POLL)
-                        .map_err(|_| ChannelError::Closed)?;
-                }
-            }
-            if !self.eof && self.buffered() < READ_AHEAD_LIMIT {
+                let (st, wait) = shared
+                    .cv
+                    .wait_timeout(st, POLL)
+                    .map_err(|_| ChannelError::Closed)?;
+                wait.timed_out() && st.in_flight == last_in_flight && !ready(st.in_flight)
+            };
+            if stalled && !self.eof && self.buffered() < READ_AHEAD_LIMIT {
                 self.set_rto(POLL)?;
                 match self.read_more() {
                     Ok(n) if n > 0 => last_progress = Instant::now(),
@@ -477,17 +509,17 @@ impl TcpChannel {
     /// Queues one frame of `payload_len` bytes for the writer thread,
     /// waiting for queue space first; `payload` makes the frame's buffer only
     /// then, when the writer has had the chance to return a spent buffer to
-    /// the pool.
+    /// its pool.
     fn hand_off(
         &mut self,
         payload_len: usize,
-        payload: impl FnOnce(&BufferPool) -> Vec<u8>,
+        payload: impl FnOnce(&WriterShared) -> Payload,
     ) -> Result<(), ChannelError> {
         let len = HEADER + payload_len;
         let limit = self.queue_limit;
         self.wait_writer(|in_flight| in_flight == 0 || in_flight.saturating_add(len) <= limit)?;
-        let payload = payload(&self.shared.pool);
-        debug_assert_eq!(payload.len(), payload_len);
+        let payload = payload(&self.shared);
+        debug_assert_eq!(payload.bytes().len(), payload_len);
         let frame = Frame {
             header: (payload_len as u64).to_le_bytes(),
             payload,
@@ -627,14 +659,31 @@ fn clamp(d: Duration) -> Duration {
 
 impl Channel for TcpChannel {
     fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
-        self.hand_off(msg.len(), |pool| pool.copy_of(msg))?;
+        self.hand_off(msg.len(), |sh| Payload::Bytes(sh.pool.copy_of(msg)))?;
         self.stats.on_send(msg.len());
         Ok(())
     }
 
     fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
         let len = msg.len();
-        self.hand_off(len, |_| msg)?;
+        self.hand_off(len, |_| Payload::Bytes(msg))?;
+        self.stats.on_send(len);
+        Ok(())
+    }
+
+    /// Large chunks are handed to the writer thread as they are (no copy);
+    /// `blocks` gets a spent chunk buffer of the same length back.
+    fn send_blocks(&mut self, blocks: &mut Vec<Block>) -> Result<(), ChannelError> {
+        let len = 16 * blocks.len();
+        if len < DIRECT {
+            return self.send(Block::slice_as_bytes(blocks));
+        }
+        self.hand_off(len, |sh| {
+            let n = blocks.len();
+            let mut spare = sh.blocks.take(n).unwrap_or_default();
+            spare.resize(n, Block::ZERO);
+            Payload::Blocks(core::mem::replace(blocks, spare))
+        })?;
         self.stats.on_send(len);
         Ok(())
     }

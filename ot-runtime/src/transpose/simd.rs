@@ -351,21 +351,36 @@ pub(super) fn run_tiles(job: &mut Job<'_>, ntiles: usize) {
             && cb0 + 16 * ntiles <= job.src_stride
             && job.rows / 8 <= job.dst_stride
     );
+    // One contiguous output run (128 source rows, 16-byte destination
+    // rows): it may bypass the cache when the caller asked for it.
+    let stream = job.stream_dst
+        && job.rows == 128
+        && job.dst_stride == 16
+        && (job.dst.as_ptr() as usize).is_multiple_of(16);
     for r0 in (0..job.rows).step_by(128) {
         // SAFETY: features checked above. Source: rows r0..r0+128 <= rows,
         // bytes cb0 .. cb0 + 16 ntiles <= src_stride, inside `src`
         // (`rows * src_stride` bytes, `Job::valid`). Destination: rows
         // c < 128 ntiles <= ncols, bytes r0/8 .. r0/8 + 16 <= rows/8 <=
         // dst_stride, inside `dst` (`ncols * dst_stride` bytes); `src` and
-        // `dst` are distinct borrows.
+        // `dst` are distinct borrows. Streaming: `dst` is 16-byte aligned
+        // and the run is `2048 ntiles` contiguous bytes (dst_stride 16).
         unsafe {
-            gfni_tiles(
-                job.src.as_ptr().add(r0 * job.src_stride + cb0),
-                job.src_stride,
-                ntiles,
-                job.dst.as_mut_ptr().add(r0 / 8),
-                job.dst_stride,
-            );
+            let src = job.src.as_ptr().add(r0 * job.src_stride + cb0);
+            let dst = job.dst.as_mut_ptr().add(r0 / 8);
+            if stream {
+                gfni_tiles_streamed(src, job.src_stride, ntiles, dst);
+            } else {
+                gfni_tiles::<Plain>(
+                    src,
+                    job.src_stride,
+                    ntiles,
+                    &mut Plain {
+                        dst,
+                        ds: job.dst_stride,
+                    },
+                );
+            }
         }
     }
 }
@@ -482,9 +497,133 @@ struct StageBuf([u8; 2048 * STAGE_TILES]);
 /// Tiles per staged group: 8 tiles = 16 KiB, half of L1.
 const STAGE_TILES: usize = 8;
 
+/// Where [`gfni_tile`] puts its 32 result registers. Register `k` of tile
+/// `t` (`k < 32`, in increasing order) holds destination rows
+/// `128 t + 4 k .. 128 t + 4 k + 4` of the run, 16 bytes each.
+trait TileSink {
+    /// Stores register `k` of tile `t`.
+    ///
+    /// # Safety
+    /// The sink's destination bytes for these rows must be writable; the
+    /// caller has the tile kernel's target features.
+    unsafe fn put(&mut self, t: usize, k: usize, v: __m512i);
+}
+
+/// Plain stores: destination row `c` at `dst + c * ds`.
+struct Plain {
+    dst: *mut u8,
+    ds: usize,
+}
+
+impl TileSink for Plain {
+    #[inline(always)]
+    unsafe fn put(&mut self, t: usize, k: usize, v: __m512i) {
+        let row = 128 * t + 4 * k;
+        let dst = self.dst;
+        let ds = self.ds;
+        if ds == 16 {
+            // SAFETY (whole block): the caller's contract covers rows
+            // `row .. row + 4` at `dst + row * ds`, 16 bytes each.
+            // A masked store with an opaque all-ones mask: LLVM turns
+            // 16 plain contiguous stores into a spill of the registers and
+            // a `memcpy` call.
+            let all: __mmask8 = core::hint::black_box(0xff);
+            _mm512_mask_storeu_epi64(dst.add(row * 16).cast(), all, v);
+        } else {
+            let d = |i: usize| dst.add((row + i) * ds).cast::<__m128i>();
+            _mm_storeu_si128(d(0), _mm512_castsi512_si128(v));
+            _mm_storeu_si128(d(1), _mm512_extracti32x4_epi32::<1>(v));
+            _mm_storeu_si128(d(2), _mm512_extracti32x4_epi32::<2>(v));
+            _mm_storeu_si128(d(3), _mm512_extracti32x4_epi32::<3>(v));
+        }
+    }
+}
+
+/// Non-temporal stores of one contiguous run of tiles starting at `dst`,
+/// which is `64 - 8 SHIFT` bytes past a cache-line boundary (`SHIFT` in
+/// 1..=8; 8: aligned). Every full cache line of the run is written once
+/// with a streaming store, assembled from two consecutive registers
+/// (`valignq`); only the partial lines at the two ends of the run get
+/// plain (masked) stores, so no line mixes both kinds except at run ends.
+struct Streamed<const SHIFT: i32> {
+    dst: *mut u8,
+    prev: __m512i,
+}
+
+impl<const SHIFT: i32> TileSink for Streamed<SHIFT> {
+    #[inline(always)]
+    unsafe fn put(&mut self, t: usize, k: usize, v: __m512i) {
+        // Register index in the run; its bytes are dst[64 i .. 64 i + 64].
+        let i = 32 * t + k;
+        if SHIFT == 8 {
+            _mm512_stream_si512(self.dst.add(64 * i).cast(), v);
+        } else {
+            let head = 8 * SHIFT as usize;
+            if i == 0 {
+                // Bytes 0..head end at the first line boundary.
+                _mm512_mask_storeu_epi64(self.dst.cast(), (1u8 << SHIFT) - 1, v);
+            } else {
+                // Line = previous register's last 64 - head bytes, then
+                // this register's first `head` bytes.
+                let line = _mm512_alignr_epi64::<SHIFT>(v, self.prev);
+                _mm512_stream_si512(self.dst.add(head + 64 * (i - 1)).cast(), line);
+            }
+            self.prev = v;
+        }
+    }
+}
+
+impl<const SHIFT: i32> Streamed<SHIFT> {
+    /// Writes the bytes after the last full line (the tail of the run's
+    /// last register) and orders the streaming stores before anything
+    /// that follows (`sfence`), so the run can be handed to another thread.
+    ///
+    /// # Safety
+    /// `put` was called for every register of `ntiles` tiles.
+    #[inline(always)]
+    unsafe fn finish(self, ntiles: usize) {
+        if SHIFT != 8 && ntiles > 0 {
+            let last = 32 * ntiles - 1;
+            _mm512_mask_storeu_epi64(
+                self.dst.add(64 * last).cast(),
+                !((1u8 << SHIFT) - 1),
+                self.prev,
+            );
+        }
+        _mm_sfence();
+    }
+}
+
+/// [`gfni_tiles`] for a contiguous destination run (`ds == 16`) written
+/// with non-temporal stores ([`Streamed`]): for outputs far larger than
+/// the caches, this saves reading every destination line before it is
+/// overwritten.
+///
+/// # Safety
+/// As [`gfni_tiles`] with `ds == 16`, and `dst` 16-byte aligned.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+unsafe fn gfni_tiles_streamed(src: *const u8, ss: usize, ntiles: usize, dst: *mut u8) {
+    macro_rules! run {
+        ($shift:literal) => {{
+            let mut sink = Streamed::<$shift> {
+                dst,
+                prev: _mm512_setzero_si512(),
+            };
+            gfni_tiles(src, ss, ntiles, &mut sink);
+            sink.finish(ntiles);
+        }};
+    }
+    match dst as usize % 64 {
+        0 => run!(8),
+        16 => run!(6),
+        32 => run!(4),
+        _ => run!(2),
+    }
+}
+
 /// Transposes `ntiles` consecutive 128 x 128 tiles: tile `t` is 16 bytes at
-/// `src + 16 t + j * ss` for rows `j < 128`; column `i` of tile `t` is
-/// written as 16 bytes at `dst + (128 t + i) * ds`.
+/// `src + 16 t + j * ss` for rows `j < 128`; column `i` of tile `t` goes to
+/// `sink` as destination row `128 t + i`.
 ///
 /// Unless the source rows are already contiguous (`ss == 16`, one 2 KiB
 /// tile after another), groups of [`STAGE_TILES`] tiles are first copied
@@ -495,12 +634,13 @@ const STAGE_TILES: usize = 8;
 /// # Safety
 /// [`gfni_supported`] must be true; every source byte
 /// `src + j * ss + b` (`j < 128`, `b < 16 ntiles`) must be readable and
-/// every destination byte `dst + c * ds + b` (`c < 128 ntiles`, `b < 16`)
-/// writable, not overlapping the source.
-pub(super) unsafe fn gfni_tiles(src: *const u8, ss: usize, ntiles: usize, dst: *mut u8, ds: usize) {
+/// every destination byte of the sink's rows `c < 128 ntiles` writable,
+/// not overlapping the source.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+unsafe fn gfni_tiles<S: TileSink>(src: *const u8, ss: usize, ntiles: usize, sink: &mut S) {
     if ss == 16 {
         for t in 0..ntiles {
-            gfni_tile(src.add(2048 * t), dst.add(128 * t * ds), ds);
+            gfni_tile(src.add(2048 * t), t, sink);
         }
         return;
     }
@@ -517,7 +657,7 @@ pub(super) unsafe fn gfni_tiles(src: *const u8, ss: usize, ntiles: usize, dst: *
         }
         for t in 0..n {
             // Every byte of staged tile t was written just above.
-            gfni_tile(b.add(2048 * t), dst.add(128 * (t0 + t) * ds), ds);
+            gfni_tile(b.add(2048 * t), t0 + t, sink);
         }
         t0 += n;
     }
@@ -536,17 +676,17 @@ pub(super) unsafe fn gfni_tiles(src: *const u8, ss: usize, ntiles: usize, dst: *
 ///    destination rows per register.
 ///
 /// # Safety
-/// [`gfni_supported`]; `src` readable for 2048 bytes; `dst + c * ds + b`
-/// writable for `c < 128`, `b < 16`.
+/// [`gfni_supported`]; `src` readable for 2048 bytes; the sink's rows
+/// `128 t .. 128 t + 128` writable.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-unsafe fn gfni_tile(src: *const u8, dst: *mut u8, ds: usize) {
+#[inline]
+unsafe fn gfni_tile<S: TileSink>(src: *const u8, t: usize, sink: &mut S) {
     // Byte i of every qword = 1 << i: the affine step then yields the
     // transposed 8 x 8 bit matrix of the data operand.
     let unit = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
     // Plain loops, not `core::array::from_fn`: a closure called from a
     // function without these target features cannot keep the registers and
     // returns the array through memory (a `memcpy` per tile).
-    let all: __mmask8 = core::hint::black_box(0xff);
     let mut st = [[_mm512_setzero_si512(); 2]; 4];
     for (s, pair) in st.iter_mut().enumerate() {
         pair[0] = _mm512_loadu_si512(TABLES.stage[s][0].as_ptr().cast());
@@ -572,19 +712,7 @@ unsafe fn gfni_tile(src: *const u8, dst: *mut u8, ds: usize) {
         }
         // Register q now holds destination rows 64h + 4q .. 64h + 4q + 4.
         for (q, v) in x.iter().enumerate() {
-            let row = 64 * h + 4 * q;
-            if ds == 16 {
-                // A masked store with an opaque all-ones mask: LLVM turns
-                // 16 plain contiguous stores into a spill of `x` and a
-                // `memcpy` call.
-                _mm512_mask_storeu_epi64(dst.add(row * 16).cast(), all, *v);
-            } else {
-                let d = |i: usize| dst.add((row + i) * ds).cast::<__m128i>();
-                _mm_storeu_si128(d(0), _mm512_castsi512_si128(*v));
-                _mm_storeu_si128(d(1), _mm512_extracti32x4_epi32::<1>(*v));
-                _mm_storeu_si128(d(2), _mm512_extracti32x4_epi32::<2>(*v));
-                _mm_storeu_si128(d(3), _mm512_extracti32x4_epi32::<3>(*v));
-            }
+            sink.put(t, 16 * h + q, *v);
         }
     }
 }
