@@ -591,6 +591,12 @@ fn stream_loop(
             _ => quote!(&#i[__off.min(#i.len())..(__off + __len).min(#i.len())]),
         })
     };
+    // Values that some stage of this stream reads (chunk by chunk).
+    let mut read_in_stream = BTreeSet::new();
+    st.before
+        .iter()
+        .chain(&st.after)
+        .for_each(|s| locals_in(&s.call, &mut read_in_stream));
     let stage_code = |stage: &Stage,
                       si: usize,
                       kept: &mut BTreeMap<String, (Keep, Ty)>,
@@ -684,11 +690,18 @@ fn stream_loop(
                     let mut #i: #t = #take;
                     #i.resize(#nlen, ::core::default::Default::default());
                 });
-                // The rest of the array from the chunk's start: the kernel
-                // writes its first `__len` entries, and the length tells it
-                // how much of the destination is still to come (see the
-                // chunk-variant convention in protocols/prelude.otp).
-                quote!(#cpath(#(#call_args,)* __off, __len, &mut #i[__off.min(#nlen)..]);)
+                if read_in_stream.contains(name) {
+                    // A later stage reads the chunk back at once: exactly
+                    // the chunk, so the kernel keeps it in cache.
+                    quote!(#cpath(#(#call_args,)* __off, __len, &mut #i[__off.min(#nlen)..(__off + __len).min(#nlen)]);)
+                } else {
+                    // The rest of the array from the chunk's start: the
+                    // kernel writes its first `__len` entries, and the
+                    // length tells it how much of the destination is still
+                    // to come (see the chunk-variant convention in
+                    // protocols/prelude.otp).
+                    quote!(#cpath(#(#call_args,)* __off, __len, &mut #i[__off.min(#nlen)..]);)
+                }
             }
         };
         if stage.keep != Keep::Fold {

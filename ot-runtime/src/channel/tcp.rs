@@ -239,7 +239,9 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 /// what bounds allocation.
 ///
 /// Writing: every frame is handed to a writer thread as an owned buffer
-/// (copied once by [`Channel::send`], not at all by [`Channel::send_vec`]).
+/// (copied once by [`Channel::send`], not at all by [`Channel::send_vec`],
+/// nor by [`Channel::send_blocks`] for chunks of 16 KiB or more, whose
+/// caller gets a spent chunk buffer back in exchange).
 /// The writer coalesces small frames that are queued back to back into a
 /// 64 KiB buffer and writes it out as soon as its queue runs empty, so
 /// frames are never held back waiting for an explicit flush, while bursts of
@@ -258,15 +260,18 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 /// length already covers the frame, not even zero-filled again), so a
 /// receive loop with one reused buffer neither allocates nor copies twice.
 ///
-/// Deadlock freedom: the writer queue is bounded (64 MiB by default). When a
-/// send or flush would have to wait for queue space, the calling thread keeps
-/// draining the socket into its read-ahead buffer while it waits, so two
+/// Deadlock freedom: the writer queue is bounded (64 MiB by default). A send
+/// or flush that has to wait for queue space is woken as soon as the writer
+/// makes progress; when the writer is stuck (the peer is not reading), the
+/// calling thread drains the socket into its read-ahead buffer, so two
 /// peers that both send a lot before receiving still make progress (up to
 /// 1 GiB of read-ahead; past that the wait is subject to the time-out). A
 /// single frame larger than the limit is always accepted when the queue is
 /// empty.
 ///
-/// `TCP_NODELAY` is set. A receive fails with [`ChannelError::Timeout`] after
+/// `TCP_NODELAY` is set; on a loopback connection the congestion control is
+/// switched to Reno when the system allows it (a pacing one such as BBR
+/// only adds timer work on a local link). A receive fails with [`ChannelError::Timeout`] after
 /// the configured time-out (default 30 s) without any incoming byte, with
 /// [`ChannelError::Closed`] if the peer closed the connection at a frame
 /// boundary and with [`ChannelError::Truncated`] if it closed mid-frame.
@@ -341,6 +346,13 @@ impl TcpChannel {
     /// writer thread. The receive time-out is the default 30 s.
     pub fn from_stream(stream: TcpStream) -> io::Result<TcpChannel> {
         stream.set_nodelay(true)?;
+        #[cfg(target_os = "linux")]
+        if stream.peer_addr().is_ok_and(|a| a.ip().is_loopback()) {
+            // Best effort: a pacing congestion control (BBR, the default on
+            // some systems) arms a timer per burst, pure CPU cost on a
+            // loss-free local link; Reno is always permitted and never paces.
+            let _ = socket2::SockRef::from(&stream).set_tcp_congestion(b"reno");
+        }
         let write_half = stream.try_clone()?;
         let shared = Arc::new(WriterShared::new());
         let (tx, rx) = mpsc::channel();
@@ -391,6 +403,12 @@ impl TcpChannel {
     #[cfg(test)]
     pub(super) fn pool_held(&self) -> (usize, usize) {
         self.shared.pool.held()
+    }
+
+    /// The socket's congestion control algorithm (for tests).
+    #[cfg(all(test, target_os = "linux"))]
+    pub(super) fn congestion_control(&self) -> io::Result<Vec<u8>> {
+        socket2::SockRef::from(&self.stream).tcp_congestion()
     }
 
     /// Address of the peer.

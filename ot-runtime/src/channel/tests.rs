@@ -510,3 +510,15 @@ fn matrix_storage_lent_to_send_blocks_keeps_the_shape() {
     m.lend_storage(|v| v.truncate(3));
     assert_eq!(m.as_blocks().len(), 128 * 128);
 }
+
+/// Loopback connections do not use a pacing congestion control (Reno is
+/// always permitted, so the switch cannot fail for lack of privileges).
+#[cfg(target_os = "linux")]
+#[test]
+fn tcp_loopback_uses_reno() {
+    let (a, b) = local_pair_tcp().unwrap();
+    for ch in [a, b] {
+        let cc = ch.congestion_control().unwrap();
+        assert!(cc.starts_with(b"reno"), "{}", String::from_utf8_lossy(&cc));
+    }
+}
