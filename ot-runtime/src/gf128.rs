@@ -32,7 +32,7 @@ pub enum GfBackend {
     Portable,
     /// PCLMULQDQ, one product at a time.
     Pclmul,
-    /// VPCLMULQDQ + AVX-512F, four products per instruction.
+    /// VPCLMULQDQ + AVX-512F/BW, four products per instruction.
     Vpclmul512,
 }
 
@@ -57,6 +57,7 @@ impl GfBackend {
                 std::arch::is_x86_feature_detected!("pclmulqdq")
                     && std::arch::is_x86_feature_detected!("vpclmulqdq")
                     && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
             }
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
@@ -311,13 +312,14 @@ mod x86 {
 
     pub(super) fn inner_vpclmul(a: &[Block], b: &[Block]) -> (Block, Block) {
         let n = a.len().min(b.len());
-        // SAFETY: callers checked VPCLMULQDQ + AVX-512F support; both
+        // SAFETY: callers checked VPCLMULQDQ + AVX-512F/BW support; both
         // pointers are valid for `n` blocks and every load is in bounds or
         // masked to in-bounds lanes.
         unsafe { inner_vpclmul_impl(a.as_ptr(), b.as_ptr(), n) }
     }
 
-    #[target_feature(enable = "vpclmulqdq,avx512f,pclmulqdq")]
+    // AVX-512BW for the final 128-bit lane byte shifts (`vpslldq` on zmm).
+    #[target_feature(enable = "vpclmulqdq,avx512f,avx512bw,pclmulqdq")]
     unsafe fn inner_vpclmul_impl(a: *const Block, b: *const Block, n: usize) -> (Block, Block) {
         const U: usize = 4; // zmm pairs per iteration = 16 blocks
         let z = _mm512_setzero_si512();
