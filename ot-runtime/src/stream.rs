@@ -41,7 +41,7 @@
 use crate::aes::Aes128;
 use crate::prg::Prg;
 use crate::transpose::{self, Backend};
-use crate::xor::{xor3_into, xor_into};
+use crate::xor::{xor3_into, xor_masked_into};
 use crate::{gf128, hash, BitMatrix, Bits, Block};
 
 /// Rows of the OT-extension matrices (the security parameter κ).
@@ -343,9 +343,11 @@ pub fn masked_columns_chunk(
                     Some(k) => k.fill(counter0 + (b_lo + b) as u64, row),
                     None => row.fill(Block::ZERO),
                 }
-                if masked[j] {
+                // Every row of `u` is XORed in, masked by `s_j`: no branch
+                // or skipped work depends on the secret `s`.
+                if j < u.rows() {
                     let ub = &u.as_blocks()[j * ubpr + b_lo + b..j * ubpr + b_lo + b + cb];
-                    xor_into(row, ub);
+                    xor_masked_into(row, ub, 0u64.wrapping_sub(u64::from(masked[j])));
                 }
             }
             let c0 = b * 128;

@@ -37,6 +37,22 @@ pub fn xor3_into(dst: &mut [Block], a: &[Block], b: &[Block]) {
     xor3(d, a, b);
 }
 
+/// `dst[i] ^= a[i] & mask` over the common length, where `mask` is all
+/// ones or zero: a conditional XOR that does the same work either way, for
+/// a condition that must not show in the timing (a secret bit, such as the
+/// IKNP sender's `s_j`).
+pub fn xor_masked_into(dst: &mut [Block], a: &[Block], mask: u64) {
+    let n = dst.len().min(a.len());
+    let (d, a) = (words_mut(&mut dst[..n]), words(&a[..n]));
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: AVX-512F was detected at run time.
+        unsafe { avx512::xor_masked(d, a, mask) };
+        return;
+    }
+    xor_masked(d, a, mask);
+}
+
 fn words(b: &[Block]) -> &[u64] {
     bytemuck::cast_slice(b)
 }
@@ -56,6 +72,13 @@ fn xor2(d: &mut [u64], a: &[u64]) {
 fn xor3(d: &mut [u64], a: &[u64], b: &[u64]) {
     for ((x, y), z) in d.iter_mut().zip(a).zip(b) {
         *x ^= *y ^ *z;
+    }
+}
+
+#[inline(always)]
+fn xor_masked(d: &mut [u64], a: &[u64], mask: u64) {
+    for (x, y) in d.iter_mut().zip(a) {
+        *x ^= *y & mask;
     }
 }
 
@@ -85,6 +108,15 @@ mod avx512 {
     pub(super) unsafe fn xor3(d: &mut [u64], a: &[u64], b: &[u64]) {
         super::xor3(d, a, b)
     }
+
+    /// [`super::xor_masked`] compiled with AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn xor_masked(d: &mut [u64], a: &[u64], mask: u64) {
+        super::xor_masked(d, a, mask)
+    }
 }
 
 #[cfg(test)]
@@ -94,7 +126,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn matches_the_blockwise_xor(v in proptest::collection::vec(any::<(u128, u128, u128)>(), 0..300), cut in 0usize..5) {
+        fn matches_the_blockwise_xor(v in proptest::collection::vec(any::<(u128, u128, u128)>(), 0..300), cut in 0usize..5, on in any::<bool>()) {
             let d0: Vec<Block> = v.iter().map(|t| Block(t.0)).collect();
             let a: Vec<Block> = v.iter().map(|t| Block(t.1)).collect();
             let b: Vec<Block> = v.iter().skip(cut).map(|t| Block(t.2)).collect();
@@ -102,8 +134,12 @@ mod tests {
             xor_into(&mut d2, &a);
             let mut d3 = d0.clone();
             xor3_into(&mut d3, &a, &b);
+            let mut dm = d0.clone();
+            xor_masked_into(&mut dm, &b, 0u64.wrapping_sub(u64::from(on)));
             for i in 0..d0.len() {
                 prop_assert_eq!(d2[i], d0[i] ^ a[i]);
+                let masked = if on && i < b.len() { d0[i] ^ b[i] } else { d0[i] };
+                prop_assert_eq!(dm[i], masked);
                 let want = if i < b.len() { d0[i] ^ a[i] ^ b[i] } else { d0[i] };
                 prop_assert_eq!(d3[i], want);
             }
