@@ -35,6 +35,9 @@ const DEFAULT_QUEUE_LIMIT: usize = 64 * 1024 * 1024;
 /// While waiting for queue space we stop reading ahead past this many
 /// buffered bytes (then the no-progress time-out applies).
 const READ_AHEAD_LIMIT: usize = 1024 * 1024 * 1024;
+/// Send buffer of loopback connections (see `TcpChannel::from_stream`).
+#[cfg(target_os = "linux")]
+const LOOPBACK_SNDBUF: usize = 256 * 1024;
 /// Poll interval while waiting for the writer thread.
 const POLL: Duration = Duration::from_millis(1);
 
@@ -252,7 +255,8 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 /// a fresh buffer per frame. The writer thread lets a party
 /// keep sending while the peer is also sending, and receive while its own
 /// big message is still going out. [`Channel::flush`] waits until every
-/// queued byte has been written to the socket.
+/// queued byte has been written to the socket (on loopback the socket holds
+/// about 512 KiB, so flushing more needs the peer to be reading).
 ///
 /// Reading: small frames are served from a read-ahead buffer; the bulk of a
 /// large frame is read from the socket straight into the caller's buffer of
@@ -269,9 +273,12 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 /// single frame larger than the limit is always accepted when the queue is
 /// empty.
 ///
-/// `TCP_NODELAY` is set; on a loopback connection the congestion control is
-/// switched to Reno when the system allows it (a pacing one such as BBR
-/// only adds timer work on a local link). A receive fails with [`ChannelError::Timeout`] after
+/// `TCP_NODELAY` is set. On a loopback connection (Linux) the congestion
+/// control is switched to Reno (a pacing one such as BBR only adds timer
+/// work on a local link) and the send buffer is set to 256 KiB, so that
+/// data is transmitted by the writer thread rather than from the peer's
+/// acknowledgements (measured: Delta-IKNP at 2^24 over loopback, median
+/// run 0.102–0.123 s instead of 0.118–0.173 s). A receive fails with [`ChannelError::Timeout`] after
 /// the configured time-out (default 30 s) without any incoming byte, with
 /// [`ChannelError::Closed`] if the peer closed the connection at a frame
 /// boundary and with [`ChannelError::Truncated`] if it closed mid-frame.
@@ -348,10 +355,18 @@ impl TcpChannel {
         stream.set_nodelay(true)?;
         #[cfg(target_os = "linux")]
         if stream.peer_addr().is_ok_and(|a| a.ip().is_loopback()) {
+            let sock = socket2::SockRef::from(&stream);
             // Best effort: a pacing congestion control (BBR, the default on
             // some systems) arms a timer per burst, pure CPU cost on a
             // loss-free local link; Reno is always permitted and never paces.
-            let _ = socket2::SockRef::from(&stream).set_tcp_congestion(b"reno");
+            let _ = sock.set_tcp_congestion(b"reno");
+            // A small send buffer (the kernel doubles it): little data waits
+            // in our socket for the peer's window, so our writer thread
+            // transmits it when it writes, instead of the peer's receive
+            // path transmitting it for us from its acknowledgements, which
+            // kept the (slower) receiving process busy. Loopback has no
+            // bandwidth-delay product to cover.
+            let _ = sock.set_send_buffer_size(LOOPBACK_SNDBUF);
         }
         let write_half = stream.try_clone()?;
         let shared = Arc::new(WriterShared::new());
@@ -405,10 +420,12 @@ impl TcpChannel {
         self.shared.pool.held()
     }
 
-    /// The socket's congestion control algorithm (for tests).
+    /// The socket's congestion control algorithm and send buffer size (for
+    /// tests).
     #[cfg(all(test, target_os = "linux"))]
-    pub(super) fn congestion_control(&self) -> io::Result<Vec<u8>> {
-        socket2::SockRef::from(&self.stream).tcp_congestion()
+    pub(super) fn socket_tuning(&self) -> io::Result<(Vec<u8>, usize)> {
+        let sock = socket2::SockRef::from(&self.stream);
+        Ok((sock.tcp_congestion()?, sock.send_buffer_size()?))
     }
 
     /// Address of the peer.

@@ -182,12 +182,14 @@ fn tcp_receive_reuses_buffer_and_send_reuses_payloads() {
     let (mut a, mut b) = local_pair_tcp().unwrap();
     let mut buf = Vec::new();
     let mut ptrs = HashSet::new();
+    // Frames that fit in the loopback socket's buffers (a flush waits for
+    // the socket to take every byte, and nobody reads until it returns).
     for i in 0..20 {
-        a.send(&pattern(i, 1 << 20)).unwrap();
+        a.send(&pattern(i, 256 << 10)).unwrap();
         // The writer hands the payload to the pool before `flush` returns.
         a.flush().unwrap();
         b.recv_into(&mut buf, 1 << 20).unwrap();
-        assert!(buf == pattern(i, 1 << 20));
+        assert!(buf == pattern(i, 256 << 10));
         ptrs.insert(buf.as_ptr() as usize);
     }
     // The receive buffer is sized once and then reused in place.
@@ -195,11 +197,11 @@ fn tcp_receive_reuses_buffer_and_send_reuses_payloads() {
     a.flush().unwrap();
     // Sent one at a time: the writer returned each payload before the next
     // send, which took it again, so one buffer served all frames.
-    assert_eq!(a.pool_held(), (1, 1 << 20));
+    assert_eq!(a.pool_held(), (1, 256 << 10));
     // Smaller frames leave a reused buffer's allocation alone.
-    a.send(&pattern(99, 200 << 10)).unwrap();
+    a.send(&pattern(99, 100 << 10)).unwrap();
     b.recv_into(&mut buf, 1 << 20).unwrap();
-    assert!(buf == pattern(99, 200 << 10));
+    assert!(buf == pattern(99, 100 << 10));
     assert_eq!(ptrs.len(), 1);
     assert!(ptrs.contains(&(buf.as_ptr() as usize)));
 }
@@ -512,13 +514,15 @@ fn matrix_storage_lent_to_send_blocks_keeps_the_shape() {
 }
 
 /// Loopback connections do not use a pacing congestion control (Reno is
-/// always permitted, so the switch cannot fail for lack of privileges).
+/// always permitted, so the switch cannot fail for lack of privileges) and
+/// keep a small send buffer (256 KiB, which the kernel doubles).
 #[cfg(target_os = "linux")]
 #[test]
-fn tcp_loopback_uses_reno() {
+fn tcp_loopback_socket_tuning() {
     let (a, b) = local_pair_tcp().unwrap();
     for ch in [a, b] {
-        let cc = ch.congestion_control().unwrap();
+        let (cc, sndbuf) = ch.socket_tuning().unwrap();
         assert!(cc.starts_with(b"reno"), "{}", String::from_utf8_lossy(&cc));
+        assert!((256 << 10..=512 << 10).contains(&sndbuf), "{sndbuf}");
     }
 }
