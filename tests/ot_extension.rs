@@ -5,7 +5,7 @@
 
 use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
 use ot::runtime::rng::{Rng, Sample};
-use ot::runtime::session::run_pair;
+use ot::runtime::session::{run_pair, run_pair_over};
 use ot::runtime::{Bits, Block};
 use ot::{delta_iknp, delta_kos, kos, BaseOt, BaseOtKind};
 
@@ -123,18 +123,10 @@ fn large_delta_batches_over_tcp() {
     let r = choices(m);
     let (mut a, mut b) = local_pair_tcp().unwrap();
     let (s, rc) = delta_pair!(delta_iknp, m, delta, r);
-    let (so, ro) = std::thread::scope(|sc| {
-        let h = sc.spawn(|| s.run(&mut a));
-        let ro = rc.run(&mut b);
-        (h.join().unwrap(), ro)
-    });
+    let (so, ro) = run_pair_over(s, rc, &mut a, &mut b);
     check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
     let (s, rc) = delta_pair!(delta_kos, m, delta, r);
-    let (so, ro) = std::thread::scope(|sc| {
-        let h = sc.spawn(|| s.run(&mut a));
-        let ro = rc.run(&mut b);
-        (h.join().unwrap(), ro)
-    });
+    let (so, ro) = run_pair_over(s, rc, &mut a, &mut b);
     check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
 }
 
@@ -142,11 +134,7 @@ fn large_delta_batches_over_tcp() {
 fn kos_over_tcp() {
     let (s, rc, r) = kos_pair(5000, false);
     let (mut a, mut b) = local_pair_tcp().unwrap();
-    let (so, ro) = std::thread::scope(|sc| {
-        let h = sc.spawn(|| s.run(&mut a));
-        let ro = rc.run(&mut b);
-        (h.join().unwrap(), ro)
-    });
+    let (so, ro) = run_pair_over(s, rc, &mut a, &mut b);
     check_random(&so.unwrap().y, &ro.unwrap().x, &r);
 }
 

@@ -83,9 +83,27 @@ where
     B::Error: Send,
 {
     let (mut ca, mut cb) = MemoryChannel::pair();
+    run_pair_over(a, b, &mut ca, &mut cb)
+}
+
+/// [`run_pair`] over a given channel pair (e.g. two ends of a TCP
+/// connection): `a` runs on a second thread over `ca`, `b` here over `cb`.
+pub fn run_pair_over<A, B, C>(
+    a: A,
+    b: B,
+    ca: &mut C,
+    cb: &mut C,
+) -> (PartyResult<A>, PartyResult<B>)
+where
+    A: Party + Send,
+    B: DualOf<A> + Send,
+    A::Output: Send,
+    A::Error: Send,
+    C: Channel + Send,
+{
     std::thread::scope(|s| {
-        let ha = s.spawn(move || a.run_on(&mut ca));
-        let rb = b.run_on(&mut cb);
+        let ha = s.spawn(move || a.run_on(ca));
+        let rb = b.run_on(cb);
         let ra = match ha.join() {
             Ok(r) => r,
             Err(p) => std::panic::resume_unwind(p),
