@@ -9,10 +9,31 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::session::run_pair;
 use ot::runtime::{Bits, Block};
-use ot::{co15, delta_iknp, delta_kos, iknp, kos, np00, BaseOt, BaseOtKind};
+use ot::{co15, delta_base, delta_iknp, delta_kos, iknp, kos, np00, BaseOt, BaseOtKind};
 
 fn base() -> Box<BaseOt> {
     Box::new(BaseOt::new(BaseOtKind::Co15))
+}
+
+/// The base OTs of a Delta-OT pair for `delta` (`delta_base.otp`).
+fn delta_bases(delta: Block) -> (Vec<Block>, Vec<[Block; 2]>) {
+    let p = delta_base::Params::new().unwrap();
+    let s = delta_base::Sender::new(
+        p,
+        delta_base::SenderInput { delta },
+        Rng::from_entropy(),
+        delta_base::SenderSubs { base: base() },
+    )
+    .unwrap();
+    let rc = delta_base::Receiver::new(
+        p,
+        delta_base::ReceiverInput {},
+        Rng::from_entropy(),
+        delta_base::ReceiverSubs { base: base() },
+    )
+    .unwrap();
+    let (a, b) = run_pair(s, rc);
+    (a.unwrap().base_chosen, b.unwrap().base_keys)
 }
 
 fn bench_base_ot(c: &mut Criterion) {
@@ -102,21 +123,30 @@ fn bench_extension(c: &mut Criterion) {
                 (a.unwrap(), b.unwrap())
             })
         });
+        // Delta-OT: one batch per iteration from base OTs run once (what a
+        // stateful `DeltaOtSender` does after its first call).
+        let bases = delta_bases(delta);
+        let mut batch = 0;
         g.bench_with_input(BenchmarkId::new("delta_iknp", n), &n, |b, &n| {
             b.iter(|| {
-                let p = delta_iknp::Params::new(n, 1).unwrap();
+                batch += 1;
+                let p = delta_iknp::Params::new(n, 1, batch).unwrap();
                 let s = delta_iknp::Sender::new(
                     p,
-                    delta_iknp::SenderInput { delta },
+                    delta_iknp::SenderInput {
+                        delta,
+                        base_chosen: bases.0.clone(),
+                    },
                     Rng::from_entropy(),
-                    delta_iknp::SenderSubs { base: base() },
                 )
                 .unwrap();
                 let rc = delta_iknp::Receiver::new(
                     p,
-                    delta_iknp::ReceiverInput { r: r.clone() },
+                    delta_iknp::ReceiverInput {
+                        r: r.clone(),
+                        base_keys: bases.1.clone(),
+                    },
                     Rng::from_entropy(),
-                    delta_iknp::ReceiverSubs { base: base() },
                 )
                 .unwrap();
                 let (a, b) = run_pair(s, rc);
@@ -125,19 +155,24 @@ fn bench_extension(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("delta_kos", n), &n, |b, &n| {
             b.iter(|| {
-                let p = delta_kos::Params::new(n, 1).unwrap();
+                batch += 1;
+                let p = delta_kos::Params::new(n, 1, batch).unwrap();
                 let s = delta_kos::Sender::new(
                     p,
-                    delta_kos::SenderInput { delta },
+                    delta_kos::SenderInput {
+                        delta,
+                        base_chosen: bases.0.clone(),
+                    },
                     Rng::from_entropy(),
-                    delta_kos::SenderSubs { base: base() },
                 )
                 .unwrap();
                 let rc = delta_kos::Receiver::new(
                     p,
-                    delta_kos::ReceiverInput { r: r.clone() },
+                    delta_kos::ReceiverInput {
+                        r: r.clone(),
+                        base_keys: bases.1.clone(),
+                    },
                     Rng::from_entropy(),
-                    delta_kos::ReceiverSubs { base: base() },
                 )
                 .unwrap();
                 let (a, b) = run_pair(s, rc);

@@ -55,6 +55,9 @@ impl Proto {
             Proto::IknpChosen => ("1-out-of-2 chosen OT", "passive", "IKNP03"),
         }
     }
+    fn malicious(self) -> bool {
+        self.row().1 == "malicious"
+    }
     fn hashed(self) -> bool {
         !matches!(self, Proto::DeltaIknp | Proto::DeltaKos)
     }
@@ -63,8 +66,9 @@ impl Proto {
     }
 }
 
-fn base() -> Box<BaseOt> {
-    Box::new(BaseOt::new(BaseOtKind::Co15))
+/// The base-OT party of a row: the default base OT of its security level.
+fn base(malicious: bool) -> Box<BaseOt> {
+    Box::new(BaseOt::new(BaseOtKind::default_for(malicious)))
 }
 
 /// Runs one role `reps + 1` times on the same channel: a warm-up run, then
@@ -91,7 +95,9 @@ fn run_role(
                 let mut previous = None;
                 for rep in 0..=reps {
                     let input = $sin;
-                    let subs = $m::SenderSubs { base: base() };
+                    let subs = $m::SenderSubs {
+                        base: base(p.malicious()),
+                    };
                     let t = Instant::now();
                     let mut role = $m::Sender::new(params, input, Rng::from_entropy(), subs)?;
                     if let Some(out) = previous.take() {
@@ -107,7 +113,9 @@ fn run_role(
                 let mut previous = None;
                 for _ in 0..=reps {
                     let input = $rin;
-                    let subs = $m::ReceiverSubs { base: base() };
+                    let subs = $m::ReceiverSubs {
+                        base: base(p.malicious()),
+                    };
                     let mut role = $m::Receiver::new(params, input, Rng::from_entropy(), subs)?;
                     if let Some(out) = previous.take() {
                         role = role.reuse_outputs(out);
@@ -137,18 +145,9 @@ fn run_role(
             kos::SenderInput {},
             kos::ReceiverInput { r: r.clone() }
         ),
-        Proto::DeltaIknp => go!(
-            delta_iknp,
-            delta_iknp::Params::new(n, threads)?,
-            delta_iknp::SenderInput { delta },
-            delta_iknp::ReceiverInput { r: r.clone() }
-        ),
-        Proto::DeltaKos => go!(
-            delta_kos,
-            delta_kos::Params::new(n, threads)?,
-            delta_kos::SenderInput { delta },
-            delta_kos::ReceiverInput { r: r.clone() }
-        ),
+        Proto::DeltaIknp | Proto::DeltaKos => {
+            return run_delta_role(p == Proto::DeltaKos, n, threads, sender, reps, ch, r, delta)
+        }
         Proto::IknpChosen => {
             let payload: Vec<[Block; 2]> = if sender {
                 (0..n)
@@ -166,6 +165,80 @@ fn run_role(
                 iknp_chosen::ReceiverInput { r: r.clone() }
             )
         }
+    };
+    Ok((spec, times))
+}
+
+/// [`run_role`] for the Delta-OT rows: each run is a fresh Delta-OT pair,
+/// i.e. its base phase (`delta_base.otp`, the 128 base OTs) and its first
+/// batch (`delta_iknp.otp` / `delta_kos.otp`), both inside the clock.
+#[allow(clippy::too_many_arguments)]
+fn run_delta_role(
+    malicious: bool,
+    n: usize,
+    threads: usize,
+    sender: bool,
+    reps: usize,
+    ch: &mut dyn Channel,
+    r: Bits,
+    delta: Block,
+) -> Res<((usize, usize), Vec<Duration>)> {
+    use ot::delta_base;
+    let mut times = vec![];
+    macro_rules! go {
+        ($m:ident) => {{
+            let params = $m::Params::new(n, threads, 0)?;
+            let c = $m::comm(&params);
+            // The previous run's outputs, handed to the next run.
+            let (mut sent, mut received) = (None, None);
+            for rep in 0..=reps {
+                let t = Instant::now();
+                let bp = delta_base::Params::new()?;
+                if sender {
+                    let subs = delta_base::SenderSubs {
+                        base: base(malicious),
+                    };
+                    let input = delta_base::SenderInput { delta };
+                    let bases =
+                        delta_base::Sender::new(bp, input, Rng::from_entropy(), subs)?.run(ch)?;
+                    let input = $m::SenderInput {
+                        delta,
+                        base_chosen: bases.base_chosen,
+                    };
+                    let mut role = $m::Sender::new(params, input, Rng::from_entropy())?;
+                    if let Some(out) = sent.take() {
+                        role = role.reuse_outputs(out);
+                    }
+                    let out = role.run(ch)?;
+                    if rep > 0 {
+                        times.push(t.elapsed());
+                    }
+                    sent = Some(out);
+                } else {
+                    let subs = delta_base::ReceiverSubs {
+                        base: base(malicious),
+                    };
+                    let input = delta_base::ReceiverInput {};
+                    let bases =
+                        delta_base::Receiver::new(bp, input, Rng::from_entropy(), subs)?.run(ch)?;
+                    let input = $m::ReceiverInput {
+                        r: r.clone(),
+                        base_keys: bases.base_keys,
+                    };
+                    let mut role = $m::Receiver::new(params, input, Rng::from_entropy())?;
+                    if let Some(out) = received.take() {
+                        role = role.reuse_outputs(out);
+                    }
+                    received = Some(role.run(ch)?);
+                }
+            }
+            (c.sender, c.receiver)
+        }};
+    }
+    let spec = if malicious {
+        go!(delta_kos)
+    } else {
+        go!(delta_iknp)
     };
     Ok((spec, times))
 }

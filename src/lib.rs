@@ -13,6 +13,7 @@ extern crate self as ot;
 pub use ot_macros::protocol;
 pub use ot_runtime as runtime;
 
+pub mod delta;
 pub mod traits;
 
 /// Chou–Orlandi "simplest OT" base OT, generated from `protocols/co15.otp`.
@@ -60,11 +61,17 @@ pub mod delta_iknp {
     crate::protocol!("protocols/delta_iknp.otp");
 }
 
-/// Malicious Delta-OT (extends Delta-IKNP with the KOS check), from `protocols/delta_kos.otp`.
+/// Base phase of a Delta-OT pair (the base OTs, run once per Delta), from `protocols/delta_base.otp`.
+pub mod delta_base {
+    crate::protocol!("protocols/delta_base.otp");
+}
+
+/// Malicious Delta-OT (extends Delta-IKNP with the corrected KOS check), from `protocols/delta_kos.otp`.
 pub mod delta_kos {
     crate::protocol!("protocols/delta_kos.otp");
 }
 
+pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use traits::{
     BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension, OtReceiver,
     OtSender, RandomOtReceiver, RandomOtSender,

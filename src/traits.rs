@@ -43,7 +43,8 @@ from_protocol_errors!(
     kos,
     kos_chosen,
     delta_iknp,
-    delta_kos
+    delta_kos,
+    delta_base
 );
 
 /// Sender of random OTs: gets two random messages per OT.
@@ -74,16 +75,22 @@ pub trait OtReceiver {
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError>;
 }
 
-/// Sender of correlated OTs (Delta-OT): chooses a global `delta` and gets
-/// random `z_i`; the receiver gets `z_i ^ c_i * delta`.
+/// Sender of correlated OTs (Delta-OT): holds one global `delta` for its
+/// whole lifetime and gets random `z_i`; the receiver gets
+/// `z_i ^ c_i * delta`.
+///
+/// Delta is fixed when the sender is built (see [`crate::DeltaOtSender`]),
+/// not passed per call: a cheating receiver may learn a bit of Delta per
+/// guess from whether a malicious run aborts, which the functionality
+/// allows once, and a per-call Delta would let such guesses add up over
+/// retries. An implementation refuses every call after a failed one.
 pub trait CorrelatedOtSender {
-    /// Runs `n` correlated OTs with the given `delta`; returns the `z_i`.
-    fn send_correlated(
-        &mut self,
-        ch: &mut dyn Channel,
-        n: usize,
-        delta: Block,
-    ) -> Result<Vec<Block>, OtError>;
+    /// The sender's global Delta.
+    fn delta(&self) -> Block;
+
+    /// Runs `n` correlated OTs under [`CorrelatedOtSender::delta`]; returns
+    /// the `z_i`.
+    fn send_correlated(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<Block>, OtError>;
 }
 
 /// Receiver of correlated OTs.
@@ -103,6 +110,16 @@ pub enum BaseOtKind {
     Co15,
     /// Naor–Pinkas 2001 (`protocols/np00.otp`).
     Np00,
+}
+
+impl BaseOtKind {
+    /// The base OT that the protocols of a security level run by default:
+    /// for malicious security one whose receiver can be extracted (the
+    /// proofs of malicious OT extension need it), otherwise the fastest.
+    pub fn default_for(malicious: bool) -> BaseOtKind {
+        let _ = malicious;
+        BaseOtKind::Co15
+    }
 }
 
 /// A base-OT party (either role) implementing all four traits.
@@ -130,7 +147,7 @@ impl BaseOt {
     }
 }
 
-fn len_param(n: usize) -> Result<usize, OtError> {
+pub(crate) fn len_param(n: usize) -> Result<usize, OtError> {
     if n == 0 {
         return Err(OtError("an OT batch needs at least one OT".into()));
     }
@@ -251,16 +268,18 @@ impl OtReceiver for BaseOt {
     }
 }
 
-/// An OT-extension party (either role) implementing the random, chosen and
-/// correlated OT traits with IKNP (semi-honest) or KOS (malicious) over
-/// base OTs run on the same channel. Each call runs the protocol generated
-/// from the corresponding `.otp` file (`iknp`, `kos`, `iknp_chosen`,
-/// `kos_chosen`, `delta_iknp`, `delta_kos`).
+/// An OT-extension party (either role) implementing the random and chosen
+/// OT traits with IKNP (semi-honest) or KOS (malicious) over base OTs run
+/// on the same channel. Each call runs the protocol generated from the
+/// corresponding `.otp` file (`iknp`, `kos`, `iknp_chosen`, `kos_chosen`)
+/// with fresh base OTs. Correlated OT (Delta-OT) needs state across calls:
+/// [`OtExtension::delta_sender`] / [`OtExtension::delta_receiver`] build the
+/// stateful parties with this configuration.
 pub struct OtExtension {
-    malicious: bool,
+    pub(crate) malicious: bool,
     sha1: bool,
-    threads: usize,
-    base: BaseOtKind,
+    pub(crate) threads: usize,
+    pub(crate) base: BaseOtKind,
     rng: Rng,
 }
 
@@ -302,7 +321,7 @@ impl OtExtension {
         self
     }
 
-    fn fork(&mut self) -> Rng {
+    pub(crate) fn fork(&mut self) -> Rng {
         Rng::from_block(Block::sample(&mut self.rng))
     }
 
@@ -439,75 +458,6 @@ impl OtReceiver for OtExtension {
                 crate::iknp_chosen::Params::new(n, t, h)
             )
             .received
-        })
-    }
-}
-
-impl CorrelatedOtSender for OtExtension {
-    fn send_correlated(
-        &mut self,
-        ch: &mut dyn Channel,
-        n: usize,
-        delta: Block,
-    ) -> Result<Vec<Block>, OtError> {
-        let n = len_param(n)?;
-        let t = self.threads;
-        Ok(if self.malicious {
-            extension_call!(
-                self,
-                ch,
-                delta_kos,
-                Sender,
-                SenderSubs,
-                crate::delta_kos::SenderInput { delta },
-                crate::delta_kos::Params::new(n, t)
-            )
-            .zeros
-        } else {
-            extension_call!(
-                self,
-                ch,
-                delta_iknp,
-                Sender,
-                SenderSubs,
-                crate::delta_iknp::SenderInput { delta },
-                crate::delta_iknp::Params::new(n, t)
-            )
-            .zeros
-        })
-    }
-}
-
-impl CorrelatedOtReceiver for OtExtension {
-    fn receive_correlated(
-        &mut self,
-        ch: &mut dyn Channel,
-        choices: &Bits,
-    ) -> Result<Vec<Block>, OtError> {
-        let n = len_param(choices.len())?;
-        let (t, r) = (self.threads, choices.clone());
-        Ok(if self.malicious {
-            extension_call!(
-                self,
-                ch,
-                delta_kos,
-                Receiver,
-                ReceiverSubs,
-                crate::delta_kos::ReceiverInput { r },
-                crate::delta_kos::Params::new(n, t)
-            )
-            .chosen
-        } else {
-            extension_call!(
-                self,
-                ch,
-                delta_iknp,
-                Receiver,
-                ReceiverSubs,
-                crate::delta_iknp::ReceiverInput { r },
-                crate::delta_iknp::Params::new(n, t)
-            )
-            .chosen
         })
     }
 }

@@ -80,7 +80,8 @@ fn co15_over_tcp_and_comm_matches_spec() {
     });
     check_random_ot(&so.unwrap().messages, &ro.unwrap().chosen, &c);
     let comm = co15::comm(&p);
-    assert_eq!(comm.sender, 32);
+    // Setup: the session salt and A.
+    assert_eq!(comm.sender, 16 + 32);
     assert_eq!(comm.receiver, 32 * n);
     assert_eq!(a.stats().bytes_sent as usize, comm.sender);
     assert_eq!(b.stats().bytes_sent as usize, comm.receiver);
@@ -219,6 +220,7 @@ fn identity_point_is_the_named_abort() {
     )
     .unwrap();
     let setup = co15::msgs::Setup {
+        salt: ot::runtime::Block::ZERO,
         big_a: ot::runtime::ec::Point::default(),
     };
     match r.recv_setup(setup) {
@@ -235,10 +237,11 @@ fn tampered_point_is_a_typed_decode_error() {
     let c = choices(n, 8);
     let p = co15::Params::new(n).unwrap();
     let (a, mut b) = MemoryChannel::pair();
-    // Corrupt the sender's first message (A): set the last byte so it is not a valid encoding.
+    // Corrupt the sender's first message (salt, A): set A's last byte so it
+    // is not a valid encoding.
     let mut a = TamperChannel::new(a, |i: usize, msg: &mut Vec<u8>| {
         if i == 0 {
-            msg[31] = 0xff;
+            msg[16 + 31] = 0xff;
         }
     });
     let s = co15::Sender::new(p, co15::SenderInput {}, Rng::from_entropy()).unwrap();
@@ -291,7 +294,7 @@ fn truncated_and_oversized_messages_are_rejected() {
     match r.run(&mut b) {
         Err(co15::Error::Length {
             round: "setup",
-            expected: 32,
+            expected: 48,
             got: 10,
         }) => {}
         other => panic!("expected a length error, got {:?}", other.err()),

@@ -108,21 +108,22 @@ fuzz_decoder_with!(kos_extend, kos, Extend, |n| ot::kos::Params::new(
     n, 1, false
 )
 .unwrap());
-fuzz_decoder_with!(kos_seed_commitment, kos, SeedCommitment, |n| {
-    ot::kos::Params::new(n, 1, false).unwrap()
-});
-fuzz_decoder_with!(kos_seed_share, kos, SeedShare, |n| ot::kos::Params::new(
+fuzz_decoder_with!(iknp_session, iknp, Session, |n| ot::iknp::Params::new(
     n, 1, false
 )
 .unwrap());
-fuzz_decoder_with!(kos_seed_opening, kos, SeedOpening, |n| {
-    ot::kos::Params::new(n, 1, false).unwrap()
-});
+fuzz_decoder_with!(kos_challenge, kos, Challenge, |n| ot::kos::Params::new(
+    n, 1, false
+)
+.unwrap());
 fuzz_decoder_with!(kos_correlation, kos, CorrelationCheck, |n| {
     ot::kos::Params::new(n, 1, false).unwrap()
 });
 fuzz_decoder_with!(delta_kos_extend, delta_kos, Extend, |n| {
-    ot::delta_kos::Params::new(n, 1).unwrap()
+    ot::delta_kos::Params::new(n, 1, 0).unwrap()
+});
+fuzz_decoder_with!(delta_kos_correlation, delta_kos, CorrelationCheck, |n| {
+    ot::delta_kos::Params::new(n, 1, 3).unwrap()
 });
 fuzz_decoder_with!(iknp_chosen_masked, iknp_chosen, Masked, |n| {
     ot::iknp_chosen::Params::new(n, 1, false).unwrap()

@@ -12,8 +12,8 @@ fn parties(
     sha1: bool,
     base: BaseOtKind,
 ) -> (
-    iknp::Sender<iknp::sender_state::RunBase>,
-    iknp::Receiver<iknp::receiver_state::RunBase>,
+    iknp::Sender<iknp::sender_state::SendSession>,
+    iknp::Receiver<iknp::receiver_state::AwaitSession>,
     Bits,
 ) {
     let p = iknp::Params::new(m, 1, sha1).unwrap();

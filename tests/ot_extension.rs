@@ -1,13 +1,13 @@
 //! IKNP, KOS, Delta-IKNP and Delta-KOS generated from their `.otp` files,
-//! end to end over in-memory and TCP channels; KOS's correlation check
-//! against a cheating receiver (through a tampering channel); hang-ups,
-//! truncated and oversized extension messages.
+//! end to end over in-memory and TCP channels; hang-ups, truncated and
+//! oversized extension messages. The corrected KOS check against cheating
+//! receivers is tested in `tests/kos_check.rs`.
 
 use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::session::{run_pair, run_pair_over};
 use ot::runtime::{Bits, Block};
-use ot::{delta_iknp, delta_kos, kos, BaseOt, BaseOtKind};
+use ot::{delta_base, delta_iknp, delta_kos, kos, BaseOt, BaseOtKind};
 
 const SIZES: [usize; 5] = [1, 127, 128, 129, (1 << 16) + 3];
 
@@ -40,8 +40,8 @@ fn kos_pair(
     m: usize,
     sha1: bool,
 ) -> (
-    kos::Sender<kos::sender_state::RunBase>,
-    kos::Receiver<kos::receiver_state::RunBase>,
+    kos::Sender<kos::sender_state::SendSession>,
+    kos::Receiver<kos::receiver_state::AwaitSession>,
     Bits,
 ) {
     let p = kos::Params::new(m, 1, sha1).unwrap();
@@ -74,38 +74,68 @@ fn kos_random_ot_all_sizes() {
     }
 }
 
+/// The base OTs of a Delta-OT pair (`delta_base.otp`): the sender's seeds
+/// and the receiver's key pairs.
+fn delta_bases(delta: Block) -> (Vec<Block>, Vec<[Block; 2]>) {
+    let s = delta_base::Sender::new(
+        delta_base::Params::new().unwrap(),
+        delta_base::SenderInput { delta },
+        Rng::from_entropy(),
+        delta_base::SenderSubs { base: base() },
+    )
+    .unwrap();
+    let rc = delta_base::Receiver::new(
+        delta_base::Params::new().unwrap(),
+        delta_base::ReceiverInput {},
+        Rng::from_entropy(),
+        delta_base::ReceiverSubs { base: base() },
+    )
+    .unwrap();
+    let (so, ro) = run_pair(s, rc);
+    (so.unwrap().base_chosen, ro.unwrap().base_keys)
+}
+
 /// Sender and receiver of a Delta-OT extension module (`delta_iknp` or
-/// `delta_kos`) for `m` OTs with `delta` and choice bits `r`.
+/// `delta_kos`) for batch `batch` of `m` OTs with `delta` and choice bits
+/// `r`, over the base OTs `bases` of `delta`.
 macro_rules! delta_pair {
-    ($module:ident, $m:expr, $delta:expr, $r:expr) => {{
-        let p = $module::Params::new($m, 1).unwrap();
+    ($module:ident, $m:expr, $delta:expr, $r:expr, $bases:expr, $batch:expr, $threads:expr) => {{
+        let p = $module::Params::new($m, $threads, $batch).unwrap();
         let s = $module::Sender::new(
             p,
-            $module::SenderInput { delta: $delta },
+            $module::SenderInput {
+                delta: $delta,
+                base_chosen: $bases.0.clone(),
+            },
             Rng::from_entropy(),
-            $module::SenderSubs { base: base() },
         )
         .unwrap();
         let rc = $module::Receiver::new(
             p,
-            $module::ReceiverInput { r: $r.clone() },
+            $module::ReceiverInput {
+                r: $r.clone(),
+                base_keys: $bases.1.clone(),
+            },
             Rng::from_entropy(),
-            $module::ReceiverSubs { base: base() },
         )
         .unwrap();
         (s, rc)
     }};
+    ($module:ident, $m:expr, $delta:expr, $r:expr, $bases:expr, $batch:expr) => {
+        delta_pair!($module, $m, $delta, $r, $bases, $batch, 1)
+    };
 }
 
 #[test]
 fn delta_iknp_and_delta_kos_all_sizes() {
-    for m in SIZES {
-        let delta = Block::sample(&mut Rng::from_entropy());
+    let delta = Block::sample(&mut Rng::from_entropy());
+    let bases = delta_bases(delta);
+    for (batch, m) in SIZES.into_iter().enumerate() {
         let r = choices(m);
-        let (s, rc) = delta_pair!(delta_iknp, m, delta, r);
+        let (s, rc) = delta_pair!(delta_iknp, m, delta, r, bases, batch);
         let (so, ro) = run_pair(s, rc);
         check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
-        let (s, rc) = delta_pair!(delta_kos, m, delta, r);
+        let (s, rc) = delta_pair!(delta_kos, m, delta, r, bases, batch);
         let (so, ro) = run_pair(s, rc);
         check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
     }
@@ -121,11 +151,12 @@ fn large_delta_batches_over_tcp() {
     let m = (1 << 18) + 16384 * 3 + 77;
     let delta = Block::sample(&mut Rng::from_entropy());
     let r = choices(m);
+    let bases = delta_bases(delta);
     let (mut a, mut b) = local_pair_tcp().unwrap();
-    let (s, rc) = delta_pair!(delta_iknp, m, delta, r);
+    let (s, rc) = delta_pair!(delta_iknp, m, delta, r, bases, 0);
     let (so, ro) = run_pair_over(s, rc, &mut a, &mut b);
     check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
-    let (s, rc) = delta_pair!(delta_kos, m, delta, r);
+    let (s, rc) = delta_pair!(delta_kos, m, delta, r, bases, 1);
     let (so, ro) = run_pair_over(s, rc, &mut a, &mut b);
     check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
 }
@@ -141,114 +172,6 @@ fn kos_over_tcp() {
 /// Index of the receiver's `extend` message on the shared channel: CO15
 /// base OTs first (the extension receiver is the base-OT sender: 1 message).
 const EXTEND_MSG: usize = 1;
-
-/// A receiver that flips column `col` of `u` in rows 0..64 behaves as if it
-/// used the other choice bit for OT `col` in those rows only (inconsistent
-/// choice bits in one column). The check passes only if `s` is zero on all
-/// of those rows or on all others (probability 2^-63), so it must abort.
-/// (Flipping a single row is caught only when `s_j = 1`: that is the
-/// selective-failure leakage KOS tolerates.)
-fn cheat_one_column(extend_msg: usize, m: usize, col: usize) -> impl FnMut(usize, &mut Vec<u8>) {
-    let row_bytes = 16 * (m + 256).div_ceil(128);
-    move |i, msg| {
-        if i == extend_msg {
-            for row in 0..64 {
-                msg[row * row_bytes + col / 8] ^= 1 << (col % 8);
-            }
-        }
-    }
-}
-
-#[test]
-fn kos_catches_inconsistent_choice_bits() {
-    for m in [200usize, 4096] {
-        for byte in [0usize, 3, m - 1, m + 100] {
-            let (s, rc, _) = kos_pair(m, false);
-            let (a, b) = MemoryChannel::pair();
-            let mut b = TamperChannel::new(b, cheat_one_column(EXTEND_MSG, m, byte));
-            let mut a = a;
-            let (so, _ro) = std::thread::scope(|sc| {
-                let h = sc.spawn(move || rc.run(&mut b));
-                let so = s.run(&mut a);
-                drop(a);
-                (so, h.join().unwrap())
-            });
-            match so {
-                Err(kos::Error::CorrelationCheckFailed { role: "Sender", .. }) => {}
-                other => panic!(
-                    "m={m} column={byte}: expected CorrelationCheckFailed, got {:?}",
-                    other.err()
-                ),
-            }
-        }
-    }
-}
-
-#[test]
-fn delta_kos_catches_inconsistent_choice_bits() {
-    let m = 1000;
-    let p = delta_kos::Params::new(m, 1).unwrap();
-    let delta = Block::sample(&mut Rng::from_entropy());
-    let s = delta_kos::Sender::new(
-        p,
-        delta_kos::SenderInput { delta },
-        Rng::from_entropy(),
-        delta_kos::SenderSubs { base: base() },
-    )
-    .unwrap();
-    let rc = delta_kos::Receiver::new(
-        p,
-        delta_kos::ReceiverInput { r: choices(m) },
-        Rng::from_entropy(),
-        delta_kos::ReceiverSubs { base: base() },
-    )
-    .unwrap();
-    let (mut a, b) = MemoryChannel::pair();
-    let mut b = TamperChannel::new(b, cheat_one_column(EXTEND_MSG, m, 40));
-    let so = std::thread::scope(|sc| {
-        let h = sc.spawn(move || rc.run(&mut b));
-        let so = s.run(&mut a);
-        drop(a);
-        let _ = h.join().unwrap();
-        so
-    });
-    assert!(
-        matches!(so, Err(delta_kos::Error::CorrelationCheckFailed { .. })),
-        "{so:?}"
-    );
-}
-
-#[test]
-fn kos_receiver_rejects_a_bad_coin_opening() {
-    // A sender whose opening does not match its commitment (tampered seed).
-    let (s, rc, _) = kos_pair(300, false);
-    let (a, mut b) = MemoryChannel::pair();
-    // Sender messages: CO15 choose_lo (0) and choose_hi (1) as the base-OT
-    // receiver, seed commitment (2), seed opening (3).
-    let mut a = TamperChannel::new(a, |i: usize, msg: &mut Vec<u8>| {
-        if i == 3 {
-            msg[0] ^= 1;
-        }
-    });
-    let ro = std::thread::scope(|sc| {
-        let h = sc.spawn(move || s.run(&mut a));
-        let ro = rc.run(&mut b);
-        drop(b);
-        let _ = h.join().unwrap();
-        ro
-    });
-    assert!(
-        matches!(
-            ro,
-            Err(kos::Error::BadCoinOpening {
-                role: "Receiver",
-                ..
-            })
-        ),
-        "{:?}",
-        ro.err()
-    );
-}
 
 #[test]
 fn truncated_oversized_and_hang_up_are_typed_errors() {
@@ -309,7 +232,9 @@ fn truncated_oversized_and_hang_up_are_typed_errors() {
     let (mut a, mut b) = MemoryChannel::pair();
     let so = std::thread::scope(|sc| {
         let h = sc.spawn(move || {
-            let rc = rc.run_base(&mut b).unwrap();
+            let params = kos::Params::new(300, 1, false).unwrap();
+            let session = kos::msgs::Session::decode(&b.recv(1 << 10).unwrap(), &params).unwrap();
+            let rc = rc.recv_session(session).unwrap().run_base(&mut b).unwrap();
             drop(b);
             drop(rc);
         });
@@ -344,21 +269,8 @@ fn threads_parameter_gives_correct_outputs() {
         let (so, ro) = run_pair(s, rc);
         check_random(&so.unwrap().y, &ro.unwrap().x, &r);
         let delta = Block::sample(&mut Rng::from_entropy());
-        let p = delta_iknp::Params::new(m, 2).unwrap();
-        let s = delta_iknp::Sender::new(
-            p,
-            delta_iknp::SenderInput { delta },
-            Rng::from_entropy(),
-            delta_iknp::SenderSubs { base: base() },
-        )
-        .unwrap();
-        let rc = delta_iknp::Receiver::new(
-            p,
-            delta_iknp::ReceiverInput { r: r.clone() },
-            Rng::from_entropy(),
-            delta_iknp::ReceiverSubs { base: base() },
-        )
-        .unwrap();
+        let bases = delta_bases(delta);
+        let (s, rc) = delta_pair!(delta_iknp, m, delta, r, bases, 0, 2);
         let (so, ro) = run_pair(s, rc);
         check_delta(&so.unwrap().zeros, &ro.unwrap().chosen, &r, delta);
     }
@@ -445,21 +357,27 @@ fn common_traits_run_every_extension_protocol() {
         for i in 0..m {
             assert_eq!(got[i], payload[i][usize::from(r.get(i))]);
         }
-        // Correlated OT.
+        // Correlated OT: stateful parties, several batches under one Delta.
         let delta = Block::sample(&mut rng);
+        let mut sender = make().with_base(BaseOtKind::Np00).delta_sender(delta);
+        let mut receiver = make().with_base(BaseOtKind::Np00).delta_receiver();
+        assert_eq!(sender.delta(), delta);
         let (mut a, mut b) = MemoryChannel::pair();
-        let (z, t) = std::thread::scope(|sc| {
-            let h = sc.spawn(|| {
-                make()
-                    .with_base(BaseOtKind::Np00)
-                    .send_correlated(&mut a, m, delta)
+        let mut sent = Vec::new();
+        for n in [m, m, 77] {
+            let r = choices(n);
+            let before = b.stats().bytes_sent;
+            let (z, t) = std::thread::scope(|sc| {
+                let h = sc.spawn(|| sender.send_correlated(&mut a, n));
+                let t = receiver.receive_correlated(&mut b, &r);
+                (h.join().unwrap().unwrap(), t.unwrap())
             });
-            let t = make()
-                .with_base(BaseOtKind::Np00)
-                .receive_correlated(&mut b, &r);
-            (h.join().unwrap().unwrap(), t.unwrap())
-        });
-        check_delta(&z, &t, &r, delta);
+            check_delta(&z, &t, &r, delta);
+            sent.push(b.stats().bytes_sent - before);
+        }
+        // The base OTs run once: the second batch of the same size sends
+        // only the extension (the receiver is the base-OT sender).
+        assert!(sent[1] < sent[0], "{sent:?}");
     }
 }
 
@@ -485,24 +403,11 @@ fn reused_outputs_keep_their_buffers_and_stay_correct() {
     // Delta-IKNP: the columns are assembled in the output buffers, and a
     // buffer of another size is resized.
     let delta = Block::sample(&mut Rng::from_entropy());
+    let bases = delta_bases(delta);
     let mut previous: Option<(delta_iknp::SenderOutput, delta_iknp::ReceiverOutput)> = None;
-    for m in [3000, 3000, 200] {
+    for (batch, m) in [3000, 3000, 200].into_iter().enumerate() {
         let r = choices(m);
-        let p = delta_iknp::Params::new(m, 1).unwrap();
-        let mut s = delta_iknp::Sender::new(
-            p,
-            delta_iknp::SenderInput { delta },
-            Rng::from_entropy(),
-            delta_iknp::SenderSubs { base: base() },
-        )
-        .unwrap();
-        let mut rc = delta_iknp::Receiver::new(
-            p,
-            delta_iknp::ReceiverInput { r: r.clone() },
-            Rng::from_entropy(),
-            delta_iknp::ReceiverSubs { base: base() },
-        )
-        .unwrap();
+        let (mut s, mut rc) = delta_pair!(delta_iknp, m, delta, r, bases, batch);
         let mut ptrs = None;
         if let Some((so, ro)) = previous.take() {
             ptrs = Some((so.zeros.as_ptr(), ro.chosen.as_ptr()));

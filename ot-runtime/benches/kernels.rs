@@ -31,7 +31,7 @@ fn aes_like(c: &mut Criterion) {
         b.iter(|| hash::mmo_many(black_box(&mut buf)))
     });
     g.bench_function("tccr_many", |b| {
-        b.iter(|| hash::tccr_many(0, black_box(&mut buf)))
+        b.iter(|| hash::tccr_many(0, 0, black_box(&mut buf)))
     });
     g.finish();
 }
@@ -117,14 +117,14 @@ fn stream_chunk(c: &mut Criterion) {
             stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut m);
             let u = stream::xor_prg_choice(&m, &keys1, &r, 1);
             stream::transpose_columns_chunk(&m, 1, 0, n, &mut cols);
-            stream::hash_blocks_chunk(&cols, n, false, 1, 0, n, &mut h);
+            stream::hash_blocks_chunk(&cols, n, false, Block(9), 1, 0, n, &mut h);
             u
         })
     });
     g.bench_function("sender_chain", |b| {
         b.iter(|| {
             stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols);
-            stream::hash_block_pairs_chunk(&cols, Block(5), n, false, 1, 0, n, &mut hp);
+            stream::hash_block_pairs_chunk(&cols, Block(5), n, false, Block(9), 1, 0, n, &mut hp);
         })
     });
     g.finish();

@@ -68,10 +68,10 @@ fn main() {
     report("prg fill", n, n * 16, d, Some(a));
     let d = best(reps, || hash::mmo_many(black_box(&mut buf)));
     report("mmo_many", n, n * 16, d, Some(a));
-    let d = best(reps, || hash::tccr_many(0, black_box(&mut buf)));
+    let d = best(reps, || hash::tccr_many(0, 0, black_box(&mut buf)));
     report("tccr_many (2 AES per block)", n, n * 16, d, Some(a));
     let mut small = vec![Block::ZERO; 1 << 10];
-    let d = best(20, || hash::sha1_ro_many(0, black_box(&mut small)));
+    let d = best(20, || hash::sha1_ro_many(0, 0, black_box(&mut small)));
     report("sha1_ro_many", 1 << 10, 1 << 14, d, Some(a));
 
     chunk_section(a);
@@ -188,12 +188,22 @@ fn chunk_section(aes_bps: f64) {
     report("masked_columns", n, n * 16, d, Some(aes_bps));
     let mut h = vec![Block::ZERO; n];
     let d = best(reps, || {
-        stream::hash_blocks_chunk(black_box(&cols), n, false, 1, 0, n, &mut h)
+        stream::hash_blocks_chunk(black_box(&cols), n, false, Block(9), 1, 0, n, &mut h)
     });
     report("hash_blocks (tccr)", n, n * 16, d, Some(aes_bps));
     let mut hp = vec![[Block::ZERO; 2]; n];
     let d = best(reps, || {
-        stream::hash_block_pairs_chunk(black_box(&cols), Block(77), n, false, 1, 0, n, &mut hp)
+        stream::hash_block_pairs_chunk(
+            black_box(&cols),
+            Block(77),
+            n,
+            false,
+            Block(9),
+            1,
+            0,
+            n,
+            &mut hp,
+        )
     });
     report("hash_block_pairs (tccr)", n, n * 32, d, Some(aes_bps));
     let mut tm = BitMatrix::new(128, n);
@@ -201,7 +211,7 @@ fn chunk_section(aes_bps: f64) {
         stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut tm);
         stream::xor_prg_choice_chunk(&tm, &keys1, &r, 1, 0, n, &mut out);
         stream::transpose_columns_chunk(&tm, 1, 0, n, &mut cols);
-        stream::hash_blocks_chunk(&cols, n, false, 1, 0, n, &mut h);
+        stream::hash_blocks_chunk(&cols, n, false, Block(9), 1, 0, n, &mut h);
     });
     chain(
         "receiver chain: prg_rows+xor_prg_choice+transpose+hash",
@@ -210,7 +220,7 @@ fn chunk_section(aes_bps: f64) {
     );
     let d = best(reps, || {
         stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols);
-        stream::hash_block_pairs_chunk(&cols, Block(77), n, false, 1, 0, n, &mut hp);
+        stream::hash_block_pairs_chunk(&cols, Block(77), n, false, Block(9), 1, 0, n, &mut hp);
     });
     chain("sender chain: masked_columns+hash_block_pairs", n, d);
     big_output_section(&t, &keys, &u, &s);

@@ -106,12 +106,14 @@ pub(crate) enum Op {
     Ctr(u64),
     /// `y = E(x) ^ x` (Matyas–Meyer–Oseas).
     Mmo,
-    /// `y_i = E(E(x_i) ^ (t + i)) ^ E(x_i)` (TCCR of Guo–Katz–Wang–Yu).
-    Tccr(u64),
+    /// `y_i = E(E(x_i) ^ tw_i) ^ E(x_i)` (TCCR of Guo–Katz–Wang–Yu) with the
+    /// tweak `tw_i` = `(session, t + i)`: the index `t + i` (wrapping) in the
+    /// low 64 bits, the session in the high 64 bits. Fields: `(t, session)`.
+    Tccr(u64, u64),
     /// TCCR over pairs of blocks sharing a tweak: `y_i = E(E(x_i) ^
-    /// (t + i/2)) ^ E(x_i)` (the two keys of one OT, `H(i, q_i)` and
+    /// (session, t + i/2)) ^ E(x_i)` (the two keys of one OT, `H(i, q_i)` and
     /// `H(i, q_i ^ Δ)`, hashed in place in the output's layout).
-    TccrPairs(u64),
+    TccrPairs(u64, u64),
 }
 
 #[derive(Clone)]
@@ -207,16 +209,19 @@ impl Aes128 {
         self.run(Op::Mmo, None, blocks);
     }
 
-    /// In place `x_i = E(E(x_i) ⊕ (tweak_start + i)) ⊕ E(x_i)`: the tweakable
-    /// circular correlation-robust hash of Guo–Katz–Wang–Yu (S&P 2020).
-    pub fn tccr_blocks(&self, tweak_start: u64, blocks: &mut [Block]) {
-        self.run(Op::Tccr(tweak_start), None, blocks);
+    /// In place `x_i = E(E(x_i) ⊕ tw_i) ⊕ E(x_i)` with the tweak block
+    /// `tw_i = session · 2^64 + (tweak_start + i mod 2^64)`: the tweakable
+    /// circular correlation-robust hash of Guo–Katz–Wang–Yu (S&P 2020). The
+    /// session in the upper half keeps tweaks of different protocol runs
+    /// apart under the one public key (multi-instance security, GKWY20 §7).
+    pub fn tccr_blocks(&self, session: u64, tweak_start: u64, blocks: &mut [Block]) {
+        self.run(Op::Tccr(tweak_start, session), None, blocks);
     }
 
     /// [`Aes128::tccr_blocks`] with each tweak shared by two consecutive
-    /// blocks: block `i` uses `tweak_start + i / 2` (both keys of one OT).
-    pub fn tccr_pair_blocks(&self, tweak_start: u64, blocks: &mut [Block]) {
-        self.run(Op::TccrPairs(tweak_start), None, blocks);
+    /// blocks: block `i` uses index `tweak_start + i / 2` (both keys of one OT).
+    pub fn tccr_pair_blocks(&self, session: u64, tweak_start: u64, blocks: &mut [Block]) {
+        self.run(Op::TccrPairs(tweak_start, session), None, blocks);
     }
 
     /// Runs `op` from `input` (or in place when `None`) into `out`.
@@ -272,12 +277,12 @@ fn soft_run(c: &aes::Aes128, op: Op, input: Option<&[Block]>, out: &mut [Block])
                     x[j] ^= orig[j];
                 }
             }
-            Op::Tccr(t) | Op::TccrPairs(t) => {
-                let shift = u32::from(matches!(op, Op::TccrPairs(_)));
+            Op::Tccr(t, session) | Op::TccrPairs(t, session) => {
+                let shift = u32::from(matches!(op, Op::TccrPairs(..)));
                 enc(&mut x[..k]);
                 let y = x;
                 for (j, v) in x[..k].iter_mut().enumerate() {
-                    *v ^= Block::from_u64(t.wrapping_add(((i + j) >> shift) as u64));
+                    *v ^= Block::from_u64s(t.wrapping_add(((i + j) >> shift) as u64), session);
                 }
                 enc(&mut x[..k]);
                 for j in 0..k {
@@ -400,16 +405,18 @@ mod ni {
                             x[j] = _mm_xor_si128(x[j], orig[j]);
                         }
                     }
-                    Op::Tccr(t) | Op::TccrPairs(t) => {
-                        let shift = u32::from(matches!(op, Op::TccrPairs(_)));
+                    Op::Tccr(t, session) | Op::TccrPairs(t, session) => {
+                        let shift = u32::from(matches!(op, Op::TccrPairs(..)));
                         for (j, v) in x.iter_mut().enumerate() {
                             *v = _mm_loadu_si128(src.add(i + j).cast());
                         }
                         enc!(x);
                         let y = x;
                         for (j, v) in x.iter_mut().enumerate() {
-                            let tw =
-                                _mm_set_epi64x(0, t.wrapping_add(((i + j) >> shift) as u64) as i64);
+                            let tw = _mm_set_epi64x(
+                                session as i64,
+                                t.wrapping_add(((i + j) >> shift) as u64) as i64,
+                            );
                             *v = _mm_xor_si128(*v, tw);
                         }
                         enc!(x);
@@ -536,18 +543,21 @@ mod vaes {
                             x[j] = _mm512_xor_si512(x[j], orig[j]);
                         }
                     }
-                    Op::Tccr(t) | Op::TccrPairs(t) => {
+                    Op::Tccr(t, session) | Op::TccrPairs(t, session) => {
                         for (j, v) in x.iter_mut().enumerate() {
                             *v = $ld(j);
                         }
                         enc!(x);
                         let y = x;
                         let tw = match op {
-                            Op::TccrPairs(_) => pair_counters(t),
+                            Op::TccrPairs(..) => pair_counters(t),
                             _ => counters(t),
                         };
+                        // The session fills the high qword of every lane.
+                        let s = session as i64;
+                        let sess = _mm512_set_epi64(s, 0, s, 0, s, 0, s, 0);
                         for j in 0..8 {
-                            x[j] = _mm512_xor_si512(x[j], tw[j]);
+                            x[j] = _mm512_xor_si512(_mm512_xor_si512(x[j], tw[j]), sess);
                         }
                         enc!(x);
                         for j in 0..8 {

@@ -190,3 +190,164 @@ pub fn concat_points(a: &[Point], b: &[Point]) -> Vec<Point> {
     v.extend_from_slice(b);
     v
 }
+
+/// Domain label of the NP00 key derivation ([`np00_sender_keys`]).
+const NP00_KEY_DOMAIN: &[u8] = b"ot-runtime/np00/key/v2";
+/// Domain label of the CO15 key derivation ([`co15_sender_keys`]).
+const CO15_KEY_DOMAIN: &[u8] = b"ot-runtime/co15/key/v2";
+
+/// Hashes one base-OT key per `(i, branch)` pair: SHA-256 over a
+/// length-prefixed `domain`, the session `salt`, the compressed `context`
+/// points (the sender's public points), then per OT the compressed
+/// `per_ot` points of OT `i` (the receiver's message), `i` as `u64` LE,
+/// the branch bit and the Diffie–Hellman value, truncated to 128 bits.
+///
+/// All compressions go through one `double_and_compress_batch` (one field
+/// inversion for the whole batch; doubling is injective on the prime-order
+/// group). `dh[k]` is the value of OT `k % n` for branch `branches(k)`:
+/// `n` per-OT rows of points and `dh.len()` keys in total.
+fn base_ot_keys(
+    domain: &[u8],
+    salt: Block,
+    context: &[Point],
+    per_ot: &[&[Point]],
+    dh: &[Point],
+    branch: impl Fn(usize) -> bool,
+) -> Vec<Block> {
+    let n = per_ot.first().map_or(0, |p| p.len());
+    let n = per_ot.iter().map(|p| p.len()).fold(n, usize::min);
+    let mut all = Vec::with_capacity(context.len() + per_ot.len() * n + dh.len());
+    all.extend_from_slice(context);
+    for p in per_ot {
+        all.extend_from_slice(&p[..n]);
+    }
+    all.extend_from_slice(dh);
+    let comp = Point::double_and_compress_batch(&all);
+    let (ctx, rest) = comp.split_at(context.len());
+    let (rows, dhc) = rest.split_at(per_ot.len() * n);
+    let mut prefix = Sha256::new();
+    prefix.update([domain.len() as u8]);
+    prefix.update(domain);
+    prefix.update(salt.to_bytes());
+    for c in ctx {
+        prefix.update(c.as_bytes());
+    }
+    if n == 0 {
+        return Vec::new();
+    }
+    dhc.iter()
+        .enumerate()
+        .map(|(k, d)| {
+            let i = k % n;
+            let mut h = prefix.clone();
+            for r in 0..per_ot.len() {
+                h.update(rows[r * n + i].as_bytes());
+            }
+            h.update((i as u64).to_le_bytes());
+            h.update([u8::from(branch(k))]);
+            h.update(d.as_bytes());
+            finish_block(h)
+        })
+        .collect()
+}
+
+/// Pairs up `[k_0 for every OT] ++ [k_1 for every OT]` as `[k_0, k_1]` per OT.
+fn pair_keys(keys: Vec<Block>, n: usize) -> Vec<[Block; 2]> {
+    let (k0, k1) = keys.split_at(n.min(keys.len()));
+    k0.iter().zip(k1).map(|(&a, &b)| [a, b]).collect()
+}
+
+/// The NP00 sender's keys [NP01, §3.1]: `k_b = H(salt, C, R, PK_0,i,
+/// PK_1,i, i, b, PK_b,i^r)` for `b` in {0, 1}, with `PK_1,i = C − PK_0,i`,
+/// `dh0[i] = r·PK_0,i` and `dh1[i] = r·PK_1,i`. Hashing the branch bit and
+/// both public keys keeps the two keys independent even if a malicious
+/// receiver makes `PK_0,i = PK_1,i` (by sending `PK_0 = C / 2`), and the
+/// salt binds the keys to this session.
+pub fn np00_sender_keys(
+    salt: Block,
+    big_c: Point,
+    big_r: Point,
+    pk0: &[Point],
+    dh0: &[Point],
+    dh1: &[Point],
+) -> Vec<[Block; 2]> {
+    let n = pk0.len().min(dh0.len()).min(dh1.len());
+    let pk1: Vec<Point> = pk0[..n].iter().map(|&p| big_c - p).collect();
+    let dh: Vec<Point> = dh0[..n].iter().chain(&dh1[..n]).copied().collect();
+    let keys = base_ot_keys(
+        NP00_KEY_DOMAIN,
+        salt,
+        &[big_c, big_r],
+        &[&pk0[..n], &pk1],
+        &dh,
+        |k| k >= n,
+    );
+    pair_keys(keys, n)
+}
+
+/// The NP00 receiver's key of its choice, the same hash as
+/// [`np00_sender_keys`] with `b = choices[i]` and `dh[i] = k_i·R`.
+pub fn np00_receiver_keys(
+    salt: Block,
+    big_c: Point,
+    big_r: Point,
+    pk0: &[Point],
+    dh: &[Point],
+    choices: &crate::Bits,
+) -> Vec<Block> {
+    let n = pk0.len().min(dh.len());
+    let pk1: Vec<Point> = pk0[..n].iter().map(|&p| big_c - p).collect();
+    base_ot_keys(
+        NP00_KEY_DOMAIN,
+        salt,
+        &[big_c, big_r],
+        &[&pk0[..n], &pk1],
+        &dh[..n],
+        |i| choices.try_get(i).unwrap_or(false),
+    )
+}
+
+/// The CO15 sender's keys [CO15, Fig. 1]: `k_b = H(salt, A, B_i, i, b,
+/// dh_b[i])` with `dh0[i] = a·B_i` and `dh1[i] = a·(B_i − A)`: the hash
+/// binds the session, both parties' points, the index and the branch bit.
+pub fn co15_sender_keys(
+    salt: Block,
+    big_a: Point,
+    big_b: &[Point],
+    dh0: &[Point],
+    dh1: &[Point],
+) -> Vec<[Block; 2]> {
+    let n = big_b.len().min(dh0.len()).min(dh1.len());
+    let dh: Vec<Point> = dh0[..n].iter().chain(&dh1[..n]).copied().collect();
+    let keys = base_ot_keys(CO15_KEY_DOMAIN, salt, &[big_a], &[&big_b[..n]], &dh, |k| {
+        k >= n
+    });
+    pair_keys(keys, n)
+}
+
+/// The CO15 receiver's key of its choice: [`co15_sender_keys`]'s hash with
+/// `b = choices[i]` and `dh[i] = x_i·A`.
+pub fn co15_receiver_keys(
+    salt: Block,
+    big_a: Point,
+    big_b: &[Point],
+    dh: &[Point],
+    choices: &crate::Bits,
+) -> Vec<Block> {
+    let n = big_b.len().min(dh.len());
+    base_ot_keys(
+        CO15_KEY_DOMAIN,
+        salt,
+        &[big_a],
+        &[&big_b[..n]],
+        &dh[..n],
+        |i| choices.try_get(i).unwrap_or(false),
+    )
+}
+
+/// The group element `p / 2` (`p · 2^{-1}`): what a malicious NP00 receiver
+/// sends as `PK_0 = C / 2` to make `PK_1 = C − PK_0 = PK_0`. Exposed for the
+/// tests that reproduce that attack.
+pub fn halve(p: Point) -> Point {
+    p * Scalar::from(2u8).invert()
+}

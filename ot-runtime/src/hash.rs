@@ -6,11 +6,14 @@
 //! * MMO: `H(x) = π(x) ⊕ x`.
 //! * TCCR (Guo, Katz, Wang, Yu, "Efficient and Secure Multiparty
 //!   Computation from Fixed-Key Block Ciphers", S&P 2020):
-//!   `H(i, x) = π(π(x) ⊕ i) ⊕ π(x)`, with the tweak `i` a 64-bit index
-//!   zero-extended to a block ([`Block::from_u64`]). The batch functions
-//!   hash element `j` under tweak `tweak_start + j` (wrapping mod 2^64).
-//! * SHA-1 random oracle: `H(i, x) = SHA1(le64(i) ‖ bytes(x))[0..16]`, the
-//!   slow column of the libOTe comparison table.
+//!   `H(i, x) = π(π(x) ⊕ i) ⊕ π(x)`, with the tweak block `i` made of a
+//!   64-bit session (high half) and a 64-bit index (low half,
+//!   [`Block::from_u64s`]). The session separates protocol runs that share
+//!   the public key (GKWY20's multi-instance bound degrades with the number
+//!   of hash calls per tweak); the batch functions hash element `j` under
+//!   index `tweak_start + j` (wrapping mod 2^64) of the given session.
+//! * SHA-1 random oracle: `H(i, x) = SHA1(le64(session) ‖ le64(i) ‖
+//!   bytes(x))[0..16]`, the slow column of the libOTe comparison table.
 //!
 //! In-place and input/output variants exist; the input/output ones return
 //! [`ShapeError`] on a length mismatch instead of panicking.
@@ -40,34 +43,36 @@ pub fn mmo_many_into(input: &[Block], output: &mut [Block]) -> Result<(), ShapeE
     Ok(())
 }
 
-/// `π(π(x) ⊕ tweak) ⊕ π(x)` under the fixed key.
+/// `π(π(x) ⊕ (session, tweak)) ⊕ π(x)` under the fixed key.
 #[inline]
-pub fn tccr(tweak: u64, x: Block) -> Block {
+pub fn tccr(session: u64, tweak: u64, x: Block) -> Block {
     let mut b = [x];
-    tccr_many(tweak, &mut b);
+    tccr_many(session, tweak, &mut b);
     b[0]
 }
 
-/// TCCR hash of every block in place; block `j` uses tweak `tweak_start + j`.
-pub fn tccr_many(tweak_start: u64, blocks: &mut [Block]) {
-    FIXED_KEY_AES.run(Op::Tccr(tweak_start), None, blocks);
+/// TCCR hash of every block in place; block `j` uses tweak
+/// `(session, tweak_start + j)`.
+pub fn tccr_many(session: u64, tweak_start: u64, blocks: &mut [Block]) {
+    FIXED_KEY_AES.run(Op::Tccr(tweak_start, session), None, blocks);
 }
 
 /// TCCR of both blocks of every pair in place, pair `k` with tweak
-/// `tweak_start + k`: `[H(t + k, a), H(t + k, b)]` (the sender's two OT keys
-/// of IKNP/KOS, hashed in the output's own layout in one pass).
-pub fn tccr_pairs_in_place(tweak_start: u64, pairs: &mut [[Block; 2]]) {
-    FIXED_KEY_AES.tccr_pair_blocks(tweak_start, bytemuck::cast_slice_mut(pairs));
+/// `(session, tweak_start + k)`: `[H(t + k, a), H(t + k, b)]` (the sender's
+/// two OT keys of IKNP/KOS, hashed in the output's own layout in one pass).
+pub fn tccr_pairs_in_place(session: u64, tweak_start: u64, pairs: &mut [[Block; 2]]) {
+    FIXED_KEY_AES.tccr_pair_blocks(session, tweak_start, bytemuck::cast_slice_mut(pairs));
 }
 
-/// `output[j] = tccr(tweak_start + j, input[j])`.
+/// `output[j] = tccr(session, tweak_start + j, input[j])`.
 pub fn tccr_many_into(
+    session: u64,
     tweak_start: u64,
     input: &[Block],
     output: &mut [Block],
 ) -> Result<(), ShapeError> {
     check_len("hash::tccr_many_into", input.len(), output.len())?;
-    FIXED_KEY_AES.run(Op::Tccr(tweak_start), Some(input), output);
+    FIXED_KEY_AES.run(Op::Tccr(tweak_start, session), Some(input), output);
     Ok(())
 }
 
@@ -76,9 +81,11 @@ pub fn sha1(data: &[u8]) -> [u8; 20] {
     Sha1::digest(data).into()
 }
 
-/// Random-oracle hash `SHA1(le64(tweak) ‖ bytes(x))` truncated to 128 bits.
-pub fn sha1_ro(tweak: u64, x: Block) -> Block {
+/// Random-oracle hash `SHA1(le64(session) ‖ le64(tweak) ‖ bytes(x))`
+/// truncated to 128 bits.
+pub fn sha1_ro(session: u64, tweak: u64, x: Block) -> Block {
     let mut h = Sha1::new();
+    h.update(session.to_le_bytes());
     h.update(tweak.to_le_bytes());
     h.update(x.to_bytes());
     let d = h.finalize();
@@ -88,21 +95,22 @@ pub fn sha1_ro(tweak: u64, x: Block) -> Block {
 }
 
 /// [`sha1_ro`] of every block in place; block `j` uses tweak `tweak_start + j`.
-pub fn sha1_ro_many(tweak_start: u64, blocks: &mut [Block]) {
+pub fn sha1_ro_many(session: u64, tweak_start: u64, blocks: &mut [Block]) {
     for (j, b) in blocks.iter_mut().enumerate() {
-        *b = sha1_ro(tweak_start.wrapping_add(j as u64), *b);
+        *b = sha1_ro(session, tweak_start.wrapping_add(j as u64), *b);
     }
 }
 
-/// `output[j] = sha1_ro(tweak_start + j, input[j])`.
+/// `output[j] = sha1_ro(session, tweak_start + j, input[j])`.
 pub fn sha1_ro_many_into(
+    session: u64,
     tweak_start: u64,
     input: &[Block],
     output: &mut [Block],
 ) -> Result<(), ShapeError> {
     check_len("hash::sha1_ro_many_into", input.len(), output.len())?;
     for (j, (o, &x)) in output.iter_mut().zip(input).enumerate() {
-        *o = sha1_ro(tweak_start.wrapping_add(j as u64), x);
+        *o = sha1_ro(session, tweak_start.wrapping_add(j as u64), x);
     }
     Ok(())
 }
@@ -122,12 +130,13 @@ pub enum CrHash {
 }
 
 impl CrHash {
-    /// Hashes every block in place; block `j` uses tweak `tweak_start + j`.
-    pub fn hash_many(self, tweak_start: u64, blocks: &mut [Block]) {
+    /// Hashes every block in place; block `j` uses tweak
+    /// `(session, tweak_start + j)`.
+    pub fn hash_many(self, session: u64, tweak_start: u64, blocks: &mut [Block]) {
         match self {
             CrHash::Mmo => mmo_many(blocks),
-            CrHash::Tccr => tccr_many(tweak_start, blocks),
-            CrHash::Sha1 => sha1_ro_many(tweak_start, blocks),
+            CrHash::Tccr => tccr_many(session, tweak_start, blocks),
+            CrHash::Sha1 => sha1_ro_many(session, tweak_start, blocks),
         }
     }
 }

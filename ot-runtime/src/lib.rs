@@ -16,6 +16,7 @@ pub mod rng;
 pub mod transpose;
 
 pub mod channel;
+pub mod consistency;
 pub mod ec;
 pub mod ops;
 pub mod otext;

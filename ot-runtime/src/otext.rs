@@ -129,3 +129,69 @@ mod tests {
         }
     }
 }
+
+/// Domain label of [`session_id`].
+const SESSION_DOMAIN: &[u8] = b"ot-runtime/ot-extension/session/v1";
+
+/// The session id of one OT-extension run: SHA-256 over a domain label,
+/// the fresh `salt` the extension sender sent in the run's first message,
+/// and the number of OTs `m`, truncated to 128 bits. Every hash the run
+/// keys carries it: the TCCR tweaks' upper half (`stream::hash_blocks`),
+/// the consistency check's challenge (`consistency::kos_challenge_key`).
+pub fn session_id(salt: Block, m: usize) -> Block {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update([SESSION_DOMAIN.len() as u8]);
+    h.update(SESSION_DOMAIN);
+    h.update(salt.to_bytes());
+    h.update((m as u64).to_le_bytes());
+    let d = h.finalize();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&d[..16]);
+    Block::from_bytes(out)
+}
+
+/// Whether the two keys of every base OT differ. The OT-extension receiver
+/// (the base-OT sender) refuses base OTs with `k_0 == k_1`: with equal keys
+/// row j of `u` would be its choice vector in the clear (defence in depth;
+/// the base OTs' key hashes already bind the branch bit). Scans every pair
+/// without an early exit; only the verdict is public.
+pub fn base_keys_distinct(messages: &[[Block; 2]]) -> bool {
+    messages
+        .iter()
+        .fold(true, |ok, [k0, k1]| ok & (k0.as_u128() != k1.as_u128()))
+}
+
+/// Domain constant in the high half of the input block of
+/// [`batch_seeds`] (ASCII "deltabat"): keeps the derivation apart from the
+/// AES-CTR stream of the same seed, whose counters have a zero high half.
+const BATCH_SEED_TAG: u64 = u64::from_be_bytes(*b"deltabat");
+
+/// Per-batch PRG seeds from base-OT seeds that are reused across batches
+/// (a stateful Delta-OT party extends many times from one set of base OTs):
+/// `seed'_j = AES_{seed_j}((tag, batch))`, a PRF of each base seed at the
+/// batch index. Both parties derive the same seeds for the same batch, and
+/// a batch index is never reused by an honest party, so no two batches
+/// share a PRG stream (which would put `r ⊕ r'` in the clear).
+pub fn batch_seeds(seeds: &[Block], batch: usize) -> Vec<Block> {
+    let input = Block::from_u64s(batch as u64, BATCH_SEED_TAG);
+    seeds
+        .iter()
+        .map(|&s| crate::aes::Aes128::new(s).encrypt_block(input))
+        .collect()
+}
+
+/// [`batch_seeds`] for both seeds of every base OT (the OT-extension
+/// receiver's side).
+pub fn batch_seed_pairs(seeds: &[[Block; 2]], batch: usize) -> Vec<[Block; 2]> {
+    let input = Block::from_u64s(batch as u64, BATCH_SEED_TAG);
+    seeds
+        .iter()
+        .map(|&[a, b]| {
+            [
+                crate::aes::Aes128::new(a).encrypt_block(input),
+                crate::aes::Aes128::new(b).encrypt_block(input),
+            ]
+        })
+        .collect()
+}

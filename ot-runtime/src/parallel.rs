@@ -82,10 +82,11 @@ fn fixed_key_op(op: impl Fn(usize) -> Op + Sync, blocks: &mut [Block], threads: 
         .for_each(|(i, c)| aes.run(op(i * cl), None, c));
 }
 
-/// Parallel [`crate::hash::tccr_many`] (block `j` uses tweak `tweak_start + j`).
-pub fn tccr_many(tweak_start: u64, blocks: &mut [Block], threads: usize) {
+/// Parallel [`crate::hash::tccr_many`] (block `j` uses tweak
+/// `(session, tweak_start + j)`).
+pub fn tccr_many(session: u64, tweak_start: u64, blocks: &mut [Block], threads: usize) {
     fixed_key_op(
-        |off| Op::Tccr(tweak_start.wrapping_add(off as u64)),
+        |off| Op::Tccr(tweak_start.wrapping_add(off as u64), session),
         blocks,
         threads,
     );

@@ -368,24 +368,40 @@ pub fn masked_columns_chunk(
     for_parts(out, threads, 128, work);
 }
 
+/// The 64-bit session tweak of the OT-extension hashes: the low half of
+/// the session id (itself a hash output, see [`crate::otext::session_id`]).
+#[inline]
+fn session_tweak(session: Block) -> u64 {
+    session.as_u128() as u64
+}
+
 /// `out[i] = H(i, cols[i])` for the first `count.min(cols.len())` blocks,
 /// with `H` the fixed-key AES TCCR hash of [`crate::hash`] or, when `sha1`,
 /// the SHA-1 random oracle: the receiver's OT keys `H(i, t_i)` of
-/// [IKNP03, Fig. 1].
-pub fn hash_blocks(cols: &[Block], count: usize, sha1: bool, threads: usize) -> Vec<Block> {
+/// [IKNP03, Fig. 1]. The tweak's upper half carries the session (low 64
+/// bits of `session`), so two runs never hash under the same tweak.
+pub fn hash_blocks(
+    cols: &[Block],
+    count: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<Block> {
     let n = count.min(cols.len());
     let mut out = Block::zeroed_vec(n);
-    hash_blocks_chunk(cols, count, sha1, threads, 0, n, &mut out);
+    hash_blocks_chunk(cols, count, sha1, session, threads, 0, n, &mut out);
     out
 }
 
 /// Chunk of [`hash_blocks`]: `cols` is the chunk, `count` whole; writes
 /// `out[i] = H(offset + i, cols[i])` for `i < out.len()` with
 /// `i < len`, `i < cols.len()` and `offset + i < count`.
+#[allow(clippy::too_many_arguments)]
 pub fn hash_blocks_chunk(
     cols: &[Block],
     count: usize,
     sha1: bool,
+    session: Block,
     threads: usize,
     offset: usize,
     len: usize,
@@ -397,13 +413,14 @@ pub fn hash_blocks_chunk(
         .min(cols.len())
         .min(count.saturating_sub(offset));
     let (src, out) = (&cols[..n], &mut out[..n]);
+    let sess = session_tweak(session);
     for_parts(out, threads, HASH_BATCH, |start, part| {
         let tweak = (offset + start) as u64;
         let input = &src[start..start + part.len()];
         let r = if sha1 {
-            hash::sha1_ro_many_into(tweak, input, part)
+            hash::sha1_ro_many_into(sess, tweak, input, part)
         } else {
-            hash::tccr_many_into(tweak, input, part)
+            hash::tccr_many_into(sess, tweak, input, part)
         };
         debug_assert!(r.is_ok(), "lengths are equal");
     });
@@ -411,17 +428,18 @@ pub fn hash_blocks_chunk(
 
 /// The IKNP sender's two keys per OT, `[H(i, q_i), H(i, q_i ⊕ Δ)]`
 /// ([IKNP03, Fig. 1] with `Δ = s`), for the first `count.min(q.len())`
-/// OTs.
+/// OTs, under the session's tweaks as in [`hash_blocks`].
 pub fn hash_block_pairs(
     q: &[Block],
     delta: Block,
     count: usize,
     sha1: bool,
+    session: Block,
     threads: usize,
 ) -> Vec<[Block; 2]> {
     let n = count.min(q.len());
     let mut out = Block::zeroed_pairs(n);
-    hash_block_pairs_chunk(q, delta, count, sha1, threads, 0, n, &mut out);
+    hash_block_pairs_chunk(q, delta, count, sha1, session, threads, 0, n, &mut out);
     out
 }
 
@@ -434,11 +452,13 @@ pub fn hash_block_pairs_chunk(
     delta: Block,
     count: usize,
     sha1: bool,
+    session: Block,
     threads: usize,
     offset: usize,
     len: usize,
     out: &mut [[Block; 2]],
 ) {
+    let sess = session_tweak(session);
     let n = out
         .len()
         .min(len)
@@ -458,7 +478,7 @@ pub fn hash_block_pairs_chunk(
                 for (d, &x) in dst.iter_mut().zip(inp) {
                     *d = [x, x ^ delta];
                 }
-                hash::tccr_pairs_in_place((offset + start + c * HASH_BATCH) as u64, dst);
+                hash::tccr_pairs_in_place(sess, (offset + start + c * HASH_BATCH) as u64, dst);
             }
         });
         return;
@@ -479,13 +499,11 @@ pub fn hash_block_pairs_chunk(
                 *d = *x ^ delta;
             }
             let r = if sha1 {
-                hash::sha1_ro_many_into(tweak, inp, &mut h0[..k]).and(hash::sha1_ro_many_into(
-                    tweak,
-                    &x1[..k],
-                    &mut h1[..k],
-                ))
+                hash::sha1_ro_many_into(sess, tweak, inp, &mut h0[..k])
+                    .and(hash::sha1_ro_many_into(sess, tweak, &x1[..k], &mut h1[..k]))
             } else {
-                hash::tccr_many_into(tweak, inp, &mut h0[..k]).and(hash::tccr_many_into(
+                hash::tccr_many_into(sess, tweak, inp, &mut h0[..k]).and(hash::tccr_many_into(
+                    sess,
                     tweak,
                     &x1[..k],
                     &mut h1[..k],
@@ -863,23 +881,24 @@ mod tests {
         for n in [0, 1, 127, 129, 1000] {
             let cols = blocks(n, 11);
             let delta = Block(0xde17a);
+            let sid = Block(0x5e55_1011 << 64 | 0x1d);
             for sha1 in [false, true] {
                 for count in [n, n / 2, n + 5] {
-                    let h = hash_blocks(&cols, count, sha1, 1);
-                    assert_eq!(hash_blocks(&cols, count, sha1, 3), h);
-                    let p = hash_block_pairs(&cols, delta, count, sha1, 1);
-                    assert_eq!(hash_block_pairs(&cols, delta, count, sha1, 3), p);
+                    let h = hash_blocks(&cols, count, sha1, sid, 1);
+                    assert_eq!(hash_blocks(&cols, count, sha1, sid, 3), h);
+                    let p = hash_block_pairs(&cols, delta, count, sha1, sid, 1);
+                    assert_eq!(hash_block_pairs(&cols, delta, count, sha1, sid, 3), p);
                     let k = count.min(n);
                     for i in (0..k).step_by(17) {
                         let (a, b) = if sha1 {
                             (
-                                hash::sha1_ro(i as u64, cols[i]),
-                                hash::sha1_ro(i as u64, cols[i] ^ delta),
+                                hash::sha1_ro(0x1d, i as u64, cols[i]),
+                                hash::sha1_ro(0x1d, i as u64, cols[i] ^ delta),
                             )
                         } else {
                             (
-                                hash::tccr(i as u64, cols[i]),
-                                hash::tccr(i as u64, cols[i] ^ delta),
+                                hash::tccr(0x1d, i as u64, cols[i]),
+                                hash::tccr(0x1d, i as u64, cols[i] ^ delta),
                             )
                         };
                         assert_eq!((h[i], p[i]), (a, [a, b]));
@@ -887,10 +906,10 @@ mod tests {
                     let (mut hj, mut pj) = (Vec::new(), Vec::new());
                     for (o, l) in split(n, &[1, 2, 3]) {
                         let mut out = vec![Block(1); l];
-                        hash_blocks_chunk(&cols[o..o + l], count, sha1, 2, o, l, &mut out);
+                        hash_blocks_chunk(&cols[o..o + l], count, sha1, sid, 2, o, l, &mut out);
                         let mut outp = vec![[Block(1); 2]; l];
                         let c = &cols[o..o + l];
-                        hash_block_pairs_chunk(c, delta, count, sha1, 2, o, l, &mut outp);
+                        hash_block_pairs_chunk(c, delta, count, sha1, sid, 2, o, l, &mut outp);
                         let keep = l.min(count.saturating_sub(o));
                         assert!(out[keep..].iter().all(|&b| b == Block(1)));
                         hj.extend_from_slice(&out[..keep]);
@@ -946,13 +965,13 @@ mod tests {
         // Slices shorter than len: only what is there; the rest untouched.
         let v = blocks(100, 5);
         let mut out = vec![Block(1); 128];
-        hash_blocks_chunk(&v, 1 << 20, false, 2, 256, 128, &mut out);
+        hash_blocks_chunk(&v, 1 << 20, false, Block(7), 2, 256, 128, &mut out);
         assert_eq!(
             out[..100],
-            hash_blocks(&v, 100, false, 1)[..]
+            hash_blocks(&v, 100, false, Block(7), 1)[..]
                 .iter()
                 .enumerate()
-                .map(|(i, _)| hash::tccr(256 + i as u64, v[i]))
+                .map(|(i, _)| hash::tccr(7, 256 + i as u64, v[i]))
                 .collect::<Vec<_>>()[..]
         );
         assert!(out[100..].iter().all(|&b| b == Block(1)));
@@ -1021,8 +1040,8 @@ mod tests {
             let u = xor_prg_choice(&t, &prg_keys(&blocks(128, seed + 3)), &r, threads);
             let cols = transpose_columns(&t, threads);
             let q = masked_columns(&prg_keys(&seeds), &u, &s, threads);
-            let h = hash_blocks(&q, w, false, threads);
-            let hp = hash_block_pairs(&q, Block(seed), w, false, threads);
+            let h = hash_blocks(&q, w, false, Block(seed), threads);
+            let hp = hash_block_pairs(&q, Block(seed), w, false, Block(3), threads);
             let (mut tj, mut uj) = (Vec::new(), Vec::new());
             let (mut cj, mut qj, mut hj, mut pj) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut m = BitMatrix::default();
@@ -1037,10 +1056,10 @@ mod tests {
                 masked_columns_chunk(&prg_keys(&seeds), &sub(&u, o, l), &s, threads, o, l, &mut c);
                 qj.extend_from_slice(&c);
                 let mut hh = vec![Block::ZERO; l];
-                hash_blocks_chunk(&q[o..o + l], w, false, threads, o, l, &mut hh);
+                hash_blocks_chunk(&q[o..o + l], w, false, Block(seed), threads, o, l, &mut hh);
                 hj.extend(hh);
                 let mut pp = vec![[Block::ZERO; 2]; l];
-                hash_block_pairs_chunk(&q[o..o + l], Block(seed), w, false, threads, o, l, &mut pp);
+                hash_block_pairs_chunk(&q[o..o + l], Block(seed), w, false, Block(3), threads, o, l, &mut pp);
                 pj.extend(pp);
             }
             prop_assert_eq!(join(&tj, 128), t.clone());

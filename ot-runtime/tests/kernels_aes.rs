@@ -51,9 +51,9 @@ fn into_rejects_mismatched_lengths() {
     let a = Aes128::new(Block::ONES);
     let mut out = vec![Block::ZERO; 3];
     assert!(a.encrypt_blocks_into(&[Block::ZERO; 4], &mut out).is_err());
-    assert!(hash::tccr_many_into(0, &[Block::ZERO; 4], &mut out).is_err());
+    assert!(hash::tccr_many_into(0, 0, &[Block::ZERO; 4], &mut out).is_err());
     assert!(hash::mmo_many_into(&[Block::ZERO; 2], &mut out).is_err());
-    assert!(hash::sha1_ro_many_into(0, &[Block::ZERO; 2], &mut out).is_err());
+    assert!(hash::sha1_ro_many_into(0, 0, &[Block::ZERO; 2], &mut out).is_err());
 }
 
 #[test]
@@ -62,15 +62,16 @@ fn sha1_known_answer() {
     let hex: String = d.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
     let x = Block(0x1234);
-    let mut data = 7u64.to_le_bytes().to_vec();
+    let mut data = 99u64.to_le_bytes().to_vec();
+    data.extend_from_slice(&7u64.to_le_bytes());
     data.extend_from_slice(&x.to_bytes());
     let full = hash::sha1(&data);
     let mut first = [0u8; 16];
     first.copy_from_slice(&full[..16]);
-    assert_eq!(hash::sha1_ro(7, x), Block::from_bytes(first));
+    assert_eq!(hash::sha1_ro(99, 7, x), Block::from_bytes(first));
     let mut v = vec![x, x];
-    hash::sha1_ro_many(6, &mut v);
-    assert_eq!(v[1], hash::sha1_ro(7, x));
+    hash::sha1_ro_many(99, 6, &mut v);
+    assert_eq!(v[1], hash::sha1_ro(99, 7, x));
     assert_ne!(v[0], v[1]);
 }
 
@@ -89,23 +90,29 @@ fn hash_definitions() {
         (99, Block(1 << 100)),
     ] {
         assert_eq!(hash::mmo(x), pi(x) ^ x);
-        assert_eq!(hash::tccr(i, x), pi(pi(x) ^ Block::from_u64(i)) ^ pi(x));
+        assert_eq!(hash::tccr(0, i, x), pi(pi(x) ^ Block::from_u64(i)) ^ pi(x));
+        // The session fills the tweak's upper half.
+        let s = 0x5e55_u64.wrapping_mul(i | 1);
+        let tw = Block::from_u64s(i, s);
+        assert_eq!(hash::tccr(s, i, x), pi(pi(x) ^ tw) ^ pi(x));
+        assert_ne!(hash::tccr(s, i, x), hash::tccr(s ^ 1, i, x));
+        assert_ne!(hash::sha1_ro(s, i, x), hash::sha1_ro(s ^ 1, i, x));
     }
     let mut v = vec![Block(3); 40];
     let mut w = v.clone();
-    CrHash::Tccr.hash_many(10, &mut v);
-    hash::tccr_many(10, &mut w);
+    CrHash::Tccr.hash_many(77, 10, &mut v);
+    hash::tccr_many(77, 10, &mut w);
     assert_eq!(v, w);
-    assert_eq!(v[39], hash::tccr(49, Block(3)));
+    assert_eq!(v[39], hash::tccr(77, 49, Block(3)));
     let mut pairs: Vec<[Block; 2]> = (0..37u128).map(|k| [Block(k), Block(!k)]).collect();
-    hash::tccr_pairs_in_place(5, &mut pairs);
+    hash::tccr_pairs_in_place(9, 5, &mut pairs);
     for (k, p) in pairs.iter().enumerate() {
         let t = 5 + k as u64;
         assert_eq!(
             *p,
             [
-                hash::tccr(t, Block(k as u128)),
-                hash::tccr(t, Block(!(k as u128)))
+                hash::tccr(9, t, Block(k as u128)),
+                hash::tccr(9, t, Block(!(k as u128)))
             ]
         );
     }
@@ -147,16 +154,17 @@ proptest! {
     /// both in-place and input/output forms.
     #[test]
     fn backends_match_reference(key in any::<u128>(), n in 0usize..150, seed in any::<u128>(),
-                                start in prop_oneof![any::<u64>(), Just(u64::MAX - 5)]) {
+                                start in prop_oneof![any::<u64>(), Just(u64::MAX - 5)],
+                                session in any::<u64>()) {
         let key = Block(key);
         let input: Vec<Block> = prg::prg(Block(seed), n);
         let ecb: Vec<Block> = input.iter().map(|&x| reference(key, x)).collect();
         let ctr: Vec<Block> = (0..n).map(|i| reference(key, Block::from_u64(start.wrapping_add(i as u64)))).collect();
         let mmo: Vec<Block> = input.iter().zip(&ecb).map(|(&x, &y)| x ^ y).collect();
         let tccr: Vec<Block> = ecb.iter().enumerate()
-            .map(|(i, &y)| reference(key, y ^ Block::from_u64(start.wrapping_add(i as u64))) ^ y).collect();
+            .map(|(i, &y)| reference(key, y ^ Block::from_u64s(start.wrapping_add(i as u64), session)) ^ y).collect();
         let tccr_pairs: Vec<Block> = ecb.iter().enumerate()
-            .map(|(i, &y)| reference(key, y ^ Block::from_u64(start.wrapping_add((i / 2) as u64))) ^ y).collect();
+            .map(|(i, &y)| reference(key, y ^ Block::from_u64s(start.wrapping_add((i / 2) as u64), session)) ^ y).collect();
         for be in AesBackend::available() {
             let a = Aes128::with_backend(key, be).unwrap();
             let mut v = input.clone();
@@ -171,10 +179,10 @@ proptest! {
             a.mmo_blocks(&mut v);
             prop_assert_eq!(&v, &mmo, "mmo {:?}", be);
             let mut v = input.clone();
-            a.tccr_blocks(start, &mut v);
+            a.tccr_blocks(session, start, &mut v);
             prop_assert_eq!(&v, &tccr, "tccr {:?}", be);
             let mut v = input.clone();
-            a.tccr_pair_blocks(start, &mut v);
+            a.tccr_pair_blocks(session, start, &mut v);
             prop_assert_eq!(&v, &tccr_pairs, "tccr pairs {:?}", be);
         }
     }

@@ -1,0 +1,398 @@
+//! Stateful Delta-OT (correlated OT) parties.
+//!
+//! A [`DeltaOtSender`] holds one global Delta for its whole life. Its first
+//! call runs the base OTs once (`protocols/delta_base.otp`, the bits of
+//! Delta as the base-OT choice bits); every call then extends one batch
+//! from those base OTs (`protocols/delta_kos.otp` or
+//! `protocols/delta_iknp.otp`, with the batch index as a parameter so each
+//! batch expands its own PRG seeds). The paired [`DeltaOtReceiver`] keeps
+//! the base-OT keys and counts batches the same way.
+//!
+//! After any failed call (a failed consistency check, a channel error, a
+//! peer's bad message) a party refuses every further call with
+//! [`DeltaOtPoisoned`]: a cheating receiver may learn a bit of Delta per
+//! guess from whether a malicious run aborts, which the functionality
+//! allows once; retrying with the same Delta would let the guesses add up.
+//!
+//! The message flow is the `.otp` files'; this module only keeps their
+//! outputs between runs. Secrets it holds (Delta, the base-OT seeds) are
+//! wiped on drop.
+
+use zeroize::Zeroize;
+
+use crate::runtime::channel::Channel;
+use crate::runtime::rng::Rng;
+use crate::runtime::{Bits, Block};
+use crate::traits::{
+    len_param, BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension,
+};
+
+/// The error of a Delta-OT party used after one of its calls failed (inside
+/// [`OtError`]; find it with `err.0.downcast_ref::<DeltaOtPoisoned>()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeltaOtPoisoned;
+
+impl std::fmt::Display for DeltaOtPoisoned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "Delta-OT party refused: an earlier run with this Delta failed (a failed \
+             consistency check may reveal bits of Delta to a cheating receiver); start a new \
+             pair with a fresh Delta",
+        )
+    }
+}
+
+impl std::error::Error for DeltaOtPoisoned {}
+
+/// Where a party is in its life: before the base OTs, extending, or
+/// refusing after a failure.
+enum Phase<T> {
+    Fresh,
+    Extending { base: T, next_batch: usize },
+    Poisoned,
+}
+
+/// Configuration shared by both roles.
+struct Config {
+    malicious: bool,
+    threads: usize,
+    base: BaseOtKind,
+    rng: Rng,
+}
+
+impl Config {
+    fn new(malicious: bool) -> Self {
+        Config {
+            malicious,
+            threads: 1,
+            base: BaseOtKind::default_for(malicious),
+            rng: Rng::from_entropy(),
+        }
+    }
+
+    fn fork(&mut self) -> Rng {
+        Rng::from_block(crate::runtime::rng::Sample::sample(&mut self.rng))
+    }
+
+    fn base_party(&mut self) -> Box<BaseOt> {
+        let rng = self.fork();
+        Box::new(BaseOt::with_rng(self.base, rng))
+    }
+}
+
+/// Runs `f` and poisons `phase` if it fails (leaving no half-updated state).
+fn guarded<T, R>(
+    phase: &mut Phase<T>,
+    f: impl FnOnce(&mut Phase<T>) -> Result<R, OtError>,
+) -> Result<R, OtError> {
+    if matches!(phase, Phase::Poisoned) {
+        return Err(OtError(Box::new(DeltaOtPoisoned)));
+    }
+    let r = f(phase);
+    if r.is_err() {
+        *phase = Phase::Poisoned;
+    }
+    r
+}
+
+/// The sender of a Delta-OT pair: a fixed global Delta, base OTs run once,
+/// then one batch of correlated OTs per [`CorrelatedOtSender::send_correlated`]
+/// call. Malicious security (KOS with the corrected check, MR19 base OTs)
+/// with [`DeltaOtSender::kos`], semi-honest with [`DeltaOtSender::iknp`];
+/// the receiver must be built the same way.
+pub struct DeltaOtSender {
+    delta: Block,
+    config: Config,
+    phase: Phase<SenderBase>,
+}
+
+/// The sender's base-OT seeds (one per row), wiped on drop.
+struct SenderBase(Vec<Block>);
+
+impl Drop for SenderBase {
+    fn drop(&mut self) {
+        for b in &mut self.0 {
+            b.0.zeroize();
+        }
+    }
+}
+
+impl DeltaOtSender {
+    /// A malicious-secure Delta-OT sender (Delta-KOS) with this Delta,
+    /// one thread, OS randomness.
+    pub fn kos(delta: Block) -> Self {
+        DeltaOtSender {
+            delta,
+            config: Config::new(true),
+            phase: Phase::Fresh,
+        }
+    }
+
+    /// A semi-honest Delta-OT sender (Delta-IKNP) with this Delta.
+    pub fn iknp(delta: Block) -> Self {
+        DeltaOtSender {
+            delta,
+            config: Config::new(false),
+            phase: Phase::Fresh,
+        }
+    }
+
+    /// Splits the bulk kernels over `threads` cores.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.config.threads = threads;
+        self
+    }
+
+    /// Runs the base OTs with another protocol (before the first call).
+    pub fn with_base(mut self, base: BaseOtKind) -> Self {
+        self.config.base = base;
+        self
+    }
+
+    /// Uses this RNG (e.g. a fork of a parent RNG) instead of OS randomness.
+    pub fn with_rng(mut self, rng: Rng) -> Self {
+        self.config.rng = rng;
+        self
+    }
+
+    /// Whether a failed call has made this sender refuse further use.
+    pub fn is_poisoned(&self) -> bool {
+        matches!(self.phase, Phase::Poisoned)
+    }
+
+    fn base_ots(&mut self, ch: &mut dyn Channel) -> Result<SenderBase, OtError> {
+        let rng = self.config.fork();
+        let base = self.config.base_party();
+        let out = crate::delta_base::Sender::new(
+            crate::delta_base::Params::new()?,
+            crate::delta_base::SenderInput { delta: self.delta },
+            rng,
+            crate::delta_base::SenderSubs { base },
+        )?
+        .run(ch)?;
+        Ok(SenderBase(out.base_chosen))
+    }
+
+    fn extend(
+        &mut self,
+        ch: &mut dyn Channel,
+        n: usize,
+        base: &SenderBase,
+        batch: usize,
+    ) -> Result<Vec<Block>, OtError> {
+        let (t, delta) = (self.config.threads, self.delta);
+        let rng = self.config.fork();
+        let base_chosen = base.0.clone();
+        Ok(if self.config.malicious {
+            crate::delta_kos::Sender::new(
+                crate::delta_kos::Params::new(n, t, batch)?,
+                crate::delta_kos::SenderInput { delta, base_chosen },
+                rng,
+            )?
+            .run(ch)?
+            .zeros
+        } else {
+            crate::delta_iknp::Sender::new(
+                crate::delta_iknp::Params::new(n, t, batch)?,
+                crate::delta_iknp::SenderInput { delta, base_chosen },
+                rng,
+            )?
+            .run(ch)?
+            .zeros
+        })
+    }
+}
+
+impl Drop for DeltaOtSender {
+    fn drop(&mut self) {
+        self.delta.0.zeroize();
+    }
+}
+
+impl CorrelatedOtSender for DeltaOtSender {
+    fn delta(&self) -> Block {
+        self.delta
+    }
+
+    fn send_correlated(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<Block>, OtError> {
+        let n = len_param(n)?;
+        let mut phase = std::mem::replace(&mut self.phase, Phase::Poisoned);
+        let r = guarded(&mut phase, |phase| {
+            if matches!(phase, Phase::Fresh) {
+                let base = self.base_ots(ch)?;
+                *phase = Phase::Extending {
+                    base,
+                    next_batch: 0,
+                };
+            }
+            let Phase::Extending { base, next_batch } = phase else {
+                return Err(OtError(Box::new(DeltaOtPoisoned)));
+            };
+            let batch = *next_batch;
+            *next_batch += 1;
+            self.extend(ch, n, base, batch)
+        });
+        self.phase = phase;
+        r
+    }
+}
+
+/// The receiver of a Delta-OT pair: keeps both keys of every base OT and
+/// counts batches like its [`DeltaOtSender`]. Built with the same security
+/// level as the sender ([`DeltaOtReceiver::kos`] or [`DeltaOtReceiver::iknp`]).
+pub struct DeltaOtReceiver {
+    config: Config,
+    phase: Phase<ReceiverBase>,
+}
+
+/// The receiver's base-OT key pairs, wiped on drop.
+struct ReceiverBase(Vec<[Block; 2]>);
+
+impl Drop for ReceiverBase {
+    fn drop(&mut self) {
+        for [a, b] in &mut self.0 {
+            a.0.zeroize();
+            b.0.zeroize();
+        }
+    }
+}
+
+impl DeltaOtReceiver {
+    /// The receiver for a [`DeltaOtSender::kos`] sender.
+    pub fn kos() -> Self {
+        DeltaOtReceiver {
+            config: Config::new(true),
+            phase: Phase::Fresh,
+        }
+    }
+
+    /// The receiver for a [`DeltaOtSender::iknp`] sender.
+    pub fn iknp() -> Self {
+        DeltaOtReceiver {
+            config: Config::new(false),
+            phase: Phase::Fresh,
+        }
+    }
+
+    /// Splits the bulk kernels over `threads` cores.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.config.threads = threads;
+        self
+    }
+
+    /// Runs the base OTs with another protocol (must match the sender's).
+    pub fn with_base(mut self, base: BaseOtKind) -> Self {
+        self.config.base = base;
+        self
+    }
+
+    /// Uses this RNG instead of OS randomness.
+    pub fn with_rng(mut self, rng: Rng) -> Self {
+        self.config.rng = rng;
+        self
+    }
+
+    /// Whether a failed call has made this receiver refuse further use.
+    pub fn is_poisoned(&self) -> bool {
+        matches!(self.phase, Phase::Poisoned)
+    }
+
+    fn base_ots(&mut self, ch: &mut dyn Channel) -> Result<ReceiverBase, OtError> {
+        let rng = self.config.fork();
+        let base = self.config.base_party();
+        let out = crate::delta_base::Receiver::new(
+            crate::delta_base::Params::new()?,
+            crate::delta_base::ReceiverInput {},
+            rng,
+            crate::delta_base::ReceiverSubs { base },
+        )?
+        .run(ch)?;
+        Ok(ReceiverBase(out.base_keys))
+    }
+
+    fn extend(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+        base: &ReceiverBase,
+        batch: usize,
+    ) -> Result<Vec<Block>, OtError> {
+        let (n, t, r) = (choices.len(), self.config.threads, choices.clone());
+        let rng = self.config.fork();
+        let base_keys = base.0.clone();
+        Ok(if self.config.malicious {
+            crate::delta_kos::Receiver::new(
+                crate::delta_kos::Params::new(n, t, batch)?,
+                crate::delta_kos::ReceiverInput { r, base_keys },
+                rng,
+            )?
+            .run(ch)?
+            .chosen
+        } else {
+            crate::delta_iknp::Receiver::new(
+                crate::delta_iknp::Params::new(n, t, batch)?,
+                crate::delta_iknp::ReceiverInput { r, base_keys },
+                rng,
+            )?
+            .run(ch)?
+            .chosen
+        })
+    }
+}
+
+impl CorrelatedOtReceiver for DeltaOtReceiver {
+    fn receive_correlated(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError> {
+        len_param(choices.len())?;
+        let mut phase = std::mem::replace(&mut self.phase, Phase::Poisoned);
+        let r = guarded(&mut phase, |phase| {
+            if matches!(phase, Phase::Fresh) {
+                let base = self.base_ots(ch)?;
+                *phase = Phase::Extending {
+                    base,
+                    next_batch: 0,
+                };
+            }
+            let Phase::Extending { base, next_batch } = phase else {
+                return Err(OtError(Box::new(DeltaOtPoisoned)));
+            };
+            let batch = *next_batch;
+            *next_batch += 1;
+            self.extend(ch, choices, base, batch)
+        });
+        self.phase = phase;
+        r
+    }
+}
+
+impl OtExtension {
+    /// A Delta-OT sender with this configuration (KOS or IKNP, threads,
+    /// base OT) and the given global Delta.
+    pub fn delta_sender(&mut self, delta: Block) -> DeltaOtSender {
+        let rng = self.fork();
+        let s = if self.malicious {
+            DeltaOtSender::kos(delta)
+        } else {
+            DeltaOtSender::iknp(delta)
+        };
+        s.with_threads(self.threads)
+            .with_base(self.base)
+            .with_rng(rng)
+    }
+
+    /// The matching Delta-OT receiver.
+    pub fn delta_receiver(&mut self) -> DeltaOtReceiver {
+        let rng = self.fork();
+        let r = if self.malicious {
+            DeltaOtReceiver::kos()
+        } else {
+            DeltaOtReceiver::iknp()
+        };
+        r.with_threads(self.threads)
+            .with_base(self.base)
+            .with_rng(rng)
+    }
+}
