@@ -9,7 +9,7 @@
 //! cargo run --release --example ot_table -- --tcp        # two processes, TCP loopback
 //! cargo run --release --example ot_table -- --log-n 20   # only n = 2^20
 //! cargo run --release --example ot_table -- --threads 2  # kernels split over 2 cores per party
-//! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen)
+//! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen)
 //! ```
 //! Every row is measured in fresh processes (a `--measure` child runs the
 //! sender; over TCP it starts the receiver as a second process), so no
@@ -21,7 +21,7 @@
 use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
-use ot::{delta_iknp, delta_kos, iknp, iknp_chosen, kos, BaseOt, BaseOtKind};
+use ot::{delta_iknp, delta_kos, iknp, iknp_chosen, kos, kos_chosen, BaseOt, BaseOtKind};
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -35,14 +35,16 @@ enum Proto {
     DeltaIknp,
     DeltaKos,
     IknpChosen,
+    KosChosen,
 }
 
-const ALL: [Proto; 5] = [
+const ALL: [Proto; 6] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
     Proto::DeltaKos,
     Proto::IknpChosen,
+    Proto::KosChosen,
 ];
 
 impl Proto {
@@ -53,6 +55,7 @@ impl Proto {
             Proto::DeltaIknp => ("1-out-of-2 Delta-OT", "passive", "IKNP03"),
             Proto::DeltaKos => ("1-out-of-2 Delta-OT", "malicious", "KOS15"),
             Proto::IknpChosen => ("1-out-of-2 chosen OT", "passive", "IKNP03"),
+            Proto::KosChosen => ("1-out-of-2 chosen OT", "malicious", "KOS15"),
         }
     }
     fn malicious(self) -> bool {
@@ -148,7 +151,7 @@ fn run_role(
         Proto::DeltaIknp | Proto::DeltaKos => {
             return run_delta_role(p == Proto::DeltaKos, n, threads, sender, reps, ch, r, delta)
         }
-        Proto::IknpChosen => {
+        Proto::IknpChosen | Proto::KosChosen => {
             let payload: Vec<[Block; 2]> = if sender {
                 (0..n)
                     .map(|i| [Block::from(i as u128), Block::from(!(i as u128))])
@@ -156,14 +159,25 @@ fn run_role(
             } else {
                 vec![]
             };
-            go!(
-                iknp_chosen,
-                iknp_chosen::Params::new(n, threads, sha1)?,
-                iknp_chosen::SenderInput {
-                    payload: payload.clone()
-                },
-                iknp_chosen::ReceiverInput { r: r.clone() }
-            )
+            if p == Proto::KosChosen {
+                go!(
+                    kos_chosen,
+                    kos_chosen::Params::new(n, threads, sha1)?,
+                    kos_chosen::SenderInput {
+                        payload: payload.clone()
+                    },
+                    kos_chosen::ReceiverInput { r: r.clone() }
+                )
+            } else {
+                go!(
+                    iknp_chosen,
+                    iknp_chosen::Params::new(n, threads, sha1)?,
+                    iknp_chosen::SenderInput {
+                        payload: payload.clone()
+                    },
+                    iknp_chosen::ReceiverInput { r: r.clone() }
+                )
+            }
         }
     };
     Ok((spec, times))
@@ -409,6 +423,21 @@ fn child(args: &[String]) -> Res<()> {
     Ok(())
 }
 
+/// Bytes (base-OT sender, base-OT receiver) of 128 base OTs of `kind`,
+/// from the base OT's own `comm()`.
+fn base_comm(kind: BaseOtKind) -> Res<(usize, usize)> {
+    Ok(match kind {
+        BaseOtKind::Co15 => {
+            let c = ot::co15::comm(&ot::co15::Params::new(128)?);
+            (c.sender, c.receiver)
+        }
+        BaseOtKind::Np00 => {
+            let c = ot::np00::comm(&ot::np00::Params::new(128)?);
+            (c.sender, c.receiver)
+        }
+    })
+}
+
 /// Raw fixed-key AES throughput of the runtime (blocks/s), single core.
 fn aes_blocks_per_second() -> f64 {
     let aes = ot::runtime::aes::Aes128::new(Block::from(0x0123_4567_89ab_cdefu128));
@@ -453,8 +482,10 @@ fn run() -> Res<()> {
     };
     let aes = aes_blocks_per_second();
     println!(
-        "OT extension, {threads} thread(s) per party, {}; base OTs: CO15; best (and median, AES rows) of {reps} after a warm-up run; output buffers allocated before the clock starts (each run reuses the previous run's outputs)",
-        if tcp { "two processes over TCP loopback" } else { "two threads over the in-memory channel" }
+        "OT extension, {threads} thread(s) per party, {}; base OTs: {:?} (passive), {:?} (malicious); best (and median, AES rows) of {reps} after a warm-up run; output buffers allocated before the clock starts (each run reuses the previous run's outputs)",
+        if tcp { "two processes over TCP loopback" } else { "two threads over the in-memory channel" },
+        BaseOtKind::default_for(false),
+        BaseOtKind::default_for(true),
     );
     println!(
         "runtime raw fixed-key AES ({}): {:.1} M blocks/s\n",
@@ -490,11 +521,11 @@ fn run() -> Res<()> {
             };
             let ots = n as f64 / m_aes.best.as_secs_f64();
             let (ty, sec, name) = p.row();
-            // The extension's own rounds (its comm()) plus the CO15 base OTs
+            // The extension's own rounds (its comm()) plus the 128 base OTs
             // run with the roles swapped (the extension sender is the base-OT receiver).
-            let base = ot::co15::comm(&ot::co15::Params::new(128)?);
-            let spec_ok = m_aes.sent as usize == m_aes.spec.0 + base.receiver
-                && m_aes.received as usize == m_aes.spec.1 + base.sender;
+            let (base_s, base_r) = base_comm(BaseOtKind::default_for(p.malicious()))?;
+            let spec_ok = m_aes.sent as usize == m_aes.spec.0 + base_r
+                && m_aes.received as usize == m_aes.spec.1 + base_s;
             let time = match sha_t {
                 Some(s) => format!("{:.3} / {:.3}", m_aes.best.as_secs_f64(), s.as_secs_f64()),
                 None => format!("{:.3} (no hash)", m_aes.best.as_secs_f64()),
