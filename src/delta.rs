@@ -71,7 +71,7 @@ impl Config {
     }
 
     fn fork(&mut self) -> Rng {
-        Rng::from_block(crate::runtime::rng::Sample::sample(&mut self.rng))
+        self.rng.fork()
     }
 
     fn base_party(&mut self) -> Box<BaseOt> {

@@ -5,7 +5,7 @@
 //! the `.otp` file's.
 
 use crate::runtime::channel::Channel;
-use crate::runtime::rng::{Rng, Sample};
+use crate::runtime::rng::Rng;
 use crate::runtime::{Bits, Block};
 
 /// A failed OT run: the generated protocol's typed error, boxed.
@@ -143,7 +143,7 @@ impl BaseOt {
     }
 
     fn fork(&mut self) -> Rng {
-        Rng::from_block(Block::sample(&mut self.rng))
+        self.rng.fork()
     }
 }
 
@@ -322,7 +322,7 @@ impl OtExtension {
     }
 
     pub(crate) fn fork(&mut self) -> Rng {
-        Rng::from_block(Block::sample(&mut self.rng))
+        self.rng.fork()
     }
 
     fn base_party(&mut self) -> Box<BaseOt> {

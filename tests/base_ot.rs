@@ -9,7 +9,7 @@ use ot::runtime::{Bits, Block};
 use ot::{co15, co15_chosen, np00, np00_chosen};
 
 fn choices(n: usize, seed: u64) -> Bits {
-    let mut rng = Rng::from_block(Block::from_u64(seed));
+    let mut rng = Rng::deterministic_for_tests(seed);
     Bits::random(&mut rng, n)
 }
 

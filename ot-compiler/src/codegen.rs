@@ -378,6 +378,24 @@ impl ExprGen {
                 (quote!(#path(#(#args),*)), Mode::Owned)
             }
             TExprKind::Binary(op, a, b) => {
+                // Blocks (check values, seeds) and bit vectors are compared
+                // in constant time: `check` on a secret must not leak
+                // through timing where the values first differ.
+                let secret_eq = matches!(op, BinOp::Eq | BinOp::Ne)
+                    && matches!(
+                        (&a.ty, &b.ty),
+                        (Ty::Block | Ty::Seed, Ty::Block | Ty::Seed) | (Ty::Bits(_), Ty::Bits(_))
+                    );
+                if secret_eq {
+                    let (x, y) = (self.by_ref(a), self.by_ref(b));
+                    let eq = quote!(#rt::ops::ct_eq(#x, #y));
+                    let t = if *op == BinOp::Eq {
+                        quote!((#eq))
+                    } else {
+                        quote!((!#eq))
+                    };
+                    return (t, Mode::Owned);
+                }
                 let copy = a.ty.is_copy() && b.ty.is_copy();
                 let (x, y) = if copy || matches!(op, BinOp::Eq | BinOp::Ne) {
                     if copy {

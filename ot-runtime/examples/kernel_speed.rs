@@ -1,4 +1,4 @@
-//! Quick single-core throughput report of every kernel, next to memcpy and
+//! Quick single-core throughput report of every kernel and the `Rng`, next to memcpy and
 //! the raw `aes` crate, and of the streamed OT-extension chain on one
 //! 128 x 16384 chunk (`--chunk-only` stops after that section).
 //! Run: `cargo run --release -p ot-runtime --example kernel_speed`.
@@ -66,6 +66,19 @@ fn main() {
     let mut prg = Prg::new(Block(2));
     let d = best(reps, || prg.fill(black_box(&mut buf)));
     report("prg fill", n, n * 16, d, Some(a));
+    let raw256 = aes::Aes256Enc::new(&[1u8; 32].into());
+    let d = best(reps, || raw256.encrypt_blocks(black_box(&mut raw_buf)));
+    report("aes crate AES-256 encrypt_blocks", n, n * 16, d, Some(a));
+    let mut rng = ot_runtime::Rng::from_entropy();
+    let d = best(reps, || rng.fill_blocks(black_box(&mut buf)));
+    report("rng fill_blocks", n, n * 16, d, Some(a));
+    let mut b32 = [0u8; 32];
+    let d = best(reps, || {
+        for _ in 0..n / 2 {
+            rand_core::RngCore::fill_bytes(&mut rng, black_box(&mut b32));
+        }
+    });
+    report("rng fill_bytes, 32 B per call", n, n * 16, d, Some(a));
     let d = best(reps, || hash::mmo_many(black_box(&mut buf)));
     report("mmo_many", n, n * 16, d, Some(a));
     let d = best(reps, || hash::tccr_many(0, 0, black_box(&mut buf)));

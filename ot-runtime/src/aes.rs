@@ -22,6 +22,7 @@ use crate::bits::{check_len, ShapeError};
 use crate::Block;
 use aes::cipher::{BlockEncrypt, KeyInit};
 use std::sync::OnceLock;
+use zeroize::Zeroize;
 
 /// An AES implementation strategy (see the module docs).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -125,7 +126,25 @@ enum Inner {
     Vaes([Block; 11]),
 }
 
+impl Drop for Inner {
+    /// Wipes the round keys: keyed instances expand secret PRG seeds (base-OT
+    /// outputs). The `Soft` schedule is wiped by the `aes` crate itself (its
+    /// `zeroize` feature) when the box is dropped.
+    fn drop(&mut self) {
+        match self {
+            Inner::Soft(_) => {}
+            #[cfg(target_arch = "x86_64")]
+            Inner::Ni(rk) | Inner::Vaes(rk) => rk.zeroize(),
+        }
+    }
+}
+
 /// AES-128 with a fixed key schedule and batched encryption.
+///
+/// The expanded key is wiped when the value is dropped (every backend: the
+/// hand-written backends' round keys by this crate, the `aes` crate's
+/// schedule by its `zeroize` feature), since keyed instances hold secret PRG
+/// seeds. Clones are independent copies and are wiped separately.
 #[derive(Clone)]
 pub struct Aes128 {
     inner: Inner,

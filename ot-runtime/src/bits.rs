@@ -323,6 +323,19 @@ impl FromIterator<bool> for Bits {
     }
 }
 
+/// Constant-time equality of the contents: vectors of different lengths
+/// are never equal (the lengths are public, only the bits are compared in
+/// constant time). Protocols compare secret check values with it (generated
+/// code turns `==` and `!=` on bit vectors into this), so the time taken
+/// does not reveal where two vectors first differ. Equal contents have
+/// equal bytes because padding bits are always zero.
+impl subtle::ConstantTimeEq for Bits {
+    fn ct_eq(&self, other: &Bits) -> subtle::Choice {
+        let same_len = subtle::Choice::from(u8::from(self.len == other.len));
+        same_len & self.bytes.as_slice().ct_eq(other.bytes.as_slice())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -235,6 +235,23 @@ impl Not for Block {
     }
 }
 
+/// Constant-time equality: the time taken does not depend on where (or
+/// whether) the blocks differ. Protocols compare secret check values with it
+/// (the KOS correlation check `check_q == check_t ^ x * delta`: generated
+/// code turns `==` and `!=` on blocks into this), since an early-exit `==`
+/// would leak through timing how much of a forged value was right.
+impl subtle::ConstantTimeEq for Block {
+    #[inline]
+    fn ct_eq(&self, other: &Block) -> subtle::Choice {
+        self.0.ct_eq(&other.0)
+    }
+}
+
+/// `Block::ZERO` (the `Default`) is the all-zero bit pattern, so blocks and
+/// block slices holding secrets (keys, seeds, keystream) can be wiped with
+/// `zeroize::Zeroize`.
+impl zeroize::DefaultIsZeroes for Block {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

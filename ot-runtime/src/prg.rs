@@ -11,6 +11,11 @@ use crate::bits::{check_len, ShapeError};
 use crate::{BitMatrix, Bits, Block};
 
 /// An AES-CTR stream from a 128-bit seed. Clone it to replay the stream.
+///
+/// The seed is only held as its expanded AES key schedule, which is wiped
+/// when the `Prg` (and each clone) is dropped ([`Aes128`] zeroizes its round
+/// keys on every backend, the `aes` crate's through its `zeroize` feature):
+/// seeds of OT extension are base-OT outputs and must not outlive the run.
 #[derive(Clone, Debug)]
 pub struct Prg {
     aes: Aes128,

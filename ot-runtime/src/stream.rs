@@ -151,6 +151,10 @@ fn for_parts<T: Send>(
 /// the schedules expanded once per batch instead of once per row and chunk,
 /// the 128 key expansions per chunk (about a third of the AES work of a
 /// 16384-column chunk) disappear. The stream is that of [`Prg::new`].
+///
+/// The schedule of a base-OT seed is secret: it is wiped when the key is
+/// dropped ([`Aes128`] zeroizes its round keys on every backend, the `aes`
+/// crate's through its `zeroize` feature), and `Debug` does not print it.
 #[derive(Clone, Debug)]
 pub struct PrgKey(Aes128);
 

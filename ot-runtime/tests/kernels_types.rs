@@ -1,9 +1,8 @@
-//! Block, Bits, BitMatrix, Rng/Sample and the parallel PRG/hash variants.
+//! Block, Bits, BitMatrix and the parallel PRG/hash variants (the Rng has
+//! its own file, `rng.rs`).
 
-use ot_runtime::rng::Sample;
 use ot_runtime::{hash, parallel, prg, BitMatrix, Bits, Block, Rng, ShapeError};
 use proptest::prelude::*;
-use rand_core::{RngCore, SeedableRng};
 
 #[test]
 fn block_api() {
@@ -44,7 +43,7 @@ fn bits_api() {
         })
     );
     assert!(Bits::from_bytes(&[0], 10).is_err());
-    let mut rng = Rng::from_block(Block(1));
+    let mut rng = Rng::deterministic_for_tests(1);
     let r = Bits::random(&mut rng, 13);
     assert_eq!(r.as_bytes()[1] >> 5, 0);
     let x = r.xor(&b.clone().tap_resize(13)).unwrap();
@@ -94,42 +93,6 @@ fn matrix_api() {
     assert_eq!(m.transpose().transpose(), m);
 }
 
-#[test]
-fn rng_stream_is_consistent() {
-    let mut a = Rng::from_block(Block(77));
-    let mut b = Rng::from_seed(Block(77).to_bytes());
-    let s = prg::prg(Block(77), 40);
-    let mut blocks = vec![Block::ZERO; 3];
-    a.fill_blocks(&mut blocks);
-    assert_eq!(&blocks[..], &s[..3]);
-    let mut bytes = [0u8; 48];
-    b.fill_bytes(&mut bytes);
-    assert_eq!(&bytes[..], Block::slice_as_bytes(&s[..3]));
-    // Misaligned then large block request.
-    let x = a.next_u32();
-    assert_eq!(x.to_le_bytes(), Block::slice_as_bytes(&s[3..4])[..4]);
-    let mut big = vec![Block::ZERO; 30];
-    a.fill_blocks(&mut big);
-    assert_eq!(
-        Block::slice_as_bytes(&big),
-        &Block::slice_as_bytes(&s)[52..52 + 480]
-    );
-    // Aligned bulk path bypasses the buffer but keeps the stream.
-    let mut c = Rng::from_block(Block(77));
-    let _ = c.next_u64();
-    let _ = c.next_u64();
-    let mut rest = vec![Block::ZERO; 36];
-    c.fill_blocks(&mut rest);
-    assert_eq!(&rest[..], &s[1..37]);
-    let mut e1 = Rng::from_entropy();
-    let mut e2 = Rng::from_entropy();
-    assert_ne!(Block::sample(&mut e1), Block::sample(&mut e2));
-    let _: bool = bool::sample(&mut e1);
-    let _: u64 = u64::sample(&mut e1);
-    let dynrng: &mut dyn RngCore = &mut e1;
-    let _ = dynrng.next_u32();
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(16))]
 
@@ -162,4 +125,25 @@ fn parallel_fill_matrix() {
     let mut c = vec![Block::ZERO; 50_000];
     parallel::prg_fill(Block(5), 0, &mut c, 2);
     assert_eq!(big, c);
+}
+
+#[test]
+fn constant_time_equality() {
+    use subtle::ConstantTimeEq;
+    let (a, b) = (Block(0x1234), Block(0x1234 | 1 << 127));
+    assert!(bool::from(a.ct_eq(&a)));
+    assert!(!bool::from(a.ct_eq(&b)));
+    assert!(ot_runtime::ops::ct_eq(&b, &b));
+    assert!(!ot_runtime::ops::ct_eq(&a, &b));
+    let x = Bits::from_bytes(&[0b1011, 0b1], 9).unwrap();
+    let y = Bits::from_bytes(&[0b1011, 0b1], 9).unwrap();
+    let z = Bits::from_bytes(&[0b1011, 0b0], 9).unwrap();
+    assert!(bool::from(x.ct_eq(&y)));
+    assert!(!bool::from(x.ct_eq(&z)));
+    // Equal bytes but different lengths are not equal.
+    let short = Bits::from_bytes(&[0b1011, 0b1], 10).unwrap();
+    assert!(!bool::from(x.ct_eq(&short)));
+    assert!(!ot_runtime::ops::ct_eq(&x, &short));
+    assert!(ot_runtime::ops::ct_eq(&Bits::zeros(0), &Bits::zeros(0)));
+    assert!(!ot_runtime::ops::ct_eq(&Bits::zeros(0), &Bits::zeros(1)));
 }
