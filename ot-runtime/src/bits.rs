@@ -81,6 +81,14 @@ pub struct Bits {
     len: usize,
 }
 
+/// Bit vectors hold choice bits and the OT-extension sender's `s` (the
+/// bits of Delta): their bytes are wiped when the vector is dropped.
+impl Drop for Bits {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.bytes);
+    }
+}
+
 impl core::fmt::Debug for Bits {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Bits[{}](", self.len)?;
@@ -167,8 +175,8 @@ impl Bits {
     }
 
     /// Consumes the vector, returning its packed bytes.
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
     }
 
     /// Parses `n` bits from packed bytes (e.g. off the wire).
