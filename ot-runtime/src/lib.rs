@@ -17,6 +17,7 @@ pub mod transpose;
 
 pub mod channel;
 pub mod ec;
+pub mod endemic;
 pub mod ops;
 pub mod otext;
 pub mod session;
