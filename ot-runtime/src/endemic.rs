@@ -108,8 +108,7 @@ fn hash_to_group_inner(
 /// Whether any point of the batch is the group identity. The MR19 sender
 /// aborts on an identity `B^b_i`: its key would be a public value.
 pub fn any_identity(points: &[Point]) -> bool {
-    let id = Point::identity();
-    points.iter().any(|p| *p == id)
+    points.contains(&Point::identity())
 }
 
 /// `H(label, salt, enc(A), i, b, enc(2·r0_i), enc(2·r1_i), enc(2·dh_i))`
