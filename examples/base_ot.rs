@@ -1,4 +1,5 @@
-//! Base-OT benchmark: time for 128 and 1024 random OTs with CO15 and NP00,
+//! Base-OT benchmark: time for 128 and 1024 random OTs with CO15, NP00 and
+//! MR19,
 //! and the bytes sent each way, over TCP loopback between two processes
 //! (default) or two threads over the in-memory channel (`--memory`).
 //!
@@ -20,6 +21,7 @@ use std::time::{Duration, Instant};
 enum Proto {
     Co15,
     Np00,
+    Mr19,
 }
 
 impl Proto {
@@ -27,12 +29,14 @@ impl Proto {
         match self {
             Proto::Co15 => "CO15",
             Proto::Np00 => "NP00",
+            Proto::Mr19 => "MR19",
         }
     }
     fn parse(s: &str) -> Option<Proto> {
         match s {
             "co15" => Some(Proto::Co15),
             "np00" => Some(Proto::Np00),
+            "mr19" => Some(Proto::Mr19),
             _ => None,
         }
     }
@@ -40,6 +44,7 @@ impl Proto {
         match self {
             Proto::Co15 => "co15",
             Proto::Np00 => "np00",
+            Proto::Mr19 => "mr19",
         }
     }
 }
@@ -55,6 +60,10 @@ fn sender(p: Proto, n: usize, ch: &mut dyn Channel) -> Res<()> {
         }
         Proto::Np00 => {
             ot::np00::Sender::new(ot::np00::Params::new(n)?, ot::np00::SenderInput {}, rng)?
+                .run(ch)?;
+        }
+        Proto::Mr19 => {
+            ot::mr19::Sender::new(ot::mr19::Params::new(n)?, ot::mr19::SenderInput {}, rng)?
                 .run(ch)?;
         }
     }
@@ -81,6 +90,14 @@ fn receiver(p: Proto, n: usize, ch: &mut dyn Channel) -> Res<()> {
             )?
             .run(ch)?;
         }
+        Proto::Mr19 => {
+            ot::mr19::Receiver::new(
+                ot::mr19::Params::new(n)?,
+                ot::mr19::ReceiverInput { choices },
+                rng,
+            )?
+            .run(ch)?;
+        }
     }
     Ok(())
 }
@@ -93,6 +110,10 @@ fn comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         }
         Proto::Np00 => {
             let c = ot::np00::comm(&ot::np00::Params::new(n)?);
+            (c.sender, c.receiver)
+        }
+        Proto::Mr19 => {
+            let c = ot::mr19::comm(&ot::mr19::Params::new(n)?);
             (c.sender, c.receiver)
         }
     })
@@ -184,7 +205,7 @@ fn run() -> Res<()> {
         "{:<6} {:>6} {:>10} {:>10} {:>14} {:>14} {:>10}",
         "proto", "n", "best ms", "median ms", "bytes S->R", "bytes R->S", "spec ok"
     );
-    for p in [Proto::Co15, Proto::Np00] {
+    for p in [Proto::Co15, Proto::Np00, Proto::Mr19] {
         for n in [128usize, 1024] {
             let (mut times, sent, recv) = measure(p, n, reps, memory)?;
             times.sort();

@@ -26,6 +26,16 @@ pub mod co15_chosen {
     crate::protocol!("protocols/co15_chosen.otp");
 }
 
+/// Masny–Rindal endemic OT (malicious-safe base OT), generated from `protocols/mr19.otp`.
+pub mod mr19 {
+    crate::protocol!("protocols/mr19.otp");
+}
+
+/// Chosen-message OT over MR19 (derandomized), from `protocols/mr19_chosen.otp`.
+pub mod mr19_chosen {
+    crate::protocol!("protocols/mr19_chosen.otp");
+}
+
 /// Naor–Pinkas base OT, generated from `protocols/np00.otp`.
 pub mod np00 {
     crate::protocol!("protocols/np00.otp");

@@ -36,6 +36,8 @@ macro_rules! from_protocol_errors {
 from_protocol_errors!(
     co15,
     co15_chosen,
+    mr19,
+    mr19_chosen,
     np00,
     np00_chosen,
     iknp,
@@ -110,6 +112,10 @@ pub enum BaseOtKind {
     Co15,
     /// Naor–Pinkas 2001 (`protocols/np00.otp`).
     Np00,
+    /// Masny–Rindal 2019 endemic OT (`protocols/mr19.otp`), secure against
+    /// a malicious sender or receiver: the default base of
+    /// [`OtExtension::kos`].
+    Mr19,
 }
 
 impl BaseOtKind {
@@ -177,6 +183,15 @@ impl RandomOtSender for BaseOt {
                 .run(ch)?
                 .messages
             }
+            BaseOtKind::Mr19 => {
+                crate::mr19::Sender::new(
+                    crate::mr19::Params::new(n)?,
+                    crate::mr19::SenderInput {},
+                    rng,
+                )?
+                .run(ch)?
+                .messages
+            }
         })
     }
 }
@@ -209,6 +224,15 @@ impl RandomOtReceiver for BaseOt {
                 .run(ch)?
                 .chosen
             }
+            BaseOtKind::Mr19 => {
+                crate::mr19::Receiver::new(
+                    crate::mr19::Params::new(n)?,
+                    crate::mr19::ReceiverInput { choices },
+                    rng,
+                )?
+                .run(ch)?
+                .chosen
+            }
         })
     }
 }
@@ -231,6 +255,14 @@ impl OtSender for BaseOt {
                 crate::np00_chosen::Sender::new(
                     crate::np00_chosen::Params::new(n)?,
                     crate::np00_chosen::SenderInput { payload },
+                    rng,
+                )?
+                .run(ch)?;
+            }
+            BaseOtKind::Mr19 => {
+                crate::mr19_chosen::Sender::new(
+                    crate::mr19_chosen::Params::new(n)?,
+                    crate::mr19_chosen::SenderInput { payload },
                     rng,
                 )?
                 .run(ch)?;
@@ -259,6 +291,15 @@ impl OtReceiver for BaseOt {
                 crate::np00_chosen::Receiver::new(
                     crate::np00_chosen::Params::new(n)?,
                     crate::np00_chosen::ReceiverInput { choices },
+                    rng,
+                )?
+                .run(ch)?
+                .received
+            }
+            BaseOtKind::Mr19 => {
+                crate::mr19_chosen::Receiver::new(
+                    crate::mr19_chosen::Params::new(n)?,
+                    crate::mr19_chosen::ReceiverInput { choices },
                     rng,
                 )?
                 .run(ch)?
@@ -295,10 +336,12 @@ impl OtExtension {
         }
     }
 
-    /// Malicious KOS (and Delta-KOS) over CO15 base OTs, AES hash, one thread.
+    /// Malicious KOS (and Delta-KOS) over MR19 base OTs (secure against a
+    /// malicious peer, as the extension is), AES hash, one thread.
     pub fn kos() -> Self {
         OtExtension {
             malicious: true,
+            base: BaseOtKind::Mr19,
             ..Self::iknp()
         }
     }
@@ -315,7 +358,8 @@ impl OtExtension {
         self
     }
 
-    /// Runs the base OTs with another protocol.
+    /// Runs the base OTs with another protocol (default: CO15 for
+    /// [`OtExtension::iknp`], MR19 for [`OtExtension::kos`]).
     pub fn with_base(mut self, base: BaseOtKind) -> Self {
         self.base = base;
         self

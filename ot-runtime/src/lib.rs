@@ -18,6 +18,7 @@ pub mod transpose;
 pub mod channel;
 pub mod consistency;
 pub mod ec;
+pub mod endemic;
 pub mod ops;
 pub mod otext;
 pub mod session;
