@@ -435,6 +435,10 @@ fn base_comm(kind: BaseOtKind) -> Res<(usize, usize)> {
             let c = ot::np00::comm(&ot::np00::Params::new(128)?);
             (c.sender, c.receiver)
         }
+        BaseOtKind::Mr19 => {
+            let c = ot::mr19::comm(&ot::mr19::Params::new(128)?);
+            (c.sender, c.receiver)
+        }
     })
 }
 

@@ -123,8 +123,11 @@ impl BaseOtKind {
     /// for malicious security one whose receiver can be extracted (the
     /// proofs of malicious OT extension need it), otherwise the fastest.
     pub fn default_for(malicious: bool) -> BaseOtKind {
-        let _ = malicious;
-        BaseOtKind::Co15
+        if malicious {
+            BaseOtKind::Mr19
+        } else {
+            BaseOtKind::Co15
+        }
     }
 }
 
@@ -336,12 +339,12 @@ impl OtExtension {
         }
     }
 
-    /// Malicious KOS (and Delta-KOS) over MR19 base OTs (secure against a
+    /// Malicious KOS (and Delta-KOS, through `delta_sender`) over MR19 base OTs (secure against a
     /// malicious peer, as the extension is), AES hash, one thread.
     pub fn kos() -> Self {
         OtExtension {
             malicious: true,
-            base: BaseOtKind::Mr19,
+            base: BaseOtKind::default_for(true),
             ..Self::iknp()
         }
     }

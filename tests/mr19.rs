@@ -13,7 +13,7 @@ use ot::runtime::{Bits, Block};
 use ot::{kos, mr19, mr19_chosen, BaseOt, BaseOtKind};
 
 fn choices(n: usize, seed: u64) -> Bits {
-    let mut rng = Rng::from_block(Block::from_u64(seed));
+    let mut rng = Rng::deterministic_for_tests(seed);
     Bits::random(&mut rng, n)
 }
 
