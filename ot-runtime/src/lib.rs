@@ -7,6 +7,7 @@
 pub mod aes;
 pub mod bits;
 pub mod block;
+pub mod consistency;
 pub mod gf128;
 pub mod hash;
 pub mod matrix;
