@@ -1,6 +1,7 @@
 //! Quick single-core throughput report of every kernel and the `Rng`, next to memcpy and
 //! the raw `aes` crate, and of the streamed OT-extension chain on one
-//! 128 x 16384 chunk (`--chunk-only` stops after that section).
+//! 128 x 16384 chunk (`--chunk-only` stops after that section;
+//! `--row-check-only` runs only the KOS row-check section).
 //! Run: `cargo run --release -p ot-runtime --example kernel_speed`.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
@@ -43,6 +44,10 @@ fn main() {
         transpose::backend_name(),
         gf128::backend_name()
     );
+    if std::env::args().any(|x| x == "--row-check-only") {
+        row_check_section(1 << 20, None);
+        return;
+    }
     let n = 1 << 14;
     let reps = 200;
     let src = vec![Block(5); n];
@@ -148,13 +153,63 @@ fn main() {
     let d = best(200, || {
         black_box(gf128::inner_product(black_box(xs), ys).unwrap());
     });
-    report(
+    let clmul = report(
         "inner_product 2^13 (L1/L2-resident)",
         1 << 13,
         1 << 18,
         d,
         None,
     );
+    row_check_section(m, Some(clmul));
+}
+
+/// The row-wise KOS check ([KOS15, Fig. 10]) over 2^20 data columns plus
+/// the 128 padding columns, single core, in ns per column; next to it the
+/// two steps it is made of, run alone over the same columns (one 128 x 128
+/// tile transpose per 128 columns, one carry-less product per column), and
+/// the column-wise check of Fig. 7 it replaces.
+fn row_check_section(m: usize, clmul_bps: Option<f64>) {
+    use ot_runtime::{consistency, otext, Bits};
+    println!("-- KOS15 Fig. 10 row check, 2^20 + 128 columns (1 block = 1 column)");
+    let cols = ot_runtime::prg::prg(Block(6), m + 128);
+    let key = consistency::kos_challenge_key(Block(1), Block(2), m);
+    let d = best(10, || {
+        black_box(consistency::kos_row_check(black_box(&cols), m, key, 1));
+    });
+    let rc = report("kos_row_check", m, m * 16, d, None);
+    let mut pieces = [Block::ZERO; 128];
+    let d = best(10, || {
+        for g in black_box(&cols[..m]).chunks_exact(128) {
+            transpose::transpose_128_rows_into(g, 1, &mut pieces).unwrap();
+            black_box(&pieces);
+        }
+    });
+    let tr = report("  128x128 tile transposes alone", m, m * 16, d, None);
+    if let Some(clmul_bps) = clmul_bps {
+        let bound = 1e9 / tr + 1e9 / clmul_bps;
+        println!(
+            "{:<34} {:>6.2} ns/column (transpose + 1 clmul, L1 figure above)",
+            "  sum of the two steps", bound
+        );
+        println!(
+            "{:<34} {:.2}x",
+            "  row check / sum of the steps",
+            1e9 / rc / bound
+        );
+    }
+    let d = best(10, || {
+        black_box(consistency::kos_row_check(black_box(&cols), m, key, 2));
+    });
+    report("kos_row_check, 2 threads", m, m * 16, d, None);
+    let r = Bits::random(&mut rand_core::OsRng, m + 128);
+    let d = best(20, || {
+        black_box(consistency::kos_choice_check(black_box(&r), m, key));
+    });
+    report("kos_choice_check", m, m / 8, d, None);
+    let d = best(10, || {
+        black_box(otext::kos_check_values(black_box(&r), &cols, key));
+    });
+    report("Fig. 7 kos_check_values (old)", m, m * 16, d, None);
 }
 
 /// The streamed OT-extension data path on one 128 x 16384 chunk (256 KiB,

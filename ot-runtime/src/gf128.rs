@@ -15,9 +15,10 @@
 //!
 //! `portable` (constant-time shift-and-mask carry-less multiply), `pclmul`
 //! (PCLMULQDQ on 128-bit registers), `vpclmul512` (VPCLMULQDQ on 512-bit
-//! registers, 4 products per instruction, used for [`inner_product`]).
-//! Inner products accumulate the unreduced 256-bit products and reduce
-//! once at the end (lazy reduction). Selection follows `--cfg ot_backend`
+//! registers, 4 products per instruction, used for [`inner_product`] and
+//! the row accumulation of [`crate::consistency::kos_row_check`]).
+//! Inner products and row accumulations sum the unreduced 256-bit products
+//! and reduce once at the end (lazy reduction). Selection follows `--cfg ot_backend`
 //! like the other kernels (`scalar` → portable, `sse2`/`avx2` → pclmul,
 //! `avx512` → vpclmul512).
 
@@ -235,6 +236,55 @@ pub fn masked_sum(bits: &Bits, blocks: &[Block]) -> Result<Block, ShapeError> {
     Ok(acc)
 }
 
+/// Lazy-reduction accumulation of scaled rows, the inner loop of the
+/// row-wise KOS check ([`crate::consistency`]): for every group
+/// `g < c.len()` and row `i < rows` (`rows = lo.len()`),
+/// `(lo[i], hi[i]) ^= clmul128(c[g], x[g * rows + i])`, i.e. the unreduced
+/// 256-bit sum `Σ_g c[g] · x[g·rows + i]` is added to row `i`'s accumulator
+/// (`hi[i]·x^128 + lo[i]`). Nothing is reduced; callers [`reduce`] each row
+/// once at the end. Total: rows are `min(lo.len(), hi.len())`, groups are
+/// those `x` holds completely.
+///
+/// `ahead` is memory the caller reads next: the SIMD backends prefetch its
+/// cache lines while the products run, so that a stream from DRAM keeps
+/// flowing during the arithmetic (a hint only; it never changes the result).
+pub(crate) fn mul_acc_rows_with(
+    backend: GfBackend,
+    c: &[Block],
+    x: &[Block],
+    lo: &mut [Block],
+    hi: &mut [Block],
+    ahead: &[Block],
+) {
+    let rows = lo.len().min(hi.len());
+    if rows == 0 {
+        return;
+    }
+    let groups = c.len().min(x.len() / rows);
+    let (c, x) = (&c[..groups], &x[..groups * rows]);
+    let (lo, hi) = (&mut lo[..rows], &mut hi[..rows]);
+    match backend {
+        #[cfg(target_arch = "x86_64")]
+        GfBackend::Pclmul if backend.is_supported() => {
+            x86::mul_acc_rows_pclmul(c, x, lo, hi, ahead)
+        }
+        #[cfg(target_arch = "x86_64")]
+        GfBackend::Vpclmul512 if backend.is_supported() => {
+            x86::mul_acc_rows_vpclmul(c, x, lo, hi, ahead)
+        }
+        _ => {
+            let _ = ahead;
+            for (&cg, xg) in c.iter().zip(x.chunks_exact(rows)) {
+                for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(xg) {
+                    let (pl, ph) = clmul128(cg, v);
+                    *l ^= pl;
+                    *h ^= ph;
+                }
+            }
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     #![allow(unsafe_code)]
@@ -368,5 +418,249 @@ mod x86 {
             _mm_xor_si128(a, b)
         };
         (from_m(fold(lo)), from_m(fold(hi)))
+    }
+
+    pub(super) fn mul_acc_rows_pclmul(
+        c: &[Block],
+        x: &[Block],
+        lo: &mut [Block],
+        hi: &mut [Block],
+        ahead: &[Block],
+    ) {
+        // SAFETY: callers checked PCLMULQDQ support; slices are only
+        // accessed through safe indexing inside (prefetches do not access
+        // memory).
+        unsafe { mul_acc_rows_pclmul_impl(c, x, lo, hi, ahead) }
+    }
+
+    /// One row at a time: `lo`, `hi` and the middle term stay in registers
+    /// over all groups; the lines of `ahead` are prefetched row by row.
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    unsafe fn mul_acc_rows_pclmul_impl(
+        c: &[Block],
+        x: &[Block],
+        lo: &mut [Block],
+        hi: &mut [Block],
+        ahead: &[Block],
+    ) {
+        let rows = lo.len().min(hi.len());
+        let lines = ahead.len().div_ceil(4);
+        for i in 0..rows {
+            for line in lines * i / rows..lines * (i + 1) / rows {
+                prefetch(ahead, 4 * line);
+            }
+            let (mut l, mut h, mut m) = (
+                _mm_setzero_si128(),
+                _mm_setzero_si128(),
+                _mm_setzero_si128(),
+            );
+            for (g, &cg) in c.iter().enumerate() {
+                let (a, b) = (to_m(cg), to_m(x[g * rows + i]));
+                l = _mm_xor_si128(l, _mm_clmulepi64_si128::<0x00>(a, b));
+                h = _mm_xor_si128(h, _mm_clmulepi64_si128::<0x11>(a, b));
+                m = _mm_xor_si128(m, _mm_clmulepi64_si128::<0x01>(a, b));
+                m = _mm_xor_si128(m, _mm_clmulepi64_si128::<0x10>(a, b));
+            }
+            l = _mm_xor_si128(l, _mm_slli_si128::<8>(m));
+            h = _mm_xor_si128(h, _mm_srli_si128::<8>(m));
+            lo[i] ^= from_m(l);
+            hi[i] ^= from_m(h);
+        }
+    }
+
+    /// Prefetches the cache line holding `blocks[i]` (nothing if `i` is
+    /// out of range).
+    #[inline(always)]
+    fn prefetch(blocks: &[Block], i: usize) {
+        if let Some(b) = blocks.get(i) {
+            // SAFETY: a prefetch is a hint that never faults or changes
+            // memory; the address is that of a live element anyway.
+            // (SSE is part of the x86-64 baseline.)
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((b as *const Block).cast()) };
+        }
+    }
+
+    pub(super) fn mul_acc_rows_vpclmul(
+        c: &[Block],
+        x: &[Block],
+        lo: &mut [Block],
+        hi: &mut [Block],
+        ahead: &[Block],
+    ) {
+        let rows = lo.len().min(hi.len());
+        let groups = c.len().min(x.len() / rows.max(1));
+        let quads = rows / 4 * 4;
+        let lines = ahead.len().div_ceil(4);
+        let passes = quads.div_ceil(8).max(1);
+        let mut i = 0;
+        let mut pass = 0;
+        while i < quads {
+            let u = if i + 8 <= quads { 2 } else { 1 };
+            for line in lines * pass / passes..lines * (pass + 1) / passes {
+                prefetch(ahead, 4 * line);
+            }
+            // SAFETY: callers checked VPCLMULQDQ + AVX-512F/BW support.
+            // Reads: `c` blocks `< groups <= c.len()`; `x` blocks
+            // `g * rows + i + r` with `g < groups`, `r < 4u`, `i + 4u <=
+            // quads <= rows`, so below `groups * rows <= x.len()`. Writes:
+            // `lo`/`hi` blocks `i .. i + 4u <= rows`, which both hold; `x`
+            // and `c` are shared borrows and `lo`, `hi` distinct exclusive
+            // ones, so nothing aliases.
+            unsafe {
+                let (xp, lp, hp) = (
+                    x.as_ptr().add(i),
+                    lo.as_mut_ptr().add(i),
+                    hi.as_mut_ptr().add(i),
+                );
+                if u == 2 {
+                    acc_pass::<2>(c.as_ptr(), groups, xp, rows, lp, hp);
+                } else {
+                    acc_pass::<1>(c.as_ptr(), groups, xp, rows, lp, hp);
+                }
+            }
+            i += 4 * u;
+            pass += 1;
+        }
+        if quads < rows {
+            let tail: Vec<Block> = (0..groups)
+                .flat_map(|g| x[g * rows + quads..(g + 1) * rows].iter().copied())
+                .collect();
+            mul_acc_rows_pclmul(
+                &c[..groups],
+                &tail,
+                &mut lo[quads..rows],
+                &mut hi[quads..rows],
+                &[],
+            );
+        }
+    }
+
+    /// Rows `0..4U` relative to `x`, `lo`, `hi` (row `r` of group `g` at
+    /// `x + g * rows + r`) over all groups: per lane the four 64 x 64
+    /// products go to three accumulators held in registers (`lo`, `hi`,
+    /// middle), two groups per step so that every accumulator takes two
+    /// products in one three-way XOR (`vpternlogq`); folded and added to
+    /// memory once at the end.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx512f,avx512bw,pclmulqdq")]
+    unsafe fn acc_pass<const U: usize>(
+        c: *const Block,
+        groups: usize,
+        x: *const Block,
+        rows: usize,
+        lo: *mut Block,
+        hi: *mut Block,
+    ) {
+        let z = _mm512_setzero_si512();
+        let (mut l, mut h, mut m) = ([z; U], [z; U], [z; U]);
+        let mut g = 0;
+        while g + 2 <= groups {
+            let ca = _mm512_broadcast_i32x4(_mm_loadu_si128(c.add(g).cast()));
+            let cb = _mm512_broadcast_i32x4(_mm_loadu_si128(c.add(g + 1).cast()));
+            let (ra, rb) = (x.add(g * rows), x.add((g + 1) * rows));
+            for k in 0..U {
+                let a = _mm512_loadu_si512(ra.add(4 * k).cast());
+                let b = _mm512_loadu_si512(rb.add(4 * k).cast());
+                l[k] = xor3(
+                    l[k],
+                    _mm512_clmulepi64_epi128::<0x00>(a, ca),
+                    _mm512_clmulepi64_epi128::<0x00>(b, cb),
+                );
+                h[k] = xor3(
+                    h[k],
+                    _mm512_clmulepi64_epi128::<0x11>(a, ca),
+                    _mm512_clmulepi64_epi128::<0x11>(b, cb),
+                );
+                m[k] = xor3(
+                    m[k],
+                    _mm512_clmulepi64_epi128::<0x01>(a, ca),
+                    _mm512_clmulepi64_epi128::<0x10>(a, ca),
+                );
+                m[k] = xor3(
+                    m[k],
+                    _mm512_clmulepi64_epi128::<0x01>(b, cb),
+                    _mm512_clmulepi64_epi128::<0x10>(b, cb),
+                );
+            }
+            g += 2;
+        }
+        if g < groups {
+            let ca = _mm512_broadcast_i32x4(_mm_loadu_si128(c.add(g).cast()));
+            let ra = x.add(g * rows);
+            for k in 0..U {
+                let a = _mm512_loadu_si512(ra.add(4 * k).cast());
+                l[k] = _mm512_xor_si512(l[k], _mm512_clmulepi64_epi128::<0x00>(a, ca));
+                h[k] = _mm512_xor_si512(h[k], _mm512_clmulepi64_epi128::<0x11>(a, ca));
+                m[k] = xor3(
+                    m[k],
+                    _mm512_clmulepi64_epi128::<0x01>(a, ca),
+                    _mm512_clmulepi64_epi128::<0x10>(a, ca),
+                );
+            }
+        }
+        for k in 0..U {
+            let nl = _mm512_xor_si512(l[k], _mm512_bslli_epi128::<8>(m[k]));
+            let nh = _mm512_xor_si512(h[k], _mm512_bsrli_epi128::<8>(m[k]));
+            let pl = lo.add(4 * k).cast::<__m512i>();
+            let ph = hi.add(4 * k).cast::<__m512i>();
+            _mm512_storeu_si512(pl, _mm512_xor_si512(_mm512_loadu_si512(pl), nl));
+            _mm512_storeu_si512(ph, _mm512_xor_si512(_mm512_loadu_si512(ph), nh));
+        }
+    }
+
+    /// `a ⊕ b ⊕ c` in one instruction.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+        _mm512_ternarylogic_epi64::<0x96>(a, b, c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every backend against the portable accumulation, for row counts
+    /// around the 4- and 8-row SIMD passes and any number of groups, on
+    /// top of non-zero accumulators.
+    #[test]
+    fn mul_acc_rows_backends_agree() {
+        for rows in [1usize, 3, 4, 5, 8, 12, 13, 128] {
+            for groups in [0usize, 1, 2, 7, 9] {
+                let c = crate::prg::prg(Block(rows as u128), groups);
+                let x = crate::prg::prg(Block(1000 + groups as u128), groups * rows);
+                let init = crate::prg::prg(Block(7), 2 * rows);
+                let (mut lo, mut hi) = (init[..rows].to_vec(), init[rows..].to_vec());
+                for (g, &cg) in c.iter().enumerate() {
+                    for i in 0..rows {
+                        let (pl, ph) = clmul128(cg, x[g * rows + i]);
+                        lo[i] ^= pl;
+                        hi[i] ^= ph;
+                    }
+                }
+                for be in GfBackend::available() {
+                    let (mut l, mut h) = (init[..rows].to_vec(), init[rows..].to_vec());
+                    mul_acc_rows_with(be, &c, &x, &mut l, &mut h, &x);
+                    assert_eq!((&l, &h), (&lo, &hi), "{be:?} rows {rows} groups {groups}");
+                }
+            }
+        }
+    }
+
+    /// Mismatched shapes are cut to what every slice holds.
+    #[test]
+    fn mul_acc_rows_is_total() {
+        let c = [Block(3), Block(5)];
+        let x = [Block(7); 5];
+        for be in GfBackend::available() {
+            let (mut l, mut h) = (vec![Block::ZERO; 4], vec![Block::ZERO; 2]);
+            mul_acc_rows_with(be, &c, &x, &mut l, &mut h, &x);
+            // Rows = 2, groups = min(2, 5 / 2) = 2.
+            let (pl, ph) = clmul128(Block(3), Block(7));
+            let (ql, qh) = clmul128(Block(5), Block(7));
+            assert_eq!(l, [pl ^ ql, pl ^ ql, Block::ZERO, Block::ZERO]);
+            assert_eq!(h, [ph ^ qh, ph ^ qh]);
+            mul_acc_rows_with(be, &c, &x, &mut [], &mut [], &[]);
+        }
     }
 }

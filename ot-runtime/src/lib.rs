@@ -7,6 +7,7 @@
 pub mod aes;
 pub mod bits;
 pub mod block;
+pub mod consistency;
 pub mod gf128;
 pub mod hash;
 pub mod matrix;
@@ -16,7 +17,6 @@ pub mod rng;
 pub mod transpose;
 
 pub mod channel;
-pub mod consistency;
 pub mod ec;
 pub mod endemic;
 pub mod ops;
