@@ -206,10 +206,6 @@ fn row_check_section(m: usize, clmul_bps: Option<f64>) {
         black_box(consistency::kos_choice_check(black_box(&r), m, key));
     });
     report("kos_choice_check", m, m / 8, d, None);
-    let d = best(10, || {
-        black_box(otext::kos_check_values(black_box(&r), &cols, key));
-    });
-    report("Fig. 7 kos_check_values (old)", m, m * 16, d, None);
 }
 
 /// The streamed OT-extension data path on one 128 x 16384 chunk (256 KiB,

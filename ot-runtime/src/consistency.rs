@@ -5,7 +5,7 @@
 //!
 //! # Why a new check
 //!
-//! The check of the original KOS15 (Fig. 7; [`crate::otext::kos_check_values`])
+//! The check of the original KOS15 (Fig. 7, removed from this runtime)
 //! compresses the *columns*: one random linear combination `Σ χ_k · t_k` of
 //! all `m + 128` columns and one scalar `x = Σ r_k · χ_k`. Its security
 //! argument was found to have a gap (Roy22); the revised paper and

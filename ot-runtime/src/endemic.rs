@@ -199,7 +199,7 @@ mod tests {
     use crate::rng::Rng;
 
     fn rng() -> Rng {
-        Rng::from_block(Block::from_u64(706))
+        Rng::deterministic_for_tests(706)
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Small kernels of IKNP/KOS-style OT extension that run once per batch
 //! rather than per chunk, called as `.otp` intrinsics (see
 //! `protocols/prelude.otp`): packing the base-OT choice bits, padding the
-//! receiver's choice bits, the KOS check value `x` and field product, and
-//! dropping the padding columns. The bulk kernels, which run chunk by chunk
+//! receiver's choice bits, a seeded masked sum and the field product,
+//! dropping the padding columns, the session id, the base-key sanity check
+//! and per-batch seeds of reused base OTs. The bulk kernels, which run chunk by chunk
 //! inside streamed rounds, are in [`crate::stream`].
 //!
 //! The functions are total: every output is sized from the inputs, so none
@@ -47,8 +48,9 @@ pub fn first_blocks(mut v: Vec<Block>, count: usize) -> Vec<Block> {
     v
 }
 
-/// `Σ_{r_i = 1} χ_i` with `χ = PRG(seed)` expanded in batches (the KOS check
-/// value `x`), in constant time with respect to `r`.
+/// `Σ_{r_i = 1} χ_i` with `χ = PRG(seed)` expanded in batches (a masked
+/// sum of a seeded random combination, as in the column check of Delta-OT
+/// correlations), in constant time with respect to `r`.
 pub fn gf_masked_sum_seeded(r: &Bits, seed: Block) -> Block {
     let mut prg = Prg::new(seed);
     let mut chi = [Block::ZERO; 1024];
@@ -67,67 +69,6 @@ pub fn gf_masked_sum_seeded(r: &Bits, seed: Block) -> Block {
         i += k;
     }
     acc
-}
-
-/// Both KOS check values of the receiver from one expansion of the
-/// challenge `χ = PRG(seed)` ([KOS15, Fig. 7]): `[x, t]` with
-/// `x = Σ_{r_i = 1} χ_i` over `r` (as [`gf_masked_sum_seeded`], constant
-/// time with respect to `r`) and `t = Σ χ_i · t_i` in GF(2^128) over `t`
-/// (as `stream::gf_inner_seeded`). One pass instead of two halves the AES
-/// work of the check, which runs after the stream, between the rounds.
-pub fn kos_check_values(r: &Bits, t: &[Block], seed: Block) -> [Block; 2] {
-    const BATCH: usize = 1024;
-    let mut prg = Prg::new(seed);
-    let mut chi = [Block::ZERO; BATCH];
-    let (mut x_lo, mut x_hi) = (0u64, 0u64);
-    let mut acc_t = Block::ZERO;
-    let bytes = r.as_bytes();
-    let n = r.len().max(t.len());
-    let mut i = 0;
-    while i < n {
-        let k = (n - i).min(BATCH);
-        prg.fill(&mut chi[..k]);
-        let kr = r.len().saturating_sub(i).min(k);
-        for (j, c) in chi[..kr].iter().enumerate() {
-            let bit = i + j;
-            let mask = 0u64.wrapping_sub(u64::from((bytes[bit / 8] >> (bit % 8)) & 1));
-            x_lo ^= (c.0 as u64) & mask;
-            x_hi ^= ((c.0 >> 64) as u64) & mask;
-        }
-        let kt = t.len().saturating_sub(i).min(k);
-        if kt > 0 {
-            acc_t ^= crate::gf128::inner_product(&t[i..i + kt], &chi[..kt]).unwrap_or(Block::ZERO);
-        }
-        i += k;
-    }
-    [Block(u128::from(x_lo) | (u128::from(x_hi) << 64)), acc_t]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kos_check_values_equal_the_two_separate_sums() {
-        let mut g = Prg::new(Block(77));
-        for (nr, nt) in [
-            (0usize, 0usize),
-            (1, 1),
-            (1000, 1000),
-            (3000, 2500),
-            (2049, 4000),
-        ] {
-            let mut rb = vec![Block::ZERO; nr.div_ceil(128)];
-            g.fill(&mut rb);
-            let r = Bits::from_blocks(&rb, nr).unwrap_or_else(|_| Bits::zeros(nr));
-            let mut t = vec![Block::ZERO; nt];
-            g.fill(&mut t);
-            let seed = Block(0x5eed);
-            let [x, tv] = kos_check_values(&r, &t, seed);
-            assert_eq!(x, gf_masked_sum_seeded(&r, seed), "{nr} {nt}");
-            assert_eq!(tv, crate::stream::gf_inner_seeded(&t, seed), "{nr} {nt}");
-        }
-    }
 }
 
 /// Domain label of [`session_id`].
@@ -194,4 +135,43 @@ pub fn batch_seed_pairs(seeds: &[[Block; 2]], batch: usize) -> Vec<[Block; 2]> {
             ]
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_separate_salts_and_sizes() {
+        let a = session_id(Block(1), 100);
+        assert_eq!(a, session_id(Block(1), 100));
+        assert_ne!(a, session_id(Block(2), 100));
+        assert_ne!(a, session_id(Block(1), 101));
+    }
+
+    #[test]
+    fn equal_base_keys_are_detected_anywhere() {
+        let mut keys: Vec<[Block; 2]> = (0..128u128).map(|j| [Block(j), Block(j + 1000)]).collect();
+        assert!(base_keys_distinct(&keys));
+        keys[77][1] = keys[77][0];
+        assert!(!base_keys_distinct(&keys));
+        assert!(base_keys_distinct(&[]));
+    }
+
+    #[test]
+    fn batch_seeds_agree_between_roles_and_differ_between_batches() {
+        let pairs: Vec<[Block; 2]> = (0..128u128)
+            .map(|j| [Block(3 * j), Block(3 * j + 1)])
+            .collect();
+        let zeros: Vec<Block> = pairs.iter().map(|p| p[0]).collect();
+        for batch in [0, 1, 1 << 40] {
+            let both = batch_seed_pairs(&pairs, batch);
+            let one = batch_seeds(&zeros, batch);
+            assert!(both.iter().zip(&one).all(|(p, z)| p[0] == *z));
+        }
+        assert_ne!(batch_seeds(&zeros, 0), batch_seeds(&zeros, 1));
+        // The derived seed is not the seed's own PRG output block.
+        let prg0 = crate::prg::prg(zeros[5], 1)[0];
+        assert_ne!(batch_seeds(&zeros, 0)[5], prg0);
+    }
 }
