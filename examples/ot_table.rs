@@ -9,6 +9,7 @@
 //! cargo run --release --example ot_table -- --tcp        # two processes, TCP loopback
 //! cargo run --release --example ot_table -- --log-n 20   # only n = 2^20
 //! cargo run --release --example ot_table -- --threads 2  # kernels split over 2 cores per party
+//! cargo run --release --example ot_table -- --base co15  # every row over CO15 base OTs (default: CO15 passive, MR19 malicious)
 //! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen)
 //! ```
 //! Every row is measured in fresh processes (a `--measure` child runs the
@@ -69,9 +70,24 @@ impl Proto {
     }
 }
 
-/// The base-OT party of a row: the default base OT of its security level.
+/// Environment variable through which `--base NAME` reaches the measuring
+/// child processes.
+const BASE_ENV: &str = "OT_TABLE_BASE";
+
+/// The base OT of a row: `--base` if given, else the default base OT of
+/// the row's security level (CO15 passive, MR19 malicious).
+fn base_kind(malicious: bool) -> BaseOtKind {
+    match std::env::var(BASE_ENV).as_deref() {
+        Ok("co15") => BaseOtKind::Co15,
+        Ok("np00") => BaseOtKind::Np00,
+        Ok("mr19") => BaseOtKind::Mr19,
+        _ => BaseOtKind::default_for(malicious),
+    }
+}
+
+/// The base-OT party of a row.
 fn base(malicious: bool) -> Box<BaseOt> {
-    Box::new(BaseOt::new(BaseOtKind::default_for(malicious)))
+    Box::new(BaseOt::new(base_kind(malicious)))
 }
 
 /// Runs one role `reps + 1` times on the same channel: a warm-up run, then
@@ -467,6 +483,14 @@ fn run() -> Res<()> {
         return measure_child(&args[1..]);
     }
     let tcp = args.iter().any(|a| a == "--tcp");
+    if let Some(i) = args.iter().position(|a| a == "--base") {
+        let name = args.get(i + 1).map(String::as_str).unwrap_or("");
+        if !["co15", "np00", "mr19"].contains(&name) {
+            return Err(format!("--base takes co15, np00 or mr19, not {name:?}").into());
+        }
+        // Inherited by the measuring child processes.
+        std::env::set_var(BASE_ENV, name);
+    }
     let get = |flag: &str| {
         args.iter()
             .position(|a| a == flag)
@@ -488,8 +512,8 @@ fn run() -> Res<()> {
     println!(
         "OT extension, {threads} thread(s) per party, {}; base OTs: {:?} (passive), {:?} (malicious); best (and median, AES rows) of {reps} after a warm-up run; output buffers allocated before the clock starts (each run reuses the previous run's outputs)",
         if tcp { "two processes over TCP loopback" } else { "two threads over the in-memory channel" },
-        BaseOtKind::default_for(false),
-        BaseOtKind::default_for(true),
+        base_kind(false),
+        base_kind(true),
     );
     println!(
         "runtime raw fixed-key AES ({}): {:.1} M blocks/s\n",
@@ -527,7 +551,7 @@ fn run() -> Res<()> {
             let (ty, sec, name) = p.row();
             // The extension's own rounds (its comm()) plus the 128 base OTs
             // run with the roles swapped (the extension sender is the base-OT receiver).
-            let (base_s, base_r) = base_comm(BaseOtKind::default_for(p.malicious()))?;
+            let (base_s, base_r) = base_comm(base_kind(p.malicious()))?;
             let spec_ok = m_aes.sent as usize == m_aes.spec.0 + base_r
                 && m_aes.received as usize == m_aes.spec.1 + base_s;
             let time = match sha_t {
