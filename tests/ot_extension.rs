@@ -283,6 +283,39 @@ fn threads_parameter_gives_correct_outputs() {
 }
 
 #[test]
+fn chosen_message_kos_all_sizes() {
+    use ot::kos_chosen;
+    for m in SIZES {
+        let payload: Vec<[Block; 2]> = (0..m as u128).map(|i| [Block(i), Block(!i)]).collect();
+        let r = choices(m);
+        let p = kos_chosen::Params::new(m, 1, false).unwrap();
+        let s = kos_chosen::Sender::new(
+            p,
+            kos_chosen::SenderInput {
+                payload: payload.clone(),
+            },
+            Rng::from_entropy(),
+            kos_chosen::SenderSubs { base: base() },
+        )
+        .unwrap();
+        let rc = kos_chosen::Receiver::new(
+            p,
+            kos_chosen::ReceiverInput { r: r.clone() },
+            Rng::from_entropy(),
+            kos_chosen::ReceiverSubs { base: base() },
+        )
+        .unwrap();
+        let (so, ro) = run_pair(s, rc);
+        so.unwrap();
+        let got = ro.unwrap().received;
+        for (i, (g, pair)) in got.iter().zip(&payload).enumerate() {
+            assert_eq!(*g, pair[usize::from(r.get(i))], "m={m} OT {i}");
+        }
+        assert_eq!(got.len(), m);
+    }
+}
+
+#[test]
 fn chosen_message_iknp_all_sizes() {
     use ot::iknp_chosen;
     for m in SIZES {

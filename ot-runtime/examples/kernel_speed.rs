@@ -169,7 +169,7 @@ fn main() {
 /// tile transpose per 128 columns, one carry-less product per column), and
 /// the column-wise check of Fig. 7 it replaces.
 fn row_check_section(m: usize, clmul_bps: Option<f64>) {
-    use ot_runtime::{consistency, otext, Bits};
+    use ot_runtime::{consistency, Bits};
     println!("-- KOS15 Fig. 10 row check, 2^20 + 128 columns (1 block = 1 column)");
     let cols = ot_runtime::prg::prg(Block(6), m + 128);
     let key = consistency::kos_challenge_key(Block(1), Block(2), m);
