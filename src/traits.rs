@@ -108,9 +108,11 @@ pub trait CorrelatedOtReceiver {
 /// Which base-OT protocol a [`BaseOt`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BaseOtKind {
-    /// Chou–Orlandi 2015 (`protocols/co15.otp`).
+    /// Chou–Orlandi 2015 (`protocols/co15.otp`): the fastest, for
+    /// semi-honest use (not UC-secure: a malicious receiver's choice cannot
+    /// be extracted).
     Co15,
-    /// Naor–Pinkas 2001 (`protocols/np00.otp`).
+    /// Naor–Pinkas 2001 (`protocols/np00.otp`), semi-honest as CO15.
     Np00,
     /// Masny–Rindal 2019 endemic OT (`protocols/mr19.otp`), secure against
     /// a malicious sender or receiver: the default base of
