@@ -477,6 +477,35 @@ mod tests {
     }
 
     #[test]
+    fn ggm_max_depth_roundtrip() {
+        // Two trees of the largest depth: the receiver agrees with the sender
+        // everywhere but α, and the first leaves match the reference.
+        let depth = MAX_GGM_DEPTH;
+        let roots = [Block(0x5eed), Block(0xfeed)];
+        let alphas = [0x9_abcd, (1 << depth) - 1];
+        let (leaves, sums) = ggm_expand_with_sums(&roots, depth).unwrap();
+        let known = known_for(&alphas, &sums, depth);
+        let got = ggm_punctured(&alphas, &known, depth).unwrap();
+        let w = 1 << depth;
+        for (t, &a) in alphas.iter().enumerate() {
+            let tree = t * w..(t + 1) * w;
+            assert_eq!(got[tree.start + a], Block::ZERO);
+            let diff = got[tree.clone()]
+                .iter()
+                .zip(&leaves[tree])
+                .filter(|(x, y)| x != y)
+                .count();
+            assert_eq!(diff, 1);
+        }
+        let mut node = roots[1];
+        for l in (0..depth).rev() {
+            let right = (alphas[0] >> l) & 1 == 1;
+            node = mmo(if right { node ^ GGM_RIGHT_OFFSET } else { node });
+        }
+        assert_eq!(leaves[w + alphas[0]], node);
+    }
+
+    #[test]
     fn ggm_tampered_sum_changes_leaves() {
         let mut rng = Rng::deterministic_for_tests(4);
         let depth = 6;
