@@ -320,7 +320,7 @@ pub fn ggm_punctured_into(
             let path = alphas[t] >> (depth - l); // on-path node at level l
             let parent = path >> 1; // on-path node at level l - 1
                                     // The sibling is on the side opposite to the path.
-            let right = Block::mask(path & 1 == 1); // path goes right
+            let right = Block::mask(path & 1 == 1); // the path goes right
             let side = (acc[t][1] & !right) | (acc[t][0] & right);
             let sibling = known_sums[t * depth + l - 1] ^ side;
             let new_left = sibling & right; // zero when the path goes left
