@@ -1,7 +1,8 @@
 //! Quick single-core throughput report of every kernel and the `Rng`, next to memcpy and
 //! the raw `aes` crate, and of the streamed OT-extension chain on one
 //! 128 x 16384 chunk (`--chunk-only` stops after that section;
-//! `--row-check-only` runs only the KOS row-check section).
+//! `--row-check-only` runs only the KOS row-check section, `--ggm-only` only
+//! the GGM-tree section).
 //! Run: `cargo run --release -p ot-runtime --example kernel_speed`.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
@@ -46,6 +47,10 @@ fn main() {
     );
     if std::env::args().any(|x| x == "--row-check-only") {
         row_check_section(1 << 20, None);
+        return;
+    }
+    if std::env::args().any(|x| x == "--ggm-only") {
+        ggm_section();
         return;
     }
     let n = 1 << 14;
@@ -161,6 +166,7 @@ fn main() {
         None,
     );
     row_check_section(m, Some(clmul));
+    ggm_section();
 }
 
 /// The row-wise KOS check ([KOS15, Fig. 10]) over 2^20 data columns plus
@@ -341,4 +347,74 @@ fn chain(name: &str, ots: usize, d: Duration) {
         ots as f64 / s / 1e6,
         1e9 * s / ots as f64
     );
+}
+
+/// GGM trees of SoftSpokenOT's all-but-one OT ([`ot_runtime::ggm`]): 64
+/// trees of depth 8 expanded level by level (batched fixed-key AES over all
+/// trees, one AES per child node: `2^9 - 2` per tree, just under two per
+/// leaf), in ns per leaf and ns per AES evaluation next to the fixed-key AES
+/// ns per block of the same run; the sender with its level sums and the
+/// punctured receiver alongside, allocating and into reused buffers.
+fn ggm_section() {
+    use ot_runtime::ggm;
+    let (trees, depth) = (64usize, 8usize);
+    let leaves = trees << depth;
+    let nodes = trees * ((2usize << depth) - 2);
+    println!("-- GGM trees: {trees} trees of depth {depth} ({leaves} leaves), single core");
+    let fk = &*ot_runtime::aes::FIXED_KEY_AES;
+    let mut buf = vec![Block(7); leaves];
+    let d = best(200, || fk.encrypt_blocks(black_box(&mut buf)));
+    let aes_ns = d.as_secs_f64() * 1e9 / leaves as f64;
+    println!(
+        "{:<34} {aes_ns:>6.2} ns/block ({})",
+        "fixed-key AES encrypt_blocks",
+        fk.backend().name()
+    );
+    let roots: Vec<Block> = (0..trees as u128)
+        .map(|i| Block(i * 0x9e37_79b9 + 1))
+        .collect();
+    let line = |name: &str, d: Duration| {
+        let ns = d.as_secs_f64() * 1e9 / leaves as f64;
+        let per_node = d.as_secs_f64() * 1e9 / nodes as f64;
+        println!(
+            "{name:<34} {ns:>6.2} ns/leaf = {:.2} AES; {per_node:.2} ns per AES call = {:.2} AES",
+            ns / aes_ns,
+            per_node / aes_ns
+        );
+    };
+    let d = best(200, || {
+        black_box(ggm::ggm_expand(black_box(&roots), depth).unwrap());
+    });
+    line("ggm_expand", d);
+    let d = best(200, || {
+        black_box(ggm::ggm_expand_with_sums(black_box(&roots), depth).unwrap());
+    });
+    line("ggm_expand_with_sums", d);
+    let mut out = vec![Block::ZERO; leaves];
+    let d = best(200, || {
+        ggm::ggm_expand_into(black_box(&roots), depth, &mut out, None).unwrap();
+    });
+    line("ggm_expand_into (reused buffer)", d);
+    let mut sums = vec![[Block::ZERO; 2]; trees * depth];
+    let d = best(200, || {
+        ggm::ggm_expand_into(black_box(&roots), depth, &mut out, Some(&mut sums)).unwrap();
+    });
+    line("  ... with sums", d);
+    let alphas: Vec<usize> = (0..trees).map(|t| (t * 37) % (1 << depth)).collect();
+    let known: Vec<Block> = alphas
+        .iter()
+        .enumerate()
+        .flat_map(|(t, &a)| {
+            let sums = &sums;
+            (1..=depth).map(move |l| sums[t * depth + l - 1][1 - ((a >> (depth - l)) & 1)])
+        })
+        .collect();
+    let d = best(200, || {
+        black_box(ggm::ggm_punctured(black_box(&alphas), &known, depth).unwrap());
+    });
+    line("ggm_punctured", d);
+    let d = best(200, || {
+        ggm::ggm_punctured_into(black_box(&alphas), &known, depth, &mut out).unwrap();
+    });
+    line("ggm_punctured_into (reused buffer)", d);
 }

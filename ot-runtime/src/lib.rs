@@ -9,6 +9,7 @@ pub mod bits;
 pub mod block;
 pub mod consistency;
 pub mod gf128;
+pub mod ggm;
 pub mod hash;
 pub mod matrix;
 pub mod parallel;
