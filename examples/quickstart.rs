@@ -42,10 +42,17 @@ fn receiver(ch: &mut dyn Channel) -> Res<()> {
     let chosen = OtExtension::kos().receive_random(ch, &choices)?;
     let got = OtExtension::kos().receive(ch, &choices)?;
     for (i, m) in got.iter().enumerate() {
-        let want = if choices.get(i) { !(i as u128) } else { i as u128 };
+        let want = if choices.get(i) {
+            !(i as u128)
+        } else {
+            i as u128
+        };
         assert_eq!(m.as_u128(), want);
     }
-    println!("receiver: {} random OT keys, chosen messages checked", chosen.len());
+    println!(
+        "receiver: {} random OT keys, chosen messages checked",
+        chosen.len()
+    );
     let mut delta_receiver = DeltaOtReceiver::kos();
     for _ in 0..3 {
         let batch_choices = Bits::random(&mut rng, 4096);

@@ -80,19 +80,32 @@ impl Config {
     }
 }
 
-/// Runs `f` and poisons `phase` if it fails (leaving no half-updated state).
-fn guarded<T, R>(
+/// One call of a Delta-OT party: runs the base phase on the first call
+/// (`setup`), then extends batch `next_batch` (`extend`), and leaves the
+/// party poisoned if either fails (no half-updated state survives).
+fn advance<T, R>(
     phase: &mut Phase<T>,
-    f: impl FnOnce(&mut Phase<T>) -> Result<R, OtError>,
+    config: &mut Config,
+    ch: &mut dyn Channel,
+    setup: impl FnOnce(&mut Config, &mut dyn Channel) -> Result<T, OtError>,
+    extend: impl FnOnce(&mut Config, &mut dyn Channel, &T, usize) -> Result<R, OtError>,
 ) -> Result<R, OtError> {
-    if matches!(phase, Phase::Poisoned) {
+    let mut current = std::mem::replace(phase, Phase::Poisoned);
+    if matches!(current, Phase::Fresh) {
+        current = Phase::Extending {
+            base: setup(config, ch)?,
+            next_batch: 0,
+        };
+    }
+    let Phase::Extending { base, next_batch } = current else {
         return Err(OtError(Box::new(DeltaOtPoisoned)));
-    }
-    let r = f(phase);
-    if r.is_err() {
-        *phase = Phase::Poisoned;
-    }
-    r
+    };
+    let out = extend(config, ch, &base, next_batch)?;
+    *phase = Phase::Extending {
+        base,
+        next_batch: next_batch + 1,
+    };
+    Ok(out)
 }
 
 /// The sender of a Delta-OT pair: a fixed global Delta, base OTs run once,
@@ -159,48 +172,54 @@ impl DeltaOtSender {
     pub fn is_poisoned(&self) -> bool {
         matches!(self.phase, Phase::Poisoned)
     }
+}
 
-    fn base_ots(&mut self, ch: &mut dyn Channel) -> Result<SenderBase, OtError> {
-        let rng = self.config.fork();
-        let base = self.config.base_party();
-        let out = crate::delta_base::Sender::new(
-            crate::delta_base::Params::new()?,
-            crate::delta_base::SenderInput { delta: self.delta },
+/// The sender's base phase (`delta_base.otp`).
+fn sender_base(
+    config: &mut Config,
+    ch: &mut dyn Channel,
+    delta: Block,
+) -> Result<SenderBase, OtError> {
+    let rng = config.fork();
+    let base = config.base_party();
+    let out = crate::delta_base::Sender::new(
+        crate::delta_base::Params::new()?,
+        crate::delta_base::SenderInput { delta },
+        rng,
+        crate::delta_base::SenderSubs { base },
+    )?
+    .run(ch)?;
+    Ok(SenderBase(out.base_chosen))
+}
+
+/// One sender batch (`delta_kos.otp` or `delta_iknp.otp`).
+fn sender_batch(
+    config: &mut Config,
+    ch: &mut dyn Channel,
+    (n, delta): (usize, Block),
+    base: &SenderBase,
+    batch: usize,
+) -> Result<Vec<Block>, OtError> {
+    let t = config.threads;
+    let rng = config.fork();
+    let base_chosen = base.0.clone();
+    Ok(if config.malicious {
+        crate::delta_kos::Sender::new(
+            crate::delta_kos::Params::new(n, t, batch)?,
+            crate::delta_kos::SenderInput { delta, base_chosen },
             rng,
-            crate::delta_base::SenderSubs { base },
         )?
-        .run(ch)?;
-        Ok(SenderBase(out.base_chosen))
-    }
-
-    fn extend(
-        &mut self,
-        ch: &mut dyn Channel,
-        n: usize,
-        base: &SenderBase,
-        batch: usize,
-    ) -> Result<Vec<Block>, OtError> {
-        let (t, delta) = (self.config.threads, self.delta);
-        let rng = self.config.fork();
-        let base_chosen = base.0.clone();
-        Ok(if self.config.malicious {
-            crate::delta_kos::Sender::new(
-                crate::delta_kos::Params::new(n, t, batch)?,
-                crate::delta_kos::SenderInput { delta, base_chosen },
-                rng,
-            )?
-            .run(ch)?
-            .zeros
-        } else {
-            crate::delta_iknp::Sender::new(
-                crate::delta_iknp::Params::new(n, t, batch)?,
-                crate::delta_iknp::SenderInput { delta, base_chosen },
-                rng,
-            )?
-            .run(ch)?
-            .zeros
-        })
-    }
+        .run(ch)?
+        .zeros
+    } else {
+        crate::delta_iknp::Sender::new(
+            crate::delta_iknp::Params::new(n, t, batch)?,
+            crate::delta_iknp::SenderInput { delta, base_chosen },
+            rng,
+        )?
+        .run(ch)?
+        .zeros
+    })
 }
 
 impl Drop for DeltaOtSender {
@@ -216,24 +235,14 @@ impl CorrelatedOtSender for DeltaOtSender {
 
     fn send_correlated(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<Block>, OtError> {
         let n = len_param(n)?;
-        let mut phase = std::mem::replace(&mut self.phase, Phase::Poisoned);
-        let r = guarded(&mut phase, |phase| {
-            if matches!(phase, Phase::Fresh) {
-                let base = self.base_ots(ch)?;
-                *phase = Phase::Extending {
-                    base,
-                    next_batch: 0,
-                };
-            }
-            let Phase::Extending { base, next_batch } = phase else {
-                return Err(OtError(Box::new(DeltaOtPoisoned)));
-            };
-            let batch = *next_batch;
-            *next_batch += 1;
-            self.extend(ch, n, base, batch)
-        });
-        self.phase = phase;
-        r
+        let delta = self.delta;
+        advance(
+            &mut self.phase,
+            &mut self.config,
+            ch,
+            |config, ch| sender_base(config, ch, delta),
+            |config, ch, base, batch| sender_batch(config, ch, (n, delta), base, batch),
+        )
     }
 }
 
@@ -296,48 +305,50 @@ impl DeltaOtReceiver {
     pub fn is_poisoned(&self) -> bool {
         matches!(self.phase, Phase::Poisoned)
     }
+}
 
-    fn base_ots(&mut self, ch: &mut dyn Channel) -> Result<ReceiverBase, OtError> {
-        let rng = self.config.fork();
-        let base = self.config.base_party();
-        let out = crate::delta_base::Receiver::new(
-            crate::delta_base::Params::new()?,
-            crate::delta_base::ReceiverInput {},
+/// The receiver's base phase (`delta_base.otp`).
+fn receiver_base(config: &mut Config, ch: &mut dyn Channel) -> Result<ReceiverBase, OtError> {
+    let rng = config.fork();
+    let base = config.base_party();
+    let out = crate::delta_base::Receiver::new(
+        crate::delta_base::Params::new()?,
+        crate::delta_base::ReceiverInput {},
+        rng,
+        crate::delta_base::ReceiverSubs { base },
+    )?
+    .run(ch)?;
+    Ok(ReceiverBase(out.base_keys))
+}
+
+/// One receiver batch (`delta_kos.otp` or `delta_iknp.otp`).
+fn receiver_batch(
+    config: &mut Config,
+    ch: &mut dyn Channel,
+    choices: &Bits,
+    base: &ReceiverBase,
+    batch: usize,
+) -> Result<Vec<Block>, OtError> {
+    let (n, t, r) = (choices.len(), config.threads, choices.clone());
+    let rng = config.fork();
+    let base_keys = base.0.clone();
+    Ok(if config.malicious {
+        crate::delta_kos::Receiver::new(
+            crate::delta_kos::Params::new(n, t, batch)?,
+            crate::delta_kos::ReceiverInput { r, base_keys },
             rng,
-            crate::delta_base::ReceiverSubs { base },
         )?
-        .run(ch)?;
-        Ok(ReceiverBase(out.base_keys))
-    }
-
-    fn extend(
-        &mut self,
-        ch: &mut dyn Channel,
-        choices: &Bits,
-        base: &ReceiverBase,
-        batch: usize,
-    ) -> Result<Vec<Block>, OtError> {
-        let (n, t, r) = (choices.len(), self.config.threads, choices.clone());
-        let rng = self.config.fork();
-        let base_keys = base.0.clone();
-        Ok(if self.config.malicious {
-            crate::delta_kos::Receiver::new(
-                crate::delta_kos::Params::new(n, t, batch)?,
-                crate::delta_kos::ReceiverInput { r, base_keys },
-                rng,
-            )?
-            .run(ch)?
-            .chosen
-        } else {
-            crate::delta_iknp::Receiver::new(
-                crate::delta_iknp::Params::new(n, t, batch)?,
-                crate::delta_iknp::ReceiverInput { r, base_keys },
-                rng,
-            )?
-            .run(ch)?
-            .chosen
-        })
-    }
+        .run(ch)?
+        .chosen
+    } else {
+        crate::delta_iknp::Receiver::new(
+            crate::delta_iknp::Params::new(n, t, batch)?,
+            crate::delta_iknp::ReceiverInput { r, base_keys },
+            rng,
+        )?
+        .run(ch)?
+        .chosen
+    })
 }
 
 impl CorrelatedOtReceiver for DeltaOtReceiver {
@@ -347,24 +358,13 @@ impl CorrelatedOtReceiver for DeltaOtReceiver {
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError> {
         len_param(choices.len())?;
-        let mut phase = std::mem::replace(&mut self.phase, Phase::Poisoned);
-        let r = guarded(&mut phase, |phase| {
-            if matches!(phase, Phase::Fresh) {
-                let base = self.base_ots(ch)?;
-                *phase = Phase::Extending {
-                    base,
-                    next_batch: 0,
-                };
-            }
-            let Phase::Extending { base, next_batch } = phase else {
-                return Err(OtError(Box::new(DeltaOtPoisoned)));
-            };
-            let batch = *next_batch;
-            *next_batch += 1;
-            self.extend(ch, choices, base, batch)
-        });
-        self.phase = phase;
-        r
+        advance(
+            &mut self.phase,
+            &mut self.config,
+            ch,
+            receiver_base,
+            |config, ch, base, batch| receiver_batch(config, ch, choices, base, batch),
+        )
     }
 }
 

@@ -3,18 +3,12 @@
 //! random OT, KOS chosen-message OT and Delta-KOS; inconsistent choice bits
 //! in one row, in several rows and in the padding columns.
 
-use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
+mod common;
+
+use common::{choices, co15_base as base, delta_bases, run_tampered};
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
-use ot::{delta_base, delta_kos, kos, kos_chosen, BaseOt, BaseOtKind};
-
-fn base() -> Box<BaseOt> {
-    Box::new(BaseOt::new(BaseOtKind::Co15))
-}
-
-fn choices(m: usize) -> Bits {
-    Bits::random(&mut Rng::from_entropy(), m)
-}
+use ot::{delta_kos, kos, kos_chosen};
 
 /// Index of the receiver's (first) `extend` frame on its channel: the
 /// CO15 base OTs come first (the extension receiver is the base-OT sender:
@@ -35,28 +29,6 @@ fn flip(m: usize, rows: Vec<usize>, col: usize) -> impl FnMut(usize, &mut Vec<u8
             }
         }
     }
-}
-
-/// Runs `sender` and `receiver` on two threads over a memory channel whose
-/// receiver side is tampered with; each side drops its end when it returns
-/// (so an abort on one side is a hang-up, not a hang, for the other).
-fn run_tampered<S, R>(
-    sender: impl FnOnce(&mut dyn Channel) -> S + Send,
-    receiver: impl FnOnce(&mut dyn Channel) -> R + Send,
-    tamper: impl FnMut(usize, &mut Vec<u8>) + Send,
-) -> (S, R)
-where
-    S: Send,
-    R: Send,
-{
-    let (mut a, b) = MemoryChannel::pair();
-    let mut b = TamperChannel::new(b, tamper);
-    std::thread::scope(|sc| {
-        let h = sc.spawn(move || receiver(&mut b));
-        let so = sender(&mut a);
-        drop(a);
-        (so, h.join().unwrap())
-    })
 }
 
 fn kos_run(
@@ -207,27 +179,6 @@ fn kos_chosen_catches_inconsistent_rows() {
             so.err()
         );
     }
-}
-
-/// The base OTs of a Delta-OT pair for `delta`.
-fn delta_bases(delta: Block) -> (Vec<Block>, Vec<[Block; 2]>) {
-    let p = delta_base::Params::new().unwrap();
-    let s = delta_base::Sender::new(
-        p,
-        delta_base::SenderInput { delta },
-        Rng::from_entropy(),
-        delta_base::SenderSubs { base: base() },
-    )
-    .unwrap();
-    let rc = delta_base::Receiver::new(
-        p,
-        delta_base::ReceiverInput {},
-        Rng::from_entropy(),
-        delta_base::ReceiverSubs { base: base() },
-    )
-    .unwrap();
-    let (so, ro) = ot::runtime::session::run_pair(s, rc);
-    (so.unwrap().base_chosen, ro.unwrap().base_keys)
 }
 
 /// One Delta-KOS batch whose `extend` frame (the first frame on the

@@ -7,7 +7,10 @@ use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::session::{run_pair, run_pair_over};
 use ot::runtime::{Bits, Block};
-use ot::{delta_base, delta_iknp, delta_kos, kos, BaseOt, BaseOtKind};
+mod common;
+
+use common::delta_bases;
+use ot::{delta_iknp, delta_kos, kos, BaseOt, BaseOtKind};
 
 const SIZES: [usize; 5] = [1, 127, 128, 129, (1 << 16) + 3];
 
@@ -72,27 +75,6 @@ fn kos_random_ot_all_sizes() {
             check_random(&so.unwrap().y, &ro.unwrap().x, &r);
         }
     }
-}
-
-/// The base OTs of a Delta-OT pair (`delta_base.otp`): the sender's seeds
-/// and the receiver's key pairs.
-fn delta_bases(delta: Block) -> (Vec<Block>, Vec<[Block; 2]>) {
-    let s = delta_base::Sender::new(
-        delta_base::Params::new().unwrap(),
-        delta_base::SenderInput { delta },
-        Rng::from_entropy(),
-        delta_base::SenderSubs { base: base() },
-    )
-    .unwrap();
-    let rc = delta_base::Receiver::new(
-        delta_base::Params::new().unwrap(),
-        delta_base::ReceiverInput {},
-        Rng::from_entropy(),
-        delta_base::ReceiverSubs { base: base() },
-    )
-    .unwrap();
-    let (so, ro) = run_pair(s, rc);
-    (so.unwrap().base_chosen, ro.unwrap().base_keys)
 }
 
 /// Sender and receiver of a Delta-OT extension module (`delta_iknp` or

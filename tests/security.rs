@@ -2,7 +2,11 @@
 //! the NP00 equal-keys receiver, an extension sender forcing equal base
 //! keys, and retrying a Delta after a failed check.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
+
+use common::run_tampered;
 
 use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
 use ot::runtime::ec::{halve, Point};
@@ -87,21 +91,6 @@ impl RandomOtReceiver for EqualKeys {
     }
 }
 
-/// Runs two closures on two threads, each dropping its channel end when it
-/// returns (an abort on one side is a hang-up for the other).
-fn run_apart<S: Send, R: Send>(
-    sender: impl FnOnce(&mut MemoryChannel) -> S + Send,
-    receiver: impl FnOnce(&mut MemoryChannel) -> R + Send,
-) -> (S, R) {
-    let (mut a, mut b) = MemoryChannel::pair();
-    std::thread::scope(|sc| {
-        let h = sc.spawn(move || sender(&mut a));
-        let ro = receiver(&mut b);
-        drop(b);
-        (h.join().unwrap(), ro)
-    })
-}
-
 /// OT extension's receiver refuses base OTs with `k_0 == k_1` (with them,
 /// row j of `u` would be its choice bits in the clear), for IKNP, KOS and
 /// the Delta-OT base phase.
@@ -109,7 +98,7 @@ fn run_apart<S: Send, R: Send>(
 fn equal_base_keys_are_refused_with_the_named_error() {
     let m = 300;
     let p = iknp::Params::new(m, 1, false).unwrap();
-    let (_, ro) = run_apart(
+    let (_, ro) = run_tampered(
         |ch| {
             iknp::Sender::new(
                 p,
@@ -134,6 +123,7 @@ fn equal_base_keys_are_refused_with_the_named_error() {
             .unwrap()
             .run(ch)
         },
+        |_, _| {},
     );
     assert!(
         matches!(ro, Err(iknp::Error::EqualBaseKeys { .. })),
@@ -142,7 +132,7 @@ fn equal_base_keys_are_refused_with_the_named_error() {
     );
 
     let p = kos::Params::new(m, 1, false).unwrap();
-    let (_, ro) = run_apart(
+    let (_, ro) = run_tampered(
         |ch| {
             kos::Sender::new(
                 p,
@@ -167,11 +157,12 @@ fn equal_base_keys_are_refused_with_the_named_error() {
             .unwrap()
             .run(ch)
         },
+        |_, _| {},
     );
     assert!(matches!(ro, Err(kos::Error::EqualBaseKeys { .. })));
 
     let p = delta_base::Params::new().unwrap();
-    let (_, ro) = run_apart(
+    let (_, ro) = run_tampered(
         |ch| {
             delta_base::Sender::new(
                 p,
@@ -196,6 +187,7 @@ fn equal_base_keys_are_refused_with_the_named_error() {
             .unwrap()
             .run(ch)
         },
+        |_, _| {},
     );
     assert!(matches!(ro, Err(delta_base::Error::EqualBaseKeys { .. })));
 }

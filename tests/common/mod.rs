@@ -1,0 +1,64 @@
+//! Helpers shared by the integration tests (each test crate uses a part).
+#![allow(dead_code)]
+
+use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
+use ot::runtime::rng::Rng;
+use ot::runtime::session::run_pair;
+use ot::runtime::{Bits, Block};
+use ot::{delta_base, BaseOt, BaseOtKind};
+
+/// A CO15 base-OT party (one frame from the base-OT sender, which keeps
+/// the frame indices of the tampering tests simple).
+pub fn co15_base() -> Box<BaseOt> {
+    Box::new(BaseOt::new(BaseOtKind::Co15))
+}
+
+/// `m` random choice bits.
+pub fn choices(m: usize) -> Bits {
+    Bits::random(&mut Rng::from_entropy(), m)
+}
+
+/// The base OTs of a Delta-OT pair for `delta` (`delta_base.otp` over
+/// CO15): the sender's seeds and the receiver's key pairs.
+pub fn delta_bases(delta: Block) -> (Vec<Block>, Vec<[Block; 2]>) {
+    let p = delta_base::Params::new().unwrap();
+    let s = delta_base::Sender::new(
+        p,
+        delta_base::SenderInput { delta },
+        Rng::from_entropy(),
+        delta_base::SenderSubs { base: co15_base() },
+    )
+    .unwrap();
+    let rc = delta_base::Receiver::new(
+        p,
+        delta_base::ReceiverInput {},
+        Rng::from_entropy(),
+        delta_base::ReceiverSubs { base: co15_base() },
+    )
+    .unwrap();
+    let (so, ro) = run_pair(s, rc);
+    (so.unwrap().base_chosen, ro.unwrap().base_keys)
+}
+
+/// Runs `sender` and `receiver` on two threads over a memory channel whose
+/// receiver side passes every outgoing frame through `tamper`; each side
+/// drops its end when it returns, so an abort on one side is a hang-up,
+/// not a hang, for the other.
+pub fn run_tampered<S, R>(
+    sender: impl FnOnce(&mut dyn Channel) -> S + Send,
+    receiver: impl FnOnce(&mut dyn Channel) -> R + Send,
+    tamper: impl FnMut(usize, &mut Vec<u8>) + Send,
+) -> (S, R)
+where
+    S: Send,
+    R: Send,
+{
+    let (mut a, b) = MemoryChannel::pair();
+    let mut b = TamperChannel::new(b, tamper);
+    std::thread::scope(|sc| {
+        let h = sc.spawn(move || receiver(&mut b));
+        let so = sender(&mut a);
+        drop(a);
+        (so, h.join().unwrap())
+    })
+}
