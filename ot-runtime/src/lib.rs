@@ -16,6 +16,7 @@ pub mod parallel;
 pub mod prg;
 pub mod rng;
 pub mod transpose;
+pub mod vole;
 
 pub mod channel;
 pub mod ec;

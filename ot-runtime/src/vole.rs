@@ -1,0 +1,535 @@
+//! The small-field subspace-VOLE kernels of SoftSpokenOT [Roy22, §4–5]
+//! (eprint 2022/192): from the `2^k` leaf seeds of each all-but-one OT
+//! ([`crate::ggm`]), the PRG rows of the leaves are summed into a VOLE over
+//! `F_2` with a global key in `F_2^k`.
+//!
+//! Per tree `t` of depth `k` (leaf `x` in `0..2^k` read as a vector of
+//! `F_2^k`, bit `b` of `x` = coordinate `b`), with `G(s)` the PRG row of
+//! seed `s` (the AES-CTR stream of [`crate::prg`], as
+//! [`crate::stream::prg_rows`] produces it):
+//!
+//! * the VOLE sender (it knows every leaf) gets `u_t = ⊕_x G(s_{t,x})` and
+//!   `V_{t,b} = ⊕_{x : x_b = 1} G(s_{t,x})` for `b < k`;
+//! * the VOLE receiver (it knows `Δ_t` and every leaf except `x = Δ_t`)
+//!   gets `W_{t,b} = ⊕_{x ≠ Δ_t : (x ⊕ Δ_t)_b = 1} G(s_{t,x})`,
+//!
+//! so that `W_{t,b} = V_{t,b} ⊕ Δ_{t,b} · u_t`: the `k` rows are the
+//! coordinates of `Σ_x x·G(s_x)` and `Σ_x (x ⊕ Δ)·G(s_x)` of [Roy22, §4],
+//! and the punctured leaf never matters because its coefficient
+//! `Δ_t ⊕ Δ_t` is zero.
+//!
+//! This is where SoftSpoken spends its `2^k / k` PRG work per OT, so the
+//! kernels are streamed like those of [`crate::stream`] (same chunk
+//! convention: columns `offset..offset + len`, PRG counter `offset / 128`)
+//! and tiled: a tile of 32 column blocks of 16 leaves is expanded at a time
+//! into an L1-resident buffer and summed there along the cube schedule of
+//! [`vole_sender_chunk`].
+
+use crate::bits::{check_len, ShapeError};
+use crate::stream::{prg_rows_chunk, PrgKey};
+use crate::xor::{xor_into, xor_masked_into};
+use crate::{BitMatrix, Block};
+
+/// Largest supported tree depth `k` (a VOLE over `F_{2^8}`-sized
+/// subspaces, SoftSpoken's largest practical parameter: `2^8 / 8 = 32`
+/// PRG blocks per OT block).
+pub const MAX_VOLE_DEPTH: usize = 8;
+
+/// Column blocks per tile: 32 blocks (512 bytes a row) is the width of the
+/// widest AES-CTR kernel, and `GROUP_LEAVES` rows of it plus the `k`
+/// partial sums of the schedule (at most 12 KiB) stay in L1.
+const TILE_BLOCKS: usize = 32;
+
+/// `log2` of the leaves expanded per PRG call.
+const GROUP_DEPTH: usize = 4;
+
+/// Leaves expanded per PRG call (and summed in place within the buffer).
+const GROUP_LEAVES: usize = 1 << GROUP_DEPTH;
+
+/// Checks `k` and the leaf count; the number of trees.
+fn check_shape(what: &'static str, leaves: usize, k: usize) -> Result<usize, ShapeError> {
+    if k == 0 || k > MAX_VOLE_DEPTH || !leaves.is_multiple_of(1 << k) {
+        return Err(ShapeError::Shape {
+            what,
+            rows: leaves,
+            cols: k,
+        });
+    }
+    Ok(leaves >> k)
+}
+
+/// Reusable per-call scratch: the expanded leaf group and the pending left
+/// partial sums of the cross-group schedule.
+struct Scratch {
+    buf: BitMatrix,
+    stack: Vec<Block>,
+}
+
+/// Row `i` (of `bpr` blocks) of a row-major block array, mutably.
+fn row_mut(data: &mut [Block], bpr: usize, i: usize) -> &mut [Block] {
+    &mut data[i * bpr..(i + 1) * bpr]
+}
+
+/// Rows `l` (mutably) and `r` of a row-major block array, `l != r`.
+fn row_pair(data: &mut [Block], bpr: usize, l: usize, r: usize) -> (&mut [Block], &[Block]) {
+    if l < r {
+        let (a, b) = data.split_at_mut(r * bpr);
+        (&mut a[l * bpr..(l + 1) * bpr], &b[..bpr])
+    } else {
+        let (a, b) = data.split_at_mut(l * bpr);
+        (&mut b[..bpr], &a[r * bpr..(r + 1) * bpr])
+    }
+}
+
+/// One tree, one tile: `u ^= ⊕_x G(s_x)` and `V_b ^= ⊕_{x_b = 1} G(s_x)`
+/// over stream blocks `counter..counter + tb`, where `V_b` is
+/// `v[b * vstride + vstart..][..tb]` and `keys` are the tree's `2^k` keys.
+#[allow(clippy::too_many_arguments)]
+fn tree_tile(
+    keys: &[PrgKey],
+    k: usize,
+    counter: usize,
+    tb: usize,
+    s: &mut Scratch,
+    u: &mut [Block],
+    v: &mut [Block],
+    vstride: usize,
+    vstart: usize,
+) {
+    let group = GROUP_LEAVES.min(1 << k);
+    let g = group.trailing_zeros() as usize;
+    let start = counter.saturating_mul(128);
+    let cols = counter.saturating_add(tb).saturating_mul(128);
+    s.stack.resize(k * tb, Block::ZERO);
+    for (gi, gkeys) in keys.chunks(group).enumerate() {
+        prg_rows_chunk(gkeys, cols, 1, start, tb * 128, &mut s.buf);
+        let buf = s.buf.as_blocks_mut();
+        // Within the group, in place: the pair (i, i + 2^b) of level-b
+        // partial sums (leaves agreeing outside bits b..g, differing in
+        // bit b) adds its right half into V_b and both into the left.
+        for b in 0..g {
+            let step = 1usize << b;
+            let vb = &mut v[b * vstride + vstart..][..tb];
+            for i in (0..group).step_by(2 * step) {
+                let (l, r) = row_pair(buf, tb, i, i + step);
+                xor_into(vb, r);
+                xor_into(l, r);
+            }
+        }
+        // Across groups: a binary counter over the group sums. An even
+        // node waits on the stack of its level; an odd one adds into V of
+        // its level, absorbs its left sibling and carries one level up.
+        let node = row_mut(buf, tb, 0);
+        let (mut level, mut idx) = (g, gi);
+        loop {
+            if level == k {
+                xor_into(u, node);
+                break;
+            }
+            let pending = &mut s.stack[level * tb..(level + 1) * tb];
+            if idx & 1 == 0 {
+                pending.copy_from_slice(node);
+                break;
+            }
+            xor_into(&mut v[level * vstride + vstart..][..tb], node);
+            xor_into(node, pending);
+            level += 1;
+            idx >>= 1;
+        }
+    }
+}
+
+/// Clears the bits past `cols` in the last block of every row.
+fn clear_padding(m: &mut BitMatrix) {
+    let cols = m.cols();
+    if cols.is_multiple_of(128) {
+        return;
+    }
+    let bpr = m.blocks_per_row();
+    let mask = Block((1u128 << (cols % 128)) - 1);
+    for row in m.as_blocks_mut().chunks_mut(bpr) {
+        if let Some(last) = row.last_mut() {
+            *last &= mask;
+        }
+    }
+}
+
+/// The shared driver: for every tree and tile, the sender sums into `u`
+/// (`trees x len`) and `v` (`trees * k x len`), then `finish(t, u_row, v)`
+/// post-processes the tile (the receiver's correction).
+fn sums_chunk(
+    leaves: &[PrgKey],
+    k: usize,
+    offset: usize,
+    len: usize,
+    u: &mut BitMatrix,
+    v: &mut BitMatrix,
+    mut finish: impl FnMut(usize, &[Block], &mut [Block], usize, usize),
+) {
+    let trees = leaves.len() >> k;
+    u.reset(trees, len);
+    v.reset(trees * k, len);
+    u.as_blocks_mut().fill(Block::ZERO);
+    v.as_blocks_mut().fill(Block::ZERO);
+    let bpr = u.blocks_per_row();
+    let base = offset / 128;
+    let mut s = Scratch {
+        buf: BitMatrix::default(),
+        stack: Vec::new(),
+    };
+    let (ub, vb) = (u.as_blocks_mut(), v.as_blocks_mut());
+    for t in 0..trees {
+        let keys = &leaves[t << k..(t + 1) << k];
+        let urow = row_mut(ub, bpr, t);
+        let vtree = &mut vb[t * k * bpr..(t + 1) * k * bpr];
+        let mut j0 = 0;
+        while j0 < bpr {
+            let tb = TILE_BLOCKS.min(bpr - j0);
+            let ut = &mut urow[j0..j0 + tb];
+            tree_tile(
+                keys,
+                k,
+                base.saturating_add(j0),
+                tb,
+                &mut s,
+                ut,
+                vtree,
+                bpr,
+                j0,
+            );
+            finish(t, ut, vtree, bpr, j0);
+            j0 += tb;
+        }
+    }
+    clear_padding(u);
+    clear_padding(v);
+}
+
+/// The VOLE sender's chunk [Roy22, §4, Fig. 4 with the leaves of §5]:
+/// columns `offset..offset + len` of `u` (`trees x len`, row `t` =
+/// `⊕_x G(s_{t,x})`) and `V` (`trees * k x len`, row `t * k + b` =
+/// `⊕_{x : x_b = 1} G(s_{t,x})`), where `leaves[t * 2^k + x]` is the key of
+/// `s_{t,x}` (tree-major, as [`crate::ggm::ggm_expand`] lays out leaves).
+/// Both outputs are reset to their shapes (allocations reused) and fully
+/// written, padding zero; the PRG starts at stream block `offset / 128`
+/// (the chunk convention of [`crate::stream`]).
+///
+/// Schedule: each leaf's chunk of its stream is produced once, in tiles of
+/// 32 column blocks and groups of 16 leaves (one batched AES-CTR call per
+/// group and tile), and summed in place along the cube: at level `b` the
+/// two halves of every `(b+1)`-subcube (leaves agreeing on bits `> b`)
+/// are combined, the right half (`x_b = 1`) added into `V_b` and into the
+/// left, whose sum moves up a level; the group sums continue as a binary
+/// counter (an even node waits on a per-level stack until its odd sibling
+/// arrives). Each of the `2^k − 1` internal nodes costs two row XORs
+/// (right half into `V_b`, right into left), so `2^(k+1) − 2` row XORs
+/// per tree against `(k/2 + 1)·2^k` for adding every leaf into `u` and its
+/// `V_b`s (`k = 8`: 510 against 1280). The `V_b` are `k` overlapping
+/// half-cubes; every two-input XOR schedule must touch each leaf row at
+/// least once and about half of them twice to tell the cosets apart, so
+/// `2^k + k` is out of reach beyond `k = 3`, where both counts agree.
+///
+/// Errors (nothing written): `k` outside `1..=MAX_VOLE_DEPTH` or
+/// `leaves.len()` not a multiple of `2^k`.
+pub fn vole_sender_chunk(
+    leaves: &[PrgKey],
+    k: usize,
+    offset: usize,
+    len: usize,
+    u: &mut BitMatrix,
+    v: &mut BitMatrix,
+) -> Result<(), ShapeError> {
+    check_shape("vole::vole_sender leaves / k", leaves.len(), k)?;
+    sums_chunk(leaves, k, offset, len, u, v, |_, _, _, _, _| {});
+    Ok(())
+}
+
+/// The VOLE sender's `(u, V)` over the full width `cols`: the chunk
+/// variant [`vole_sender_chunk`] at offset 0 ([Roy22, §4]).
+pub fn vole_sender(
+    leaves: &[PrgKey],
+    k: usize,
+    cols: usize,
+) -> Result<(BitMatrix, BitMatrix), ShapeError> {
+    let (mut u, mut v) = (BitMatrix::default(), BitMatrix::default());
+    vole_sender_chunk(leaves, k, 0, cols, &mut u, &mut v)?;
+    Ok((u, v))
+}
+
+/// The VOLE receiver's chunk [Roy22, §4–5]: columns `offset..offset + len`
+/// of `W` (`trees * k x len`, row `t * k + b` =
+/// `⊕_{x ≠ Δ_t : (x ⊕ Δ_t)_b = 1} G(s_{t,x})`), with `leaves` laid out as
+/// for [`vole_sender_chunk`] and `deltas[t] = Δ_t`. The key at the
+/// punctured position `t * 2^k + Δ_t` is ignored (it may be the key of
+/// the zero seed that [`crate::ggm::ggm_punctured`] puts there). `w` is
+/// reset and fully written, padding zero.
+///
+/// Schedule: the sender's schedule runs on the leaves as they are, giving
+/// `(u', V')` with an arbitrary row `R` in place of `G(s_{t,Δ_t})`; then
+/// `W_b = V'_b ⊕ Δ_b · u'` (one masked row XOR per `b`), because the
+/// unknown row enters `V'_b` and `Δ_b · u'` with the same coefficient
+/// `Δ_b` and cancels. Unlike re-indexing the leaves by `x ⊕ Δ_t`, this
+/// keeps the memory access pattern and the work independent of the
+/// secret `Δ_t` (the conditional XOR is [`xor_masked_into`]).
+///
+/// Errors (nothing written): as [`vole_sender_chunk`], and
+/// `deltas.len()` ≠ the number of trees or some `Δ_t ≥ 2^k`.
+pub fn vole_receiver_chunk(
+    leaves: &[PrgKey],
+    k: usize,
+    deltas: &[usize],
+    offset: usize,
+    len: usize,
+    w: &mut BitMatrix,
+) -> Result<(), ShapeError> {
+    let trees = check_shape("vole::vole_receiver leaves / k", leaves.len(), k)?;
+    check_len("vole::vole_receiver deltas", trees, deltas.len())?;
+    if let Some(&d) = deltas.iter().find(|&&d| d >> k != 0) {
+        return Err(ShapeError::Index {
+            what: "vole::vole_receiver delta",
+            index: d,
+            len: 1 << k,
+        });
+    }
+    let mut u = BitMatrix::default();
+    sums_chunk(
+        leaves,
+        k,
+        offset,
+        len,
+        &mut u,
+        w,
+        |t, ut, vtree, bpr, j0| {
+            let d = deltas[t];
+            for b in 0..k {
+                let mask = 0u64.wrapping_sub(((d >> b) & 1) as u64);
+                xor_masked_into(&mut vtree[b * bpr + j0..][..ut.len()], ut, mask);
+            }
+        },
+    );
+    Ok(())
+}
+
+/// The VOLE receiver's `W` over the full width `cols`: the chunk variant
+/// [`vole_receiver_chunk`] at offset 0 ([Roy22, §4–5]).
+pub fn vole_receiver(
+    leaves: &[PrgKey],
+    k: usize,
+    deltas: &[usize],
+    cols: usize,
+) -> Result<BitMatrix, ShapeError> {
+    let mut w = BitMatrix::default();
+    vole_receiver_chunk(leaves, k, deltas, 0, cols, &mut w)?;
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prg::Prg;
+    use crate::stream::prg_keys;
+    use crate::{Bits, Rng};
+    use proptest::prelude::*;
+    use rand_core::RngCore;
+
+    fn random_seeds(rng: &mut Rng, n: usize) -> Vec<Block> {
+        let mut v = vec![Block::ZERO; n];
+        rng.fill_blocks(&mut v);
+        v
+    }
+
+    /// Straight from the definitions, bit by bit.
+    fn reference(
+        seeds: &[Block],
+        k: usize,
+        deltas: &[usize],
+        cols: usize,
+    ) -> (BitMatrix, BitMatrix, BitMatrix) {
+        let trees = seeds.len() >> k;
+        let rows: Vec<Bits> = seeds.iter().map(|&s| Prg::new(s).fill_bits(cols)).collect();
+        let mut u = BitMatrix::new(trees, cols);
+        let mut v = BitMatrix::new(trees * k, cols);
+        let mut w = BitMatrix::new(trees * k, cols);
+        for t in 0..trees {
+            for x in 0..1usize << k {
+                let row = &rows[(t << k) + x];
+                for c in 0..cols {
+                    if !row.get(c) {
+                        continue;
+                    }
+                    u.set(t, c, !u.get(t, c));
+                    for b in 0..k {
+                        if (x >> b) & 1 == 1 {
+                            v.set(t * k + b, c, !v.get(t * k + b, c));
+                        }
+                        if x != deltas[t] && ((x ^ deltas[t]) >> b) & 1 == 1 {
+                            w.set(t * k + b, c, !w.get(t * k + b, c));
+                        }
+                    }
+                }
+            }
+        }
+        (u, v, w)
+    }
+
+    /// Random chunk boundaries (multiples of 128) covering `0..cols`.
+    fn splits(rng: &mut Rng, cols: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut off = 0;
+        while off < cols {
+            let blocks = 1 + (rng.next_u32() as usize % 40);
+            let len = (blocks * 128).min(cols - off);
+            out.push((off, len));
+            off += len;
+        }
+        out
+    }
+
+    /// Checks the fast kernels against the reference, full and chunked,
+    /// with the punctured key replaced by the zero seed's and by garbage.
+    fn check(rng: &mut Rng, k: usize, trees: usize, cols: usize) {
+        let seeds = random_seeds(rng, trees << k);
+        let deltas: Vec<usize> = (0..trees)
+            .map(|_| rng.next_u32() as usize % (1 << k))
+            .collect();
+        let (ru, rv, rw) = reference(&seeds, k, &deltas, cols);
+        let keys = prg_keys(&seeds);
+        let (u, v) = vole_sender(&keys, k, cols).unwrap();
+        assert_eq!(u, ru, "u k={k} trees={trees} cols={cols}");
+        assert_eq!(v, rv, "V k={k} trees={trees} cols={cols}");
+
+        let mut punct = seeds.clone();
+        for (t, &d) in deltas.iter().enumerate() {
+            punct[(t << k) + d] = if t % 2 == 0 {
+                Block::ZERO
+            } else {
+                rng.next_block()
+            };
+        }
+        let pkeys = prg_keys(&punct);
+        let w = vole_receiver(&pkeys, k, &deltas, cols).unwrap();
+        assert_eq!(w, rw, "W k={k} trees={trees} cols={cols}");
+
+        // W = V ⊕ Δ·u.
+        for (t, &d) in deltas.iter().enumerate() {
+            for b in 0..k {
+                let mut want = v.row_bits(t * k + b);
+                if (d >> b) & 1 == 1 {
+                    want = &want ^ &u.row_bits(t);
+                }
+                assert_eq!(w.row_bits(t * k + b), want, "identity t={t} b={b}");
+            }
+        }
+
+        // Chunks, concatenated, are the full width.
+        let (mut cu, mut cv, mut cw) = Default::default();
+        for (off, len) in splits(rng, cols) {
+            vole_sender_chunk(&keys, k, off, len, &mut cu, &mut cv).unwrap();
+            vole_receiver_chunk(&pkeys, k, &deltas, off, len, &mut cw).unwrap();
+            for (chunk, full) in [(&cu, &u), (&cv, &v), (&cw, &w)] {
+                assert_eq!((chunk.rows(), chunk.cols()), (full.rows(), len));
+                let fresh = BitMatrix::from_blocks(chunk.rows(), len, chunk.as_blocks().to_vec());
+                assert!(fresh.is_ok(), "padding bits set");
+                for r in 0..chunk.rows() {
+                    for c in 0..len {
+                        assert_eq!(chunk.get(r, c), full.get(r, off + c), "chunk {off}+{c}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn vole_matches_reference() {
+        let mut rng = Rng::deterministic_for_tests(7);
+        for k in 1..=MAX_VOLE_DEPTH {
+            for trees in 1..3 {
+                let cols = 1 + rng.next_u32() as usize % 1500;
+                check(&mut rng, k, trees, cols);
+            }
+        }
+        // Exact multiples, a single column and many tiles.
+        check(&mut rng, 5, 2, 128);
+        check(&mut rng, 3, 1, 1);
+        check(&mut rng, 2, 3, 128 * 70 + 5);
+    }
+
+    #[test]
+    fn vole_empty_shapes() {
+        let (u, v) = vole_sender(&[], 3, 100).unwrap();
+        assert_eq!((u.rows(), v.rows(), u.cols()), (0, 0, 100));
+        let keys = prg_keys(&[Block::ZERO; 4]);
+        let (u, v) = vole_sender(&keys, 2, 0).unwrap();
+        assert_eq!((u.rows(), u.cols(), v.rows(), v.cols()), (1, 0, 2, 0));
+        let w = vole_receiver(&keys, 2, &[3], 0).unwrap();
+        assert_eq!((w.rows(), w.cols()), (2, 0));
+    }
+
+    #[test]
+    fn vole_bad_shapes_are_errors() {
+        let keys = prg_keys(&[Block::ZERO; 8]);
+        let (mut u, mut v, mut w) = Default::default();
+        assert!(matches!(
+            vole_sender(&keys, 0, 10),
+            Err(ShapeError::Shape { .. })
+        ));
+        assert!(matches!(
+            vole_sender(&keys, 9, 10),
+            Err(ShapeError::Shape { .. })
+        ));
+        assert!(vole_sender(&keys, usize::MAX, 10).is_err());
+        assert!(matches!(
+            vole_sender(&keys[..6], 2, 10),
+            Err(ShapeError::Shape { .. })
+        ));
+        assert!(vole_sender_chunk(&keys[..7], 1, 128, 5, &mut u, &mut v).is_err());
+        assert!(vole_receiver(&keys, 0, &[], 10).is_err());
+        assert!(vole_receiver(&keys, 9, &[0], 10).is_err());
+        assert!(vole_receiver(&keys[..5], 2, &[0], 10).is_err());
+        assert!(matches!(
+            vole_receiver(&keys, 2, &[0], 10),
+            Err(ShapeError::Length { .. })
+        ));
+        assert!(matches!(
+            vole_receiver(&keys, 2, &[0, 1, 2], 10),
+            Err(ShapeError::Length { .. })
+        ));
+        assert!(matches!(
+            vole_receiver(&keys, 2, &[0, 4], 10),
+            Err(ShapeError::Index { index: 4, .. })
+        ));
+        assert!(vole_receiver(&keys, 3, &[usize::MAX], 10).is_err());
+        assert!(vole_receiver_chunk(&keys, 1, &[0, 1, 2, 2], 0, 9, &mut w).is_err());
+        assert!(vole_receiver_chunk(&keys, 1, &[0, 1, 1, 1], 256, 9, &mut w).is_ok());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn vole_prop_random_shapes(
+            k in 1usize..=MAX_VOLE_DEPTH,
+            trees in 1usize..3,
+            cols in 0usize..700,
+            seed in any::<u64>(),
+        ) {
+            let mut rng = Rng::deterministic_for_tests(seed);
+            check(&mut rng, k, trees, cols);
+        }
+
+        #[test]
+        fn vole_prop_shape_errors_never_panic(
+            n in 0usize..40,
+            k in 0usize..12,
+            deltas in proptest::collection::vec(0usize..300, 0..5),
+            offset in 0usize..1000,
+            len in 0usize..300,
+        ) {
+            let keys = prg_keys(&vec![Block::ZERO; n]);
+            let (mut u, mut v, mut w) = Default::default();
+            let ok = (1..=MAX_VOLE_DEPTH).contains(&k) && n % (1 << k) == 0;
+            prop_assert_eq!(vole_sender_chunk(&keys, k, offset, len, &mut u, &mut v).is_ok(), ok);
+            let rok = ok && deltas.len() == n >> k && deltas.iter().all(|&d| d < 1 << k);
+            prop_assert_eq!(vole_receiver_chunk(&keys, k, &deltas, offset, len, &mut w).is_ok(), rok);
+        }
+    }
+}
