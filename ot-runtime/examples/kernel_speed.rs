@@ -2,7 +2,7 @@
 //! the raw `aes` crate, and of the streamed OT-extension chain on one
 //! 128 x 16384 chunk (`--chunk-only` stops after that section;
 //! `--row-check-only` runs only the KOS row-check section, `--ggm-only` only
-//! the GGM-tree section).
+//! the GGM-tree section, `--vole-only` only the subspace-VOLE section).
 //! Run: `cargo run --release -p ot-runtime --example kernel_speed`.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
@@ -51,6 +51,10 @@ fn main() {
     }
     if std::env::args().any(|x| x == "--ggm-only") {
         ggm_section();
+        return;
+    }
+    if std::env::args().any(|x| x == "--vole-only") {
+        vole_section();
         return;
     }
     let n = 1 << 14;
@@ -167,6 +171,7 @@ fn main() {
     );
     row_check_section(m, Some(clmul));
     ggm_section();
+    vole_section();
 }
 
 /// The row-wise KOS check ([KOS15, Fig. 10]) over 2^20 data columns plus
@@ -417,4 +422,50 @@ fn ggm_section() {
         ggm::ggm_punctured_into(black_box(&alphas), &known, depth, &mut out).unwrap();
     });
     line("ggm_punctured_into (reused buffer)", d);
+}
+
+/// SoftSpokenOT's subspace VOLE ([`ot_runtime::vole`]) on one chunk of
+/// 16384 columns, single core: 64 trees of depth 2 and 16 trees of depth 8
+/// (256 and 4096 leaves, one PRG row each), in ns per column and ns per PRG
+/// block, next to the runtime's PRG alone over the same keys and width
+/// (`prg_rows_chunk`, the AES-CTR part of the kernel) from the same run.
+fn vole_section() {
+    use ot_runtime::{stream, vole};
+    let cols = 1 << 14;
+    let blocks_per_row = cols / 128;
+    println!("-- subspace VOLE: one chunk of {cols} columns, single core");
+    for (trees, k) in [(64usize, 2usize), (16, 8)] {
+        let seeds: Vec<Block> = (0..(trees << k) as u128)
+            .map(|i| Block(i * 0x9e37_79b9 + 3))
+            .collect();
+        let keys = stream::prg_keys(&seeds);
+        let prg_blocks = (trees << k) * blocks_per_row;
+        let mut rows = BitMatrix::default();
+        let d = best(50, || {
+            stream::prg_rows_chunk(black_box(&keys), cols, 1, 0, cols, &mut rows);
+        });
+        let prg_ns = d.as_secs_f64() * 1e9 / prg_blocks as f64;
+        let line = |name: &str, d: Duration| {
+            let s = d.as_secs_f64() * 1e9;
+            let per_block = s / prg_blocks as f64;
+            println!(
+                "{name:<34} {:>7.1} ns/column {per_block:>6.3} ns/PRG block = {:.2} PRG",
+                s / cols as f64,
+                per_block / prg_ns
+            );
+        };
+        println!("{trees} trees, k = {k}: {prg_blocks} PRG blocks");
+        line("  prg_rows_chunk (PRG alone)", d);
+        let (mut u, mut v) = (BitMatrix::default(), BitMatrix::default());
+        let d = best(50, || {
+            vole::vole_sender_chunk(black_box(&keys), k, 0, cols, &mut u, &mut v).unwrap();
+        });
+        line("  vole_sender_chunk", d);
+        let deltas: Vec<usize> = (0..trees).map(|t| (t * 37) % (1 << k)).collect();
+        let mut w = BitMatrix::default();
+        let d = best(50, || {
+            vole::vole_receiver_chunk(black_box(&keys), k, &deltas, 0, cols, &mut w).unwrap();
+        });
+        line("  vole_receiver_chunk", d);
+    }
 }

@@ -65,11 +65,6 @@ struct Scratch {
     stack: Vec<Block>,
 }
 
-/// Row `i` (of `bpr` blocks) of a row-major block array, mutably.
-fn row_mut(data: &mut [Block], bpr: usize, i: usize) -> &mut [Block] {
-    &mut data[i * bpr..(i + 1) * bpr]
-}
-
 /// Rows `l` (mutably) and `r` of a row-major block array, `l != r`.
 fn row_pair(data: &mut [Block], bpr: usize, l: usize, r: usize) -> (&mut [Block], &[Block]) {
     if l < r {
@@ -81,60 +76,69 @@ fn row_pair(data: &mut [Block], bpr: usize, l: usize, r: usize) -> (&mut [Block]
     }
 }
 
-/// One tree, one tile: `u ^= ⊕_x G(s_x)` and `V_b ^= ⊕_{x_b = 1} G(s_x)`
-/// over stream blocks `counter..counter + tb`, where `V_b` is
-/// `v[b * vstride + vstart..][..tb]` and `keys` are the tree's `2^k` keys.
+/// One tile (stream blocks `counter..counter + tb`, columns `j0..j0 + tb`
+/// of the outputs, `bpr` blocks a row) of every tree: `u_t ^= ⊕_x G(s_x)`
+/// and `V_{t,b} ^= ⊕_{x_b = 1} G(s_x)`. The leaves are expanded 16 at a
+/// time across trees (a group is part of one tree for `k >= 4`, whole
+/// trees otherwise), so every PRG call fills 16 rows whatever `k`.
 #[allow(clippy::too_many_arguments)]
-fn tree_tile(
-    keys: &[PrgKey],
+fn sums_tile(
+    leaves: &[PrgKey],
     k: usize,
     counter: usize,
     tb: usize,
     s: &mut Scratch,
     u: &mut [Block],
     v: &mut [Block],
-    vstride: usize,
-    vstart: usize,
+    bpr: usize,
+    j0: usize,
 ) {
-    let group = GROUP_LEAVES.min(1 << k);
-    let g = group.trailing_zeros() as usize;
+    let g = k.min(GROUP_DEPTH);
+    let sub = 1usize << g;
     let start = counter.saturating_mul(128);
     let cols = counter.saturating_add(tb).saturating_mul(128);
     s.stack.resize(k * tb, Block::ZERO);
-    for (gi, gkeys) in keys.chunks(group).enumerate() {
+    for (gi, gkeys) in leaves.chunks(GROUP_LEAVES).enumerate() {
         prg_rows_chunk(gkeys, cols, 1, start, tb * 128, &mut s.buf);
         let buf = s.buf.as_blocks_mut();
-        // Within the group, in place: the pair (i, i + 2^b) of level-b
-        // partial sums (leaves agreeing outside bits b..g, differing in
-        // bit b) adds its right half into V_b and both into the left.
-        for b in 0..g {
-            let step = 1usize << b;
-            let vb = &mut v[b * vstride + vstart..][..tb];
-            for i in (0..group).step_by(2 * step) {
-                let (l, r) = row_pair(buf, tb, i, i + step);
-                xor_into(vb, r);
-                xor_into(l, r);
+        for (si, sbuf) in buf.chunks_mut(sub * tb).enumerate() {
+            let leaf = gi * GROUP_LEAVES + si * sub;
+            let t = leaf >> k;
+            let vt = &mut v[t * k * bpr..(t + 1) * k * bpr];
+            // Within the subcube, in place: the pair (i, i + 2^b) of
+            // level-b partial sums (leaves agreeing outside bits b..g,
+            // differing in bit b) adds its right half into V_b and both
+            // into the left.
+            for b in 0..g {
+                let step = 1usize << b;
+                let vb = &mut vt[b * bpr + j0..][..tb];
+                for i in (0..sub).step_by(2 * step) {
+                    let (l, r) = row_pair(sbuf, tb, i, i + step);
+                    xor_into(vb, r);
+                    xor_into(l, r);
+                }
             }
-        }
-        // Across groups: a binary counter over the group sums. An even
-        // node waits on the stack of its level; an odd one adds into V of
-        // its level, absorbs its left sibling and carries one level up.
-        let node = row_mut(buf, tb, 0);
-        let (mut level, mut idx) = (g, gi);
-        loop {
-            if level == k {
-                xor_into(u, node);
-                break;
+            // Across the subcubes of a tree: a binary counter over their
+            // sums. An even node waits on the stack of its level; an odd
+            // one adds into V of its level, absorbs its left sibling and
+            // carries one level up; the level-k node is `u_t`.
+            let node = &mut sbuf[..tb];
+            let (mut level, mut idx) = (g, (leaf & ((1 << k) - 1)) >> g);
+            loop {
+                if level == k {
+                    xor_into(&mut u[t * bpr + j0..][..tb], node);
+                    break;
+                }
+                let pending = &mut s.stack[level * tb..(level + 1) * tb];
+                if idx & 1 == 0 {
+                    pending.copy_from_slice(node);
+                    break;
+                }
+                xor_into(&mut vt[level * bpr + j0..][..tb], node);
+                xor_into(node, pending);
+                level += 1;
+                idx >>= 1;
             }
-            let pending = &mut s.stack[level * tb..(level + 1) * tb];
-            if idx & 1 == 0 {
-                pending.copy_from_slice(node);
-                break;
-            }
-            xor_into(&mut v[level * vstride + vstart..][..tb], node);
-            xor_into(node, pending);
-            level += 1;
-            idx >>= 1;
         }
     }
 }
@@ -154,9 +158,10 @@ fn clear_padding(m: &mut BitMatrix) {
     }
 }
 
-/// The shared driver: for every tree and tile, the sender sums into `u`
-/// (`trees x len`) and `v` (`trees * k x len`), then `finish(t, u_row, v)`
-/// post-processes the tile (the receiver's correction).
+/// The shared driver: tile by tile, the sender's sums of every tree into
+/// `u` (`trees x len`) and `v` (`trees * k x len`), then
+/// `finish(u, v, bpr, j0, tb)` post-processes the tile's columns
+/// `j0..j0 + tb` (the receiver's correction).
 fn sums_chunk(
     leaves: &[PrgKey],
     k: usize,
@@ -164,7 +169,7 @@ fn sums_chunk(
     len: usize,
     u: &mut BitMatrix,
     v: &mut BitMatrix,
-    mut finish: impl FnMut(usize, &[Block], &mut [Block], usize, usize),
+    mut finish: impl FnMut(&[Block], &mut [Block], usize, usize, usize),
 ) {
     let trees = leaves.len() >> k;
     u.reset(trees, len);
@@ -178,28 +183,13 @@ fn sums_chunk(
         stack: Vec::new(),
     };
     let (ub, vb) = (u.as_blocks_mut(), v.as_blocks_mut());
-    for t in 0..trees {
-        let keys = &leaves[t << k..(t + 1) << k];
-        let urow = row_mut(ub, bpr, t);
-        let vtree = &mut vb[t * k * bpr..(t + 1) * k * bpr];
-        let mut j0 = 0;
-        while j0 < bpr {
-            let tb = TILE_BLOCKS.min(bpr - j0);
-            let ut = &mut urow[j0..j0 + tb];
-            tree_tile(
-                keys,
-                k,
-                base.saturating_add(j0),
-                tb,
-                &mut s,
-                ut,
-                vtree,
-                bpr,
-                j0,
-            );
-            finish(t, ut, vtree, bpr, j0);
-            j0 += tb;
-        }
+    let mut j0 = 0;
+    while j0 < bpr {
+        let tb = TILE_BLOCKS.min(bpr - j0);
+        let counter = base.saturating_add(j0);
+        sums_tile(leaves, k, counter, tb, &mut s, ub, vb, bpr, j0);
+        finish(ub, vb, bpr, j0, tb);
+        j0 += tb;
     }
     clear_padding(u);
     clear_padding(v);
@@ -216,7 +206,8 @@ fn sums_chunk(
 ///
 /// Schedule: each leaf's chunk of its stream is produced once, in tiles of
 /// 32 column blocks and groups of 16 leaves (one batched AES-CTR call per
-/// group and tile), and summed in place along the cube: at level `b` the
+/// group and tile; for `k < 4` a group holds several whole trees), and
+/// summed in place along the cube: at level `b` the
 /// two halves of every `(b+1)`-subcube (leaves agreeing on bits `> b`)
 /// are combined, the right half (`x_b = 1`) added into `V_b` and into the
 /// left, whose sum moves up a level; the group sums continue as a binary
@@ -292,21 +283,15 @@ pub fn vole_receiver_chunk(
         });
     }
     let mut u = BitMatrix::default();
-    sums_chunk(
-        leaves,
-        k,
-        offset,
-        len,
-        &mut u,
-        w,
-        |t, ut, vtree, bpr, j0| {
-            let d = deltas[t];
+    sums_chunk(leaves, k, offset, len, &mut u, w, |ub, wb, bpr, j0, tb| {
+        for (t, &d) in deltas.iter().enumerate() {
+            let ut = &ub[t * bpr + j0..][..tb];
             for b in 0..k {
                 let mask = 0u64.wrapping_sub(((d >> b) & 1) as u64);
-                xor_masked_into(&mut vtree[b * bpr + j0..][..ut.len()], ut, mask);
+                xor_masked_into(&mut wb[(t * k + b) * bpr + j0..][..tb], ut, mask);
             }
-        },
-    );
+        }
+    });
     Ok(())
 }
 
@@ -452,6 +437,11 @@ mod tests {
         check(&mut rng, 5, 2, 128);
         check(&mut rng, 3, 1, 1);
         check(&mut rng, 2, 3, 128 * 70 + 5);
+        // Groups of 16 leaves spanning several trees (k < 4), many groups.
+        check(&mut rng, 1, 21, 300);
+        check(&mut rng, 2, 9, 4200);
+        check(&mut rng, 3, 5, 257);
+        check(&mut rng, 4, 3, 640);
     }
 
     #[test]
@@ -508,7 +498,7 @@ mod tests {
         #[test]
         fn vole_prop_random_shapes(
             k in 1usize..=MAX_VOLE_DEPTH,
-            trees in 1usize..3,
+            trees in 1usize..7,
             cols in 0usize..700,
             seed in any::<u64>(),
         ) {
