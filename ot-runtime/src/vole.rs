@@ -30,9 +30,8 @@ use crate::stream::{prg_rows_chunk, PrgKey};
 use crate::xor::{xor_into, xor_masked_into};
 use crate::{BitMatrix, Block};
 
-/// Largest supported tree depth `k` (a VOLE over `F_{2^8}`-sized
-/// subspaces, SoftSpoken's largest practical parameter: `2^8 / 8 = 32`
-/// PRG blocks per OT block).
+/// Largest supported tree depth `k` (SoftSpoken's largest practical
+/// parameter: `2^k / k = 32` PRG blocks per OT at `k = 8`).
 pub const MAX_VOLE_DEPTH: usize = 8;
 
 /// Column blocks per tile: 32 blocks (512 bytes a row) is the width of the
@@ -215,10 +214,10 @@ fn sums_chunk(
 /// arrives). Each of the `2^k − 1` internal nodes costs two row XORs
 /// (right half into `V_b`, right into left), so `2^(k+1) − 2` row XORs
 /// per tree against `(k/2 + 1)·2^k` for adding every leaf into `u` and its
-/// `V_b`s (`k = 8`: 510 against 1280). The `V_b` are `k` overlapping
-/// half-cubes; every two-input XOR schedule must touch each leaf row at
-/// least once and about half of them twice to tell the cosets apart, so
-/// `2^k + k` is out of reach beyond `k = 3`, where both counts agree.
+/// `V_b`s (`k = 8`: 510 against 1280; for `k <= 3` it equals `2^k + k`).
+/// Half of the XORs combine the two halves of a subcube, the other half
+/// accumulate a right half into its `V_b`; both run over 32-block rows
+/// held in L1, so their cost is that of the block-XOR kernel.
 ///
 /// Errors (nothing written): `k` outside `1..=MAX_VOLE_DEPTH` or
 /// `leaves.len()` not a multiple of `2^k`.
