@@ -1,4 +1,4 @@
-//! Kernels of the Masny–Rindal endemic OT [MR19] (`protocols/mr19.otp`):
+//! Kernels of the Masny–Rindal endemic OT (MR19) (`protocols/mr19.otp`):
 //! the random oracle into the group that links the receiver's two points,
 //! and the derivation of the 128-bit OT keys from the Diffie–Hellman
 //! values. The message flow and what each role computes live in the

@@ -2,7 +2,7 @@
 //!
 //! # Convention
 //!
-//! The field is GF(2)[x] / (x^128 + x^7 + x^2 + x + 1) in the "natural"
+//! The field is GF(2)`[x]` / (x^128 + x^7 + x^2 + x + 1) in the "natural"
 //! (non-reflected) bit order used by KOS and libOTe: bit `i` of
 //! [`Block::as_u128`] is the coefficient of x^i. So `Block(2)` is `x`, and
 //! `x^127 · x = x^7 + x^2 + x + 1 = Block(0x87)`. This is *not* the

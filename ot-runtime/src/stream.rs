@@ -312,7 +312,7 @@ pub fn masked_columns(seeds: &[PrgKey], u: &BitMatrix, s: &Bits, threads: usize)
 /// Chunk of [`masked_columns`]: `u` is the chunk of `U`; writes `out[i]` =
 /// column `offset + i` of `Q` for `i < min(out.len(), len, u.cols())`.
 ///
-/// Fused: each tile of 128 rows x [`TILE_BLOCKS`] blocks is expanded (AES-CTR
+/// Fused: each tile of 128 rows x `TILE_BLOCKS` (32) blocks is expanded (AES-CTR
 /// at stream block `offset/128 + ...`), masked with `u` where `s_j = 1`
 /// and transposed straight into `out` while it is cache-resident, so `Q`
 /// is never materialized. Missing seeds, rows of `u` or bits of `s`

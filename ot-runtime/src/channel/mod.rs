@@ -160,7 +160,7 @@ pub trait Channel {
         self.send(&msg)
     }
 
-    /// Sends the bytes of `blocks` (as [`Block::slice_as_bytes`]) as one
+    /// Sends the bytes of `blocks` (as [`crate::Block::slice_as_bytes`]) as one
     /// frame, possibly taking the buffer: on return `blocks` has the same
     /// length but unspecified contents, and the caller overwrites them
     /// before any other use.
