@@ -33,13 +33,13 @@ fn flip(m: usize, rows: Vec<usize>, col: usize) -> impl FnMut(usize, &mut Vec<u8
 
 fn kos_run(
     m: usize,
+    r: Bits,
     tamper: impl FnMut(usize, &mut Vec<u8>) + Send,
 ) -> (
     Result<kos::SenderOutput, kos::Error>,
     Result<kos::ReceiverOutput, kos::Error>,
 ) {
     let p = kos::Params::new(m, 1, false).unwrap();
-    let r = choices(m);
     run_tampered(
         |ch| {
             kos::Sender::new(
@@ -80,13 +80,13 @@ fn assert_kos_abort(so: Result<kos::SenderOutput, kos::Error>, what: &str) {
 fn kos_catches_several_inconsistent_rows_in_data_and_padding_columns() {
     for m in [200usize, 4096] {
         for col in [0usize, 3, m - 1, m, m + 5, m + EXTRA - 1] {
-            let (so, _) = kos_run(m, flip(m, (0..64).collect(), col));
+            let (so, _) = kos_run(m, choices(m), flip(m, (0..64).collect(), col));
             assert_kos_abort(so, &format!("m={m} col={col}"));
         }
     }
     // Rows spread over the matrix, several columns at once.
     let m = 1000;
-    let (so, _) = kos_run(m, move |i, msg| {
+    let (so, _) = kos_run(m, choices(m), move |i, msg| {
         for col in [10, 500, m + 64] {
             flip(m, (0..128).step_by(3).collect(), col)(i, msg);
         }
@@ -105,28 +105,7 @@ fn kos_one_inconsistent_row_is_caught_when_it_matters() {
     let (mut aborted, mut passed) = (0, 0);
     for run in 0..24 {
         let r = choices(m);
-        let p = kos::Params::new(m, 1, false).unwrap();
-        let (so, ro) = run_tampered(
-            |ch| {
-                kos::Sender::new(
-                    p,
-                    kos::SenderInput {},
-                    Rng::from_entropy(),
-                    kos::SenderSubs { base: base() },
-                )?
-                .run(ch)
-            },
-            |ch| {
-                kos::Receiver::new(
-                    p,
-                    kos::ReceiverInput { r: r.clone() },
-                    Rng::from_entropy(),
-                    kos::ReceiverSubs { base: base() },
-                )?
-                .run(ch)
-            },
-            flip(m, vec![run % 128], 17),
-        );
+        let (so, ro) = kos_run(m, r.clone(), flip(m, vec![run % 128], 17));
         match so {
             Err(kos::Error::CorrelationCheckFailed { .. }) => aborted += 1,
             Ok(so) => {
@@ -268,13 +247,13 @@ fn delta_kos_one_row_several_rows_and_padding() {
 fn kos_tampered_check_values_abort() {
     let m = 500;
     // Receiver frames: base setup (0), extend (1), correlation (2).
-    let (so, _) = kos_run(m, |i, msg| {
+    let (so, _) = kos_run(m, choices(m), |i, msg| {
         if i == 2 {
             msg[16 + 5] ^= 4;
         }
     });
     assert_kos_abort(so, "tampered t~");
-    let (so, _) = kos_run(m, |i, msg| {
+    let (so, _) = kos_run(m, choices(m), |i, msg| {
         if i == 2 {
             msg[0] ^= 1;
         }
