@@ -67,6 +67,23 @@ pub enum ChannelError {
         /// Bytes actually received before the connection closed.
         got: usize,
     },
+    /// A frame (or the send of one) progressed, but slower than the
+    /// channel's minimum transfer rate allows: a peer trickling bytes cannot
+    /// hold a party for longer than the time-out plus `len / min_rate`.
+    #[error("transfer of {len} bytes too slow: {done} bytes after {after:?} (minimum {min_rate} bytes/s)")]
+    TooSlow {
+        /// Bytes the frame (receive) or the wait (send) had to move.
+        len: usize,
+        /// Bytes moved before the deadline passed.
+        done: usize,
+        /// Time allowed: the time-out plus `len / min_rate`.
+        after: Duration,
+        /// The configured minimum rate.
+        min_rate: u64,
+    },
+    /// The session deadline set on the channel has passed.
+    #[error("session deadline passed")]
+    DeadlineExceeded,
     /// Any other I/O failure of the underlying transport.
     #[error("channel I/O error: {0}")]
     Io(#[from] std::io::Error),

@@ -32,9 +32,11 @@ const READ_CHUNK: usize = 64 * 1024;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default bound on bytes queued for the writer thread.
 const DEFAULT_QUEUE_LIMIT: usize = 64 * 1024 * 1024;
-/// While waiting for queue space we stop reading ahead past this many
-/// buffered bytes (then the no-progress time-out applies).
-const READ_AHEAD_LIMIT: usize = 1024 * 1024 * 1024;
+/// Default bound on the read-ahead buffer while a send waits for queue
+/// space (see [`TcpChannel::with_read_ahead_limit`]).
+const DEFAULT_READ_AHEAD_LIMIT: usize = 1024 * 1024 * 1024;
+/// Default minimum transfer rate once a frame has started (64 KiB/s).
+const DEFAULT_MIN_RATE: u64 = 64 * 1024;
 /// Send buffer of loopback connections (see `TcpChannel::from_stream`).
 #[cfg(target_os = "linux")]
 const LOOPBACK_SNDBUF: usize = 256 * 1024;
@@ -269,9 +271,18 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 /// makes progress; when the writer is stuck (the peer is not reading), the
 /// calling thread drains the socket into its read-ahead buffer, so two
 /// peers that both send a lot before receiving still make progress (up to
-/// 1 GiB of read-ahead; past that the wait is subject to the time-out). A
-/// single frame larger than the limit is always accepted when the queue is
-/// empty.
+/// 1 GiB of read-ahead by default, [`TcpChannel::with_read_ahead_limit`]).
+/// A single frame larger than the limit is always accepted when the queue
+/// is empty.
+///
+/// Hostile peers: reading ahead is not progress of a send, so a peer that
+/// floods us while never reading fails the send with
+/// [`ChannelError::Timeout`] after the time-out, having made us buffer at
+/// most the read-ahead limit. Once a frame's header has arrived, its payload
+/// must arrive at the minimum rate ([`TcpChannel::with_min_rate`], default
+/// 64 KiB/s: at most the time-out plus `len / rate`), and a blocked send
+/// must drain at that rate, else [`ChannelError::TooSlow`]; a session
+/// deadline ([`TcpChannel::with_deadline`]) bounds everything else.
 ///
 /// `TCP_NODELAY` is set. On a loopback connection (Linux) the congestion
 /// control is switched to Reno (a pacing one such as BBR only adds timer
@@ -303,7 +314,26 @@ pub struct TcpChannel {
     /// Read time-out currently set on the socket (to avoid syscalls).
     current_rto: Option<Duration>,
     queue_limit: usize,
+    /// Most bytes read ahead while a send waits for queue space.
+    read_ahead_limit: usize,
+    /// Minimum transfer rate in bytes per second once a transfer has
+    /// started (0: none).
+    min_rate: u64,
+    /// Session deadline: every operation fails after it.
+    deadline: Option<Instant>,
     stats: StatsCounter,
+}
+
+/// A transfer in progress (a frame being received, a wait for the writer
+/// to drain), with the time it may take under the minimum rate.
+#[derive(Clone, Copy, Debug)]
+struct Transfer {
+    /// Bytes it has to move.
+    len: usize,
+    /// The time it is allowed (time-out plus `len / min_rate`).
+    allowed: Duration,
+    /// When that time is up; `None` without a minimum rate.
+    until: Option<Instant>,
 }
 
 impl TcpChannel {
@@ -387,6 +417,9 @@ impl TcpChannel {
             timeout: DEFAULT_TIMEOUT,
             current_rto: None,
             queue_limit: DEFAULT_QUEUE_LIMIT,
+            read_ahead_limit: DEFAULT_READ_AHEAD_LIMIT,
+            min_rate: DEFAULT_MIN_RATE,
+            deadline: None,
             stats: StatsCounter::default(),
         })
     }
@@ -412,6 +445,53 @@ impl TcpChannel {
     pub fn with_write_queue_limit(mut self, bytes: usize) -> Self {
         self.queue_limit = bytes;
         self
+    }
+
+    /// Sets the minimum transfer rate, in bytes per second, that a frame
+    /// must keep once its header has arrived (and a blocked send once it
+    /// waits for the peer to read): moving `len` bytes may take at most the
+    /// time-out plus `len / rate`, else [`ChannelError::TooSlow`]. The
+    /// time-out alone measures silence, so without this a peer sending one
+    /// byte per second would hold a party indefinitely. Default 64 KiB/s
+    /// (512 kbit/s); 0 disables the bound.
+    #[must_use]
+    pub fn with_min_rate(mut self, bytes_per_second: u64) -> Self {
+        self.min_rate = bytes_per_second;
+        self
+    }
+
+    /// Sets a deadline for the whole session: any send, receive or flush
+    /// still waiting at `deadline` fails with
+    /// [`ChannelError::DeadlineExceeded`] (and none starts after it).
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.set_deadline(Some(deadline));
+        self
+    }
+
+    /// Sets or clears the session deadline in place (see
+    /// [`TcpChannel::with_deadline`]).
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Sets how many bytes a send that waits for queue space may read ahead
+    /// from the peer (default 1 GiB). Reading ahead lets two peers that
+    /// both send a lot before receiving make progress; it does not count as
+    /// progress of the send, so a peer that floods us and never reads what
+    /// we send is cut off by the time-out, having made us buffer at most
+    /// this much plus one read (64 KiB).
+    #[must_use]
+    pub fn with_read_ahead_limit(mut self, bytes: usize) -> Self {
+        self.read_ahead_limit = bytes;
+        self
+    }
+
+    /// Bytes currently held in the read-ahead buffer (allocated, not only
+    /// unconsumed), for tests of the memory bound.
+    #[cfg(test)]
+    pub(super) fn read_ahead_capacity(&self) -> usize {
+        self.rbuf.len()
     }
 
     /// Spare payload buffers held for reuse: count and total capacity.
@@ -440,6 +520,67 @@ impl TcpChannel {
             self.current_rto = Some(d);
         }
         Ok(())
+    }
+
+    /// Starts a transfer of `len` bytes now.
+    fn transfer(&self, len: usize) -> Transfer {
+        let allowed = match self.min_rate {
+            0 => Duration::MAX,
+            rate => self
+                .timeout
+                .saturating_add(Duration::from_secs_f64(len as f64 / rate as f64)),
+        };
+        Transfer {
+            len,
+            allowed,
+            until: Instant::now().checked_add(allowed),
+        }
+    }
+
+    /// The error for a transfer (or a silent wait, `t = None`) that ran out
+    /// of time with `done` bytes moved: the session deadline, the minimum
+    /// rate or the time-out, whichever has passed.
+    fn expired(&self, t: Option<&Transfer>, done: usize) -> ChannelError {
+        let now = Instant::now();
+        if self.deadline.is_some_and(|d| now >= d) {
+            return ChannelError::DeadlineExceeded;
+        }
+        match t {
+            Some(t) if t.until.is_some_and(|u| now >= u) => ChannelError::TooSlow {
+                len: t.len,
+                done,
+                after: t.allowed,
+                min_rate: self.min_rate,
+            },
+            _ => ChannelError::Timeout {
+                after: self.timeout,
+            },
+        }
+    }
+
+    /// Sets the socket's read time-out for the next read: the time-out,
+    /// shortened to what is left of the session deadline and of the
+    /// transfer `t`. Fails if either has already passed. The socket option
+    /// changes (a syscall) only in the last time-out before a deadline.
+    fn arm_read(&mut self, t: Option<&Transfer>, done: usize) -> Result<(), ChannelError> {
+        let now = Instant::now();
+        let ends = [self.deadline, t.and_then(|t| t.until)];
+        let mut rto = self.timeout;
+        for end in ends.into_iter().flatten() {
+            match end.checked_duration_since(now) {
+                Some(left) if !left.is_zero() => rto = rto.min(left),
+                _ => return Err(self.expired(t, done)),
+            }
+        }
+        Ok(self.set_rto(clamp(rto))?)
+    }
+
+    /// Fails once the session deadline has passed.
+    fn check_deadline(&self) -> Result<(), ChannelError> {
+        match self.deadline {
+            Some(d) if Instant::now() >= d => Err(ChannelError::DeadlineExceeded),
+            _ => Ok(()),
+        }
     }
 
     /// Unconsumed bytes in the read-ahead buffer.
@@ -495,12 +636,18 @@ impl TcpChannel {
     /// soon as it passes bytes to the socket. Only when it has made no
     /// progress for [`POLL`] (the peer is not reading: it may itself be
     /// blocked sending to us) is the socket drained into the read-ahead
-    /// buffer, so that two peers sending at once cannot deadlock. Fails
-    /// after `timeout` without any progress.
+    /// buffer (up to the read-ahead limit), so that two peers sending at
+    /// once cannot deadlock. Only the writer's progress counts: reading
+    /// ahead does not, so a peer that floods us and never reads fails the
+    /// wait after the time-out. Fails also when the writer drains slower
+    /// than the minimum rate allows ([`ChannelError::TooSlow`]) and at the
+    /// session deadline.
     fn wait_writer(&mut self, ready: impl Fn(usize) -> bool) -> Result<(), ChannelError> {
         let shared = Arc::clone(&self.shared);
         let mut last_progress = Instant::now();
         let mut last_in_flight = usize::MAX;
+        let start_in_flight = shared.lock().in_flight;
+        let drain = self.transfer(start_in_flight);
         loop {
             let stalled = {
                 let mut st = shared.lock();
@@ -520,10 +667,18 @@ impl TcpChannel {
                     .map_err(|_| ChannelError::Closed)?;
                 wait.timed_out() && st.in_flight == last_in_flight && !ready(st.in_flight)
             };
-            if stalled && !self.eof && self.buffered() < READ_AHEAD_LIMIT {
+            let now = Instant::now();
+            let passed = |end: Option<Instant>| end.is_some_and(|e| now >= e);
+            if last_progress.elapsed() > self.timeout
+                || passed(self.deadline)
+                || passed(drain.until)
+            {
+                let drained = start_in_flight.saturating_sub(last_in_flight);
+                return Err(self.expired(Some(&drain), drained));
+            }
+            if stalled && !self.eof && self.buffered() < self.read_ahead_limit {
                 self.set_rto(POLL)?;
                 match self.read_more() {
-                    Ok(n) if n > 0 => last_progress = Instant::now(),
                     Ok(_) => {}
                     Err(e) if is_timeout(e.kind()) => {}
                     // The peer may have reset after sending; what we
@@ -532,11 +687,6 @@ impl TcpChannel {
                     Err(e) if is_hangup(e.kind()) => self.eof = true,
                     Err(e) => return Err(ChannelError::Io(e)),
                 }
-            }
-            if last_progress.elapsed() > self.timeout {
-                return Err(ChannelError::Timeout {
-                    after: self.timeout,
-                });
             }
         }
     }
@@ -550,6 +700,7 @@ impl TcpChannel {
         payload_len: usize,
         payload: impl FnOnce(&WriterShared) -> Payload,
     ) -> Result<(), ChannelError> {
+        self.check_deadline()?;
         let len = HEADER + payload_len;
         let limit = self.queue_limit;
         self.wait_writer(|in_flight| in_flight == 0 || in_flight.saturating_add(len) <= limit)?;
@@ -572,15 +723,15 @@ impl TcpChannel {
     }
 
     /// Fills the read-ahead buffer to at least `n` bytes, stopping early at
-    /// end of stream.
-    fn fill(&mut self, n: usize) -> Result<(), ChannelError> {
+    /// end of stream; within the time of transfer `t` (`done` of its bytes
+    /// already received), or as a silent wait bounded by the time-out.
+    fn fill(&mut self, n: usize, t: Option<&Transfer>, done: usize) -> Result<(), ChannelError> {
         while self.buffered() < n && !self.eof {
+            self.arm_read(t, done + self.buffered())?;
             match self.read_more() {
                 Ok(_) => {}
                 Err(e) if is_timeout(e.kind()) => {
-                    return Err(ChannelError::Timeout {
-                        after: self.timeout,
-                    })
+                    return Err(self.expired(t, done + self.buffered()))
                 }
                 Err(e) if is_hangup(e.kind()) => self.eof = true,
                 Err(e) => return Err(ChannelError::Io(e)),
@@ -590,21 +741,24 @@ impl TcpChannel {
     }
 
     /// Reads from the socket (bypassing the read-ahead buffer, which must
-    /// be empty) until `out` is full or the stream ends; returns the number
-    /// of bytes read, less than `out.len()` only at end of stream.
-    fn read_direct(&mut self, out: &mut [u8]) -> Result<usize, ChannelError> {
+    /// be empty) until `out` is full or the stream ends, within the time of
+    /// transfer `t` (`done` of its bytes already received); returns the
+    /// number of bytes read, less than `out.len()` only at end of stream.
+    fn read_direct(
+        &mut self,
+        out: &mut [u8],
+        t: &Transfer,
+        done: usize,
+    ) -> Result<usize, ChannelError> {
         debug_assert_eq!(self.buffered(), 0);
         let mut got = 0;
         while got < out.len() && !self.eof {
+            self.arm_read(Some(t), done + got)?;
             match self.stream.read(&mut out[got..]) {
                 Ok(0) => self.eof = true,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if is_timeout(e.kind()) => {
-                    return Err(ChannelError::Timeout {
-                        after: self.timeout,
-                    })
-                }
+                Err(e) if is_timeout(e.kind()) => return Err(self.expired(Some(t), done + got)),
                 Err(e) if is_hangup(e.kind()) => self.eof = true,
                 Err(e) => return Err(ChannelError::Io(e)),
             }
@@ -631,9 +785,8 @@ impl TcpChannel {
 
     /// Reads and checks the next frame's length header (at most `max_len`).
     fn recv_header(&mut self, max_len: usize) -> Result<usize, ChannelError> {
-        self.set_rto(self.timeout)?;
-
-        self.fill(HEADER)?;
+        self.check_deadline()?;
+        self.fill(HEADER, None, 0)?;
         let have = self.buffered();
         if have < HEADER {
             return Err(if have == 0 {
@@ -664,6 +817,7 @@ impl TcpChannel {
     /// Reads a frame's payload (whose header was read) into all of `buf`.
     fn recv_payload(&mut self, buf: &mut [u8]) -> Result<(), ChannelError> {
         let len = buf.len();
+        let t = self.transfer(len);
         let mut got = len.min(self.buffered());
         buf[..got].copy_from_slice(&self.rbuf[self.rpos..self.rpos + got]);
         self.rpos += got;
@@ -671,9 +825,9 @@ impl TcpChannel {
         let rest = len - got;
         if rest >= READ_CHUNK {
             // Large frame: read the rest straight into the caller's buffer.
-            got += self.read_direct(&mut buf[got..])?;
+            got += self.read_direct(&mut buf[got..], &t, got)?;
         } else if rest > 0 {
-            self.fill(rest)?;
+            self.fill(rest, Some(&t), got)?;
             let take = rest.min(self.buffered());
             buf[got..got + take].copy_from_slice(&self.rbuf[self.rpos..self.rpos + take]);
             self.rpos += take;

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::*;
 use crate::{BitMatrix, Block};
@@ -525,4 +525,95 @@ fn tcp_loopback_socket_tuning() {
         assert!(cc.starts_with(b"reno"), "{}", String::from_utf8_lossy(&cc));
         assert!((256 << 10..=512 << 10).contains(&sndbuf), "{sndbuf}");
     }
+}
+
+/// A peer that floods us and never reads what we send: the send fails with
+/// the time-out (reading ahead is not progress), and what we buffered
+/// stays within the read-ahead limit.
+#[test]
+fn tcp_flood_while_not_reading_times_out_with_bounded_read_ahead() {
+    let (ch, mut raw) = raw_peer(Duration::from_millis(400));
+    let limit = 4 << 20;
+    let mut ch = ch
+        .with_write_queue_limit(1 << 20)
+        .with_read_ahead_limit(limit);
+    let flood = thread::spawn(move || {
+        let junk = vec![0x5a; 1 << 16];
+        while raw.write_all(&junk).is_ok() {}
+    });
+    let start = Instant::now();
+    let err = loop {
+        if let Err(e) = ch.send(&pattern(0, 1 << 20)) {
+            break e;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the send never failed"
+        );
+    };
+    assert!(matches!(err, ChannelError::Timeout { .. }), "{err:?}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(
+        ch.read_ahead_capacity() <= limit + 2 * (64 << 10),
+        "read ahead {} bytes",
+        ch.read_ahead_capacity()
+    );
+    drop(ch);
+    flood.join().unwrap();
+}
+
+/// A peer that sends a valid header, then one byte every 20 ms: the frame
+/// fails with `TooSlow` once the time-out plus `len / min_rate` has passed,
+/// although no single gap reaches the time-out.
+#[test]
+fn tcp_trickling_peer_is_too_slow() {
+    let (ch, mut raw) = raw_peer(Duration::from_millis(300));
+    let mut ch = ch.with_min_rate(1 << 20);
+    let trickle = thread::spawn(move || {
+        raw.write_all(&(1u64 << 20).to_le_bytes()).unwrap();
+        while raw.write_all(&[7]).is_ok() {
+            thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let start = Instant::now();
+    let mut buf = Vec::new();
+    match ch.recv_into(&mut buf, 1 << 20) {
+        Err(ChannelError::TooSlow {
+            len,
+            done,
+            after,
+            min_rate,
+        }) => {
+            assert_eq!((len, min_rate), (1 << 20, 1 << 20));
+            assert!(done > 0 && done < 1 << 20);
+            assert_eq!(after, Duration::from_millis(1300));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(1300) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    assert!(buf.is_empty());
+    drop(ch);
+    trickle.join().unwrap();
+}
+
+/// The session deadline ends a wait that the time-out would allow, and
+/// refuses later operations.
+#[test]
+fn tcp_session_deadline() {
+    let (ch, raw) = raw_peer(Duration::from_secs(30));
+    let mut ch = ch.with_deadline(Instant::now() + Duration::from_millis(200));
+    let start = Instant::now();
+    assert!(matches!(ch.recv(16), Err(ChannelError::DeadlineExceeded)));
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(matches!(
+        ch.send(b"late"),
+        Err(ChannelError::DeadlineExceeded)
+    ));
+    ch.set_deadline(None);
+    ch.send(b"on time").unwrap();
+    drop(raw);
 }
