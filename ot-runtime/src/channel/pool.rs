@@ -6,6 +6,8 @@
 //! which shows up as a major cost next to the copy itself. A [`BufferPool`]
 //! keeps a bounded number of spent frame buffers so that the next frame of
 //! a similar size can be copied into one of them instead.
+//! Spares that nothing takes back within two seconds are freed, so a
+//! long-lived connection's memory stays flat across sessions.
 //!
 //! Buffers in the pool are always cleared (`len == 0`); whoever takes one
 //! writes the new frame with `extend_from_slice`, so the stale bytes still
@@ -13,6 +15,7 @@
 //! another.
 
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use crate::Block;
 
@@ -25,11 +28,36 @@ pub(crate) const RECYCLE_MIN: usize = 16 * 1024;
 /// Most buffers a pool keeps, whatever their size; bounds the best-fit scan.
 const MAX_BUFFERS: usize = 512;
 
-/// The buffers kept, and the sum of their capacities.
+/// A spare buffer not taken back within this time after it was put is
+/// freed. Bulk streams reuse their buffers within milliseconds, and runs
+/// of a benchmark follow each other within this time; buffers that nothing
+/// reuses (frames a protocol built in fresh vectors and sent, once per
+/// session) would otherwise pile up to the byte bound on a long-lived
+/// connection.
+const MAX_IDLE: Duration = Duration::from_secs(2);
+
+/// The buffers kept, each with the time it was put, and the sum of their
+/// capacities.
 #[derive(Debug, Default)]
 struct Spares {
-    bufs: Vec<Vec<u8>>,
+    bufs: Vec<(Vec<u8>, Instant)>,
     bytes: usize,
+}
+
+impl Spares {
+    /// Moves the buffers idle for longer than [`MAX_IDLE`] into `evicted`.
+    fn expire(&mut self, now: Instant, evicted: &mut Vec<Vec<u8>>) {
+        let mut i = 0;
+        while i < self.bufs.len() {
+            if now.duration_since(self.bufs[i].1) > MAX_IDLE {
+                let (buf, _) = self.bufs.swap_remove(i);
+                self.bytes -= buf.capacity();
+                evicted.push(buf);
+            } else {
+                i += 1;
+            }
+        }
+    }
 }
 
 /// A bounded, thread-safe set of spare frame buffers (see the module docs).
@@ -62,29 +90,32 @@ impl BufferPool {
         self.spares.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Offers a spent buffer for reuse. Small buffers are dropped. When the
-    /// pool is full, smaller spares are evicted to make room for a larger
-    /// one (larger buffers serve more frame sizes); a buffer that still does
-    /// not fit is dropped. Deallocation happens after the lock is released.
+    /// Offers a spent buffer for reuse. Small buffers are dropped. Spares
+    /// idle for longer than [`MAX_IDLE`] are freed first. When the pool is
+    /// full, smaller spares are evicted to make room for a larger one
+    /// (larger buffers serve more frame sizes); a buffer that still does not
+    /// fit is dropped. Deallocation happens after the lock is released.
     pub(crate) fn put(&self, mut buf: Vec<u8>) {
         let cap = buf.capacity();
         if cap < RECYCLE_MIN || cap > self.max_bytes {
             return;
         }
         buf.clear();
+        let now = Instant::now();
         let mut evicted = Vec::new();
         let mut sp = self.lock();
+        sp.expire(now, &mut evicted);
         while sp.bytes + cap > self.max_bytes || sp.bufs.len() >= MAX_BUFFERS {
             let smallest = sp
                 .bufs
                 .iter()
                 .enumerate()
-                .min_by_key(|(_, b)| b.capacity())
-                .map(|(i, b)| (i, b.capacity()));
+                .min_by_key(|(_, (b, _))| b.capacity())
+                .map(|(i, (b, _))| (i, b.capacity()));
             match smallest {
                 Some((i, c)) if c < cap => {
                     sp.bytes -= c;
-                    evicted.push(sp.bufs.swap_remove(i));
+                    evicted.push(sp.bufs.swap_remove(i).0);
                 }
                 _ => {
                     drop(sp);
@@ -93,7 +124,7 @@ impl BufferPool {
             }
         }
         sp.bytes += cap;
-        sp.bufs.push(buf);
+        sp.bufs.push((buf, now));
         drop(sp);
         drop(evicted);
     }
@@ -112,9 +143,9 @@ impl BufferPool {
             .iter()
             .enumerate()
             .rev()
-            .filter(|(_, b)| b.capacity() >= len)
-            .min_by_key(|(_, b)| b.capacity())?;
-        let buf = sp.bufs.remove(i);
+            .filter(|(_, (b, _))| b.capacity() >= len)
+            .min_by_key(|(_, (b, _))| b.capacity())?;
+        let (buf, _) = sp.bufs.remove(i);
         sp.bytes -= buf.capacity();
         Some(buf)
     }
@@ -129,6 +160,13 @@ impl BufferPool {
             }
             None => msg.to_vec(),
         }
+    }
+
+    /// Frees the spares that would be idle too long at `now` (for tests).
+    #[cfg(test)]
+    pub(crate) fn expire_at(&self, now: Instant) {
+        let mut evicted = Vec::new();
+        self.lock().expire(now, &mut evicted);
     }
 
     /// Number of spare buffers and their total capacity (for tests).
@@ -149,11 +187,18 @@ impl BufferPool {
 /// whole chunk anyway, and zeroing it first would be a wasted pass over
 /// it. The most recently returned buffer is handed out first, the one most
 /// likely still in cache.
+/// Buffers idle for longer than [`MAX_IDLE`] are freed, as in
+/// [`BufferPool`].
 #[derive(Debug)]
 pub(crate) struct BlockPool {
-    spares: Mutex<(Vec<Vec<Block>>, usize)>,
+    /// See [`BlockSpares`].
+    spares: Mutex<BlockSpares>,
     max_bytes: usize,
 }
+
+/// Spare block chunks (oldest first) with the time each was put, and the
+/// sum of their capacities in bytes.
+type BlockSpares = (Vec<(Vec<Block>, Instant)>, usize);
 
 impl BlockPool {
     /// An empty pool that keeps at most `max_bytes` of buffer capacity.
@@ -164,19 +209,32 @@ impl BlockPool {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, (Vec<Vec<Block>>, usize)> {
+    fn lock(&self) -> MutexGuard<'_, BlockSpares> {
         self.spares.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Keeps `buf` for reuse unless the pool is full (then it is dropped,
-    /// after the lock is released).
+    /// after the lock is released); first frees the spares idle for longer
+    /// than [`MAX_IDLE`] (the oldest, at the bottom of the stack).
     pub(crate) fn put(&self, buf: Vec<Block>) {
         let bytes = 16 * buf.capacity();
+        let now = Instant::now();
         let mut sp = self.lock();
+        let stale =
+            sp.0.iter()
+                .take_while(|(_, put)| now.duration_since(*put) > MAX_IDLE)
+                .count();
+        let expired: Vec<(Vec<Block>, Instant)> = sp.0.drain(..stale).collect();
+        sp.1 -= expired
+            .iter()
+            .map(|(b, _)| 16 * b.capacity())
+            .sum::<usize>();
         if sp.1 + bytes <= self.max_bytes && sp.0.len() < MAX_BUFFERS {
             sp.1 += bytes;
-            sp.0.push(buf);
+            sp.0.push((buf, now));
         }
+        drop(sp);
+        drop(expired);
     }
 
     /// The most recently kept buffer, if its capacity holds `len` blocks
@@ -184,10 +242,10 @@ impl BlockPool {
     /// pool as it is and the caller allocates).
     pub(crate) fn take(&self, len: usize) -> Option<Vec<Block>> {
         let mut sp = self.lock();
-        if sp.0.last()?.capacity() < len {
+        if sp.0.last()?.0.capacity() < len {
             return None;
         }
-        let buf = sp.0.pop()?;
+        let (buf, _) = sp.0.pop()?;
         sp.1 -= 16 * buf.capacity();
         Some(buf)
     }
@@ -239,5 +297,16 @@ mod tests {
         assert_eq!(pool.take(1 << 20).unwrap().capacity(), 1 << 20);
         assert_eq!(pool.take(1).map(|b| b.capacity()), None);
         assert_eq!(pool.take(RECYCLE_MIN).unwrap().capacity(), 2 << 20);
+    }
+
+    #[test]
+    fn idle_spares_are_freed() {
+        let pool = BufferPool::new(1 << 24);
+        pool.put(Vec::with_capacity(1 << 20));
+        pool.put(Vec::with_capacity(2 << 20));
+        pool.expire_at(Instant::now() + MAX_IDLE / 2);
+        assert_eq!(pool.held(), (2, 3 << 20));
+        pool.expire_at(Instant::now() + MAX_IDLE * 2);
+        assert_eq!(pool.held(), (0, 0));
     }
 }
