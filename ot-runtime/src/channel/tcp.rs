@@ -294,7 +294,8 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 /// [`ChannelError::Closed`] if the peer closed the connection at a frame
 /// boundary and with [`ChannelError::Truncated`] if it closed mid-frame.
 /// Dropping the channel waits (up to the time-out) for queued frames to
-/// reach the socket.
+/// reach the socket, unless a send or flush has already timed out waiting
+/// for the peer to read.
 #[derive(Debug)]
 pub struct TcpChannel {
     /// The socket, used for reads on the calling thread.
@@ -321,6 +322,9 @@ pub struct TcpChannel {
     min_rate: u64,
     /// Session deadline: every operation fails after it.
     deadline: Option<Instant>,
+    /// A wait for the writer failed (time-out, deadline, too slow): the
+    /// peer is not reading, so dropping the channel does not wait again.
+    writer_stuck: bool,
     stats: StatsCounter,
 }
 
@@ -420,6 +424,7 @@ impl TcpChannel {
             read_ahead_limit: DEFAULT_READ_AHEAD_LIMIT,
             min_rate: DEFAULT_MIN_RATE,
             deadline: None,
+            writer_stuck: false,
             stats: StatsCounter::default(),
         })
     }
@@ -643,6 +648,20 @@ impl TcpChannel {
     /// than the minimum rate allows ([`ChannelError::TooSlow`]) and at the
     /// session deadline.
     fn wait_writer(&mut self, ready: impl Fn(usize) -> bool) -> Result<(), ChannelError> {
+        let res = self.wait_writer_inner(ready);
+        if matches!(
+            res,
+            Err(ChannelError::Timeout { .. }
+                | ChannelError::TooSlow { .. }
+                | ChannelError::DeadlineExceeded)
+        ) {
+            self.writer_stuck = true;
+        }
+        res
+    }
+
+    /// [`TcpChannel::wait_writer`] without the bookkeeping of failures.
+    fn wait_writer_inner(&mut self, ready: impl Fn(usize) -> bool) -> Result<(), ChannelError> {
         let shared = Arc::clone(&self.shared);
         let mut last_progress = Instant::now();
         let mut last_in_flight = usize::MAX;
@@ -918,11 +937,18 @@ impl Drop for TcpChannel {
         drop(self.tx.take());
         // The writer finishes its queue and exits; give it the time-out,
         // then unblock it by shutting the socket down.
+        // After a send already waited out its time-out, waiting again would
+        // only double the time a failed session takes to end.
+        let patience = if self.writer_stuck {
+            Duration::ZERO
+        } else {
+            self.timeout
+        };
         let st = self.shared.lock();
         let (st, _) = match self
             .shared
             .cv
-            .wait_timeout_while(st, self.timeout, |st| !st.done)
+            .wait_timeout_while(st, patience, |st| !st.done)
         {
             Ok(r) => r,
             Err(p) => p.into_inner(),
