@@ -16,6 +16,8 @@
 //! - [`TamperChannel`]: rewrites outgoing frames, to test malicious-security
 //!   checks.
 //! - [`ShapedChannel`]: adds latency and a bandwidth cap, for benchmarks.
+//! - `TlsChannel` (cargo feature `tls`): the same frames over TLS 1.3 with
+//!   mutual certificate authentication, for untrusted networks.
 //!
 //! After any error other than [`ChannelError::Timeout`] returned by a
 //! `recv` that consumed nothing, the channel's framing may be out of step
@@ -26,11 +28,15 @@ mod pool;
 mod shaped;
 mod tamper;
 mod tcp;
+#[cfg(feature = "tls")]
+pub mod tls;
 
 pub use memory::MemoryChannel;
 pub use shaped::ShapedChannel;
 pub use tamper::TamperChannel;
 pub use tcp::{local_pair_tcp, TcpChannel};
+#[cfg(feature = "tls")]
+pub use tls::{local_pair_tls, TestPki, TlsChannel, TlsIdentity, TlsSetupError, TlsTrust};
 
 use std::time::Duration;
 

@@ -220,7 +220,7 @@ fn write_accounted(
 }
 
 /// Whether an I/O error means the peer went away.
-fn is_hangup(kind: io::ErrorKind) -> bool {
+pub(super) fn is_hangup(kind: io::ErrorKind) -> bool {
     matches!(
         kind,
         io::ErrorKind::ConnectionReset

@@ -1,0 +1,175 @@
+//! `TlsChannel`: frames over TLS 1.3 with mutual certificate authentication.
+#![cfg(feature = "tls")]
+
+use std::net::{TcpListener, TcpStream};
+use std::thread;
+use std::time::Duration;
+
+use ot_runtime::channel::TestPki;
+use ot_runtime::channel::{Channel, ChannelError, TcpChannel, TlsChannel, TlsIdentity, TlsTrust};
+
+/// A party's certificate and key, in PEM.
+type PemPair = (String, String);
+
+/// A CA and certificates for the given party names: (CA PEM, [(cert PEM, key PEM)]).
+fn pki(names: &[&str]) -> (String, Vec<PemPair>) {
+    let pki = TestPki::generate(names).unwrap();
+    let parties = pki.parties.into_iter().map(|(_, c, k)| (c, k)).collect();
+    (pki.ca_pem, parties)
+}
+
+fn identity(p: &PemPair) -> TlsIdentity {
+    TlsIdentity::from_pem(p.0.as_bytes(), p.1.as_bytes()).unwrap()
+}
+
+const T: Duration = Duration::from_secs(10);
+
+/// A connected pair: `a` listens (certificate "party-a"), `b` connects.
+fn pair() -> (TlsChannel, TlsChannel) {
+    ot_runtime::channel::local_pair_tls(T).unwrap()
+}
+
+fn pattern(seed: usize, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i.wrapping_mul(31) ^ seed) as u8)
+        .collect()
+}
+
+#[test]
+fn frames_round_trip_both_ways() {
+    let (mut a, mut b) = pair();
+    let sizes = [0, 1, 7, 8, 16 * 1024 - 3, 16 * 1024, 100_000, 4 << 20];
+    for (i, &n) in sizes.iter().enumerate() {
+        a.send(&pattern(i, n)).unwrap();
+        b.send(&pattern(i + 100, n)).unwrap();
+    }
+    let mut buf = Vec::new();
+    for (i, &n) in sizes.iter().enumerate() {
+        b.recv_into(&mut buf, 4 << 20).unwrap();
+        assert_eq!(buf, pattern(i, n));
+        a.recv_into(&mut buf, 4 << 20).unwrap();
+        assert_eq!(buf, pattern(i + 100, n));
+    }
+    assert_eq!(a.stats().bytes_sent, sizes.iter().sum::<usize>() as u64);
+    assert_eq!(b.stats().bytes_received, a.stats().bytes_sent);
+}
+
+#[test]
+fn both_sending_much_before_receiving_do_not_deadlock() {
+    let (mut a, mut b) = pair();
+    let chunk = pattern(3, 1 << 20);
+    let total = 96;
+    let h = thread::spawn(move || {
+        for _ in 0..total {
+            b.send(&chunk).unwrap();
+        }
+        let mut buf = Vec::new();
+        for _ in 0..total {
+            b.recv_into(&mut buf, 1 << 20).unwrap();
+        }
+        b
+    });
+    let chunk = pattern(3, 1 << 20);
+    for _ in 0..total {
+        a.send(&chunk).unwrap();
+    }
+    let mut buf = Vec::new();
+    for _ in 0..total {
+        a.recv_into(&mut buf, 1 << 20).unwrap();
+        assert_eq!(buf, chunk);
+    }
+    drop(h.join().unwrap());
+}
+
+#[test]
+fn oversized_frame_and_hangup_are_typed() {
+    let (mut a, mut b) = pair();
+    a.send(&[1; 1000]).unwrap();
+    assert!(matches!(
+        b.recv(999),
+        Err(ChannelError::Oversized {
+            len: 1000,
+            max: 999
+        })
+    ));
+    let (mut a, mut b) = pair();
+    a.send(b"last").unwrap();
+    drop(a);
+    assert_eq!(b.recv(16).unwrap(), b"last");
+    assert!(matches!(b.recv(16), Err(ChannelError::Closed)));
+}
+
+#[test]
+fn silent_peer_times_out() {
+    let (a, b) = pair();
+    let mut b = b.with_timeout(Duration::from_millis(200));
+    assert!(matches!(b.recv(16), Err(ChannelError::Timeout { .. })));
+    drop(a);
+}
+
+/// A listener whose certificate comes from another CA, or names another
+/// party, is refused by the connecting party; a client certificate from
+/// another CA is refused by the listener.
+#[test]
+fn untrusted_or_misnamed_peers_are_refused() {
+    let (ca, ids) = pki(&["party-a", "party-b"]);
+    let (_, strangers) = pki(&["party-a", "party-b"]);
+    let trust = TlsTrust::from_pem(ca.as_bytes()).unwrap();
+    let cases: [(&PemPair, &PemPair, &str); 3] = [
+        (&strangers[0], &ids[1], "party-a"), // server from another CA
+        (&ids[0], &strangers[1], "party-a"), // client from another CA
+        (&ids[0], &ids[1], "party-c"),       // server is not who the client expects
+    ];
+    for (server_id, client_id, name) in cases {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (sid, cid) = (identity(server_id), identity(client_id));
+        let (t1, t2) = (trust.clone(), trust.clone());
+        let name = name.to_string();
+        let c = thread::spawn(move || TlsChannel::connect(addr, &name, &cid, &t1, T).map(drop));
+        let s = TlsChannel::accept(&listener, &sid, &t2, T).map(drop);
+        let c = c.join().unwrap();
+        assert!(
+            s.is_err() || c.is_err(),
+            "a handshake with an untrusted peer succeeded"
+        );
+        let text = format!("{:?} {:?}", s.err(), c.err());
+        assert!(
+            text.contains("certificate") || text.contains("Certificate") || text.contains("alert"),
+            "{text}"
+        );
+    }
+}
+
+/// A peer that speaks plain TCP framing instead of TLS is an error of the
+/// handshake, not a hang.
+#[test]
+fn plaintext_peer_is_refused() {
+    let (ca, ids) = pki(&["party-a"]);
+    let trust = TlsTrust::from_pem(ca.as_bytes()).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let plain = thread::spawn(move || {
+        let mut ch = TcpChannel::from_stream(TcpStream::connect(addr).unwrap()).unwrap();
+        let _ = ch.send(b"not a TLS client hello, just a frame");
+        let _ = ch.recv(1 << 20);
+    });
+    let err = TlsChannel::accept(
+        &listener,
+        &identity(&ids[0]),
+        &trust,
+        Duration::from_secs(3),
+    );
+    assert!(err.is_err());
+    plain.join().unwrap();
+}
+
+#[test]
+fn malformed_pem_is_a_typed_error() {
+    assert!(TlsIdentity::from_pem(b"no pem here", b"nor here").is_err());
+    assert!(TlsTrust::from_pem(
+        b"-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n"
+    )
+    .is_err());
+    assert!(TlsTrust::from_pem(b"").is_err());
+}
