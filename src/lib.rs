@@ -81,6 +81,63 @@ pub mod delta_kos {
     crate::protocol!("protocols/delta_kos.otp");
 }
 
+/// KKRT batched OPRF / 1-out-of-N OT [KKRT16, Fig. 2] (semi-honest), from
+/// `protocols/kkrt.otp`. The sender's output is its OPRF key: evaluate it
+/// with [`kkrt::SenderOutput::encode`]; the receiver's output `values[j]`
+/// is the OPRF of its input `j`.
+pub mod kkrt {
+    crate::protocol!("protocols/kkrt.otp");
+
+    impl SenderOutput {
+        /// Number of OPRF instances `m`.
+        pub fn len(&self) -> usize {
+            self.q.len()
+        }
+
+        /// Whether there are no instances (never, for a completed run).
+        pub fn is_empty(&self) -> bool {
+            self.q.is_empty()
+        }
+
+        /// The OPRF of instance `i` on `x`: `H(i, q_i ⊕ (C(x) ∧ s))`
+        /// [KKRT16, Fig. 2]; equals the receiver's `values[i]` when `x` is
+        /// its input `i`. `None` if `i >= m`.
+        pub fn encode(&self, i: usize, x: ::ot::runtime::Block) -> Option<::ot::runtime::Block> {
+            let q = self.q.get(i)?;
+            Some(::ot::runtime::oprf::oprf_eval(
+                &self.code,
+                &self.key,
+                q,
+                self.sid,
+                self.sha1_hash,
+                i,
+                x,
+            ))
+        }
+
+        /// [`encode`](Self::encode) of instance `first + k` on `inputs[k]`,
+        /// batched (and split over `threads` cores), for the `k` such that
+        /// `first + k < m`.
+        pub fn encode_many(
+            &self,
+            first: usize,
+            inputs: &[::ot::runtime::Block],
+            threads: usize,
+        ) -> Vec<::ot::runtime::Block> {
+            ::ot::runtime::oprf::oprf_eval_many(
+                &self.code,
+                &self.key,
+                &self.q,
+                self.sid,
+                self.sha1_hash,
+                first,
+                inputs,
+                threads,
+            )
+        }
+    }
+}
+
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use traits::{
     BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension, OtReceiver,

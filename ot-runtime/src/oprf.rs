@@ -1,0 +1,460 @@
+//! Streamed kernels of the 1-out-of-N OT extensions KKRT [KKRT16, CCS
+//! 2016, Fig. 2] and OOS [OOS16, CT-RSA 2017]: IKNP's data path
+//! ([`crate::stream`]) widened from 128 to 512 rows, where column `j` of
+//! the receiver's matrix is the codeword `C(r_j)` of its input (a
+//! [`Code`]) instead of `r_j · 1^128`.
+//!
+//! With base-OT seeds `k_i^0, k_i^1` (receiver) and `k_i^{s_i}` (sender),
+//! `i < 512`:
+//!
+//! * receiver: `T = G(k^0)`, `u^i = t^i ⊕ G(k_i^1) ⊕ c^i` where `c^i` is
+//!   row `i` of the code matrix (column `j` = `C(r_j)`)
+//!   ([`code_matrix_chunk`]); its output is `H(j, t_j)` over the rows
+//!   `t_j` of `T`'s transpose ([`transpose_words`], [`hash_words`]);
+//! * sender: `q^i = G(k_i^{s_i}) ⊕ s_i · u^i`, transposed to the rows
+//!   `q_j = t_j ⊕ (C(r_j) ∧ s)` ([`masked_words`]); the OPRF is
+//!   `F(j, x) = H(j, q_j ⊕ (C(x) ∧ s))` ([`oprf_eval`]).
+//!
+//! The hash `H(j, w)` of a 512-bit row is the XOR of the fixed-key AES
+//! TCCR hashes [GKWY20] of its four blocks, block `b` under tweak
+//! `(session, 4j + b)` (the sum-of-block-hashes construction libOTe uses
+//! for KKRT/OOS: a heuristic instantiation of the papers' random oracle),
+//! or, with `sha1`, SHA-1 over a domain label, the session, `j` and `w`
+//! (a random oracle as in the papers).
+//!
+//! The chunk variants follow the convention of [`crate::stream`].
+#![forbid(unsafe_code)]
+
+use crate::code::{Code, LinearCode};
+use crate::stream::{
+    bits_blocks, clear_padding, for_parts, for_rows, hash_rows_chunk, masked_columns_wide,
+    session_tweak, transpose_columns_wide, PrgKey,
+};
+use crate::transpose::{self, Backend};
+use crate::xor::xor_into;
+use crate::{hash, BitMatrix, Bits, Block};
+use sha1::Sha1;
+use sha2::{Digest, Sha256};
+
+/// A 512-bit codeword or matrix row of KKRT/OOS: four blocks, bit `b` of
+/// block `k` is coordinate `128 k + b`.
+pub type Word = [Block; 4];
+
+/// Rows of the KKRT/OOS matrices (the code length, one base OT per row).
+pub const WORD_BITS: usize = 512;
+
+/// Words hashed per batch.
+const HASH_BATCH: usize = 64;
+
+/// Domain label of [`kkrt_session_id`].
+const KKRT_SESSION_DOMAIN: &[u8] = b"ot-runtime/kkrt16/session/v1";
+/// Domain label of [`oos_session_id`].
+const OOS_SESSION_DOMAIN: &[u8] = b"ot-runtime/oos16/session/v1";
+/// Domain label of the SHA-1 row hash.
+const SHA1_ROW_DOMAIN: &[u8] = b"ot-runtime/oprf/row-hash/v1";
+
+/// SHA-256 over the length-prefixed `domain`, `salt`, `m` (u64 LE) and
+/// `extra`, truncated to 128 bits.
+fn session_hash(domain: &[u8], salt: Block, m: usize, extra: &[u8]) -> Block {
+    let mut h = Sha256::new();
+    h.update([domain.len() as u8]);
+    h.update(domain);
+    h.update(salt.to_bytes());
+    h.update((m as u64).to_le_bytes());
+    h.update(extra);
+    let d = h.finalize();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&d[..16]);
+    Block::from_bytes(out)
+}
+
+/// The session id of one KKRT run: SHA-256 over the domain label
+/// `"ot-runtime/kkrt16/session/v1"`, the sender's fresh `salt` and `m`.
+/// It keys the pseudorandom code ([`crate::code::PrCode::from_session`])
+/// and fills the upper half of every hash tweak.
+pub fn kkrt_session_id(salt: Block, m: usize) -> Block {
+    session_hash(KKRT_SESSION_DOMAIN, salt, m, &[])
+}
+
+/// The session id of one OOS run: as [`kkrt_session_id`] under the label
+/// `"ot-runtime/oos16/session/v1"`, with the code's digest
+/// ([`LinearCode::digest`]) hashed in, so two parties holding different
+/// codes get different challenges and the check fails.
+pub fn oos_session_id(salt: Block, m: usize, code: &LinearCode) -> Block {
+    session_hash(OOS_SESSION_DOMAIN, salt, m, &code.digest())
+}
+
+/// The first 512 bits of `s` as a [`Word`] (bit `i` = `s_i`), missing bits
+/// zero: the sender's secret in the layout of the rows.
+pub fn bits_word(s: &Bits) -> Word {
+    let mut w = [Block::ZERO; 4];
+    bits_blocks(s, 0, &mut w);
+    w
+}
+
+/// Receiver's `U` of KKRT/OOS: row `i` is `t^i ⊕ G(seeds[i]) ⊕ c^i`,
+/// column `j` of `C` being `code.encode(inputs[j])`. Full variant of
+/// [`code_matrix_chunk`] (`t.rows() x t.cols()`).
+pub fn code_matrix<C: Code>(
+    t: &BitMatrix,
+    seeds: &[PrgKey],
+    code: &C,
+    inputs: &[Block],
+    threads: usize,
+) -> BitMatrix {
+    let mut out = BitMatrix::default();
+    code_matrix_chunk(t, seeds, code, inputs, threads, 0, t.cols(), &mut out);
+    out
+}
+
+/// Chunk of [`code_matrix`]: `t` and `inputs` are the chunk's (column `j`
+/// is column `offset + j` of the whole). `out` becomes
+/// `t.rows() x min(len, t.cols())`. Rows without a seed take `G = 0`,
+/// rows past 512 get no code bits, missing inputs have the zero codeword.
+///
+/// The codewords of each 128-column group are encoded into a 128 x 512
+/// tile and transposed (one tile transpose into 512 row pieces) before the
+/// rows are expanded, so every row is written once: PRG, `t` and code
+/// pieces fused.
+#[allow(clippy::too_many_arguments)]
+pub fn code_matrix_chunk<C: Code>(
+    t: &BitMatrix,
+    seeds: &[PrgKey],
+    code: &C,
+    inputs: &[Block],
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut BitMatrix,
+) {
+    let w = len.min(t.cols());
+    out.reset(t.rows(), w);
+    let bpr = out.blocks_per_row();
+    // pieces[g * 512 + i] = block g of row i of the code matrix.
+    let mut pieces = Block::zeroed_vec(bpr * WORD_BITS);
+    let backend = Backend::selected();
+    for_parts(&mut pieces, threads, WORD_BITS, |start, part| {
+        let mut words = [[Block::ZERO; 4]; 128];
+        for (k, dst) in part.chunks_exact_mut(WORD_BITS).enumerate() {
+            let c0 = (start / WORD_BITS + k) * 128;
+            let n = inputs.len().min(w).saturating_sub(c0).min(128);
+            words.fill([Block::ZERO; 4]);
+            code.encode_many(&inputs[c0..c0 + n], &mut words[..n]);
+            let r = transpose::transpose_cols(
+                backend,
+                bytemuck::cast_slice(&words),
+                128,
+                WORD_BITS,
+                0..WORD_BITS,
+                dst,
+                false,
+            );
+            debug_assert!(r.is_ok(), "a 128 x 512 tile");
+        }
+    });
+    let counter = (offset / 128) as u64;
+    let tbpr = t.blocks_per_row();
+    let tb = t.as_blocks();
+    let pieces = &pieces;
+    for_rows(out.as_blocks_mut(), bpr, threads, |i, row| {
+        match seeds.get(i) {
+            Some(k) => k.fill(counter, row),
+            None => row.fill(Block::ZERO),
+        }
+        xor_into(row, &tb[i * tbpr..i * tbpr + bpr]);
+        if i < WORD_BITS {
+            for (g, b) in row.iter_mut().enumerate() {
+                *b ^= pieces[g * WORD_BITS + i];
+            }
+        }
+        clear_padding(row, w);
+    });
+}
+
+/// The 512-bit columns of a 512-row matrix: `out[j]` bit `i` = `t[i][j]`
+/// (the rows `t_j` of KKRT). Full variant of [`transpose_words_chunk`].
+pub fn transpose_words(t: &BitMatrix, threads: usize) -> Vec<Word> {
+    let mut out = vec![[Block::ZERO; 4]; t.cols()];
+    transpose_words_chunk(t, threads, 0, t.cols(), &mut out);
+    out
+}
+
+/// Chunk of [`transpose_words`]: `t` is the chunk; writes `out[j]` for
+/// `j < min(out.len(), len, t.cols())`.
+pub fn transpose_words_chunk(
+    t: &BitMatrix,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Word],
+) {
+    let _ = offset;
+    transpose_columns_wide(t, threads, len, out);
+}
+
+/// The sender's rows `q_j` of KKRT/OOS: `Q`'s row `i` is
+/// `G(seeds[i]) ⊕ s_i · u^i`, transposed ([KKRT16, Fig. 2]:
+/// `q_j = t_j ⊕ (C(r_j) ∧ s)`). Full variant of [`masked_words_chunk`].
+pub fn masked_words(seeds: &[PrgKey], u: &BitMatrix, s: &Bits, threads: usize) -> Vec<Word> {
+    let mut out = vec![[Block::ZERO; 4]; u.cols()];
+    masked_words_chunk(seeds, u, s, threads, 0, u.cols(), &mut out);
+    out
+}
+
+/// Chunk of [`masked_words`] (fused expansion, masking and transpose, see
+/// [`crate::stream::masked_columns_chunk`]); constant time in `s`.
+pub fn masked_words_chunk(
+    seeds: &[PrgKey],
+    u: &BitMatrix,
+    s: &Bits,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Word],
+) {
+    masked_columns_wide(seeds, u, s, threads, offset, len, out);
+}
+
+/// SHA-1 row hash: SHA-1 over the length-prefixed label, `session`, `j`
+/// (u64 LE) and the 64 bytes of `w`, truncated to 128 bits.
+fn sha1_row(session: Block, j: u64, w: &Word) -> Block {
+    let mut h = Sha1::new();
+    h.update([SHA1_ROW_DOMAIN.len() as u8]);
+    h.update(SHA1_ROW_DOMAIN);
+    h.update(session.to_bytes());
+    h.update(j.to_le_bytes());
+    h.update(bytemuck::cast_slice::<Block, u8>(w));
+    let d = h.finalize();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&d[..16]);
+    Block::from_bytes(out)
+}
+
+/// `out[j] = H(j, w[j])` for the first `count.min(w.len())` rows (see the
+/// module docs for `H`). Full variant of [`hash_words_chunk`].
+pub fn hash_words(
+    w: &[Word],
+    count: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<Block> {
+    let n = count.min(w.len());
+    let mut out = Block::zeroed_vec(n);
+    hash_words_chunk(w, count, sha1, session, threads, 0, n, &mut out);
+    out
+}
+
+/// Chunk of [`hash_words`]: `w` is the chunk; writes
+/// `out[i] = H(offset + i, w[i])` for `i < out.len()` with `i < len`,
+/// `i < w.len()` and `offset + i < count`.
+#[allow(clippy::too_many_arguments)]
+pub fn hash_words_chunk(
+    w: &[Word],
+    count: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
+    let sess = session_tweak(session);
+    hash_rows_chunk(w, count, threads, offset, len, out, |first, input, part| {
+        if sha1 {
+            for (k, (o, x)) in part.iter_mut().zip(input).enumerate() {
+                *o = sha1_row(session, (first + k) as u64, x);
+            }
+            return;
+        }
+        let mut tmp = [Block::ZERO; 4 * HASH_BATCH];
+        for (c, (inp, dst)) in input
+            .chunks(HASH_BATCH)
+            .zip(part.chunks_mut(HASH_BATCH))
+            .enumerate()
+        {
+            let flat: &[Block] = bytemuck::cast_slice(inp);
+            let tmp = &mut tmp[..flat.len()];
+            let tweak = 4 * (first + c * HASH_BATCH) as u64;
+            let r = hash::tccr_many_into(sess, tweak, flat, tmp);
+            debug_assert!(r.is_ok(), "equal lengths");
+            for (d, h) in dst.iter_mut().zip(tmp.chunks_exact(4)) {
+                *d = h[0] ^ h[1] ^ h[2] ^ h[3];
+            }
+        }
+    });
+}
+
+/// `q ⊕ (c ∧ key)`, blockwise.
+#[inline]
+fn mask_word(q: &Word, c: &Word, key: &Word) -> Word {
+    core::array::from_fn(|b| q[b] ^ (c[b] & key[b]))
+}
+
+/// The sender's OPRF on one input: `F(j, x) = H(j, q_j ⊕ (C(x) ∧ s))`
+/// ([KKRT16, Fig. 2]; `key` = `s`, `q` = `q_j`, `session` and `sha1` those
+/// of the run). Equals the receiver's output of instance `j` when `x` is
+/// its input.
+pub fn oprf_eval<C: Code>(
+    code: &C,
+    key: &Word,
+    q: &Word,
+    session: Block,
+    sha1: bool,
+    j: usize,
+    x: Block,
+) -> Block {
+    let w = [mask_word(q, &code.encode(x), key)];
+    let mut out = [Block::ZERO];
+    hash_words_chunk(&w, j + 1, sha1, session, 1, j, 1, &mut out);
+    out[0]
+}
+
+/// [`oprf_eval`] of instance `first + k` on `inputs[k]` for every `k <
+/// min(inputs.len(), q.len() - first)` (`q` is the sender's whole output),
+/// batched: the codewords and hashes run 64 inputs per AES call.
+#[allow(clippy::too_many_arguments)]
+pub fn oprf_eval_many<C: Code>(
+    code: &C,
+    key: &Word,
+    q: &[Word],
+    session: Block,
+    sha1: bool,
+    first: usize,
+    inputs: &[Block],
+    threads: usize,
+) -> Vec<Block> {
+    let q = q.get(first..).unwrap_or(&[]);
+    let n = inputs.len().min(q.len());
+    let mut out = Block::zeroed_vec(n);
+    for_parts(&mut out, threads, HASH_BATCH, |start, part| {
+        let mut words = [[Block::ZERO; 4]; HASH_BATCH];
+        for (c, dst) in part.chunks_mut(HASH_BATCH).enumerate() {
+            let j0 = start + c * HASH_BATCH;
+            let k = dst.len();
+            let words = &mut words[..k];
+            code.encode_many(&inputs[j0..j0 + k], words);
+            for (w, qj) in words.iter_mut().zip(&q[j0..j0 + k]) {
+                *w = mask_word(qj, w, key);
+            }
+            let off = first + j0;
+            hash_words_chunk(words, off + k, sha1, session, 1, off, k, dst);
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::PrCode;
+    use crate::stream::{prg_keys, prg_rows};
+
+    fn seeds(n: usize, tag: u128) -> Vec<Block> {
+        (0..n as u128).map(|i| Block(i * 0x9e37 + tag)).collect()
+    }
+
+    /// Bit `i` of a word.
+    fn bit(w: &Word, i: usize) -> bool {
+        (w[i / 128].0 >> (i % 128)) & 1 == 1
+    }
+
+    #[test]
+    fn code_matrix_matches_bitwise_definition() {
+        for m in [1usize, 127, 128, 300, 600] {
+            let k0 = prg_keys(&seeds(512, 1));
+            let k1 = prg_keys(&seeds(512, 2));
+            let code = PrCode::from_session(Block(9));
+            let inputs: Vec<Block> = (0..m as u128).map(|i| Block(i ^ 0x55)).collect();
+            let t = prg_rows(&k0, m, 1);
+            let g = prg_rows(&k1, m, 1);
+            for threads in [1, 3] {
+                let u = code_matrix(&t, &k1, &code, &inputs, threads);
+                assert_eq!((u.rows(), u.cols()), (512, m));
+                for j in 0..m {
+                    let c = code.encode(inputs[j]);
+                    for i in (0..512).step_by(37) {
+                        assert_eq!(u.get(i, j), t.get(i, j) ^ g.get(i, j) ^ bit(&c, i));
+                    }
+                }
+            }
+            // Chunked equals whole.
+            let whole = code_matrix(&t, &k1, &code, &inputs, 1);
+            let mut part = BitMatrix::default();
+            let tc = {
+                let mut c = BitMatrix::default();
+                crate::stream::prg_rows_chunk(&k0, m, 1, 128, m.saturating_sub(128), &mut c);
+                c
+            };
+            if m > 128 {
+                code_matrix_chunk(&tc, &k1, &code, &inputs[128..], 2, 128, m - 128, &mut part);
+                for i in 0..512 {
+                    for j in 0..m - 128 {
+                        assert_eq!(part.get(i, j), whole.get(i, j + 128));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sender_rows_are_receiver_rows_plus_masked_code() {
+        let m = 700;
+        let pairs: Vec<[Block; 2]> = seeds(512, 3)
+            .into_iter()
+            .zip(seeds(512, 4))
+            .map(|(a, b)| [a, b])
+            .collect();
+        let s = Bits::from_bools(
+            &(0..512)
+                .map(|i| (i * 7 + i / 3) % 5 < 2)
+                .collect::<Vec<_>>(),
+        );
+        let chosen: Vec<Block> = (0..512).map(|i| pairs[i][s.get(i) as usize]).collect();
+        let code = PrCode::from_session(Block(77));
+        let inputs: Vec<Block> = (0..m as u128).map(|i| Block(i * 3)).collect();
+        let k0 = prg_keys(&pairs.iter().map(|p| p[0]).collect::<Vec<_>>());
+        let k1 = prg_keys(&pairs.iter().map(|p| p[1]).collect::<Vec<_>>());
+        let t = prg_rows(&k0, m, 1);
+        let u = code_matrix(&t, &k1, &code, &inputs, 2);
+        let q = masked_words(&prg_keys(&chosen), &u, &s, 2);
+        let tw = transpose_words(&t, 2);
+        let key = bits_word(&s);
+        let sid = Block(5);
+        let x = hash_words(&tw, m, false, sid, 2);
+        for j in 0..m {
+            assert_eq!(q[j], mask_word(&tw[j], &code.encode(inputs[j]), &key));
+            assert_eq!(
+                oprf_eval(&code, &key, &q[j], sid, false, j, inputs[j]),
+                x[j]
+            );
+            assert_ne!(
+                oprf_eval(&code, &key, &q[j], sid, false, j, Block(1 << 100)),
+                x[j]
+            );
+        }
+        let evals = oprf_eval_many(&code, &key, &q, sid, false, 0, &inputs, 3);
+        assert_eq!(evals, x);
+        let xs = hash_words(&tw, m, true, sid, 1);
+        assert_eq!(
+            oprf_eval(&code, &key, &q[9], sid, true, 9, inputs[9]),
+            xs[9]
+        );
+        assert_ne!(xs[9], x[9]);
+    }
+
+    #[test]
+    fn hash_words_is_sum_of_block_tccr() {
+        let w: Vec<Word> = (0..130u128)
+            .map(|i| [Block(i), Block(i + 1), Block(i * 5), Block(!i)])
+            .collect();
+        let sid = Block(0xabc);
+        let h = hash_words(&w, 130, false, sid, 1);
+        for (j, x) in w.iter().enumerate() {
+            let e = (0..4).fold(Block::ZERO, |a, b| {
+                a ^ hash::tccr(session_tweak(sid), (4 * j + b) as u64, x[b])
+            });
+            assert_eq!(h[j], e);
+        }
+    }
+}
