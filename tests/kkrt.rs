@@ -2,8 +2,10 @@
 //! values equal the sender's OPRF on the receiver's inputs and differ on
 //! other inputs; over memory and TCP, with IKNP-extended and direct base OTs.
 
+mod common;
+
+use common::run_pair_tcp;
 use ot::kkrt;
-use ot::runtime::channel::local_pair_tcp;
 use ot::runtime::rng::Rng;
 use ot::runtime::session::run_pair;
 use ot::runtime::Block;
@@ -99,12 +101,7 @@ fn kkrt_sha1_threads_and_direct_base_ots() {
 fn kkrt_over_tcp_and_comm_matches_spec() {
     for m in [1usize, 129, (1 << 16) + 3] {
         let (s, r, x) = parties(m, 1, false, true);
-        let (mut a, mut b) = local_pair_tcp().unwrap();
-        let (so, ro) = std::thread::scope(|sc| {
-            let h = sc.spawn(|| s.run(&mut a));
-            let ro = r.run(&mut b);
-            (h.join().unwrap(), ro)
-        });
+        let (so, ro) = run_pair_tcp(|ch| s.run(ch), |ch| r.run(ch));
         check(&so.unwrap(), &ro.unwrap().values, &x);
         // 512 rows of ceil(m/128) blocks from the receiver, the salt back.
         let comm = kkrt::comm(&kkrt::Params::new(m, 1, false).unwrap());

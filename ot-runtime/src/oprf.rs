@@ -26,6 +26,8 @@
 #![forbid(unsafe_code)]
 
 use crate::code::{Code, LinearCode};
+use crate::gf128::{self, GfBackend};
+use crate::prg::Prg;
 use crate::stream::{
     bits_blocks, clear_padding, for_parts, for_rows, hash_rows_chunk, masked_columns_wide,
     session_tweak, transpose_columns_wide, PrgKey,
@@ -33,8 +35,10 @@ use crate::stream::{
 use crate::transpose::{self, Backend};
 use crate::xor::xor_into;
 use crate::{hash, BitMatrix, Bits, Block};
+use rayon::prelude::*;
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 /// A 512-bit codeword or matrix row of KKRT/OOS: four blocks, bit `b` of
 /// block `k` is coordinate `128 k + b`.
@@ -344,6 +348,157 @@ pub fn oprf_eval_many<C: Code>(
     out
 }
 
+/// The receiver's padded messages of OOS: `choices` followed by `extra`,
+/// every message reduced to the code's dimension (the padding messages are
+/// random and mask the check values, [`word_row_check`]).
+pub fn code_pad_messages(code: &LinearCode, choices: &[Block], extra: &[Block]) -> Vec<Block> {
+    let mut w = Vec::with_capacity(choices.len() + extra.len());
+    w.extend_from_slice(choices);
+    w.extend_from_slice(extra);
+    code.reduce_messages(&mut w);
+    w
+}
+
+/// The first `count` words of `v` (the sender keeps the OPRF rows of the
+/// `m` instances; the check columns are dropped), truncated in place.
+pub fn first_words(mut v: Vec<Word>, count: usize) -> Vec<Word> {
+    v.truncate(count);
+    v
+}
+
+/// 128-column groups per batch of [`word_row_check`] (4 x 512 row pieces,
+/// 32 KiB).
+const CHECK_BATCH: usize = 4;
+
+/// Unreduced per-row sums of [`word_row_check`] over the full groups
+/// `groups`, each group's 128 words transposed into its 512 row pieces.
+fn word_check_acc(
+    cols: &[Word],
+    groups: core::ops::Range<usize>,
+    chi_key: Block,
+) -> (Vec<Block>, Vec<Block>) {
+    let backend = GfBackend::selected();
+    let mut lo = Block::zeroed_vec(WORD_BITS);
+    let mut hi = Block::zeroed_vec(WORD_BITS);
+    let mut prg = Prg::new_at(chi_key, groups.start as u64);
+    let mut chi = [Block::ZERO; CHECK_BATCH];
+    let mut pieces = Block::zeroed_vec(CHECK_BATCH * WORD_BITS);
+    let mut g = groups.start;
+    while g < groups.end {
+        let n = (groups.end - g).min(CHECK_BATCH);
+        prg.fill(&mut chi[..n]);
+        for (k, dst) in pieces.chunks_exact_mut(WORD_BITS).take(n).enumerate() {
+            word_group_pieces(&cols[(g + k) * 128..(g + k + 1) * 128], dst);
+        }
+        let next_end = ((g + n + CHECK_BATCH) * 128).min(groups.end * 128);
+        let ahead: &[Block] = bytemuck::cast_slice(&cols[((g + n) * 128).min(next_end)..next_end]);
+        gf128::mul_acc_rows_with(
+            backend,
+            &chi[..n],
+            &pieces[..n * WORD_BITS],
+            &mut lo,
+            &mut hi,
+            ahead,
+        );
+        g += n;
+    }
+    (lo, hi)
+}
+
+/// `pieces[i]` bit `b` = bit `i` of `group[b]` (missing words zero): the
+/// 512 row pieces of up to 128 consecutive columns.
+fn word_group_pieces(group: &[Word], pieces: &mut [Block]) {
+    let mut tile = [[Block::ZERO; 4]; 128];
+    let n = group.len().min(128);
+    tile[..n].copy_from_slice(&group[..n]);
+    let r = transpose::transpose_cols(
+        Backend::selected(),
+        bytemuck::cast_slice(&tile),
+        128,
+        WORD_BITS,
+        0..WORD_BITS,
+        pieces,
+        false,
+    );
+    debug_assert!(r.is_ok(), "a 128 x 512 tile");
+}
+
+/// Row hashes of the OOS consistency check, the row-wise check of
+/// SoftSpokenOT [Roy22, eprint 2022/192, §5] for a 512-row matrix given by
+/// its columns (`cols[j]` bit `i` = row `i`, column `j`): 512 blocks,
+/// `out[i] = piece(row_i, m) ⊕ Σ_{j < D} χ_j · datapiece_j(row_i)` with
+/// `m = count`, `D = ceil(m / 128)`, exactly the conventions (pieces,
+/// challenges `χ_j` = block `j` of `Prg::new(chi_key)`) of
+/// [`crate::consistency::kos_row_check`], which computes the same for
+/// 128-row matrices (the receiver's message rows). Columns `cols` does not
+/// hold read as zero. `threads > 1` splits the groups over rayon; the
+/// result does not depend on it.
+pub fn word_row_check(cols: &[Word], count: usize, chi_key: Block, threads: usize) -> Vec<Block> {
+    let avail = count.min(cols.len());
+    let full = avail / 128;
+    let k = threads.min(full / 16).max(1);
+    let per = full.div_ceil(k).max(1);
+    let (mut lo, mut hi) = (0..k)
+        .into_par_iter()
+        .map(|t| {
+            let start = (t * per).min(full);
+            word_check_acc(cols, start..(start + per).min(full), chi_key)
+        })
+        .reduce(
+            || (Block::zeroed_vec(WORD_BITS), Block::zeroed_vec(WORD_BITS)),
+            |(mut a, mut b), (c, d)| {
+                xor_into(&mut a, &c);
+                xor_into(&mut b, &d);
+                (a, b)
+            },
+        );
+    let mut pieces = Block::zeroed_vec(WORD_BITS);
+    if avail > full * 128 {
+        word_group_pieces(&cols[full * 128..avail], &mut pieces);
+        let chi = Prg::new_at(chi_key, full as u64).next_block();
+        gf128::mul_acc_rows_with(
+            GfBackend::selected(),
+            &[chi],
+            &pieces,
+            &mut lo,
+            &mut hi,
+            &[],
+        );
+    }
+    let mask = cols.get(count..).unwrap_or(&[]);
+    word_group_pieces(&mask[..mask.len().min(128)], &mut pieces);
+    (0..WORD_BITS)
+        .map(|i| gf128::reduce(lo[i], hi[i]) ^ pieces[i])
+        .collect()
+}
+
+/// The sender's decision of the OOS check: `q̃_i == t̃_i ⊕ s_i · C(x̃)_i`
+/// for every row `i < 512`, where `q̃` is [`word_row_check`] of its rows
+/// `q_j`, `t̃` the receiver's of `t_j`, `x̃` the receiver's
+/// [`crate::consistency::kos_row_check`] of its messages (message row `l`
+/// = bit `l` of every message) and `C(x̃)` = [`LinearCode::encode_blocks`]
+/// (`q_j = t_j ⊕ (C(w_j) ∧ s)` and `C` is linear, so an honest run
+/// passes). Constant time in `key` (`s`) and the values; false on wrong
+/// lengths.
+pub fn oos_rows_consistent(
+    code: &LinearCode,
+    q_rows: &[Block],
+    t_rows: &[Block],
+    x_rows: &[Block],
+    key: &Word,
+) -> bool {
+    if q_rows.len() != WORD_BITS || t_rows.len() != WORD_BITS {
+        return false;
+    }
+    let cx = code.encode_blocks(&x_rows[..x_rows.len().min(code.dimension())]);
+    let mut diff = 0u128;
+    for i in 0..WORD_BITS {
+        let s_i = Block::mask((key[i / 128].0 >> (i % 128)) & 1 == 1);
+        diff |= (q_rows[i] ^ t_rows[i] ^ (cx[i] & s_i)).0;
+    }
+    bool::from(diff.ct_eq(&0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,5 +611,69 @@ mod tests {
             });
             assert_eq!(h[j], e);
         }
+    }
+
+    #[test]
+    fn word_row_check_is_kos_row_check_per_slab() {
+        let mut prg = Prg::new(Block(3));
+        for (m, extra) in [
+            (1usize, 128usize),
+            (128, 128),
+            (300, 128),
+            (2100, 128),
+            (200, 5),
+        ] {
+            let mut cols = vec![[Block::ZERO; 4]; m + extra];
+            for w in cols.iter_mut() {
+                prg.fill(w);
+            }
+            let key = Block(0x77);
+            for threads in [1, 3] {
+                let wide = word_row_check(&cols, m, key, threads);
+                for b in 0..4 {
+                    let slab: Vec<Block> = cols.iter().map(|w| w[b]).collect();
+                    let narrow = crate::consistency::kos_row_check(&slab, m, key, 1);
+                    assert_eq!(&wide[128 * b..128 * (b + 1)], &narrow[..], "m {m} slab {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn oos_check_accepts_honest_rows_and_rejects_a_non_codeword() {
+        let code = LinearCode::bch_511_76();
+        let m = 400;
+        let mut prg = Prg::new(Block(11));
+        let mut raw = vec![Block::ZERO; m + 128];
+        prg.fill(&mut raw);
+        let w = code_pad_messages(&code, &raw[..m], &raw[m..]);
+        let mut key = [Block::ZERO; 4];
+        prg.fill(&mut key);
+        let mut t = vec![[Block::ZERO; 4]; m + 128];
+        for x in t.iter_mut() {
+            prg.fill(x);
+        }
+        let mut q: Vec<Word> = t
+            .iter()
+            .zip(&w)
+            .map(|(tj, &wj)| mask_word(tj, &code.encode(wj), &key))
+            .collect();
+        let chi = Block(99);
+        let x = crate::consistency::kos_row_check(&w, m, chi, 1);
+        let tt = word_row_check(&t, m, chi, 1);
+        assert!(oos_rows_consistent(
+            &code,
+            &word_row_check(&q, m, chi, 2),
+            &tt,
+            &x,
+            &key
+        ));
+        // A column that is not a codeword of the claimed message.
+        q[17][1].0 ^= key[1].0 & (1 << 3);
+        q[17][1].0 ^= 1 << 3;
+        let bad = word_row_check(&q, m, chi, 1);
+        let flips = key[1].0 & (1 << 3) == 0;
+        assert_eq!(oos_rows_consistent(&code, &bad, &tt, &x, &key), !flips);
+        assert!(!oos_rows_consistent(&code, &bad[..511], &tt, &x, &key));
     }
 }
