@@ -134,10 +134,46 @@ pub fn code_matrix_chunk<C: Code>(
     let w = len.min(t.cols());
     out.reset(t.rows(), w);
     let bpr = out.blocks_per_row();
-    // pieces[g * 512 + i] = block g of row i of the code matrix.
-    let mut pieces = Block::zeroed_vec(bpr * WORD_BITS);
+    // pieces[g * 512 + i] = block g of row i of the code matrix, in a
+    // buffer kept per thread across chunks (a fresh 256 KiB allocation per
+    // chunk would be mapped and faulted in every time).
+    // (A nested call on the same thread, e.g. from a rayon task run while
+    // this one waits, takes a fresh buffer instead.)
+    PIECES.with(|cell| {
+        let mut fresh = Vec::new();
+        let mut held = cell.try_borrow_mut();
+        let pieces = match held.as_deref_mut() {
+            Ok(p) => p,
+            Err(_) => &mut fresh,
+        };
+        pieces.clear();
+        pieces.resize(bpr * WORD_BITS, Block::ZERO);
+        code_matrix_fill(t, seeds, code, inputs, threads, offset, w, pieces, out);
+    });
+}
+
+std::thread_local! {
+    /// The code pieces of [`code_matrix_chunk`], reused across chunks.
+    static PIECES: core::cell::RefCell<Vec<Block>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`code_matrix_chunk`] with its pieces buffer (`ceil(w/128) * 512`
+/// blocks) and `out` already `t.rows() x w`.
+#[allow(clippy::too_many_arguments)]
+fn code_matrix_fill<C: Code>(
+    t: &BitMatrix,
+    seeds: &[PrgKey],
+    code: &C,
+    inputs: &[Block],
+    threads: usize,
+    offset: usize,
+    w: usize,
+    pieces: &mut [Block],
+    out: &mut BitMatrix,
+) {
+    let bpr = out.blocks_per_row();
     let backend = Backend::selected();
-    for_parts(&mut pieces, threads, WORD_BITS, |start, part| {
+    for_parts(pieces, threads, WORD_BITS, |start, part| {
         let mut words = [[Block::ZERO; 4]; 128];
         for (k, dst) in part.chunks_exact_mut(WORD_BITS).enumerate() {
             let c0 = (start / WORD_BITS + k) * 128;
@@ -159,7 +195,7 @@ pub fn code_matrix_chunk<C: Code>(
     let counter = (offset / 128) as u64;
     let tbpr = t.blocks_per_row();
     let tb = t.as_blocks();
-    let pieces = &pieces;
+    let pieces = &*pieces;
     for_rows(out.as_blocks_mut(), bpr, threads, |i, row| {
         match seeds.get(i) {
             Some(k) => k.fill(counter, row),
@@ -409,11 +445,15 @@ fn word_check_acc(
 /// 512 row pieces of up to 128 consecutive columns.
 fn word_group_pieces(group: &[Word], pieces: &mut [Block]) {
     let mut tile = [[Block::ZERO; 4]; 128];
-    let n = group.len().min(128);
-    tile[..n].copy_from_slice(&group[..n]);
+    let src = if group.len() >= 128 {
+        &group[..128]
+    } else {
+        tile[..group.len()].copy_from_slice(group);
+        &tile[..]
+    };
     let r = transpose::transpose_cols(
         Backend::selected(),
-        bytemuck::cast_slice(&tile),
+        bytemuck::cast_slice(src),
         128,
         WORD_BITS,
         0..WORD_BITS,

@@ -317,15 +317,12 @@ impl LinearCode {
 
 impl Code for LinearCode {
     fn encode_many(&self, inputs: &[Block], out: &mut [Word]) {
-        let ntab = self.tables.len() / 256;
-        for (x, o) in inputs.iter().zip(out.iter_mut()) {
-            let bytes = x.to_bytes();
-            let mut w = [Block::ZERO; 4];
-            for (t, &byte) in bytes.iter().take(ntab).enumerate() {
-                xor_word(&mut w, &self.tables[256 * t + byte as usize]);
-            }
-            *o = w;
-        }
+        crate::xor::table_lookup_xor(
+            bytemuck::cast_slice(&self.tables),
+            self.tables.len() / 256,
+            inputs,
+            bytemuck::cast_slice_mut(out),
+        );
     }
 }
 
