@@ -103,6 +103,48 @@ fn base(malicious: bool) -> Box<BaseOt> {
     Box::new(BaseOt::new(base_kind(malicious)))
 }
 
+/// Runs one role of protocol module `$m` `reps + 1` times on `ch` (see
+/// [`run_role`]): the sender's time runs from `new` to its output and
+/// `$after(&output)` (e.g. the OPRF evaluations of a 1-out-of-N row);
+/// `$base` builds each run's base-OT party. Evaluates to the spec's bytes
+/// (Sender, Receiver).
+macro_rules! timed_runs {
+    ($m:ident, $params:expr, $sin:expr, $rin:expr, $base:expr, $sender:expr, $reps:expr, $ch:expr, $times:expr, |$out:ident| $after:expr) => {{
+        let params = $params;
+        let c = $m::comm(&params);
+        if $sender {
+            let mut previous = None;
+            for rep in 0..=$reps {
+                let input = $sin;
+                let subs = $m::SenderSubs { base: $base };
+                let t = Instant::now();
+                let mut role = $m::Sender::new(params, input, Rng::from_entropy(), subs)?;
+                if let Some(out) = previous.take() {
+                    role = role.reuse_outputs(out);
+                }
+                let $out = role.run($ch)?;
+                std::hint::black_box($after);
+                if rep > 0 {
+                    $times.push(t.elapsed());
+                }
+                previous = Some($out);
+            }
+        } else {
+            let mut previous = None;
+            for _ in 0..=$reps {
+                let input = $rin;
+                let subs = $m::ReceiverSubs { base: $base };
+                let mut role = $m::Receiver::new(params, input, Rng::from_entropy(), subs)?;
+                if let Some(out) = previous.take() {
+                    role = role.reuse_outputs(out);
+                }
+                previous = Some(role.run($ch)?);
+            }
+        }
+        (c.sender, c.receiver)
+    }};
+}
+
 /// Runs one role `reps + 1` times on the same channel: a warm-up run, then
 /// `reps` timed runs, each handed the previous run's outputs so that it
 /// writes into buffers allocated before its clock starts. Returns the bytes
@@ -120,43 +162,20 @@ fn run_role(
     let mut rng = Rng::from_entropy();
     let mut times = vec![];
     macro_rules! go {
-        ($m:ident, $params:expr, $sin:expr, $rin:expr) => {{
-            let params = $params;
-            let c = $m::comm(&params);
-            if sender {
-                let mut previous = None;
-                for rep in 0..=reps {
-                    let input = $sin;
-                    let subs = $m::SenderSubs {
-                        base: base(p.malicious()),
-                    };
-                    let t = Instant::now();
-                    let mut role = $m::Sender::new(params, input, Rng::from_entropy(), subs)?;
-                    if let Some(out) = previous.take() {
-                        role = role.reuse_outputs(out);
-                    }
-                    let out = role.run(ch)?;
-                    if rep > 0 {
-                        times.push(t.elapsed());
-                    }
-                    previous = Some(out);
-                }
-            } else {
-                let mut previous = None;
-                for _ in 0..=reps {
-                    let input = $rin;
-                    let subs = $m::ReceiverSubs {
-                        base: base(p.malicious()),
-                    };
-                    let mut role = $m::Receiver::new(params, input, Rng::from_entropy(), subs)?;
-                    if let Some(out) = previous.take() {
-                        role = role.reuse_outputs(out);
-                    }
-                    previous = Some(role.run(ch)?);
-                }
-            }
-            (c.sender, c.receiver)
-        }};
+        ($m:ident, $params:expr, $sin:expr, $rin:expr) => {
+            timed_runs!(
+                $m,
+                $params,
+                $sin,
+                $rin,
+                base(p.malicious()),
+                sender,
+                reps,
+                ch,
+                times,
+                |_out| ()
+            )
+        };
     }
     let r = if sender {
         Bits::zeros(0)
@@ -342,44 +361,20 @@ fn run_one_of_n_role(
     let mut times = vec![];
     let code = LinearCode::bch_511_76();
     macro_rules! go {
-        ($m:ident, $sin:expr, $rin:expr) => {{
-            let params = $m::Params::new(n, threads, sha1)?;
-            let c = $m::comm(&params);
-            if sender {
-                let mut previous = None;
-                for rep in 0..=reps {
-                    let subs = $m::SenderSubs {
-                        base: one_of_n_base(p.malicious()),
-                    };
-                    let input = $sin;
-                    let t = Instant::now();
-                    let mut role = $m::Sender::new(params, input, Rng::from_entropy(), subs)?;
-                    if let Some(out) = previous.take() {
-                        role = role.reuse_outputs(out);
-                    }
-                    let out = role.run(ch)?;
-                    let evals = out.encode_many(0, &inputs, threads);
-                    if rep > 0 {
-                        times.push(t.elapsed());
-                    }
-                    std::hint::black_box(evals);
-                    previous = Some(out);
-                }
-            } else {
-                let mut previous = None;
-                for _ in 0..=reps {
-                    let subs = $m::ReceiverSubs {
-                        base: one_of_n_base(p.malicious()),
-                    };
-                    let mut role = $m::Receiver::new(params, $rin, Rng::from_entropy(), subs)?;
-                    if let Some(out) = previous.take() {
-                        role = role.reuse_outputs(out);
-                    }
-                    previous = Some(role.run(ch)?);
-                }
-            }
-            (c.sender, c.receiver)
-        }};
+        ($m:ident, $sin:expr, $rin:expr) => {
+            timed_runs!(
+                $m,
+                $m::Params::new(n, threads, sha1)?,
+                $sin,
+                $rin,
+                one_of_n_base(p.malicious()),
+                sender,
+                reps,
+                ch,
+                times,
+                |out| out.encode_many(0, &inputs, threads)
+            )
+        };
     }
     let spec = if p == Proto::Oos {
         go!(
