@@ -347,7 +347,7 @@ fn one_of_n_base_comm(malicious: bool) -> Res<(usize, usize)> {
 
 /// [`run_role`] for KKRT and OOS: the sender's time runs from `new` (its
 /// 512 base OTs included) to its output and one OPRF / OT evaluation per
-/// instance on the receiver's input (`SenderOutput::encode_many`).
+/// instance on the receiver's input (`SenderOutput::encode_many_into`).
 fn run_one_of_n_role(
     p: Proto,
     n: usize,
@@ -358,6 +358,8 @@ fn run_one_of_n_role(
     ch: &mut dyn Channel,
 ) -> Res<((usize, usize), Vec<Duration>)> {
     let inputs = one_of_n_inputs(n);
+    // The sender's evaluations, written into one buffer for every run.
+    let mut evals = vec![Block::ZERO; if sender { n } else { 0 }];
     let mut times = vec![];
     let code = LinearCode::bch_511_76();
     macro_rules! go {
@@ -372,7 +374,7 @@ fn run_one_of_n_role(
                 reps,
                 ch,
                 times,
-                |out| out.encode_many(0, &inputs, threads)
+                |out| out.encode_many_into(0, &inputs, &mut evals, threads)
             )
         };
     }

@@ -137,6 +137,29 @@ macro_rules! oprf_sender_output {
                     threads,
                 )
             }
+
+            /// [`encode_many`](Self::encode_many) into `out` (a buffer reused
+            /// across calls), for the `k < out.len()` with `first + k < m`;
+            /// returns how many values it wrote.
+            pub fn encode_many_into(
+                &self,
+                first: usize,
+                inputs: &[::ot::runtime::Block],
+                out: &mut [::ot::runtime::Block],
+                threads: usize,
+            ) -> usize {
+                ::ot::runtime::oprf::oprf_eval_many_into(
+                    &self.ot_code,
+                    &self.key,
+                    &self.q,
+                    self.sid,
+                    self.sha1_hash,
+                    first,
+                    inputs,
+                    threads,
+                    out,
+                )
+            }
         }
     };
 }

@@ -364,10 +364,32 @@ pub fn oprf_eval_many<C: Code>(
     inputs: &[Block],
     threads: usize,
 ) -> Vec<Block> {
-    let q = q.get(first..).unwrap_or(&[]);
-    let n = inputs.len().min(q.len());
+    let n = inputs.len().min(q.len().saturating_sub(first));
     let mut out = Block::zeroed_vec(n);
-    for_parts(&mut out, threads, HASH_BATCH, |start, part| {
+    oprf_eval_many_into(
+        code, key, q, session, sha1, first, inputs, threads, &mut out,
+    );
+    out
+}
+
+/// [`oprf_eval_many`] into `out` (a buffer the caller reuses), for the
+/// `k < out.len()` that [`oprf_eval_many`] evaluates; the rest of `out` is
+/// left untouched. Returns the number of values written.
+#[allow(clippy::too_many_arguments)]
+pub fn oprf_eval_many_into<C: Code>(
+    code: &C,
+    key: &Word,
+    q: &[Word],
+    session: Block,
+    sha1: bool,
+    first: usize,
+    inputs: &[Block],
+    threads: usize,
+    out: &mut [Block],
+) -> usize {
+    let q = q.get(first..).unwrap_or(&[]);
+    let n = inputs.len().min(q.len()).min(out.len());
+    for_parts(&mut out[..n], threads, HASH_BATCH, |start, part| {
         let mut words = [[Block::ZERO; 4]; HASH_BATCH];
         for (c, dst) in part.chunks_mut(HASH_BATCH).enumerate() {
             let j0 = start + c * HASH_BATCH;
@@ -381,7 +403,7 @@ pub fn oprf_eval_many<C: Code>(
             hash_words_chunk(words, off + k, sha1, session, 1, off, k, dst);
         }
     });
-    out
+    n
 }
 
 /// The receiver's padded messages of OOS: `choices` followed by `extra`,
