@@ -104,8 +104,8 @@ mod tests {
         c.encode_many(&xs, &mut out);
         for (x, w) in xs.iter().zip(&out) {
             assert_eq!(*w, c.encode(*x));
-            for b in 0..4 {
-                assert_eq!(w[b], c.keys[b].encrypt_block(*x));
+            for (wb, key) in w.iter().zip(&c.keys) {
+                assert_eq!(*wb, key.encrypt_block(*x));
             }
         }
         // Another session, another code.

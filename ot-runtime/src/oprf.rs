@@ -588,8 +588,8 @@ mod tests {
             for threads in [1, 3] {
                 let u = code_matrix(&t, &k1, &code, &inputs, threads);
                 assert_eq!((u.rows(), u.cols()), (512, m));
-                for j in 0..m {
-                    let c = code.encode(inputs[j]);
+                for (j, &x) in inputs.iter().enumerate() {
+                    let c = code.encode(x);
                     for i in (0..512).step_by(37) {
                         assert_eq!(u.get(i, j), t.get(i, j) ^ g.get(i, j) ^ bit(&c, i));
                     }

@@ -451,8 +451,8 @@ mod tests {
             // encode_blocks on 0/1 blocks is the bitwise encoding.
             let bits: Vec<Block> = (0..76).map(|l| Block::mask((x.0 >> l) & 1 == 1)).collect();
             let e = c.encode_blocks(&bits);
-            for i in 0..512 {
-                assert_eq!(e[i] == Block::ONES, word_bit(&by_rows, i));
+            for (i, ei) in e.iter().enumerate() {
+                assert_eq!(*ei == Block::ONES, word_bit(&by_rows, i));
             }
         }
         // Bits past k are ignored by the encoder and flagged by the range check.
