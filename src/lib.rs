@@ -126,16 +126,10 @@ macro_rules! oprf_sender_output {
                 inputs: &[::ot::runtime::Block],
                 threads: usize,
             ) -> Vec<::ot::runtime::Block> {
-                ::ot::runtime::oprf::oprf_eval_many(
-                    &self.ot_code,
-                    &self.key,
-                    &self.q,
-                    self.sid,
-                    self.sha1_hash,
-                    first,
-                    inputs,
-                    threads,
-                )
+                let n = inputs.len().min(self.q.len().saturating_sub(first));
+                let mut out = vec![::ot::runtime::Block::ZERO; n];
+                self.encode_many_into(first, inputs, &mut out, threads);
+                out
             }
 
             /// [`encode_many`](Self::encode_many) into `out` (a buffer reused

@@ -350,31 +350,11 @@ pub fn oprf_eval<C: Code>(
     out[0]
 }
 
-/// [`oprf_eval`] of instance `first + k` on `inputs[k]` for every `k <
-/// min(inputs.len(), q.len() - first)` (`q` is the sender's whole output),
-/// batched: the codewords and hashes run 64 inputs per AES call.
-#[allow(clippy::too_many_arguments)]
-pub fn oprf_eval_many<C: Code>(
-    code: &C,
-    key: &Word,
-    q: &[Word],
-    session: Block,
-    sha1: bool,
-    first: usize,
-    inputs: &[Block],
-    threads: usize,
-) -> Vec<Block> {
-    let n = inputs.len().min(q.len().saturating_sub(first));
-    let mut out = Block::zeroed_vec(n);
-    oprf_eval_many_into(
-        code, key, q, session, sha1, first, inputs, threads, &mut out,
-    );
-    out
-}
-
-/// [`oprf_eval_many`] into `out` (a buffer the caller reuses), for the
-/// `k < out.len()` that [`oprf_eval_many`] evaluates; the rest of `out` is
-/// left untouched. Returns the number of values written.
+/// [`oprf_eval`] of instance `first + k` on `inputs[k]` into `out[k]`, for
+/// every `k < min(inputs.len(), q.len() - first, out.len())` (`q` is the
+/// sender's whole output; `out` a buffer the caller may reuse, the rest of
+/// it untouched), batched: the codewords and hashes run 64 inputs per AES
+/// call. Returns the number of values written.
 #[allow(clippy::too_many_arguments)]
 pub fn oprf_eval_many_into<C: Code>(
     code: &C,
@@ -650,8 +630,12 @@ mod tests {
                 x[j]
             );
         }
-        let evals = oprf_eval_many(&code, &key, &q, sid, false, 0, &inputs, 3);
-        assert_eq!(evals, x);
+        let mut evals = vec![Block::ZERO; m + 5];
+        assert_eq!(
+            oprf_eval_many_into(&code, &key, &q, sid, false, 0, &inputs, 3, &mut evals),
+            m
+        );
+        assert_eq!(evals[..m], x[..]);
         let xs = hash_words(&tw, m, true, sid, 1);
         assert_eq!(
             oprf_eval(&code, &key, &q[9], sid, true, 9, inputs[9]),
