@@ -55,6 +55,14 @@ pub enum CodeError {
         /// The character.
         ch: char,
     },
+    /// A generator-matrix file could not be read ([`LinearCode::load`]).
+    #[error("linear code: cannot read {path}: {message}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        message: String,
+    },
     /// The rows are linearly dependent: two messages would share a
     /// codeword.
     #[error("linear code: the {rows} rows have rank {rank}; a generator matrix needs full rank")]
@@ -223,6 +231,17 @@ impl LinearCode {
             }
         }
         LinearCode::from_rows(n.unwrap_or(0), rows)
+    }
+
+    /// Reads a generator matrix file in the format of [`LinearCode::parse`]
+    /// ([`CodeError::Io`] if it cannot be read).
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<LinearCode, CodeError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| CodeError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        LinearCode::parse(&text)
     }
 
     /// The generator matrix as text in the format of [`LinearCode::parse`].
@@ -498,6 +517,21 @@ mod tests {
             LinearCode::parse(&long).unwrap_err(),
             CodeError::BadLength { len: 513 }
         );
+        let dir = std::env::temp_dir().join(format!("ot-code-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("bch.txt");
+        std::fs::write(&file, c.to_text()).unwrap();
+        assert_eq!(LinearCode::load(&file).unwrap().digest(), c.digest());
+        std::fs::write(&file, "10\n1\n").unwrap();
+        assert!(matches!(
+            LinearCode::load(&file).unwrap_err(),
+            CodeError::RowLength { line: 2, .. }
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(
+            LinearCode::load(dir.join("missing.txt")).unwrap_err(),
+            CodeError::Io { .. }
+        ));
         let many = "1\n".repeat(129);
         assert!(matches!(
             LinearCode::parse(&many).unwrap_err(),
