@@ -10,7 +10,7 @@
 //! cargo run --release --example ot_table -- --log-n 20   # only n = 2^20
 //! cargo run --release --example ot_table -- --threads 2  # kernels split over 2 cores per party
 //! cargo run --release --example ot_table -- --base co15  # every row over CO15 base OTs (default: CO15 passive, MR19 malicious)
-//! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen)
+//! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen, kkrt, oos)
 //! ```
 //! Every row is measured in fresh processes (a `--measure` child runs the
 //! sender; over TCP it starts the receiver as a second process), so no
@@ -20,9 +20,13 @@
 //! (`reuse_outputs`) and writes into them. Best of `--reps` runs (default 4, as the peers' best of 3-4).
 
 use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
+use ot::runtime::code::LinearCode;
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
-use ot::{delta_iknp, delta_kos, iknp, iknp_chosen, kos, kos_chosen, BaseOt, BaseOtKind};
+use ot::{
+    delta_iknp, delta_kos, iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, BaseOt, BaseOtKind,
+    OtExtension,
+};
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -37,15 +41,21 @@ enum Proto {
     DeltaKos,
     IknpChosen,
     KosChosen,
+    // ---- 1-out-of-N OT (kkrt.otp, oos.otp) ----
+    Kkrt,
+    Oos,
 }
 
-const ALL: [Proto; 6] = [
+const ALL: [Proto; 8] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
     Proto::DeltaKos,
     Proto::IknpChosen,
     Proto::KosChosen,
+    // ---- 1-out-of-N OT ----
+    Proto::Kkrt,
+    Proto::Oos,
 ];
 
 impl Proto {
@@ -57,6 +67,9 @@ impl Proto {
             Proto::DeltaKos => ("1-out-of-2 Delta-OT", "malicious", "KOS15"),
             Proto::IknpChosen => ("1-out-of-2 chosen OT", "passive", "IKNP03"),
             Proto::KosChosen => ("1-out-of-2 chosen OT", "malicious", "KOS15"),
+            // ---- 1-out-of-N OT ----
+            Proto::Kkrt => ("1-out-of-2^128 OPRF", "passive", "KKRT16"),
+            Proto::Oos => ("1-out-of-2^76 OT", "malicious", "OOS17"),
         }
     }
     fn malicious(self) -> bool {
@@ -90,6 +103,48 @@ fn base(malicious: bool) -> Box<BaseOt> {
     Box::new(BaseOt::new(base_kind(malicious)))
 }
 
+/// Runs one role of protocol module `$m` `reps + 1` times on `ch` (see
+/// [`run_role`]): the sender's time runs from `new` to its output and
+/// `$after(&output)` (e.g. the OPRF evaluations of a 1-out-of-N row);
+/// `$base` builds each run's base-OT party. Evaluates to the spec's bytes
+/// (Sender, Receiver).
+macro_rules! timed_runs {
+    ($m:ident, $params:expr, $sin:expr, $rin:expr, $base:expr, $sender:expr, $reps:expr, $ch:expr, $times:expr, |$out:ident| $after:expr) => {{
+        let params = $params;
+        let c = $m::comm(&params);
+        if $sender {
+            let mut previous = None;
+            for rep in 0..=$reps {
+                let input = $sin;
+                let subs = $m::SenderSubs { base: $base };
+                let t = Instant::now();
+                let mut role = $m::Sender::new(params, input, Rng::from_entropy(), subs)?;
+                if let Some(out) = previous.take() {
+                    role = role.reuse_outputs(out);
+                }
+                let $out = role.run($ch)?;
+                std::hint::black_box($after);
+                if rep > 0 {
+                    $times.push(t.elapsed());
+                }
+                previous = Some($out);
+            }
+        } else {
+            let mut previous = None;
+            for _ in 0..=$reps {
+                let input = $rin;
+                let subs = $m::ReceiverSubs { base: $base };
+                let mut role = $m::Receiver::new(params, input, Rng::from_entropy(), subs)?;
+                if let Some(out) = previous.take() {
+                    role = role.reuse_outputs(out);
+                }
+                previous = Some(role.run($ch)?);
+            }
+        }
+        (c.sender, c.receiver)
+    }};
+}
+
 /// Runs one role `reps + 1` times on the same channel: a warm-up run, then
 /// `reps` timed runs, each handed the previous run's outputs so that it
 /// writes into buffers allocated before its clock starts. Returns the bytes
@@ -107,43 +162,20 @@ fn run_role(
     let mut rng = Rng::from_entropy();
     let mut times = vec![];
     macro_rules! go {
-        ($m:ident, $params:expr, $sin:expr, $rin:expr) => {{
-            let params = $params;
-            let c = $m::comm(&params);
-            if sender {
-                let mut previous = None;
-                for rep in 0..=reps {
-                    let input = $sin;
-                    let subs = $m::SenderSubs {
-                        base: base(p.malicious()),
-                    };
-                    let t = Instant::now();
-                    let mut role = $m::Sender::new(params, input, Rng::from_entropy(), subs)?;
-                    if let Some(out) = previous.take() {
-                        role = role.reuse_outputs(out);
-                    }
-                    let out = role.run(ch)?;
-                    if rep > 0 {
-                        times.push(t.elapsed());
-                    }
-                    previous = Some(out);
-                }
-            } else {
-                let mut previous = None;
-                for _ in 0..=reps {
-                    let input = $rin;
-                    let subs = $m::ReceiverSubs {
-                        base: base(p.malicious()),
-                    };
-                    let mut role = $m::Receiver::new(params, input, Rng::from_entropy(), subs)?;
-                    if let Some(out) = previous.take() {
-                        role = role.reuse_outputs(out);
-                    }
-                    previous = Some(role.run(ch)?);
-                }
-            }
-            (c.sender, c.receiver)
-        }};
+        ($m:ident, $params:expr, $sin:expr, $rin:expr) => {
+            timed_runs!(
+                $m,
+                $params,
+                $sin,
+                $rin,
+                base(p.malicious()),
+                sender,
+                reps,
+                ch,
+                times,
+                |_out| ()
+            )
+        };
     }
     let r = if sender {
         Bits::zeros(0)
@@ -166,6 +198,9 @@ fn run_role(
         ),
         Proto::DeltaIknp | Proto::DeltaKos => {
             return run_delta_role(p == Proto::DeltaKos, n, threads, sender, reps, ch, r, delta)
+        }
+        Proto::Kkrt | Proto::Oos => {
+            return run_one_of_n_role(p, n, sha1, threads, sender, reps, ch)
         }
         Proto::IknpChosen | Proto::KosChosen => {
             let payload: Vec<[Block; 2]> = if sender {
@@ -269,6 +304,97 @@ fn run_delta_role(
         go!(delta_kos)
     } else {
         go!(delta_iknp)
+    };
+    Ok((spec, times))
+}
+
+// ---- 1-out-of-N OT rows (KKRT, OOS) ----
+
+/// The receiver's inputs of a 1-out-of-N row: known to both processes, so
+/// that the sender's clock can include one evaluation per OT on the
+/// receiver's input (the seed table's convention for OPRFs), below 2^76
+/// for OOS's BCH(511, 76) code.
+fn one_of_n_inputs(n: usize) -> Vec<Block> {
+    (0..n as u128)
+        .map(|i| Block::from(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & ((1 << 76) - 1)))
+        .collect()
+}
+
+/// The 512 base OTs of a 1-out-of-N row: 128 base OTs (CO15 passive, MR19
+/// malicious, or `--base`) extended by IKNP / KOS, inside the clock.
+fn one_of_n_base(malicious: bool) -> Box<OtExtension> {
+    let ext = if malicious {
+        OtExtension::kos()
+    } else {
+        OtExtension::iknp()
+    };
+    Box::new(ext.with_base(base_kind(malicious)))
+}
+
+/// Bytes (extension sender, extension receiver) of the 512 base OTs of a
+/// 1-out-of-N row: the IKNP/KOS run's `comm()` plus its 128 base OTs.
+fn one_of_n_base_comm(malicious: bool) -> Res<(usize, usize)> {
+    let (base_s, base_r) = base_comm(base_kind(malicious))?;
+    let c = if malicious {
+        let c = kos::comm(&kos::Params::new(512, 1, false)?);
+        (c.sender, c.receiver)
+    } else {
+        let c = iknp::comm(&iknp::Params::new(512, 1, false)?);
+        (c.sender, c.receiver)
+    };
+    Ok((c.0 + base_r, c.1 + base_s))
+}
+
+/// [`run_role`] for KKRT and OOS: the sender's time runs from `new` (its
+/// 512 base OTs included) to its output and one OPRF / OT evaluation per
+/// instance on the receiver's input (`SenderOutput::encode_many_into`).
+fn run_one_of_n_role(
+    p: Proto,
+    n: usize,
+    sha1: bool,
+    threads: usize,
+    sender: bool,
+    reps: usize,
+    ch: &mut dyn Channel,
+) -> Res<((usize, usize), Vec<Duration>)> {
+    let inputs = one_of_n_inputs(n);
+    // The sender's evaluations, written into one buffer for every run.
+    let mut evals = vec![Block::ZERO; if sender { n } else { 0 }];
+    let mut times = vec![];
+    let code = LinearCode::bch_511_76();
+    macro_rules! go {
+        ($m:ident, $sin:expr, $rin:expr) => {
+            timed_runs!(
+                $m,
+                $m::Params::new(n, threads, sha1)?,
+                $sin,
+                $rin,
+                one_of_n_base(p.malicious()),
+                sender,
+                reps,
+                ch,
+                times,
+                |out| out.encode_many_into(0, &inputs, &mut evals, threads)
+            )
+        };
+    }
+    let spec = if p == Proto::Oos {
+        go!(
+            oos,
+            oos::SenderInput { code: code.clone() },
+            oos::ReceiverInput {
+                code: code.clone(),
+                choices: inputs.clone()
+            }
+        )
+    } else {
+        go!(
+            kkrt,
+            kkrt::SenderInput {},
+            kkrt::ReceiverInput {
+                inputs: inputs.clone()
+            }
+        )
     };
     Ok((spec, times))
 }
@@ -551,7 +677,11 @@ fn run() -> Res<()> {
             let (ty, sec, name) = p.row();
             // The extension's own rounds (its comm()) plus the 128 base OTs
             // run with the roles swapped (the extension sender is the base-OT receiver).
-            let (base_s, base_r) = base_comm(base_kind(p.malicious()))?;
+            let (base_s, base_r) = if matches!(p, Proto::Kkrt | Proto::Oos) {
+                one_of_n_base_comm(p.malicious())?
+            } else {
+                base_comm(base_kind(p.malicious()))?
+            };
             let spec_ok = m_aes.sent as usize == m_aes.spec.0 + base_r
                 && m_aes.received as usize == m_aes.spec.1 + base_s;
             let time = match sha_t {

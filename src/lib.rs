@@ -81,6 +81,102 @@ pub mod delta_kos {
     crate::protocol!("protocols/delta_kos.otp");
 }
 
+/// The OPRF / 1-out-of-N OT evaluation of a KKRT or OOS sender's output
+/// (kernel calls only: `ot::runtime::oprf::oprf_eval`).
+macro_rules! oprf_sender_output {
+    () => {
+        impl SenderOutput {
+            /// Number of instances `m`.
+            pub fn len(&self) -> usize {
+                self.q.len()
+            }
+
+            /// Whether there are no instances (never, for a completed run).
+            pub fn is_empty(&self) -> bool {
+                self.q.is_empty()
+            }
+
+            /// The sender's value of instance `i` on input `x`:
+            /// `H(i, q_i ⊕ (C(x) ∧ s))` [KKRT16, Fig. 2; OOS17, §4]; equals
+            /// the receiver's `values[i]` when `x` is its input `i`. `None`
+            /// if `i >= m`.
+            pub fn encode(
+                &self,
+                i: usize,
+                x: ::ot::runtime::Block,
+            ) -> Option<::ot::runtime::Block> {
+                let q = self.q.get(i)?;
+                Some(::ot::runtime::oprf::oprf_eval(
+                    &self.ot_code,
+                    &self.key,
+                    q,
+                    self.sid,
+                    self.sha1_hash,
+                    i,
+                    x,
+                ))
+            }
+
+            /// [`encode`](Self::encode) of instance `first + k` on
+            /// `inputs[k]`, batched and split over `threads` cores, for the
+            /// `k` with `first + k < m`.
+            pub fn encode_many(
+                &self,
+                first: usize,
+                inputs: &[::ot::runtime::Block],
+                threads: usize,
+            ) -> Vec<::ot::runtime::Block> {
+                let n = inputs.len().min(self.q.len().saturating_sub(first));
+                let mut out = vec![::ot::runtime::Block::ZERO; n];
+                self.encode_many_into(first, inputs, &mut out, threads);
+                out
+            }
+
+            /// [`encode_many`](Self::encode_many) into `out` (a buffer reused
+            /// across calls), for the `k < out.len()` with `first + k < m`;
+            /// returns how many values it wrote.
+            pub fn encode_many_into(
+                &self,
+                first: usize,
+                inputs: &[::ot::runtime::Block],
+                out: &mut [::ot::runtime::Block],
+                threads: usize,
+            ) -> usize {
+                ::ot::runtime::oprf::oprf_eval_many_into(
+                    &self.ot_code,
+                    &self.key,
+                    &self.q,
+                    self.sid,
+                    self.sha1_hash,
+                    first,
+                    inputs,
+                    threads,
+                    out,
+                )
+            }
+        }
+    };
+}
+
+/// KKRT batched OPRF / 1-out-of-N OT [KKRT16, Fig. 2] (semi-honest), from
+/// `protocols/kkrt.otp`. The sender's output is its OPRF key: evaluate it
+/// with [`kkrt::SenderOutput::encode`]; the receiver's output `values[j]`
+/// is the OPRF of its input `j`.
+pub mod kkrt {
+    crate::protocol!("protocols/kkrt.otp");
+    oprf_sender_output!();
+}
+
+/// OOS malicious 1-out-of-N OT [OOS17, §4] over a linear code (BCH(511,
+/// 76) or any [`runtime::code::LinearCode`]) with SoftSpokenOT's row-wise
+/// consistency check, from `protocols/oos.otp`. The sender evaluates any
+/// choice with [`oos::SenderOutput::encode`]; the receiver's `values[j]`
+/// is the value of its choice `j`.
+pub mod oos {
+    crate::protocol!("protocols/oos.otp");
+    oprf_sender_output!();
+}
+
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use traits::{
     BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension, OtReceiver,

@@ -24,6 +24,8 @@ fn check_expand_and_rounds_of_shipped_protocols() {
         "protocols/iknp.otp",
         "protocols/kos.otp",
         "protocols/delta_kos.otp",
+        "protocols/kkrt.otp",
+        "protocols/oos.otp",
         "examples/coin_flip.otp",
     ] {
         let (code, out, err) = otp(&["check", f]);

@@ -5,11 +5,18 @@ use proptest::prelude::*;
 
 macro_rules! fuzz_decoder {
     ($name:ident, $proto:ident, $msg:ident) => {
+        fuzz_decoder!($name, $proto, $msg, |n| ot::$proto::Params::new(n).unwrap());
+    };
+    // `$params` builds the protocol's parameters from the size `$n`.
+    ($name:ident, $proto:ident, $msg:ident, |$n:ident| $params:expr) => {
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(256))]
             #[test]
             fn $name(n in 1usize..40, bytes in proptest::collection::vec(any::<u8>(), 0..1400), exact in any::<bool>()) {
-                let params = ot::$proto::Params::new(n).unwrap();
+                let params = {
+                    let $n = n;
+                    $params
+                };
                 let want = ot::$proto::msgs::$msg::wire_len(&params);
                 // Half of the cases have exactly the right length, so the field decoders run.
                 let mut bytes = bytes;
@@ -42,6 +49,17 @@ fuzz_decoder!(np00_choose_lo, np00, ChooseLo);
 fuzz_decoder!(np00_choose_hi, np00, ChooseHi);
 fuzz_decoder!(co15_chosen_masked, co15_chosen, Masked);
 fuzz_decoder!(np00_chosen_masked, np00_chosen, Masked);
+fuzz_decoder!(kkrt_extend, kkrt, Extend, |n| ot::kkrt::Params::new(
+    n, 1, false
+)
+.unwrap());
+fuzz_decoder!(oos_extend, oos, Extend, |n| ot::oos::Params::new(
+    n, 1, false
+)
+.unwrap());
+fuzz_decoder!(oos_correlation, oos, CorrelationCheck, |n| {
+    ot::oos::Params::new(n, 1, false).unwrap()
+});
 
 /// Valid points must round-trip through the generated codec.
 #[test]

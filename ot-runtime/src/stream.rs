@@ -66,12 +66,12 @@ const BYPASS_CACHE_BLOCKS: usize = 1 << 18;
 /// Whether a chunk kernel whose destination slice has `remaining` blocks
 /// (the rest of the array from the chunk on; see the chunk-variant
 /// convention in `protocols/prelude.otp`) bypasses the cache.
-fn bypass_cache(remaining: usize) -> bool {
+pub(crate) fn bypass_cache(remaining: usize) -> bool {
     remaining > BYPASS_CACHE_BLOCKS
 }
 
 /// Clears the bits past `cols` in the last block of a row.
-fn clear_padding(row: &mut [Block], cols: usize) {
+pub(crate) fn clear_padding(row: &mut [Block], cols: usize) {
     if !cols.is_multiple_of(128) {
         if let Some(last) = row.last_mut() {
             *last &= Block((1u128 << (cols % 128)) - 1);
@@ -81,7 +81,7 @@ fn clear_padding(row: &mut [Block], cols: usize) {
 
 /// Blocks `first..first + out.len()` of a bit vector (bits `128 first..`),
 /// zero past its end: `r`'s bytes copied straight into blocks.
-fn bits_blocks(r: &Bits, first: usize, out: &mut [Block]) {
+pub(crate) fn bits_blocks(r: &Bits, first: usize, out: &mut [Block]) {
     out.fill(Block::ZERO);
     let bytes = r.as_bytes();
     let start = first.saturating_mul(16).min(bytes.len());
@@ -94,7 +94,7 @@ fn bits_blocks(r: &Bits, first: usize, out: &mut [Block]) {
 
 /// Runs `f(row_index, row)` over the rows (`bpr` blocks each) of `data`,
 /// split into `threads` contiguous groups of rows.
-fn for_rows(
+pub(crate) fn for_rows(
     data: &mut [Block],
     bpr: usize,
     threads: usize,
@@ -125,7 +125,7 @@ fn for_rows(
 
 /// Runs `f(start, part)` over `out` split into `threads` contiguous parts
 /// whose starts are multiples of `align` (`start` = index of `part[0]`).
-fn for_parts<T: Send>(
+pub(crate) fn for_parts<T: Send>(
     out: &mut [T],
     threads: usize,
     align: usize,
@@ -160,7 +160,7 @@ pub struct PrgKey(Aes128);
 
 impl PrgKey {
     /// Stream blocks `counter..counter + out.len()` of the seed's PRG.
-    fn fill(&self, counter: u64, out: &mut [Block]) {
+    pub(crate) fn fill(&self, counter: u64, out: &mut [Block]) {
         self.0.ctr(counter, out);
     }
 }
@@ -267,19 +267,33 @@ pub fn transpose_columns_chunk(
     out: &mut [Block],
 ) {
     let _ = offset;
-    let stream_dst = bypass_cache(out.len());
+    transpose_columns_wide(t, threads, len, out);
+}
+
+/// [`transpose_columns_chunk`] for columns of any whole number of blocks:
+/// `W` is `Block` (128 rows) or `[Block; k]` (`128 k` rows, e.g. the
+/// 512-row matrices of KKRT/OOS, [`crate::oprf`]). Rows past `W`'s width
+/// are ignored, missing rows read as zero.
+pub(crate) fn transpose_columns_wide<W: bytemuck::Pod + Send>(
+    t: &BitMatrix,
+    threads: usize,
+    len: usize,
+    out: &mut [W],
+) {
+    let rows = core::mem::size_of::<W>() * 8;
+    let stream_dst = bypass_cache(out.len() * rows / 128);
     let n = out.len().min(len).min(t.cols());
     let out = &mut out[..n];
     if n == 0 {
         return;
     }
     let padded;
-    let t = if t.rows() == KAPPA {
+    let t = if t.rows() == rows {
         t
     } else {
-        // Rare shape: copy the first 128 rows, zero-extended.
-        let mut m = BitMatrix::new(KAPPA, t.cols());
-        let k = t.rows().min(KAPPA) * t.blocks_per_row();
+        // Rare shape: copy the first `rows` rows, zero-extended.
+        let mut m = BitMatrix::new(rows, t.cols());
+        let k = t.rows().min(rows) * t.blocks_per_row();
         m.as_blocks_mut()[..k].copy_from_slice(&t.as_blocks()[..k]);
         padded = m;
         &padded
@@ -289,10 +303,10 @@ pub fn transpose_columns_chunk(
         let r = transpose::transpose_cols(
             backend,
             t.as_blocks(),
-            KAPPA,
+            rows,
             t.cols(),
             start..start + part.len(),
-            part,
+            bytemuck::cast_slice_mut(part),
             stream_dst,
         );
         debug_assert!(r.is_ok(), "shapes are consistent");
@@ -326,22 +340,43 @@ pub fn masked_columns_chunk(
     len: usize,
     out: &mut [Block],
 ) {
-    let stream_dst = bypass_cache(out.len());
+    masked_columns_wide(seeds, u, s, threads, offset, len, out);
+}
+
+/// [`masked_columns_chunk`] for columns of any whole number of blocks: `W`
+/// is `Block` (128 rows) or `[Block; k]` (`128 k` rows, the 512-row
+/// matrices of KKRT/OOS, [`crate::oprf`]); rows past `W`'s width are
+/// ignored.
+pub(crate) fn masked_columns_wide<W: bytemuck::Pod + Send>(
+    seeds: &[PrgKey],
+    u: &BitMatrix,
+    s: &Bits,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [W],
+) {
+    let rows = core::mem::size_of::<W>() * 8;
+    let stream_dst = bypass_cache(out.len() * rows / 128);
     let n = out.len().min(len).min(u.cols());
     let out = &mut out[..n];
-    let masked: [bool; KAPPA] =
-        core::array::from_fn(|j| j < u.rows() && s.try_get(j).unwrap_or(false));
+    let masked: Vec<bool> = (0..rows)
+        .map(|j| j < u.rows() && s.try_get(j).unwrap_or(false))
+        .collect();
     let ubpr = u.blocks_per_row();
     let counter0 = (offset / 128) as u64;
     let backend = Backend::selected();
-    let work = |start: usize, out: &mut [Block]| {
+    // 128-row matrices take tiles of TILE_BLOCKS column blocks; wider ones
+    // proportionally fewer, so a tile stays 64 KiB.
+    let tile_blocks = (TILE_BLOCKS * KAPPA / rows).max(1);
+    let work = |start: usize, out: &mut [W]| {
         let b_lo = start / 128;
         let nb = out.len().div_ceil(128);
-        let mut tile = vec![Block::ZERO; KAPPA * TILE_BLOCKS.min(nb)];
+        let mut tile = vec![Block::ZERO; rows * tile_blocks.min(nb)];
         let mut b = 0;
         while b < nb {
-            let cb = TILE_BLOCKS.min(nb - b);
-            let tile = &mut tile[..KAPPA * cb];
+            let cb = tile_blocks.min(nb - b);
+            let tile = &mut tile[..rows * cb];
             for (j, row) in tile.chunks_exact_mut(cb).enumerate() {
                 match seeds.get(j) {
                     Some(k) => k.fill(counter0 + (b_lo + b) as u64, row),
@@ -359,10 +394,10 @@ pub fn masked_columns_chunk(
             let r = transpose::transpose_cols(
                 backend,
                 tile,
-                KAPPA,
+                rows,
                 cb * 128,
                 0..c1 - c0,
-                &mut out[c0..c1],
+                bytemuck::cast_slice_mut(&mut out[c0..c1]),
                 stream_dst,
             );
             debug_assert!(r.is_ok(), "shapes are consistent");
@@ -375,7 +410,7 @@ pub fn masked_columns_chunk(
 /// The 64-bit session tweak of the OT-extension hashes: the low half of
 /// the session id (itself a hash output, see [`crate::otext::session_id`]).
 #[inline]
-fn session_tweak(session: Block) -> u64 {
+pub(crate) fn session_tweak(session: Block) -> u64 {
     session.as_u128() as u64
 }
 
@@ -411,22 +446,48 @@ pub fn hash_blocks_chunk(
     len: usize,
     out: &mut [Block],
 ) {
+    let sess = session_tweak(session);
+    hash_rows_chunk(
+        cols,
+        count,
+        threads,
+        offset,
+        len,
+        out,
+        |first, input, part| {
+            let tweak = first as u64;
+            let r = if sha1 {
+                hash::sha1_ro_many_into(sess, tweak, input, part)
+            } else {
+                hash::tccr_many_into(sess, tweak, input, part)
+            };
+            debug_assert!(r.is_ok(), "lengths are equal");
+        },
+    );
+}
+
+/// The driver of the row hashes ([`hash_blocks_chunk`],
+/// [`crate::oprf::hash_words_chunk`]): clips the chunk (`i < out.len()`,
+/// `i < len`, `i < rows.len()`, `offset + i < count`) and runs
+/// `f(first, rows, out)` over `threads` parts, `first` the index of the
+/// part's first row in the whole.
+pub(crate) fn hash_rows_chunk<W: Sync>(
+    rows: &[W],
+    count: usize,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+    f: impl Fn(usize, &[W], &mut [Block]) + Sync,
+) {
     let n = out
         .len()
         .min(len)
-        .min(cols.len())
+        .min(rows.len())
         .min(count.saturating_sub(offset));
-    let (src, out) = (&cols[..n], &mut out[..n]);
-    let sess = session_tweak(session);
+    let (src, out) = (&rows[..n], &mut out[..n]);
     for_parts(out, threads, HASH_BATCH, |start, part| {
-        let tweak = (offset + start) as u64;
-        let input = &src[start..start + part.len()];
-        let r = if sha1 {
-            hash::sha1_ro_many_into(sess, tweak, input, part)
-        } else {
-            hash::tccr_many_into(sess, tweak, input, part)
-        };
-        debug_assert!(r.is_ok(), "lengths are equal");
+        f(offset + start, &src[start..start + part.len()], part)
     });
 }
 

@@ -53,6 +53,43 @@ pub fn xor_masked_into(dst: &mut [Block], a: &[Block], mask: u64) {
     xor_masked(d, a, mask);
 }
 
+/// Byte-table lookups of 512-bit rows: `out[j]` = XOR over `t < ntab` of
+/// `tables[256 t + byte_t(inputs[j])]`, `byte_t` the `t`-th byte of the
+/// block's little-endian bytes (`ntab <= 16`; entries missing from
+/// `tables` read as zero). The encoder of a linear code from per-byte
+/// tables of its generator rows ([`crate::code::LinearCode`]): one 64-byte
+/// load and XOR per byte, a single AVX-512 instruction each where the CPU
+/// has it. The table indices are the inputs (public codes, but secret
+/// messages): the access pattern depends on them, as in every table-based
+/// encoder; the runtime's threat model leaves cache-timing side channels
+/// of co-located processes out of scope for the receiver's choices.
+pub fn table_lookup_xor(tables: &[[u64; 8]], ntab: usize, inputs: &[Block], out: &mut [[u64; 8]]) {
+    let ntab = ntab.min(16).min(tables.len() / 256);
+    let tables = &tables[..256 * ntab];
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: AVX-512F was detected at run time.
+        unsafe { avx512::table_lookup(tables, ntab, inputs, out) };
+        return;
+    }
+    table_lookup(tables, ntab, inputs, out);
+}
+
+#[inline(always)]
+fn table_lookup(tables: &[[u64; 8]], ntab: usize, inputs: &[Block], out: &mut [[u64; 8]]) {
+    for (x, o) in inputs.iter().zip(out.iter_mut()) {
+        let bytes = x.to_bytes();
+        let mut acc = [0u64; 8];
+        for (t, &b) in bytes[..ntab].iter().enumerate() {
+            let e = &tables[256 * t + b as usize];
+            for (a, v) in acc.iter_mut().zip(e) {
+                *a ^= *v;
+            }
+        }
+        *o = acc;
+    }
+}
+
 fn words(b: &[Block]) -> &[u64] {
     bytemuck::cast_slice(b)
 }
@@ -116,6 +153,20 @@ mod avx512 {
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn xor_masked(d: &mut [u64], a: &[u64], mask: u64) {
         super::xor_masked(d, a, mask)
+    }
+
+    /// [`super::table_lookup`] compiled with AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn table_lookup(
+        tables: &[[u64; 8]],
+        ntab: usize,
+        inputs: &[crate::Block],
+        out: &mut [[u64; 8]],
+    ) {
+        super::table_lookup(tables, ntab, inputs, out)
     }
 }
 

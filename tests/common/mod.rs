@@ -62,3 +62,20 @@ where
         (so, h.join().unwrap())
     })
 }
+
+/// Runs two parties on two threads over a TCP loopback connection (the
+/// sender on a spawned thread) and returns both results.
+pub fn run_pair_tcp<S, R>(
+    sender: impl FnOnce(&mut dyn Channel) -> S + Send,
+    receiver: impl FnOnce(&mut dyn Channel) -> R,
+) -> (S, R)
+where
+    S: Send,
+{
+    let (mut a, mut b) = ot::runtime::channel::local_pair_tcp().unwrap();
+    std::thread::scope(|sc| {
+        let h = sc.spawn(move || sender(&mut a));
+        let ro = receiver(&mut b);
+        (h.join().unwrap(), ro)
+    })
+}
