@@ -4,6 +4,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod abo;
 pub mod aes;
 pub mod bits;
 pub mod block;
@@ -15,6 +16,7 @@ pub mod matrix;
 pub mod parallel;
 pub mod prg;
 pub mod rng;
+pub mod softspoken;
 pub mod transpose;
 pub mod vole;
 

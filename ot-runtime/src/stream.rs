@@ -66,12 +66,12 @@ const BYPASS_CACHE_BLOCKS: usize = 1 << 18;
 /// Whether a chunk kernel whose destination slice has `remaining` blocks
 /// (the rest of the array from the chunk on; see the chunk-variant
 /// convention in `protocols/prelude.otp`) bypasses the cache.
-fn bypass_cache(remaining: usize) -> bool {
+pub(crate) fn bypass_cache(remaining: usize) -> bool {
     remaining > BYPASS_CACHE_BLOCKS
 }
 
 /// Clears the bits past `cols` in the last block of a row.
-fn clear_padding(row: &mut [Block], cols: usize) {
+pub(crate) fn clear_padding(row: &mut [Block], cols: usize) {
     if !cols.is_multiple_of(128) {
         if let Some(last) = row.last_mut() {
             *last &= Block((1u128 << (cols % 128)) - 1);
@@ -81,7 +81,7 @@ fn clear_padding(row: &mut [Block], cols: usize) {
 
 /// Blocks `first..first + out.len()` of a bit vector (bits `128 first..`),
 /// zero past its end: `r`'s bytes copied straight into blocks.
-fn bits_blocks(r: &Bits, first: usize, out: &mut [Block]) {
+pub(crate) fn bits_blocks(r: &Bits, first: usize, out: &mut [Block]) {
     out.fill(Block::ZERO);
     let bytes = r.as_bytes();
     let start = first.saturating_mul(16).min(bytes.len());
@@ -125,7 +125,7 @@ fn for_rows(
 
 /// Runs `f(start, part)` over `out` split into `threads` contiguous parts
 /// whose starts are multiples of `align` (`start` = index of `part[0]`).
-fn for_parts<T: Send>(
+pub(crate) fn for_parts<T: Send>(
     out: &mut [T],
     threads: usize,
     align: usize,
@@ -274,7 +274,9 @@ pub fn transpose_columns_chunk(
         return;
     }
     let padded;
-    let t = if t.rows() == KAPPA {
+    let t = if t.rows() >= KAPPA {
+        // Rows past 128 (SoftSpokenOT's corrections and dropped rows)
+        // are ignored: the transpose reads the first 128 rows in place.
         t
     } else {
         // Rare shape: copy the first 128 rows, zero-extended.
@@ -288,7 +290,7 @@ pub fn transpose_columns_chunk(
     for_parts(out, threads, 128, |start, part| {
         let r = transpose::transpose_cols(
             backend,
-            t.as_blocks(),
+            &t.as_blocks()[..KAPPA * t.blocks_per_row()],
             KAPPA,
             t.cols(),
             start..start + part.len(),

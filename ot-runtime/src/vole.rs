@@ -37,7 +37,7 @@ pub const MAX_VOLE_DEPTH: usize = 8;
 /// Column blocks per tile: 32 blocks (512 bytes a row) is the width of the
 /// widest AES-CTR kernel, and `GROUP_LEAVES` rows of it plus the `k`
 /// partial sums of the schedule (at most 12 KiB) stay in L1.
-const TILE_BLOCKS: usize = 32;
+pub(crate) const TILE_BLOCKS: usize = 32;
 
 /// `log2` of the leaves expanded per PRG call.
 const GROUP_DEPTH: usize = 4;
@@ -46,7 +46,11 @@ const GROUP_DEPTH: usize = 4;
 const GROUP_LEAVES: usize = 1 << GROUP_DEPTH;
 
 /// Checks `k` and the leaf count; the number of trees.
-fn check_shape(what: &'static str, leaves: usize, k: usize) -> Result<usize, ShapeError> {
+pub(crate) fn check_shape(
+    what: &'static str,
+    leaves: usize,
+    k: usize,
+) -> Result<usize, ShapeError> {
     if k == 0 || k > MAX_VOLE_DEPTH || !leaves.is_multiple_of(1 << k) {
         return Err(ShapeError::Shape {
             what,
@@ -59,9 +63,19 @@ fn check_shape(what: &'static str, leaves: usize, k: usize) -> Result<usize, Sha
 
 /// Reusable per-call scratch: the expanded leaf group and the pending left
 /// partial sums of the cross-group schedule.
-struct Scratch {
+pub(crate) struct Scratch {
     buf: BitMatrix,
     stack: Vec<Block>,
+}
+
+impl Scratch {
+    /// Empty scratch (grown on first use).
+    pub(crate) fn new() -> Scratch {
+        Scratch {
+            buf: BitMatrix::default(),
+            stack: Vec::new(),
+        }
+    }
 }
 
 /// Rows `l` (mutably) and `r` of a row-major block array, `l != r`.
@@ -81,7 +95,7 @@ fn row_pair(data: &mut [Block], bpr: usize, l: usize, r: usize) -> (&mut [Block]
 /// time across trees (a group is part of one tree for `k >= 4`, whole
 /// trees otherwise), so every PRG call fills 16 rows whatever `k`.
 #[allow(clippy::too_many_arguments)]
-fn sums_tile(
+pub(crate) fn sums_tile(
     leaves: &[PrgKey],
     k: usize,
     counter: usize,
@@ -177,10 +191,7 @@ fn sums_chunk(
     v.as_blocks_mut().fill(Block::ZERO);
     let bpr = u.blocks_per_row();
     let base = offset / 128;
-    let mut s = Scratch {
-        buf: BitMatrix::default(),
-        stack: Vec::new(),
-    };
+    let mut s = Scratch::new();
     let (ub, vb) = (u.as_blocks_mut(), v.as_blocks_mut());
     let mut j0 = 0;
     while j0 < bpr {
