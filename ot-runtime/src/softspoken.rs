@@ -36,7 +36,7 @@ const KAPPA: usize = 128;
 pub fn ss_trees(k: usize) -> usize {
     KAPPA
         .checked_div(k)
-        .map_or(0, |q| q + usize::from(KAPPA % k != 0))
+        .map_or(0, |q| q + usize::from(!KAPPA.is_multiple_of(k)))
 }
 
 /// The OT receiver's (VOLE sender's) expanded leaf keys.
@@ -195,7 +195,7 @@ pub fn ss_receiver_vole_chunk(
     let _ = threads;
     let len = len.min(cols.saturating_sub(offset));
     let k = keys.k;
-    let ok = (1..=MAX_VOLE_DEPTH).contains(&k) && keys.keys.len() % (1 << k) == 0;
+    let ok = (1..=MAX_VOLE_DEPTH).contains(&k) && keys.keys.len().is_multiple_of(1 << k);
     let trees = if ok { keys.keys.len() >> k } else { 0 };
     let rows_v = trees * k;
     out.reset(rows_v + trees, len);
