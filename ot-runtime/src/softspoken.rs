@@ -46,8 +46,11 @@ pub struct VoleSenderKeys {
     keys: Vec<PrgKey>,
 }
 
-/// The OT sender's (VOLE receiver's) expanded leaf keys and punctured
-/// indices (its share `Δ`).
+/// The OT sender's (VOLE receiver's) punctured indices (its share `Δ`)
+/// and expanded leaf keys, re-indexed by `x ⊕ Δ_t` (key `t·2^k + y` is
+/// that of leaf `y ⊕ Δ_t`, so the unknown leaf sits at `y = 0`): the VOLE
+/// sender's sums over the re-indexed leaves are `W` directly, and the
+/// unknown leaf's PRG row is never expanded.
 #[derive(Clone, Default)]
 pub struct VoleReceiverKeys {
     k: usize,
@@ -82,6 +85,27 @@ fn leaf_keys(leaves: &[Block], batch: Option<usize>) -> Vec<PrgKey> {
     }
 }
 
+/// The leaves of every tree re-indexed by `x ⊕ α_t` (`out[t·2^k + y]` =
+/// `leaves[t·2^k + (y ⊕ α_t)]`), in constant time: per bit `b` of `α_t`,
+/// a masked swap of every pair `(x, x ⊕ 2^b)`, so neither the memory
+/// accesses nor the work depend on the secret indices.
+fn reindexed(leaves: &[Block], alphas: &[usize], k: usize) -> Vec<Block> {
+    let mut out = leaves.to_vec();
+    let n = 1usize << k.min(MAX_VOLE_DEPTH);
+    for (tree, &a) in out.chunks_exact_mut(n).zip(alphas) {
+        for b in 0..k.min(MAX_VOLE_DEPTH) {
+            let m = Block::mask((a >> b) & 1 == 1);
+            let step = 1usize << b;
+            for x in (0..n).filter(|x| x & step == 0) {
+                let d = (tree[x] ^ tree[x | step]) & m;
+                tree[x] ^= d;
+                tree[x | step] ^= d;
+            }
+        }
+    }
+    out
+}
+
 /// The OT receiver's keys: the PRG keys of its all-but-one-OT leaves.
 pub fn ss_sender_keys(leaves: &AboSenderLeaves) -> VoleSenderKeys {
     VoleSenderKeys {
@@ -92,10 +116,18 @@ pub fn ss_sender_keys(leaves: &AboSenderLeaves) -> VoleSenderKeys {
 
 /// The OT sender's keys (the punctured leaf's key is ignored by the VOLE).
 pub fn ss_receiver_keys(leaves: &AboReceiverLeaves) -> VoleReceiverKeys {
+    receiver_keys(leaves, None)
+}
+
+fn receiver_keys(leaves: &AboReceiverLeaves, batch: Option<usize>) -> VoleReceiverKeys {
+    let k = leaves.depth();
+    let mut re = reindexed(leaves.leaves(), leaves.alphas(), k);
+    let keys = leaf_keys(&re, batch);
+    re.iter_mut().for_each(|b| b.0.zeroize());
     VoleReceiverKeys {
-        k: leaves.depth(),
+        k,
         alphas: leaves.alphas().to_vec(),
-        keys: leaf_keys(leaves.leaves(), None),
+        keys,
     }
 }
 
@@ -109,11 +141,7 @@ pub fn ss_sender_batch_keys(leaves: &AboSenderLeaves, batch: usize) -> VoleSende
 
 /// [`ss_receiver_keys`] for batch `batch` of reused leaves.
 pub fn ss_receiver_batch_keys(leaves: &AboReceiverLeaves, batch: usize) -> VoleReceiverKeys {
-    VoleReceiverKeys {
-        k: leaves.depth(),
-        alphas: leaves.alphas().to_vec(),
-        keys: leaf_keys(leaves.leaves(), Some(batch)),
-    }
+    receiver_keys(leaves, Some(batch))
 }
 
 /// The punctured indices from random bits: `α_t` = bits `t·k .. t·k + k`
@@ -261,11 +289,11 @@ pub fn ss_sender_columns(keys: &VoleReceiverKeys, c: &BitMatrix, threads: usize)
 }
 
 /// Chunk of [`ss_sender_columns`]: `c` is the chunk of the corrections
-/// (`T x len`). Per tile of 32 column blocks, in L1/L2: the VOLE sums of
-/// the punctured leaves `(u', V')` ([`crate::vole`], the punctured leaf's
-/// row cancels), then `Q_{t·k+b} = V'_{t·k+b} ⊕ Δ_{t,b}·(u'_t ⊕ c_t)` (two
-/// masked row XORs: no branch or access depends on `Δ`), then the first
-/// 128 rows transposed into `out`. Writes `out[i]` for
+/// (`T x len`). Per tile of 32 column blocks, in L1/L2: the VOLE sender's
+/// sums over the re-indexed leaves, which are `W` (see
+/// [`VoleReceiverKeys`]; the unknown leaf at `y = 0` is skipped), then
+/// `Q_{t·k+b} = W_{t·k+b} ⊕ Δ_{t,b}·c_t` for the first 128 rows (a masked
+/// row XOR: no branch or access depends on `Δ`), transposed into `out`. Writes `out[i]` for
 /// `i < min(out.len(), len, c.cols())`; missing rows of `c` are zero; an
 /// invalid key set leaves `out` untouched.
 pub fn ss_sender_columns_chunk(
@@ -296,6 +324,7 @@ pub fn ss_sender_columns_chunk(
     let base = offset / 128;
     for_parts(&mut out[..n], threads, 128 * TILE_BLOCKS, |start, part| {
         let mut s = Scratch::new();
+        s.skip_first = true;
         let nb = part.len().div_ceil(128);
         let mut u = vec![Block::ZERO; trees * TILE_BLOCKS];
         let mut v = vec![Block::ZERO; rows_v * TILE_BLOCKS];
@@ -307,15 +336,12 @@ pub fn ss_sender_columns_chunk(
             u.fill(Block::ZERO);
             v.fill(Block::ZERO);
             sums_tile(&keys.keys, k, base + b0 + b, tb, &mut s, u, v, tb, 0);
-            for (t, ut) in u.chunks_exact_mut(tb).enumerate() {
+            for (j, row) in v.chunks_exact_mut(tb).take(KAPPA).enumerate() {
+                let t = j / k;
                 if t < c.rows() {
                     let at = t * cbpr + b0 + b;
-                    xor_into(ut, &cb[at..at + tb]);
+                    xor_masked_into(row, &cb[at..at + tb], masks[j]);
                 }
-            }
-            for (j, row) in v.chunks_exact_mut(tb).enumerate() {
-                let t = j / k;
-                xor_masked_into(row, &u[t * tb..(t + 1) * tb], masks[j]);
             }
             let c0 = b * 128;
             let c1 = (c0 + tb * 128).min(part.len());

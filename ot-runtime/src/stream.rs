@@ -160,7 +160,7 @@ pub struct PrgKey(Aes128);
 
 impl PrgKey {
     /// Stream blocks `counter..counter + out.len()` of the seed's PRG.
-    fn fill(&self, counter: u64, out: &mut [Block]) {
+    pub(crate) fn fill(&self, counter: u64, out: &mut [Block]) {
         self.0.ctr(counter, out);
     }
 }

@@ -66,6 +66,9 @@ pub(crate) fn check_shape(
 pub(crate) struct Scratch {
     buf: BitMatrix,
     stack: Vec<Block>,
+    /// Leaf 0 of every tree is known to be unused (its coefficient is 0 in
+    /// every `V_b`): its PRG row is left zero instead of expanded.
+    pub(crate) skip_first: bool,
 }
 
 impl Scratch {
@@ -74,6 +77,7 @@ impl Scratch {
         Scratch {
             buf: BitMatrix::default(),
             stack: Vec::new(),
+            skip_first: false,
         }
     }
 }
@@ -112,7 +116,19 @@ pub(crate) fn sums_tile(
     let cols = counter.saturating_add(tb).saturating_mul(128);
     s.stack.resize(k * tb, Block::ZERO);
     for (gi, gkeys) in leaves.chunks(GROUP_LEAVES).enumerate() {
-        prg_rows_chunk(gkeys, cols, 1, start, tb * 128, &mut s.buf);
+        if s.skip_first {
+            s.buf.reset(gkeys.len(), tb * 128);
+            let first = (1usize << k) - 1;
+            for (j, row) in s.buf.as_blocks_mut().chunks_mut(tb).enumerate() {
+                if (gi * GROUP_LEAVES + j) & first == 0 {
+                    row.fill(Block::ZERO);
+                } else {
+                    gkeys[j].fill(counter as u64, row);
+                }
+            }
+        } else {
+            prg_rows_chunk(gkeys, cols, 1, start, tb * 128, &mut s.buf);
+        }
         let buf = s.buf.as_blocks_mut();
         for (si, sbuf) in buf.chunks_mut(sub * tb).enumerate() {
             let leaf = gi * GROUP_LEAVES + si * sub;
