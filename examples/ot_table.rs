@@ -301,10 +301,21 @@ fn delta_runs<B, O>(
     Ok(times)
 }
 
-/// Runs one role of a batch module `$m` after a base phase: `$base` maps
-/// the channel to the batch's input (sender or receiver per `$sender`).
+/// Runs one role of the batch module `$mal` (malicious) or `$sh` after a
+/// base phase: `$sbase` / `$rbase` map the channel to the batch's sender /
+/// receiver input and `$params` its parameters, written once against the
+/// module alias `m`.
 macro_rules! delta_batch {
-    ($m:ident, $params:expr, $reps:expr, $sender:expr, $ch:expr, $sbase:expr, $rbase:expr) => {{
+    ($malicious:expr, ($mal:ident, $sh:ident), $params:expr, $reps:expr, $sender:expr, $ch:expr, $sbase:expr, $rbase:expr) => {
+        if $malicious {
+            use $mal as m;
+            delta_batch!(@one m, $params, $reps, $sender, $ch, $sbase, $rbase)
+        } else {
+            use $sh as m;
+            delta_batch!(@one m, $params, $reps, $sender, $ch, $sbase, $rbase)
+        }
+    };
+    (@one $m:ident, $params:expr, $reps:expr, $sender:expr, $ch:expr, $sbase:expr, $rbase:expr) => {{
         let params = $params;
         let c = $m::comm(&params);
         let times = if $sender {
@@ -365,41 +376,22 @@ fn run_delta_role(
                 .base_keys,
         )
     };
-    Ok(if malicious {
-        use delta_kos as m;
-        delta_batch!(
-            delta_kos,
-            m::Params::new(n, threads, 0)?,
-            reps,
-            sender,
-            ch,
-            |ch: &mut dyn Channel| Ok(m::SenderInput {
-                delta,
-                base_chosen: sbase(ch)?
-            }),
-            |ch: &mut dyn Channel| Ok(m::ReceiverInput {
-                r: r.clone(),
-                base_keys: rbase(ch)?
-            })
-        )
-    } else {
-        use delta_iknp as m;
-        delta_batch!(
-            delta_iknp,
-            m::Params::new(n, threads, 0)?,
-            reps,
-            sender,
-            ch,
-            |ch: &mut dyn Channel| Ok(m::SenderInput {
-                delta,
-                base_chosen: sbase(ch)?
-            }),
-            |ch: &mut dyn Channel| Ok(m::ReceiverInput {
-                r: r.clone(),
-                base_keys: rbase(ch)?
-            })
-        )
-    })
+    Ok(delta_batch!(
+        malicious,
+        (delta_kos, delta_iknp),
+        m::Params::new(n, threads, 0)?,
+        reps,
+        sender,
+        ch,
+        |ch: &mut dyn Channel| Ok(m::SenderInput {
+            delta,
+            base_chosen: sbase(ch)?
+        }),
+        |ch: &mut dyn Channel| Ok(m::ReceiverInput {
+            r: r.clone(),
+            base_keys: rbase(ch)?
+        })
+    ))
 }
 
 /// [`run_delta_role`] for SoftSpokenOT: each run is a fresh pair, its
@@ -441,39 +433,21 @@ fn run_delta_ss_role(
                 .leaves,
         )
     };
-    Ok(if malicious {
-        use delta_softspoken_malicious as m;
-        delta_batch!(
-            delta_softspoken_malicious,
-            m::Params::new(k, n, threads, 0)?,
-            reps,
-            sender,
-            ch,
-            |ch: &mut dyn Channel| Ok(m::SenderInput {
-                punctured: sbase(ch)?
-            }),
-            |ch: &mut dyn Channel| Ok(m::ReceiverInput {
-                r: r.clone(),
-                leaves: rbase(ch)?
-            })
-        )
-    } else {
-        use delta_softspoken as m;
-        delta_batch!(
-            delta_softspoken,
-            m::Params::new(k, n, threads, 0)?,
-            reps,
-            sender,
-            ch,
-            |ch: &mut dyn Channel| Ok(m::SenderInput {
-                punctured: sbase(ch)?
-            }),
-            |ch: &mut dyn Channel| Ok(m::ReceiverInput {
-                r: r.clone(),
-                leaves: rbase(ch)?
-            })
-        )
-    })
+    Ok(delta_batch!(
+        malicious,
+        (delta_softspoken_malicious, delta_softspoken),
+        m::Params::new(k, n, threads, 0)?,
+        reps,
+        sender,
+        ch,
+        |ch: &mut dyn Channel| Ok(m::SenderInput {
+            punctured: sbase(ch)?
+        }),
+        |ch: &mut dyn Channel| Ok(m::ReceiverInput {
+            r: r.clone(),
+            leaves: rbase(ch)?
+        })
+    ))
 }
 
 struct Measured {

@@ -229,7 +229,6 @@ pub fn ss_receiver_vole_chunk(
     out.reset(rows_v + trees, len);
     let bpr = out.blocks_per_row();
     let ob = out.as_blocks_mut();
-    ob.fill(Block::ZERO);
     if trees == 0 || bpr == 0 {
         return;
     }
@@ -333,8 +332,6 @@ pub fn ss_sender_columns_chunk(
         while b < nb {
             let tb = TILE_BLOCKS.min(nb - b);
             let (u, v) = (&mut u[..trees * tb], &mut v[..rows_v * tb]);
-            u.fill(Block::ZERO);
-            v.fill(Block::ZERO);
             sums_tile(&keys.keys, k, base + b0 + b, tb, &mut s, u, v, tb, 0);
             for (j, row) in v.chunks_exact_mut(tb).take(KAPPA).enumerate() {
                 let t = j / k;

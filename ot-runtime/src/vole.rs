@@ -94,8 +94,9 @@ fn row_pair(data: &mut [Block], bpr: usize, l: usize, r: usize) -> (&mut [Block]
 }
 
 /// One tile (stream blocks `counter..counter + tb`, columns `j0..j0 + tb`
-/// of the outputs, `bpr` blocks a row) of every tree: `u_t ^= ⊕_x G(s_x)`
-/// and `V_{t,b} ^= ⊕_{x_b = 1} G(s_x)`. The leaves are expanded 16 at a
+/// of the outputs, `bpr` blocks a row) of every tree: `u_t = ⊕_x G(s_x)`
+/// and `V_{t,b} = ⊕_{x_b = 1} G(s_x)` (overwritten: the tile's previous
+/// contents do not matter). The leaves are expanded 16 at a
 /// time across trees (a group is part of one tree for `k >= 4`, whole
 /// trees otherwise), so every PRG call fills 16 rows whatever `k`.
 #[allow(clippy::too_many_arguments)]
@@ -138,12 +139,16 @@ pub(crate) fn sums_tile(
             // level-b partial sums (leaves agreeing outside bits b..g,
             // differing in bit b) adds its right half into V_b and both
             // into the left.
+            // The first contribution to a row of the tile (first subcube
+            // of the tree, first pair) is stored, later ones XORed in, so
+            // the outputs need no clearing beforehand.
+            let first_cube = leaf & ((1 << k) - 1) < sub;
             for b in 0..g {
                 let step = 1usize << b;
                 let vb = &mut vt[b * bpr + j0..][..tb];
                 for i in (0..sub).step_by(2 * step) {
                     let (l, r) = row_pair(sbuf, tb, i, i + step);
-                    xor_into(vb, r);
+                    put(vb, r, first_cube && i == 0);
                     xor_into(l, r);
                 }
             }
@@ -155,7 +160,7 @@ pub(crate) fn sums_tile(
             let (mut level, mut idx) = (g, (leaf & ((1 << k) - 1)) >> g);
             loop {
                 if level == k {
-                    xor_into(&mut u[t * bpr + j0..][..tb], node);
+                    u[t * bpr + j0..][..tb].copy_from_slice(node);
                     break;
                 }
                 let pending = &mut s.stack[level * tb..(level + 1) * tb];
@@ -163,12 +168,23 @@ pub(crate) fn sums_tile(
                     pending.copy_from_slice(node);
                     break;
                 }
-                xor_into(&mut vt[level * bpr + j0..][..tb], node);
+                // The first odd node of a level is its first contribution.
+                put(&mut vt[level * bpr + j0..][..tb], node, idx == 1);
                 xor_into(node, pending);
                 level += 1;
                 idx >>= 1;
             }
         }
+    }
+}
+
+/// `dst = src` when `first`, else `dst ^= src`.
+#[inline]
+fn put(dst: &mut [Block], src: &[Block], first: bool) {
+    if first {
+        dst.copy_from_slice(src);
+    } else {
+        xor_into(dst, src);
     }
 }
 
@@ -203,8 +219,6 @@ fn sums_chunk(
     let trees = leaves.len() >> k;
     u.reset(trees, len);
     v.reset(trees * k, len);
-    u.as_blocks_mut().fill(Block::ZERO);
-    v.as_blocks_mut().fill(Block::ZERO);
     let bpr = u.blocks_per_row();
     let base = offset / 128;
     let mut s = Scratch::new();
