@@ -10,7 +10,9 @@
 //! cargo run --release --example ot_table -- --log-n 20   # only n = 2^20
 //! cargo run --release --example ot_table -- --threads 2  # kernels split over 2 cores per party
 //! cargo run --release --example ot_table -- --base co15  # every row over CO15 base OTs (default: CO15 passive, MR19 malicious)
-//! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen, kkrt, oos)
+//! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen,
+//!                                                        # ss2/ss4/ss8, ssmal2.., deltass2.., deltassmal2..: SoftSpokenOT with k = 2, 4, 8; kkrt, oos)
+//! cargo run --release --example ot_table -- --no-sha1    # skip the SHA-1 measurements
 //! ```
 //! Every row is measured in fresh processes (a `--measure` child runs the
 //! sender; over TCP it starts the receiver as a second process), so no
@@ -24,8 +26,9 @@ use ot::runtime::code::LinearCode;
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::{
-    delta_iknp, delta_kos, iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, BaseOt, BaseOtKind,
-    OtExtension,
+    delta_iknp, delta_kos, delta_softspoken, delta_softspoken_base, delta_softspoken_malicious,
+    iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, softspoken, softspoken_malicious, AboOt,
+    BaseOt, BaseOtKind, OtExtension,
 };
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};
@@ -41,18 +44,38 @@ enum Proto {
     DeltaKos,
     IknpChosen,
     KosChosen,
+    /// SoftSpokenOT random OT with depth k (`softspoken.otp`).
+    Ss(usize),
+    /// Malicious SoftSpokenOT random OT (`softspoken_malicious.otp`).
+    SsMal(usize),
+    /// SoftSpokenOT Delta-OT (`delta_softspoken.otp`).
+    DeltaSs(usize),
+    /// Malicious SoftSpokenOT Delta-OT (`delta_softspoken_malicious.otp`).
+    DeltaSsMal(usize),
     // ---- 1-out-of-N OT (kkrt.otp, oos.otp) ----
     Kkrt,
     Oos,
 }
 
-const ALL: [Proto; 8] = [
+const ALL: [Proto; 20] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
     Proto::DeltaKos,
     Proto::IknpChosen,
     Proto::KosChosen,
+    Proto::Ss(2),
+    Proto::Ss(4),
+    Proto::Ss(8),
+    Proto::SsMal(2),
+    Proto::SsMal(4),
+    Proto::SsMal(8),
+    Proto::DeltaSs(2),
+    Proto::DeltaSs(4),
+    Proto::DeltaSs(8),
+    Proto::DeltaSsMal(2),
+    Proto::DeltaSsMal(4),
+    Proto::DeltaSsMal(8),
     // ---- 1-out-of-N OT ----
     Proto::Kkrt,
     Proto::Oos,
@@ -67,16 +90,40 @@ impl Proto {
             Proto::DeltaKos => ("1-out-of-2 Delta-OT", "malicious", "KOS15"),
             Proto::IknpChosen => ("1-out-of-2 chosen OT", "passive", "IKNP03"),
             Proto::KosChosen => ("1-out-of-2 chosen OT", "malicious", "KOS15"),
+            Proto::Ss(_) => ("1-out-of-2 random OT", "passive", "SoftSpoken"),
+            Proto::SsMal(_) => ("1-out-of-2 random OT", "malicious", "SoftSpoken"),
+            Proto::DeltaSs(_) => ("1-out-of-2 Delta-OT", "passive", "SoftSpoken"),
+            Proto::DeltaSsMal(_) => ("1-out-of-2 Delta-OT", "malicious", "SoftSpoken"),
             // ---- 1-out-of-N OT ----
             Proto::Kkrt => ("1-out-of-2^128 OPRF", "passive", "KKRT16"),
             Proto::Oos => ("1-out-of-2^76 OT", "malicious", "OOS17"),
+        }
+    }
+    /// The name `--only` matches (`iknp`, ..., `ss2`, `ssmal4`, `deltass8`).
+    fn name(self) -> String {
+        match self {
+            Proto::Ss(k) => format!("ss{k}"),
+            Proto::SsMal(k) => format!("ssmal{k}"),
+            Proto::DeltaSs(k) => format!("deltass{k}"),
+            Proto::DeltaSsMal(k) => format!("deltassmal{k}"),
+            other => format!("{other:?}").to_lowercase(),
+        }
+    }
+    /// SoftSpokenOT's depth, if this is a SoftSpokenOT row.
+    fn softspoken_k(self) -> Option<usize> {
+        match self {
+            Proto::Ss(k) | Proto::SsMal(k) | Proto::DeltaSs(k) | Proto::DeltaSsMal(k) => Some(k),
+            _ => None,
         }
     }
     fn malicious(self) -> bool {
         self.row().1 == "malicious"
     }
     fn hashed(self) -> bool {
-        !matches!(self, Proto::DeltaIknp | Proto::DeltaKos)
+        !matches!(
+            self,
+            Proto::DeltaIknp | Proto::DeltaKos | Proto::DeltaSs(_) | Proto::DeltaSsMal(_)
+        )
     }
     fn index(self) -> usize {
         ALL.iter().position(|p| *p == self).unwrap_or(0)
@@ -99,6 +146,17 @@ fn base_kind(malicious: bool) -> BaseOtKind {
 }
 
 /// The base-OT party of a row.
+/// The all-but-one-OT party of a SoftSpokenOT row (Fig. 14 proof when
+/// malicious) over the row's base OT.
+fn abo(malicious: bool) -> Box<AboOt> {
+    let p = if malicious {
+        AboOt::malicious()
+    } else {
+        AboOt::semi_honest()
+    };
+    Box::new(p.with_base(base_kind(malicious)))
+}
+
 fn base(malicious: bool) -> Box<BaseOt> {
     Box::new(BaseOt::new(base_kind(malicious)))
 }
@@ -106,17 +164,17 @@ fn base(malicious: bool) -> Box<BaseOt> {
 /// Runs one role of protocol module `$m` `reps + 1` times on `ch` (see
 /// [`run_role`]): the sender's time runs from `new` to its output and
 /// `$after(&output)` (e.g. the OPRF evaluations of a 1-out-of-N row);
-/// `$base` builds each run's base-OT party. Evaluates to the spec's bytes
-/// (Sender, Receiver).
+/// `$sub = $party` builds each run's sub-protocol party. Evaluates to the
+/// spec's bytes (Sender, Receiver).
 macro_rules! timed_runs {
-    ($m:ident, $params:expr, $sin:expr, $rin:expr, $base:expr, $sender:expr, $reps:expr, $ch:expr, $times:expr, |$out:ident| $after:expr) => {{
+    ($m:ident, $params:expr, $sin:expr, $rin:expr, $sub:ident = $party:expr, $sender:expr, $reps:expr, $ch:expr, $times:expr, |$out:ident| $after:expr) => {{
         let params = $params;
         let c = $m::comm(&params);
         if $sender {
             let mut previous = None;
             for rep in 0..=$reps {
                 let input = $sin;
-                let subs = $m::SenderSubs { base: $base };
+                let subs = $m::SenderSubs { $sub: $party };
                 let t = Instant::now();
                 let mut role = $m::Sender::new(params, input, Rng::from_entropy(), subs)?;
                 if let Some(out) = previous.take() {
@@ -133,7 +191,7 @@ macro_rules! timed_runs {
             let mut previous = None;
             for _ in 0..=$reps {
                 let input = $rin;
-                let subs = $m::ReceiverSubs { base: $base };
+                let subs = $m::ReceiverSubs { $sub: $party };
                 let mut role = $m::Receiver::new(params, input, Rng::from_entropy(), subs)?;
                 if let Some(out) = previous.take() {
                     role = role.reuse_outputs(out);
@@ -163,12 +221,15 @@ fn run_role(
     let mut times = vec![];
     macro_rules! go {
         ($m:ident, $params:expr, $sin:expr, $rin:expr) => {
+            go!($m, $params, $sin, $rin, base = base(p.malicious()))
+        };
+        ($m:ident, $params:expr, $sin:expr, $rin:expr, $sub:ident = $party:expr) => {
             timed_runs!(
                 $m,
                 $params,
                 $sin,
                 $rin,
-                base(p.malicious()),
+                $sub = $party,
                 sender,
                 reps,
                 ch,
@@ -202,6 +263,24 @@ fn run_role(
         Proto::Kkrt | Proto::Oos => {
             return run_one_of_n_role(p, n, sha1, threads, sender, reps, ch)
         }
+        Proto::Ss(k) => go!(
+            softspoken,
+            softspoken::Params::new(k, n, threads, sha1)?,
+            softspoken::SenderInput {},
+            softspoken::ReceiverInput { r: r.clone() },
+            abo = abo(false)
+        ),
+        Proto::SsMal(k) => go!(
+            softspoken_malicious,
+            softspoken_malicious::Params::new(k, n, threads, sha1)?,
+            softspoken_malicious::SenderInput {},
+            softspoken_malicious::ReceiverInput { r: r.clone() },
+            abo = abo(true)
+        ),
+        Proto::DeltaSs(k) | Proto::DeltaSsMal(k) => {
+            let malicious = p.malicious();
+            return run_delta_ss_role(malicious, k, n, threads, sender, reps, ch, r, delta);
+        }
         Proto::IknpChosen | Proto::KosChosen => {
             let payload: Vec<[Block; 2]> = if sender {
                 (0..n)
@@ -234,6 +313,68 @@ fn run_role(
     Ok((spec, times))
 }
 
+/// The timed loop of a Delta-OT row: per run, the pair's base phase
+/// `base(ch)` and its first batch `batch(ch, base_outputs, previous)`
+/// (handed the previous run's outputs to reuse), both inside the clock;
+/// returns the timed runs (the sender's).
+fn delta_runs<B, O>(
+    reps: usize,
+    sender: bool,
+    ch: &mut dyn Channel,
+    mut base: impl FnMut(&mut dyn Channel) -> Res<B>,
+    mut batch: impl FnMut(&mut dyn Channel, B, Option<O>) -> Res<O>,
+) -> Res<Vec<Duration>> {
+    let (mut times, mut previous) = (vec![], None);
+    for rep in 0..=reps {
+        let t = Instant::now();
+        let b = base(ch)?;
+        let out = batch(ch, b, previous.take())?;
+        if sender && rep > 0 {
+            times.push(t.elapsed());
+        }
+        previous = Some(out);
+    }
+    Ok(times)
+}
+
+/// Runs one role of the batch module `$mal` (malicious) or `$sh` after a
+/// base phase: `$sbase` / `$rbase` map the channel to the batch's sender /
+/// receiver input and `$params` its parameters, written once against the
+/// module alias `m`.
+macro_rules! delta_batch {
+    ($malicious:expr, ($mal:ident, $sh:ident), $params:expr, $reps:expr, $sender:expr, $ch:expr, $sbase:expr, $rbase:expr) => {
+        if $malicious {
+            use $mal as m;
+            delta_batch!(@one m, $params, $reps, $sender, $ch, $sbase, $rbase)
+        } else {
+            use $sh as m;
+            delta_batch!(@one m, $params, $reps, $sender, $ch, $sbase, $rbase)
+        }
+    };
+    (@one $m:ident, $params:expr, $reps:expr, $sender:expr, $ch:expr, $sbase:expr, $rbase:expr) => {{
+        let params = $params;
+        let c = $m::comm(&params);
+        let times = if $sender {
+            delta_runs($reps, true, $ch, $sbase, |ch, input, prev| {
+                let mut role = $m::Sender::new(params, input, Rng::from_entropy())?;
+                if let Some(out) = prev {
+                    role = role.reuse_outputs(out);
+                }
+                Ok(role.run(ch)?)
+            })?
+        } else {
+            delta_runs($reps, false, $ch, $rbase, |ch, input, prev| {
+                let mut role = $m::Receiver::new(params, input, Rng::from_entropy())?;
+                if let Some(out) = prev {
+                    role = role.reuse_outputs(out);
+                }
+                Ok(role.run(ch)?)
+            })?
+        };
+        ((c.sender, c.receiver), times)
+    }};
+}
+
 /// [`run_role`] for the Delta-OT rows: each run is a fresh Delta-OT pair,
 /// i.e. its base phase (`delta_base.otp`, the 128 base OTs) and its first
 /// batch (`delta_iknp.otp` / `delta_kos.otp`), both inside the clock.
@@ -248,64 +389,101 @@ fn run_delta_role(
     r: Bits,
     delta: Block,
 ) -> Res<((usize, usize), Vec<Duration>)> {
-    use ot::delta_base;
-    let mut times = vec![];
-    macro_rules! go {
-        ($m:ident) => {{
-            let params = $m::Params::new(n, threads, 0)?;
-            let c = $m::comm(&params);
-            // The previous run's outputs, handed to the next run.
-            let (mut sent, mut received) = (None, None);
-            for rep in 0..=reps {
-                let t = Instant::now();
-                let bp = delta_base::Params::new()?;
-                if sender {
-                    let subs = delta_base::SenderSubs {
-                        base: base(malicious),
-                    };
-                    let input = delta_base::SenderInput { delta };
-                    let bases =
-                        delta_base::Sender::new(bp, input, Rng::from_entropy(), subs)?.run(ch)?;
-                    let input = $m::SenderInput {
-                        delta,
-                        base_chosen: bases.base_chosen,
-                    };
-                    let mut role = $m::Sender::new(params, input, Rng::from_entropy())?;
-                    if let Some(out) = sent.take() {
-                        role = role.reuse_outputs(out);
-                    }
-                    let out = role.run(ch)?;
-                    if rep > 0 {
-                        times.push(t.elapsed());
-                    }
-                    sent = Some(out);
-                } else {
-                    let subs = delta_base::ReceiverSubs {
-                        base: base(malicious),
-                    };
-                    let input = delta_base::ReceiverInput {};
-                    let bases =
-                        delta_base::Receiver::new(bp, input, Rng::from_entropy(), subs)?.run(ch)?;
-                    let input = $m::ReceiverInput {
-                        r: r.clone(),
-                        base_keys: bases.base_keys,
-                    };
-                    let mut role = $m::Receiver::new(params, input, Rng::from_entropy())?;
-                    if let Some(out) = received.take() {
-                        role = role.reuse_outputs(out);
-                    }
-                    received = Some(role.run(ch)?);
-                }
-            }
-            (c.sender, c.receiver)
-        }};
-    }
-    let spec = if malicious {
-        go!(delta_kos)
-    } else {
-        go!(delta_iknp)
+    use ot::delta_base as db;
+    let sbase = |ch: &mut dyn Channel| -> Res<Vec<Block>> {
+        let subs = db::SenderSubs {
+            base: base(malicious),
+        };
+        let input = db::SenderInput { delta };
+        Ok(
+            db::Sender::new(db::Params::new()?, input, Rng::from_entropy(), subs)?
+                .run(ch)?
+                .base_chosen,
+        )
     };
-    Ok((spec, times))
+    let rbase = |ch: &mut dyn Channel| -> Res<Vec<[Block; 2]>> {
+        let subs = db::ReceiverSubs {
+            base: base(malicious),
+        };
+        let input = db::ReceiverInput {};
+        Ok(
+            db::Receiver::new(db::Params::new()?, input, Rng::from_entropy(), subs)?
+                .run(ch)?
+                .base_keys,
+        )
+    };
+    Ok(delta_batch!(
+        malicious,
+        (delta_kos, delta_iknp),
+        m::Params::new(n, threads, 0)?,
+        reps,
+        sender,
+        ch,
+        |ch: &mut dyn Channel| Ok(m::SenderInput {
+            delta,
+            base_chosen: sbase(ch)?
+        }),
+        |ch: &mut dyn Channel| Ok(m::ReceiverInput {
+            r: r.clone(),
+            base_keys: rbase(ch)?
+        })
+    ))
+}
+
+/// [`run_delta_role`] for SoftSpokenOT: each run is a fresh pair, its
+/// all-but-one OTs (`delta_softspoken_base.otp`) and its first batch
+/// (`delta_softspoken.otp` / `delta_softspoken_malicious.otp`), both
+/// inside the clock.
+#[allow(clippy::too_many_arguments)]
+fn run_delta_ss_role(
+    malicious: bool,
+    k: usize,
+    n: usize,
+    threads: usize,
+    sender: bool,
+    reps: usize,
+    ch: &mut dyn Channel,
+    r: Bits,
+    delta: Block,
+) -> Res<((usize, usize), Vec<Duration>)> {
+    use delta_softspoken_base as db;
+    let sbase = |ch: &mut dyn Channel| -> Res<ot::runtime::abo::AboReceiverLeaves> {
+        let subs = db::SenderSubs {
+            abo: abo(malicious),
+        };
+        let input = db::SenderInput { delta };
+        Ok(
+            db::Sender::new(db::Params::new(k)?, input, Rng::from_entropy(), subs)?
+                .run(ch)?
+                .punctured,
+        )
+    };
+    let rbase = |ch: &mut dyn Channel| -> Res<ot::runtime::abo::AboSenderLeaves> {
+        let subs = db::ReceiverSubs {
+            abo: abo(malicious),
+        };
+        let input = db::ReceiverInput {};
+        Ok(
+            db::Receiver::new(db::Params::new(k)?, input, Rng::from_entropy(), subs)?
+                .run(ch)?
+                .leaves,
+        )
+    };
+    Ok(delta_batch!(
+        malicious,
+        (delta_softspoken_malicious, delta_softspoken),
+        m::Params::new(k, n, threads, 0)?,
+        reps,
+        sender,
+        ch,
+        |ch: &mut dyn Channel| Ok(m::SenderInput {
+            punctured: sbase(ch)?
+        }),
+        |ch: &mut dyn Channel| Ok(m::ReceiverInput {
+            r: r.clone(),
+            leaves: rbase(ch)?
+        })
+    ))
 }
 
 // ---- 1-out-of-N OT rows (KKRT, OOS) ----
@@ -334,7 +512,7 @@ fn one_of_n_base(malicious: bool) -> Box<OtExtension> {
 /// Bytes (extension sender, extension receiver) of the 512 base OTs of a
 /// 1-out-of-N row: the IKNP/KOS run's `comm()` plus its 128 base OTs.
 fn one_of_n_base_comm(malicious: bool) -> Res<(usize, usize)> {
-    let (base_s, base_r) = base_comm(base_kind(malicious))?;
+    let (base_s, base_r) = base_comm(base_kind(malicious), 128)?;
     let c = if malicious {
         let c = kos::comm(&kos::Params::new(512, 1, false)?);
         (c.sender, c.receiver)
@@ -369,7 +547,7 @@ fn run_one_of_n_role(
                 $m::Params::new(n, threads, sha1)?,
                 $sin,
                 $rin,
-                one_of_n_base(p.malicious()),
+                base = one_of_n_base(p.malicious()),
                 sender,
                 reps,
                 ch,
@@ -565,23 +743,49 @@ fn child(args: &[String]) -> Res<()> {
     Ok(())
 }
 
-/// Bytes (base-OT sender, base-OT receiver) of 128 base OTs of `kind`,
-/// from the base OT's own `comm()`.
-fn base_comm(kind: BaseOtKind) -> Res<(usize, usize)> {
+/// Bytes (base-OT sender, base-OT receiver) of `count` base OTs of
+/// `kind`, from the base OT's own `comm()`.
+fn base_comm(kind: BaseOtKind, count: usize) -> Res<(usize, usize)> {
     Ok(match kind {
         BaseOtKind::Co15 => {
-            let c = ot::co15::comm(&ot::co15::Params::new(128)?);
+            let c = ot::co15::comm(&ot::co15::Params::new(count)?);
             (c.sender, c.receiver)
         }
         BaseOtKind::Np00 => {
-            let c = ot::np00::comm(&ot::np00::Params::new(128)?);
+            let c = ot::np00::comm(&ot::np00::Params::new(count)?);
             (c.sender, c.receiver)
         }
         BaseOtKind::Mr19 => {
-            let c = ot::mr19::comm(&ot::mr19::Params::new(128)?);
+            let c = ot::mr19::comm(&ot::mr19::Params::new(count)?);
             (c.sender, c.receiver)
         }
     })
+}
+
+/// Bytes (extension sender, extension receiver) that a row sends besides
+/// its own `comm()`: 128 base OTs with the roles swapped, or for
+/// SoftSpokenOT its all-but-one OTs (their `comm()`, the ABO sender being
+/// the extension receiver) over `T k` base OTs.
+fn setup_comm(p: Proto) -> Res<(usize, usize)> {
+    if matches!(p, Proto::Kkrt | Proto::Oos) {
+        let (s, r) = one_of_n_base_comm(p.malicious())?;
+        return Ok((r, s));
+    }
+    let kind = base_kind(p.malicious());
+    let Some(k) = p.softspoken_k() else {
+        let (bs, br) = base_comm(kind, 128)?;
+        return Ok((br, bs));
+    };
+    let trees = 128usize.div_ceil(k);
+    let (bs, br) = base_comm(kind, trees * k)?;
+    let (cs, cr) = if p.malicious() {
+        let c = ot::abo_ot_malicious::comm(&ot::abo_ot_malicious::Params::new(trees, k)?);
+        (c.sender, c.receiver)
+    } else {
+        let c = ot::abo_ot::comm(&ot::abo_ot::Params::new(trees, k)?);
+        (c.sender, c.receiver)
+    };
+    Ok((cr + br, cs + bs))
 }
 
 /// Raw fixed-key AES throughput of the runtime (blocks/s), single core.
@@ -609,6 +813,7 @@ fn run() -> Res<()> {
         return measure_child(&args[1..]);
     }
     let tcp = args.iter().any(|a| a == "--tcp");
+    let no_sha1 = args.iter().any(|a| a == "--no-sha1");
     if let Some(i) = args.iter().position(|a| a == "--base") {
         let name = args.get(i + 1).map(String::as_str).unwrap_or("");
         if !["co15", "np00", "mr19"].contains(&name) {
@@ -650,7 +855,7 @@ fn run() -> Res<()> {
         let n = 1usize << log_n;
         println!("n = 2^{log_n}");
         println!(
-            "{:<22} {:<10} {:<9} {:>16} {:>12} {:>10} {:>14} {:>13} {:>10}",
+            "{:<22} {:<10} {:<15} {:>16} {:>12} {:>10} {:>14} {:>13} {:>10}",
             "Type",
             "Security",
             "Protocol",
@@ -664,32 +869,33 @@ fn run() -> Res<()> {
         for p in ALL.into_iter().filter(|p| {
             only.as_deref().is_none_or(|o| {
                 o.split(',')
-                    .any(|name| format!("{p:?}").eq_ignore_ascii_case(name.trim()))
+                    .any(|name| p.name().eq_ignore_ascii_case(name.trim()))
             })
         }) {
             let m_aes = measure_isolated(p, n, false, threads, reps, tcp)?;
-            let sha_t = if p.hashed() {
+            let sha_t = if p.hashed() && !no_sha1 {
                 Some(measure_isolated(p, n, true, threads, reps, tcp)?.best)
             } else {
                 None
             };
             let ots = n as f64 / m_aes.best.as_secs_f64();
             let (ty, sec, name) = p.row();
-            // The extension's own rounds (its comm()) plus the 128 base OTs
-            // run with the roles swapped (the extension sender is the base-OT receiver).
-            let (base_s, base_r) = if matches!(p, Proto::Kkrt | Proto::Oos) {
-                one_of_n_base_comm(p.malicious())?
-            } else {
-                base_comm(base_kind(p.malicious()))?
+            let name = match p.softspoken_k() {
+                Some(k) => format!("{name} k={k}"),
+                None => name.to_string(),
             };
-            let spec_ok = m_aes.sent as usize == m_aes.spec.0 + base_r
-                && m_aes.received as usize == m_aes.spec.1 + base_s;
+            // The extension's own rounds (its comm()) plus its set-up: base
+            // OTs with the roles swapped, or SoftSpokenOT's all-but-one OTs.
+            let (setup_s, setup_r) = setup_comm(p)?;
+            let spec_ok = m_aes.sent as usize == m_aes.spec.0 + setup_s
+                && m_aes.received as usize == m_aes.spec.1 + setup_r;
             let time = match sha_t {
                 Some(s) => format!("{:.3} / {:.3}", m_aes.best.as_secs_f64(), s.as_secs_f64()),
+                None if p.hashed() => format!("{:.3}", m_aes.best.as_secs_f64()),
                 None => format!("{:.3} (no hash)", m_aes.best.as_secs_f64()),
             };
             println!(
-                "{:<22} {:<10} {:<9} {:>16} {:>12.1} {:>10.3} {:>14} {:>13} {:>10.3}",
+                "{:<22} {:<10} {:<15} {:>16} {:>12.1} {:>10.3} {:>14} {:>13} {:>10.3}",
                 ty,
                 sec,
                 name,
@@ -701,7 +907,11 @@ fn run() -> Res<()> {
                     m_aes.sent as f64 / n as f64,
                     m_aes.received as f64 / n as f64
                 ),
-                if spec_ok { "= comm()+base" } else { "MISMATCH" },
+                if spec_ok {
+                    "= comm()+setup"
+                } else {
+                    "MISMATCH"
+                },
                 m_aes.median.as_secs_f64()
             );
         }

@@ -20,6 +20,7 @@
 
 use zeroize::Zeroize;
 
+use crate::runtime::abo::{AboReceiverLeaves, AboSenderLeaves};
 use crate::runtime::channel::Channel;
 use crate::runtime::rng::Rng;
 use crate::runtime::{Bits, Block};
@@ -55,6 +56,8 @@ enum Phase<T> {
 /// Configuration shared by both roles.
 struct Config {
     malicious: bool,
+    /// `Some(k)`: SoftSpokenOT with depth `k` instead of IKNP/KOS.
+    softspoken: Option<usize>,
     threads: usize,
     base: BaseOtKind,
     rng: Rng,
@@ -64,6 +67,7 @@ impl Config {
     fn new(malicious: bool) -> Self {
         Config {
             malicious,
+            softspoken: None,
             threads: 1,
             base: BaseOtKind::default_for(malicious),
             rng: Rng::from_entropy(),
@@ -77,6 +81,16 @@ impl Config {
     fn base_party(&mut self) -> Box<BaseOt> {
         let rng = self.fork();
         Box::new(BaseOt::with_rng(self.base, rng))
+    }
+
+    fn abo_party(&mut self) -> Box<crate::AboOt> {
+        let rng = self.fork();
+        let party = if self.malicious {
+            crate::AboOt::malicious()
+        } else {
+            crate::AboOt::semi_honest()
+        };
+        Box::new(party.with_base(self.base).with_rng(rng))
     }
 }
 
@@ -119,13 +133,20 @@ pub struct DeltaOtSender {
     phase: Phase<SenderBase>,
 }
 
-/// The sender's base-OT seeds (one per row), wiped on drop.
-struct SenderBase(Vec<Block>);
+/// The sender's base: its base-OT seeds (one per row, wiped on drop), or
+/// for SoftSpokenOT its punctured all-but-one-OT leaves (wiped by their
+/// own drop).
+enum SenderBase {
+    Rows(Vec<Block>),
+    Punctured(AboReceiverLeaves),
+}
 
 impl Drop for SenderBase {
     fn drop(&mut self) {
-        for b in &mut self.0 {
-            b.0.zeroize();
+        if let SenderBase::Rows(rows) = self {
+            for b in rows {
+                b.0.zeroize();
+            }
         }
     }
 }
@@ -148,6 +169,25 @@ impl DeltaOtSender {
             config: Config::new(false),
             phase: Phase::Fresh,
         }
+    }
+
+    /// A semi-honest SoftSpokenOT Delta-OT sender (depth `k`, 1..=8) with
+    /// this Delta: its base phase is `delta_softspoken_base.otp` (the
+    /// all-but-one OTs whose punctured indices spell Delta), each batch
+    /// `delta_softspoken.otp`.
+    pub fn softspoken(k: usize, delta: Block) -> Self {
+        let mut s = Self::iknp(delta);
+        s.config.softspoken = Some(k);
+        s
+    }
+
+    /// A malicious SoftSpokenOT Delta-OT sender (`k` dividing 128):
+    /// all-but-one OTs with the sender's proof, MR19 base OTs, and
+    /// `delta_softspoken_malicious.otp` per batch.
+    pub fn softspoken_malicious(k: usize, delta: Block) -> Self {
+        let mut s = Self::kos(delta);
+        s.config.softspoken = Some(k);
+        s
     }
 
     /// Splits the bulk kernels over `threads` cores.
@@ -181,6 +221,13 @@ fn sender_base(
     delta: Block,
 ) -> Result<SenderBase, OtError> {
     let rng = config.fork();
+    if let Some(k) = config.softspoken {
+        use crate::delta_softspoken_base as m;
+        let abo = config.abo_party();
+        let input = m::SenderInput { delta };
+        let out = m::Sender::new(m::Params::new(k)?, input, rng, m::SenderSubs { abo })?.run(ch)?;
+        return Ok(SenderBase::Punctured(out.punctured));
+    }
     let base = config.base_party();
     let out = crate::delta_base::Sender::new(
         crate::delta_base::Params::new()?,
@@ -189,7 +236,7 @@ fn sender_base(
         crate::delta_base::SenderSubs { base },
     )?
     .run(ch)?;
-    Ok(SenderBase(out.base_chosen))
+    Ok(SenderBase::Rows(out.base_chosen))
 }
 
 /// One sender batch (`delta_kos.otp` or `delta_iknp.otp`).
@@ -202,7 +249,25 @@ fn sender_batch(
 ) -> Result<Vec<Block>, OtError> {
     let t = config.threads;
     let rng = config.fork();
-    let base_chosen = base.0.clone();
+    let base_chosen = match base {
+        SenderBase::Rows(rows) => rows.clone(),
+        SenderBase::Punctured(p) => {
+            let (k, punctured) = (config.softspoken.unwrap_or(0), p.clone());
+            return Ok(if config.malicious {
+                use crate::delta_softspoken_malicious as m;
+                let input = m::SenderInput { punctured };
+                m::Sender::new(m::Params::new(k, n, t, batch)?, input, rng)?
+                    .run(ch)?
+                    .zeros
+            } else {
+                use crate::delta_softspoken as m;
+                let input = m::SenderInput { punctured };
+                m::Sender::new(m::Params::new(k, n, t, batch)?, input, rng)?
+                    .run(ch)?
+                    .zeros
+            });
+        }
+    };
     Ok(if config.malicious {
         crate::delta_kos::Sender::new(
             crate::delta_kos::Params::new(n, t, batch)?,
@@ -254,14 +319,20 @@ pub struct DeltaOtReceiver {
     phase: Phase<ReceiverBase>,
 }
 
-/// The receiver's base-OT key pairs, wiped on drop.
-struct ReceiverBase(Vec<[Block; 2]>);
+/// The receiver's base: its base-OT key pairs (wiped on drop), or for
+/// SoftSpokenOT its all-but-one-OT leaves (wiped by their own drop).
+enum ReceiverBase {
+    Keys(Vec<[Block; 2]>),
+    Leaves(AboSenderLeaves),
+}
 
 impl Drop for ReceiverBase {
     fn drop(&mut self) {
-        for [a, b] in &mut self.0 {
-            a.0.zeroize();
-            b.0.zeroize();
+        if let ReceiverBase::Keys(keys) = self {
+            for [a, b] in keys {
+                a.0.zeroize();
+                b.0.zeroize();
+            }
         }
     }
 }
@@ -281,6 +352,20 @@ impl DeltaOtReceiver {
             config: Config::new(false),
             phase: Phase::Fresh,
         }
+    }
+
+    /// The receiver for a [`DeltaOtSender::softspoken`] sender.
+    pub fn softspoken(k: usize) -> Self {
+        let mut r = Self::iknp();
+        r.config.softspoken = Some(k);
+        r
+    }
+
+    /// The receiver for a [`DeltaOtSender::softspoken_malicious`] sender.
+    pub fn softspoken_malicious(k: usize) -> Self {
+        let mut r = Self::kos();
+        r.config.softspoken = Some(k);
+        r
     }
 
     /// Splits the bulk kernels over `threads` cores.
@@ -310,6 +395,14 @@ impl DeltaOtReceiver {
 /// The receiver's base phase (`delta_base.otp`).
 fn receiver_base(config: &mut Config, ch: &mut dyn Channel) -> Result<ReceiverBase, OtError> {
     let rng = config.fork();
+    if let Some(k) = config.softspoken {
+        use crate::delta_softspoken_base as m;
+        let abo = config.abo_party();
+        let input = m::ReceiverInput {};
+        let out =
+            m::Receiver::new(m::Params::new(k)?, input, rng, m::ReceiverSubs { abo })?.run(ch)?;
+        return Ok(ReceiverBase::Leaves(out.leaves));
+    }
     let base = config.base_party();
     let out = crate::delta_base::Receiver::new(
         crate::delta_base::Params::new()?,
@@ -318,7 +411,7 @@ fn receiver_base(config: &mut Config, ch: &mut dyn Channel) -> Result<ReceiverBa
         crate::delta_base::ReceiverSubs { base },
     )?
     .run(ch)?;
-    Ok(ReceiverBase(out.base_keys))
+    Ok(ReceiverBase::Keys(out.base_keys))
 }
 
 /// One receiver batch (`delta_kos.otp` or `delta_iknp.otp`).
@@ -331,7 +424,25 @@ fn receiver_batch(
 ) -> Result<Vec<Block>, OtError> {
     let (n, t, r) = (choices.len(), config.threads, choices.clone());
     let rng = config.fork();
-    let base_keys = base.0.clone();
+    let base_keys = match base {
+        ReceiverBase::Keys(keys) => keys.clone(),
+        ReceiverBase::Leaves(l) => {
+            let (k, leaves) = (config.softspoken.unwrap_or(0), l.clone());
+            return Ok(if config.malicious {
+                use crate::delta_softspoken_malicious as m;
+                let input = m::ReceiverInput { r, leaves };
+                m::Receiver::new(m::Params::new(k, n, t, batch)?, input, rng)?
+                    .run(ch)?
+                    .chosen
+            } else {
+                use crate::delta_softspoken as m;
+                let input = m::ReceiverInput { r, leaves };
+                m::Receiver::new(m::Params::new(k, n, t, batch)?, input, rng)?
+                    .run(ch)?
+                    .chosen
+            });
+        }
+    };
     Ok(if config.malicious {
         crate::delta_kos::Receiver::new(
             crate::delta_kos::Params::new(n, t, batch)?,
@@ -373,11 +484,12 @@ impl OtExtension {
     /// base OT) and the given global Delta.
     pub fn delta_sender(&mut self, delta: Block) -> DeltaOtSender {
         let rng = self.fork();
-        let s = if self.malicious {
+        let mut s = if self.malicious {
             DeltaOtSender::kos(delta)
         } else {
             DeltaOtSender::iknp(delta)
         };
+        s.config.softspoken = self.softspoken;
         s.with_threads(self.threads)
             .with_base(self.base)
             .with_rng(rng)
@@ -386,11 +498,12 @@ impl OtExtension {
     /// The matching Delta-OT receiver.
     pub fn delta_receiver(&mut self) -> DeltaOtReceiver {
         let rng = self.fork();
-        let r = if self.malicious {
+        let mut r = if self.malicious {
             DeltaOtReceiver::kos()
         } else {
             DeltaOtReceiver::iknp()
         };
+        r.config.softspoken = self.softspoken;
         r.with_threads(self.threads)
             .with_base(self.base)
             .with_rng(rng)

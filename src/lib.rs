@@ -14,6 +14,7 @@ pub use ot_macros::protocol;
 pub use ot_runtime as runtime;
 
 pub mod delta;
+mod softspoken_parties;
 pub mod traits;
 
 /// Chou–Orlandi "simplest OT" base OT, generated from `protocols/co15.otp`.
@@ -177,8 +178,54 @@ pub mod oos {
     oprf_sender_output!();
 }
 
+/// All-but-one OT (GGM punctured PRF, SoftSpokenOT eprint 2022/192 Fig. 13), from `protocols/abo_ot.otp`.
+pub mod abo_ot {
+    crate::protocol!("protocols/abo_ot.otp");
+}
+
+/// All-but-one OT with the sender's proof (eprint 2022/192 Fig. 14), from `protocols/abo_ot_malicious.otp`.
+pub mod abo_ot_malicious {
+    crate::protocol!("protocols/abo_ot_malicious.otp");
+}
+
+/// SoftSpokenOT semi-honest OT extension (`param k`), from `protocols/softspoken.otp`.
+pub mod softspoken {
+    crate::protocol!("protocols/softspoken.otp");
+}
+
+/// Malicious SoftSpokenOT (Roy's consistency check), from `protocols/softspoken_malicious.otp`.
+pub mod softspoken_malicious {
+    crate::protocol!("protocols/softspoken_malicious.otp");
+}
+
+/// Chosen-message OT over SoftSpokenOT, from `protocols/softspoken_chosen.otp`.
+pub mod softspoken_chosen {
+    crate::protocol!("protocols/softspoken_chosen.otp");
+}
+
+/// Chosen-message OT over malicious SoftSpokenOT, from `protocols/softspoken_malicious_chosen.otp`.
+pub mod softspoken_malicious_chosen {
+    crate::protocol!("protocols/softspoken_malicious_chosen.otp");
+}
+
+/// Base phase of a SoftSpokenOT Delta-OT pair (the all-but-one OTs, once per Delta), from `protocols/delta_softspoken_base.otp`.
+pub mod delta_softspoken_base {
+    crate::protocol!("protocols/delta_softspoken_base.otp");
+}
+
+/// Delta-OT (correlated OT) from SoftSpokenOT, one batch, from `protocols/delta_softspoken.otp`.
+pub mod delta_softspoken {
+    crate::protocol!("protocols/delta_softspoken.otp");
+}
+
+/// Malicious Delta-OT from SoftSpokenOT, from `protocols/delta_softspoken_malicious.otp`.
+pub mod delta_softspoken_malicious {
+    crate::protocol!("protocols/delta_softspoken_malicious.otp");
+}
+
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
+pub use softspoken_parties::AboOt;
 pub use traits::{
-    BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension, OtReceiver,
-    OtSender, RandomOtReceiver, RandomOtSender,
+    AboOtReceiver, AboOtSender, BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender,
+    OtError, OtExtension, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender,
 };

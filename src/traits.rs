@@ -46,7 +46,16 @@ from_protocol_errors!(
     kos_chosen,
     delta_iknp,
     delta_kos,
-    delta_base
+    delta_base,
+    abo_ot,
+    abo_ot_malicious,
+    softspoken,
+    softspoken_malicious,
+    softspoken_chosen,
+    softspoken_malicious_chosen,
+    delta_softspoken_base,
+    delta_softspoken,
+    delta_softspoken_malicious
 );
 
 /// Sender of random OTs: gets two random messages per OT.
@@ -103,6 +112,33 @@ pub trait CorrelatedOtReceiver {
         ch: &mut dyn Channel,
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError>;
+}
+
+/// Sender of all-but-one OTs (the `AllButOneOt` functionality of
+/// `protocols/prelude.otp`, SoftSpokenOT's punctured PRF
+/// [Roy22, eprint 2022/192, Fig. 13/14]): gets every leaf of `trees` GGM
+/// trees of depth `k`. Implemented by [`crate::AboOt`].
+pub trait AboOtSender {
+    /// Runs `trees` all-but-one OTs of `2^k` leaves each.
+    fn send_abo(
+        &mut self,
+        ch: &mut dyn Channel,
+        trees: usize,
+        k: usize,
+    ) -> Result<crate::runtime::abo::AboSenderLeaves, OtError>;
+}
+
+/// Receiver of all-but-one OTs: gets every leaf of tree `t` except leaf
+/// `alphas[t]`. Implemented by [`crate::AboOt`].
+pub trait AboOtReceiver {
+    /// Runs one all-but-one OT per punctured index (each below `2^k`).
+    fn receive_abo(
+        &mut self,
+        ch: &mut dyn Channel,
+        trees: usize,
+        k: usize,
+        alphas: &[usize],
+    ) -> Result<crate::runtime::abo::AboReceiverLeaves, OtError>;
 }
 
 /// Which base-OT protocol a [`BaseOt`] runs.
@@ -323,7 +359,9 @@ impl OtReceiver for BaseOt {
 /// stateful parties with this configuration.
 pub struct OtExtension {
     pub(crate) malicious: bool,
-    sha1: bool,
+    pub(crate) sha1: bool,
+    /// `Some(k)`: SoftSpokenOT with depth `k` instead of IKNP/KOS.
+    pub(crate) softspoken: Option<usize>,
     pub(crate) threads: usize,
     pub(crate) base: BaseOtKind,
     rng: Rng,
@@ -335,6 +373,7 @@ impl OtExtension {
         OtExtension {
             malicious: false,
             sha1: false,
+            softspoken: None,
             threads: 1,
             base: BaseOtKind::Co15,
             rng: Rng::from_entropy(),
@@ -391,6 +430,9 @@ macro_rules! extension_call {
 impl RandomOtSender for OtExtension {
     fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
         let n = len_param(n)?;
+        if let Some(k) = self.softspoken {
+            return crate::softspoken_parties::send_random(self, ch, n, k);
+        }
         let (t, h) = (self.threads, self.sha1);
         Ok(if self.malicious {
             extension_call!(
@@ -425,6 +467,9 @@ impl RandomOtReceiver for OtExtension {
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError> {
         let n = len_param(choices.len())?;
+        if let Some(k) = self.softspoken {
+            return crate::softspoken_parties::receive_random(self, ch, choices, k);
+        }
         let (t, h, r) = (self.threads, self.sha1, choices.clone());
         Ok(if self.malicious {
             extension_call!(
@@ -455,6 +500,9 @@ impl RandomOtReceiver for OtExtension {
 impl OtSender for OtExtension {
     fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError> {
         let n = len_param(messages.len())?;
+        if let Some(k) = self.softspoken {
+            return crate::softspoken_parties::send(self, ch, messages, k);
+        }
         let (t, h, payload) = (self.threads, self.sha1, messages.to_vec());
         if self.malicious {
             extension_call!(
@@ -484,6 +532,9 @@ impl OtSender for OtExtension {
 impl OtReceiver for OtExtension {
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError> {
         let n = len_param(choices.len())?;
+        if let Some(k) = self.softspoken {
+            return crate::softspoken_parties::receive(self, ch, choices, k);
+        }
         let (t, h, r) = (self.threads, self.sha1, choices.clone());
         Ok(if self.malicious {
             extension_call!(

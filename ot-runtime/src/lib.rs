@@ -4,6 +4,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod abo;
 pub mod aes;
 pub mod bits;
 pub mod block;
@@ -21,6 +22,7 @@ pub mod oprf;
 pub mod parallel;
 pub mod prg;
 pub mod rng;
+pub mod softspoken;
 pub mod transpose;
 pub mod vole;
 

@@ -80,12 +80,22 @@ const SESSION_DOMAIN: &[u8] = b"ot-runtime/ot-extension/session/v1";
 /// keys carries it: the TCCR tweaks' upper half (`stream::hash_blocks`),
 /// the consistency check's challenge (`consistency::kos_challenge_key`).
 pub fn session_id(salt: Block, m: usize) -> Block {
+    session_id_with(SESSION_DOMAIN, salt, &[m as u64])
+}
+
+/// SHA-256 over a length-prefixed domain label, `salt` and `fields`
+/// (little-endian), truncated to 128 bits: the session id of a protocol
+/// with its own label and parameters (e.g. SoftSpokenOT's, which also
+/// binds `k`).
+pub fn session_id_with(domain: &[u8], salt: Block, fields: &[u64]) -> Block {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
-    h.update([SESSION_DOMAIN.len() as u8]);
-    h.update(SESSION_DOMAIN);
+    h.update([domain.len() as u8]);
+    h.update(domain);
     h.update(salt.to_bytes());
-    h.update((m as u64).to_le_bytes());
+    for f in fields {
+        h.update(f.to_le_bytes());
+    }
     let d = h.finalize();
     let mut out = [0u8; 16];
     out.copy_from_slice(&d[..16]);

@@ -288,7 +288,9 @@ pub(crate) fn transpose_columns_wide<W: bytemuck::Pod + Send>(
         return;
     }
     let padded;
-    let t = if t.rows() == rows {
+    let t = if t.rows() >= rows {
+        // Rows past `rows` (SoftSpokenOT's corrections and dropped rows)
+        // are ignored: the transpose reads the first `rows` rows in place.
         t
     } else {
         // Rare shape: copy the first `rows` rows, zero-extended.
@@ -302,7 +304,7 @@ pub(crate) fn transpose_columns_wide<W: bytemuck::Pod + Send>(
     for_parts(out, threads, 128, |start, part| {
         let r = transpose::transpose_cols(
             backend,
-            t.as_blocks(),
+            &t.as_blocks()[..rows * t.blocks_per_row()],
             rows,
             t.cols(),
             start..start + part.len(),

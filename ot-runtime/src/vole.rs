@@ -37,7 +37,7 @@ pub const MAX_VOLE_DEPTH: usize = 8;
 /// Column blocks per tile: 32 blocks (512 bytes a row) is the width of the
 /// widest AES-CTR kernel, and `GROUP_LEAVES` rows of it plus the `k`
 /// partial sums of the schedule (at most 12 KiB) stay in L1.
-const TILE_BLOCKS: usize = 32;
+pub(crate) const TILE_BLOCKS: usize = 32;
 
 /// `log2` of the leaves expanded per PRG call.
 const GROUP_DEPTH: usize = 4;
@@ -46,7 +46,11 @@ const GROUP_DEPTH: usize = 4;
 const GROUP_LEAVES: usize = 1 << GROUP_DEPTH;
 
 /// Checks `k` and the leaf count; the number of trees.
-fn check_shape(what: &'static str, leaves: usize, k: usize) -> Result<usize, ShapeError> {
+pub(crate) fn check_shape(
+    what: &'static str,
+    leaves: usize,
+    k: usize,
+) -> Result<usize, ShapeError> {
     if k == 0 || k > MAX_VOLE_DEPTH || !leaves.is_multiple_of(1 << k) {
         return Err(ShapeError::Shape {
             what,
@@ -59,9 +63,23 @@ fn check_shape(what: &'static str, leaves: usize, k: usize) -> Result<usize, Sha
 
 /// Reusable per-call scratch: the expanded leaf group and the pending left
 /// partial sums of the cross-group schedule.
-struct Scratch {
+pub(crate) struct Scratch {
     buf: BitMatrix,
     stack: Vec<Block>,
+    /// Leaf 0 of every tree is known to be unused (its coefficient is 0 in
+    /// every `V_b`): its PRG row is left zero instead of expanded.
+    pub(crate) skip_first: bool,
+}
+
+impl Scratch {
+    /// Empty scratch (grown on first use).
+    pub(crate) fn new() -> Scratch {
+        Scratch {
+            buf: BitMatrix::default(),
+            stack: Vec::new(),
+            skip_first: false,
+        }
+    }
 }
 
 /// Rows `l` (mutably) and `r` of a row-major block array, `l != r`.
@@ -76,12 +94,13 @@ fn row_pair(data: &mut [Block], bpr: usize, l: usize, r: usize) -> (&mut [Block]
 }
 
 /// One tile (stream blocks `counter..counter + tb`, columns `j0..j0 + tb`
-/// of the outputs, `bpr` blocks a row) of every tree: `u_t ^= ⊕_x G(s_x)`
-/// and `V_{t,b} ^= ⊕_{x_b = 1} G(s_x)`. The leaves are expanded 16 at a
+/// of the outputs, `bpr` blocks a row) of every tree: `u_t = ⊕_x G(s_x)`
+/// and `V_{t,b} = ⊕_{x_b = 1} G(s_x)` (overwritten: the tile's previous
+/// contents do not matter). The leaves are expanded 16 at a
 /// time across trees (a group is part of one tree for `k >= 4`, whole
 /// trees otherwise), so every PRG call fills 16 rows whatever `k`.
 #[allow(clippy::too_many_arguments)]
-fn sums_tile(
+pub(crate) fn sums_tile(
     leaves: &[PrgKey],
     k: usize,
     counter: usize,
@@ -98,7 +117,19 @@ fn sums_tile(
     let cols = counter.saturating_add(tb).saturating_mul(128);
     s.stack.resize(k * tb, Block::ZERO);
     for (gi, gkeys) in leaves.chunks(GROUP_LEAVES).enumerate() {
-        prg_rows_chunk(gkeys, cols, 1, start, tb * 128, &mut s.buf);
+        if s.skip_first {
+            s.buf.reset(gkeys.len(), tb * 128);
+            let first = (1usize << k) - 1;
+            for (j, row) in s.buf.as_blocks_mut().chunks_mut(tb).enumerate() {
+                if (gi * GROUP_LEAVES + j) & first == 0 {
+                    row.fill(Block::ZERO);
+                } else {
+                    gkeys[j].fill(counter as u64, row);
+                }
+            }
+        } else {
+            prg_rows_chunk(gkeys, cols, 1, start, tb * 128, &mut s.buf);
+        }
         let buf = s.buf.as_blocks_mut();
         for (si, sbuf) in buf.chunks_mut(sub * tb).enumerate() {
             let leaf = gi * GROUP_LEAVES + si * sub;
@@ -108,12 +139,16 @@ fn sums_tile(
             // level-b partial sums (leaves agreeing outside bits b..g,
             // differing in bit b) adds its right half into V_b and both
             // into the left.
+            // The first contribution to a row of the tile (first subcube
+            // of the tree, first pair) is stored, later ones XORed in, so
+            // the outputs need no clearing beforehand.
+            let first_cube = leaf & ((1 << k) - 1) < sub;
             for b in 0..g {
                 let step = 1usize << b;
                 let vb = &mut vt[b * bpr + j0..][..tb];
                 for i in (0..sub).step_by(2 * step) {
                     let (l, r) = row_pair(sbuf, tb, i, i + step);
-                    xor_into(vb, r);
+                    put(vb, r, first_cube && i == 0);
                     xor_into(l, r);
                 }
             }
@@ -125,7 +160,7 @@ fn sums_tile(
             let (mut level, mut idx) = (g, (leaf & ((1 << k) - 1)) >> g);
             loop {
                 if level == k {
-                    xor_into(&mut u[t * bpr + j0..][..tb], node);
+                    u[t * bpr + j0..][..tb].copy_from_slice(node);
                     break;
                 }
                 let pending = &mut s.stack[level * tb..(level + 1) * tb];
@@ -133,12 +168,23 @@ fn sums_tile(
                     pending.copy_from_slice(node);
                     break;
                 }
-                xor_into(&mut vt[level * bpr + j0..][..tb], node);
+                // The first odd node of a level is its first contribution.
+                put(&mut vt[level * bpr + j0..][..tb], node, idx == 1);
                 xor_into(node, pending);
                 level += 1;
                 idx >>= 1;
             }
         }
+    }
+}
+
+/// `dst = src` when `first`, else `dst ^= src`.
+#[inline]
+fn put(dst: &mut [Block], src: &[Block], first: bool) {
+    if first {
+        dst.copy_from_slice(src);
+    } else {
+        xor_into(dst, src);
     }
 }
 
@@ -173,14 +219,9 @@ fn sums_chunk(
     let trees = leaves.len() >> k;
     u.reset(trees, len);
     v.reset(trees * k, len);
-    u.as_blocks_mut().fill(Block::ZERO);
-    v.as_blocks_mut().fill(Block::ZERO);
     let bpr = u.blocks_per_row();
     let base = offset / 128;
-    let mut s = Scratch {
-        buf: BitMatrix::default(),
-        stack: Vec::new(),
-    };
+    let mut s = Scratch::new();
     let (ub, vb) = (u.as_blocks_mut(), v.as_blocks_mut());
     let mut j0 = 0;
     while j0 < bpr {

@@ -1,0 +1,475 @@
+//! Kernels of SoftSpokenOT OT extension [Roy, CRYPTO 2022, eprint
+//! 2022/192]: the small-field subspace VOLE of [`crate::vole`] turned into
+//! the 128-row correlation of IKNP, streamed chunk by chunk like
+//! [`crate::stream`] (same calling convention). The protocol flow is
+//! `protocols/softspoken.otp` and its variants.
+//!
+//! With `k` the tree depth and `T = ⌈128 / k⌉` trees (all-but-one OTs,
+//! [`crate::abo`]), the OT receiver (VOLE sender) knows every leaf and gets
+//! `u_t` and `V` (`T·k` rows, row `t·k + b`); the OT sender (VOLE
+//! receiver) knows `Δ_t` (its punctured indices) and gets
+//! `W = V ⊕ Δ·u` row by row. The receiver sends the corrections
+//! `c_t = u_t ⊕ r` (one row per tree: `T` bits per OT instead of IKNP's
+//! 128), and the sender's `Q = W ⊕ Δ·c = V ⊕ Δ·r` (eprint 2022/192, §3:
+//! subspace VOLE with the repetition code, which is OT extension). The
+//! first 128 rows of `V` and `Q` are IKNP's `T` and `Q` with
+//! `s = Δ` = bits `0..128` of `(Δ_0, Δ_1, …)` (`Δ_t` little-endian): for
+//! `k ∤ 128` the rows past 128 of the last tree are computed and dropped.
+//!
+//! Communication `T` bits per OT (`k = 2`: 8 bytes, `k = 8`: 2 bytes) for
+//! about `2^k / k` PRG blocks per OT and party.
+
+use zeroize::Zeroize;
+
+use crate::abo::{AboReceiverLeaves, AboSenderLeaves};
+use crate::stream::{bits_blocks, bypass_cache, clear_padding, for_parts, prg_keys, PrgKey};
+use crate::transpose::{self, Backend};
+use crate::vole::{sums_tile, Scratch, MAX_VOLE_DEPTH, TILE_BLOCKS};
+use crate::xor::{xor_into, xor_masked_into};
+use crate::{BitMatrix, Bits, Block};
+
+/// Rows of the OT-extension correlation (κ).
+const KAPPA: usize = 128;
+
+/// Number of trees (all-but-one OTs) for depth `k`: `⌈128 / k⌉` (0 for
+/// `k = 0`).
+pub fn ss_trees(k: usize) -> usize {
+    KAPPA
+        .checked_div(k)
+        .map_or(0, |q| q + usize::from(!KAPPA.is_multiple_of(k)))
+}
+
+/// The OT receiver's (VOLE sender's) expanded leaf keys.
+#[derive(Clone, Debug, Default)]
+pub struct VoleSenderKeys {
+    k: usize,
+    keys: Vec<PrgKey>,
+}
+
+/// The OT sender's (VOLE receiver's) punctured indices (its share `Δ`)
+/// and expanded leaf keys, re-indexed by `x ⊕ Δ_t` (key `t·2^k + y` is
+/// that of leaf `y ⊕ Δ_t`, so the unknown leaf sits at `y = 0`): the VOLE
+/// sender's sums over the re-indexed leaves are `W` directly, and the
+/// unknown leaf's PRG row is never expanded.
+#[derive(Clone, Default)]
+pub struct VoleReceiverKeys {
+    k: usize,
+    alphas: Vec<usize>,
+    keys: Vec<PrgKey>,
+}
+
+impl std::fmt::Debug for VoleReceiverKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "VoleReceiverKeys {{ k: {}, trees: {} }}",
+            self.k,
+            self.alphas.len()
+        )
+    }
+}
+
+impl Drop for VoleReceiverKeys {
+    fn drop(&mut self) {
+        self.alphas.zeroize();
+    }
+}
+
+/// Per-batch seeds of reused leaves: [`crate::otext::batch_seeds`]
+/// (`AES_leaf((batch, tag))`), so that every batch of a Delta-OT pair
+/// expands its own PRG streams from one set of all-but-one OTs.
+fn leaf_keys(leaves: &[Block], batch: Option<usize>) -> Vec<PrgKey> {
+    match batch {
+        Some(b) => prg_keys(&crate::otext::batch_seeds(leaves, b)),
+        None => prg_keys(leaves),
+    }
+}
+
+/// The leaves of every tree re-indexed by `x ⊕ α_t` (`out[t·2^k + y]` =
+/// `leaves[t·2^k + (y ⊕ α_t)]`), in constant time: per bit `b` of `α_t`,
+/// a masked swap of every pair `(x, x ⊕ 2^b)`, so neither the memory
+/// accesses nor the work depend on the secret indices.
+fn reindexed(leaves: &[Block], alphas: &[usize], k: usize) -> Vec<Block> {
+    let mut out = leaves.to_vec();
+    let n = 1usize << k.min(MAX_VOLE_DEPTH);
+    for (tree, &a) in out.chunks_exact_mut(n).zip(alphas) {
+        for b in 0..k.min(MAX_VOLE_DEPTH) {
+            let m = Block::mask((a >> b) & 1 == 1);
+            let step = 1usize << b;
+            for x in (0..n).filter(|x| x & step == 0) {
+                let d = (tree[x] ^ tree[x | step]) & m;
+                tree[x] ^= d;
+                tree[x | step] ^= d;
+            }
+        }
+    }
+    out
+}
+
+/// The OT receiver's keys: the PRG keys of its all-but-one-OT leaves.
+pub fn ss_sender_keys(leaves: &AboSenderLeaves) -> VoleSenderKeys {
+    VoleSenderKeys {
+        k: leaves.depth(),
+        keys: leaf_keys(leaves.leaves(), None),
+    }
+}
+
+/// The OT sender's keys (the punctured leaf's key is ignored by the VOLE).
+pub fn ss_receiver_keys(leaves: &AboReceiverLeaves) -> VoleReceiverKeys {
+    receiver_keys(leaves, None)
+}
+
+fn receiver_keys(leaves: &AboReceiverLeaves, batch: Option<usize>) -> VoleReceiverKeys {
+    let k = leaves.depth();
+    let mut re = reindexed(leaves.leaves(), leaves.alphas(), k);
+    let keys = leaf_keys(&re, batch);
+    re.iter_mut().for_each(|b| b.0.zeroize());
+    VoleReceiverKeys {
+        k,
+        alphas: leaves.alphas().to_vec(),
+        keys,
+    }
+}
+
+/// [`ss_sender_keys`] for batch `batch` of reused leaves.
+pub fn ss_sender_batch_keys(leaves: &AboSenderLeaves, batch: usize) -> VoleSenderKeys {
+    VoleSenderKeys {
+        k: leaves.depth(),
+        keys: leaf_keys(leaves.leaves(), Some(batch)),
+    }
+}
+
+/// [`ss_receiver_keys`] for batch `batch` of reused leaves.
+pub fn ss_receiver_batch_keys(leaves: &AboReceiverLeaves, batch: usize) -> VoleReceiverKeys {
+    receiver_keys(leaves, Some(batch))
+}
+
+/// The punctured indices from random bits: `α_t` = bits `t·k .. t·k + k`
+/// of `bits` (little-endian), `⌈128 / k⌉` trees; bits past the end are 0.
+pub fn ss_alphas(bits: &Bits, k: usize) -> Vec<usize> {
+    let k = k.min(MAX_VOLE_DEPTH);
+    (0..ss_trees(k))
+        .map(|t| {
+            (0..k).fold(0usize, |a, b| {
+                a | (usize::from(bits.try_get(t * k + b).unwrap_or(false)) << b)
+            })
+        })
+        .collect()
+}
+
+/// The punctured indices of a chosen Delta (correlated OT): bit `j < 128`
+/// of the concatenated `Δ_t` is bit `j` of `delta`, the remaining bits of
+/// the last tree (`k ∤ 128`) come from `extra`.
+pub fn ss_alphas_for_delta(delta: Block, extra: &Bits, k: usize) -> Vec<usize> {
+    let mut bits = Bits::zeros(KAPPA + MAX_VOLE_DEPTH);
+    for j in 0..KAPPA {
+        bits.set(j, delta.bit(j));
+    }
+    for j in 0..MAX_VOLE_DEPTH {
+        bits.set(KAPPA + j, extra.try_get(j).unwrap_or(false));
+    }
+    ss_alphas(&bits, k)
+}
+
+/// The sender's 128-bit `Δ`: bit `j` is bit `j mod k` of `α_{⌊j / k⌋}`.
+pub fn ss_delta(alphas: &[usize], k: usize) -> Block {
+    let k = k.clamp(1, MAX_VOLE_DEPTH);
+    (0..KAPPA).fold(Block::ZERO, |d, j| {
+        let a = alphas.get(j / k).copied().unwrap_or(0);
+        d.with_bit(j, (a >> (j % k)) & 1 == 1)
+    })
+}
+
+/// The `Δ` that the punctured indices of an all-but-one-OT receiver spell
+/// ([`ss_delta`] of its indices).
+pub fn ss_punctured_delta(punctured: &AboReceiverLeaves) -> Block {
+    ss_delta(punctured.alphas(), punctured.depth())
+}
+
+/// Domain label of [`ss_session_id`].
+const SESSION_DOMAIN: &[u8] = b"ot-runtime/softspoken/session/v1";
+
+/// The session id of one SoftSpokenOT run: SHA-256 of a domain label, the
+/// sender's fresh salt, the number of OTs `m` and `k`, truncated to 128
+/// bits (its low 64 bits fill the upper half of every TCCR tweak; it keys
+/// the consistency check's challenge).
+pub fn ss_session_id(salt: Block, m: usize, k: usize) -> Block {
+    crate::otext::session_id_with(SESSION_DOMAIN, salt, &[m as u64, k as u64])
+}
+
+/// The receiver's VOLE with corrections (full variant of
+/// [`ss_receiver_vole_chunk`]).
+pub fn ss_receiver_vole(keys: &VoleSenderKeys, r: &Bits, cols: usize, threads: usize) -> BitMatrix {
+    let mut out = BitMatrix::default();
+    ss_receiver_vole_chunk(keys, r, cols, threads, 0, cols, &mut out);
+    out
+}
+
+/// Columns `offset..offset + len` (clipped to `cols`) of the OT receiver's
+/// matrix: rows `0..T·k` are `V` (row `t·k + b` = `⊕_{x_b = 1} G(s_{t,x})`),
+/// rows `T·k..T·k + T` the corrections `c_t = u_t ⊕ r`
+/// (`u_t = ⊕_x G(s_{t,x})`), computed tile by tile straight into `out`.
+/// An invalid key set gives zero rows. `threads` is not used (one core per
+/// party; the chunks of a stream pipeline the two parties).
+pub fn ss_receiver_vole_chunk(
+    keys: &VoleSenderKeys,
+    r: &Bits,
+    cols: usize,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut BitMatrix,
+) {
+    let _ = threads;
+    let len = len.min(cols.saturating_sub(offset));
+    let k = keys.k;
+    let ok = (1..=MAX_VOLE_DEPTH).contains(&k) && keys.keys.len().is_multiple_of(1 << k);
+    let trees = if ok { keys.keys.len() >> k } else { 0 };
+    let rows_v = trees * k;
+    out.reset(rows_v + trees, len);
+    let bpr = out.blocks_per_row();
+    let ob = out.as_blocks_mut();
+    if trees == 0 || bpr == 0 {
+        return;
+    }
+    let mut rb = vec![Block::ZERO; bpr];
+    bits_blocks(r, offset / 128, &mut rb);
+    let (v, u) = ob.split_at_mut(rows_v * bpr);
+    let base = offset / 128;
+    let mut s = Scratch::new();
+    let mut j0 = 0;
+    while j0 < bpr {
+        let tb = TILE_BLOCKS.min(bpr - j0);
+        sums_tile(&keys.keys, k, base + j0, tb, &mut s, u, v, bpr, j0);
+        for row in u.chunks_exact_mut(bpr) {
+            xor_into(&mut row[j0..j0 + tb], &rb[j0..j0 + tb]);
+        }
+        j0 += tb;
+    }
+    for row in ob.chunks_exact_mut(bpr) {
+        clear_padding(row, len);
+    }
+}
+
+/// The corrections `c` (the last `trees` rows of the matrix of
+/// [`ss_receiver_vole`]): the message of SoftSpokenOT's extend round.
+pub fn ss_corrections(vu: &BitMatrix, trees: usize) -> BitMatrix {
+    let mut out = BitMatrix::default();
+    ss_corrections_chunk(vu, trees, 0, vu.cols(), &mut out);
+    out
+}
+
+/// Chunk of [`ss_corrections`] (`vu` is the chunk); missing rows are zero.
+pub fn ss_corrections_chunk(
+    vu: &BitMatrix,
+    trees: usize,
+    offset: usize,
+    len: usize,
+    out: &mut BitMatrix,
+) {
+    let _ = offset;
+    let w = len.min(vu.cols());
+    out.reset(trees, w);
+    let bpr = vu.blocks_per_row();
+    let first = vu.rows().saturating_sub(trees);
+    let src = &vu.as_blocks()[first * bpr..];
+    let dst = out.as_blocks_mut();
+    let n = src.len().min(dst.len());
+    dst[..n].copy_from_slice(&src[..n]);
+    dst[n..].fill(Block::ZERO);
+}
+
+/// The OT sender's per-OT blocks `q_i = t_i ⊕ r_i·Δ` (full variant of
+/// [`ss_sender_columns_chunk`]).
+pub fn ss_sender_columns(keys: &VoleReceiverKeys, c: &BitMatrix, threads: usize) -> Vec<Block> {
+    let mut out = Block::zeroed_vec(c.cols());
+    ss_sender_columns_chunk(keys, c, threads, 0, c.cols(), &mut out);
+    out
+}
+
+/// Chunk of [`ss_sender_columns`]: `c` is the chunk of the corrections
+/// (`T x len`). Per tile of 32 column blocks, in L1/L2: the VOLE sender's
+/// sums over the re-indexed leaves, which are `W` (see
+/// [`VoleReceiverKeys`]; the unknown leaf at `y = 0` is skipped), then
+/// `Q_{t·k+b} = W_{t·k+b} ⊕ Δ_{t,b}·c_t` for the first 128 rows (a masked
+/// row XOR: no branch or access depends on `Δ`), transposed into `out`. Writes `out[i]` for
+/// `i < min(out.len(), len, c.cols())`; missing rows of `c` are zero; an
+/// invalid key set leaves `out` untouched.
+pub fn ss_sender_columns_chunk(
+    keys: &VoleReceiverKeys,
+    c: &BitMatrix,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
+    let k = keys.k;
+    let n = out.len().min(len).min(c.cols());
+    let ok = (1..=MAX_VOLE_DEPTH).contains(&k)
+        && keys.keys.len() == keys.alphas.len() << k
+        && keys.alphas.len() * k >= KAPPA;
+    if n == 0 || !ok {
+        return;
+    }
+    let stream_dst = bypass_cache(out.len());
+    let trees = keys.alphas.len();
+    let rows_v = trees * k;
+    let masks: Vec<u64> = (0..rows_v)
+        .map(|j| 0u64.wrapping_sub(((keys.alphas[j / k] >> (j % k)) & 1) as u64))
+        .collect();
+    let cbpr = c.blocks_per_row();
+    let cb = c.as_blocks();
+    let backend = Backend::selected();
+    let base = offset / 128;
+    for_parts(&mut out[..n], threads, 128 * TILE_BLOCKS, |start, part| {
+        let mut s = Scratch::new();
+        s.skip_first = true;
+        let nb = part.len().div_ceil(128);
+        let mut u = vec![Block::ZERO; trees * TILE_BLOCKS];
+        let mut v = vec![Block::ZERO; rows_v * TILE_BLOCKS];
+        let b0 = start / 128;
+        let mut b = 0;
+        while b < nb {
+            let tb = TILE_BLOCKS.min(nb - b);
+            let (u, v) = (&mut u[..trees * tb], &mut v[..rows_v * tb]);
+            sums_tile(&keys.keys, k, base + b0 + b, tb, &mut s, u, v, tb, 0);
+            for (j, row) in v.chunks_exact_mut(tb).take(KAPPA).enumerate() {
+                let t = j / k;
+                if t < c.rows() {
+                    let at = t * cbpr + b0 + b;
+                    xor_masked_into(row, &cb[at..at + tb], masks[j]);
+                }
+            }
+            let c0 = b * 128;
+            let c1 = (c0 + tb * 128).min(part.len());
+            let r = transpose::transpose_cols(
+                backend,
+                &v[..KAPPA * tb],
+                KAPPA,
+                tb * 128,
+                0..c1 - c0,
+                &mut part[c0..c1],
+                stream_dst,
+            );
+            debug_assert!(r.is_ok(), "shapes are consistent");
+            b += tb;
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abo::{abo_choice_bits, abo_masked_sums, abo_receiver_leaves, abo_sender_leaves};
+    use crate::Rng;
+    use rand_core::RngCore;
+
+    /// Runs the all-but-one OTs in the clear and returns both parties' keys.
+    fn setup(rng: &mut Rng, k: usize, batch: Option<usize>) -> (VoleSenderKeys, VoleReceiverKeys) {
+        let trees = ss_trees(k);
+        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
+        let alphas: Vec<usize> = (0..trees)
+            .map(|_| rng.next_u32() as usize % (1 << k))
+            .collect();
+        let base: Vec<[Block; 2]> = (0..trees * k)
+            .map(|_| [rng.next_block(), rng.next_block()])
+            .collect();
+        let choices = abo_choice_bits(&alphas, k);
+        let chosen: Vec<Block> = (0..trees * k)
+            .map(|i| base[i][usize::from(choices.get(i))])
+            .collect();
+        let masked = abo_masked_sums(&roots, k, &base);
+        let s = abo_sender_leaves(&roots, k);
+        let r = abo_receiver_leaves(&alphas, k, &masked, &choices, &chosen);
+        match batch {
+            Some(b) => (ss_sender_batch_keys(&s, b), ss_receiver_batch_keys(&r, b)),
+            None => (ss_sender_keys(&s), ss_receiver_keys(&r)),
+        }
+    }
+
+    fn check(k: usize, cols: usize, chunk: usize, batch: Option<usize>) {
+        let mut rng = Rng::deterministic_for_tests(100 + k as u64);
+        let (sk, rk) = setup(&mut rng, k, batch);
+        let r = Bits::random(&mut rng, cols);
+        let delta = ss_delta(&rk.alphas, k);
+        let trees = ss_trees(k);
+        let mut tcols = Vec::new();
+        let mut qcols = Vec::new();
+        let (mut vu, mut c) = (BitMatrix::default(), BitMatrix::default());
+        let mut off = 0;
+        while off < cols {
+            let len = chunk.min(cols - off);
+            ss_receiver_vole_chunk(&sk, &r, cols, 1, off, len, &mut vu);
+            ss_corrections_chunk(&vu, trees, off, len, &mut c);
+            assert_eq!((c.rows(), c.cols()), (trees, len));
+            let mut t = vec![Block::ZERO; len];
+            crate::stream::transpose_columns_chunk(&vu, 1, off, len, &mut t);
+            let mut q = vec![Block::ZERO; len];
+            ss_sender_columns_chunk(&rk, &c, 2, off, len, &mut q);
+            tcols.extend(t);
+            qcols.extend(q);
+            off += len;
+        }
+        for i in 0..cols {
+            let want = if r.get(i) { tcols[i] ^ delta } else { tcols[i] };
+            assert_eq!(qcols[i], want, "k {k} column {i}");
+        }
+        // Full variants agree with the chunks.
+        let vu = ss_receiver_vole(&sk, &r, cols, 1);
+        assert_eq!(crate::stream::transpose_columns(&vu, 1), tcols);
+        assert_eq!(
+            ss_sender_columns(&rk, &ss_corrections(&vu, trees), 1),
+            qcols
+        );
+    }
+
+    #[test]
+    fn correlation_holds_for_every_k() {
+        for k in 1..=MAX_VOLE_DEPTH {
+            check(k, 1000, 384, None);
+            check(k, 129, 128, Some(3));
+        }
+        check(2, 128 * 70 + 3, 128 * 40, None);
+    }
+
+    #[test]
+    fn deltas_and_alphas_agree() {
+        let mut rng = Rng::deterministic_for_tests(9);
+        for k in 1..=MAX_VOLE_DEPTH {
+            let d = rng.next_block();
+            let extra = Bits::random(&mut rng, 8);
+            let alphas = ss_alphas_for_delta(d, &extra, k);
+            assert_eq!(alphas.len(), ss_trees(k));
+            assert!(alphas.iter().all(|&a| a < 1 << k));
+            assert_eq!(ss_delta(&alphas, k), d);
+        }
+        assert_eq!(ss_trees(0), 0);
+        assert_eq!(ss_trees(3), 43);
+        assert_eq!(ss_trees(8), 16);
+    }
+
+    #[test]
+    fn bad_keys_do_not_panic() {
+        let mut out = BitMatrix::default();
+        ss_receiver_vole_chunk(
+            &VoleSenderKeys::default(),
+            &Bits::zeros(5),
+            300,
+            1,
+            0,
+            300,
+            &mut out,
+        );
+        assert_eq!(out.rows(), 0);
+        let mut q = vec![Block(5); 10];
+        ss_sender_columns_chunk(
+            &VoleReceiverKeys::default(),
+            &BitMatrix::new(3, 10),
+            1,
+            0,
+            10,
+            &mut q,
+        );
+        assert_eq!(q, vec![Block(5); 10]);
+    }
+}
