@@ -22,6 +22,7 @@ pub mod channel;
 pub mod ec;
 pub mod endemic;
 pub mod mesh;
+pub mod mpc;
 pub mod ops;
 pub mod otext;
 pub mod session;

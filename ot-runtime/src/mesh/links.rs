@@ -20,9 +20,9 @@ pub trait MeshChannel: Channel + Send + 'static {
     /// giving up within a short while once `stop` is set (the mesh was
     /// dropped). `timeout` is the link's receive time-out.
     ///
-    /// The default just receives: channels whose receive cannot be woken
-    /// this way are woken by the mesh closing their transport instead (as
-    /// [`TcpMesh`](super::TcpMesh) does with its sockets).
+    /// The default just receives: such a channel's reader thread ends when
+    /// the peer answers our hang-up with its own (as on a
+    /// [`TcpMesh`](super::TcpMesh)) or at the time-out.
     fn recv_stoppable(
         &mut self,
         buf: &mut Vec<u8>,
@@ -73,8 +73,8 @@ struct Link<C> {
     /// A spare receive buffer (the caller's previous one).
     spare: Vec<u8>,
     stats: StatsCounter,
-    /// A handle on the link's socket, shut down for reading when the mesh is
-    /// dropped while a reader thread waits on it.
+    /// A handle on the link's socket (TCP links), to close it gracefully
+    /// when the mesh is dropped.
     socket: Option<TcpStream>,
 }
 
@@ -96,10 +96,16 @@ struct Link<C> {
 /// receive to finish: under the round discipline (a round's frames are all
 /// sent before any is read) that frame is on its way.
 ///
-/// Dropping the mesh drops every channel (so the peers see a hang-up once
-/// the frames already sent are read); a reader thread still receiving is
-/// woken (the link's socket is shut down for reading, or the channel's
-/// [`MeshChannel::recv_stoppable`] gives up) and exits.
+/// Dropping the mesh hangs up on every peer; each peer sees the hang-up
+/// ([`ChannelError::Closed`]) after the frames already sent to it. TCP links
+/// are closed gracefully: shut down for writing once our frames are out,
+/// then read (discarding) until the peer hangs up too, on a background
+/// thread, because closing a socket with unread incoming data resets the
+/// connection and a reset discards the peer's unread frames; a party that
+/// aborts therefore never makes its peers lose its last messages (e.g. the
+/// hash that makes them abort too). A reader thread still receiving when
+/// the mesh is dropped drains its link the same way ([`MeshChannel::recv_stoppable`]
+/// lets in-memory links give up at once).
 pub struct ChannelMesh<C: MeshChannel> {
     me: usize,
     links: Vec<Option<Link<C>>>,
@@ -167,9 +173,8 @@ impl<C: MeshChannel> ChannelMesh<C> {
         })
     }
 
-    /// Records the socket of the link to `peer`, to wake its reader thread
-    /// when the mesh is dropped.
-    #[allow(dead_code)] // TEMP: used by the TCP mesh
+    /// Records the socket of the link to `peer`, to close it gracefully when
+    /// the mesh is dropped.
     pub(super) fn set_socket(&mut self, peer: usize, socket: TcpStream) {
         if let Some(Some(link)) = self.links.get_mut(peer) {
             link.socket = Some(socket);
@@ -258,6 +263,13 @@ impl<C: MeshChannel> ChannelMesh<C> {
                 .map_err(|e| MeshError::setup(peer, format!("cannot start reader thread: {e}")))?;
             link.jobs = Some(tx);
         }
+        // Everything sent to this peer reaches the socket before the reader
+        // takes the channel: no frame of ours waits in it if the mesh is
+        // dropped meanwhile (see `Drop`).
+        if let Some(chan) = link.chan.as_mut() {
+            chan.flush()
+                .map_err(|source| MeshError::Peer { peer, source })?;
+        }
         let (Some(chan), Some(jobs)) = (link.chan.take(), link.jobs.as_ref()) else {
             return Ok(());
         };
@@ -301,6 +313,28 @@ impl<C: MeshChannel> ChannelMesh<C> {
     }
 }
 
+/// The outcome of a send of `len` bytes to `peer`. A peer that hung up is
+/// not an error here: its frame is lost (as one written into the socket
+/// buffer of a connection the peer closed), and the hang-up is reported by
+/// the next receive from that peer. So what a party reports is what its
+/// receives show, e.g. the failed check of a peer that aborted first, not
+/// an incidental hang-up.
+fn sent(
+    res: Result<(), ChannelError>,
+    peer: usize,
+    stats: &mut StatsCounter,
+    len: usize,
+) -> Result<(), MeshError> {
+    match res {
+        Ok(()) => {
+            stats.on_send(len);
+            Ok(())
+        }
+        Err(ChannelError::Closed) => Ok(()),
+        Err(source) => Err(MeshError::Peer { peer, source }),
+    }
+}
+
 /// Body of a link's reader thread: one receive per job, until the mesh is
 /// dropped.
 fn reader_loop<C: MeshChannel>(
@@ -317,6 +351,12 @@ fn reader_loop<C: MeshChannel>(
     }) = jobs.recv()
     {
         let res = chan.recv_stoppable(&mut buf, max_len, timeout, stop);
+        if stop.load(Ordering::Relaxed) {
+            // The mesh is gone: read what the peer still sends until it
+            // hangs up, so that closing does not reset the connection.
+            drain(&mut chan, timeout, stop);
+            break;
+        }
         if done
             .send(Done {
                 peer,
@@ -342,19 +382,13 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
 
     fn send_to(&mut self, peer: usize, msg: &[u8]) -> Result<(), MeshError> {
         let (chan, stats, _) = self.home(peer)?;
-        chan.send(msg)
-            .map_err(|source| MeshError::Peer { peer, source })?;
-        stats.on_send(msg.len());
-        Ok(())
+        sent(chan.send(msg), peer, stats, msg.len())
     }
 
     fn send_vec_to(&mut self, peer: usize, msg: Vec<u8>) -> Result<(), MeshError> {
         let (chan, stats, _) = self.home(peer)?;
         let len = msg.len();
-        chan.send_vec(msg)
-            .map_err(|source| MeshError::Peer { peer, source })?;
-        stats.on_send(len);
-        Ok(())
+        sent(chan.send_vec(msg), peer, stats, len)
     }
 
     /// Flushes every link not busy with a receive (a link's reader thread
@@ -432,16 +466,67 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
     }
 }
 
+/// Largest frame read (and discarded) while draining a link being closed.
+const DRAIN_MAX: usize = 64 * 1024 * 1024;
+
+/// Receives and discards frames until the peer hangs up (or anything else
+/// ends the receive: a time-out, an oversized frame, `stop` for channels
+/// that heed it).
+fn drain<C: MeshChannel>(chan: &mut C, timeout: Duration, stop: &AtomicBool) {
+    let mut buf = Vec::new();
+    while chan
+        .recv_stoppable(&mut buf, DRAIN_MAX, timeout, stop)
+        .is_ok()
+    {}
+}
+
+/// Closes TCP links gracefully: our queued frames go out, then our end of
+/// each connection is shut down for writing (the peer sees the hang-up
+/// after reading them), then the peer's remaining frames are read until it
+/// hangs up too. Closing a socket with unread incoming data would instead
+/// reset the connection, and a reset makes the peer's kernel drop the frames
+/// of ours it has not read yet.
+fn linger<C: MeshChannel>(mut links: Vec<(C, TcpStream)>, timeout: Duration, stop: &AtomicBool) {
+    for (chan, socket) in &mut links {
+        let _ = chan.flush();
+        let _ = socket.shutdown(Shutdown::Write);
+    }
+    for (chan, _) in &mut links {
+        drain(chan, timeout, stop);
+    }
+}
+
+/// Dropping hangs up on every peer (see [`ChannelMesh`]); TCP links are
+/// closed gracefully on a background thread (see `linger`).
 impl<C: MeshChannel> Drop for ChannelMesh<C> {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        for link in self.links.iter().flatten() {
-            if let (None, Some(socket)) = (&link.chan, &link.socket) {
-                // Wakes the reader thread (its read returns end of stream);
-                // frames still queued for sending go out before the
-                // channel, dropped by that thread, closes the socket.
-                let _ = socket.shutdown(Shutdown::Read);
+        // Channels that reader threads already gave back are closed here.
+        while let Ok(done) = self.done_rx.try_recv() {
+            if let Some(Some(link)) = self.links.get_mut(done.peer) {
+                link.chan = Some(done.chan);
             }
+        }
+        let mut tcp = Vec::new();
+        for link in self.links.iter_mut().flatten() {
+            match (link.chan.take(), link.socket.take()) {
+                (Some(chan), Some(socket)) => tcp.push((chan, socket)),
+                // A reader thread holds the channel, whose frames were all
+                // written before (`dispatch` flushes): hang up now; that
+                // thread drains the link once its receive returns.
+                (None, Some(socket)) => {
+                    let _ = socket.shutdown(Shutdown::Write);
+                }
+                _ => {}
+            }
+        }
+        if !tcp.is_empty() {
+            let (timeout, stop) = (self.timeout, Arc::clone(&self.stop));
+            let spawned = thread::Builder::new()
+                .name("ot-mesh-close".into())
+                .spawn(move || linger(tcp, timeout, &stop));
+            // Without a thread, the channels are simply dropped.
+            drop(spawned);
         }
     }
 }

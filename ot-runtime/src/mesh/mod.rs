@@ -63,8 +63,17 @@
 //! accept, malformed or out-of-range transport hello, duplicate index, a
 //! peer index that does not exist) is [`MeshError::Setup`]. After an error
 //! other than a time-out, the link to that peer is out of step and the
-//! session should be abandoned (drop the mesh: the peers then see a
-//! hang-up).
+//! session should be abandoned: drop the mesh, and the peers see a hang-up
+//! ([`ChannelError::Closed`]) after the frames already sent to them.
+//!
+//! A send to a peer that has hung up is *not* an error: the frame is lost
+//! (as when written into the socket buffer of a connection the peer
+//! closed) and the hang-up is reported by the next receive from that peer.
+//! Together with the graceful close of TCP links (see [`ChannelMesh`]) this
+//! makes the error a party reports the one its own receives show: when one
+//! honest party detects a cheater and aborts first, the others still read
+//! its last messages and detect the cheater themselves, instead of failing
+//! on the hang-up.
 //!
 //! # Example
 //!
@@ -108,11 +117,13 @@ mod hello;
 mod links;
 mod memory;
 mod tamper;
+mod tcp;
 
 pub use hello::{handshake, Hello, MAX_HELLO};
 pub use links::{ChannelMesh, MeshChannel};
 pub use memory::MemoryMesh;
 pub use tamper::TamperMesh;
+pub use tcp::{local_tcp_mesh, TcpMesh};
 
 use crate::channel::{ChannelError, ChannelStats};
 
@@ -303,6 +314,18 @@ use forward_mesh;
 /// A mutable reference to a mesh (also `&mut dyn Mesh`, e.g. of a boxed
 /// mesh chosen at run time) is a mesh.
 impl<M: Mesh + ?Sized> Mesh for &mut M {
+    fn send_to(&mut self, peer: usize, msg: &[u8]) -> Result<(), MeshError> {
+        (**self).send_to(peer, msg)
+    }
+    fn send_vec_to(&mut self, peer: usize, msg: Vec<u8>) -> Result<(), MeshError> {
+        (**self).send_vec_to(peer, msg)
+    }
+    forward_mesh!(|s| (**s));
+}
+
+/// Boxed meshes (`Box<dyn Mesh + Send>`) are meshes, so a transport can be
+/// chosen at run time.
+impl<M: Mesh + ?Sized> Mesh for Box<M> {
     fn send_to(&mut self, peer: usize, msg: &[u8]) -> Result<(), MeshError> {
         (**self).send_to(peer, msg)
     }
