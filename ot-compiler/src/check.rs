@@ -11,6 +11,7 @@ use crate::types::{Shape, Ty, BUILTIN_TYPES};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 mod items;
+mod nparty;
 
 /// Everything visible to a protocol: intrinsics, extern types, functionalities, protocols.
 pub struct Scope<'a> {
@@ -154,6 +155,9 @@ struct Checker<'a> {
     /// Rounds to check for a receiver that never reads the message:
     /// (round index, receiving role, span).
     received_unused: Vec<(usize, usize, Span)>,
+    /// In an n-party protocol, the index variables naming the party whose
+    /// block is being checked (`at P[i]`: `i`, the party's own index).
+    party_vars: Vec<String>,
 }
 
 /// Checks one protocol; returns its IR and warnings. Every error carries a
@@ -176,9 +180,16 @@ fn check_protocol_inner(
     check_roles_declared(proto, &roles)?;
     let mut ck = Checker::new(src, scope, roles);
     let mut ir = ck.new_ir(proto);
-    if let Some(r) = ck.roles.iter().find(|r| r.count.is_some()) {
-        ir.unsupported = Some((r.name.span, format!("multiparty role `{}`: code generation for `role P[n]` is not implemented yet (the checker accepts it)", r.name.name)));
-    } else if ck.roles.len() != 2 {
+    if ck.roles.iter().any(|r| r.count.is_some()) {
+        ck.scan_ahead(&items);
+        nparty::check(proto, &mut ck, &items, &mut ir)?;
+        record_intrinsics(&mut ir, scope);
+        ck.check_outputs()?;
+        ck.check_received_used(&ir)?;
+        ck.warn_unused(&ir);
+        return Ok((ir, ck.warnings));
+    }
+    if ck.roles.len() != 2 {
         ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
     }
     ck.scan_ahead(&items);
@@ -256,6 +267,7 @@ impl<'a> Checker<'a> {
             msg_names: HashMap::new(),
             outputs_decl: vec![],
             received_unused: vec![],
+            party_vars: vec![],
         }
     }
 
@@ -281,6 +293,8 @@ impl<'a> Checker<'a> {
             moved_args: BTreeMap::new(),
             intrinsic_paths: BTreeMap::new(),
             unsupported: None,
+            party_count: None,
+            spec_hash: [0; 32],
         }
     }
 
@@ -394,6 +408,15 @@ impl<'a> Checker<'a> {
         self.warnings
             .retain(|w| !src.snippet(w.span).starts_with('_'));
     }
+}
+
+/// Where field `name` of round `r` is declared.
+fn field_span(r: &Round, name: &str) -> Span {
+    r.fields
+        .iter()
+        .find(|f| f.name.name == name)
+        .map(|f| f.name.span)
+        .unwrap_or(r.span)
 }
 
 /// Where `there` is, as seen from a diagnostic at `here`: `line 7` in the
@@ -566,7 +589,11 @@ impl<'a> Checker<'a> {
                 }
                 Stmt::Check { cond, abort, span } => {
                     let t = self.expr(role, cond)?;
-                    if t.ty != Ty::Bit {
+                    // An n-party check may test one condition per party
+                    // (`[c(j) for j in 0..n]`); a failure names the party.
+                    let per_party = !self.party_vars.is_empty()
+                        && matches!(&t.ty, Ty::Array(e, _) if **e == Ty::Bit);
+                    if t.ty != Ty::Bit && !per_party {
                         return Err(Diagnostic::error(
                             cond.span,
                             format!("`check` needs a condition (a `Bit`), found `{}`", t.ty),
@@ -625,6 +652,23 @@ impl<'a> Checker<'a> {
                 .with_help(suggest(&fr.name, "role", &froles)));
             }
             let p = self.role(pr)?;
+            if self.roles[p].count.is_some() {
+                return Err(Diagnostic::error(
+                    pr.name.span,
+                    format!(
+                        "role mapping mismatch: `{}` is a party array (`role {}[{}]`), but role `{}` of `{}` is one party",
+                        pr.name.name,
+                        pr.name.name,
+                        self.roles[p].count.as_ref().map(|c| self.src.snippet(c.span)).unwrap_or("n"),
+                        fr.name,
+                        func.name.name
+                    ),
+                )
+                .with_help(format!(
+                    "`{}` is a two-party functionality; run it between two named roles of a two-party protocol",
+                    func.name.name
+                )));
+            }
             if map.insert(fr.name.clone(), p).is_some() {
                 return Err(Diagnostic::error(
                     fr.span,
@@ -992,6 +1036,12 @@ impl<'a> Checker<'a> {
     }
 
     fn lookup(&mut self, role: usize, name: &str, span: Span) -> R<TExpr> {
+        if self.party_vars.iter().any(|v| v == name) {
+            return Ok(TExpr {
+                kind: TExprKind::IndexVar("me".to_string()),
+                ty: Ty::Usize,
+            });
+        }
         if self.index_vars.iter().any(|v| v == name) {
             return Ok(TExpr {
                 kind: TExprKind::IndexVar(name.to_string()),
@@ -1409,6 +1459,9 @@ const RESERVED_ERRORS: &[&str] = &[
     "Decode",
     "Length",
     "Params",
+    "Equivocation",
+    "Mesh",
+    "Peer",
 ];
 
 const RUST_KEYWORDS: &[&str] = &[
@@ -1457,19 +1510,8 @@ fn event_mentions(e: &Event, name: &str) -> bool {
     }
 }
 
-/// Turns every `chunked(by = C)` round into a [`Stream`] (DESIGN "fast by
-/// construction"). On each side, every computation that can run chunk by
-/// chunk is pulled into the loop over chunks as a [`Stage`]: a call of an
-/// intrinsic with a `chunked` variant that reads a streamed value (directly,
-/// as an argument), or that produces a matrix or array of the round's width,
-/// and whose other inputs are known before the round. The sender's field
-/// must be such a stage; it is sent as soon as its chunk is computed, and
-/// the stages after it (its own post-processing, e.g. transposing and
-/// hashing) run while the peer consumes that chunk. A streamed value that is
-/// an output or is read after the round is assembled in place; any other
-/// exists one chunk at a time, so neither side holds the whole field or its
-/// intermediates.
-fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Scope) -> R<()> {
+/// The Rust paths, `move` parameters and chunk variants of the intrinsics.
+fn record_intrinsics(ir: &mut Ir, scope: &Scope) {
     ir.intrinsic_paths = scope
         .intrinsics
         .values()
@@ -1486,6 +1528,22 @@ fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Sco
         .values()
         .filter_map(|i| i.chunk.clone().map(|c| (i.name.name.clone(), c)))
         .collect();
+}
+
+/// Turns every `chunked(by = C)` round into a [`Stream`] (DESIGN "fast by
+/// construction"). On each side, every computation that can run chunk by
+/// chunk is pulled into the loop over chunks as a [`Stage`]: a call of an
+/// intrinsic with a `chunked` variant that reads a streamed value (directly,
+/// as an argument), or that produces a matrix or array of the round's width,
+/// and whose other inputs are known before the round. The sender's field
+/// must be such a stage; it is sent as soon as its chunk is computed, and
+/// the stages after it (its own post-processing, e.g. transposing and
+/// hashing) run while the peer consumes that chunk. A streamed value that is
+/// an output or is read after the round is assembled in place; any other
+/// exists one chunk at a time, so neither side holds the whole field or its
+/// intermediates.
+fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Scope) -> R<()> {
+    record_intrinsics(ir, scope);
     let chunkable: Vec<String> = scope
         .intrinsics
         .values()

@@ -157,14 +157,15 @@ impl Checker<'_> {
         let to = match &r.to {
             Target::Role(rr) => self.role(rr)?,
             Target::All(span) => {
-                if ir.unsupported.is_none() {
-                    ir.unsupported = Some((
-                        *span,
-                        "broadcast rounds (`-> all`) are not supported by code generation yet"
-                            .into(),
-                    ));
-                }
-                (0..self.roles.len()).find(|&i| i != from).unwrap_or(from)
+                let role = &self.roles[from].name.name;
+                return Err(Diagnostic::error(
+                    *span,
+                    format!("broadcast from `{role}`, which is not a party: `-> all` needs a party array `role P[n]`"),
+                )
+                .with_help(format!(
+                    "send to one role (`{role} -> <role>`), or write an n-party protocol `protocol {}(role P[n])` with `P[i] -> all`",
+                    ir.name
+                )));
             }
         };
         if to == from && !matches!(r.to, Target::All(_)) {
@@ -237,12 +238,7 @@ impl Checker<'_> {
     /// Binds the received fields at `to`.
     fn receive_fields(&mut self, r: &Round, to: usize, fields: &[(String, Ty)]) -> R<()> {
         for (name, ty) in fields {
-            let span = r
-                .fields
-                .iter()
-                .find(|f| &f.name.name == name)
-                .map(|f| f.name.span)
-                .unwrap_or(r.span);
+            let span = super::field_span(r, name);
             if let Some(prev) = self.env[to].get(name) {
                 let l = line_ref(self.src, span, prev.span);
                 return Err(Diagnostic::error(span, format!("`{}` already has a value named `{name}` ({l}); receiving another would shadow it", self.roles[to].name.name))
@@ -283,6 +279,7 @@ impl Checker<'_> {
             chunk_by,
             location: format!("{}:{l}", self.src.file(r.span.file).name),
             text: self.src.line_text(r.span.file, l).trim().to_string(),
+            party: None,
         })
     }
 }

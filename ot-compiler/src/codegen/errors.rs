@@ -21,12 +21,55 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
         let fmt = format!("{pname}: `{{role}}` aborted with {n}: check failed at {{check}}");
         quote!(Error::#v { role, check } => write!(f, #fmt))
     });
+    let common = common_variants();
+    let common_display = common_display(pname);
     quote! {
         /// Everything that can go wrong in a run; checks in the specification become variants.
         #[derive(Debug)]
         #[non_exhaustive]
         pub enum Error {
             #(#abort_variants,)*
+            #common
+            /// A message other than the expected one arrived.
+            UnexpectedMessage { /// Round.
+                round: &'static str },
+            /// The channel failed (hang-up, timeout, oversized frame).
+            Channel { /// Round.
+                round: &'static str, /// Why.
+                source: #rt::channel::ChannelError },
+            /// A sub-protocol failed.
+            SubProtocol { /// Call name.
+                call: &'static str, /// Its error.
+                message: ::std::string::String },
+        }
+        impl ::core::fmt::Display for Error {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match self {
+                    #(#abort_display,)*
+                    #common_display
+                    Error::UnexpectedMessage { round } => write!(f, "{}: unexpected message in round `{}`", #pname, round),
+                    Error::Channel { round, source } => write!(f, "{}: round `{}`: channel error: {}", #pname, round, source),
+                    Error::SubProtocol { call, message } => write!(f, "{}: sub-protocol `{}` failed: {}", #pname, call, message),
+                }
+            }
+        }
+        impl ::std::error::Error for Error {
+            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
+                match self {
+                    Error::Decode { source, .. } => Some(source),
+                    Error::Channel { source, .. } => Some(source),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+/// The variants every protocol's `Error` has: parameters, shapes, lengths
+/// and encodings of messages.
+pub(super) fn common_variants() -> TokenStream {
+    let rt = rt();
+    quote! {
             /// A `requires` predicate of the parameters does not hold.
             Params { /// The predicate as written.
                 requirement: &'static str },
@@ -46,40 +89,15 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 round: &'static str, /// Field.
                 field: &'static str, /// Why.
                 source: #rt::wire::WireError },
-            /// A message other than the expected one arrived.
-            UnexpectedMessage { /// Round.
-                round: &'static str },
-            /// The channel failed (hang-up, timeout, oversized frame).
-            Channel { /// Round.
-                round: &'static str, /// Why.
-                source: #rt::channel::ChannelError },
-            /// A sub-protocol failed.
-            SubProtocol { /// Call name.
-                call: &'static str, /// Its error.
-                message: ::std::string::String },
-        }
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                match self {
-                    #(#abort_display,)*
+    }
+}
+
+/// The `Display` arms of [`common_variants`].
+pub(super) fn common_display(pname: &str) -> TokenStream {
+    quote! {
                     Error::Params { requirement } => write!(f, "{}: parameters violate `requires {}`", #pname, requirement),
                     Error::Shape { round, field, expected, got } => write!(f, "{}: round `{}`, field `{}`: length {} but the specification requires {}", #pname, round, field, got, expected),
                     Error::Length { round, expected, got } => write!(f, "{}: round `{}`: message of {} bytes, expected {}", #pname, round, got, expected),
                     Error::Decode { round, field, source } => write!(f, "{}: round `{}`, field `{}`: {}", #pname, round, field, source),
-                    Error::UnexpectedMessage { round } => write!(f, "{}: unexpected message in round `{}`", #pname, round),
-                    Error::Channel { round, source } => write!(f, "{}: round `{}`: channel error: {}", #pname, round, source),
-                    Error::SubProtocol { call, message } => write!(f, "{}: sub-protocol `{}` failed: {}", #pname, call, message),
-                }
-            }
-        }
-        impl ::std::error::Error for Error {
-            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
-                match self {
-                    Error::Decode { source, .. } => Some(source),
-                    Error::Channel { source, .. } => Some(source),
-                    _ => None,
-                }
-            }
-        }
     }
 }

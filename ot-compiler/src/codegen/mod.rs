@@ -11,6 +11,7 @@ mod expr;
 mod messages;
 mod names;
 mod params;
+mod party;
 mod roles;
 mod stream;
 mod wire;
@@ -26,7 +27,7 @@ use quote::quote;
 
 /// The `include_str!`s of the source files (rebuild on edits), `PROTOCOL`,
 /// `ROUNDS` and the constants.
-fn header_items(ir: &Ir) -> TokenStream {
+pub(super) fn header_items(ir: &Ir) -> TokenStream {
     let pname = &ir.name;
     let includes = ir.files.iter().map(|f| {
         quote!(
@@ -90,6 +91,9 @@ fn step_traits(ir: &Ir) -> TokenStream {
 
 /// Generates the items of one protocol module.
 pub fn generate(ir: &Ir) -> TokenStream {
+    if ir.party_count.is_some() {
+        return party::generate(ir);
+    }
     let eg = ExprGen::new(ir);
     let header = header_items(ir);
     let params = params::params_items(ir, &eg);

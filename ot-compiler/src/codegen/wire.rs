@@ -198,3 +198,16 @@ pub(super) fn read_value(t: &Ty) -> TokenStream {
         _ => quote!(Err(#rt::wire::WireError::Length { expected: 0, got: __b.len() })),
     }
 }
+
+/// The checks of input shapes, with the input names.
+pub(super) fn input_checks(inputs: &[(String, Ty)]) -> (Vec<proc_macro2::Ident>, Vec<TokenStream>) {
+    let names = inputs.iter().map(|(n, _)| id(n)).collect();
+    let checks = inputs
+        .iter()
+        .map(|(n, t)| {
+            let i = id(n);
+            check_shape(t, &quote!(#i), "input", n)
+        })
+        .collect();
+    (names, checks)
+}

@@ -9,7 +9,7 @@ mod steps;
 use super::expr::ExprGen;
 use super::names::{id, rt, snake};
 use super::stream::{give_back, output_claims, scratch_keys};
-use super::wire::{check_shape, rust_ty};
+use super::wire::rust_ty;
 use crate::ir::*;
 use analysis::StateInfo;
 use proc_macro2::{Ident, TokenStream};
@@ -125,11 +125,7 @@ impl<'a> RoleGen<'a> {
         let first = &self.states[0];
         let init_stmts = self.stmts_between(0, first.entry);
         let init_state = self.build_state(first);
-        let in_names: Vec<Ident> = inputs.iter().map(|(n, _)| id(n)).collect();
-        let in_checks = inputs.iter().map(|(n, t)| {
-            let i = id(n);
-            check_shape(t, &quote!(#i), "input", n)
-        });
+        let (in_names, in_checks) = super::wire::input_checks(inputs);
         let rt = rt();
         let new_doc = format!("Starts `{rname}`: checks input shapes and runs its local computation up to its first communication step.");
         quote! {
