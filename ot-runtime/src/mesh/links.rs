@@ -33,6 +33,19 @@ pub trait MeshChannel: Channel + Send + 'static {
         let _ = (timeout, stop);
         self.recv_into(buf, max_len)
     }
+
+    /// Receives a frame only if one is there already, without waiting:
+    /// `None` if there is none (or the channel cannot tell). `timeout` is the
+    /// link's receive time-out. The default cannot tell.
+    fn try_recv_now(
+        &mut self,
+        buf: &mut Vec<u8>,
+        max_len: usize,
+        timeout: Duration,
+    ) -> Option<Result<(), ChannelError>> {
+        let _ = (buf, max_len, timeout);
+        None
+    }
 }
 
 /// One receive handed to a link's reader thread.
@@ -87,9 +100,11 @@ struct Link<C> {
 /// [`ChannelMesh::from_channels`].
 ///
 /// [`Mesh::send_to`] and [`Mesh::recv_from`] call the peer's channel
-/// directly on the caller's thread. [`Mesh::recv_any`] hands each candidate
-/// channel to a reader thread of its link (started on first use, one per
-/// link) for one receive and returns whichever frame arrives first; the
+/// directly on the caller's thread. [`Mesh::recv_any`] takes a frame that
+/// is there already ([`MeshChannel::try_recv_now`]; a TCP link's socket is
+/// peeked) on the caller's thread too; if there is none it hands each
+/// candidate channel to a reader thread of its link (started on first use,
+/// one per link) for one receive and returns whichever frame arrives first; the
 /// other links keep their one frame in progress (at most one per link, of
 /// at most the `max_len` it was asked with) for the next receive from them.
 /// A send to a link whose reader thread is still receiving waits for that
@@ -286,6 +301,34 @@ impl<C: MeshChannel> ChannelMesh<C> {
         Ok(())
     }
 
+    /// Receives from `peer` on the calling thread if a frame is there
+    /// already (see [`readable`], [`MeshChannel::try_recv_now`]); `None` if
+    /// not, or if the link is busy or has a frame pending.
+    fn try_now(
+        &mut self,
+        peer: usize,
+        buf: &mut Vec<u8>,
+        max_len: usize,
+    ) -> Option<Result<(), MeshError>> {
+        let timeout = self.timeout;
+        let link = self.links.get_mut(peer)?.as_mut()?;
+        if link.pending.is_some() {
+            return None;
+        }
+        let chan = link.chan.as_mut()?;
+        let res = match &link.socket {
+            Some(socket) => readable(socket).then(|| chan.recv_into(buf, max_len)),
+            None => chan.try_recv_now(buf, max_len, timeout),
+        }?;
+        Some(outcome(
+            res,
+            Dir::Received,
+            peer,
+            &mut link.stats,
+            buf.len(),
+        ))
+    }
+
     /// Hands the pending frame of `peer` to the caller in `buf`.
     fn deliver(&mut self, peer: usize, buf: &mut Vec<u8>, max_len: usize) -> Result<(), MeshError> {
         let link = self.link(peer)?;
@@ -313,26 +356,59 @@ impl<C: MeshChannel> ChannelMesh<C> {
     }
 }
 
-/// The outcome of a send of `len` bytes to `peer`. A peer that hung up is
-/// not an error here: its frame is lost (as one written into the socket
-/// buffer of a connection the peer closed), and the hang-up is reported by
-/// the next receive from that peer. So what a party reports is what its
-/// receives show, e.g. the failed check of a peer that aborted first, not
-/// an incidental hang-up.
-fn sent(
+/// Which way a frame went, for [`outcome`].
+#[derive(Clone, Copy)]
+enum Dir {
+    Sent,
+    Received,
+}
+
+/// The outcome of sending or receiving a frame of `len` bytes on the link
+/// to `peer`, counted in `stats` if it succeeded.
+///
+/// A send to a peer that hung up is not an error: its frame is lost (as one
+/// written into the socket buffer of a connection the peer closed), and the
+/// hang-up is reported by the next receive from that peer. So what a party
+/// reports is what its receives show, e.g. the failed check of a peer that
+/// aborted first, not an incidental hang-up.
+fn outcome(
     res: Result<(), ChannelError>,
+    dir: Dir,
     peer: usize,
     stats: &mut StatsCounter,
     len: usize,
 ) -> Result<(), MeshError> {
-    match res {
-        Ok(()) => {
-            stats.on_send(len);
-            Ok(())
-        }
-        Err(ChannelError::Closed) => Ok(()),
-        Err(source) => Err(MeshError::Peer { peer, source }),
+    match (res, dir) {
+        (Ok(()), Dir::Sent) => stats.on_send(len),
+        (Ok(()), Dir::Received) => stats.on_recv(len),
+        (Err(ChannelError::Closed), Dir::Sent) => {}
+        (Err(source), _) => return Err(MeshError::Peer { peer, source }),
     }
+    Ok(())
+}
+
+/// Whether the socket has incoming bytes (or end of stream, or an error)
+/// right now, checked without consuming or waiting. Bytes already in the
+/// channel's read-ahead buffer are not seen: such a frame is then taken by
+/// a reader thread, which finds it at once.
+#[cfg(target_os = "linux")]
+fn readable(socket: &TcpStream) -> bool {
+    let mut byte = [std::mem::MaybeUninit::uninit()];
+    let sock = socket2::SockRef::from(socket);
+    match sock.recv_with_flags(&mut byte, libc::MSG_PEEK | libc::MSG_DONTWAIT) {
+        Ok(_) => true,
+        Err(e) => !matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+        ),
+    }
+}
+
+/// Elsewhere the check is not made: every receive of `recv_any` goes
+/// through a reader thread.
+#[cfg(not(target_os = "linux"))]
+fn readable(_socket: &TcpStream) -> bool {
+    false
 }
 
 /// Body of a link's reader thread: one receive per job, until the mesh is
@@ -382,13 +458,13 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
 
     fn send_to(&mut self, peer: usize, msg: &[u8]) -> Result<(), MeshError> {
         let (chan, stats, _) = self.home(peer)?;
-        sent(chan.send(msg), peer, stats, msg.len())
+        outcome(chan.send(msg), Dir::Sent, peer, stats, msg.len())
     }
 
     fn send_vec_to(&mut self, peer: usize, msg: Vec<u8>) -> Result<(), MeshError> {
         let (chan, stats, _) = self.home(peer)?;
         let len = msg.len();
-        sent(chan.send_vec(msg), peer, stats, len)
+        outcome(chan.send_vec(msg), Dir::Sent, peer, stats, len)
     }
 
     /// Flushes every link not busy with a receive (a link's reader thread
@@ -413,13 +489,13 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
         if pending {
             return self.deliver(peer, buf, max_len);
         }
-        match chan.recv_into(buf, max_len) {
-            Ok(()) => {
-                stats.on_recv(buf.len());
-                Ok(())
-            }
-            Err(source) => Err(MeshError::Peer { peer, source }),
-        }
+        outcome(
+            chan.recv_into(buf, max_len),
+            Dir::Received,
+            peer,
+            stats,
+            buf.len(),
+        )
     }
 
     fn recv_any(
@@ -446,6 +522,13 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
                 return self.deliver(peer, buf, max_len).map(|()| peer);
             }
             if !asked {
+                // A frame that is there already is taken at once, without
+                // a hand-off to a reader thread.
+                for &peer in from {
+                    if let Some(res) = self.try_now(peer, buf, max_len) {
+                        return res.map(|()| peer);
+                    }
+                }
                 for &peer in from {
                     let link = self.link(peer)?;
                     if link.chan.is_some() && link.pending.is_none() {

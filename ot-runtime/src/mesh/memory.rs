@@ -87,4 +87,21 @@ impl MeshChannel for MemoryChannel {
         self.set_timeout(timeout);
         res
     }
+
+    /// A receive with a zero time-out (which consumes nothing when it
+    /// times out).
+    fn try_recv_now(
+        &mut self,
+        buf: &mut Vec<u8>,
+        max_len: usize,
+        timeout: Duration,
+    ) -> Option<Result<(), ChannelError>> {
+        self.set_timeout(Duration::ZERO);
+        let res = self.recv_into(buf, max_len);
+        self.set_timeout(timeout);
+        match res {
+            Err(ChannelError::Timeout { .. }) => None,
+            other => Some(other),
+        }
+    }
 }

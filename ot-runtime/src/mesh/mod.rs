@@ -45,14 +45,26 @@
 //!
 //! Every receive is bounded by its `max_len`, as for a two-party channel:
 //! an oversized frame is rejected from its length header and never buffered
-//! whole. [`Mesh::recv_any`] reads the candidate peers concurrently (one
-//! reader per link, started on first use) so that it returns frames in
-//! their real arrival order; a link holds at most *one* frame read ahead in
-//! this way, of at most the `max_len` of the call that asked for it (and is
-//! checked again against the `max_len` of the call that takes it). Below
-//! that, each link keeps the bounds of its channel (the write queue and
-//! read-ahead limits documented on [`TcpChannel`](crate::channel::TcpChannel)
-//! and [`MemoryChannel`](crate::channel::MemoryChannel)).
+//! whole. [`Mesh::recv_any`] first takes a frame that is there already
+//! (checked without waiting: the socket is peeked, an in-memory queue
+//! polled), in the order of `from`; if there is none it reads the candidate
+//! peers concurrently (one reader thread per link, started on first use)
+//! and returns the frame that arrives first. A link holds at most *one*
+//! frame read ahead in this way, of at most the `max_len` of the call that
+//! asked for it (and checked again against the `max_len` of the call that
+//! takes it). Below that, each link keeps the bounds of its channel (the
+//! write queue and read-ahead limits documented on
+//! [`TcpChannel`](crate::channel::TcpChannel) and
+//! [`MemoryChannel`](crate::channel::MemoryChannel)).
+//!
+//! Cost: the hand-off to a reader thread and back costs two thread
+//! wake-ups per frame. Measured on a loaded 2-core machine (release build,
+//! `tests/mesh_speed.rs`: one all-to-all round of 32-byte frames, median as
+//! seen by party 0): n = 3 over TCP 64 µs with [`Mesh::recv_from`] in index
+//! order, 131 µs with `recv_any`; n = 9: 0.99 ms and 1.55 ms. Where every
+//! frame of a round is needed before any work can start, reading in index
+//! order is cheaper; `recv_any` pays off when per-peer work (a check, a
+//! decommitment) can overlap slow peers.
 //!
 //! # Errors
 //!

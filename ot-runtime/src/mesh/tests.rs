@@ -74,16 +74,30 @@ fn recv_any_returns_each_peer_once_then_recv_from_takes_the_rest() {
 fn pending_frame_is_checked_against_the_new_max_len() {
     let mut ms = MemoryMesh::new(3);
     let mut m0 = ms.remove(0);
-    ms[0].send_to(0, &[1; 10]).unwrap();
-    ms[1].send_to(0, &[2; 3]).unwrap();
+    // The frames come after `recv_any` started, so both links' reader
+    // threads receive one: the one not returned stays pending.
+    let senders = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        ms[0].send_to(0, &[1; 10]).unwrap();
+        ms[1].send_to(0, &[2; 10]).unwrap();
+        ms
+    });
     let mut buf = Vec::new();
     let first = m0.recv_any(&[1, 2], &mut buf, 16).unwrap();
     let other = 3 - first;
+    let _ms = senders.join().unwrap();
     // Wait until the other link's reader thread has its frame in.
     std::thread::sleep(Duration::from_millis(50));
     let err = m0.recv_from(other, &mut buf, 2).unwrap_err();
+    assert_eq!(err.peer(), Some(other));
     assert!(
-        matches!(err, MeshError::Peer { peer, source: ChannelError::Oversized { max: 2, .. } } if peer == other),
+        matches!(
+            err,
+            MeshError::Peer {
+                source: ChannelError::Oversized { len: 10, max: 2 },
+                ..
+            }
+        ),
         "{err:?}"
     );
 }
