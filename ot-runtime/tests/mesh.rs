@@ -478,3 +478,39 @@ fn oversized_frames_name_the_peer() {
         assert_eq!(res[0].as_ref().unwrap(), &[None, Some(Some(2))]);
     }
 }
+
+/// Party 0 broadcasts through a [`TamperMesh`] that changes the frame for
+/// the last party only: an equivocation, as the checked-broadcast tests of
+/// the protocols use it. Every receiver gets its own version, and the
+/// counters show what was actually sent.
+fn equivocate<M: Mesh + Send>(meshes: Vec<M>) {
+    let n = meshes.len();
+    let got = run_parties(meshes, |m| {
+        let mut buf = Vec::new();
+        if m.me() == 0 {
+            let mut t = TamperMesh::new(&mut *m, |to, i, f: &mut Vec<u8>| {
+                if to == n - 1 && i == 0 {
+                    f.push(0xee);
+                }
+            });
+            for j in 1..n {
+                t.send_to(j, b"value")?;
+            }
+            assert_eq!(t.stats(n - 1).bytes_sent, 6);
+            assert_eq!(t.stats(1).bytes_sent, 5);
+        } else {
+            m.recv_from(0, &mut buf, 16)?;
+        }
+        Ok::<_, MeshError>(buf)
+    });
+    for (me, r) in got.into_iter().enumerate().skip(1) {
+        let want: &[u8] = if me == n - 1 { b"value\xee" } else { b"value" };
+        assert_eq!(r.unwrap(), want, "party {me}");
+    }
+}
+
+#[test]
+fn tamper_mesh_equivocates_per_peer() {
+    equivocate(MemoryMesh::new(3));
+    equivocate(tcp(3));
+}
