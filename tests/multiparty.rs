@@ -303,3 +303,109 @@ fn comm_counts_messages_and_checks() {
         assert_eq!(*sent, c.per_party as u64 + h);
     }
 }
+
+/// A mesh endpoint that claims another party index in the hello.
+struct Impostor<M>(M, usize);
+
+impl<M: Mesh> Mesh for Impostor<M> {
+    fn me(&self) -> usize {
+        self.1
+    }
+    fn parties(&self) -> usize {
+        self.0.parties()
+    }
+    fn send_to(&mut self, peer: usize, msg: &[u8]) -> Result<(), MeshError> {
+        self.0.send_to(peer, msg)
+    }
+    fn flush(&mut self) -> Result<(), MeshError> {
+        self.0.flush()
+    }
+    fn recv_from(&mut self, peer: usize, buf: &mut Vec<u8>, max: usize) -> Result<(), MeshError> {
+        self.0.recv_from(peer, buf, max)
+    }
+    fn recv_any(
+        &mut self,
+        from: &[usize],
+        buf: &mut Vec<u8>,
+        max: usize,
+    ) -> Result<usize, MeshError> {
+        self.0.recv_any(from, buf, max)
+    }
+    fn stats(&self, peer: usize) -> ot::runtime::channel::ChannelStats {
+        self.0.stats(peer)
+    }
+}
+
+#[test]
+fn duplicate_party_index_is_refused() {
+    // Party 2 claims to be party 1.
+    let meshes: Vec<Impostor<MemoryMesh>> = MemoryMesh::new(3)
+        .into_iter()
+        .map(|m| {
+            let claimed = if m.me() == 2 { 1 } else { m.me() };
+            Impostor(m, claimed)
+        })
+        .collect();
+    let outs = run_parties(meshes, |m| coin_party(m, SESSION));
+    for (i, o) in outs.iter().enumerate() {
+        let e = o.as_ref().expect_err("refused");
+        if i == 0 {
+            // Party 0 hears index 1 on the link of party 2.
+            assert_eq!(hello_mismatch(e), Some(HelloField::PartyIndex), "{e}");
+        }
+        assert!(
+            matches!(e, coin_flip_n::Error::Mesh { round: "hello", .. }),
+            "party {i}: {e}"
+        );
+    }
+}
+
+mod unchecked {
+    ot::protocol! {
+        // The sum with its broadcast written `-> all unchecked`.
+        protocol SumUnchecked(role P[n]) {
+            param n: usize requires n >= 2;
+            input P[i] { x: u64 }
+            output P[i] { sum: u64 }
+            at P[i] { masks = sample [u64; n]; s = share_u64(x, masks, i); }
+            round share: P[i] -> P[j] : Share { s: u64 }
+            at P[i] { partial = sum_u64(s); }
+            round reveal: P[i] -> all unchecked : Partial { partial: u64 }
+            at P[i] { sum = sum_u64(partial); }
+        }
+    }
+}
+
+#[test]
+fn unchecked_broadcast_has_no_digest_exchange() {
+    let n = 4;
+    let params = unchecked::Params::new(n).expect("params");
+    assert_eq!(unchecked::comm(&params).check_bytes, 0);
+    assert_eq!(unchecked::comm(&params).rounds, 2);
+    // A party that sends party 0 another partial sum is not detected: party
+    // 0 outputs a different sum, the others the right one.
+    let meshes: Vec<Box<dyn Mesh + Send>> = MemoryMesh::new(n)
+        .into_iter()
+        .map(|m| -> Box<dyn Mesh + Send> {
+            if m.me() != 3 {
+                return Box::new(m);
+            }
+            Box::new(TamperMesh::new(m, |to, k, f: &mut Vec<u8>| {
+                if to == 0 && k == 2 {
+                    f[0] ^= 1;
+                }
+            }))
+        })
+        .collect();
+    let outs = run_parties(meshes, |m| {
+        let m = &mut **m;
+        let input = unchecked::PInput {
+            x: input_of(m.me()),
+        };
+        unchecked::P::new(m.me(), params, SESSION, input, Rng::from_entropy())?.run(m)
+    });
+    let want = (0..n).fold(0u64, |a, i| a.wrapping_add(input_of(i)));
+    let sums: Vec<u64> = outs.into_iter().map(|o| o.expect("no abort").sum).collect();
+    assert_ne!(sums[0], want);
+    assert!(sums[1..].iter().all(|s| *s == want));
+}

@@ -158,6 +158,9 @@ struct Checker<'a> {
     /// In an n-party protocol, the index variables naming the party whose
     /// block is being checked (`at P[i]`: `i`, the party's own index).
     party_vars: Vec<String>,
+    /// In an n-party protocol, every (field, round, where) a round delivers,
+    /// in order (for the deadlock check).
+    party_deliveries: Vec<(String, String, Span)>,
 }
 
 /// Checks one protocol; returns its IR and warnings. Every error carries a
@@ -268,6 +271,7 @@ impl<'a> Checker<'a> {
             outputs_decl: vec![],
             received_unused: vec![],
             party_vars: vec![],
+            party_deliveries: vec![],
         }
     }
 

@@ -30,6 +30,14 @@ pub(super) fn check(proto: &Protocol, ck: &mut Checker, items: &[Item], ir: &mut
         },
     );
     for item in items {
+        if let Item::Round(r) = item {
+            for f in &r.fields {
+                let d = (f.name.name.clone(), r.name.name.clone(), r.name.span);
+                ck.party_deliveries.push(d);
+            }
+        }
+    }
+    for item in items {
         ck.party_item(item, ir)
             .map_err(|d| d.with_context(item_context(proto, item)))?;
         if let Item::Param(p) = item {
@@ -196,7 +204,8 @@ impl Checker<'_> {
                 let to = party_var(t)?;
                 self.role(t)?;
                 if to.name == from.name {
-                    return Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{}` to itself, so the message is never received", r.name.name, r.msg.name, self.src.snippet(r.from.name.span.to(to.span))))
+                    let p = &r.from.name.name;
+                    return Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{p}[{}]` to itself, so the message is never received", r.name.name, r.msg.name, from.name))
                         .with_help(format!("name the receiver with another index, `{}[j]`: every party sends to every other party", r.from.name.name)));
                 }
                 PartyRound::Private
@@ -314,15 +323,17 @@ impl Checker<'_> {
             v.exported = true;
             return Ok(v.ty.clone());
         }
-        if let Some((later, lspan)) = self.future[0].get(&f.name.name).cloned() {
-            if later != r.name.name {
-                let l = line_ref(self.src, f.name.span, lspan);
-                let p = &r.from.name.name;
-                return Err(Diagnostic::error(f.name.span, format!(
-                    "n-party deadlock: every party `{p}[{}]` must send `{}` in round `{}`, but receives it only later, in round `{later}` ({l})",
-                    from.name, f.name.name, r.name.name))
-                    .with_help(format!("all parties would wait for round `{later}` while every other party waits for round `{}`; move round `{later}` before round `{}`", r.name.name, r.name.name)));
-            }
+        // A round not checked yet (the current one is) that delivers it.
+        let later = self.party_deliveries.iter().find(|(field, round, _)| {
+            field == &f.name.name && !self.round_names.contains_key(round)
+        });
+        if let Some((_, later, lspan)) = later {
+            let l = line_ref(self.src, f.name.span, *lspan);
+            let p = &r.from.name.name;
+            return Err(Diagnostic::error(f.name.span, format!(
+                "n-party deadlock: every party `{p}[{}]` must send `{}` in round `{}`, but receives it only later, in round `{later}` ({l})",
+                from.name, f.name.name, r.name.name))
+                .with_help(format!("all parties would wait for round `{later}` while every other party waits for round `{}`; move round `{later}` before round `{}`", r.name.name, r.name.name)));
         }
         Err(self.unknown_value(0, &f.name.name, f.name.span, "send"))
     }
