@@ -514,3 +514,34 @@ fn tamper_mesh_equivocates_per_peer() {
     equivocate(MemoryMesh::new(3));
     equivocate(tcp(3));
 }
+
+/// Every party sends 4 MiB to every other before reading any: far more
+/// than socket buffers hold, so this deadlocks unless sends never wait for
+/// the peer to read.
+fn bulk_round<M: Mesh + Send>(meshes: Vec<M>) {
+    const LEN: usize = 4 << 20;
+    let res = run_parties(meshes, |m| {
+        let (me, n) = (m.me(), m.parties());
+        let others: Vec<usize> = (0..n).filter(|&j| j != me).collect();
+        for &j in &others {
+            m.send_vec_to(j, vec![(me * 16 + j) as u8; LEN])?;
+        }
+        let mut left = others;
+        let mut buf = Vec::new();
+        while !left.is_empty() {
+            let p = m.recv_any(&left, &mut buf, LEN)?;
+            left.retain(|&j| j != p);
+            assert!(buf.len() == LEN && buf.iter().all(|&b| b == (p * 16 + me) as u8));
+        }
+        Ok::<_, MeshError>(())
+    });
+    for r in res {
+        r.unwrap();
+    }
+}
+
+#[test]
+fn bulk_rounds_do_not_deadlock() {
+    bulk_round(MemoryMesh::new(5));
+    bulk_round(tcp(5));
+}
