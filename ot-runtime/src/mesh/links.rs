@@ -102,7 +102,8 @@ struct Link<C> {
 /// [`Mesh::send_to`] and [`Mesh::recv_from`] call the peer's channel
 /// directly on the caller's thread. [`Mesh::recv_any`] takes a frame that
 /// is there already ([`MeshChannel::try_recv_now`]; a TCP link's socket is
-/// peeked) on the caller's thread too; if there is none it hands each
+/// peeked) on the caller's thread too, yielding the processor a few times
+/// between looks; if there is none it hands each
 /// candidate channel to a reader thread of its link (started on first use,
 /// one per link) for one receive and returns whichever frame arrives first; the
 /// other links keep their one frame in progress (at most one per link, of
@@ -356,6 +357,10 @@ impl<C: MeshChannel> ChannelMesh<C> {
     }
 }
 
+/// How often `recv_any` yields the processor and looks again for a frame
+/// that is there already before it hands the links to reader threads.
+const YIELDS: usize = 16;
+
 /// Which way a frame went, for [`outcome`].
 #[derive(Clone, Copy)]
 enum Dir {
@@ -523,10 +528,16 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
             }
             if !asked {
                 // A frame that is there already is taken at once, without
-                // a hand-off to a reader thread.
-                for &peer in from {
-                    if let Some(res) = self.try_now(peer, buf, max_len) {
-                        return res.map(|()| peer);
+                // a hand-off to a reader thread; before handing off, the
+                // peers (likely about to send) get the processor a few times.
+                for attempt in 0..=YIELDS {
+                    for &peer in from {
+                        if let Some(res) = self.try_now(peer, buf, max_len) {
+                            return res.map(|()| peer);
+                        }
+                    }
+                    if attempt < YIELDS {
+                        thread::yield_now();
                     }
                 }
                 for &peer in from {

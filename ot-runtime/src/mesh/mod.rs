@@ -57,14 +57,16 @@
 //! [`TcpChannel`](crate::channel::TcpChannel) and
 //! [`MemoryChannel`](crate::channel::MemoryChannel)).
 //!
-//! Cost: the hand-off to a reader thread and back costs two thread
-//! wake-ups per frame. Measured on a loaded 2-core machine (release build,
-//! `tests/mesh_speed.rs`: one all-to-all round of 32-byte frames, median as
-//! seen by party 0): n = 3 over TCP 64 µs with [`Mesh::recv_from`] in index
-//! order, 131 µs with `recv_any`; n = 9: 0.99 ms and 1.55 ms. Where every
-//! frame of a round is needed before any work can start, reading in index
-//! order is cheaper; `recv_any` pays off when per-peer work (a check, a
-//! decommitment) can overlap slow peers.
+//! Cost: before handing links to reader threads, `recv_any` yields the
+//! processor a few times and looks again (the peers it waits for are
+//! likely about to send); a hand-off costs two thread wake-ups per frame.
+//! Measured on a loaded 2-core machine (release build, `tests/mesh_speed.rs`:
+//! one all-to-all round of 32-byte frames, median as seen by party 0), with
+//! [`Mesh::recv_from`] in index order vs `recv_any`: TCP n = 3 64 µs vs
+//! 122 µs, n = 9 0.97 ms vs 1.07 ms; memory n = 9 84 µs vs 79 µs. Where
+//! every frame of a round is needed before any work can start, reading in
+//! index order is never slower; `recv_any` pays off when per-peer work (a
+//! check, a decommitment) can overlap slow peers.
 //!
 //! # Errors
 //!
