@@ -9,8 +9,11 @@
 //! ```
 //! Every run starts with the session hello (one all-to-all exchange), which
 //! the generated driver always sends first; the `hello` column times that
-//! exchange alone on the same mesh, for reference. Times are party 0's wall
-//! clock from a barrier shared by all parties to its output.
+//! exchange alone on the same mesh: the limit of the transport. A checked
+//! broadcast run is three such exchanges (hello, the message, the digests),
+//! the coin flip five; the `÷ limit` columns divide the best time by that
+//! many best hellos. Times are party 0's wall clock from a barrier shared by
+//! all parties to its output.
 
 use ot::coin_flip_n;
 use ot::runtime::mesh::{handshake, local_tcp_mesh, run_parties, Hello, Mesh, TcpMesh};
@@ -108,8 +111,17 @@ fn main() -> Res<()> {
         .unwrap_or(200usize);
     println!("n-party rounds over the TCP mesh on loopback (one thread per party), {reps} runs each; times in microseconds (best / median), bytes sent per party per run (hello included)");
     println!(
-        "{:>2} | {:>17} | {:>17} {:>7} {:>7} | {:>17} {:>7} {:>7}",
-        "n", "hello", "broadcast round", "bytes", "comm", "coin flip", "bytes", "comm"
+        "{:>2} | {:>17} | {:>17} {:>7} {:>7} {:>7} | {:>17} {:>7} {:>7} {:>7}",
+        "n",
+        "hello",
+        "broadcast round",
+        "bytes",
+        "comm",
+        "÷ limit",
+        "coin flip",
+        "bytes",
+        "comm",
+        "÷ limit"
     );
     for n in 2..=9 {
         let (h, _) = time_runs(n, reps, hello_only)?;
@@ -118,8 +130,9 @@ fn main() -> Res<()> {
         let b_comm = broadcast::comm(&broadcast::Params::new(n)?).per_party;
         let c_comm = coin_flip_n::comm(&coin_flip_n::Params::new(n)?).per_party;
         let (h, b, c) = (best_median(h), best_median(b), best_median(c));
+        let (b_ratio, c_ratio) = (b.0 / (3.0 * h.0), c.0 / (5.0 * h.0));
         println!(
-            "{n:>2} | {:>7.0} / {:>7.0} | {:>7.0} / {:>7.0} {b_bytes:>7} {b_comm:>7} | {:>7.0} / {:>7.0} {c_bytes:>7} {c_comm:>7}",
+            "{n:>2} | {:>7.0} / {:>7.0} | {:>7.0} / {:>7.0} {b_bytes:>7} {b_comm:>7} {b_ratio:>7.1} | {:>7.0} / {:>7.0} {c_bytes:>7} {c_comm:>7} {c_ratio:>7.1}",
             h.0, h.1, b.0, b.1, c.0, c.1
         );
     }
