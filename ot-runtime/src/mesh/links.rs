@@ -8,7 +8,7 @@ use std::thread;
 use std::time::Duration;
 
 use super::{Mesh, MeshError};
-use crate::channel::{Channel, ChannelError, ChannelStats, StatsCounter};
+use crate::channel::{Channel, ChannelError, ChannelStats, ShapedChannel, StatsCounter};
 
 /// A two-party channel that can serve as one link of a [`ChannelMesh`].
 ///
@@ -47,6 +47,11 @@ pub trait MeshChannel: Channel + Send + 'static {
         None
     }
 }
+
+/// Shaped channels (added latency and bandwidth cap) make meshes for
+/// network experiments: [`ChannelMesh::from_channels`] over
+/// [`ShapedChannel`]s of memory or TCP channels.
+impl<C: Channel + Send + 'static> MeshChannel for ShapedChannel<C> {}
 
 /// One receive handed to a link's reader thread.
 struct Job<C> {

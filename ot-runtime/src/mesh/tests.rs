@@ -202,3 +202,23 @@ fn a_peer_that_aborts_first_does_not_hide_its_mismatch() {
         }
     }
 }
+
+#[test]
+fn shaped_channels_make_a_mesh() {
+    use crate::channel::{MemoryChannel, ShapedChannel};
+    let (a, b) = MemoryChannel::pair();
+    let shape = |c| Some(ShapedChannel::new(c, Duration::from_millis(5), None));
+    let t = Duration::from_secs(5);
+    let meshes = vec![
+        ChannelMesh::from_channels(0, vec![None, shape(a)], t).unwrap(),
+        ChannelMesh::from_channels(1, vec![shape(b), None], t).unwrap(),
+    ];
+    let got = run_parties(meshes, |m| {
+        let peer = 1 - m.me();
+        m.send_to(peer, &[m.me() as u8]).unwrap();
+        let mut buf = Vec::new();
+        m.recv_any(&[peer], &mut buf, 1).unwrap();
+        buf[0]
+    });
+    assert_eq!(got, [1, 0]);
+}
