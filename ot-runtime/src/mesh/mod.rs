@@ -65,8 +65,8 @@
 //! [`Mesh::recv_from`] in index order vs `recv_any`: TCP n = 3 64 µs vs
 //! 122 µs, n = 9 0.97 ms vs 1.07 ms; memory n = 9 84 µs vs 79 µs. Where
 //! every frame of a round is needed before any work can start, reading in
-//! index order is never slower; `recv_any` pays off when per-peer work (a
-//! check, a decommitment) can overlap slow peers.
+//! index order is as cheap or cheaper over TCP; `recv_any` pays off when
+//! per-peer work (a check, a decommitment) can overlap slow peers.
 //!
 //! # Errors
 //!
