@@ -32,33 +32,97 @@ pub(super) fn stream_loop(
     st: &Stream,
     claims: &BTreeMap<String, String>,
 ) -> (TokenStream, TokenStream) {
-    let rt = rt();
-    let rd = &ir.rounds[st.round];
-    let rn = &rd.name;
-    let (field, fty) = &rd.fields[0];
-    let (rows, cols) = chunk_dims(fty);
-    let width = match fty {
-        Ty::BitMatrix(_, c) => c.clone(),
-        Ty::Array(_, n) => n.clone(),
-        _ => Shape::Lit(0),
-    };
-    let by = rd
-        .chunk_by
-        .as_ref()
-        .map(shape)
-        .unwrap_or_else(|| quote!(1usize));
-    let mut setup = vec![quote! {
-        let __rows: usize = #rows;
-        let __total: usize = #cols;
-        let __by: usize = (#by).max(1);
-    }];
-    // How each streamed value is kept.
-    let mut kept: BTreeMap<String, (Keep, Ty)> = BTreeMap::new();
+    let mut g = StreamGen::new(ir, eg, st, claims);
+    let mut per_chunk = vec![];
     if !st.sending {
-        kept.insert(field.clone(), (Keep::Chunk, fty.clone()));
+        per_chunk.push(g.recv_chunk());
     }
-    let view = |n: &str, kept: &BTreeMap<String, (Keep, Ty)>| -> Option<TokenStream> {
-        let (keep, ty) = kept.get(n)?;
+    let mut si = 0;
+    for stage in &st.before {
+        per_chunk.push(g.stage(stage, si));
+        si += 1;
+    }
+    if st.sending {
+        per_chunk.push(g.send_chunk());
+    }
+    for stage in &st.after {
+        per_chunk.push(g.stage(stage, si));
+        si += 1;
+    }
+    let setup = &g.setup;
+    (quote!(#(#setup)*), quote!(#(#per_chunk)*))
+}
+
+/// The state of generating one stream: its round and field, the set-up
+/// statements so far, and how each streamed value is kept.
+struct StreamGen<'a> {
+    ir: &'a Ir,
+    eg: &'a ExprGen,
+    st: &'a Stream,
+    claims: &'a BTreeMap<String, String>,
+    rn: &'a str,
+    field: &'a str,
+    fty: &'a Ty,
+    /// The round's width (columns of a matrix, length of an array).
+    width: Shape,
+    setup: Vec<TokenStream>,
+    kept: BTreeMap<String, (Keep, Ty)>,
+    /// Values that some stage of this stream reads (chunk by chunk).
+    read_in_stream: BTreeSet<String>,
+}
+
+impl<'a> StreamGen<'a> {
+    fn new(
+        ir: &'a Ir,
+        eg: &'a ExprGen,
+        st: &'a Stream,
+        claims: &'a BTreeMap<String, String>,
+    ) -> Self {
+        let rd = &ir.rounds[st.round];
+        let (field, fty) = &rd.fields[0];
+        let (rows, cols) = chunk_dims(fty);
+        let width = match fty {
+            Ty::BitMatrix(_, c) => c.clone(),
+            Ty::Array(_, n) => n.clone(),
+            _ => Shape::Lit(0),
+        };
+        let by = rd
+            .chunk_by
+            .as_ref()
+            .map(shape)
+            .unwrap_or_else(|| quote!(1usize));
+        let setup = vec![quote! {
+            let __rows: usize = #rows;
+            let __total: usize = #cols;
+            let __by: usize = (#by).max(1);
+        }];
+        let mut kept = BTreeMap::new();
+        if !st.sending {
+            kept.insert(field.clone(), (Keep::Chunk, fty.clone()));
+        }
+        let mut read_in_stream = BTreeSet::new();
+        st.before
+            .iter()
+            .chain(&st.after)
+            .for_each(|s| locals_in(&s.call, &mut read_in_stream));
+        StreamGen {
+            ir,
+            eg,
+            st,
+            claims,
+            rn: &rd.name,
+            field,
+            fty,
+            width,
+            setup,
+            kept,
+            read_in_stream,
+        }
+    }
+
+    /// The current chunk of a streamed value, as a call argument.
+    fn view(&self, n: &str) -> Option<TokenStream> {
+        let (keep, ty) = self.kept.get(n)?;
         let i = id(n);
         let c = format_ident!("__c_{}", n);
         Some(match (keep, ty) {
@@ -66,36 +130,23 @@ pub(super) fn stream_loop(
             (Keep::Chunk, _) => quote!(&#c[..]),
             _ => quote!(&#i[__off.min(#i.len())..(__off + __len).min(#i.len())]),
         })
-    };
-    // Values that some stage of this stream reads (chunk by chunk).
-    let mut read_in_stream = BTreeSet::new();
-    st.before
-        .iter()
-        .chain(&st.after)
-        .for_each(|s| locals_in(&s.call, &mut read_in_stream));
-    let stage_code = |stage: &Stage,
-                      si: usize,
-                      kept: &mut BTreeMap<String, (Keep, Ty)>,
-                      setup: &mut Vec<TokenStream>|
-     -> TokenStream {
-        let (path, args) = match &stage.call.kind {
-            TExprKind::Call(p, a) => (p.clone(), a.clone()),
-            _ => (String::new(), vec![]),
-        };
-        let cpath = ir.chunk_paths.get(&path).cloned().unwrap_or_default();
-        let cpath: TokenStream = path_tokens(&cpath, quote!(missing_path));
+    }
+
+    /// The arguments of stage `si`'s chunk call (set-up bindings as needed).
+    fn stage_args(&mut self, args: &[TExpr], si: usize) -> Vec<TokenStream> {
+        let eg = self.eg;
         let mut call_args = vec![];
         for (j, a) in args.iter().enumerate() {
             if let TExprKind::Local(n) = &a.kind {
-                if let Some(v) = view(n, kept) {
+                if let Some(v) = self.view(n) {
                     call_args.push(v);
                     continue;
                 }
             }
             let bound = format_ident!("__a{}_{}", si, j);
-            if matches!(&a.ty, Ty::Array(_, n) if *n == width) {
+            if matches!(&a.ty, Ty::Array(_, n) if *n == self.width) {
                 let v = eg.by_ref(a);
-                setup.push(quote!(let #bound = #v;));
+                self.setup.push(quote!(let #bound = #v;));
                 call_args.push(
                     quote!(&#bound[__off.min(#bound.len())..(__off + __len).min(#bound.len())]),
                 );
@@ -106,7 +157,7 @@ pub(super) fn stream_loop(
                 call_args.push(eg.arg(a));
             } else {
                 let v = eg.owned(a);
-                setup.push(quote!(let #bound = #v;));
+                self.setup.push(quote!(let #bound = #v;));
                 call_args.push(if a.ty.is_copy() && !matches!(a.ty, Ty::Array(..)) {
                     quote!(#bound)
                 } else {
@@ -114,6 +165,20 @@ pub(super) fn stream_loop(
                 });
             }
         }
+        call_args
+    }
+
+    /// One stage: its buffer in the set-up and its chunk call.
+    fn stage(&mut self, stage: &Stage, si: usize) -> TokenStream {
+        let rt = rt();
+        let (path, args) = match &stage.call.kind {
+            TExprKind::Call(p, a) => (p.clone(), a.clone()),
+            _ => (String::new(), vec![]),
+        };
+        let cpath = self.ir.chunk_paths.get(&path).cloned().unwrap_or_default();
+        let cpath: TokenStream = path_tokens(&cpath, quote!(missing_path));
+        let call_args = self.stage_args(&args, si);
+        let call = |out: TokenStream| quote!(#cpath(#(#call_args,)* __off, __len, #out););
         let name = &stage.name;
         let i = id(name);
         let c = format_ident!("__c_{}", name);
@@ -121,74 +186,85 @@ pub(super) fn stream_loop(
         let code = match (&stage.keep, &stage.call.ty) {
             (Keep::Fold, ty) => {
                 let t = rust_ty(ty);
-                setup.push(quote!(let mut #i: #t = ::core::default::Default::default();));
-                quote!(#cpath(#(#call_args,)* __off, __len, &mut #i);)
+                self.setup
+                    .push(quote!(let mut #i: #t = ::core::default::Default::default();));
+                call(quote!(&mut #i))
             }
             (Keep::Chunk, Ty::BitMatrix(..)) => {
-                setup.push(
+                self.setup.push(
                     quote!(let mut #c: #rt::BitMatrix = ::core::default::Default::default();),
                 );
-                quote!(#cpath(#(#call_args,)* __off, __len, &mut #c);)
+                call(quote!(&mut #c))
             }
             (Keep::Chunk, ty) => {
-                let n = match ty {
-                    Ty::Array(_, n) => shape(n),
-                    _ => quote!(0usize),
-                };
+                let n = array_len(ty);
                 let t = rust_ty(ty);
-                setup.push(quote! {
+                self.setup.push(quote! {
                     let #nlen: usize = #n;
                     let mut #c: #t = ::std::vec::Vec::new();
                 });
+                let call = call(quote!(&mut #c[..]));
                 quote! {
                     #c.resize((__off + __len).min(#nlen) - __off.min(#nlen), ::core::default::Default::default());
-                    #cpath(#(#call_args,)* __off, __len, &mut #c[..]);
+                    #call
                 }
             }
-            (Keep::Whole, ty) => {
-                let n = match ty {
-                    Ty::Array(_, n) => shape(n),
-                    _ => quote!(0usize),
-                };
-                let t = rust_ty(ty);
-                let take = match claims.get(name) {
-                    Some(f) => {
-                        let f = id(f);
-                        quote!(bufs.as_mut().map(|__b| ::core::mem::take(&mut __b.#f)).unwrap_or_default())
-                    }
-                    None => quote!(scratch.take(#name)),
-                };
-                setup.push(quote! {
-                    let #nlen: usize = #n;
-                    if #nlen > __total {
-                        return Err(Error::Shape { round: #rn, field: #name, expected: __total, got: #nlen });
-                    }
-                    let mut #i: #t = #take;
-                    #i.resize(#nlen, ::core::default::Default::default());
-                });
-                if read_in_stream.contains(name) {
-                    // A later stage reads the chunk back at once: exactly
-                    // the chunk, so the kernel keeps it in cache.
-                    quote!(#cpath(#(#call_args,)* __off, __len, &mut #i[__off.min(#nlen)..(__off + __len).min(#nlen)]);)
-                } else {
-                    // The rest of the array from the chunk's start: the
-                    // kernel writes its first `__len` entries, and the
-                    // length tells it how much of the destination is still
-                    // to come (see the chunk-variant convention in
-                    // protocols/prelude.otp).
-                    quote!(#cpath(#(#call_args,)* __off, __len, &mut #i[__off.min(#nlen)..]);)
-                }
-            }
+            (Keep::Whole, ty) => self.whole_stage(name, ty, &call),
         };
         if stage.keep != Keep::Fold {
-            kept.insert(name.clone(), (stage.keep, stage.call.ty.clone()));
+            self.kept
+                .insert(name.clone(), (stage.keep, stage.call.ty.clone()));
         }
         code
-    };
-    let mut per_chunk = vec![];
-    let fc = format_ident!("__c_{}", field);
-    if !st.sending {
-        // Receive the chunk into a reused buffer and decode it in place.
+    }
+
+    /// A stage kept whole: the array (an output buffer or a scratch one)
+    /// written in place, chunk by chunk.
+    fn whole_stage(
+        &mut self,
+        name: &str,
+        ty: &Ty,
+        call: &dyn Fn(TokenStream) -> TokenStream,
+    ) -> TokenStream {
+        let rn = self.rn;
+        let i = id(name);
+        let nlen = format_ident!("__n_{}", name);
+        let n = array_len(ty);
+        let t = rust_ty(ty);
+        let take = match self.claims.get(name) {
+            Some(f) => {
+                let f = id(f);
+                quote!(bufs.as_mut().map(|__b| ::core::mem::take(&mut __b.#f)).unwrap_or_default())
+            }
+            None => quote!(scratch.take(#name)),
+        };
+        self.setup.push(quote! {
+            let #nlen: usize = #n;
+            if #nlen > __total {
+                return Err(Error::Shape { round: #rn, field: #name, expected: __total, got: #nlen });
+            }
+            let mut #i: #t = #take;
+            #i.resize(#nlen, ::core::default::Default::default());
+        });
+        if self.read_in_stream.contains(name) {
+            // A later stage reads the chunk back at once: exactly
+            // the chunk, so the kernel keeps it in cache.
+            call(quote!(&mut #i[__off.min(#nlen)..(__off + __len).min(#nlen)]))
+        } else {
+            // The rest of the array from the chunk's start: the
+            // kernel writes its first `__len` entries, and the
+            // length tells it how much of the destination is still
+            // to come (see the chunk-variant convention in
+            // protocols/prelude.otp).
+            call(quote!(&mut #i[__off.min(#nlen)..]))
+        }
+    }
+
+    /// Receives the field's chunk into a reused buffer, decoded in place.
+    fn recv_chunk(&mut self) -> TokenStream {
+        let rt = rt();
+        let (rn, field, fty) = (self.rn, self.field, self.fty);
+        let fc = format_ident!("__c_{}", field);
         let (chunk_len, decode, init) = match fty {
             Ty::Array(elem, _) => {
                 let ety = rust_ty(elem);
@@ -206,8 +282,8 @@ pub(super) fn stream_loop(
         };
         if block_shaped(fty) {
             // Blocks are received straight into the chunk's storage.
-            setup.push(init);
-            per_chunk.push(quote! {
+            self.setup.push(init);
+            quote! {
                 let __want = #chunk_len;
                 let __got = ch
                     .recv_into_slice(#rt::wire::blocks_recv_buffer(&mut #fc, __len))
@@ -216,24 +292,24 @@ pub(super) fn stream_loop(
                     return Err(Error::Length { round: #rn, expected: __want, got: __got });
                 }
                 #rt::wire::finish_blocks_in_place(&mut #fc[..]);
-            });
+            }
         } else if matches!(fty, Ty::Array(..)) {
-            setup.push(quote! {
+            self.setup.push(quote! {
                 #init
                 let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
             });
-            per_chunk.push(quote! {
+            quote! {
                 let __want = #chunk_len;
                 ch.recv_into(&mut __buf, __want).map_err(|source| Error::Channel { round: #rn, source })?;
                 if __buf.len() != __want {
                     return Err(Error::Length { round: #rn, expected: __want, got: __buf.len() });
                 }
                 #decode.map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
-            });
+            }
         } else {
             // A matrix chunk is received straight into the matrix's storage.
-            setup.push(init);
-            per_chunk.push(quote! {
+            self.setup.push(init);
+            quote! {
                 let __want = #chunk_len;
                 #fc.reset(__rows, __len);
                 let __got = ch
@@ -244,16 +320,16 @@ pub(super) fn stream_loop(
                 }
                 #rt::wire::finish_bit_matrix_in_place(&mut #fc)
                     .map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
-            });
+            }
         }
     }
-    let mut si = 0;
-    for stage in &st.before {
-        per_chunk.push(stage_code(stage, si, &mut kept, &mut setup));
-        si += 1;
-    }
-    if st.sending {
-        let send = match fty {
+
+    /// Sends the field's chunk (checking its shape first).
+    fn send_chunk(&mut self) -> TokenStream {
+        let rt = rt();
+        let (rn, field, fty) = (self.rn, self.field, self.fty);
+        let fc = format_ident!("__c_{}", field);
+        match fty {
             Ty::Array(..) if block_shaped(fty) => quote! {
                 if #fc.len() != __len {
                     return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
@@ -261,7 +337,8 @@ pub(super) fn stream_loop(
                 ch.send(&#rt::wire::block_bytes(&#fc)).map_err(|source| Error::Channel { round: #rn, source })?;
             },
             Ty::Array(..) => {
-                setup.push(quote!(let mut __bytes: ::std::vec::Vec<u8> = ::std::vec::Vec::new();));
+                self.setup
+                    .push(quote!(let mut __bytes: ::std::vec::Vec<u8> = ::std::vec::Vec::new();));
                 quote! {
                     if #fc.len() != __len {
                         return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
@@ -271,39 +348,49 @@ pub(super) fn stream_loop(
                     ch.send(&__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
                 }
             }
-            _ => {
-                let check = quote! {
-                    if #fc.rows() != __rows || #fc.cols() != __len {
-                        return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.cols() });
-                    }
-                };
-                let mut read_after = BTreeSet::new();
-                st.after
-                    .iter()
-                    .for_each(|s| locals_in(&s.call, &mut read_after));
-                if read_after.contains(field) {
-                    quote! {
-                        #check
-                        ch.send(#rt::Block::slice_as_bytes(#fc.as_blocks())).map_err(|source| Error::Channel { round: #rn, source })?;
-                    }
-                } else {
-                    // Nothing reads the chunk after the send: the channel may
-                    // take its storage (no copy) and lend back a spent one,
-                    // which the next chunk's producer overwrites.
-                    quote! {
-                        #check
-                        #fc.lend_storage(|__v| ch.send_blocks(__v)).map_err(|source| Error::Channel { round: #rn, source })?;
-                    }
-                }
+            _ => self.send_matrix_chunk(),
+        }
+    }
+
+    /// Sends a matrix chunk, lending its storage to the channel when nothing
+    /// reads it afterwards.
+    fn send_matrix_chunk(&self) -> TokenStream {
+        let rt = rt();
+        let (rn, field) = (self.rn, self.field);
+        let fc = format_ident!("__c_{}", field);
+        let check = quote! {
+            if #fc.rows() != __rows || #fc.cols() != __len {
+                return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.cols() });
             }
         };
-        per_chunk.push(send);
+        let mut read_after = BTreeSet::new();
+        self.st
+            .after
+            .iter()
+            .for_each(|s| locals_in(&s.call, &mut read_after));
+        if read_after.contains(field) {
+            quote! {
+                #check
+                ch.send(#rt::Block::slice_as_bytes(#fc.as_blocks())).map_err(|source| Error::Channel { round: #rn, source })?;
+            }
+        } else {
+            // Nothing reads the chunk after the send: the channel may
+            // take its storage (no copy) and lend back a spent one,
+            // which the next chunk's producer overwrites.
+            quote! {
+                #check
+                #fc.lend_storage(|__v| ch.send_blocks(__v)).map_err(|source| Error::Channel { round: #rn, source })?;
+            }
+        }
     }
-    for stage in &st.after {
-        per_chunk.push(stage_code(stage, si, &mut kept, &mut setup));
-        si += 1;
+}
+
+/// The length of an array type as an expression (0 for anything else).
+fn array_len(ty: &Ty) -> TokenStream {
+    match ty {
+        Ty::Array(_, n) => shape(n),
+        _ => quote!(0usize),
     }
-    (quote!(#(#setup)*), quote!(#(#per_chunk)*))
 }
 
 /// The whole streamed arrays of a role that no output buffer takes
