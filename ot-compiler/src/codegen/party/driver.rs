@@ -94,7 +94,7 @@ pub(super) fn run_fn(g: &PartyGen, steps: &[TokenStream]) -> TokenStream {
         pub fn run<M: #rt::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
             let __n = { let params = &self.params; #n };
             if mesh.me() != self.me || mesh.parties() != __n {
-                return Err(Error::Party { index: mesh.me(), parties: __n });
+                return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
             }
             let __hello = #rt::mesh::Hello {
                 protocol: ::std::string::String::from(PROTOCOL),

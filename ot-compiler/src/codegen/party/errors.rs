@@ -33,7 +33,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
     let equivocation = format!("{pname}: `{p}[{{}}]` aborted: round `{{}}` is inconsistent, `{p}[{{}}]` sent different messages to different parties (`{p}[{{}}]` reports another one)");
     let delivery = format!("{pname}: round `{{}}`: expected one message from each other party, got a wrong one from `{p}[{{}}]`");
     let from_peer = format!("{pname}: round `{{}}`: the message of `{p}[{{}}]`: {{}}");
-    let party_fmt = format!("{pname}: party index {{}} is not below the number of parties {{}}");
+    let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
     let common = crate::codegen::errors::common_variants();
     let common_display = crate::codegen::errors::common_display(pname);
     quote! {
