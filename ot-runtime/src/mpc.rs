@@ -3,7 +3,7 @@
 //! broadcast round that the generated code exchanges to check that every
 //! party received the same messages (broadcast with abort in the sense of
 //! Goldwasser and Lindell, "Secure Multi-Party Computation without
-//! Agreement", J. Cryptology 2005, Section 3: a round is consistent or every
+//! Agreement", J. Cryptology 18(3), 2005: a round is consistent or every
 //! honest party aborts).
 
 use sha2::{Digest, Sha256};
