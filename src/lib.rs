@@ -223,6 +223,18 @@ pub mod delta_softspoken_malicious {
     crate::protocol!("protocols/delta_softspoken_malicious.otp");
 }
 
+/// n-party coin flipping with Pedersen commitments and checked broadcasts,
+/// generated from `protocols/coin_flip_n.otp` (`role P[n]`).
+pub mod coin_flip_n {
+    crate::protocol!("protocols/coin_flip_n.otp");
+}
+
+/// n-party sum of private `u64` inputs by additive secret sharing (private
+/// rounds, then a checked broadcast), generated from `protocols/sum_n.otp`.
+pub mod sum_n {
+    crate::protocol!("protocols/sum_n.otp");
+}
+
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use softspoken_parties::AboOt;
 pub use traits::{

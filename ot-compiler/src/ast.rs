@@ -256,6 +256,8 @@ pub struct Round {
     pub chunk_by: Option<Expr>,
     /// Local computation attached to the round.
     pub body: Vec<AtBlock>,
+    /// `-> all unchecked`: a broadcast without the consistency check.
+    pub unchecked: Option<Span>,
     /// The header (up to the message fields).
     pub span: Span,
 }

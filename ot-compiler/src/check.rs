@@ -10,6 +10,9 @@ use crate::source::{SourceMap, Span};
 use crate::types::{Shape, Ty, BUILTIN_TYPES};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+mod items;
+mod nparty;
+
 /// Everything visible to a protocol: intrinsics, extern types, functionalities, protocols.
 pub struct Scope<'a> {
     /// Intrinsics by name.
@@ -143,6 +146,21 @@ struct Checker<'a> {
     later: Vec<HashMap<String, Span>>,
     index_vars: Vec<String>,
     warnings: Vec<Diagnostic>,
+    /// Rounds declared so far: name -> where.
+    round_names: HashMap<String, Span>,
+    /// Message names used so far: name -> where.
+    msg_names: HashMap<String, Span>,
+    /// Declared outputs (checked once every item is).
+    outputs_decl: Vec<(usize, Field)>,
+    /// Rounds to check for a receiver that never reads the message:
+    /// (round index, receiving role, span).
+    received_unused: Vec<(usize, usize, Span)>,
+    /// In an n-party protocol, the index variables naming the party whose
+    /// block is being checked (`at P[i]`: `i`, the party's own index).
+    party_vars: Vec<String>,
+    /// In an n-party protocol, every (field, round, where) a round delivers,
+    /// in order (for the deadlock check).
+    party_deliveries: Vec<(String, String, Span)>,
 }
 
 /// Checks one protocol; returns its IR and warnings. Every error carries a
@@ -162,6 +180,35 @@ fn check_protocol_inner(
     src: &SourceMap,
 ) -> R<(Ir, Vec<Diagnostic>)> {
     let (roles, items) = expand(proto, scope, 0)?;
+    check_roles_declared(proto, &roles)?;
+    let mut ck = Checker::new(src, scope, roles);
+    let mut ir = ck.new_ir(proto);
+    if ck.roles.iter().any(|r| r.count.is_some()) {
+        ck.scan_ahead(&items);
+        nparty::check(proto, &mut ck, &items, &mut ir)?;
+        record_intrinsics(&mut ir, scope);
+        ck.check_outputs()?;
+        ck.check_received_used(&ir)?;
+        ck.warn_unused(&ir);
+        return Ok((ir, ck.warnings));
+    }
+    if ck.roles.len() != 2 {
+        ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
+    }
+    ck.scan_ahead(&items);
+    for item in &items {
+        ck.item(item, &mut ir)
+            .map_err(|d| d.with_context(item_context(proto, item)))?;
+    }
+    ck.check_outputs()?;
+    stream_chunked_rounds(&mut ir, &ck.round_names, scope)?;
+    ck.check_received_used(&ir)?;
+    ck.warn_unused(&ir);
+    Ok((ir, ck.warnings))
+}
+
+/// A protocol needs roles, each declared once.
+fn check_roles_declared(proto: &Protocol, roles: &[RoleDecl]) -> R<()> {
     if roles.is_empty() {
         return Err(Diagnostic::error(
             proto.name.span,
@@ -170,7 +217,7 @@ fn check_protocol_inner(
         .with_help("write `protocol Name(role Sender, role Receiver) { ... }`"));
     }
     let mut seen = HashSet::new();
-    for r in &roles {
+    for r in roles {
         if !seen.insert(r.name.name.clone()) {
             return Err(Diagnostic::error(
                 r.name.span,
@@ -178,389 +225,202 @@ fn check_protocol_inner(
             ));
         }
     }
-    let mut ck = Checker {
-        src,
-        scope,
-        env: vec![BTreeMap::new(); roles.len()],
-        future: vec![HashMap::new(); roles.len()],
-        later: vec![HashMap::new(); roles.len()],
-        roles,
-        consts: HashMap::new(),
-        params: HashMap::new(),
-        index_vars: vec![],
-        warnings: vec![],
-    };
-    let (line, _) = src.line_col(proto.name.span.file, proto.name.span.start);
-    let mut ir = Ir {
-        name: proto.name.name.clone(),
-        roles: ck.roles.iter().map(|r| r.name.name.clone()).collect(),
-        consts: vec![],
-        params: vec![],
-        inputs: vec![vec![]; ck.roles.len()],
-        outputs: vec![vec![]; ck.roles.len()],
-        rounds: vec![],
-        subs: vec![],
-        events: vec![vec![]; ck.roles.len()],
-        aborts: vec![],
-        files: vec![],
-        location: format!("{}:{line}", src.file(proto.name.span.file).name),
-        chunk_paths: BTreeMap::new(),
-        moved_args: BTreeMap::new(),
-        intrinsic_paths: BTreeMap::new(),
-        unsupported: None,
-    };
-    if let Some(r) = ck.roles.iter().find(|r| r.count.is_some()) {
-        ir.unsupported = Some((r.name.span, format!("multiparty role `{}`: code generation for `role P[n]` is not implemented yet (the checker accepts it)", r.name.name)));
-    } else if ck.roles.len() != 2 {
-        ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
+    Ok(())
+}
+
+/// The note an error inside `item` carries: which round or block it is in.
+fn item_context(proto: &Protocol, item: &Item) -> String {
+    match item {
+        Item::Round(r) => {
+            let to = match &r.to {
+                Target::Role(t) => t.name.name.clone(),
+                Target::All(_) => "all".to_string(),
+            };
+            format!(
+                "in round `{}` ({} -> {to} : {}) of protocol `{}`",
+                r.name.name, r.from.name.name, r.msg.name, proto.name.name
+            )
+        }
+        Item::At(b) => format!(
+            "in `at {}` of protocol `{}`",
+            b.role.name.name, proto.name.name
+        ),
+        Item::Do(d) => format!(
+            "in sub-protocol call `{}` of protocol `{}`",
+            d.name.name, proto.name.name
+        ),
+        _ => format!("in protocol `{}`", proto.name.name),
+    }
+}
+
+impl<'a> Checker<'a> {
+    fn new(src: &'a SourceMap, scope: &'a Scope<'a>, roles: Vec<RoleDecl>) -> Self {
+        Checker {
+            src,
+            scope,
+            env: vec![BTreeMap::new(); roles.len()],
+            future: vec![HashMap::new(); roles.len()],
+            later: vec![HashMap::new(); roles.len()],
+            roles,
+            consts: HashMap::new(),
+            params: HashMap::new(),
+            index_vars: vec![],
+            warnings: vec![],
+            round_names: HashMap::new(),
+            msg_names: HashMap::new(),
+            outputs_decl: vec![],
+            received_unused: vec![],
+            party_vars: vec![],
+            party_deliveries: vec![],
+        }
     }
 
-    // Pass 0: future receipts (for "used before receipt" and deadlock errors)
-    // and computations (for "used before it is computed").
-    for item in &items {
-        let blocks: Vec<&AtBlock> = match item {
-            Item::At(b) => vec![b],
-            Item::Round(r) => r.body.iter().collect(),
-            _ => vec![],
-        };
-        for b in blocks {
-            if let Ok(role) = ck.role(&b.role) {
-                for st in &b.stmts {
-                    if let Stmt::Assign { name, .. } = st {
-                        ck.later[role].entry(name.name.clone()).or_insert(name.span);
+    /// The IR before any item is checked.
+    fn new_ir(&self, proto: &Protocol) -> Ir {
+        let src = self.src;
+        let (line, _) = src.line_col(proto.name.span.file, proto.name.span.start);
+        let n = self.roles.len();
+        Ir {
+            name: proto.name.name.clone(),
+            roles: self.roles.iter().map(|r| r.name.name.clone()).collect(),
+            consts: vec![],
+            params: vec![],
+            inputs: vec![vec![]; n],
+            outputs: vec![vec![]; n],
+            rounds: vec![],
+            subs: vec![],
+            events: vec![vec![]; n],
+            aborts: vec![],
+            files: vec![],
+            location: format!("{}:{line}", src.file(proto.name.span.file).name),
+            chunk_paths: BTreeMap::new(),
+            moved_args: BTreeMap::new(),
+            intrinsic_paths: BTreeMap::new(),
+            unsupported: None,
+            party_count: None,
+            spec_hash: [0; 32],
+        }
+    }
+
+    /// Pass 0: future receipts (for "used before receipt" and deadlock
+    /// errors) and computations (for "used before it is computed").
+    fn scan_ahead(&mut self, items: &[Item]) {
+        for item in items {
+            let blocks: Vec<&AtBlock> = match item {
+                Item::At(b) => vec![b],
+                Item::Round(r) => r.body.iter().collect(),
+                _ => vec![],
+            };
+            for b in blocks {
+                if let Ok(role) = self.role(&b.role) {
+                    for st in &b.stmts {
+                        if let Stmt::Assign { name, .. } = st {
+                            self.later[role]
+                                .entry(name.name.clone())
+                                .or_insert(name.span);
+                        }
+                    }
+                }
+            }
+            if let Item::Round(r) = item {
+                if let Some(to) = self.target_roles(&r.to) {
+                    for t in to {
+                        for f in &r.fields {
+                            self.future[t]
+                                .entry(f.name.name.clone())
+                                .or_insert((r.name.name.clone(), r.name.span));
+                        }
                     }
                 }
             }
         }
-        if let Item::Round(r) = item {
-            if let Some(to) = ck.target_roles(&r.to) {
-                for t in to {
-                    for f in &r.fields {
-                        ck.future[t]
-                            .entry(f.name.name.clone())
-                            .or_insert((r.name.name.clone(), r.name.span));
-                    }
-                }
-            }
+    }
+
+    /// Checks one item of the (expanded) protocol, in order.
+    fn item(&mut self, item: &Item, ir: &mut Ir) -> R<()> {
+        match item {
+            Item::Const(c) => self.const_item(c, ir),
+            Item::Param(p) => self.param_item(p, ir),
+            Item::Io(io) => self.io_item(io, ir),
+            Item::At(block) => self.at_block(block, ir),
+            Item::Round(r) => self.round_item(r, ir),
+            Item::Do(d) => self.do_stmt(d, ir),
+            Item::Insert(ins) => Err(Diagnostic::error(
+                ins.span,
+                "`insert` must appear directly in a protocol that `extends` another",
+            )),
         }
     }
 
-    let mut round_names: HashMap<String, Span> = HashMap::new();
-    let mut msg_names: HashMap<String, Span> = HashMap::new();
-    let mut outputs_decl: Vec<(usize, Field)> = vec![];
-    let mut received_unused: Vec<(usize, usize, Span)> = vec![];
-
-    for item in &items {
-        let context = match item {
-            Item::Round(r) => {
-                let to = match &r.to {
-                    Target::Role(t) => t.name.name.clone(),
-                    Target::All(_) => "all".to_string(),
-                };
-                format!(
-                    "in round `{}` ({} -> {to} : {}) of protocol `{}`",
-                    r.name.name, r.from.name.name, r.msg.name, proto.name.name
-                )
+    /// Outputs must be defined with the declared types.
+    fn check_outputs(&mut self) -> R<()> {
+        for (role, f) in std::mem::take(&mut self.outputs_decl) {
+            let declared = self.ty(&f.ty, None)?;
+            match self.env[role].get_mut(&f.name.name) {
+                Some(v) => {
+                    v.exported = true;
+                    if v.ty != declared {
+                        return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: output `{}` of `{}` is declared `{declared}`, but is computed as `{}`", f.name.name, self.roles[role].name.name, v.ty))
+                            .with_help(format!("declare it as `{}: {}`", f.name.name, v.ty)));
+                    }
+                }
+                None => {
+                    return Err(self.unknown_value(role, &f.name.name, f.name.span, "return"));
+                }
             }
-            Item::At(b) => format!(
-                "in `at {}` of protocol `{}`",
-                b.role.name.name, proto.name.name
-            ),
-            Item::Do(d) => format!(
-                "in sub-protocol call `{}` of protocol `{}`",
-                d.name.name, proto.name.name
-            ),
-            _ => format!("in protocol `{}`", proto.name.name),
-        };
-        let mut step = || -> R<()> {
-            match item {
-                Item::Const(c) => {
-                    ck.fresh_global(&c.name)?;
-                    let ty = ck.ty(&c.ty, None)?;
-                    if !ty.is_int() {
-                        return Err(Diagnostic::error(
-                            c.ty.span,
-                            format!("constants must be `usize` or `u64`, not `{ty}`"),
-                        ));
-                    }
-                    let v = ck.const_eval(&c.value)?;
-                    ck.consts.insert(c.name.name.clone(), (ty.clone(), v));
-                    if let Some(req) = &c.requires {
-                        if ck.const_eval(req)? == 0 {
-                            return Err(Diagnostic::error(
-                                req.span,
-                                format!(
-                                    "`requires {}` does not hold for `{}` = {v}",
-                                    src.snippet(req.span),
-                                    c.name.name
-                                ),
-                            )
-                            .with_help(format!(
-                                "change the value of `{}` or the requirement",
-                                c.name.name
-                            )));
-                        }
-                    }
-                    ir.consts.push((c.name.name.clone(), ty, v));
-                }
-                Item::Param(p) => {
-                    ck.fresh_global(&p.name)?;
-                    let ty = ck.ty(&p.ty, None)?;
-                    if !ty.is_copy() || matches!(ty, Ty::Point | Ty::Scalar) {
-                        return Err(Diagnostic::error(
-                            p.ty.span,
-                            format!(
-                                "parameters must be `usize`, `u64`, `Bit` or `Block`, not `{ty}`"
-                            ),
-                        ));
-                    }
-                    ck.params.insert(p.name.name.clone(), ty.clone());
-                    let requires = match &p.requires {
-                        Some(req) => {
-                            let t = ck.expr(usize::MAX, req)?;
-                            if t.ty != Ty::Bit {
-                                return Err(Diagnostic::error(
-                                    req.span,
-                                    format!(
-                                        "`requires` needs a condition (a `Bit`), found `{}`",
-                                        t.ty
-                                    ),
-                                ));
-                            }
-                            Some((t, src.snippet(req.span).to_string()))
-                        }
-                        None => None,
-                    };
-                    ir.params.push(IrParam {
-                        name: p.name.name.clone(),
-                        ty,
-                        requires,
-                    });
-                }
-                Item::Io(io) => {
-                    let role = ck.role(&io.role)?;
-                    let mut names = HashSet::new();
-                    for f in &io.fields {
-                        if !names.insert(f.name.name.clone()) {
-                            return Err(Diagnostic::error(
-                                f.name.span,
-                                format!("duplicate field `{}`", f.name.name),
-                            ));
-                        }
-                        let ty = ck.ty(&f.ty, None)?;
-                        match io.kind {
-                            IoKind::Input => {
-                                ck.define(role, &f.name, ty.clone())?;
-                                ir.inputs[role].push((f.name.name.clone(), ty));
-                            }
-                            IoKind::Output => {
-                                outputs_decl.push((role, f.clone()));
-                                ir.outputs[role].push((f.name.name.clone(), ty));
-                            }
-                        }
-                    }
-                }
-                Item::At(block) => ck.at_block(block, &mut ir)?,
-                Item::Round(r) => {
-                    if let Some(prev) = round_names.insert(r.name.name.clone(), r.name.span) {
-                        let l = line_ref(src, r.name.span, prev);
-                        return Err(Diagnostic::error(
-                            r.name.span,
-                            format!("round `{}` is already declared at {l}", r.name.name),
+        }
+        Ok(())
+    }
+
+    /// A round whose message the receiver never reads is an error.
+    fn check_received_used(&self, ir: &Ir) -> R<()> {
+        for &(idx, to, span) in &self.received_unused {
+            let round = &ir.rounds[idx];
+            let any_used = round.fields.iter().any(|(n, _)| {
+                self.env[to]
+                    .get(n)
+                    .map(|v| v.used || v.exported)
+                    .unwrap_or(false)
+            });
+            if !any_used && !round.fields.is_empty() {
+                let names: Vec<&str> = round.fields.iter().map(|(n, _)| n.as_str()).collect();
+                let (from, to) = (&ir.roles[round.from], &ir.roles[to]);
+                return Err(Diagnostic::error(span, format!("round `{}` sends `{} {{ {} }}` to `{to}`, but `{to}` never uses it: no computation receives the message", round.name, round.msg, names.join(", ")))
+                    .with_context(format!("in round `{}` ({from} -> {to} : {}) of protocol `{}`", round.name, round.msg, ir.name))
+                    .with_help(format!("use {} at `{to}` after this round, return {} as an output of `{to}`, or remove the round", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or "), if names.len() == 1 { "it" } else { "one" })));
+            }
+        }
+        Ok(())
+    }
+
+    /// Warnings for values never used (unless named `_...`).
+    fn warn_unused(&mut self, ir: &Ir) {
+        for (role, env) in self.env.iter().enumerate() {
+            for (name, v) in env {
+                if !v.used && !v.exported {
+                    self.warnings.push(
+                        Diagnostic::warning(
+                            v.span,
+                            format!("value `{name}` at `{}` is never used", ir.roles[role]),
                         )
-                        .with_help("give each round its own name"));
-                    }
-                    if let Some(prev) = msg_names.insert(r.msg.name.clone(), r.msg.span) {
-                        let l = line_ref(src, r.msg.span, prev);
-                        return Err(Diagnostic::error(
-                            r.msg.span,
-                            format!(
-                                "message `{}` is already used by another round ({l})",
-                                r.msg.name
-                            ),
-                        )
-                        .with_help("give each round its own message name"));
-                    }
-                    let from = ck.role(&r.from)?;
-                    let to = match &r.to {
-                        Target::Role(rr) => ck.role(rr)?,
-                        Target::All(span) => {
-                            if ir.unsupported.is_none() {
-                                ir.unsupported = Some((*span, "broadcast rounds (`-> all`) are not supported by code generation yet".into()));
-                            }
-                            (0..ck.roles.len()).find(|&i| i != from).unwrap_or(from)
-                        }
-                    };
-                    if to == from && !matches!(r.to, Target::All(_)) {
-                        return Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{}` to itself, so the message is never received", r.name.name, r.msg.name, ck.roles[from].name.name))
-                            .with_help(format!("send it to another role, or compute the values in `at {} {{ ... }}`", ck.roles[from].name.name)));
-                    }
-                    // Sender-side body runs before the send.
-                    for b in &r.body {
-                        let br = ck.role(&b.role)?;
-                        if br == from {
-                            ck.at_block(b, &mut ir)?;
-                        }
-                    }
-                    let mut fields = vec![];
-                    let mut names = HashSet::new();
-                    for f in &r.fields {
-                        if !names.insert(f.name.name.clone()) {
-                            return Err(Diagnostic::error(
-                                f.name.span,
-                                format!(
-                                    "duplicate field `{}` in message `{}` of round `{}`",
-                                    f.name.name, r.msg.name, r.name.name
-                                ),
-                            )
-                            .with_help("each field of a message must have a distinct name"));
-                        }
-                        let declared = ck.ty(&f.ty, None)?;
-                        let have = match ck.env[from].get_mut(&f.name.name) {
-                            Some(v) => {
-                                v.exported = true;
-                                v.ty.clone()
-                            }
-                            None => {
-                                if let Some((later, lspan)) =
-                                    ck.future[from].get(&f.name.name).cloned()
-                                {
-                                    if later != r.name.name {
-                                        let l = line_ref(src, f.name.span, lspan);
-                                        return Err(Diagnostic::error(f.name.span, format!(
-                                            "role-order deadlock: `{}` must send `{}` in round `{}`, but only receives it later in round `{later}` ({l})",
-                                            ck.roles[from].name.name, f.name.name, r.name.name))
-                                            .with_help(format!("`{}` would wait for round `{later}` while its peer waits for round `{}`; move round `{later}` before round `{}`", ck.roles[from].name.name, r.name.name, r.name.name)));
-                                    }
-                                }
-                                return Err(ck.unknown_value(
-                                    from,
-                                    &f.name.name,
-                                    f.name.span,
-                                    "send",
-                                ));
-                            }
-                        };
-                        if have != declared {
-                            return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: field `{}` of `{}` is declared `{declared}`, but `{}` has `{}: {have}`", f.name.name, r.msg.name, ck.roles[from].name.name, f.name.name))
-                                .with_help(format!("declare the field as `{}: {have}` or change how `{}` is computed", f.name.name, f.name.name)));
-                        }
-                        fields.push((f.name.name.clone(), declared));
-                    }
-                    let round_idx = ir.rounds.len();
-                    for (name, ty) in &fields {
-                        let span = r
-                            .fields
-                            .iter()
-                            .find(|f| &f.name.name == name)
-                            .map(|f| f.name.span)
-                            .unwrap_or(r.span);
-                        if let Some(prev) = ck.env[to].get(name) {
-                            let l = line_ref(src, span, prev.span);
-                            return Err(Diagnostic::error(span, format!("`{}` already has a value named `{name}` ({l}); receiving another would shadow it", ck.roles[to].name.name))
-                                .with_help("rename one of them"));
-                        }
-                        ck.env[to].insert(
-                            name.clone(),
-                            Var {
-                                ty: ty.clone(),
-                                span,
-                                used: false,
-                                exported: false,
-                            },
-                        );
-                    }
-                    received_unused.push((round_idx, to, r.span));
-                    let (l, _) = src.line_col(r.span.file, r.span.start);
-                    let chunk_by = match &r.chunk_by {
-                        Some(e) => Some(ck.shape(e)?),
-                        None => None,
-                    };
-                    ir.rounds.push(IrRound {
-                        name: r.name.name.clone(),
-                        from,
-                        to,
-                        msg: r.msg.name.clone(),
-                        fields,
-                        chunk_by,
-                        location: format!("{}:{l}", src.file(r.span.file).name),
-                        text: src.line_text(r.span.file, l).trim().to_string(),
-                    });
-                    ir.events[from].push(Event::Send(round_idx));
-                    ir.events[to].push(Event::Recv(round_idx));
-                    for b in &r.body {
-                        let br = ck.role(&b.role)?;
-                        if br != from {
-                            ck.at_block(b, &mut ir)?;
-                        }
-                    }
-                }
-                Item::Do(d) => ck.do_stmt(d, &mut ir)?,
-                Item::Insert(ins) => {
-                    return Err(Diagnostic::error(
-                        ins.span,
-                        "`insert` must appear directly in a protocol that `extends` another",
-                    ));
+                        .with_help("remove it, or prefix a deliberate leftover with `_`"),
+                    );
                 }
             }
-            Ok(())
-        };
-        step().map_err(|d| d.with_context(context))?;
-    }
-
-    // Outputs must be defined with the declared types.
-    for (role, f) in &outputs_decl {
-        let declared = ck.ty(&f.ty, None)?;
-        match ck.env[*role].get_mut(&f.name.name) {
-            Some(v) => {
-                v.exported = true;
-                if v.ty != declared {
-                    return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: output `{}` of `{}` is declared `{declared}`, but is computed as `{}`", f.name.name, ck.roles[*role].name.name, v.ty))
-                        .with_help(format!("declare it as `{}: {}`", f.name.name, v.ty)));
-                }
-            }
-            None => {
-                return Err(ck.unknown_value(*role, &f.name.name, f.name.span, "return"));
-            }
         }
+        let src = self.src;
+        self.warnings
+            .retain(|w| !src.snippet(w.span).starts_with('_'));
     }
+}
 
-    stream_chunked_rounds(&mut ir, &round_names, scope)?;
-
-    // A round whose message the receiver never reads.
-    for (idx, to, span) in received_unused {
-        let round = &ir.rounds[idx];
-        let any_used = round.fields.iter().any(|(n, _)| {
-            ck.env[to]
-                .get(n)
-                .map(|v| v.used || v.exported)
-                .unwrap_or(false)
-        });
-        if !any_used && !round.fields.is_empty() {
-            let names: Vec<&str> = round.fields.iter().map(|(n, _)| n.as_str()).collect();
-            let (from, to) = (&ir.roles[round.from], &ir.roles[to]);
-            return Err(Diagnostic::error(span, format!("round `{}` sends `{} {{ {} }}` to `{to}`, but `{to}` never uses it: no computation receives the message", round.name, round.msg, names.join(", ")))
-                .with_context(format!("in round `{}` ({from} -> {to} : {}) of protocol `{}`", round.name, round.msg, ir.name))
-                .with_help(format!("use {} at `{to}` after this round, return {} as an output of `{to}`, or remove the round", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or "), if names.len() == 1 { "it" } else { "one" })));
-        }
-    }
-
-    for (role, env) in ck.env.iter().enumerate() {
-        for (name, v) in env {
-            if !v.used && !v.exported {
-                ck.warnings.push(
-                    Diagnostic::warning(
-                        v.span,
-                        format!("value `{name}` at `{}` is never used", ir.roles[role]),
-                    )
-                    .with_help("remove it, or prefix a deliberate leftover with `_`"),
-                );
-            }
-        }
-    }
-    ck.warnings
-        .retain(|w| !src.snippet(w.span).starts_with('_'));
-    Ok((ir, ck.warnings))
+/// Where field `name` of round `r` is declared.
+fn field_span(r: &Round, name: &str) -> Span {
+    r.fields
+        .iter()
+        .find(|f| f.name.name == name)
+        .map(|f| f.name.span)
+        .unwrap_or(r.span)
 }
 
 /// Where `there` is, as seen from a diagnostic at `here`: `line 7` in the
@@ -733,7 +593,11 @@ impl<'a> Checker<'a> {
                 }
                 Stmt::Check { cond, abort, span } => {
                     let t = self.expr(role, cond)?;
-                    if t.ty != Ty::Bit {
+                    // An n-party check may test one condition per party
+                    // (`[c(j) for j in 0..n]`); a failure names the party.
+                    let per_party = !self.party_vars.is_empty()
+                        && matches!(&t.ty, Ty::Array(e, _) if **e == Ty::Bit);
+                    if t.ty != Ty::Bit && !per_party {
                         return Err(Diagnostic::error(
                             cond.span,
                             format!("`check` needs a condition (a `Bit`), found `{}`", t.ty),
@@ -792,6 +656,23 @@ impl<'a> Checker<'a> {
                 .with_help(suggest(&fr.name, "role", &froles)));
             }
             let p = self.role(pr)?;
+            if self.roles[p].count.is_some() {
+                return Err(Diagnostic::error(
+                    pr.name.span,
+                    format!(
+                        "role mapping mismatch: `{}` is a party array (`role {}[{}]`), but role `{}` of `{}` is one party",
+                        pr.name.name,
+                        pr.name.name,
+                        self.roles[p].count.as_ref().map(|c| self.src.snippet(c.span)).unwrap_or("n"),
+                        fr.name,
+                        func.name.name
+                    ),
+                )
+                .with_help(format!(
+                    "`{}` is a two-party functionality; run it between two named roles of a two-party protocol",
+                    func.name.name
+                )));
+            }
             if map.insert(fr.name.clone(), p).is_some() {
                 return Err(Diagnostic::error(
                     fr.span,
@@ -1159,6 +1040,12 @@ impl<'a> Checker<'a> {
     }
 
     fn lookup(&mut self, role: usize, name: &str, span: Span) -> R<TExpr> {
+        if self.party_vars.iter().any(|v| v == name) {
+            return Ok(TExpr {
+                kind: TExprKind::IndexVar("me".to_string()),
+                ty: Ty::Usize,
+            });
+        }
         if self.index_vars.iter().any(|v| v == name) {
             return Ok(TExpr {
                 kind: TExprKind::IndexVar(name.to_string()),
@@ -1576,6 +1463,9 @@ const RESERVED_ERRORS: &[&str] = &[
     "Decode",
     "Length",
     "Params",
+    "Equivocation",
+    "Mesh",
+    "Peer",
 ];
 
 const RUST_KEYWORDS: &[&str] = &[
@@ -1624,19 +1514,8 @@ fn event_mentions(e: &Event, name: &str) -> bool {
     }
 }
 
-/// Turns every `chunked(by = C)` round into a [`Stream`] (DESIGN "fast by
-/// construction"). On each side, every computation that can run chunk by
-/// chunk is pulled into the loop over chunks as a [`Stage`]: a call of an
-/// intrinsic with a `chunked` variant that reads a streamed value (directly,
-/// as an argument), or that produces a matrix or array of the round's width,
-/// and whose other inputs are known before the round. The sender's field
-/// must be such a stage; it is sent as soon as its chunk is computed, and
-/// the stages after it (its own post-processing, e.g. transposing and
-/// hashing) run while the peer consumes that chunk. A streamed value that is
-/// an output or is read after the round is assembled in place; any other
-/// exists one chunk at a time, so neither side holds the whole field or its
-/// intermediates.
-fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Scope) -> R<()> {
+/// The Rust paths, `move` parameters and chunk variants of the intrinsics.
+fn record_intrinsics(ir: &mut Ir, scope: &Scope) {
     ir.intrinsic_paths = scope
         .intrinsics
         .values()
@@ -1653,6 +1532,22 @@ fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Sco
         .values()
         .filter_map(|i| i.chunk.clone().map(|c| (i.name.name.clone(), c)))
         .collect();
+}
+
+/// Turns every `chunked(by = C)` round into a [`Stream`] (DESIGN "fast by
+/// construction"). On each side, every computation that can run chunk by
+/// chunk is pulled into the loop over chunks as a [`Stage`]: a call of an
+/// intrinsic with a `chunked` variant that reads a streamed value (directly,
+/// as an argument), or that produces a matrix or array of the round's width,
+/// and whose other inputs are known before the round. The sender's field
+/// must be such a stage; it is sent as soon as its chunk is computed, and
+/// the stages after it (its own post-processing, e.g. transposing and
+/// hashing) run while the peer consumes that chunk. A streamed value that is
+/// an output or is read after the round is assembled in place; any other
+/// exists one chunk at a time, so neither side holds the whole field or its
+/// intermediates.
+fn stream_chunked_rounds(ir: &mut Ir, spans: &HashMap<String, Span>, scope: &Scope) -> R<()> {
+    record_intrinsics(ir, scope);
     let chunkable: Vec<String> = scope
         .intrinsics
         .values()

@@ -138,6 +138,24 @@ pub struct IrRound {
     pub location: String,
     /// The round's header line, as written.
     pub text: String,
+    /// How the parties of an n-party protocol (`role P[n]`) take part in
+    /// it; None in a two-party protocol.
+    pub party: Option<PartyRound>,
+}
+
+/// An n-party round: every party sends (its own value) in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartyRound {
+    /// `P[i] -> all`: every party sends the same message to every other;
+    /// `checked` unless written `-> all unchecked` (then the parties do not
+    /// exchange digests of what they received).
+    Broadcast {
+        /// Whether the compiler adds the consistency check.
+        checked: bool,
+    },
+    /// `P[i] -> P[j]`: every party sends its own message to each other party
+    /// (its value is an array indexed by the receiver).
+    Private,
 }
 
 /// A sub-protocol call.
@@ -219,4 +237,10 @@ pub struct Ir {
     pub chunk_paths: std::collections::BTreeMap<String, String>,
     /// Set when the protocol uses a feature code generation cannot emit yet.
     pub unsupported: Option<(Span, String)>,
+    /// For an n-party protocol (`role P[n]`): the parameter holding the
+    /// number of parties. Its only role is then the party array.
+    pub party_count: Option<String>,
+    /// SHA-256 of the source files the protocol was compiled from (bound by
+    /// the n-party session hello).
+    pub spec_hash: [u8; 32],
 }

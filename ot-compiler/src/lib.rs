@@ -254,6 +254,7 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         .iter()
         .filter_map(|f| f.abs_path.clone())
         .collect();
+    ir.spec_hash = spec_hash(&sources);
     let tokens = codegen::generate(&ir);
     Ok(Compiled {
         sources,
@@ -261,6 +262,21 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         ir: Some(ir),
         tokens,
     })
+}
+
+/// SHA-256 over every source file read (prelude, the protocol, imports and
+/// `extends` bases) in load order, each text prefixed by its length, so two
+/// builds agree exactly when they compiled the same specification (wherever
+/// the files were).
+fn spec_hash(sources: &SourceMap) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"otp spec v1");
+    for f in &sources.files {
+        h.update((f.text.len() as u64).to_le_bytes());
+        h.update(f.text.as_bytes());
+    }
+    h.finalize().into()
 }
 
 /// The file asked for is always the second one loaded, after the prelude.

@@ -155,6 +155,7 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::round => "a round `round name: From -> To : Message { fields }`",
         Rule::round_target => "a receiving role or `all`",
         Rule::all_roles => "`all`",
+        Rule::unchecked => "`unchecked`",
         Rule::transport => "`chunked(by = n)`",
         Rule::round_body => "a round body `{ at Role { ... } }`",
         Rule::do_stmt => "a sub-protocol call `do name: Functionality[...](Role = Role, ...);`",
@@ -819,13 +820,16 @@ impl Cx {
         let mut it = p.into_inner();
         let name = self.ident(it.next());
         let from = self.role_ref(it.next());
+        let mut unchecked = None;
         let to = match it.next() {
             Some(t) => {
-                let inner = first(t);
-                if inner.as_rule() == Rule::all_roles {
-                    Target::All(self.span(&inner))
-                } else {
-                    Target::Role(self.role_ref(Some(inner)))
+                let mut parts = t.into_inner();
+                match parts.next() {
+                    Some(inner) if inner.as_rule() == Rule::all_roles => {
+                        unchecked = parts.next().map(|u| self.span(&u));
+                        Target::All(self.span(&inner))
+                    }
+                    inner => Target::Role(self.role_ref(inner)),
                 }
             }
             None => Target::All(whole),
@@ -838,6 +842,7 @@ impl Cx {
             msg,
             fields: vec![],
             chunk_by: None,
+            unchecked,
             body: vec![],
             span: whole,
         };

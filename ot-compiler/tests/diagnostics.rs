@@ -245,6 +245,55 @@ const CASES: &[Case] = &[
         note: "in protocol `Co15`",
         help: "assign it in `at Receiver { chosen = ...; }`",
     },
+    // n-party protocols (`role P[n]`).
+    Case {
+        name: "party_index_range",
+        line: 6,
+        col: 10,
+        message: "party index out of range: `P[3]` is not a party for every number of parties",
+        note: "in `at P` of protocol `Sum`",
+        help: "every party runs the same steps: write `P[i]`",
+    },
+    Case {
+        name: "party_self_send",
+        line: 7,
+        col: 5,
+        message: "round `share` sends `Share` from `P[i]` to itself, so the message is never received",
+        note: "in round `share` (P -> P : Share) of protocol `Sum`",
+        help: "name the receiver with another index, `P[j]`",
+    },
+    Case {
+        name: "party_not_sent",
+        line: 9,
+        col: 46,
+        message: "`masks` is a value of `P[i]` (computed for round `share`); `P[j]` cannot use it because the round does not send it",
+        note: "in round `share` (P -> P : Share) of protocol `Sum`",
+        help: "add `masks` to the fields of `Share`",
+    },
+    Case {
+        name: "party_deadlock",
+        line: 8,
+        col: 42,
+        message: "n-party deadlock: every party `P[i]` must send `s` in round `reveal`, but receives it only later, in round `share` (line 9)",
+        note: "in round `reveal` (P -> all : Reveal) of protocol `Sum`",
+        help: "move round `share` before round `reveal`",
+    },
+    Case {
+        name: "broadcast_not_party",
+        line: 8,
+        col: 28,
+        message: "broadcast from `Sender`, which is not a party: `-> all` needs a party array `role P[n]`",
+        note: "in round `setup` (Sender -> all : Setup) of protocol `Co15`",
+        help: "send to one role (`Sender -> <role>`)",
+    },
+    Case {
+        name: "party_mapping",
+        line: 5,
+        col: 41,
+        message: "role mapping mismatch: `P` is a party array (`role P[n]`), but role `Sender` of `RandomOt` is one party",
+        note: "in sub-protocol call `base` of protocol `Pairs`",
+        help: "`RandomOt` is a two-party functionality",
+    },
     // `whole_columns` binds the same Rust path as the prelude's
     // `transpose_columns` but has no chunk variant: it must not borrow one.
     Case {

@@ -180,7 +180,15 @@ fn pedersen_h() -> Point {
 /// Pedersen commitment `v·G + r·H` to a 128-bit value `v` with opening `r`:
 /// perfectly hiding for uniform `r`, binding under discrete log.
 pub fn commit(value: Block, opening: Scalar) -> Point {
-    base_mul(Scalar::from(value.as_u128())) + pedersen_h() * opening
+    base_mul(Scalar::from(value.as_u128())) + table_mul(pedersen_h_table(), opening)
+}
+
+/// The table of `H` (built once): `r·H` by table costs about what `r·G`
+/// does, a third of a variable-base multiplication, which matters when
+/// every party of an n-party coin flip verifies n openings.
+fn pedersen_h_table() -> &'static PointTable {
+    static T: std::sync::OnceLock<PointTable> = std::sync::OnceLock::new();
+    T.get_or_init(|| point_table(pedersen_h()))
 }
 
 /// `a` followed by `b` (joins the halves of a batch that was sent in parts).
@@ -350,4 +358,19 @@ pub fn co15_receiver_keys(
 /// tests that reproduce that attack.
 pub fn halve(p: Point) -> Point {
     p * Scalar::from(2u8).invert()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_by_table_matches_the_definition() {
+        for k in 1..20u64 {
+            let v = Block::from_u64s(k.wrapping_mul(0x9e37_79b9_7f4a_7c15), k);
+            let r = Scalar::from(k * 1_000_003);
+            let want = base_mul(Scalar::from(v.as_u128())) + pedersen_h() * r;
+            assert_eq!(commit(v, r), want);
+        }
+    }
 }

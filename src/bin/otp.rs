@@ -58,7 +58,9 @@ fn main() -> ExitCode {
         }
         "expand" => println!("{}", compiled.tokens),
         _ => {
-            if let Some(ir) = &compiled.ir {
+            if let Some(ir) = compiled.ir.as_ref().filter(|ir| ir.party_count.is_some()) {
+                print_party_rounds(ir);
+            } else if let Some(ir) = &compiled.ir {
                 for (r, role) in ir.roles.iter().enumerate() {
                     println!("{role}:");
                     for ev in &ir.events[r] {
@@ -116,4 +118,49 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The round flow of an n-party protocol: every party runs the same steps.
+fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
+    use ot_compiler::ir::{Event, PartyRound, TStmt};
+    let p = &ir.roles[0];
+    let n = ir.party_count.as_deref().unwrap_or("n");
+    println!("{p}[i], for every party i in 0..{n} (the same steps at each):");
+    println!("  hello: protocol, spec hash, parameters, session, i and {n} <-> every other party");
+    for ev in &ir.events[0] {
+        match ev {
+            Event::Send(k) => {
+                let rd = &ir.rounds[*k];
+                match rd.party {
+                    Some(PartyRound::Private) => println!(
+                        "  send {} (round `{}`) -> each other party P[j] its own (element j)",
+                        rd.msg, rd.name
+                    ),
+                    _ => println!(
+                        "  send {} (round `{}`) -> every other party (broadcast)",
+                        rd.msg, rd.name
+                    ),
+                }
+            }
+            Event::Recv(k) => {
+                let rd = &ir.rounds[*k];
+                let fields: Vec<String> =
+                    rd.fields.iter().map(|(f, _)| format!("{f}[j]")).collect();
+                println!(
+                    "  recv {} (round `{}`) <- every other party P[j]: {}",
+                    rd.msg,
+                    rd.name,
+                    fields.join(", ")
+                );
+                if rd.party == Some(PartyRound::Broadcast { checked: true }) {
+                    println!(
+                        "  check round `{}`: digests of every {} received <-> every other party; a difference aborts naming round and sender",
+                        rd.name, rd.msg
+                    );
+                }
+            }
+            Event::Stmt(TStmt::Check(_, _, text)) => println!("  {text}"),
+            _ => {}
+        }
+    }
 }

@@ -1,0 +1,103 @@
+//! The protocol's `Error` enum: one variant per `abort` of the
+//! specification, plus parameter, shape, codec, channel and sub-protocol
+//! failures, each naming the round and field.
+
+use super::names::{id, rt};
+use crate::ir::Ir;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// `Error`, its `Display` (prefixed with the protocol name) and `Error::source`.
+pub(super) fn error_items(ir: &Ir) -> TokenStream {
+    let rt = rt();
+    let pname = &ir.name;
+    let abort_variants = ir.aborts.iter().map(|(n, text)| {
+        let v = id(n);
+        let doc = format!("The check `{text}` failed: the peer cheated or sent inconsistent data.");
+        quote!(#[doc = #doc] #v { #[doc = "The role that aborted."] role: &'static str, #[doc = "The failed check (`file:line: text`)."] check: &'static str })
+    });
+    let abort_display = ir.aborts.iter().map(|(n, _)| {
+        let v = id(n);
+        let fmt = format!("{pname}: `{{role}}` aborted with {n}: check failed at {{check}}");
+        quote!(Error::#v { role, check } => write!(f, #fmt))
+    });
+    let common = common_variants();
+    let common_display = common_display(pname);
+    quote! {
+        /// Everything that can go wrong in a run; checks in the specification become variants.
+        #[derive(Debug)]
+        #[non_exhaustive]
+        pub enum Error {
+            #(#abort_variants,)*
+            #common
+            /// A message other than the expected one arrived.
+            UnexpectedMessage { /// Round.
+                round: &'static str },
+            /// The channel failed (hang-up, timeout, oversized frame).
+            Channel { /// Round.
+                round: &'static str, /// Why.
+                source: #rt::channel::ChannelError },
+            /// A sub-protocol failed.
+            SubProtocol { /// Call name.
+                call: &'static str, /// Its error.
+                message: ::std::string::String },
+        }
+        impl ::core::fmt::Display for Error {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match self {
+                    #(#abort_display,)*
+                    #common_display
+                    Error::UnexpectedMessage { round } => write!(f, "{}: unexpected message in round `{}`", #pname, round),
+                    Error::Channel { round, source } => write!(f, "{}: round `{}`: channel error: {}", #pname, round, source),
+                    Error::SubProtocol { call, message } => write!(f, "{}: sub-protocol `{}` failed: {}", #pname, call, message),
+                }
+            }
+        }
+        impl ::std::error::Error for Error {
+            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
+                match self {
+                    Error::Decode { source, .. } => Some(source),
+                    Error::Channel { source, .. } => Some(source),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+/// The variants every protocol's `Error` has: parameters, shapes, lengths
+/// and encodings of messages.
+pub(super) fn common_variants() -> TokenStream {
+    let rt = rt();
+    quote! {
+            /// A `requires` predicate of the parameters does not hold.
+            Params { /// The predicate as written.
+                requirement: &'static str },
+            /// A value's length does not match its declared shape.
+            Shape { /// Round (or `input`).
+                round: &'static str, /// Field.
+                field: &'static str, /// Declared length.
+                expected: usize, /// Actual length.
+                got: usize },
+            /// A received message has the wrong length.
+            Length { /// Round.
+                round: &'static str, /// Expected bytes.
+                expected: usize, /// Received bytes.
+                got: usize },
+            /// A field of a received message is not a valid encoding.
+            Decode { /// Round.
+                round: &'static str, /// Field.
+                field: &'static str, /// Why.
+                source: #rt::wire::WireError },
+    }
+}
+
+/// The `Display` arms of [`common_variants`].
+pub(super) fn common_display(pname: &str) -> TokenStream {
+    quote! {
+                    Error::Params { requirement } => write!(f, "{}: parameters violate `requires {}`", #pname, requirement),
+                    Error::Shape { round, field, expected, got } => write!(f, "{}: round `{}`, field `{}`: length {} but the specification requires {}", #pname, round, field, got, expected),
+                    Error::Length { round, expected, got } => write!(f, "{}: round `{}`: message of {} bytes, expected {}", #pname, round, got, expected),
+                    Error::Decode { round, field, source } => write!(f, "{}: round `{}`, field `{}`: {}", #pname, round, field, source),
+    }
+}

@@ -1,0 +1,308 @@
+//! Expressions and statements: typed `.otp` expressions to Rust.
+
+use super::names::{id, path_tokens, rt};
+use super::wire::{rust_ty, shape};
+use crate::ast::{BinOp, UnOp};
+use crate::ir::*;
+use crate::types::Ty;
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Mode {
+    Place,
+    Owned,
+}
+
+/// Values live after a statement, and how often the statement reads each.
+type StmtCtx = (BTreeSet<String>, BTreeMap<String, usize>);
+
+/// Generates Rust expressions and statements from typed `.otp` ones.
+#[derive(Default)]
+pub(super) struct ExprGen {
+    /// Rust paths of intrinsics, by name.
+    paths: BTreeMap<String, String>,
+    /// `move` parameters of intrinsics, by name.
+    moves: BTreeMap<String, Vec<bool>>,
+    /// While generating a statement: the values live after it and how often
+    /// the statement reads each value (a value read once and dead afterwards
+    /// is moved into a `move` parameter instead of copied).
+    stmt_ctx: std::cell::RefCell<Option<StmtCtx>>,
+    /// Nesting depth of comprehension closures (nothing moves out of one).
+    depth: std::cell::Cell<usize>,
+}
+
+pub(super) fn count_locals(e: &TExpr, out: &mut BTreeMap<String, usize>) {
+    match &e.kind {
+        TExprKind::Local(n) => *out.entry(n.clone()).or_default() += 1,
+        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => {
+            count_locals(a, out);
+            count_locals(b, out);
+        }
+        TExprKind::Call(_, args) | TExprKind::Array(args) => {
+            args.iter().for_each(|a| count_locals(a, out))
+        }
+        TExprKind::Unary(_, a) => count_locals(a, out),
+        TExprKind::Comprehension { body, lo, hi, .. } => {
+            count_locals(body, out);
+            count_locals(lo, out);
+            count_locals(hi, out);
+        }
+        _ => {}
+    }
+}
+
+impl ExprGen {
+    /// The generator for a protocol's expressions.
+    pub(super) fn new(ir: &Ir) -> Self {
+        ExprGen {
+            paths: ir.intrinsic_paths.clone(),
+            moves: ir.moved_args.clone(),
+            ..ExprGen::default()
+        }
+    }
+
+    /// Generates a statement knowing which values are live after it.
+    pub(super) fn stmt_live(&self, s: &TStmt, role: &str, live: &BTreeSet<String>) -> TokenStream {
+        let mut counts = BTreeMap::new();
+        let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
+        count_locals(e, &mut counts);
+        *self.stmt_ctx.borrow_mut() = Some((live.clone(), counts));
+        let out = self.stmt(s, role);
+        *self.stmt_ctx.borrow_mut() = None;
+        out
+    }
+
+    /// An argument for a `move` parameter: the value itself when this is its
+    /// last read (outside any closure), else a copy.
+    pub(super) fn moved_arg(&self, a: &TExpr) -> TokenStream {
+        if let TExprKind::Local(n) = &a.kind {
+            let ctx = self.stmt_ctx.borrow();
+            let last_use = ctx
+                .as_ref()
+                .map(|(live, counts)| !live.contains(n) && counts.get(n) == Some(&1))
+                .unwrap_or(false);
+            if last_use && self.depth.get() == 0 {
+                let i = id(n);
+                return quote!(#i);
+            }
+        }
+        self.owned(a)
+    }
+
+    pub(super) fn gen(&self, e: &TExpr) -> (TokenStream, Mode) {
+        let rt = rt();
+        match &e.kind {
+            TExprKind::Int(v) => {
+                let lit = match e.ty {
+                    Ty::U64 => Literal::u64_suffixed(*v as u64),
+                    _ => Literal::usize_suffixed(*v as usize),
+                };
+                (quote!(#lit), Mode::Owned)
+            }
+            TExprKind::Bool(b) => (quote!(#b), Mode::Owned),
+            TExprKind::Local(n) | TExprKind::IndexVar(n) => {
+                let n = id(n);
+                (quote!(#n), Mode::Place)
+            }
+            TExprKind::Param(p) => {
+                let p = id(p);
+                (quote!(params.#p), Mode::Owned)
+            }
+            TExprKind::Index(b, i) => {
+                let i = self.owned(i);
+                let (bt, _) = self.gen(b);
+                match b.ty {
+                    Ty::Bits(_) => (quote!(#bt.get(#i)), Mode::Owned),
+                    _ => (quote!(#bt[#i]), Mode::Place),
+                }
+            }
+            TExprKind::Call(name, args) => {
+                let path = self.paths.get(name).map(String::as_str).unwrap_or_default();
+                let path: TokenStream = path_tokens(path, quote!(missing_path));
+                let moves = self.moves.get(name).cloned().unwrap_or_default();
+                let args: Vec<TokenStream> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| {
+                        if moves.get(k).copied().unwrap_or(false) {
+                            self.moved_arg(a)
+                        } else {
+                            self.arg(a)
+                        }
+                    })
+                    .collect();
+                (quote!(#path(#(#args),*)), Mode::Owned)
+            }
+            TExprKind::Binary(op, a, b) => {
+                // Blocks (check values, seeds) and bit vectors are compared
+                // in constant time: `check` on a secret must not leak
+                // through timing where the values first differ.
+                let secret_eq = matches!(op, BinOp::Eq | BinOp::Ne)
+                    && matches!(
+                        (&a.ty, &b.ty),
+                        (Ty::Block | Ty::Seed, Ty::Block | Ty::Seed) | (Ty::Bits(_), Ty::Bits(_))
+                    );
+                if secret_eq {
+                    let (x, y) = (self.by_ref(a), self.by_ref(b));
+                    let eq = quote!(#rt::ops::ct_eq(#x, #y));
+                    let t = if *op == BinOp::Eq {
+                        quote!((#eq))
+                    } else {
+                        quote!((!#eq))
+                    };
+                    return (t, Mode::Owned);
+                }
+                let copy = a.ty.is_copy() && b.ty.is_copy();
+                let (x, y) = if copy || matches!(op, BinOp::Eq | BinOp::Ne) {
+                    if copy {
+                        (self.owned(a), self.owned(b))
+                    } else {
+                        (self.by_ref(a), self.by_ref(b))
+                    }
+                } else {
+                    (self.by_ref(a), self.by_ref(b))
+                };
+                let t = match op {
+                    BinOp::Or => quote!((#x || #y)),
+                    BinOp::And => quote!((#x && #y)),
+                    BinOp::Eq => quote!((#x == #y)),
+                    BinOp::Ne => quote!((#x != #y)),
+                    BinOp::Lt => quote!((#x < #y)),
+                    BinOp::Le => quote!((#x <= #y)),
+                    BinOp::Gt => quote!((#x > #y)),
+                    BinOp::Ge => quote!((#x >= #y)),
+                    BinOp::BitOr => quote!((#x | #y)),
+                    BinOp::BitXor => quote!((#x ^ #y)),
+                    BinOp::BitAnd => quote!((#x & #y)),
+                    BinOp::Add if a.ty.is_int() => quote!((#x).wrapping_add(#y)),
+                    BinOp::Sub if a.ty.is_int() => quote!((#x).wrapping_sub(#y)),
+                    BinOp::Mul if a.ty.is_int() => quote!((#x).wrapping_mul(#y)),
+                    BinOp::Add => quote!((#x + #y)),
+                    BinOp::Sub => quote!((#x - #y)),
+                    BinOp::Mul => quote!((#x * #y)),
+                    BinOp::Div => quote!((#x).checked_div(#y).unwrap_or(0)),
+                    BinOp::Rem => quote!((#x).checked_rem(#y).unwrap_or(0)),
+                };
+                (t, Mode::Owned)
+            }
+            TExprKind::Unary(op, a) => {
+                let x = self.owned(a);
+                let t = match (op, &a.ty) {
+                    (UnOp::Not, Ty::Block) => quote!((#x ^ #rt::Block::ONES)),
+                    (UnOp::Not, _) => quote!((!#x)),
+                    (UnOp::Neg, _) => quote!((-#x)),
+                };
+                (t, Mode::Owned)
+            }
+            TExprKind::Sample(t) => (self.sample(t), Mode::Owned),
+            TExprKind::Shape(sh) => (shape(sh), Mode::Owned),
+            TExprKind::Comprehension { body, var, lo, hi } => {
+                let v = id(var);
+                self.depth.set(self.depth.get() + 1);
+                let body = self.owned(body);
+                self.depth.set(self.depth.get() - 1);
+                let lo_t = self.owned(lo);
+                let hi_t = self.owned(hi);
+                match &e.ty {
+                    Ty::Array(_, s) if s.small().is_some() => {
+                        let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
+                        (
+                            quote!(::core::array::from_fn::<_, #n, _>(|#v: usize| { let #v: usize = #v + #lo_t; #body })),
+                            Mode::Owned,
+                        )
+                    }
+                    _ => (
+                        quote!((#lo_t..#hi_t).map(|#v: usize| #body).collect::<::std::vec::Vec<_>>()),
+                        Mode::Owned,
+                    ),
+                }
+            }
+            TExprKind::Array(items) => {
+                let items: Vec<TokenStream> = items.iter().map(|i| self.owned(i)).collect();
+                (quote!([#(#items),*]), Mode::Owned)
+            }
+        }
+    }
+
+    pub(super) fn sample(&self, t: &Ty) -> TokenStream {
+        let rt = rt();
+        match t {
+            Ty::Scalar => quote!(#rt::ec::random_scalar(&mut rng)),
+            Ty::Point => quote!(#rt::ec::random_point(&mut rng)),
+            Ty::Bits(n) => {
+                let n = shape(n);
+                quote!(#rt::Bits::random(&mut rng, #n))
+            }
+            Ty::Array(e, s) if s.small().is_some() => {
+                let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
+                let s = self.sample(e);
+                quote!(::core::array::from_fn::<_, #n, _>(|_| #s))
+            }
+            Ty::Array(e, n) => {
+                let n = shape(n);
+                let s = self.sample(e);
+                quote!((0..#n).map(|_| #s).collect::<::std::vec::Vec<_>>())
+            }
+            other => {
+                let ty = rust_ty(other);
+                quote!(<#ty as #rt::rng::Sample>::sample(&mut rng))
+            }
+        }
+    }
+
+    /// An argument of an intrinsic or sub-protocol call: scalars by value,
+    /// arrays, bit vectors, matrices and extern values by reference.
+    pub(super) fn arg(&self, e: &TExpr) -> TokenStream {
+        if e.ty.is_copy() && !matches!(e.ty, Ty::Array(..)) {
+            self.owned(e)
+        } else {
+            self.by_ref(e)
+        }
+    }
+
+    pub(super) fn owned(&self, e: &TExpr) -> TokenStream {
+        let (t, m) = self.gen(e);
+        if m == Mode::Place && !e.ty.is_copy() {
+            quote!(::core::clone::Clone::clone(&#t))
+        } else {
+            t
+        }
+    }
+
+    pub(super) fn by_ref(&self, e: &TExpr) -> TokenStream {
+        let (t, m) = self.gen(e);
+        match m {
+            Mode::Place => quote!(&#t),
+            Mode::Owned => quote!(&(#t)),
+        }
+    }
+
+    pub(super) fn stmt(&self, s: &TStmt, role: &str) -> TokenStream {
+        match s {
+            TStmt::Assign(name, e) => {
+                let n = id(name);
+                let ty = rust_ty(&e.ty);
+                let v = self.owned(e);
+                quote!(let #n: #ty = #v;)
+            }
+            TStmt::Check(cond, abort, text) => {
+                let c = self.owned(cond);
+                let a = id(abort);
+                quote!(if !(#c) { return Err(Error::#a { role: #role, check: #text }); })
+            }
+        }
+    }
+}
+
+/// The role values an expression reads.
+pub fn locals_of(e: &TExpr, out: &mut BTreeSet<String>) {
+    locals_in(e, out)
+}
+
+pub(super) fn locals_in(e: &TExpr, out: &mut BTreeSet<String>) {
+    let mut counts = BTreeMap::new();
+    count_locals(e, &mut counts);
+    out.extend(counts.into_keys());
+}

@@ -1,0 +1,220 @@
+//! The steps of a party of an n-party protocol: its projection as a list of
+//! operations (local statements, sends, receives, and the consistency check
+//! the compiler adds after a checked broadcast), the party's states, and the
+//! values each state carries (by liveness, since a round's fields are
+//! redefined as the arrays of what every party sent).
+
+use crate::codegen::expr::locals_of;
+use crate::ir::*;
+use crate::types::{Shape, Ty};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One operation of a party.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Op {
+    /// A local statement (index into the party's events).
+    Stmt(usize),
+    /// Sends its message of round `r` to every other party.
+    Send(usize),
+    /// Receives round `r` from every other party.
+    Recv(usize),
+    /// Exchanges and compares digests of checked broadcast round `r`.
+    Check(usize),
+}
+
+impl Op {
+    /// Whether the operation communicates (and so starts a state).
+    pub(super) fn is_comm(self) -> bool {
+        !matches!(self, Op::Stmt(_))
+    }
+}
+
+/// A state of the party: waiting at the communication operation `op` (None:
+/// `Done`), carrying `vars`; its step starts with the statements from `entry`.
+pub(super) struct PState {
+    pub(super) name: String,
+    pub(super) op: Option<usize>,
+    pub(super) entry: usize,
+    pub(super) vars: Vec<(String, Ty)>,
+    pub(super) doc: String,
+}
+
+/// The party's projection, analysed.
+pub(super) struct Plan {
+    pub(super) ops: Vec<Op>,
+    /// Values live after each operation.
+    pub(super) live_out: Vec<BTreeSet<String>>,
+    pub(super) states: Vec<PState>,
+}
+
+/// Whether round `r` is a broadcast the compiler checks.
+pub(super) fn checked(ir: &Ir, r: usize) -> bool {
+    matches!(
+        ir.rounds[r].party,
+        Some(PartyRound::Broadcast { checked: true })
+    )
+}
+
+/// The number of parties as a shape.
+pub(super) fn parties(ir: &Ir) -> Shape {
+    Shape::Param(ir.party_count.clone().unwrap_or_default())
+}
+
+fn ops(ir: &Ir) -> Vec<Op> {
+    let mut ops = vec![];
+    for (k, e) in ir.events[0].iter().enumerate() {
+        match e {
+            Event::Stmt(_) => ops.push(Op::Stmt(k)),
+            Event::Send(r) => ops.push(Op::Send(*r)),
+            Event::Recv(r) => {
+                ops.push(Op::Recv(*r));
+                if checked(ir, *r) {
+                    ops.push(Op::Check(*r));
+                }
+            }
+            _ => {}
+        }
+    }
+    ops
+}
+
+/// Names read and defined by an operation.
+fn uses_defs(ir: &Ir, op: Op) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut uses, mut defs) = (BTreeSet::new(), BTreeSet::new());
+    let fields = |r: usize| ir.rounds[r].fields.iter().map(|(n, _)| n.clone());
+    match op {
+        Op::Stmt(k) => match &ir.events[0][k] {
+            Event::Stmt(TStmt::Assign(n, e)) => {
+                locals_of(e, &mut uses);
+                defs.insert(n.clone());
+            }
+            Event::Stmt(TStmt::Check(e, _, _)) => locals_of(e, &mut uses),
+            _ => {}
+        },
+        Op::Send(r) => uses.extend(fields(r)),
+        Op::Recv(r) => defs.extend(fields(r)),
+        Op::Check(_) => {}
+    }
+    (uses, defs)
+}
+
+fn liveness(ir: &Ir, ops: &[Op]) -> Vec<BTreeSet<String>> {
+    let mut live: BTreeSet<String> = ir.outputs[0].iter().map(|(n, _)| n.clone()).collect();
+    let mut out = vec![BTreeSet::new(); ops.len()];
+    for (i, op) in ops.iter().enumerate().rev() {
+        out[i] = live.clone();
+        let (uses, defs) = uses_defs(ir, *op);
+        for d in &defs {
+            live.remove(d);
+        }
+        live.extend(uses);
+    }
+    out
+}
+
+/// The state's name and doc comment.
+fn state_name(ir: &Ir, op: Option<Op>) -> (String, String) {
+    let p = &ir.roles[0];
+    let round = |r: usize| {
+        let rd = &ir.rounds[r];
+        (
+            rd.msg.clone(),
+            format!("round `{}`, `{}`", rd.name, rd.location),
+        )
+    };
+    match op {
+        Some(Op::Send(r)) => {
+            let (m, at) = round(r);
+            (
+                format!("Send{m}"),
+                format!("`{p}[me]` is ready to send `{m}` ({at})."),
+            )
+        }
+        Some(Op::Recv(r)) => {
+            let (m, at) = round(r);
+            (
+                format!("Await{m}"),
+                format!("`{p}[me]` waits for every other party's `{m}` ({at})."),
+            )
+        }
+        Some(Op::Check(r)) => {
+            let (m, at) = round(r);
+            (format!("Check{m}"), format!("`{p}[me]` has every `{m}` ({at}) and exchanges digests of them with every other party before using them."))
+        }
+        _ => (
+            "Done".into(),
+            format!("`{p}[me]` has finished; call `finish` for its output."),
+        ),
+    }
+}
+
+/// The types of the values after operations `..upto`.
+fn types_upto(ir: &Ir, ops: &[Op], upto: usize) -> BTreeMap<String, Ty> {
+    let mut types: BTreeMap<String, Ty> = ir.inputs[0].iter().cloned().collect();
+    for op in &ops[..upto] {
+        match op {
+            Op::Stmt(k) => {
+                if let Event::Stmt(TStmt::Assign(n, e)) = &ir.events[0][*k] {
+                    types.insert(n.clone(), e.ty.clone());
+                }
+            }
+            Op::Recv(r) => {
+                for (n, t) in &ir.rounds[*r].fields {
+                    types.insert(n.clone(), Ty::Array(Box::new(t.clone()), parties(ir)));
+                }
+            }
+            _ => {}
+        }
+    }
+    types
+}
+
+/// Values live before operation `i` (the outputs after the last one).
+fn live_in(ir: &Ir, ops: &[Op], live_out: &[BTreeSet<String>], i: usize) -> BTreeSet<String> {
+    match ops.get(i) {
+        Some(op) => {
+            let (uses, defs) = uses_defs(ir, *op);
+            let mut l: BTreeSet<String> = live_out[i].difference(&defs).cloned().collect();
+            l.extend(uses);
+            l
+        }
+        None => ir.outputs[0].iter().map(|(n, _)| n.clone()).collect(),
+    }
+}
+
+/// The party's plan: operations, liveness, states.
+pub(super) fn plan(ir: &Ir) -> Plan {
+    let ops = ops(ir);
+    let live_out = liveness(ir, &ops);
+    let comm: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].is_comm()).collect();
+    let mut states = vec![];
+    let mut deferred_from: Option<usize> = None;
+    for &c in comm.iter().chain(std::iter::once(&ops.len())) {
+        let entry = deferred_from.unwrap_or(c);
+        let live_in = live_in(ir, &ops, &live_out, entry);
+        let types = types_upto(ir, &ops, entry);
+        let vars = live_in
+            .iter()
+            .filter_map(|n| types.get(n).map(|t| (n.clone(), t.clone())))
+            .collect();
+        let op = ops.get(c).copied();
+        let (name, doc) = state_name(ir, op);
+        states.push(PState {
+            name,
+            op: op.map(|_| c),
+            entry,
+            vars,
+            doc,
+        });
+        deferred_from = match op {
+            Some(Op::Send(_)) => Some(c + 1),
+            Some(Op::Recv(r)) if checked(ir, r) => Some(c + 1),
+            _ => None,
+        };
+    }
+    Plan {
+        ops,
+        live_out,
+        states,
+    }
+}

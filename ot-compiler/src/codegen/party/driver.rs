@@ -1,0 +1,113 @@
+//! The blocking driver of a party, `run(&mut impl Mesh)`: the session hello
+//! first, then every step; in each round the party writes all its outgoing
+//! frames before it reads any (so no round can deadlock on socket buffers)
+//! and reads its peers in arrival order.
+
+use super::PartyGen;
+use crate::codegen::names::rt;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+/// Runs a broadcast send step and writes the message to every peer.
+pub(super) fn send_all(method: &Ident, rn: &str) -> TokenStream {
+    quote! {
+        let (__m, __s) = __s.#method()?;
+        __buf.clear();
+        __m.encode(&__s.params, &mut __buf)?;
+        for &__p in &__peers {
+            mesh.send_to(__p, &__buf).map_err(|source| Error::Mesh { round: #rn, source })?;
+        }
+        mesh.flush().map_err(|source| Error::Mesh { round: #rn, source })?;
+    }
+}
+
+/// Runs a private send step and writes each peer its message.
+pub(super) fn send_each(method: &Ident, rn: &str) -> TokenStream {
+    quote! {
+        let (__ms, __s) = __s.#method()?;
+        for (__p, __m) in __ms {
+            let mut __b = ::std::vec::Vec::new();
+            __m.encode(&__s.params, &mut __b)?;
+            mesh.send_vec_to(__p, __b).map_err(|source| Error::Mesh { round: #rn, source })?;
+        }
+        mesh.flush().map_err(|source| Error::Mesh { round: #rn, source })?;
+    }
+}
+
+/// Reads one frame of at most `len` bytes from every peer, in arrival
+/// order, as `(peer, decoded)` pairs in `__got`.
+fn gather(rn: &str, len: TokenStream, decode: TokenStream) -> TokenStream {
+    quote! {
+        let mut __got = ::std::vec::Vec::with_capacity(__peers.len());
+        let mut __pending = __peers.clone();
+        while !__pending.is_empty() {
+            let __p = mesh.recv_any(&__pending, &mut __buf, #len).map_err(|source| Error::Mesh { round: #rn, source })?;
+            __pending.retain(|&__q| __q != __p);
+            let __v = #decode;
+            __got.push((__p, __v));
+        }
+    }
+}
+
+/// Receives every peer's message of a round and runs the receive step.
+pub(super) fn recv_all(m: &Ident, method: &Ident, rn: &str) -> TokenStream {
+    let gather = gather(
+        rn,
+        quote!(__len),
+        quote!(msgs::#m::decode(&__buf, &__s.params).map_err(|e| Error::FromPeer { round: #rn, peer: __p, source: ::std::boxed::Box::new(e) })?),
+    );
+    quote! {
+        let __len = msgs::#m::wire_len(&__s.params);
+        #gather
+        let __s = __s.#method(__got)?;
+    }
+}
+
+/// The broadcast check: digests to every peer, then every peer's digests.
+pub(super) fn check(digests: &Ident, method: &Ident, rn: &str) -> TokenStream {
+    let label = format!("{rn} (broadcast check)");
+    let gather = gather(
+        &label,
+        quote!(__d.len()),
+        quote!(::core::clone::Clone::clone(&__buf)),
+    );
+    quote! {
+        let __d = __s.#digests();
+        for &__p in &__peers {
+            mesh.send_to(__p, &__d).map_err(|source| Error::Mesh { round: #label, source })?;
+        }
+        mesh.flush().map_err(|source| Error::Mesh { round: #label, source })?;
+        #gather
+        let __s = __s.#method(__got)?;
+    }
+}
+
+/// The `run` method of the first state.
+pub(super) fn run_fn(g: &PartyGen, steps: &[TokenStream]) -> TokenStream {
+    let rt = rt();
+    let output = format_ident!("{}Output", g.pname());
+    let n = crate::codegen::wire::shape(&super::analysis::parties(g.ir));
+    let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) with every peer first, then every round, writing all of a round's messages before reading any and reading peers in arrival order.", g.pname());
+    quote! {
+        #[doc = #doc]
+        #[allow(unused_variables, unused_mut, clippy::all)]
+        pub fn run<M: #rt::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
+            let __n = { let params = &self.params; #n };
+            if mesh.me() != self.me || mesh.parties() != __n {
+                return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
+            }
+            let __hello = #rt::mesh::Hello {
+                protocol: ::std::string::String::from(PROTOCOL),
+                spec_hash: SPEC_HASH,
+                params: self.params.encode(),
+                session: self.session_id,
+            };
+            #rt::mesh::handshake(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
+            let __peers: ::std::vec::Vec<usize> = (0..__n).filter(|&__p| __p != self.me).collect();
+            let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
+            let __s = self;
+            #(#steps)*
+            __s.finish()
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! The `Error` enum of an n-party protocol: one variant per `abort` (naming
+//! the party that aborted and, for a per-party check, the party whose value
+//! failed), the broadcast consistency failure (naming round and sender),
+//! and parameter, codec and mesh failures naming the round and peer.
+
+use crate::codegen::names::{id, rt};
+use crate::ir::Ir;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// `Error`, `Display` and `std::error::Error`.
+pub(super) fn error_items(ir: &Ir) -> TokenStream {
+    let rt = rt();
+    let pname = &ir.name;
+    let p = &ir.roles[0];
+    let abort_variants = ir.aborts.iter().map(|(n, text)| {
+        let v = id(n);
+        let doc = format!("The check `{text}` failed: a party cheated or sent inconsistent data.");
+        quote!(#[doc = #doc] #v {
+            #[doc = "The party that aborted."] party: usize,
+            #[doc = "For a check of one condition per party, the party whose value failed it."] culprit: ::core::option::Option<usize>,
+            #[doc = "The failed check (`file:line: text`)."] check: &'static str })
+    });
+    let abort_display = ir.aborts.iter().map(|(n, _)| {
+        let v = id(n);
+        let with = format!("{pname}: `{p}[{{}}]` aborted with {n}: the value of `{p}[{{}}]` fails the check at {{}}");
+        let without = format!("{pname}: `{p}[{{}}]` aborted with {n}: check failed at {{}}");
+        quote!(Error::#v { party, culprit, check } => match culprit {
+            Some(c) => write!(f, #with, party, c, check),
+            None => write!(f, #without, party, check),
+        })
+    });
+    let equivocation = format!("{pname}: `{p}[{{}}]` aborted: round `{{}}` is inconsistent, `{p}[{{}}]` sent different messages to different parties (`{p}[{{}}]` reports another one)");
+    let delivery = format!("{pname}: round `{{}}`: expected one message from each other party, got a wrong one from `{p}[{{}}]`");
+    let from_peer = format!("{pname}: round `{{}}`: the message of `{p}[{{}}]`: {{}}");
+    let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
+    let common = crate::codegen::errors::common_variants();
+    let common_display = crate::codegen::errors::common_display(pname);
+    quote! {
+        /// Everything that can go wrong in a run; checks in the specification become variants.
+        #[derive(Debug)]
+        #[non_exhaustive]
+        pub enum Error {
+            #(#abort_variants,)*
+            /// The consistency check of a broadcast round failed: `sender`'s
+            /// message as this party received it differs from what `peer`
+            /// reports receiving (broadcast with abort).
+            Equivocation { /// The party that aborted.
+                party: usize, /// Round.
+                round: &'static str, /// The party whose messages differ.
+                sender: usize, /// The party that reported the other message.
+                peer: usize },
+            /// The party index or the mesh does not fit the parameters.
+            Party { /// The index.
+                index: usize, /// The number of parties.
+                parties: usize },
+            #common
+            /// A message from `peer` is malformed (its length or a field).
+            FromPeer { /// Round.
+                round: &'static str, /// The sending party.
+                peer: usize, /// What is wrong with it.
+                source: ::std::boxed::Box<Error> },
+            /// The messages of a round do not come from every other party exactly once.
+            Delivery { /// Round.
+                round: &'static str, /// The offending party index.
+                peer: usize },
+            /// The mesh failed (hang-up, time-out, oversized frame, or a
+            /// peer of another protocol, session or index at the hello).
+            Mesh { /// Round (`hello` for the session hello).
+                round: &'static str, /// Why (names the peer).
+                source: #rt::mesh::MeshError },
+        }
+        impl ::core::fmt::Display for Error {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match self {
+                    #(#abort_display,)*
+                    Error::Equivocation { party, round, sender, peer } => write!(f, #equivocation, party, round, sender, peer),
+                    #common_display
+                    Error::Party { index, parties } => write!(f, #party_fmt, index, parties),
+                    Error::FromPeer { round, peer, source } => write!(f, #from_peer, round, peer, source),
+                    Error::Delivery { round, peer } => write!(f, #delivery, round, peer),
+                    Error::Mesh { round, source } => write!(f, "{}: round `{}`: {}", #pname, round, source),
+                }
+            }
+        }
+        impl ::std::error::Error for Error {
+            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
+                match self {
+                    Error::Decode { source, .. } => Some(source),
+                    Error::FromPeer { source, .. } => Some(&**source),
+                    Error::Mesh { source, .. } => Some(source),
+                    _ => None,
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! Code generation for n-party protocols (`role P[n]`): one party type
+//! `P<State>` carrying its index `me` and the parameters (with `n`), a
+//! typestate per step, sans-IO step methods taking and producing per-peer
+//! messages, the broadcast consistency check (digests exchanged after every
+//! checked `-> all` round), and a blocking driver over an
+//! `ot_runtime::mesh::Mesh` that starts with the session hello.
+
+mod analysis;
+mod driver;
+mod errors;
+mod steps;
+
+use super::expr::ExprGen;
+use super::names::{id, rt, snake};
+use super::wire::rust_ty;
+use crate::ir::*;
+use crate::types::Ty;
+use analysis::{Op, PState, Plan};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// Generates the items of an n-party protocol module.
+pub(super) fn generate(ir: &Ir) -> TokenStream {
+    let eg = ExprGen::new(ir);
+    let g = PartyGen::new(ir, &eg);
+    let header = super::header_items(ir);
+    let params = super::params::params_items(ir, &eg);
+    let encode = params_encode(ir);
+    let comm = comm_items(ir);
+    let msgs = super::messages::messages_module(ir);
+    let errors = errors::error_items(ir);
+    let party = g.party_items();
+    let hash = ir.spec_hash.iter().map(|b| Literal::u8_suffixed(*b));
+    quote! {
+        #header
+        /// SHA-256 of the specification's sources (the prelude, this file and
+        /// its imports), bound by the session hello so that parties built
+        /// from different versions of the protocol refuse each other.
+        pub const SPEC_HASH: [u8; 32] = [#(#hash),*];
+        #params
+        #encode
+        #comm
+        #msgs
+        #errors
+        #party
+    }
+}
+
+/// `Params::encode`: the canonical encoding the session hello binds.
+fn params_encode(ir: &Ir) -> TokenStream {
+    let parts = ir.params.iter().map(|p| {
+        let n = id(&p.name);
+        match p.ty {
+            Ty::Bit => quote!(out.push(self.#n as u8);),
+            Ty::Block | Ty::Seed => quote!(out.extend_from_slice(&self.#n.to_bytes());),
+            _ => quote!(out.extend_from_slice(&(self.#n as u64).to_le_bytes());),
+        }
+    });
+    quote! {
+        impl Params {
+            /// The canonical encoding of the parameters (each in declaration
+            /// order, integers as 8 bytes little-endian), bound by the hello.
+            pub fn encode(&self) -> ::std::vec::Vec<u8> {
+                let mut out = ::std::vec::Vec::new();
+                #(#parts)*
+                out
+            }
+        }
+    }
+}
+
+/// `Comm` and `comm`: bytes each party sends, from the specification.
+fn comm_items(ir: &Ir) -> TokenStream {
+    let n = super::wire::shape(&analysis::parties(ir));
+    let rt = rt();
+    let rounds = ir.rounds.iter().enumerate().map(|(k, r)| {
+        let m = format_ident!("{}", r.msg);
+        let digest = if analysis::checked(ir, k) {
+            quote!(.wrapping_add(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)))
+        } else {
+            quote!()
+        };
+        quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params)))#digest)
+    });
+    let checks = (0..ir.rounds.len())
+        .filter(|&k| analysis::checked(ir, k))
+        .count();
+    quote! {
+        /// Bytes one party sends in a run, derived from the specification
+        /// (frame headers and the session hello not included).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Comm {
+            /// Bytes each party sends in total (to all peers), including the digests of the broadcast checks.
+            pub per_party: usize,
+            /// Of these, the digests of the broadcast consistency checks.
+            pub check_bytes: usize,
+            /// Message exchanges (rounds), counting each broadcast check as one.
+            pub rounds: usize,
+        }
+        /// Communication of one run with these parameters.
+        pub fn comm(params: &Params) -> Comm {
+            let __n = #n;
+            let __peers = __n.saturating_sub(1);
+            let per_party = 0usize #(#rounds)*;
+            let check_bytes = __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN).wrapping_mul(#checks);
+            Comm { per_party, check_bytes, rounds: ROUNDS + #checks }
+        }
+    }
+}
+
+/// Code generation for the party.
+pub(super) struct PartyGen<'a> {
+    ir: &'a Ir,
+    eg: &'a ExprGen,
+    plan: Plan,
+    role: Ident,
+    role_mod: Ident,
+}
+
+impl<'a> PartyGen<'a> {
+    fn new(ir: &'a Ir, eg: &'a ExprGen) -> Self {
+        PartyGen {
+            ir,
+            eg,
+            plan: analysis::plan(ir),
+            role: id(&ir.roles[0]),
+            role_mod: format_ident!("{}_state", snake(&ir.roles[0])),
+        }
+    }
+
+    fn pname(&self) -> &'a str {
+        &self.ir.roles[0]
+    }
+
+    /// The state struct's name.
+    fn state_ident(s: &PState) -> Ident {
+        format_ident!("{}", s.name)
+    }
+
+    /// Extra fields a state carries besides values: the own message while
+    /// waiting for a round, the digests while checking one.
+    fn extra_fields(&self, s: &PState) -> Vec<(Ident, TokenStream)> {
+        match s.op.map(|o| self.plan.ops[o]) {
+            Some(Op::Recv(r)) => {
+                let m = format_ident!("{}", self.ir.rounds[r].msg);
+                vec![(format_ident!("__own"), quote!(msgs::#m))]
+            }
+            Some(Op::Check(_)) => {
+                let rt = rt();
+                vec![(
+                    format_ident!("__digests"),
+                    quote!(::std::vec::Vec<[u8; #rt::mpc::DIGEST_LEN]>),
+                )]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// The expression building state `s` from the values in scope.
+    fn build_state(&self, s: &PState) -> TokenStream {
+        let role_mod = &self.role_mod;
+        let n = Self::state_ident(s);
+        let fns = s
+            .vars
+            .iter()
+            .map(|(v, _)| id(v))
+            .chain(self.extra_fields(s).into_iter().map(|(f, _)| f));
+        quote!(#role_mod::#n { #(#fns),* })
+    }
+
+    /// Pattern destructuring state `s`.
+    fn open_state(&self, s: &PState) -> TokenStream {
+        self.build_state(s)
+    }
+
+    fn state_structs(&self) -> TokenStream {
+        let structs = self.plan.states.iter().map(|s| {
+            let n = Self::state_ident(s);
+            let doc = &s.doc;
+            let (mut fns, mut fts): (Vec<Ident>, Vec<TokenStream>) =
+                s.vars.iter().map(|(v, t)| (id(v), rust_ty(t))).unzip();
+            for (f, t) in self.extra_fields(s) {
+                fns.push(f);
+                fts.push(t);
+            }
+            quote!(#[doc = #doc] pub struct #n { #( pub(super) #fns: #fts, )* })
+        });
+        quote!(#(#structs)*)
+    }
+
+    /// The statements of operations `from..to` (local computation and checks).
+    fn stmts_between(&self, from: usize, to: usize) -> Vec<TokenStream> {
+        (from..to)
+            .filter_map(|i| match self.plan.ops[i] {
+                Op::Stmt(k) => match &self.ir.events[0][k] {
+                    Event::Stmt(s) => Some(self.stmt(s, i)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// One statement; a check names the party (and the culprit of a
+    /// per-party check).
+    fn stmt(&self, s: &TStmt, i: usize) -> TokenStream {
+        match s {
+            TStmt::Assign(..) => self.eg.stmt_live(s, self.pname(), &self.plan.live_out[i]),
+            TStmt::Check(cond, abort, text) => {
+                let c = self.eg.owned(cond);
+                let a = id(abort);
+                if matches!(cond.ty, Ty::Array(..)) {
+                    quote! {
+                        let __ok: ::std::vec::Vec<bool> = ::core::iter::IntoIterator::into_iter(#c).collect();
+                        if let Some(__j) = __ok.iter().position(|b| !*b) {
+                            return Err(Error::#a { party: me, culprit: Some(__j), check: #text });
+                        }
+                    }
+                } else {
+                    quote!(if !(#c) { return Err(Error::#a { party: me, culprit: None, check: #text }); })
+                }
+            }
+        }
+    }
+
+    fn io_structs(&self) -> TokenStream {
+        let (p, pname) = (self.pname(), &self.ir.name);
+        let input = format_ident!("{}Input", p);
+        let output = format_ident!("{}Output", p);
+        let fields = |list: &[(String, Ty)]| {
+            let names: Vec<Ident> = list.iter().map(|(n, _)| id(n)).collect();
+            let tys: Vec<TokenStream> = list.iter().map(|(_, t)| rust_ty(t)).collect();
+            let docs: Vec<String> = list.iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
+            (names, tys, docs)
+        };
+        let (in_names, in_tys, in_docs) = fields(&self.ir.inputs[0]);
+        let (out_names, out_tys, out_docs) = fields(&self.ir.outputs[0]);
+        let input_doc = format!("Inputs of a party `{p}[me]` in `{pname}`.");
+        let output_doc = format!("Outputs of a party `{p}[me]` in `{pname}`.");
+        quote! {
+            #[doc = #input_doc]
+            #[derive(Clone, Debug, Default)]
+            pub struct #input { #( #[doc = #in_docs] pub #in_names: #in_tys, )* }
+            #[doc = #output_doc]
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* }
+        }
+    }
+
+    /// `new`: checks the index and inputs, runs the computation before the
+    /// first communication.
+    fn new_fn(&self) -> TokenStream {
+        let rt = rt();
+        let (role, p) = (&self.role, self.pname());
+        let input = format_ident!("{}Input", p);
+        let inputs = &self.ir.inputs[0];
+        let first = &self.plan.states[0];
+        let init = self.stmts_between(0, first.entry);
+        let state = self.build_state(first);
+        let (in_names, in_checks) = super::wire::input_checks(inputs);
+        let n = super::wire::shape(&analysis::parties(self.ir));
+        let doc = format!("Starts party `{p}[me]` of session `session` (the same 16 bytes at every party, fresh for every run): checks its index and inputs and runs its local computation up to its first round.");
+        quote! {
+            #[doc = #doc]
+            #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+            pub fn new(me: usize, params: Params, session: [u8; 16], input: #input, rng: #rt::rng::Rng) -> Result<Self, Error> {
+                let __n = #n;
+                if me >= __n {
+                    return Err(Error::Party { index: me, parties: __n });
+                }
+                let mut rng = rng;
+                let session_id = session;
+                let session = #rt::mpc::session_block(session);
+                let #input { #(#in_names),* } = input;
+                #(#in_checks)*
+                #(#init)*
+                Ok(#role { me, params, rng, session, session_id, st: #state })
+            }
+        }
+    }
+
+    fn finish_impl(&self) -> TokenStream {
+        let (role, role_mod) = (&self.role, &self.role_mod);
+        let output = format_ident!("{}Output", self.pname());
+        let Some(last) = self.plan.states.last() else {
+            return quote!();
+        };
+        let open = self.open_state(last);
+        let stmts = self.stmts_between(last.entry, self.plan.ops.len());
+        let outs: Vec<Ident> = self.ir.outputs[0].iter().map(|(n, _)| id(n)).collect();
+        quote! {
+            impl #role<#role_mod::Done> {
+                /// The party's outputs, after its last local computation; a
+                /// failing check is its abort.
+                #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                pub fn finish(self) -> Result<#output, Error> {
+                    let #role { me, params, mut rng, session, session_id, st } = self;
+                    let #open = st;
+                    #(#stmts)*
+                    Ok(#output { #(#outs),* })
+                }
+            }
+        }
+    }
+
+    /// Every item of the party.
+    fn party_items(&self) -> TokenStream {
+        let rt = rt();
+        let (role, role_mod, p, pname) = (&self.role, &self.role_mod, self.pname(), &self.ir.name);
+        let io = self.io_structs();
+        let states = self.state_structs();
+        let new_fn = self.new_fn();
+        let first = Self::state_ident(&self.plan.states[0]);
+        let mut steps = vec![];
+        let mut driver = vec![];
+        for si in 0..self.plan.states.len() {
+            if let Some((code, drive)) = self.step(si) {
+                steps.push(code);
+                driver.push(drive);
+            }
+        }
+        let run_fn = driver::run_fn(self, &driver);
+        let finish = self.finish_impl();
+        let doc = format!("A party `{p}[me]` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the party in its next state. Every party runs the same steps; `me` is its index and `n` (a parameter) the number of parties.", self.ir.location);
+        quote! {
+            #io
+            #[doc = concat!("States of a party `", #p, "[me]`.")]
+            pub mod #role_mod {
+                #[allow(unused_imports)]
+                use super::*;
+                #states
+            }
+            #[doc = #doc]
+            #[must_use = "a protocol party does nothing until its next step is called"]
+            pub struct #role<S> { me: usize, params: Params, rng: #rt::rng::Rng, session: #rt::Block, session_id: [u8; 16], st: S }
+            impl<S> #role<S> {
+                /// This party's index (`P[me]`).
+                pub fn me(&self) -> usize { self.me }
+                /// The agreed parameters.
+                pub fn params(&self) -> &Params { &self.params }
+            }
+            impl #role<#role_mod::#first> {
+                #new_fn
+                #run_fn
+            }
+            #(#steps)*
+            #finish
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! What code generation needs to know about one role's projection: the
+//! type of every value, which values are live after each event, and the
+//! role's states (one per communication event, plus `Done`).
+
+use crate::codegen::expr::locals_in;
+use crate::codegen::names::camel;
+use crate::ir::*;
+use crate::types::Ty;
+use proc_macro2::Ident;
+use quote::format_ident;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One state of a role: the communication event it waits on (None: done).
+pub(super) struct StateInfo {
+    pub(super) name: Ident,
+    pub(super) event: Option<usize>,
+    /// Index of the first event whose computation belongs to this state's
+    /// step: right after a plain send (so the message is transmitted before
+    /// the sender goes on computing), else the state's own event.
+    pub(super) entry: usize,
+    /// Values carried in this state.
+    pub(super) vars: Vec<(String, Ty)>,
+    pub(super) doc: String,
+}
+
+/// The type of every value role `ri` holds at some point.
+pub(super) fn value_types(ir: &Ir, ri: usize) -> BTreeMap<String, Ty> {
+    let mut types: BTreeMap<String, Ty> = BTreeMap::new();
+    for (n, t) in &ir.inputs[ri] {
+        types.insert(n.clone(), t.clone());
+    }
+    for ev in &ir.events[ri] {
+        match ev {
+            Event::Stmt(TStmt::Assign(n, e)) => {
+                types.insert(n.clone(), e.ty.clone());
+            }
+            Event::Recv(k) => {
+                for (n, t) in &ir.rounds[*k].fields {
+                    types.insert(n.clone(), t.clone());
+                }
+            }
+            Event::Sub(k) => {
+                for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
+                    for (n, t) in &c.outputs {
+                        types.insert(n.clone(), t.clone());
+                    }
+                }
+            }
+            Event::Stream(st) => {
+                for stage in st.before.iter().chain(&st.after) {
+                    types.insert(stage.name.clone(), stage.call.ty.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    types
+}
+
+/// The values a stream reads that it does not compute or receive itself.
+fn stream_reads(ir: &Ir, st: &Stream) -> BTreeSet<String> {
+    let mut used = BTreeSet::new();
+    for stage in st.before.iter().chain(&st.after) {
+        locals_in(&stage.call, &mut used);
+    }
+    for stage in st.before.iter().chain(&st.after) {
+        used.remove(&stage.name);
+    }
+    for (n, _) in &ir.rounds[st.round].fields {
+        used.remove(n);
+    }
+    used
+}
+
+/// For each event index `k` (and one past the end), the values read at or
+/// after event `k` (outputs count as read at the end).
+pub(super) fn used_after(ir: &Ir, ri: usize) -> Vec<BTreeSet<String>> {
+    let events = &ir.events[ri];
+    let mut used_after: Vec<BTreeSet<String>> = vec![BTreeSet::new(); events.len() + 1];
+    let mut acc: BTreeSet<String> = ir.outputs[ri].iter().map(|(n, _)| n.clone()).collect();
+    used_after[events.len()] = acc.clone();
+    for (k, ev) in events.iter().enumerate().rev() {
+        match ev {
+            Event::Stmt(TStmt::Assign(_, e)) | Event::Stmt(TStmt::Check(e, _, _)) => {
+                locals_in(e, &mut acc)
+            }
+            Event::Send(r) => acc.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
+            Event::Sub(k) => {
+                for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
+                    c.args.iter().for_each(|a| locals_in(a, &mut acc));
+                }
+            }
+            Event::Stream(st) => acc.extend(stream_reads(ir, st)),
+            _ => {}
+        }
+        used_after[k] = acc.clone();
+    }
+    used_after
+}
+
+/// The name and doc comment of the state waiting on `event` (None: `Done`).
+fn state_name(ir: &Ir, rname: &str, event: Option<&Event>) -> (Ident, String) {
+    let round = match event {
+        Some(Event::Send(r)) => Some((*r, true)),
+        Some(Event::Recv(r)) => Some((*r, false)),
+        Some(Event::Stream(st)) => Some((st.round, st.sending)),
+        _ => None,
+    };
+    if let Some((r, sending)) = round {
+        let rd = &ir.rounds[r];
+        let (prefix, what) = if sending {
+            ("Send", "is ready to send")
+        } else {
+            ("Await", "waits for")
+        };
+        return (
+            format_ident!("{prefix}{}", rd.msg),
+            format!(
+                "`{rname}` {what} `{}` (round `{}`, `{}`).",
+                rd.msg, rd.name, rd.location
+            ),
+        );
+    }
+    match event {
+        Some(Event::Sub(s)) => (
+            format_ident!("Run{}", camel(&ir.subs[*s].name)),
+            format!("`{rname}` runs sub-protocol `{}`.", ir.subs[*s].name),
+        ),
+        _ => (
+            format_ident!("Done"),
+            format!("`{rname}` has finished; call `finish` for its output."),
+        ),
+    }
+}
+
+/// Adds the values a communication event defines to `defined`.
+fn define_event(ir: &Ir, ri: usize, event: Option<&Event>, defined: &mut BTreeSet<String>) {
+    match event {
+        Some(Event::Recv(r)) => {
+            for (n, _) in &ir.rounds[*r].fields {
+                defined.insert(n.clone());
+            }
+        }
+        Some(Event::Sub(k)) => {
+            for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
+                defined.extend(c.outputs.iter().map(|(n, _)| n.clone()));
+            }
+        }
+        Some(Event::Stream(st)) => {
+            defined.extend(
+                st.before
+                    .iter()
+                    .chain(&st.after)
+                    .filter(|s| s.keep != Keep::Chunk)
+                    .map(|s| s.name.clone()),
+            );
+        }
+        _ => {}
+    }
+}
+
+/// Adds the values assigned by the statements in `events` to `defined`.
+fn define_stmts(events: &[Event], defined: &mut BTreeSet<String>) {
+    for ev in events {
+        if let Event::Stmt(TStmt::Assign(n, _)) = ev {
+            defined.insert(n.clone());
+        }
+    }
+}
+
+/// The states of role `ri`, one per communication event, then `Done`.
+pub(super) fn states(
+    ir: &Ir,
+    ri: usize,
+    types: &BTreeMap<String, Ty>,
+    used_after: &[BTreeSet<String>],
+) -> Vec<StateInfo> {
+    let events = &ir.events[ri];
+    let rname = &ir.roles[ri];
+    let comm_idx: Vec<usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !matches!(e, Event::Stmt(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let mut defined: BTreeSet<String> = ir.inputs[ri].iter().map(|(n, _)| n.clone()).collect();
+    let mut states: Vec<StateInfo> = vec![];
+    let mut cursor = 0;
+    let mut prev_send: Option<usize> = None;
+    for &ci in comm_idx.iter().chain(std::iter::once(&events.len())) {
+        let entry = prev_send.map(|e| e + 1).unwrap_or(ci);
+        define_stmts(&events[cursor..entry], &mut defined);
+        let vars: Vec<(String, Ty)> = defined
+            .iter()
+            .filter(|n| used_after[entry].contains(*n))
+            .map(|n| (n.clone(), types.get(n).cloned().unwrap_or(Ty::Bit)))
+            .collect();
+        let (name, doc) = state_name(ir, rname, events.get(ci));
+        define_event(ir, ri, events.get(ci), &mut defined);
+        define_stmts(&events[entry..ci], &mut defined);
+        states.push(StateInfo {
+            name,
+            event: events.get(ci).map(|_| ci),
+            entry,
+            vars,
+            doc,
+        });
+        prev_send = match events.get(ci) {
+            Some(Event::Send(_)) => Some(ci),
+            _ => None,
+        };
+        cursor = ci + 1;
+    }
+    states
+}

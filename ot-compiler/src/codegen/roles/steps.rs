@@ -1,0 +1,280 @@
+//! The step methods of a role typestate, one per communication event
+//! (send, receive, streamed round, sub-protocol call), each with its part
+//! of the blocking driver and of the role's transcript.
+
+use super::RoleGen;
+use crate::codegen::names::{id, path_tokens, rt};
+use crate::codegen::stream::{give_back, stream_loop};
+use crate::codegen::wire::{check_shape, rust_ty};
+use crate::ir::*;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+/// The generated code of one step.
+pub(super) struct Step {
+    /// The step method (and its `Incoming`/`Outgoing` impl).
+    pub(super) code: TokenStream,
+    /// The driver's statements running the step over a channel.
+    pub(super) driver: TokenStream,
+    /// The step's entry in the role's transcript.
+    pub(super) transcript: TokenStream,
+}
+
+/// What every step method starts and ends with.
+struct StepCtx {
+    cur: Ident,
+    cur_fields: Vec<Ident>,
+    next_name: Ident,
+    next_state: TokenStream,
+    prologue: Vec<TokenStream>,
+    body: Vec<TokenStream>,
+    gives: TokenStream,
+}
+
+impl RoleGen<'_> {
+    /// A step method of state `c.cur`: destructures the role, runs the
+    /// deferred computation, `middle` (the communication), the computation up
+    /// to the next state, and returns `result` (built around `next_role`).
+    #[allow(clippy::too_many_arguments)]
+    fn step_method(
+        &self,
+        c: &StepCtx,
+        doc: &str,
+        method: &Ident,
+        args: TokenStream,
+        ret: TokenStream,
+        middle: TokenStream,
+        result: TokenStream,
+        mut_subs: bool,
+    ) -> TokenStream {
+        let (role, role_mod) = (&self.role, &self.role_mod);
+        let StepCtx {
+            cur,
+            cur_fields,
+            prologue,
+            body,
+            gives,
+            ..
+        } = c;
+        let subs = if mut_subs {
+            quote!(mut subs)
+        } else {
+            quote!(subs)
+        };
+        quote! {
+            impl #role<#role_mod::#cur> {
+                #[doc = #doc]
+                #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                pub fn #method(self #args) -> Result<#ret, Error> {
+                    let #role { params, mut rng, #subs, st, mut bufs, mut scratch } = self;
+                    let #role_mod::#cur { #(#cur_fields),* } = st;
+                    #(#prologue)*
+                    #middle
+                    #(#body)*
+                    #gives
+                    Ok(#result)
+                }
+            }
+        }
+    }
+
+    /// The role in the next state, and its type.
+    fn next_role(&self, c: &StepCtx) -> (TokenStream, TokenStream) {
+        let (role, role_mod) = (&self.role, &self.role_mod);
+        let (next_name, next_state) = (&c.next_name, &c.next_state);
+        (
+            quote!(#role { params, rng, subs, st: #next_state, bufs, scratch }),
+            quote!(#role<#role_mod::#next_name>),
+        )
+    }
+    /// The step leaving state `si`, or None for `Done` (and for a
+    /// sub-protocol call this role takes no part in).
+    pub(super) fn step(&self, si: usize) -> Option<Step> {
+        let s = &self.states[si];
+        let ei = s.event?;
+        let next = &self.states[si + 1];
+        // Computation of this state that was deferred past the previous send,
+        // then the computation after this event up to the next state's entry.
+        let ctx = StepCtx {
+            cur: s.name.clone(),
+            cur_fields: s.vars.iter().map(|(v, _)| id(v)).collect(),
+            next_name: next.name.clone(),
+            next_state: self.build_state(next),
+            prologue: self.stmts_between(s.entry, ei),
+            body: self.stmts_between(ei + 1, next.entry),
+            gives: give_back(&self.scratch_keys, &s.vars, &next.vars, &self.events()[ei]),
+        };
+        match &self.events()[ei] {
+            Event::Send(r) => Some(self.send_step(&ctx, *r, ei)),
+            Event::Recv(r) => Some(self.recv_step(&ctx, *r)),
+            Event::Stream(st) => Some(self.stream_step(&ctx, st)),
+            Event::Sub(k) => self.sub_step(&ctx, *k),
+            Event::Stmt(_) => None,
+        }
+    }
+
+    fn send_step(&self, c: &StepCtx, r: usize, ei: usize) -> Step {
+        let (role, role_mod, rname) = (&self.role, &self.role_mod, self.rname());
+        let (cur, next_name) = (&c.cur, &c.next_name);
+        let rd = &self.ir.rounds[r];
+        let m = format_ident!("{}", rd.msg);
+        let method = format_ident!("send_{}", rd.name);
+        let live_after = &self.used_after[ei + 1];
+        let fields = rd.fields.iter().map(|(n, t)| {
+            let i = id(n);
+            if live_after.contains(n) && !t.is_copy() {
+                quote!(#i: ::core::clone::Clone::clone(&#i))
+            } else {
+                quote!(#i)
+            }
+        });
+        let doc = format!("Round `{}` (`{}`): `{}`. Builds `{}`, then runs `{rname}`'s local computation up to its next step.", rd.name, rd.location, rd.text, rd.msg);
+        let (next, next_ty) = self.next_role(c);
+        let method_code = self.step_method(
+            c,
+            &doc,
+            &method,
+            quote!(),
+            quote!((msgs::#m, #next_ty)),
+            quote!(let __msg = msgs::#m { #(#fields),* };),
+            quote!((__msg, #next)),
+            false,
+        );
+        let code = quote! {
+            #method_code
+            impl Outgoing<#role<#role_mod::#cur>> for msgs::#m {
+                type Next = #role<#role_mod::#next_name>;
+                fn produce(role: #role<#role_mod::#cur>) -> Result<(Self, Self::Next), Error> { role.#method() }
+            }
+        };
+        Step {
+            code,
+            driver: super::driver::send(&method, &rd.name),
+            transcript: transcript_step(true, r),
+        }
+    }
+
+    fn recv_step(&self, c: &StepCtx, r: usize) -> Step {
+        let (role, role_mod, rname) = (&self.role, &self.role_mod, self.rname());
+        let (cur, next_name) = (&c.cur, &c.next_name);
+        let rd = &self.ir.rounds[r];
+        let m = format_ident!("{}", rd.msg);
+        let method = format_ident!("recv_{}", rd.name);
+        let fnames: Vec<Ident> = rd.fields.iter().map(|(n, _)| id(n)).collect();
+        let doc = format!("Round `{}` (`{}`): `{}`. Takes the peer's `{}`, then runs `{rname}`'s local computation (and checks) up to its next step.", rd.name, rd.location, rd.text, rd.msg);
+        let (next, next_ty) = self.next_role(c);
+        let method_code = self.step_method(
+            c,
+            &doc,
+            &method,
+            quote!(, msg: msgs::#m),
+            next_ty,
+            quote!(let msgs::#m { #(#fnames),* } = msg;),
+            next,
+            false,
+        );
+        let code = quote! {
+            #method_code
+            impl Incoming<#role<#role_mod::#cur>> for msgs::#m {
+                type Next = #role<#role_mod::#next_name>;
+                fn deliver(self, role: #role<#role_mod::#cur>) -> Result<Self::Next, Error> { role.#method(self) }
+            }
+        };
+        Step {
+            code,
+            driver: super::driver::recv(&m, &method, &rd.name),
+            transcript: transcript_step(false, r),
+        }
+    }
+
+    fn stream_doc(&self, st: &Stream) -> String {
+        let rname = self.rname();
+        let rd = &self.ir.rounds[st.round];
+        if st.sending {
+            format!("Round `{}` (`{}`): `{}`. Streams `{}` in chunks of `{}` columns: per chunk, computes it, sends it, then runs the computations that work chunk by chunk; afterwards runs `{rname}`'s local computation up to its next step.", rd.name, rd.location, rd.text, rd.fields[0].0, rd.chunk_by.as_ref().map(|b| b.to_string()).unwrap_or_default())
+        } else {
+            format!("Round `{}` (`{}`): `{}`. Receives `{}` chunk by chunk and runs the computations that read it on each chunk as it arrives, then runs `{rname}`'s local computation (and checks) up to its next step.", rd.name, rd.location, rd.text, rd.fields[0].0)
+        }
+    }
+
+    fn stream_step(&self, c: &StepCtx, st: &Stream) -> Step {
+        let rt = rt();
+        let rd = &self.ir.rounds[st.round];
+        let method = format_ident!("{}_{}", if st.sending { "send" } else { "recv" }, rd.name);
+        let rn = &rd.name;
+        let (setup, chunk_step) = stream_loop(self.ir, self.eg, st, &self.claims);
+        let flush = if st.sending {
+            quote!(ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;)
+        } else {
+            quote!()
+        };
+        let middle = quote! {
+            #setup
+            let mut __off = 0usize;
+            while __off < __total {
+                let __len = (__total - __off).min(__by);
+                #chunk_step
+                __off += __len;
+            }
+            #flush
+        };
+        let (next, next_ty) = self.next_role(c);
+        let args = quote!(, ch: &mut dyn #rt::channel::Channel);
+        let doc = self.stream_doc(st);
+        Step {
+            code: self.step_method(c, &doc, &method, args, next_ty, middle, next, false),
+            driver: super::driver::on_channel(&method),
+            transcript: transcript_step(st.sending, st.round),
+        }
+    }
+
+    fn sub_step(&self, c: &StepCtx, k: usize) -> Option<Step> {
+        let rt = rt();
+        let rname = self.rname();
+        let sub = &self.ir.subs[k];
+        let call = sub.calls.iter().find(|c| c.role == self.ri)?;
+        let method = format_ident!("run_{}", sub.name);
+        let field = id(&sub.name);
+        let tpath: TokenStream = path_tokens(&call.trait_path, quote!(missing_trait));
+        let fmethod = format_ident!("{}", call.method);
+        let args: Vec<TokenStream> = call.args.iter().map(|a| self.eg.arg(a)).collect();
+        let outs: Vec<Ident> = call.outputs.iter().map(|(n, _)| id(n)).collect();
+        let otys: Vec<TokenStream> = call.outputs.iter().map(|(_, t)| rust_ty(t)).collect();
+        let bind = if outs.len() == 1 {
+            quote!(let #(#outs)*: #(#otys)* = __out;)
+        } else {
+            quote!(let (#(#outs),*): (#(#otys),*) = __out;)
+        };
+        let checks = call.outputs.iter().map(|(n, t)| {
+            let i = id(n);
+            check_shape(t, &quote!(#i), &sub.name, n)
+        });
+        let call_name = sub.name.as_str();
+        let doc = format!("Sub-protocol call `{}`: runs `{}` as its role `{}` through `{}::{}` on the same channel, then `{rname}`'s local computation up to its next step.", sub.name, sub.func, call.func_role, call.trait_path, call.method);
+        let middle = quote! {
+            let __out = #tpath::#fmethod(&mut *subs.#field, ch, #(#args),*)
+                .map_err(|e| Error::SubProtocol { call: #call_name, message: e.to_string() })?;
+            #bind
+            #(#checks)*
+        };
+        let (next, next_ty) = self.next_role(c);
+        let chan = quote!(, ch: &mut dyn #rt::channel::Channel);
+        let k = k as u16;
+        Some(Step {
+            code: self.step_method(c, &doc, &method, chan, next_ty, middle, next, true),
+            driver: super::driver::on_channel(&method),
+            transcript: quote!(#rt::session::Step::Sub(#k)),
+        })
+    }
+}
+
+/// `Step::Send(round)` or `Step::Recv(round)`.
+fn transcript_step(sending: bool, round: usize) -> TokenStream {
+    let rt = rt();
+    let k = round as u16;
+    if sending {
+        quote!(#rt::session::Step::Send(#k))
+    } else {
+        quote!(#rt::session::Step::Recv(#k))
+    }
+}

@@ -1,0 +1,213 @@
+//! Rust types of `.otp` types, symbolic lengths, and the wire codec of
+//! values (lengths, shape checks, encoding and decoding).
+
+use super::names::{id, path_tokens, rt};
+use crate::types::{Shape, Ty};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+/// The Rust type of a value type.
+pub fn rust_ty(t: &Ty) -> TokenStream {
+    let rt = rt();
+    match t {
+        Ty::Bit => quote!(bool),
+        Ty::Block | Ty::Seed => quote!(#rt::Block),
+        Ty::Point => quote!(#rt::ec::Point),
+        Ty::Scalar => quote!(#rt::ec::Scalar),
+        Ty::Usize => quote!(usize),
+        Ty::U64 => quote!(u64),
+        Ty::Bits(_) => quote!(#rt::Bits),
+        Ty::BitMatrix(..) => quote!(#rt::BitMatrix),
+        Ty::Array(e, s) if s.small().is_some() => {
+            let e = rust_ty(e);
+            let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
+            quote!([#e; #n])
+        }
+        Ty::Array(e, _) => {
+            let e = rust_ty(e);
+            quote!(::std::vec::Vec<#e>)
+        }
+        Ty::Extern(_, path) => path_tokens(path, quote!(())),
+    }
+}
+
+/// A length as a `usize` expression over `params` (wrapping, never panicking).
+pub(super) fn shape(s: &Shape) -> TokenStream {
+    match s {
+        Shape::Lit(v) => {
+            let v = Literal::usize_suffixed(*v as usize);
+            quote!(#v)
+        }
+        Shape::Param(p) => {
+            let p = id(p);
+            quote!((params.#p as usize))
+        }
+        Shape::Bin(op, a, b) => {
+            let a = shape(a);
+            let b = shape(b);
+            match op {
+                '+' => quote!((#a).wrapping_add(#b)),
+                '-' => quote!((#a).wrapping_sub(#b)),
+                '*' => quote!((#a).wrapping_mul(#b)),
+                '/' => quote!((#a).checked_div(#b).unwrap_or(0)),
+                _ => quote!((#a).checked_rem(#b).unwrap_or(0)),
+            }
+        }
+    }
+}
+
+/// Whether a type has a fixed wire size (implements the runtime `Wire` trait).
+pub fn is_fixed_wire(t: &Ty) -> bool {
+    fixed_wire(t)
+}
+
+pub(super) fn fixed_wire(t: &Ty) -> bool {
+    match t {
+        Ty::Bit | Ty::Block | Ty::Seed | Ty::Point | Ty::Scalar | Ty::U64 | Ty::Extern(..) => true,
+        Ty::Array(e, n) if n.small().is_some() => fixed_wire(e),
+        _ => false,
+    }
+}
+
+pub(super) fn wire_len(t: &Ty) -> TokenStream {
+    let rt = rt();
+    match t {
+        Ty::Usize => quote!(8usize),
+        _ if fixed_wire(t) => {
+            let ty = rust_ty(t);
+            quote!(<#ty as #rt::wire::Wire>::SIZE)
+        }
+        Ty::Bits(n) => {
+            let n = shape(n);
+            quote!((#n).div_ceil(8))
+        }
+        Ty::BitMatrix(r, c) => {
+            let r = shape(r);
+            let c = shape(c);
+            quote!((#r).wrapping_mul((#c).div_ceil(128)).wrapping_mul(16))
+        }
+        Ty::Array(e, n) => {
+            let n = shape(n);
+            let e = wire_len(e);
+            quote!((#n).wrapping_mul(#e))
+        }
+        _ => quote!(0usize),
+    }
+}
+
+/// Checks that a value's run-time lengths match its declared shape.
+pub(super) fn check_shape(t: &Ty, v: &TokenStream, round: &str, field: &str) -> TokenStream {
+    let err = |expected: TokenStream, got: TokenStream| quote!(return Err(Error::Shape { round: #round, field: #field, expected: #expected, got: #got }););
+    match t {
+        Ty::Bits(n) => {
+            let n = shape(n);
+            let e = err(quote!(__want), quote!(#v.len()));
+            quote!({ let __want = #n; if #v.len() != __want { #e } })
+        }
+        Ty::BitMatrix(r, c) => {
+            let r = shape(r);
+            let c = shape(c);
+            let e1 = err(quote!(__r), quote!(#v.rows()));
+            let e2 = err(quote!(__c), quote!(#v.cols()));
+            quote!({ let (__r, __c) = (#r, #c); if #v.rows() != __r { #e1 } if #v.cols() != __c { #e2 } })
+        }
+        Ty::Array(e, n) if n.small().is_none() => {
+            let n = shape(n);
+            let er = err(quote!(__want), quote!(#v.len()));
+            let inner = check_shape(e, &quote!(__x), round, field);
+            let inner = if inner.is_empty() {
+                quote!()
+            } else {
+                quote!(for __x in #v.iter() { #inner })
+            };
+            quote!({ let __want = #n; if #v.len() != __want { #er } #inner })
+        }
+        Ty::Array(e, _) => {
+            let inner = check_shape(e, &quote!(__x), round, field);
+            if inner.is_empty() {
+                quote!()
+            } else {
+                quote!(for __x in #v.iter() { #inner })
+            }
+        }
+        _ => quote!(),
+    }
+}
+
+/// Appends the encoding of `v` (a reference expression) to `out`.
+pub(super) fn write_value(t: &Ty, v: &TokenStream) -> TokenStream {
+    let rt = rt();
+    match t {
+        Ty::Usize => {
+            quote!({ let __s = out.len(); out.resize(__s + 8, 0); #rt::wire::Wire::write(&(*#v as u64), &mut out[__s..]); })
+        }
+        _ if fixed_wire(t) => {
+            let ty = rust_ty(t);
+            quote!({ let __s = out.len(); out.resize(__s + <#ty as #rt::wire::Wire>::SIZE, 0); <#ty as #rt::wire::Wire>::write(#v, &mut out[__s..]); })
+        }
+        Ty::Bits(_) => quote!(out.extend_from_slice(#v.as_bytes());),
+        Ty::BitMatrix(..) => {
+            quote!(out.extend_from_slice(#rt::Block::slice_as_bytes(#v.as_blocks()));)
+        }
+        Ty::Array(e, _) => {
+            let inner = write_value(e, &quote!(__x));
+            quote!(for __x in #v.iter() { #inner })
+        }
+        _ => quote!(),
+    }
+}
+
+/// Decodes a value from `__b` (exactly its wire length) as `Result<T, WireError>`.
+pub(super) fn read_value(t: &Ty) -> TokenStream {
+    let rt = rt();
+    match t {
+        Ty::Usize => quote!(<u64 as #rt::wire::Wire>::read(__b).map(|x| x as usize)),
+        _ if fixed_wire(t) => {
+            let ty = rust_ty(t);
+            quote!(<#ty as #rt::wire::Wire>::read(__b))
+        }
+        Ty::Bits(n) => {
+            let n = shape(n);
+            quote!(#rt::wire::read_bits(__b, #n))
+        }
+        Ty::BitMatrix(r, c) => {
+            let r = shape(r);
+            let c = shape(c);
+            quote!(#rt::wire::read_bit_matrix(__b, #r, #c))
+        }
+        Ty::Array(e, n) => {
+            let n = shape(n);
+            if fixed_wire(e) {
+                let ety = rust_ty(e);
+                quote!(#rt::wire::read_vec::<#ety>(__b, #n))
+            } else {
+                let el = wire_len(e);
+                let inner = read_value(e);
+                quote!((|| {
+                    let __n = #n;
+                    let __el = #el;
+                    let mut __v = ::std::vec::Vec::with_capacity(__n);
+                    for __k in 0..__n {
+                        let __b = &__b[__k * __el..(__k + 1) * __el];
+                        __v.push(#inner?);
+                    }
+                    Ok(__v)
+                })())
+            }
+        }
+        _ => quote!(Err(#rt::wire::WireError::Length { expected: 0, got: __b.len() })),
+    }
+}
+
+/// The checks of input shapes, with the input names.
+pub(super) fn input_checks(inputs: &[(String, Ty)]) -> (Vec<proc_macro2::Ident>, Vec<TokenStream>) {
+    let names = inputs.iter().map(|(n, _)| id(n)).collect();
+    let checks = inputs
+        .iter()
+        .map(|(n, t)| {
+            let i = id(n);
+            check_shape(t, &quote!(#i), "input", n)
+        })
+        .collect();
+    (names, checks)
+}

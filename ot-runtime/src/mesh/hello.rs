@@ -1,0 +1,239 @@
+//! The session hello every n-party run starts with (see the module docs of
+//! [`crate::mesh`]).
+
+use super::{HelloField, Mesh, MeshError};
+
+/// Most bytes a hello frame may have; a longer one is refused (ours with a
+/// [`MeshError::Setup`], a peer's as an oversized frame).
+pub const MAX_HELLO: usize = 64 * 1024;
+
+/// First bytes of a hello frame: names the format and its version.
+const MAGIC: [u8; 8] = *b"OTPHELO1";
+
+/// What a session binds before any protocol message: the protocol, the exact
+/// version of its specification, its parameters and the session.
+///
+/// [`handshake`] sends it, together with the party's index and the number of
+/// parties, to every peer and refuses a peer whose hello differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hello {
+    /// Protocol name, as in the `.otp` (`protocol Name(...)`).
+    pub protocol: String,
+    /// Hash of the `.otp` sources (computed by the compiler), so that two
+    /// builds of different versions of a spec do not talk to each other.
+    pub spec_hash: [u8; 32],
+    /// Canonical encoding of the run-time parameters.
+    pub params: Vec<u8>,
+    /// Session id chosen by the application (the same for all parties of a
+    /// run, fresh for every run).
+    pub session: [u8; 16],
+}
+
+/// A hello together with the party index and count it was sent with.
+#[derive(Debug, PartialEq, Eq)]
+struct Stated {
+    hello: Hello,
+    parties: u32,
+    me: u32,
+}
+
+impl Stated {
+    /// Wire format: magic, n and index (`u32` LE each), protocol name
+    /// (`u16` LE length + UTF-8), spec hash, parameters (`u32` LE length +
+    /// bytes), session id.
+    fn encode(&self) -> Result<Vec<u8>, &'static str> {
+        let h = &self.hello;
+        let name_len = u16::try_from(h.protocol.len()).map_err(|_| "protocol name too long")?;
+        let params_len = u32::try_from(h.params.len()).map_err(|_| "parameters too long")?;
+        let mut out =
+            Vec::with_capacity(8 + 8 + 2 + h.protocol.len() + 32 + 4 + h.params.len() + 16);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&self.parties.to_le_bytes());
+        out.extend_from_slice(&self.me.to_le_bytes());
+        out.extend_from_slice(&name_len.to_le_bytes());
+        out.extend_from_slice(h.protocol.as_bytes());
+        out.extend_from_slice(&h.spec_hash);
+        out.extend_from_slice(&params_len.to_le_bytes());
+        out.extend_from_slice(&h.params);
+        out.extend_from_slice(&h.session);
+        if out.len() > MAX_HELLO {
+            return Err("hello longer than MAX_HELLO (parameters too long)");
+        }
+        Ok(out)
+    }
+
+    /// Parses a hello frame; the error says what is malformed.
+    fn decode(frame: &[u8]) -> Result<Stated, &'static str> {
+        let mut r = Reader(frame);
+        if r.take(8)? != MAGIC {
+            return Err("not a hello frame (bad magic or version)");
+        }
+        let parties = r.u32()?;
+        let me = r.u32()?;
+        let name_len = usize::from(u16::from_le_bytes(r.array()?));
+        let protocol = std::str::from_utf8(r.take(name_len)?)
+            .map_err(|_| "protocol name is not UTF-8")?
+            .to_owned();
+        let spec_hash = r.array()?;
+        let params_len = usize::try_from(r.u32()?).map_err(|_| "parameters too long")?;
+        let params = r.take(params_len)?.to_vec();
+        let session = r.array()?;
+        if !r.0.is_empty() {
+            return Err("trailing bytes after the hello");
+        }
+        Ok(Stated {
+            hello: Hello {
+                protocol,
+                spec_hash,
+                params,
+                session,
+            },
+            parties,
+            me,
+        })
+    }
+
+    /// The first field in which a peer's hello `other`, received on the
+    /// link to party `peer`, differs from ours.
+    fn first_difference(&self, other: &Stated, peer: usize) -> Option<HelloField> {
+        let (a, b) = (&self.hello, &other.hello);
+        if a.protocol != b.protocol {
+            Some(HelloField::Protocol)
+        } else if a.spec_hash != b.spec_hash {
+            Some(HelloField::SpecHash)
+        } else if a.params != b.params {
+            Some(HelloField::Params)
+        } else if a.session != b.session {
+            Some(HelloField::Session)
+        } else if self.parties != other.parties {
+            Some(HelloField::PartyCount)
+        } else if usize::try_from(other.me) != Ok(peer) {
+            Some(HelloField::PartyIndex)
+        } else {
+            None
+        }
+    }
+}
+
+/// Bounds-checked reading of a hello frame.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], &'static str> {
+        if self.0.len() < n {
+            return Err("hello frame truncated");
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], &'static str> {
+        let mut a = [0; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    fn u32(&mut self) -> Result<u32, &'static str> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+}
+
+/// Binds the session before any protocol message: sends our `hello` (plus
+/// [`Mesh::me`] and [`Mesh::parties`]) to every peer, then reads every
+/// peer's (in index order) and compares it with ours.
+///
+/// The first difference is [`MeshError::Mismatch`] naming the peer and the
+/// [`HelloField`] (protocol, spec hash, parameters, session, party count, or
+/// a party index other than the one we reach the peer at); a frame that is
+/// not a hello is [`MeshError::Setup`] naming the peer. Generated drivers
+/// call this first. Its bytes are counted in [`Mesh::stats`] like any frame
+/// (one frame each way per peer), but not in a protocol's predicted `comm`.
+pub fn handshake<M: Mesh + ?Sized>(mesh: &mut M, hello: &Hello) -> Result<(), MeshError> {
+    let (me, n) = (mesh.me(), mesh.parties());
+    let too_many = || MeshError::setup(None, "party count or index exceeds u32");
+    let ours = Stated {
+        hello: hello.clone(),
+        parties: u32::try_from(n).map_err(|_| too_many())?,
+        me: u32::try_from(me).map_err(|_| too_many())?,
+    };
+    let frame = ours.encode().map_err(|e| MeshError::setup(None, e))?;
+    for peer in (0..n).filter(|&p| p != me) {
+        mesh.send_to(peer, &frame)?;
+    }
+    mesh.flush()?;
+    let mut buf = Vec::new();
+    for peer in (0..n).filter(|&p| p != me) {
+        mesh.recv_from(peer, &mut buf, MAX_HELLO)?;
+        let theirs = Stated::decode(&buf).map_err(|e| MeshError::setup(peer, e))?;
+        if let Some(field) = ours.first_difference(&theirs, peer) {
+            return Err(MeshError::Mismatch { peer, field });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stated() -> Stated {
+        Stated {
+            hello: Hello {
+                protocol: "CoinFlip".into(),
+                spec_hash: [3; 32],
+                params: vec![1, 2, 3],
+                session: [9; 16],
+            },
+            parties: 5,
+            me: 2,
+        }
+    }
+
+    #[test]
+    fn hello_round_trips() {
+        let s = stated();
+        let frame = s.encode().unwrap();
+        assert_eq!(Stated::decode(&frame).unwrap(), s);
+    }
+
+    #[test]
+    fn malformed_hellos_are_refused() {
+        let frame = stated().encode().unwrap();
+        for cut in 0..frame.len() {
+            assert!(Stated::decode(&frame[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut long = frame.clone();
+        long.push(0);
+        assert!(Stated::decode(&long).is_err());
+        let mut bad = frame;
+        bad[0] ^= 1;
+        assert!(Stated::decode(&bad).is_err());
+    }
+
+    #[test]
+    fn first_difference_follows_field_order() {
+        let a = stated();
+        let mut b = stated();
+        b.me = 4;
+        assert_eq!(a.first_difference(&b, 4), None);
+        assert_eq!(a.first_difference(&b, 3), Some(HelloField::PartyIndex));
+        b.parties = 6;
+        assert_eq!(a.first_difference(&b, 4), Some(HelloField::PartyCount));
+        b.hello.session[0] = 0;
+        assert_eq!(a.first_difference(&b, 4), Some(HelloField::Session));
+        b.hello.params.clear();
+        assert_eq!(a.first_difference(&b, 4), Some(HelloField::Params));
+        b.hello.spec_hash[31] = 0;
+        assert_eq!(a.first_difference(&b, 4), Some(HelloField::SpecHash));
+        b.hello.protocol.push('X');
+        assert_eq!(a.first_difference(&b, 4), Some(HelloField::Protocol));
+    }
+
+    #[test]
+    fn oversized_params_are_a_setup_error() {
+        let mut s = stated();
+        s.hello.params = vec![0; MAX_HELLO];
+        assert!(s.encode().is_err());
+    }
+}
