@@ -27,8 +27,8 @@ use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_iknp, delta_kos, delta_softspoken, delta_softspoken_base, delta_softspoken_malicious,
-    iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, softspoken, softspoken_malicious, AboOt,
-    BaseOt, BaseOtKind, OtExtension,
+    iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, softspoken, softspoken_malicious, AboOt, BaseOt,
+    BaseOtKind, OtExtension,
 };
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};
