@@ -1,7 +1,8 @@
 //! Every generated message decoder on arbitrary bytes: a decoder returns a
 //! typed error naming its protocol, or a message that re-encodes to exactly
 //! the bytes it came from. The first input byte picks the message, the next
-//! two the size parameter (1..=512), the rest is the frame.
+//! two the size parameter (1..=512; also SoftSpokenOT's k = 1..=8), the rest
+//! is the frame.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -36,7 +37,15 @@ fuzz_target!(|data: &[u8]| {
     let iknp_chosen = |m| ot::iknp_chosen::Params::new(m, 1, false).expect("valid parameters");
     let delta = |m| ot::delta_kos::Params::new(m, 1, 0).expect("valid parameters");
     let delta_iknp = |m| ot::delta_iknp::Params::new(m, 1, 0).expect("valid parameters");
-    match which % 24 {
+    let k = n % 8 + 1;
+    let ss = |m| ot::softspoken::Params::new(k, m, 1, false).expect("valid parameters");
+    let ss_mal =
+        |m| ot::softspoken_malicious::Params::new(k, m, 1, false).expect("valid parameters");
+    let abo = |t| ot::abo_ot::Params::new(t, k).expect("valid parameters");
+    let abo_mal = |t| ot::abo_ot_malicious::Params::new(t, k).expect("valid parameters");
+    let kkrt = |m| ot::kkrt::Params::new(m, 1, false).expect("valid parameters");
+    let oos = |m| ot::oos::Params::new(m, 1, false).expect("valid parameters");
+    match which % 36 {
         0 => check!(co15, Setup, ot::co15::Params::new(n).unwrap(), frame),
         1 => check!(co15, ChooseLo, ot::co15::Params::new(n).unwrap(), frame),
         2 => check!(co15, ChooseHi, ot::co15::Params::new(n).unwrap(), frame),
@@ -75,6 +84,18 @@ fuzz_target!(|data: &[u8]| {
         20 => check!(delta_kos, Session, delta(n), frame),
         21 => check!(delta_kos, Challenge, delta(n), frame),
         22 => check!(delta_kos, CorrelationCheck, delta(n), frame),
-        _ => check!(delta_kos, Extend, delta(n), frame),
+        23 => check!(delta_kos, Extend, delta(n), frame),
+        24 => check!(softspoken, Session, ss(n), frame),
+        25 => check!(softspoken, Extend, ss(n), frame),
+        26 => check!(softspoken_malicious, Challenge, ss_mal(n), frame),
+        27 => check!(softspoken_malicious, CorrelationCheck, ss_mal(n), frame),
+        28 => check!(abo_ot, LevelSums, abo(n % 128 + 1), frame),
+        29 => check!(abo_ot_malicious, Proof, abo_mal(n % 128 + 1), frame),
+        30 => check!(kkrt, Session, kkrt(n), frame),
+        31 => check!(kkrt, Extend, kkrt(n), frame),
+        32 => check!(oos, Extend, oos(n), frame),
+        33 => check!(oos, Challenge, oos(n), frame),
+        34 => check!(oos, CorrelationCheck, oos(n), frame),
+        _ => check!(softspoken_malicious, Extend, ss_mal(n), frame),
     }
 });
