@@ -2,7 +2,8 @@
 //! from the fuzzer: the party must end with `Ok` or a typed error, never
 //! panic, hang or allocate without bound. The first byte picks the party
 //! (KOS sender or receiver over CO15 or MR19 base OTs, a chosen-message KOS
-//! party, a Delta-KOS pair half), the second the number of OTs (1..=256);
+//! party, a Delta-KOS pair half, a malicious SoftSpokenOT party with k = 2
+//! or 4), the second the number of OTs (1..=256);
 //! the rest is a sequence of frames, each a little-endian `u16` length and
 //! that many bytes. Frames the party sends are dropped; when the script
 //! runs out the peer has hung up.
@@ -75,7 +76,8 @@ fuzz_target!(|data: &[u8]| {
     let mut rng = Rng::deterministic_for_tests(u64::from(*which));
     let choices = Bits::random(&mut rng, n);
     // The outcome does not matter, only that there is one.
-    match (which >> 1) % 6 {
+    let k = if which & 0x80 == 0 { 2 } else { 4 };
+    match (which >> 1) % 8 {
         0 => drop(party.send_random(&mut peer, n)),
         1 => drop(party.receive_random(&mut peer, &choices)),
         2 => {
@@ -83,6 +85,16 @@ fuzz_target!(|data: &[u8]| {
             drop(party.send(&mut peer, &messages));
         }
         3 => drop(party.receive(&mut peer, &choices)),
+        6 => drop(
+            OtExtension::softspoken_malicious(k)
+                .with_base(base)
+                .send_random(&mut peer, n),
+        ),
+        7 => drop(
+            OtExtension::softspoken_malicious(k)
+                .with_base(base)
+                .receive_random(&mut peer, &choices),
+        ),
         4 => {
             let mut sender = ot::DeltaOtSender::kos(Block::ONES).with_base(base);
             drop(ot::CorrelatedOtSender::send_correlated(
