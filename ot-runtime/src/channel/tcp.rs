@@ -531,9 +531,9 @@ impl TcpChannel {
     fn transfer(&self, len: usize) -> Transfer {
         let allowed = match self.min_rate {
             0 => Duration::MAX,
-            rate => self
-                .timeout
-                .saturating_add(Duration::from_secs_f64(len as f64 / rate as f64)),
+            // Beyond `Duration`'s range (absurd lengths or rates) means no bound.
+            rate => Duration::try_from_secs_f64(len as f64 / rate as f64)
+                .map_or(Duration::MAX, |t| self.timeout.saturating_add(t)),
         };
         Transfer {
             len,
