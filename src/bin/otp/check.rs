@@ -1,0 +1,51 @@
+//! `otp check`: errors and warnings for each file, and the exit code
+//! (0 clean, 1 warnings under `--deny-warnings`, 2 errors).
+
+use crate::load::{emit, try_compile};
+use crate::Color;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Checks every file (all of them, even after an error) and returns the exit code.
+pub fn run(files: &[PathBuf], deny_warnings: bool, color: Color) -> ExitCode {
+    let (mut errors, mut warnings) = (0usize, 0usize);
+    for file in files {
+        let shown = file.display();
+        match try_compile(file, color) {
+            Err(fail) => {
+                eprintln!("otp: {}", fail.0);
+                errors += 1;
+            }
+            Ok(Err(n)) => {
+                println!("{shown}: {n} error{}", plural(n));
+                errors += n;
+            }
+            Ok(Ok(c)) => {
+                emit(&c.warnings, &c.sources, color);
+                let n = c.warnings.len();
+                warnings += n;
+                let name = c.ir.as_ref().map(|i| i.name.as_str()).unwrap_or("?");
+                println!(
+                    "{shown}: protocol `{name}` checks ({n} warning{})",
+                    plural(n)
+                );
+            }
+        }
+    }
+    if errors > 0 {
+        ExitCode::from(2)
+    } else if deny_warnings && warnings > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `"s"` unless exactly one.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -1,0 +1,98 @@
+//! `otp`: the command-line front end of the `.otp` compiler.
+//!
+//! ```text
+//! otp check FILE.otp...                      errors and warnings (unused values), rustc style
+//! otp expand FILE.otp                        the Rust code `protocol!` generates, pretty-printed
+//! otp rounds FILE.otp                        the projected round flow of each role
+//! ```
+//! Paths are relative to the current directory. Exit codes: 0 success, 1
+//! warnings under `check --deny-warnings`, 2 errors (bad input of any kind:
+//! a one-line message or a located diagnostic, never a panic).
+#![forbid(unsafe_code)]
+
+mod check;
+mod expand;
+mod load;
+mod rounds;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Check, inspect and measure `.otp` protocol specifications.
+#[derive(Parser)]
+#[command(name = "otp", version, about)]
+struct Cli {
+    /// When to colour diagnostics (auto: only on a terminal).
+    #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
+    color: Color,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+/// The `--color` choices.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Color {
+    /// Colour when standard error is a terminal.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Report errors and warnings (unused values); exit 0 clean, 1 with
+    /// warnings under --deny-warnings, 2 on errors.
+    Check {
+        /// The `.otp` files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Exit with code 1 when there are warnings.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Print the Rust code `protocol!` generates for the file, pretty-printed.
+    Expand {
+        /// The `.otp` file.
+        file: PathBuf,
+    },
+    /// Print the projected round flow of each role.
+    Rounds {
+        /// The `.otp` file.
+        file: PathBuf,
+    },
+}
+
+/// A command's failure: the one-line message is printed as `otp: ...`
+/// (empty when diagnostics were already printed) and the process exits 2.
+pub struct Fail(pub String);
+
+impl<T: std::fmt::Display> From<T> for Fail {
+    fn from(e: T) -> Self {
+        Fail(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = cli.color;
+    let result = match cli.cmd {
+        Cmd::Check {
+            files,
+            deny_warnings,
+        } => return check::run(&files, deny_warnings, color),
+        Cmd::Expand { file } => expand::run(&file, color),
+        Cmd::Rounds { file } => load::compile(&file, color).map(|c| rounds::print(&c)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(msg)) => {
+            if !msg.is_empty() {
+                eprintln!("otp: {msg}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! `otp rounds`: the projected round flow of each role, as text.
+
+use ot_compiler::ir::{Event, Keep, Stage};
+use ot_compiler::Compiled;
+
+/// Prints each role's sends, receives, streams and sub-protocol calls in order.
+pub fn print(compiled: &Compiled) {
+    if let Some(ir) = compiled.ir.as_ref().filter(|ir| ir.party_count.is_some()) {
+        print_party_rounds(ir);
+    } else if let Some(ir) = &compiled.ir {
+        for (r, role) in ir.roles.iter().enumerate() {
+            println!("{role}:");
+            for ev in &ir.events[r] {
+                match ev {
+                    Event::Send(k) => println!(
+                        "  send {} (round `{}`) -> {}",
+                        ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].to]
+                    ),
+                    Event::Recv(k) => println!(
+                        "  recv {} (round `{}`) <- {}",
+                        ir.rounds[*k].msg, ir.rounds[*k].name, ir.roles[ir.rounds[*k].from]
+                    ),
+                    Event::Sub(k) => println!("  run sub-protocol `{}`", ir.subs[*k].name),
+                    Event::Stream(st) => {
+                        let rd = &ir.rounds[st.round];
+                        let (dir, arrow, peer) = if st.sending {
+                            ("send", "->", rd.to)
+                        } else {
+                            ("recv", "<-", rd.from)
+                        };
+                        println!(
+                            "  {dir} {} in chunks (round `{}`) {arrow} {}",
+                            rd.msg, rd.name, ir.roles[peer]
+                        );
+                        let names = |stages: &[Stage]| {
+                            stages
+                                .iter()
+                                .map(|s| match s.keep {
+                                    Keep::Chunk => s.name.clone(),
+                                    Keep::Whole => format!("{} (whole)", s.name),
+                                    Keep::Fold => format!("{} (sum)", s.name),
+                                })
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        };
+                        if !st.before.is_empty() {
+                            println!("    per chunk, before sending: {}", names(&st.before));
+                        }
+                        if !st.after.is_empty() {
+                            println!(
+                                "    per chunk, after {}: {}",
+                                if st.sending { "sending" } else { "receiving" },
+                                names(&st.after)
+                            );
+                        }
+                    }
+                    Event::Stmt(_) => {}
+                }
+            }
+        }
+    }
+}
+
+/// The round flow of an n-party protocol: every party runs the same steps.
+fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
+    use ot_compiler::ir::{Event, PartyRound, TStmt};
+    let p = &ir.roles[0];
+    let n = ir.party_count.as_deref().unwrap_or("n");
+    println!("{p}[i], for every party i in 0..{n} (the same steps at each):");
+    println!("  hello: protocol, spec hash, parameters, session, i and {n} <-> every other party");
+    for ev in &ir.events[0] {
+        match ev {
+            Event::Send(k) => {
+                let rd = &ir.rounds[*k];
+                match rd.party {
+                    Some(PartyRound::Private) => println!(
+                        "  send {} (round `{}`) -> each other party P[j] its own (element j)",
+                        rd.msg, rd.name
+                    ),
+                    _ => println!(
+                        "  send {} (round `{}`) -> every other party (broadcast)",
+                        rd.msg, rd.name
+                    ),
+                }
+            }
+            Event::Recv(k) => {
+                let rd = &ir.rounds[*k];
+                let fields: Vec<String> =
+                    rd.fields.iter().map(|(f, _)| format!("{f}[j]")).collect();
+                println!(
+                    "  recv {} (round `{}`) <- every other party P[j]: {}",
+                    rd.msg,
+                    rd.name,
+                    fields.join(", ")
+                );
+                if rd.party == Some(PartyRound::Broadcast { checked: true }) {
+                    println!(
+                        "  check round `{}`: digests of every {} received <-> every other party; a difference aborts naming round and sender",
+                        rd.name, rd.msg
+                    );
+                }
+            }
+            Event::Stmt(TStmt::Check(_, _, text)) => println!("  {text}"),
+            _ => {}
+        }
+    }
+}
