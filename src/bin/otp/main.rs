@@ -4,6 +4,7 @@
 //! otp check FILE.otp...                      errors and warnings (unused values), rustc style
 //! otp expand FILE.otp                        the Rust code `protocol!` generates, pretty-printed
 //! otp rounds FILE.otp                        the projected round flow of each role
+//! otp cost FILE.otp --param m=2^20 [--json]  rounds, messages and bytes each way
 //! ```
 //! Paths are relative to the current directory. Exit codes: 0 success, 1
 //! warnings under `check --deny-warnings`, 2 errors (bad input of any kind:
@@ -11,8 +12,10 @@
 #![forbid(unsafe_code)]
 
 mod check;
+mod cost;
 mod expand;
 mod load;
+mod params;
 mod rounds;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -63,6 +66,21 @@ enum Cmd {
         /// The `.otp` file.
         file: PathBuf,
     },
+    /// Rounds, messages and bytes each way (total and per OT) for given
+    /// parameters, from the message lengths the generated `comm()` sums.
+    Cost {
+        /// The `.otp` file.
+        file: PathBuf,
+        /// A run-time parameter, `NAME=VALUE` (`m=2^20`, `m=1<<20`, `sha1=false`).
+        #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// The parameter counting OTs, for the per-OT figures (default: `m`, then `n`).
+        #[arg(long, value_name = "NAME")]
+        ots: Option<String>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A command's failure: the one-line message is printed as `otp: ...`
@@ -85,6 +103,12 @@ fn main() -> ExitCode {
         } => return check::run(&files, deny_warnings, color),
         Cmd::Expand { file } => expand::run(&file, color),
         Cmd::Rounds { file } => load::compile(&file, color).map(|c| rounds::print(&c)),
+        Cmd::Cost {
+            file,
+            params,
+            ots,
+            json,
+        } => cost::run(&file, &params, ots.as_deref(), json, color),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

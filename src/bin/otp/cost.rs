@@ -1,0 +1,362 @@
+//! `otp cost`: rounds, messages and bytes each way for given parameters.
+//!
+//! A message's size is the sum of its fields' encoded lengths, computed
+//! exactly as the generated `msgs::*::wire_len` computes it (the same rules
+//! as the compiler's wire codec: `Bits[n]` is `ceil(n/8)` bytes, a
+//! `BitMatrix[r, c]` is `r * ceil(c/128)` blocks, ...), and the totals are
+//! the sums the generated `comm()` adds up (tested against it).
+
+use crate::check::plural;
+use crate::params::{self, Env};
+use crate::{load, Color, Fail};
+use ot_compiler::ir::{Ir, IrRound, PartyRound};
+use ot_compiler::types::{Shape, Ty};
+use serde_json::json;
+use std::path::Path;
+
+/// Bytes of a broadcast-consistency digest (the n-party driver's check).
+const DIGEST_LEN: u128 = ot::runtime::mpc::DIGEST_LEN as u128;
+
+/// The value of a shape, or the missing parameter's name.
+pub fn shape(s: &Shape, env: &Env) -> Result<u128, String> {
+    Ok(match s {
+        Shape::Lit(v) => *v,
+        Shape::Param(p) => *env.get(p).ok_or_else(|| p.clone())?,
+        Shape::Bin(op, a, b) => {
+            let (a, b) = (shape(a, env)?, shape(b, env)?);
+            match op {
+                '+' => a.wrapping_add(b),
+                '-' => a.wrapping_sub(b),
+                '*' => a.wrapping_mul(b),
+                '/' => a.checked_div(b).unwrap_or(0),
+                _ => a.checked_rem(b).unwrap_or(0),
+            }
+        }
+    })
+}
+
+/// Encoded bytes of a value of type `t`.
+pub fn ty_bytes(t: &Ty, env: &Env) -> Result<u128, String> {
+    Ok(match t {
+        Ty::Bit => 1,
+        Ty::Block | Ty::Seed => 16,
+        Ty::Point | Ty::Scalar => 32,
+        Ty::Usize | Ty::U64 => 8,
+        Ty::Bits(n) => shape(n, env)?.div_ceil(8),
+        Ty::BitMatrix(r, c) => shape(r, env)?
+            .wrapping_mul(shape(c, env)?.div_ceil(128))
+            .wrapping_mul(16),
+        Ty::Array(e, n) => shape(n, env)?.wrapping_mul(ty_bytes(e, env)?),
+        Ty::Extern(name, _) => {
+            return Err(format!(
+                "the size of extern type `{name}` (not known to the compiler)"
+            ))
+        }
+    })
+}
+
+/// Encoded bytes of one message of the round.
+pub fn msg_bytes(r: &IrRound, env: &Env) -> Result<u128, String> {
+    r.fields
+        .iter()
+        .try_fold(0u128, |acc, (_, t)| Ok(acc.wrapping_add(ty_bytes(t, env)?)))
+}
+
+/// The size as a formula over the parameters, e.g. `16 * m`, folded where known.
+pub fn msg_formula(r: &IrRound) -> String {
+    let parts: Vec<String> = r.fields.iter().map(|(_, t)| ty_formula(t)).collect();
+    let lits: Option<u128> = r
+        .fields
+        .iter()
+        .map(|(_, t)| ty_bytes(t, &Env::new()).ok())
+        .sum();
+    match lits {
+        Some(v) => v.to_string(),
+        None => parts.join(" + "),
+    }
+}
+
+fn ty_formula(t: &Ty) -> String {
+    if let Ok(v) = ty_bytes(t, &Env::new()) {
+        return v.to_string();
+    }
+    let wrap = |s: &Shape| match s {
+        Shape::Bin(..) => format!("({s})"),
+        _ => s.to_string(),
+    };
+    match t {
+        Ty::Bits(n) => format!("ceil({} / 8)", wrap(n)),
+        Ty::BitMatrix(r, c) => format!("{} * ceil({} / 128) * 16", wrap(r), wrap(c)),
+        Ty::Array(e, n) => format!("{} * {}", wrap(n), ty_formula(e)),
+        _ => "?".into(),
+    }
+}
+
+/// Runs `otp cost`.
+pub fn run(
+    file: &Path,
+    args: &[String],
+    ots: Option<&str>,
+    json: bool,
+    color: Color,
+) -> Result<(), Fail> {
+    let c = load::compile(file, color)?;
+    let ir = c.ir.as_ref().ok_or_else(|| Fail("no protocol".into()))?;
+    let env = params::parse_all(args, ir)?;
+    let need = |missing: String| {
+        if env.contains_key(&missing) || !ir.params.iter().any(|p| p.name == missing) {
+            Fail(format!("cannot size the messages: {missing}"))
+        } else {
+            Fail(format!(
+                "the message sizes of `{}` depend on parameter `{missing}`: pass --param {missing}=VALUE",
+                ir.name
+            ))
+        }
+    };
+    let sizes: Vec<u128> = ir
+        .rounds
+        .iter()
+        .map(|r| msg_bytes(r, &env))
+        .collect::<Result<_, _>>()
+        .map_err(need)?;
+    let report = match &ir.party_count {
+        Some(n) => party_report(ir, &env, &sizes, n).map_err(need)?,
+        None => two_party_report(ir, &env, &sizes, ots)?,
+    };
+    if json {
+        println!("{:#}", report.json);
+    } else {
+        print!("{}", report.text);
+    }
+    Ok(())
+}
+
+struct Report {
+    text: String,
+    json: serde_json::Value,
+}
+
+fn header(ir: &Ir, env: &Env) -> String {
+    let ps: Vec<String> = env.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    format!(
+        "protocol `{}` ({}){}\n",
+        ir.name,
+        ir.location,
+        if ps.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", ps.join(", "))
+        }
+    )
+}
+
+fn table(ir: &Ir, sizes: &[u128], arrow: &dyn Fn(&IrRound) -> (String, String)) -> String {
+    let mut rows = vec![[
+        "round".to_string(),
+        "from".into(),
+        "to".into(),
+        "message".into(),
+        "bytes".into(),
+    ]];
+    for (r, b) in ir.rounds.iter().zip(sizes) {
+        let (from, to) = arrow(r);
+        let chunk = r
+            .chunk_by
+            .as_ref()
+            .map(|c| format!(" (chunked by {c})"))
+            .unwrap_or_default();
+        rows.push([
+            r.name.clone(),
+            from,
+            to,
+            r.msg.clone(),
+            format!("{b}{chunk}"),
+        ]);
+    }
+    let w: Vec<usize> = (0..5)
+        .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in &rows {
+        out.push_str(&format!(
+            "  {:<a$}  {:<b$} -> {:<c$}  {:<d$}  {:>e$}\n",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            a = w[0],
+            b = w[1],
+            c = w[2],
+            d = w[3],
+            e = w[4]
+        ));
+    }
+    out
+}
+
+fn subs_note(ir: &Ir) -> String {
+    if ir.subs.is_empty() {
+        return String::new();
+    }
+    let s: Vec<String> = ir
+        .subs
+        .iter()
+        .map(|s| format!("`{}` ({})", s.name, s.func))
+        .collect();
+    format!(
+        "  not counted: sub-protocol{} {} (their cost depends on the protocol plugged in)\n",
+        plural(s.len()),
+        s.join(", ")
+    )
+}
+
+fn two_party_report(ir: &Ir, env: &Env, sizes: &[u128], ots: Option<&str>) -> Result<Report, Fail> {
+    let ot_param = match ots {
+        Some(p) if env.contains_key(p) => Some(p.to_string()),
+        Some(p) => {
+            return Err(Fail(format!(
+                "--ots {p}: no value for parameter `{p}` (pass --param {p}=VALUE)"
+            )))
+        }
+        None => ["m", "n"]
+            .into_iter()
+            .find(|p| env.contains_key(*p))
+            .map(str::to_string),
+    };
+    let count = ot_param.as_ref().and_then(|p| env.get(p)).copied();
+    let mut text = header(ir, env);
+    text.push_str(&table(ir, sizes, &|r| {
+        (ir.roles[r.from].clone(), ir.roles[r.to].clone())
+    }));
+    let mut sent = serde_json::Map::new();
+    let mut lines = vec![];
+    for (ri, role) in ir.roles.iter().enumerate() {
+        let mine: Vec<u128> = ir
+            .rounds
+            .iter()
+            .zip(sizes)
+            .filter(|(r, _)| r.from == ri)
+            .map(|(_, b)| *b)
+            .collect();
+        let bytes: u128 = mine.iter().sum();
+        let per_ot = count.filter(|&c| c > 0).map(|c| bytes as f64 / c as f64);
+        let peer = &ir.roles[1 - ri.min(1)];
+        lines.push(format!(
+            "  {role} -> {peer}: {} message{}, {bytes} bytes{}",
+            mine.len(),
+            plural(mine.len()),
+            per_ot
+                .map(|p| format!(" ({} B/OT)", short(p)))
+                .unwrap_or_default()
+        ));
+        sent.insert(
+            role.clone(),
+            json!({"messages": mine.len(), "bytes": bytes as u64, "bytes_per_ot": per_ot}),
+        );
+    }
+    let summary = format!(
+        "  {} round{}\n{}\n",
+        ir.rounds.len(),
+        plural(ir.rounds.len()),
+        lines.join("\n")
+    );
+    Ok(finish(
+        ir,
+        env,
+        sizes,
+        text + &summary,
+        json!({ "ots": ot_param, "round_count": ir.rounds.len(), "sent": sent }),
+    ))
+}
+
+/// The report: the text with the note on sub-protocols appended; the JSON
+/// of the protocol, parameters, rounds and sub-protocols with the fields of
+/// `extra` added.
+fn finish(ir: &Ir, env: &Env, sizes: &[u128], text: String, extra: serde_json::Value) -> Report {
+    let mut v = json!({
+        "protocol": ir.name,
+        "params": env.iter().map(|(k, v)| (k.clone(), json!(*v as u64))).collect::<serde_json::Map<_, _>>(),
+        "rounds": rounds_json(ir, sizes),
+        "subprotocols": ir.subs.iter().map(|s| json!({"name": s.name, "functionality": s.func})).collect::<Vec<_>>(),
+    });
+    if let (Some(v), serde_json::Value::Object(extra)) = (v.as_object_mut(), extra) {
+        v.extend(extra);
+    }
+    Report {
+        text: text + &subs_note(ir),
+        json: v,
+    }
+}
+
+fn rounds_json(ir: &Ir, sizes: &[u128]) -> Vec<serde_json::Value> {
+    ir.rounds
+        .iter()
+        .zip(sizes)
+        .map(|(r, b)| {
+            json!({
+                "name": r.name,
+                "from": ir.roles[r.from],
+                "to": if r.party.is_some() { "others".to_string() } else { ir.roles[r.to].clone() },
+                "message": r.msg,
+                "bytes": *b as u64,
+                "chunked_by": r.chunk_by.as_ref().map(|c| c.to_string()),
+            })
+        })
+        .collect()
+}
+
+fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, String> {
+    let parties = *env.get(n).ok_or_else(|| n.to_string())?;
+    let peers = parties.saturating_sub(1);
+    let checked: Vec<bool> = ir
+        .rounds
+        .iter()
+        .map(|r| r.party == Some(PartyRound::Broadcast { checked: true }))
+        .collect();
+    let checks = checked.iter().filter(|c| **c).count() as u128;
+    let check_bytes = peers
+        .wrapping_mul(parties)
+        .wrapping_mul(DIGEST_LEN)
+        .wrapping_mul(checks);
+    let per_party = sizes
+        .iter()
+        .fold(0u128, |a, b| a.wrapping_add(peers.wrapping_mul(*b)))
+        .wrapping_add(check_bytes);
+    let rounds = ir.rounds.len() as u128 + checks;
+    let role = &ir.roles[0];
+    let mut text = header(ir, env);
+    text.push_str(&table(ir, sizes, &|r| {
+        let to = match r.party {
+            Some(PartyRound::Private) => format!("{role}[j] (own)"),
+            Some(PartyRound::Broadcast { checked: true }) => "all (checked)".into(),
+            _ => "all".into(),
+        };
+        (format!("{role}[i]"), to)
+    }));
+    let summary = format!(
+        "  {rounds} round{} ({checks} broadcast check{}); each party sends {per_party} bytes to its {peers} peers ({check_bytes} of them check digests)\n",
+        plural(rounds as usize),
+        plural(checks as usize),
+    );
+    Ok(finish(
+        ir,
+        env,
+        sizes,
+        text + &summary,
+        json!({
+            "round_count": rounds as u64,
+            "per_party": per_party as u64,
+            "check_bytes": check_bytes as u64,
+        }),
+    ))
+}
+
+/// A per-OT figure: two decimals, or two significant digits when smaller.
+fn short(p: f64) -> String {
+    if p >= 0.01 || p == 0.0 {
+        format!("{p:.2}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
