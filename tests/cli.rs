@@ -104,7 +104,7 @@ fn bad_input_is_a_readable_error_with_exit_code_2() {
     assert!(err.contains("unknown role `C`"), "{err}");
     assert!(err.contains("bad.otp:2:19"), "{err}");
     assert!(err.contains("valid roles here: `A`, `B`"), "{err}");
-    for cmd in ["expand", "rounds", "cost"] {
+    for cmd in ["expand", "rounds", "cost", "diagram"] {
         let (code, _, err) = otp(&[cmd, &bad]);
         assert_eq!(code, 2, "{cmd}");
         assert!(err.contains("unknown role `C`"), "{cmd}: {err}");

@@ -1,5 +1,6 @@
-//! `otp cost`: the costs agree with the generated `comm()` of the shipped
-//! protocols; bad parameters exit 2.
+//! `otp cost` and `otp diagram`: the costs agree with the generated
+//! `comm()` of the shipped protocols; the diagrams are well-formed SVG with
+//! the expected lifelines, rounds and boxes; bad parameters exit 2.
 
 mod common_cli;
 use common_cli::otp;
@@ -89,4 +90,74 @@ fn cost_table_and_bad_parameters() {
         );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
+}
+
+#[test]
+fn diagrams_are_well_formed_svg_with_the_protocol_flow() {
+    let dir = std::env::temp_dir().join(format!("otp-cli-diagram-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("kos.svg");
+    let (code, _, err) = otp(&["diagram", "protocols/kos.otp", "-o", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    for want in [
+        "Sender",
+        "Receiver",
+        "session: Session { salt: Block }",
+        "extend: Extend { u: BitMatrix[128, m + 128] }",
+        "sub-protocol base: RandomOt (Sender = Receiver, Receiver = Sender)",
+        "challenge: Challenge { chi_seed: Block }",
+        "check kos_rows_consistent(check_q, check_t, check_x, delta) else abort CorrelationCheckFailed",
+    ] {
+        assert!(texts.contains(&want), "missing {want:?} in {texts:?}");
+    }
+    assert!(
+        texts.iter().any(|t| t.contains("chunked by 16384")),
+        "{texts:?}"
+    );
+    let class = |c: &str| {
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some(c))
+            .count()
+    };
+    assert_eq!(class("lifeline"), 2);
+    assert_eq!(class("message"), 4);
+    assert_eq!(class("sub"), 1);
+
+    // n parties, with sizes for given parameters, and text output.
+    let (code, out, err) = otp(&["diagram", "protocols/sum_n.otp", "-p", "n=3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("P[i]") && out.contains("P[j], j != i"),
+        "{out}"
+    );
+    assert!(out.contains("reveal: Partial"), "{out}");
+    assert!(out.contains("broadcast to all, checked"), "{out}");
+    let (code, out, _) = otp(&["diagram", "protocols/iknp.otp"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("128 * ceil(m / 128) * 16 B; chunked by 16384"),
+        "{out}"
+    );
+    assert!(out.contains("|<====="), "{out}");
+
+    let (code, _, err) = otp(&[
+        "diagram",
+        "protocols/iknp.otp",
+        "-o",
+        "/nonexistent-dir/x.svg",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("cannot write `/nonexistent-dir/x.svg`"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

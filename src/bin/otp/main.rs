@@ -5,6 +5,7 @@
 //! otp expand FILE.otp                        the Rust code `protocol!` generates, pretty-printed
 //! otp rounds FILE.otp                        the projected round flow of each role
 //! otp cost FILE.otp --param m=2^20 [--json]  rounds, messages and bytes each way
+//! otp diagram FILE.otp [-o x.svg]            a message-sequence chart (SVG or text)
 //! ```
 //! Paths are relative to the current directory. Exit codes: 0 success, 1
 //! warnings under `check --deny-warnings`, 2 errors (bad input of any kind:
@@ -13,6 +14,7 @@
 
 mod check;
 mod cost;
+mod diagram;
 mod expand;
 mod load;
 mod params;
@@ -81,6 +83,22 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Draw a message-sequence chart: roles as lifelines, rounds as arrows
+    /// labelled with message type and size, local computation and checks as
+    /// notes, sub-protocols as boxes.
+    Diagram {
+        /// The `.otp` file.
+        file: PathBuf,
+        /// Write here; `.svg` gives SVG, anything else text (default: text on stdout).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Output format (default: from the output file's extension).
+        #[arg(long, value_enum)]
+        format: Option<diagram::Format>,
+        /// Parameters for the message sizes, `NAME=VALUE` (without: sizes as formulas).
+        #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
+        params: Vec<String>,
+    },
 }
 
 /// A command's failure: the one-line message is printed as `otp: ...`
@@ -109,6 +127,12 @@ fn main() -> ExitCode {
             ots,
             json,
         } => cost::run(&file, &params, ots.as_deref(), json, color),
+        Cmd::Diagram {
+            file,
+            output,
+            format,
+            params,
+        } => diagram::run(&file, output.as_deref(), format, &params, color),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
