@@ -6,12 +6,14 @@
 //! otp rounds FILE.otp                        the projected round flow of each role
 //! otp cost FILE.otp --param m=2^20 [--json]  rounds, messages and bytes each way
 //! otp diagram FILE.otp [-o x.svg]            a message-sequence chart (SVG or text)
+//! otp bench [PROTOCOL...] [--ots 2^20]       run both roles here: OT/s, bytes/OT, ratio to AES
 //! ```
 //! Paths are relative to the current directory. Exit codes: 0 success, 1
 //! warnings under `check --deny-warnings`, 2 errors (bad input of any kind:
 //! a one-line message or a located diagnostic, never a panic).
 #![forbid(unsafe_code)]
 
+mod bench;
 mod check;
 mod cost;
 mod diagram;
@@ -99,6 +101,25 @@ enum Cmd {
         #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
         params: Vec<String>,
     },
+    /// Run both roles of shipped random-OT protocols in this process and
+    /// print time, OT/s, bytes/OT and the ratio to AES throughput (all
+    /// shipped protocols when none is named).
+    Bench {
+        /// Protocols: co15, np00, mr19, iknp, kos, softspoken, softspoken_malicious.
+        protocols: Vec<String>,
+        /// OTs per run (the base OTs run at most 2^12).
+        #[arg(long, default_value = "2^20")]
+        ots: String,
+        /// Worker threads per party for the bulk kernels.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Over TCP loopback instead of an in-memory channel.
+        #[arg(long)]
+        tcp: bool,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A command's failure: the one-line message is printed as `otp: ...`
@@ -133,6 +154,13 @@ fn main() -> ExitCode {
             format,
             params,
         } => diagram::run(&file, output.as_deref(), format, &params, color),
+        Cmd::Bench {
+            protocols,
+            ots,
+            threads,
+            tcp,
+            json,
+        } => bench::run(&protocols, &ots, threads, tcp, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

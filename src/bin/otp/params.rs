@@ -53,8 +53,9 @@ pub fn parse_one(arg: &str) -> Result<(String, u128), Fail> {
     Ok((name.to_string(), v))
 }
 
-/// A value: `true`, `false`, or a product of powers and shifts of integers.
-fn value_of(s: &str) -> Result<u128, String> {
+/// A value: `true`, `false`, or a product of powers and shifts of integers
+/// (also the `--ots` of `otp bench`).
+pub fn value_of(s: &str) -> Result<u128, String> {
     match s {
         "true" => return Ok(1),
         "false" => return Ok(0),
