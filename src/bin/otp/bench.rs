@@ -15,18 +15,22 @@ use ot::traits::{BaseOt, BaseOtKind, OtExtension, RandomOtReceiver, RandomOtSend
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-type Parties = (
+/// A sender and a receiver of one protocol.
+pub type Parties = (
     Box<dyn RandomOtSender + Send>,
     Box<dyn RandomOtReceiver + Send>,
 );
 
-/// A shipped protocol as the bench runs it.
-struct Entry {
-    name: &'static str,
-    security: &'static str,
-    /// At most this many OTs per run (the public-key base OTs are slow).
+/// A shipped protocol as `bench` and `run` run it.
+pub struct Entry {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// `semi-honest` or `malicious`.
+    pub security: &'static str,
+    /// At most this many OTs per bench run (the public-key base OTs are slow).
     max_ots: usize,
-    parties: fn(threads: usize) -> Parties,
+    /// Builds both parties with this many worker threads each.
+    pub parties: fn(threads: usize) -> Parties,
 }
 
 fn base(kind: BaseOtKind) -> Parties {
@@ -87,6 +91,30 @@ const ENTRIES: &[Entry] = &[
     },
 ];
 
+/// The shipped protocol called `name`.
+pub fn entry(name: &str) -> Result<&'static Entry, Fail> {
+    ENTRIES.iter().find(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = ENTRIES.iter().map(|e| e.name).collect();
+        Fail(format!(
+            "unknown protocol `{name}`; shipped: {}",
+            names.join(", ")
+        ))
+    })
+}
+
+/// `--ots`: a positive count (`2^20`, `1<<20`, `1000`).
+pub fn ots_count(ots: &str) -> Result<usize, Fail> {
+    value_of(ots)
+        .ok()
+        .and_then(|v| usize::try_from(v).ok())
+        .filter(|&v| v > 0)
+        .ok_or_else(|| {
+            Fail(format!(
+                "bad --ots `{ots}`: write a positive count, e.g. 2^20"
+            ))
+        })
+}
+
 /// One measured run.
 struct Row {
     name: &'static str,
@@ -104,15 +132,7 @@ pub fn run(
     tcp: bool,
     json: bool,
 ) -> Result<(), Fail> {
-    let n = value_of(ots)
-        .ok()
-        .and_then(|v| usize::try_from(v).ok())
-        .filter(|&v| v > 0)
-        .ok_or_else(|| {
-            Fail(format!(
-                "bad --ots `{ots}`: write a positive count, e.g. 2^20"
-            ))
-        })?;
+    let n = ots_count(ots)?;
     if threads == 0 {
         return Err(Fail("--threads must be at least 1".into()));
     }

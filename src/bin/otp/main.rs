@@ -7,6 +7,7 @@
 //! otp cost FILE.otp --param m=2^20 [--json]  rounds, messages and bytes each way
 //! otp diagram FILE.otp [-o x.svg]            a message-sequence chart (SVG or text)
 //! otp bench [PROTOCOL...] [--ots 2^20]       run both roles here: OT/s, bytes/OT, ratio to AES
+//! otp run PROTOCOL --role R --listen|--connect ADDR   one party across machines (TCP or TLS)
 //! ```
 //! Paths are relative to the current directory. Exit codes: 0 success, 1
 //! warnings under `check --deny-warnings`, 2 errors (bad input of any kind:
@@ -21,6 +22,7 @@ mod expand;
 mod load;
 mod params;
 mod rounds;
+mod run;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -120,6 +122,11 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Run one party of a shipped random-OT protocol against a peer on
+    /// another machine (TCP, or TLS 1.3 with --cert/--key/--peer-ca when
+    /// built with feature `tls`); both sides check at the end that their
+    /// outputs agree.
+    Run(run::Opts),
 }
 
 /// A command's failure: the one-line message is printed as `otp: ...`
@@ -161,6 +168,7 @@ fn main() -> ExitCode {
             tcp,
             json,
         } => bench::run(&protocols, &ots, threads, tcp, json),
+        Cmd::Run(opts) => run::run(&opts),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,190 @@
+//! `otp run`: sender and receiver as two processes over TCP loopback (and
+//! TLS with feature `tls`) complete and agree; a peer running another
+//! protocol, another OT count or the same role, an address that refuses or
+//! does not resolve, and (TLS) a certificate from another CA exit 2.
+
+mod common_cli;
+use common_cli::otp;
+use std::process::{Child, Command, Stdio};
+
+/// A free loopback port (bound and released).
+fn port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// Starts `otp ARGS` in the background.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_otp"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("otp starts")
+}
+
+/// Waits for a background `otp`: (exit code, stdout, stderr).
+fn finish(c: Child) -> (i32, String, String) {
+    let out = c.wait_with_output().expect("otp ends");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        err,
+    )
+}
+
+/// Runs a listening sender with `listen` and a connecting receiver with
+/// `connect` (both get the address): both results.
+fn pair(listen: &[&str], connect: &[&str]) -> ((i32, String, String), (i32, String, String)) {
+    let addr = format!("127.0.0.1:{}", port());
+    let mut a = listen.to_vec();
+    a.extend(["--listen", &addr, "--timeout", "20"]);
+    let server = spawn(&a);
+    let mut b = connect.to_vec();
+    b.extend(["--connect", &addr, "--timeout", "20"]);
+    let client = otp(&b);
+    (finish(server), client)
+}
+
+#[test]
+fn two_processes_over_tcp_complete_and_agree() {
+    for proto in ["iknp", "kos", "co15"] {
+        let ((sc, so, se), (rc, ro, re)) = pair(
+            &["run", proto, "--role", "sender", "--ots", "2^12"],
+            &["run", proto, "--role", "receiver", "--ots", "2^12"],
+        );
+        assert_eq!((sc, rc), (0, 0), "{proto}: {se} / {re}");
+        for out in [&so, &ro] {
+            assert!(out.contains("outputs agree"), "{out}");
+            assert!(
+                out.contains(&format!("{proto} ")) && out.contains("4096 OTs in"),
+                "{out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_peer_running_something_else_is_refused() {
+    for (other, what) in [
+        (
+            ["run", "kos", "--role", "receiver", "--ots", "2^12"],
+            "`kos` as Receiver",
+        ),
+        (
+            ["run", "iknp", "--role", "receiver", "--ots", "2^13"],
+            "with 8192 OTs",
+        ),
+        (
+            ["run", "iknp", "--role", "sender", "--ots", "2^12"],
+            "`iknp` as Sender",
+        ),
+    ] {
+        let ((sc, _, se), (rc, _, re)) = pair(
+            &["run", "iknp", "--role", "sender", "--ots", "2^12"],
+            &other,
+        );
+        assert_eq!((sc, rc), (2, 2), "{se} / {re}");
+        assert!(
+            se.contains("the peer runs something else") && se.contains(what),
+            "{se}"
+        );
+        assert!(re.contains("the peer runs something else"), "{re}");
+    }
+}
+
+#[test]
+fn bad_addresses_and_options_exit_2() {
+    let refused = format!("127.0.0.1:{}", port());
+    let connect_refused = format!("--connect {refused} --timeout 1");
+    for (protocol, rest, msg) in [
+        ("iknp", connect_refused.as_str(), "cannot connect to"),
+        (
+            "iknp",
+            "--connect no.such.host.invalid:7000",
+            "cannot connect to `no.such.host.invalid:7000`",
+        ),
+        (
+            "iknp",
+            "--listen 256.1.1.1:7000",
+            "cannot listen on `256.1.1.1:7000`",
+        ),
+        ("iknp", "", "exactly one of --listen"),
+        ("nope", "--listen 127.0.0.1:0", "unknown protocol `nope`"),
+        ("iknp", "--listen 127.0.0.1:0 --ots x", "bad --ots `x`"),
+    ] {
+        let mut args = vec!["run", protocol, "--role", "sender"];
+        args.extend(rest.split_whitespace());
+        let (code, _, err) = otp(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+}
+
+#[cfg(feature = "tls")]
+mod tls {
+    use super::pair;
+    use ot::runtime::channel::TestPki;
+    use std::path::PathBuf;
+
+    /// Writes a CA and certificates for `party-a` and `party-b`.
+    fn pki(dir: &PathBuf) -> Vec<String> {
+        std::fs::create_dir_all(dir).unwrap();
+        let pki = TestPki::generate(&["party-a", "party-b"]).unwrap();
+        let ca = dir.join("ca.pem");
+        std::fs::write(&ca, &pki.ca_pem).unwrap();
+        let mut files = vec![ca.display().to_string()];
+        for (name, cert, key) in &pki.parties {
+            let (c, k) = (
+                dir.join(format!("{name}.pem")),
+                dir.join(format!("{name}.key")),
+            );
+            std::fs::write(&c, cert).unwrap();
+            std::fs::write(&k, key).unwrap();
+            files.extend([c.display().to_string(), k.display().to_string()]);
+        }
+        files
+    }
+
+    fn refs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn two_processes_over_tls_agree_and_another_ca_is_refused() {
+        let base = std::env::temp_dir().join(format!("otp-cli-tls-{}", std::process::id()));
+        let f = pki(&base.join("one"));
+        let g = pki(&base.join("two"));
+        let (ca, a_cert, a_key, b_cert, b_key) = (&f[0], &f[1], &f[2], &f[3], &f[4]);
+        // (role, certificate, key, CA), as `otp run kos` arguments.
+        let args = |role: &'static str, cert: &str, key: &str, ca: &str| -> Vec<String> {
+            let mut v: Vec<String> = ["run", "kos", "--role", role, "--ots", "2^12"]
+                .map(String::from)
+                .to_vec();
+            for (flag, value) in [("--cert", cert), ("--key", key), ("--peer-ca", ca)] {
+                v.extend([flag.to_string(), value.to_string()]);
+            }
+            if role == "receiver" {
+                v.extend(["--peer-name".to_string(), "party-a".to_string()]);
+            }
+            v
+        };
+        let sender = args("sender", a_cert, a_key, ca);
+        let receiver = args("receiver", b_cert, b_key, ca);
+        let ((sc, so, se), (rc, ro, re)) = pair(&refs(&sender), &refs(&receiver));
+        assert_eq!((sc, rc), (0, 0), "{se} / {re}");
+        assert!(
+            so.contains("outputs agree") && ro.contains("outputs agree"),
+            "{so} {ro}"
+        );
+        // The receiver's certificate comes from another CA: refused.
+        let stranger = args("receiver", &g[3], &g[4], ca);
+        let ((sc, _, se), (rc, _, re)) = pair(&refs(&sender), &refs(&stranger));
+        assert_eq!((sc, rc), (2, 2), "{se} / {re}");
+        assert!(se.contains("TLS"), "{se}");
+        let _ = std::fs::remove_dir_all(base);
+    }
+}
