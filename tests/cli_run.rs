@@ -124,6 +124,51 @@ fn bad_addresses_and_options_exit_2() {
     }
 }
 
+#[test]
+fn n_parties_over_the_tcp_mesh_agree() {
+    let peers: Vec<String> = (0..3).map(|_| format!("127.0.0.1:{}", port())).collect();
+    let peers = peers.join(",");
+    let others: Vec<Child> = (1..3)
+        .map(|i| {
+            let (i, x) = (i.to_string(), (10 * i).to_string());
+            spawn(&[
+                "run", "sum_n", "--party", &i, "--peers", &peers, "--input", &x,
+            ])
+        })
+        .collect();
+    let (code, out, err) = otp(&[
+        "run", "sum_n", "--party", "0", "--peers", &peers, "--input", "5",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for (c, o, e) in std::iter::once((code, out, err)).chain(others.into_iter().map(finish)) {
+        assert_eq!(c, 0, "{e}");
+        assert!(
+            o.contains("of 3: sum = 35") && o.contains("outputs agree with all 2 peers"),
+            "{o}"
+        );
+    }
+    for (args, msg) in [
+        (
+            "run iknp --party 0 --peers a:1,b:1",
+            "`iknp` is not an n-party protocol",
+        ),
+        (
+            "run sum_n --party 2 --peers a:1,b:1",
+            "need at least 2 addresses",
+        ),
+        (
+            "run sum_n --party 0 --peers 127.0.0.1:0,no.such.host.invalid:1",
+            "cannot resolve peer address `no.such.host.invalid:1`",
+        ),
+        ("run iknp", "give --role sender|receiver"),
+    ] {
+        let args: Vec<&str> = args.split_whitespace().collect();
+        let (code, _, err) = otp(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+}
+
 #[cfg(feature = "tls")]
 mod tls {
     use super::pair;

@@ -23,6 +23,7 @@ mod load;
 mod params;
 mod rounds;
 mod run;
+mod run_mesh;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

@@ -37,9 +37,19 @@ pub enum Role {
 pub struct Opts {
     /// Protocol: co15, np00, mr19, iknp, kos, softspoken, softspoken_malicious.
     pub protocol: String,
-    /// This side's role.
+    /// This side's role (two-party protocols).
     #[arg(long, value_enum)]
-    pub role: Role,
+    pub role: Option<Role>,
+    /// n-party protocols (coin_flip_n, sum_n): this party's index into --peers.
+    #[arg(long, value_name = "I")]
+    pub party: Option<usize>,
+    /// n-party protocols: every party's address, in index order (ours is
+    /// where we listen), e.g. a:7000,b:7000,c:7000.
+    #[arg(long, value_delimiter = ',', value_name = "ADDRS")]
+    pub peers: Vec<String>,
+    /// sum_n: this party's input.
+    #[arg(long)]
+    pub input: Option<u64>,
     /// Wait for the peer on this address (e.g. 0.0.0.0:7000).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
@@ -76,7 +86,16 @@ const HELLO: &[u8] = b"otp run v1";
 
 /// Runs `otp run`.
 pub fn run(o: &Opts) -> Result<(), Fail> {
+    if o.party.is_some() || !o.peers.is_empty() {
+        return crate::run_mesh::run(o);
+    }
     let e = entry(&o.protocol)?;
+    let role = o.role.ok_or_else(|| {
+        Fail(
+            "give --role sender|receiver (or --party I --peers ADDRS for an n-party protocol)"
+                .into(),
+        )
+    })?;
     let n = ots_count(&o.ots)?;
     if o.threads == 0 {
         return Err(Fail("--threads must be at least 1".into()));
@@ -92,11 +111,11 @@ pub fn run(o: &Opts) -> Result<(), Fail> {
         h.push(role as u8);
         h
     };
-    let peer_role = match o.role {
+    let peer_role = match role {
         Role::Sender => Role::Receiver,
         Role::Receiver => Role::Sender,
     };
-    ch.send(&hello(o.role))
+    ch.send(&hello(role))
         .map_err(|err| Fail(format!("hello: {err}")))?;
     let got = ch.recv(256).map_err(|err| Fail(format!("hello: {err}")))?;
     if got != hello(peer_role) {
@@ -104,12 +123,12 @@ pub fn run(o: &Opts) -> Result<(), Fail> {
             "the peer runs something else: it sent {}; this side runs `{}` as {:?} with {n} OTs",
             describe_hello(&got),
             e.name,
-            o.role
+            role
         )));
     }
     let (mut sender, mut receiver) = (e.parties)(o.threads);
     let start = Instant::now();
-    let verdict = match o.role {
+    let verdict = match role {
         Role::Sender => {
             let y = sender
                 .send_random(&mut *ch, n)
