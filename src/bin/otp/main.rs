@@ -8,6 +8,7 @@
 //! otp diagram FILE.otp [-o x.svg]            a message-sequence chart (SVG or text)
 //! otp bench [PROTOCOL...] [--ots 2^20]       run both roles here: OT/s, bytes/OT, ratio to AES
 //! otp run PROTOCOL --role R --listen|--connect ADDR   one party across machines (TCP or TLS)
+//! otp run PROTOCOL --party I --peers A,B,C   one of n parties over the TCP mesh
 //! ```
 //! Paths are relative to the current directory. Exit codes: 0 success, 1
 //! warnings under `check --deny-warnings`, 2 errors (bad input of any kind:
@@ -133,12 +134,6 @@ enum Cmd {
 /// A command's failure: the one-line message is printed as `otp: ...`
 /// (empty when diagnostics were already printed) and the process exits 2.
 pub struct Fail(pub String);
-
-impl<T: std::fmt::Display> From<T> for Fail {
-    fn from(e: T) -> Self {
-        Fail(e.to_string())
-    }
-}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

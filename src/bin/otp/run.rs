@@ -286,7 +286,7 @@ mod tls {
         match TlsChannel::connect(addr, name, &id, &trust, timeout) {
             Ok(ch) => Ok(Box::new(ch)),
             Err(TlsSetupError::Io(e)) => {
-                (Err((e.kind(), format!("cannot connect to `{addr}`: {e}"))))
+                Err((e.kind(), format!("cannot connect to `{addr}`: {e}")))
             }
             Err(e) => Err((ErrorKind::Other, format!("TLS: {e}"))),
         }
