@@ -40,6 +40,10 @@ fn bench_bad_input_exits_2() {
         (vec!["bench", "--ots", "2^x"], "bad --ots `2^x`"),
         (vec!["bench", "--ots", "0"], "bad --ots `0`"),
         (
+            vec!["bench", "--ots", "2^40"],
+            "bad --ots `2^40`: write a count from 1 to 2^30",
+        ),
+        (
             vec!["bench", "iknp", "--threads", "0"],
             "--threads must be at least 1",
         ),

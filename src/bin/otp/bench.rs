@@ -102,15 +102,19 @@ pub fn entry(name: &str) -> Result<&'static Entry, Fail> {
     })
 }
 
-/// `--ots`: a positive count (`2^20`, `1<<20`, `1000`).
+/// The most OTs one run takes: the outputs are held in memory (32 bytes
+/// per OT at the sender), so more would exhaust it rather than measure.
+const MAX_OTS: usize = 1 << 30;
+
+/// `--ots`: a positive count up to 2^30 (`2^20`, `1<<20`, `1000`).
 pub fn ots_count(ots: &str) -> Result<usize, Fail> {
     value_of(ots)
         .ok()
         .and_then(|v| usize::try_from(v).ok())
-        .filter(|&v| v > 0)
+        .filter(|&v| v > 0 && v <= MAX_OTS)
         .ok_or_else(|| {
             Fail(format!(
-                "bad --ots `{ots}`: write a positive count, e.g. 2^20"
+                "bad --ots `{ots}`: write a count from 1 to 2^30, e.g. 2^20"
             ))
         })
 }
