@@ -283,7 +283,9 @@ fn comm_counts_messages_and_checks() {
         + coin_flip_n::msgs::Opening::wire_len(&params);
     assert_eq!(c.check_bytes, 2 * (n - 1) * n * 32);
     assert_eq!(c.per_party, (n - 1) * msgs + c.check_bytes);
-    assert_eq!(c.rounds, 4);
+    // The commitments' check is batched with the openings (which do not
+    // depend on them): commit, check + open, check.
+    assert_eq!(c.rounds, 3);
     // The mesh counts exactly these bytes plus the hello.
     let outs = run_parties(MemoryMesh::new(n), |m| {
         coin_party(m, SESSION).expect("run");
@@ -408,4 +410,76 @@ fn unchecked_broadcast_has_no_digest_exchange() {
     let sums: Vec<u64> = outs.into_iter().map(|o| o.expect("no abort").sum).collect();
     assert_ne!(sums[0], want);
     assert!(sums[1..].iter().all(|s| *s == want));
+}
+
+mod chained {
+    ot::protocol! {
+        // The second broadcast depends on the first, so the first's
+        // consistency check cannot be batched with it.
+        protocol Chained(role P[n]) {
+            param n: usize requires n >= 2;
+            input P[i] { x: u64 }
+            output P[i] { total: u64 }
+            round first: P[i] -> all : First { x: u64 }
+            at P[i] { y = sum_u64(x); }
+            round second: P[i] -> all : Second { y: u64 }
+            at P[i] { total = sum_u64(y); }
+        }
+    }
+}
+
+#[test]
+fn a_check_is_batched_only_when_the_next_message_is_independent() {
+    let n = 3;
+    let params = chained::Params::new(n).expect("params");
+    assert_eq!(chained::comm(&params).rounds, 4);
+    let outs = run_parties(MemoryMesh::new(n), |m| {
+        let input = chained::PInput {
+            x: input_of(m.me()),
+        };
+        chained::P::new(m.me(), params, SESSION, input, Rng::from_entropy())?.run(m)
+    });
+    let sum = (0..n).fold(0u64, |a, i| a.wrapping_add(input_of(i)));
+    for o in outs {
+        assert_eq!(o.expect("run").total, sum.wrapping_mul(n as u64));
+    }
+    let sum_params = sum_n::Params::new(n).expect("params");
+    // A private round, then the checked broadcast (last: nothing to batch).
+    assert_eq!(sum_n::comm(&sum_params).rounds, 3);
+}
+
+/// Two coin-flip parties stepped by hand through the generic sans-IO steps
+/// (`send::<M>()`, `recv(...)`): the commitments' digests are available
+/// after the commitments arrive, the openings are built before the
+/// commitments' check (batched), and the check runs before the openings are
+/// received.
+#[test]
+fn coin_flip_by_hand_with_generic_steps() -> Result<(), coin_flip_n::Error> {
+    use coin_flip_n::msgs::{Commitment, Opening};
+    let params = coin_flip_n::Params::new(2)?;
+    let new = |me| {
+        coin_flip_n::P::new(
+            me,
+            params,
+            SESSION,
+            coin_flip_n::PInput {},
+            Rng::from_entropy(),
+        )
+    };
+    let (a, b) = (new(0)?, new(1)?);
+    let (ca, a) = a.send::<Commitment>()?;
+    let (cb, b) = b.send::<Commitment>()?;
+    let (a, b) = (a.recv(vec![(1, cb)])?, b.recv(vec![(0, ca)])?);
+    let (da, db) = (a.digests_commit(), b.digests_commit());
+    let (oa, a) = a.send::<Opening>()?;
+    let (ob, b) = b.send::<Opening>()?;
+    let (a, b) = (
+        a.check_commit(vec![(1, db)])?,
+        b.check_commit(vec![(0, da)])?,
+    );
+    let (a, b) = (a.recv(vec![(1, ob)])?, b.recv(vec![(0, oa)])?);
+    let (da, db) = (a.digests_open(), b.digests_open());
+    let (a, b) = (a.check_open(vec![(1, db)])?, b.check_open(vec![(0, da)])?);
+    assert_eq!(a.finish()?, b.finish()?);
+    Ok(())
 }

@@ -63,20 +63,39 @@ pub(super) fn recv_all(m: &Ident, method: &Ident, rn: &str) -> TokenStream {
     }
 }
 
-/// The broadcast check: digests to every peer, then every peer's digests.
-pub(super) fn check(digests: &Ident, method: &Ident, rn: &str) -> TokenStream {
+/// Writes the digests of checked round `rn` to every peer (not flushed: the
+/// round's messages, or the next round's when the check is batched, follow).
+pub(super) fn send_digests(digests: &Ident, rn: &str) -> TokenStream {
     let label = format!("{rn} (broadcast check)");
-    let gather = gather(
-        &label,
-        quote!(__d.len()),
-        quote!(::core::clone::Clone::clone(&__buf)),
-    );
     quote! {
         let __d = __s.#digests();
         for &__p in &__peers {
             mesh.send_to(__p, &__d).map_err(|source| Error::Mesh { round: #label, source })?;
         }
-        mesh.flush().map_err(|source| Error::Mesh { round: #label, source })?;
+    }
+}
+
+/// The broadcast check: digests to every peer (unless `batched`: then they
+/// went out with the next round's messages), then every peer's digests.
+pub(super) fn check(digests: &Ident, method: &Ident, rn: &str, batched: bool) -> TokenStream {
+    let rt = rt();
+    let label = format!("{rn} (broadcast check)");
+    let gather = gather(
+        &label,
+        quote!(#rt::mpc::DIGEST_LEN.wrapping_mul(__n)),
+        quote!(::core::clone::Clone::clone(&__buf)),
+    );
+    let send = if batched {
+        quote!()
+    } else {
+        let send = send_digests(digests, rn);
+        quote! {
+            #send
+            mesh.flush().map_err(|source| Error::Mesh { round: #label, source })?;
+        }
+    };
+    quote! {
+        #send
         #gather
         let __s = __s.#method(__got)?;
     }

@@ -4,7 +4,7 @@
 //! consistency check (digests of what the party received, compared with
 //! every peer's).
 
-use super::analysis::{checked, parties, Op, PState};
+use super::analysis::{check_batched, checked, parties, Op, PState};
 use super::PartyGen;
 use crate::codegen::names::{id, rt};
 use crate::codegen::wire::{check_shape, shape};
@@ -30,18 +30,69 @@ impl PartyGen<'_> {
         let at = s.op?;
         let next = &self.plan.states[si + 1];
         let op = self.plan.ops[at];
-        let (parts, drive) = match op {
+        let batched = check_batched(&self.plan.ops, at);
+        let (parts, mut drive) = match op {
             Op::Send(r) => self.send_parts(r, next),
             Op::Recv(r) => self.recv_parts(r, next),
-            Op::Check(r) => self.check_parts(r, next),
+            Op::Check(r) => self.check_parts(r, next, batched),
             Op::Stmt(_) => return None,
         };
-        let extra = if let Op::Check(r) = op {
-            self.digests_method(s, r)
-        } else {
-            quote!()
+        let extra = match s.digests {
+            Some(r) => self.digests_method(s, r),
+            None => quote!(),
         };
-        Some((self.method(s, next, at, parts, extra), drive))
+        if let (Op::Send(_), Some(r)) = (op, s.digests) {
+            // A batched check: this round's messages carry the digests.
+            let digests = format_ident!("digests_{}", self.ir.rounds[r].name);
+            let pre = super::driver::send_digests(&digests, &self.ir.rounds[r].name);
+            drive = quote!(#pre #drive);
+        }
+        let generic = self.trait_impl(s, next, op);
+        let method = self.method(s, next, at, parts, extra);
+        Some((quote!(#method #generic), drive))
+    }
+
+    /// The `Outgoing`/`Incoming` implementation behind the generic
+    /// `send::<M>()`/`recv(...)` for a send or receive step.
+    fn trait_impl(&self, s: &PState, next: &PState, op: Op) -> TokenStream {
+        let (role, role_mod) = (&self.role, &self.role_mod);
+        let cur = Self::state_ident(s);
+        let nxt = Self::state_ident(next);
+        match op {
+            Op::Send(r) => {
+                let rd = &self.ir.rounds[r];
+                let m = format_ident!("{}", rd.msg);
+                let method = format_ident!("send_{}", rd.name);
+                let out = if rd.party == Some(PartyRound::Private) {
+                    quote!(::std::vec::Vec<(usize, msgs::#m)>)
+                } else {
+                    quote!(msgs::#m)
+                };
+                quote! {
+                    impl Outgoing<#role<#role_mod::#cur>> for msgs::#m {
+                        type Out = #out;
+                        type Next = #role<#role_mod::#nxt>;
+                        fn produce(party: #role<#role_mod::#cur>) -> Result<(Self::Out, Self::Next), Error> {
+                            party.#method()
+                        }
+                    }
+                }
+            }
+            Op::Recv(r) => {
+                let rd = &self.ir.rounds[r];
+                let m = format_ident!("{}", rd.msg);
+                let method = format_ident!("recv_{}", rd.name);
+                quote! {
+                    impl Incoming<#role<#role_mod::#cur>> for msgs::#m {
+                        type Next = #role<#role_mod::#nxt>;
+                        fn deliver(received: ::std::vec::Vec<(usize, Self)>, party: #role<#role_mod::#cur>) -> Result<Self::Next, Error> {
+                            party.#method(received)
+                        }
+                    }
+                }
+            }
+            _ => quote!(),
+        }
     }
 
     /// A step method of state `s`: destructures the party, runs the
@@ -231,7 +282,7 @@ impl PartyGen<'_> {
         }
     }
 
-    fn check_parts(&self, r: usize, next: &PState) -> (Parts, TokenStream) {
+    fn check_parts(&self, r: usize, next: &PState, batched: bool) -> (Parts, TokenStream) {
         let rt = rt();
         let rd = &self.ir.rounds[r];
         let rn = &rd.name;
@@ -275,6 +326,6 @@ impl PartyGen<'_> {
             result: next_party,
         };
         let digests = format_ident!("digests_{}", rd.name);
-        (parts, super::driver::check(&digests, &method, rn))
+        (parts, super::driver::check(&digests, &method, rn, batched))
     }
 }
