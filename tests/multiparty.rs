@@ -87,16 +87,22 @@ fn sum_over_tcp() {
     }
 }
 
-/// Frame indices on every link: 0 the hello, then per round the message
-/// and, for a checked broadcast, the digests.
+/// Frame indices on every link: 0 the hello, 1 the commitment, 2 the
+/// commitments' digests and the opening in one frame (the check is batched
+/// with the openings), 3 the openings' digests.
 const COMMIT_FRAME: u64 = 1;
-const OPEN_FRAME: u64 = 3;
-const OPEN_DIGESTS: u64 = 4;
+const OPEN_FRAME: u64 = 2;
+const OPEN_DIGESTS: u64 = 3;
 
-/// Party `liar` sends a different message of `frame` to the peers with an
-/// even index than to the others; every honest party must abort naming
-/// the round and the liar.
-fn equivocate(n: usize, liar: usize, frame: u64, round: &str) {
+/// Where the opening starts in its frame: after the commitments' digests.
+fn open_at(n: usize) -> usize {
+    n * 32
+}
+
+/// Party `liar` sends a different message of `frame` (starting at byte
+/// `at` of the frame) to the peers with an even index than to the others;
+/// every honest party must abort naming the round and the liar.
+fn equivocate(n: usize, liar: usize, frame: u64, at: usize, round: &str) {
     let meshes: Vec<Box<dyn Mesh + Send>> = MemoryMesh::new(n)
         .into_iter()
         .map(|m| -> Box<dyn Mesh + Send> {
@@ -109,7 +115,7 @@ fn equivocate(n: usize, liar: usize, frame: u64, round: &str) {
                     // (commitment) or value (opening).
                     let other = ot::runtime::ec::base_mul(ot::runtime::ec::Scalar::from(7u64));
                     let bytes = other.compress().to_bytes();
-                    f[..32].copy_from_slice(&bytes);
+                    f[at..at + 32].copy_from_slice(&bytes);
                 }
             }))
         })
@@ -141,14 +147,14 @@ fn equivocate(n: usize, liar: usize, frame: u64, round: &str) {
 #[test]
 fn equivocating_broadcaster_is_named_by_every_honest_party() {
     for n in [3, 5, 9] {
-        equivocate(n, 1, COMMIT_FRAME, "commit");
+        equivocate(n, 1, COMMIT_FRAME, 0, "commit");
     }
-    equivocate(4, 0, COMMIT_FRAME, "commit");
+    equivocate(4, 0, COMMIT_FRAME, 0, "commit");
 }
 
 #[test]
 fn equivocation_in_the_opening_round_is_caught_before_the_opening_check() {
-    equivocate(5, 2, OPEN_FRAME, "open");
+    equivocate(5, 2, OPEN_FRAME, open_at(5), "open");
 }
 
 #[test]
@@ -168,10 +174,15 @@ fn bad_opening_names_the_party() {
             let mut digest = None;
             Box::new(TamperMesh::new(m, move |_, k, f: &mut Vec<u8>| {
                 if k == OPEN_FRAME {
-                    f[0] ^= 1;
+                    let at = open_at(n);
+                    f[at] ^= 1;
                     let spec = &coin_flip_n::SPEC_HASH;
                     digest = Some(ot::runtime::mpc::broadcast_digest(
-                        spec, session, "open", cheat, f,
+                        spec,
+                        session,
+                        "open",
+                        cheat,
+                        &f[at..],
                     ));
                 }
                 if let (OPEN_DIGESTS, Some(d)) = (k, digest) {
@@ -482,4 +493,37 @@ fn coin_flip_by_hand_with_generic_steps() -> Result<(), coin_flip_n::Error> {
     let (a, b) = (a.check_open(vec![(1, db)])?, b.check_open(vec![(0, da)])?);
     assert_eq!(a.finish()?, b.finish()?);
     Ok(())
+}
+
+/// A batched frame (digests, then the next message) cut short is a typed
+/// error naming the check and the sender at every peer it reaches.
+#[test]
+fn truncated_batched_frame_names_the_sender() {
+    let (n, cut) = (3, 1);
+    let meshes: Vec<Box<dyn Mesh + Send>> = MemoryMesh::new(n)
+        .into_iter()
+        .map(|m| -> Box<dyn Mesh + Send> {
+            if m.me() != cut {
+                return Box::new(m);
+            }
+            Box::new(TamperMesh::new(m, |_, k, f: &mut Vec<u8>| {
+                if k == OPEN_FRAME {
+                    f.truncate(10);
+                }
+            }))
+        })
+        .collect();
+    let outs = run_parties(meshes, |m| coin_party(&mut **m, SESSION));
+    for (i, o) in outs.iter().enumerate().filter(|(i, _)| *i != cut) {
+        match o {
+            Err(coin_flip_n::Error::FromPeer { round, peer, .. }) => {
+                assert_eq!(
+                    (*round, *peer),
+                    ("commit (broadcast check)", cut),
+                    "party {i}"
+                )
+            }
+            other => panic!("party {i}: expected FromPeer, got {other:?}"),
+        }
+    }
 }

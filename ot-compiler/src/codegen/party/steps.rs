@@ -30,23 +30,29 @@ impl PartyGen<'_> {
         let at = s.op?;
         let next = &self.plan.states[si + 1];
         let op = self.plan.ops[at];
-        let batched = check_batched(&self.plan.ops, at);
-        let (parts, mut drive) = match op {
-            Op::Send(r) => self.send_parts(r, next),
-            Op::Recv(r) => self.recv_parts(r, next),
-            Op::Check(r) => self.check_parts(r, next, batched),
+        // A batched check: its digests travel in one frame with the next
+        // round's message (digests first), so the check step reads that
+        // frame and keeps the message for the receive step.
+        let ops = &self.plan.ops;
+        let prefix = match (op, s.digests) {
+            (Op::Send(_), Some(r)) => Some(format_ident!("digests_{}", self.ir.rounds[r].name)),
+            _ => None,
+        };
+        let carried = match (op, at.checked_sub(1).map(|p| ops[p])) {
+            (Op::Check(_), Some(Op::Send(r2))) => Some(r2),
+            _ => None,
+        };
+        let stashed = matches!(op, Op::Recv(_)) && at > 0 && check_batched(ops, at - 1);
+        let (parts, drive) = match op {
+            Op::Send(r) => self.send_parts(r, next, prefix.as_ref()),
+            Op::Recv(r) => self.recv_parts(r, next, stashed),
+            Op::Check(r) => self.check_parts(r, next, carried),
             Op::Stmt(_) => return None,
         };
         let extra = match s.digests {
             Some(r) => self.digests_method(s, r),
             None => quote!(),
         };
-        if let (Op::Send(_), Some(r)) = (op, s.digests) {
-            // A batched check: this round's messages carry the digests.
-            let digests = format_ident!("digests_{}", self.ir.rounds[r].name);
-            let pre = super::driver::send_digests(&digests, &self.ir.rounds[r].name);
-            drive = quote!(#pre #drive);
-        }
         let generic = self.trait_impl(s, next, op);
         let method = self.method(s, next, at, parts, extra);
         Some((quote!(#method #generic), drive))
@@ -154,7 +160,7 @@ impl PartyGen<'_> {
         )
     }
 
-    fn send_parts(&self, r: usize, next: &PState) -> (Parts, TokenStream) {
+    fn send_parts(&self, r: usize, next: &PState, prefix: Option<&Ident>) -> (Parts, TokenStream) {
         let rd = &self.ir.rounds[r];
         let m = format_ident!("{}", rd.msg);
         let method = format_ident!("send_{}", rd.name);
@@ -174,7 +180,7 @@ impl PartyGen<'_> {
                 },
                 result: quote!((__msg, #next_party)),
             };
-            return (parts, super::driver::send_all(&method, &rd.name));
+            return (parts, super::driver::send_all(&method, &rd.name, prefix));
         }
         let checks = rd.fields.iter().map(|(f, t)| {
             let i = id(f);
@@ -197,10 +203,10 @@ impl PartyGen<'_> {
             },
             result: quote!((__msgs, #next_party)),
         };
-        (parts, super::driver::send_each(&method, &rd.name))
+        (parts, super::driver::send_each(&method, &rd.name, prefix))
     }
 
-    fn recv_parts(&self, r: usize, next: &PState) -> (Parts, TokenStream) {
+    fn recv_parts(&self, r: usize, next: &PState, stashed: bool) -> (Parts, TokenStream) {
         let rt = rt();
         let rd = &self.ir.rounds[r];
         let rn = &rd.name;
@@ -263,7 +269,7 @@ impl PartyGen<'_> {
             middle,
             result: next_party,
         };
-        (parts, super::driver::recv_all(&m, &method, rn))
+        (parts, super::driver::recv_all(&m, &method, rn, stashed))
     }
 
     /// `digests_<round>`: the frame this party sends every peer in the check.
@@ -282,7 +288,7 @@ impl PartyGen<'_> {
         }
     }
 
-    fn check_parts(&self, r: usize, next: &PState, batched: bool) -> (Parts, TokenStream) {
+    fn check_parts(&self, r: usize, next: &PState, carried: Option<usize>) -> (Parts, TokenStream) {
         let rt = rt();
         let rd = &self.ir.rounds[r];
         let rn = &rd.name;
@@ -326,6 +332,10 @@ impl PartyGen<'_> {
             result: next_party,
         };
         let digests = format_ident!("digests_{}", rd.name);
-        (parts, super::driver::check(&digests, &method, rn, batched))
+        let carried = carried.map(|r2| format_ident!("{}", self.ir.rounds[r2].msg));
+        (
+            parts,
+            super::driver::check(&digests, &method, rn, carried.as_ref()),
+        )
     }
 }
