@@ -87,16 +87,22 @@ fn sum_over_tcp() {
     }
 }
 
-/// Frame indices on every link: 0 the hello, then per round the message
-/// and, for a checked broadcast, the digests.
+/// Frame indices on every link: 0 the hello, 1 the commitment, 2 the
+/// commitments' digests and the opening in one frame (the check is batched
+/// with the openings), 3 the openings' digests.
 const COMMIT_FRAME: u64 = 1;
-const OPEN_FRAME: u64 = 3;
-const OPEN_DIGESTS: u64 = 4;
+const OPEN_FRAME: u64 = 2;
+const OPEN_DIGESTS: u64 = 3;
 
-/// Party `liar` sends a different message of `frame` to the peers with an
-/// even index than to the others; every honest party must abort naming
-/// the round and the liar.
-fn equivocate(n: usize, liar: usize, frame: u64, round: &str) {
+/// Where the opening starts in its frame: after the commitments' digests.
+fn open_at(n: usize) -> usize {
+    n * 32
+}
+
+/// Party `liar` sends a different message of `frame` (starting at byte
+/// `at` of the frame) to the peers with an even index than to the others;
+/// every honest party must abort naming the round and the liar.
+fn equivocate(n: usize, liar: usize, frame: u64, at: usize, round: &str) {
     let meshes: Vec<Box<dyn Mesh + Send>> = MemoryMesh::new(n)
         .into_iter()
         .map(|m| -> Box<dyn Mesh + Send> {
@@ -109,7 +115,7 @@ fn equivocate(n: usize, liar: usize, frame: u64, round: &str) {
                     // (commitment) or value (opening).
                     let other = ot::runtime::ec::base_mul(ot::runtime::ec::Scalar::from(7u64));
                     let bytes = other.compress().to_bytes();
-                    f[..32].copy_from_slice(&bytes);
+                    f[at..at + 32].copy_from_slice(&bytes);
                 }
             }))
         })
@@ -141,14 +147,14 @@ fn equivocate(n: usize, liar: usize, frame: u64, round: &str) {
 #[test]
 fn equivocating_broadcaster_is_named_by_every_honest_party() {
     for n in [3, 5, 9] {
-        equivocate(n, 1, COMMIT_FRAME, "commit");
+        equivocate(n, 1, COMMIT_FRAME, 0, "commit");
     }
-    equivocate(4, 0, COMMIT_FRAME, "commit");
+    equivocate(4, 0, COMMIT_FRAME, 0, "commit");
 }
 
 #[test]
 fn equivocation_in_the_opening_round_is_caught_before_the_opening_check() {
-    equivocate(5, 2, OPEN_FRAME, "open");
+    equivocate(5, 2, OPEN_FRAME, open_at(5), "open");
 }
 
 #[test]
@@ -168,10 +174,15 @@ fn bad_opening_names_the_party() {
             let mut digest = None;
             Box::new(TamperMesh::new(m, move |_, k, f: &mut Vec<u8>| {
                 if k == OPEN_FRAME {
-                    f[0] ^= 1;
+                    let at = open_at(n);
+                    f[at] ^= 1;
                     let spec = &coin_flip_n::SPEC_HASH;
                     digest = Some(ot::runtime::mpc::broadcast_digest(
-                        spec, session, "open", cheat, f,
+                        spec,
+                        session,
+                        "open",
+                        cheat,
+                        &f[at..],
                     ));
                 }
                 if let (OPEN_DIGESTS, Some(d)) = (k, digest) {
@@ -283,7 +294,9 @@ fn comm_counts_messages_and_checks() {
         + coin_flip_n::msgs::Opening::wire_len(&params);
     assert_eq!(c.check_bytes, 2 * (n - 1) * n * 32);
     assert_eq!(c.per_party, (n - 1) * msgs + c.check_bytes);
-    assert_eq!(c.rounds, 4);
+    // The commitments' check is batched with the openings (which do not
+    // depend on them): commit, check + open, check.
+    assert_eq!(c.rounds, 3);
     // The mesh counts exactly these bytes plus the hello.
     let outs = run_parties(MemoryMesh::new(n), |m| {
         coin_party(m, SESSION).expect("run");
@@ -408,4 +421,109 @@ fn unchecked_broadcast_has_no_digest_exchange() {
     let sums: Vec<u64> = outs.into_iter().map(|o| o.expect("no abort").sum).collect();
     assert_ne!(sums[0], want);
     assert!(sums[1..].iter().all(|s| *s == want));
+}
+
+mod chained {
+    ot::protocol! {
+        // The second broadcast depends on the first, so the first's
+        // consistency check cannot be batched with it.
+        protocol Chained(role P[n]) {
+            param n: usize requires n >= 2;
+            input P[i] { x: u64 }
+            output P[i] { total: u64 }
+            round first: P[i] -> all : First { x: u64 }
+            at P[i] { y = sum_u64(x); }
+            round second: P[i] -> all : Second { y: u64 }
+            at P[i] { total = sum_u64(y); }
+        }
+    }
+}
+
+#[test]
+fn a_check_is_batched_only_when_the_next_message_is_independent() {
+    let n = 3;
+    let params = chained::Params::new(n).expect("params");
+    assert_eq!(chained::comm(&params).rounds, 4);
+    let outs = run_parties(MemoryMesh::new(n), |m| {
+        let input = chained::PInput {
+            x: input_of(m.me()),
+        };
+        chained::P::new(m.me(), params, SESSION, input, Rng::from_entropy())?.run(m)
+    });
+    let sum = (0..n).fold(0u64, |a, i| a.wrapping_add(input_of(i)));
+    for o in outs {
+        assert_eq!(o.expect("run").total, sum.wrapping_mul(n as u64));
+    }
+    let sum_params = sum_n::Params::new(n).expect("params");
+    // A private round, then the checked broadcast (last: nothing to batch).
+    assert_eq!(sum_n::comm(&sum_params).rounds, 3);
+}
+
+/// Two coin-flip parties stepped by hand through the generic sans-IO steps
+/// (`send::<M>()`, `recv(...)`): the commitments' digests are available
+/// after the commitments arrive, the openings are built before the
+/// commitments' check (batched), and the check runs before the openings are
+/// received.
+#[test]
+fn coin_flip_by_hand_with_generic_steps() -> Result<(), coin_flip_n::Error> {
+    use coin_flip_n::msgs::{Commitment, Opening};
+    let params = coin_flip_n::Params::new(2)?;
+    let new = |me| {
+        coin_flip_n::P::new(
+            me,
+            params,
+            SESSION,
+            coin_flip_n::PInput {},
+            Rng::from_entropy(),
+        )
+    };
+    let (a, b) = (new(0)?, new(1)?);
+    let (ca, a) = a.send::<Commitment>()?;
+    let (cb, b) = b.send::<Commitment>()?;
+    let (a, b) = (a.recv(vec![(1, cb)])?, b.recv(vec![(0, ca)])?);
+    let (da, db) = (a.digests_commit(), b.digests_commit());
+    let (oa, a) = a.send::<Opening>()?;
+    let (ob, b) = b.send::<Opening>()?;
+    let (a, b) = (
+        a.check_commit(vec![(1, db)])?,
+        b.check_commit(vec![(0, da)])?,
+    );
+    let (a, b) = (a.recv(vec![(1, ob)])?, b.recv(vec![(0, oa)])?);
+    let (da, db) = (a.digests_open(), b.digests_open());
+    let (a, b) = (a.check_open(vec![(1, db)])?, b.check_open(vec![(0, da)])?);
+    assert_eq!(a.finish()?, b.finish()?);
+    Ok(())
+}
+
+/// A batched frame (digests, then the next message) cut short is a typed
+/// error naming the check and the sender at every peer it reaches.
+#[test]
+fn truncated_batched_frame_names_the_sender() {
+    let (n, cut) = (3, 1);
+    let meshes: Vec<Box<dyn Mesh + Send>> = MemoryMesh::new(n)
+        .into_iter()
+        .map(|m| -> Box<dyn Mesh + Send> {
+            if m.me() != cut {
+                return Box::new(m);
+            }
+            Box::new(TamperMesh::new(m, |_, k, f: &mut Vec<u8>| {
+                if k == OPEN_FRAME {
+                    f.truncate(10);
+                }
+            }))
+        })
+        .collect();
+    let outs = run_parties(meshes, |m| coin_party(&mut **m, SESSION));
+    for (i, o) in outs.iter().enumerate().filter(|(i, _)| *i != cut) {
+        match o {
+            Err(coin_flip_n::Error::FromPeer { round, peer, .. }) => {
+                assert_eq!(
+                    (*round, *peer),
+                    ("commit (broadcast check)", cut),
+                    "party {i}"
+                )
+            }
+            other => panic!("party {i}: expected FromPeer, got {other:?}"),
+        }
+    }
 }

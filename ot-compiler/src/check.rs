@@ -161,6 +161,9 @@ struct Checker<'a> {
     /// In an n-party protocol, every (field, round, where) a round delivers,
     /// in order (for the deadlock check).
     party_deliveries: Vec<(String, String, Span)>,
+    /// In an n-party protocol, the least number of parties its `requires`
+    /// allows (`requires n >= k`).
+    party_min: u128,
 }
 
 /// Checks one protocol; returns its IR and warnings. Every error carries a
@@ -272,6 +275,7 @@ impl<'a> Checker<'a> {
             received_unused: vec![],
             party_vars: vec![],
             party_deliveries: vec![],
+            party_min: 2,
         }
     }
 

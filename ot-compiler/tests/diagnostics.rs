@@ -250,9 +250,9 @@ const CASES: &[Case] = &[
         name: "party_index_range",
         line: 6,
         col: 10,
-        message: "party index out of range: `P[3]` is not a party for every number of parties",
+        message: "party index out of range: `P[3]` is not a party when there are 2 (the protocol allows 2 or more)",
         note: "in `at P` of protocol `Sum`",
-        help: "every party runs the same steps: write `P[i]`",
+        help: "parties are `P[0]` to `P[n - 1]`: use an index below 2, or require more parties (`requires n >= 4`)",
     },
     Case {
         name: "party_self_send",
@@ -1206,4 +1206,29 @@ fn move_parameters_move_a_last_use_and_copy_otherwise() {
         tokens.contains("first_blocks(::core::clone::Clone::clone(&w),"),
         "{tokens}"
     );
+}
+
+/// A fixed party index is out of range only against the least number of
+/// parties `requires` allows; an index that always exists gets the error
+/// about fixed parties, not "out of range".
+#[test]
+fn fixed_party_index_is_judged_against_requires() {
+    let proto = |req: &str, ix: usize| {
+        format!(
+            "protocol S(role P[n]) {{\n    param n: usize requires {req};\n    input P[i] {{ x: u64 }}\n    output P[i] {{ s: u64 }}\n    round r: P[{ix}] -> all : M {{ x: u64 }}\n    at P[i] {{ s = sum_u64(x); }}\n}}\n"
+        )
+    };
+    let out = fail_str(&proto("n >= 4", 3));
+    assert!(out.contains("`P[3]` names one fixed party"), "{out}");
+    assert!(!out.contains("out of range"), "{out}");
+    let out = fail_str(&proto("n > 3 && n <= 9", 3));
+    assert!(out.contains("`P[3]` names one fixed party"), "{out}");
+    let out = fail_str(&proto("n >= 2", 0));
+    assert!(out.contains("`P[0]` names one fixed party"), "{out}");
+    let out = fail_str(&proto("n >= 3", 3));
+    assert!(
+        out.contains("party index out of range: `P[3]` is not a party when there are 3"),
+        "{out}"
+    );
+    assert!(out.contains(":5:"), "located at the index: {out}");
 }

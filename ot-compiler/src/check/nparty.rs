@@ -29,6 +29,14 @@ pub(super) fn check(proto: &Protocol, ck: &mut Checker, items: &[Item], ir: &mut
             exported: false,
         },
     );
+    ck.party_min = items
+        .iter()
+        .find_map(|item| match item {
+            Item::Param(p) if p.name.name == count.name => p.requires.as_ref(),
+            _ => None,
+        })
+        .and_then(|e| least_count(ck.src.snippet(e.span), &count.name))
+        .unwrap_or(2);
     for item in items {
         if let Item::Round(r) = item {
             for f in &r.fields {
@@ -99,8 +107,33 @@ fn party_count(proto: &Protocol, roles: &[RoleDecl]) -> R<Ident> {
     }
 }
 
-/// The index variable of a party reference `P[i]`.
-pub(super) fn party_var(r: &RoleRef) -> R<Ident> {
+/// The least party count a `requires` text allows: `k` from `n >= k` or
+/// `k + 1` from `n > k` (the largest such bound in a conjunction).
+fn least_count(text: &str, count: &str) -> Option<u128> {
+    let text: String = text.split_whitespace().collect();
+    let mut least = None;
+    for (op, add) in [(">=", 0), (">", 1)] {
+        let pat = format!("{count}{op}");
+        for (at, _) in text.match_indices(&pat) {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let digits: String = text[at + pat.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            if let Ok(k) = digits.parse::<u128>() {
+                least = least.max(Some(k + add));
+            }
+        }
+    }
+    least
+}
+
+/// The index variable of a party reference `P[i]`; `min` is the least
+/// number of parties the protocol allows (for the error on a fixed index).
+pub(super) fn party_var(r: &RoleRef, min: u128) -> R<Ident> {
     let Some(ix) = &r.index else {
         return Err(Diagnostic::error(
             r.name.span,
@@ -110,17 +143,22 @@ pub(super) fn party_var(r: &RoleRef) -> R<Ident> {
             ),
         ));
     };
+    let p = &r.name.name;
     match &ix.kind {
         ExprKind::Var(v) => Ok(Ident {
             name: v.clone(),
             span: ix.span,
         }),
+        ExprKind::Int(k) if *k >= min => Err(Diagnostic::error(
+            ix.span,
+            format!("party index out of range: `{p}[{k}]` is not a party when there are {min} (the protocol allows {min} or more)"),
+        )
+        .with_help(format!("parties are `{p}[0]` to `{p}[n - 1]`: use an index below {min}, or require more parties (`requires n >= {}`)", k + 1))),
         ExprKind::Int(k) => Err(Diagnostic::error(
             ix.span,
-            format!("party index out of range: `{}[{k}]` is not a party for every number of parties", r.name.name),
+            format!("`{p}[{k}]` names one fixed party; an n-party protocol is written once for every party, `{p}[i]` (rounds and blocks of a fixed party are not supported)"),
         )
-        .with_help(format!("every party runs the same steps: write `{}[i]` and use the index `i` (its own index) in expressions", r.name.name))
-        ),
+        .with_help(format!("write `{p}[i]` and use its own index `i` in expressions; a value only `{p}[{k}]` should contribute can be selected by index after a broadcast, as `x[{k}]`"))),
         _ => Err(Diagnostic::error(
             ix.span,
             "a party index must be a variable naming the party, as in `P[i]`",
@@ -137,12 +175,11 @@ impl Checker<'_> {
                 format!("the number of parties `{}` must be a `usize`", count.name),
             ));
         }
-        let ok = p.requires.as_ref().map(|e| {
-            let text: String = self.src.snippet(e.span).split_whitespace().collect();
-            text.contains(&format!("{}>=2", count.name))
-                || text.contains(&format!("{}>1", count.name))
-        });
-        if ok != Some(true) {
+        let least = p
+            .requires
+            .as_ref()
+            .and_then(|e| least_count(self.src.snippet(e.span), &count.name));
+        if least.is_none_or(|k| k < 2) {
             return Err(Diagnostic::error(
                 p.name.span,
                 format!(
@@ -164,7 +201,7 @@ impl Checker<'_> {
             Item::Const(c) => self.const_item(c, ir),
             Item::Param(p) => self.param_item(p, ir),
             Item::Io(io) => {
-                party_var(&io.role)?;
+                party_var(&io.role, self.party_min)?;
                 self.io_item(io, ir)
             }
             Item::At(block) => self.party_block(block, ir),
@@ -179,7 +216,7 @@ impl Checker<'_> {
 
     /// `at P[i] { ... }`: every party's computation, `i` its own index.
     fn party_block(&mut self, block: &AtBlock, ir: &mut Ir) -> R<()> {
-        let v = party_var(&block.role)?;
+        let v = party_var(&block.role, self.party_min)?;
         self.role(&block.role)?;
         self.party_vars.push(v.name);
         let res = self.at_block(block, ir);
@@ -194,14 +231,14 @@ impl Checker<'_> {
             return Err(Diagnostic::error(e.span, "n-party rounds are not chunked")
                 .with_help("remove `chunked(by = ...)`"));
         }
-        let from = party_var(&r.from)?;
+        let from = party_var(&r.from, self.party_min)?;
         self.role(&r.from)?;
         let kind = match &r.to {
             Target::All(_) => PartyRound::Broadcast {
                 checked: r.unchecked.is_none(),
             },
             Target::Role(t) => {
-                let to = party_var(t)?;
+                let to = party_var(t, self.party_min)?;
                 self.role(t)?;
                 if to.name == from.name {
                     let p = &r.from.name.name;
@@ -214,7 +251,7 @@ impl Checker<'_> {
         // The sender's side (its index is `from`) runs before the send.
         let mut own = BTreeSet::new();
         for b in &r.body {
-            if party_var(&b.role)?.name == from.name {
+            if party_var(&b.role, self.party_min)?.name == from.name {
                 own.extend(self.block_defs(b));
                 self.party_block(b, ir)?;
             }
@@ -229,7 +266,7 @@ impl Checker<'_> {
         ir.events[0].push(Event::Send(round_idx));
         ir.events[0].push(Event::Recv(round_idx));
         for b in &r.body {
-            let v = party_var(&b.role)?;
+            let v = party_var(&b.role, self.party_min)?;
             if v.name != from.name {
                 self.not_sent(b, &own, &from, &v, r)?;
                 self.party_block(b, ir)?;

@@ -56,6 +56,90 @@ pub(super) fn shape(s: &Shape) -> TokenStream {
     }
 }
 
+/// A length as an `Option<usize>` expression over `params`: `None` when
+/// computing it overflows (or divides by zero).
+pub(super) fn checked_shape(s: &Shape) -> TokenStream {
+    match s {
+        Shape::Lit(v) => {
+            let v = Literal::u128_suffixed(*v);
+            quote!(usize::try_from(#v).ok())
+        }
+        Shape::Param(p) => {
+            let p = id(p);
+            quote!(usize::try_from(params.#p).ok())
+        }
+        Shape::Bin(op, a, b) => {
+            let a = checked_shape(a);
+            let b = checked_shape(b);
+            let f = match op {
+                '+' => quote!(checked_add),
+                '-' => quote!(checked_sub),
+                '*' => quote!(checked_mul),
+                '/' => quote!(checked_div),
+                _ => quote!(checked_rem),
+            };
+            quote!((#a).and_then(|__a| (#b).and_then(|__b| __a.#f(__b))))
+        }
+    }
+}
+
+/// Whether a shape depends on a run-time parameter.
+pub(super) fn shape_params(s: &Shape, out: &mut Vec<String>) {
+    match s {
+        Shape::Lit(_) => {}
+        Shape::Param(p) => {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+        Shape::Bin(_, a, b) => {
+            shape_params(a, out);
+            shape_params(b, out);
+        }
+    }
+}
+
+/// The parameters a type's size depends on.
+pub(super) fn ty_params(t: &Ty, out: &mut Vec<String>) {
+    match t {
+        Ty::Bits(n) => shape_params(n, out),
+        Ty::BitMatrix(r, c) => {
+            shape_params(r, out);
+            shape_params(c, out);
+        }
+        Ty::Array(e, n) => {
+            shape_params(n, out);
+            ty_params(e, out);
+        }
+        _ => {}
+    }
+}
+
+/// The bytes a value of the type occupies in memory, as an `Option<usize>`
+/// expression over `params` (`None` on overflow).
+pub(super) fn checked_bytes(t: &Ty) -> TokenStream {
+    match t {
+        Ty::Bits(n) => {
+            let n = checked_shape(n);
+            quote!((#n).map(|__n| __n.div_ceil(8)))
+        }
+        Ty::BitMatrix(r, c) => {
+            let r = checked_shape(r);
+            let c = checked_shape(c);
+            quote!((#r).and_then(|__r| (#c).and_then(|__c| __r.checked_mul(__c.div_ceil(128))?.checked_mul(16))))
+        }
+        Ty::Array(e, n) => {
+            let n = checked_shape(n);
+            let e = checked_bytes(e);
+            quote!((#n).and_then(|__n| (#e).and_then(|__e| __n.checked_mul(__e))))
+        }
+        _ => {
+            let ty = rust_ty(t);
+            quote!(Some(::core::mem::size_of::<#ty>()))
+        }
+    }
+}
+
 /// Whether a type has a fixed wire size (implements the runtime `Wire` trait).
 pub fn is_fixed_wire(t: &Ty) -> bool {
     fixed_wire(t)

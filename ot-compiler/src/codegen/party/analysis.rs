@@ -37,6 +37,12 @@ pub(super) struct PState {
     pub(super) entry: usize,
     pub(super) vars: Vec<(String, Ty)>,
     pub(super) doc: String,
+    /// The round whose own message the state carries (sent, not yet
+    /// received from the others).
+    pub(super) own: Option<usize>,
+    /// The checked round whose digests the state carries (received, not
+    /// yet checked).
+    pub(super) digests: Option<usize>,
 }
 
 /// The party's projection, analysed.
@@ -60,7 +66,72 @@ pub(super) fn parties(ir: &Ir) -> Shape {
     Shape::Param(ir.party_count.clone().unwrap_or_default())
 }
 
-fn ops(ir: &Ir) -> Vec<Op> {
+/// The party's operations in the order it runs them: a checked broadcast's
+/// digest exchange follows its round, or, when the party's next message does
+/// not depend on that round (see [`batch_checks`]), the next send.
+pub(super) fn ops(ir: &Ir) -> Vec<Op> {
+    let mut ops = projection(ir);
+    batch_checks(ir, &mut ops);
+    ops
+}
+
+/// Batching a broadcast check with the next round's messages: `Check(r)`
+/// moves after the next `Send` when neither that message nor any statement
+/// before it reads a value of round `r` (directly or through a value computed
+/// from one), so every party writes its digests of round `r` and its next
+/// message in one flight and reads both in the next. Sound because the moved
+/// message is independent of round `r`'s values: whatever a party that
+/// equivocated in round `r` receives early, it would have received in a run
+/// where it broadcast consistently; nothing of round `r` is used before its
+/// check. A per-party `check` statement reading round `r` before the send
+/// keeps the exchange where it is.
+fn batch_checks(ir: &Ir, ops: &mut Vec<Op>) {
+    let mut c = 0;
+    while c < ops.len() {
+        if let Op::Check(r) = ops[c] {
+            if let Some(s) = batchable(ir, ops, c, r) {
+                ops.remove(c);
+                ops.insert(s, Op::Check(r));
+                c = s;
+            }
+        }
+        c += 1;
+    }
+}
+
+/// The index of the `Send` the check at `c` (of round `r`) can follow.
+fn batchable(ir: &Ir, ops: &[Op], c: usize, r: usize) -> Option<usize> {
+    let mut tainted: BTreeSet<String> =
+        ir.rounds[r].fields.iter().map(|(n, _)| n.clone()).collect();
+    for (s, op) in ops.iter().enumerate().skip(c + 1) {
+        let (uses, defs) = uses_defs(ir, *op);
+        let reads = uses.iter().any(|u| tainted.contains(u));
+        match op {
+            Op::Stmt(k) => match &ir.events[0][*k] {
+                Event::Stmt(TStmt::Assign(..)) if reads => tainted.extend(defs),
+                Event::Stmt(TStmt::Assign(..)) => {
+                    for d in &defs {
+                        tainted.remove(d);
+                    }
+                }
+                _ if reads => return None,
+                _ => {}
+            },
+            Op::Send(_) if !reads => return Some(s),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Whether the check at operation `c` was batched with the send before it
+/// (its digests go out with that send's messages).
+pub(super) fn check_batched(ops: &[Op], c: usize) -> bool {
+    matches!(ops[c], Op::Check(_)) && c > 0 && matches!(ops[c - 1], Op::Send(_))
+}
+
+/// The party's projection with each check right after its round.
+fn projection(ir: &Ir) -> Vec<Op> {
     let mut ops = vec![];
     for (k, e) in ir.events[0].iter().enumerate() {
         match e {
@@ -189,6 +260,7 @@ pub(super) fn plan(ir: &Ir) -> Plan {
     let comm: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].is_comm()).collect();
     let mut states = vec![];
     let mut deferred_from: Option<usize> = None;
+    let (mut own, mut digests) = (None, None);
     for &c in comm.iter().chain(std::iter::once(&ops.len())) {
         let entry = deferred_from.unwrap_or(c);
         let live_in = live_in(ir, &ops, &live_out, entry);
@@ -205,7 +277,18 @@ pub(super) fn plan(ir: &Ir) -> Plan {
             entry,
             vars,
             doc,
+            own,
+            digests,
         });
+        match op {
+            Some(Op::Send(r)) => own = Some(r),
+            Some(Op::Recv(r)) => {
+                own = None;
+                digests = checked(ir, r).then_some(r);
+            }
+            Some(Op::Check(_)) => digests = None,
+            _ => {}
+        }
         deferred_from = match op {
             Some(Op::Send(_)) => Some(c + 1),
             Some(Op::Recv(r)) if checked(ir, r) => Some(c + 1),

@@ -8,11 +8,27 @@ use crate::codegen::names::rt;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// Runs a broadcast send step and writes the message to every peer.
-pub(super) fn send_all(method: &Ident, rn: &str) -> TokenStream {
+/// The digests of a batched check, taken before the send step, and the
+/// statement putting them at the start of a frame `b`.
+fn prefix(digests: Option<&Ident>, b: TokenStream) -> (TokenStream, TokenStream) {
+    match digests {
+        Some(d) => (
+            quote!(let __d = __s.#d();),
+            quote!(#b.extend_from_slice(&__d);),
+        ),
+        None => (quote!(), quote!()),
+    }
+}
+
+/// Runs a broadcast send step and writes the message to every peer (after
+/// the digests of a batched check, in the same frame).
+pub(super) fn send_all(method: &Ident, rn: &str, digests: Option<&Ident>) -> TokenStream {
+    let (take, put) = prefix(digests, quote!(__buf));
     quote! {
+        #take
         let (__m, __s) = __s.#method()?;
         __buf.clear();
+        #put
         __m.encode(&__s.params, &mut __buf)?;
         for &__p in &__peers {
             mesh.send_to(__p, &__buf).map_err(|source| Error::Mesh { round: #rn, source })?;
@@ -21,12 +37,16 @@ pub(super) fn send_all(method: &Ident, rn: &str) -> TokenStream {
     }
 }
 
-/// Runs a private send step and writes each peer its message.
-pub(super) fn send_each(method: &Ident, rn: &str) -> TokenStream {
+/// Runs a private send step and writes each peer its message (after the
+/// digests of a batched check, in the same frame).
+pub(super) fn send_each(method: &Ident, rn: &str, digests: Option<&Ident>) -> TokenStream {
+    let (take, put) = prefix(digests, quote!(__b));
     quote! {
+        #take
         let (__ms, __s) = __s.#method()?;
         for (__p, __m) in __ms {
             let mut __b = ::std::vec::Vec::new();
+            #put
             __m.encode(&__s.params, &mut __b)?;
             mesh.send_vec_to(__p, __b).map_err(|source| Error::Mesh { round: #rn, source })?;
         }
@@ -49,13 +69,21 @@ fn gather(rn: &str, len: TokenStream, decode: TokenStream) -> TokenStream {
     }
 }
 
-/// Receives every peer's message of a round and runs the receive step.
-pub(super) fn recv_all(m: &Ident, method: &Ident, rn: &str) -> TokenStream {
-    let gather = gather(
-        rn,
-        quote!(__len),
-        quote!(msgs::#m::decode(&__buf, &__s.params).map_err(|e| Error::FromPeer { round: #rn, peer: __p, source: ::std::boxed::Box::new(e) })?),
-    );
+/// Receives every peer's message of a round and runs the receive step; the
+/// messages are the ones kept by a batched check (`stashed`), or read now.
+pub(super) fn recv_all(m: &Ident, method: &Ident, rn: &str, stashed: bool) -> TokenStream {
+    let decode = |b: TokenStream| quote!(msgs::#m::decode(#b, &__s.params).map_err(|e| Error::FromPeer { round: #rn, peer: __p, source: ::std::boxed::Box::new(e) })?);
+    if stashed {
+        let d = decode(quote!(&__b));
+        return quote! {
+            let mut __got = ::std::vec::Vec::with_capacity(__stash.len());
+            for (__p, __b) in __stash {
+                __got.push((__p, #d));
+            }
+            let __s = __s.#method(__got)?;
+        };
+    }
+    let gather = gather(rn, quote!(__len), decode(quote!(&__buf)));
     quote! {
         let __len = msgs::#m::wire_len(&__s.params);
         #gather
@@ -64,20 +92,50 @@ pub(super) fn recv_all(m: &Ident, method: &Ident, rn: &str) -> TokenStream {
 }
 
 /// The broadcast check: digests to every peer, then every peer's digests.
-pub(super) fn check(digests: &Ident, method: &Ident, rn: &str) -> TokenStream {
+/// A batched check (`carried`: the message type of the round sent with it)
+/// sent its digests at the start of that round's frames: it reads those
+/// frames, checks the digests, and keeps the messages (`__stash`) for the
+/// round's receive step.
+pub(super) fn check(
+    digests: &Ident,
+    method: &Ident,
+    rn: &str,
+    carried: Option<&Ident>,
+) -> TokenStream {
+    let rt = rt();
     let label = format!("{rn} (broadcast check)");
-    let gather = gather(
-        &label,
-        quote!(__d.len()),
-        quote!(::core::clone::Clone::clone(&__buf)),
-    );
-    quote! {
-        let __d = __s.#digests();
-        for &__p in &__peers {
-            mesh.send_to(__p, &__d).map_err(|source| Error::Mesh { round: #label, source })?;
+    let Some(m2) = carried else {
+        let gather = gather(
+            &label,
+            quote!(#rt::mpc::DIGEST_LEN.wrapping_mul(__n)),
+            quote!(::core::clone::Clone::clone(&__buf)),
+        );
+        return quote! {
+            let __d = __s.#digests();
+            for &__p in &__peers {
+                mesh.send_to(__p, &__d).map_err(|source| Error::Mesh { round: #label, source })?;
+            }
+            mesh.flush().map_err(|source| Error::Mesh { round: #label, source })?;
+            #gather
+            let __s = __s.#method(__got)?;
+        };
+    };
+    let split = quote! {{
+        if __buf.len() < __dl {
+            let __e = Error::Length { round: #label, expected: __len, got: __buf.len() };
+            return Err(Error::FromPeer { round: #label, peer: __p, source: ::std::boxed::Box::new(__e) });
         }
-        mesh.flush().map_err(|source| Error::Mesh { round: #label, source })?;
+        (__buf[..__dl].to_vec(), __buf[__dl..].to_vec())
+    }};
+    let gather = gather(&label, quote!(__len), split);
+    quote! {
+        let __dl = #rt::mpc::DIGEST_LEN.wrapping_mul(__n);
+        let __len = __dl.wrapping_add(msgs::#m2::wire_len(&__s.params));
         #gather
+        let (__got, __stash): (::std::vec::Vec<_>, ::std::vec::Vec<_>) = __got
+            .into_iter()
+            .map(|(__p, (__d, __m))| ((__p, __d), (__p, __m)))
+            .unzip();
         let __s = __s.#method(__got)?;
     }
 }

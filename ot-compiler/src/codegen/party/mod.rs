@@ -30,6 +30,7 @@ pub(super) fn generate(ir: &Ir) -> TokenStream {
     let msgs = super::messages::messages_module(ir);
     let errors = errors::error_items(ir);
     let party = g.party_items();
+    let traits = step_traits(ir);
     let hash = ir.spec_hash.iter().map(|b| Literal::u8_suffixed(*b));
     quote! {
         #header
@@ -42,7 +43,53 @@ pub(super) fn generate(ir: &Ir) -> TokenStream {
         #comm
         #msgs
         #errors
+        #traits
         #party
+    }
+}
+
+/// The `Outgoing`/`Incoming` traits behind the party's generic `send` and
+/// `recv`, with the rustc diagnostic for a step out of order (the message
+/// a state does not send or expect).
+fn step_traits(ir: &Ir) -> TokenStream {
+    let pname = &ir.name;
+    let p = &ir.roles[0];
+    let flow: Vec<String> = ir
+        .rounds
+        .iter()
+        .map(|r| {
+            let to = match r.party {
+                Some(PartyRound::Private) => "P[j]",
+                _ => "all",
+            };
+            format!("round `{}`: {p}[i] -> {to} : {}", r.name, r.msg)
+        })
+        .collect();
+    let note = format!(
+        "every party of `{pname}` runs {}, each checked broadcast followed by its digest exchange",
+        flow.join("; then ")
+    );
+    let send_msg = format!("protocol `{pname}`: `{{R}}` does not send `{{Self}}` in this state");
+    let recv_msg = format!("protocol `{pname}`: `{{R}}` cannot receive `{{Self}}` in this state");
+    quote! {
+        #[doc = "A message that party state `R` sends (implemented only for the message of that state's round), so `party.send::<M>()` type-checks exactly when the round order allows it."]
+        #[diagnostic::on_unimplemented(message = #send_msg, label = "this state does not send this message", note = #note)]
+        pub trait Outgoing<R>: Sized {
+            /// What the step returns to write: the message, or one per peer in a private round.
+            type Out;
+            /// The party after the step.
+            type Next;
+            /// Runs the send step of `party`.
+            fn produce(party: R) -> Result<(Self::Out, Self::Next), Error>;
+        }
+        #[doc = "A message that party state `R` receives from every other party (implemented only for the message that state waits for)."]
+        #[diagnostic::on_unimplemented(message = #recv_msg, label = "this state does not expect this message", note = #note)]
+        pub trait Incoming<R>: Sized {
+            /// The party after the step.
+            type Next;
+            /// Runs the receive step of `party` with every other party's message.
+            fn deliver(received: ::std::vec::Vec<(usize, Self)>, party: R) -> Result<Self::Next, Error>;
+        }
     }
 }
 
@@ -85,6 +132,10 @@ fn comm_items(ir: &Ir) -> TokenStream {
     let checks = (0..ir.rounds.len())
         .filter(|&k| analysis::checked(ir, k))
         .count();
+    let ops = analysis::ops(ir);
+    let exchanges = (0..ops.len())
+        .filter(|&c| matches!(ops[c], Op::Check(_)) && !analysis::check_batched(&ops, c))
+        .count();
     quote! {
         /// Bytes one party sends in a run, derived from the specification
         /// (frame headers and the session hello not included).
@@ -94,7 +145,7 @@ fn comm_items(ir: &Ir) -> TokenStream {
             pub per_party: usize,
             /// Of these, the digests of the broadcast consistency checks.
             pub check_bytes: usize,
-            /// Message exchanges (rounds), counting each broadcast check as one.
+            /// Message exchanges (flights: every party writes, then reads), not counting the session hello: the rounds, plus one for each broadcast check not batched with the next round's messages.
             pub rounds: usize,
         }
         /// Communication of one run with these parameters.
@@ -103,7 +154,7 @@ fn comm_items(ir: &Ir) -> TokenStream {
             let __peers = __n.saturating_sub(1);
             let per_party = 0usize #(#rounds)*;
             let check_bytes = __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN).wrapping_mul(#checks);
-            Comm { per_party, check_bytes, rounds: ROUNDS + #checks }
+            Comm { per_party, check_bytes, rounds: ROUNDS + #exchanges }
         }
     }
 }
@@ -140,20 +191,19 @@ impl<'a> PartyGen<'a> {
     /// Extra fields a state carries besides values: the own message while
     /// waiting for a round, the digests while checking one.
     fn extra_fields(&self, s: &PState) -> Vec<(Ident, TokenStream)> {
-        match s.op.map(|o| self.plan.ops[o]) {
-            Some(Op::Recv(r)) => {
-                let m = format_ident!("{}", self.ir.rounds[r].msg);
-                vec![(format_ident!("__own"), quote!(msgs::#m))]
-            }
-            Some(Op::Check(_)) => {
-                let rt = rt();
-                vec![(
-                    format_ident!("__digests"),
-                    quote!(::std::vec::Vec<[u8; #rt::mpc::DIGEST_LEN]>),
-                )]
-            }
-            _ => vec![],
+        let mut out = vec![];
+        if let Some(r) = s.own {
+            let m = format_ident!("{}", self.ir.rounds[r].msg);
+            out.push((format_ident!("__own"), quote!(msgs::#m)));
         }
+        if s.digests.is_some() {
+            let rt = rt();
+            out.push((
+                format_ident!("__digests"),
+                quote!(::std::vec::Vec<[u8; #rt::mpc::DIGEST_LEN]>),
+            ));
+        }
+        out
     }
 
     /// The expression building state `s` from the values in scope.
@@ -338,6 +388,18 @@ impl<'a> PartyGen<'a> {
                 pub fn me(&self) -> usize { self.me }
                 /// The agreed parameters.
                 pub fn params(&self) -> &Params { &self.params }
+                /// The send step of this state, named by its message type
+                /// (`party.send::<msgs::M>()`): as the `send_<round>` method;
+                /// a message this state does not send is a compile error.
+                pub fn send<M: Outgoing<Self>>(self) -> Result<(M::Out, M::Next), Error> {
+                    M::produce(self)
+                }
+                /// The receive step of this state, given every other party's
+                /// message as `(sender, message)` pairs: as the `recv_<round>`
+                /// method; a message this state does not expect is a compile error.
+                pub fn recv<M: Incoming<Self>>(self, received: ::std::vec::Vec<(usize, M)>) -> Result<M::Next, Error> {
+                    M::deliver(received, self)
+                }
             }
             impl #role<#role_mod::#first> {
                 #new_fn

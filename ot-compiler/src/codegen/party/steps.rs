@@ -4,7 +4,7 @@
 //! consistency check (digests of what the party received, compared with
 //! every peer's).
 
-use super::analysis::{checked, parties, Op, PState};
+use super::analysis::{check_batched, checked, parties, Op, PState};
 use super::PartyGen;
 use crate::codegen::names::{id, rt};
 use crate::codegen::wire::{check_shape, shape};
@@ -30,18 +30,75 @@ impl PartyGen<'_> {
         let at = s.op?;
         let next = &self.plan.states[si + 1];
         let op = self.plan.ops[at];
+        // A batched check: its digests travel in one frame with the next
+        // round's message (digests first), so the check step reads that
+        // frame and keeps the message for the receive step.
+        let ops = &self.plan.ops;
+        let prefix = match (op, s.digests) {
+            (Op::Send(_), Some(r)) => Some(format_ident!("digests_{}", self.ir.rounds[r].name)),
+            _ => None,
+        };
+        let carried = match (op, at.checked_sub(1).map(|p| ops[p])) {
+            (Op::Check(_), Some(Op::Send(r2))) => Some(r2),
+            _ => None,
+        };
+        let stashed = matches!(op, Op::Recv(_)) && at > 0 && check_batched(ops, at - 1);
         let (parts, drive) = match op {
-            Op::Send(r) => self.send_parts(r, next),
-            Op::Recv(r) => self.recv_parts(r, next),
-            Op::Check(r) => self.check_parts(r, next),
+            Op::Send(r) => self.send_parts(r, next, prefix.as_ref()),
+            Op::Recv(r) => self.recv_parts(r, next, stashed),
+            Op::Check(r) => self.check_parts(r, next, carried),
             Op::Stmt(_) => return None,
         };
-        let extra = if let Op::Check(r) = op {
-            self.digests_method(s, r)
-        } else {
-            quote!()
+        let extra = match s.digests {
+            Some(r) => self.digests_method(s, r),
+            None => quote!(),
         };
-        Some((self.method(s, next, at, parts, extra), drive))
+        let generic = self.trait_impl(s, next, op);
+        let method = self.method(s, next, at, parts, extra);
+        Some((quote!(#method #generic), drive))
+    }
+
+    /// The `Outgoing`/`Incoming` implementation behind the generic
+    /// `send::<M>()`/`recv(...)` for a send or receive step.
+    fn trait_impl(&self, s: &PState, next: &PState, op: Op) -> TokenStream {
+        let (role, role_mod) = (&self.role, &self.role_mod);
+        let cur = Self::state_ident(s);
+        let nxt = Self::state_ident(next);
+        match op {
+            Op::Send(r) => {
+                let rd = &self.ir.rounds[r];
+                let m = format_ident!("{}", rd.msg);
+                let method = format_ident!("send_{}", rd.name);
+                let out = if rd.party == Some(PartyRound::Private) {
+                    quote!(::std::vec::Vec<(usize, msgs::#m)>)
+                } else {
+                    quote!(msgs::#m)
+                };
+                quote! {
+                    impl Outgoing<#role<#role_mod::#cur>> for msgs::#m {
+                        type Out = #out;
+                        type Next = #role<#role_mod::#nxt>;
+                        fn produce(party: #role<#role_mod::#cur>) -> Result<(Self::Out, Self::Next), Error> {
+                            party.#method()
+                        }
+                    }
+                }
+            }
+            Op::Recv(r) => {
+                let rd = &self.ir.rounds[r];
+                let m = format_ident!("{}", rd.msg);
+                let method = format_ident!("recv_{}", rd.name);
+                quote! {
+                    impl Incoming<#role<#role_mod::#cur>> for msgs::#m {
+                        type Next = #role<#role_mod::#nxt>;
+                        fn deliver(received: ::std::vec::Vec<(usize, Self)>, party: #role<#role_mod::#cur>) -> Result<Self::Next, Error> {
+                            party.#method(received)
+                        }
+                    }
+                }
+            }
+            _ => quote!(),
+        }
     }
 
     /// A step method of state `s`: destructures the party, runs the
@@ -103,7 +160,7 @@ impl PartyGen<'_> {
         )
     }
 
-    fn send_parts(&self, r: usize, next: &PState) -> (Parts, TokenStream) {
+    fn send_parts(&self, r: usize, next: &PState, prefix: Option<&Ident>) -> (Parts, TokenStream) {
         let rd = &self.ir.rounds[r];
         let m = format_ident!("{}", rd.msg);
         let method = format_ident!("send_{}", rd.name);
@@ -123,7 +180,7 @@ impl PartyGen<'_> {
                 },
                 result: quote!((__msg, #next_party)),
             };
-            return (parts, super::driver::send_all(&method, &rd.name));
+            return (parts, super::driver::send_all(&method, &rd.name, prefix));
         }
         let checks = rd.fields.iter().map(|(f, t)| {
             let i = id(f);
@@ -146,10 +203,10 @@ impl PartyGen<'_> {
             },
             result: quote!((__msgs, #next_party)),
         };
-        (parts, super::driver::send_each(&method, &rd.name))
+        (parts, super::driver::send_each(&method, &rd.name, prefix))
     }
 
-    fn recv_parts(&self, r: usize, next: &PState) -> (Parts, TokenStream) {
+    fn recv_parts(&self, r: usize, next: &PState, stashed: bool) -> (Parts, TokenStream) {
         let rt = rt();
         let rd = &self.ir.rounds[r];
         let rn = &rd.name;
@@ -212,7 +269,7 @@ impl PartyGen<'_> {
             middle,
             result: next_party,
         };
-        (parts, super::driver::recv_all(&m, &method, rn))
+        (parts, super::driver::recv_all(&m, &method, rn, stashed))
     }
 
     /// `digests_<round>`: the frame this party sends every peer in the check.
@@ -231,7 +288,7 @@ impl PartyGen<'_> {
         }
     }
 
-    fn check_parts(&self, r: usize, next: &PState) -> (Parts, TokenStream) {
+    fn check_parts(&self, r: usize, next: &PState, carried: Option<usize>) -> (Parts, TokenStream) {
         let rt = rt();
         let rd = &self.ir.rounds[r];
         let rn = &rd.name;
@@ -275,6 +332,10 @@ impl PartyGen<'_> {
             result: next_party,
         };
         let digests = format_ident!("digests_{}", rd.name);
-        (parts, super::driver::check(&digests, &method, rn))
+        let carried = carried.map(|r2| format_ident!("{}", self.ir.rounds[r2].msg));
+        (
+            parts,
+            super::driver::check(&digests, &method, rn, carried.as_ref()),
+        )
     }
 }

@@ -1,0 +1,58 @@
+//! Huge parameters are refused by `Params::new` with a typed error naming
+//! the parameter (issue 15, item 3): no base OT runs, nothing is allocated,
+//! no length wraps. `send_random(ch, 1 << 40)` would need 32 TiB of
+//! outputs; `usize::MAX` overflows every size computed from it.
+
+use ot::runtime::channel::{Channel, MemoryChannel};
+use ot::{iknp, kos, OtExtension, RandomOtSender};
+
+fn too_large(e: &(dyn std::error::Error + 'static)) -> String {
+    let text = e.to_string();
+    assert!(text.contains("parameter `m` too large"), "{text}");
+    text
+}
+
+#[test]
+fn iknp_and_kos_params_refuse_huge_batches() {
+    for m in [1usize << 40, usize::MAX, usize::MAX - 127] {
+        match iknp::Params::new(m, 1, false) {
+            Err(e @ iknp::Error::TooLarge { params: "`m`", .. }) => {
+                too_large(&e);
+            }
+            other => panic!("iknp m = {m}: {other:?}"),
+        }
+        match kos::Params::new(m, 1, false) {
+            Err(e @ kos::Error::TooLarge { params: "`m`", .. }) => {
+                too_large(&e);
+            }
+            other => panic!("kos m = {m}: {other:?}"),
+        }
+    }
+    // 2^40 fits usize: the error gives the size and the limit.
+    let Err(iknp::Error::TooLarge { bytes, limit, .. }) = iknp::Params::new(1 << 40, 1, false)
+    else {
+        panic!("expected TooLarge")
+    };
+    assert!(bytes.is_some_and(|b| b > limit) && limit == iknp::MAX_VALUE_BYTES);
+    // usize::MAX overflows (KOS's m + EXTRA columns no longer wrap).
+    let Err(kos::Error::TooLarge { bytes, .. }) = kos::Params::new(usize::MAX, 1, false) else {
+        panic!("expected TooLarge")
+    };
+    assert_eq!(bytes, None);
+    // Ordinary sizes are unaffected.
+    assert!(iknp::Params::new(1 << 20, 1, false).is_ok());
+    assert!(kos::Params::new(1 << 20, 1, false).is_ok());
+}
+
+#[test]
+fn send_random_with_huge_n_is_a_typed_error_before_any_message() {
+    for n in [1usize << 40, usize::MAX] {
+        for (name, mut ext) in [("iknp", OtExtension::iknp()), ("kos", OtExtension::kos())] {
+            let (mut ch, peer) = MemoryChannel::pair();
+            let err = ext.send_random(&mut ch, n).expect_err("refused");
+            too_large(&*err.0);
+            assert_eq!(ch.stats().bytes_sent, 0, "{name}: nothing sent");
+            drop(peer);
+        }
+    }
+}
