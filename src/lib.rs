@@ -178,6 +178,13 @@ pub mod oos {
     oprf_sender_output!();
 }
 
+/// RR16 malicious approximate K-out-of-N OT [RR16, EUROCRYPT 2017, §4:
+/// cut-and-choose over random OTs], from `protocols/rr16.otp`. Sizes for
+/// [`rr16::Params::new`] come from [`runtime::rr16::sizes`].
+pub mod rr16 {
+    crate::protocol!("protocols/rr16.otp");
+}
+
 /// All-but-one OT (GGM punctured PRF, SoftSpokenOT eprint 2022/192 Fig. 13), from `protocols/abo_ot.otp`.
 pub mod abo_ot {
     crate::protocol!("protocols/abo_ot.otp");
