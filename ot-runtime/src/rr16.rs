@@ -159,7 +159,10 @@ pub fn sizes_sound(
     checked: usize,
     threshold: usize,
 ) -> bool {
-    let consistent = n.checked_add(checked).and_then(|v| v.checked_add(threshold)) == Some(total);
+    let consistent = n
+        .checked_add(checked)
+        .and_then(|v| v.checked_add(threshold))
+        == Some(total);
     consistent
         && k <= n
         && (1..=MAX_STAT).contains(&stat)
@@ -489,12 +492,19 @@ mod tests {
 
     #[test]
     fn tails_match_direct_sums() {
-        for (pop, good, draws, theta) in [(200u64, 60u64, 50u64, 25u64), (500, 100, 80, 30), (1000, 300, 100, 5)] {
+        for (pop, good, draws, theta) in [
+            (200u64, 60u64, 50u64, 25u64),
+            (500, 100, 80, 30),
+            (1000, 300, 100, 5),
+        ] {
             for upper in [true, false] {
                 let got = log2_tail(pop, good, draws, theta, upper);
                 let want = exact_tail(pop, good, draws, theta, upper);
                 if got < 0.0 {
-                    assert!((got - want).abs() < 1e-6, "{pop} {good} {draws} {theta} {upper}: {got} vs {want}");
+                    assert!(
+                        (got - want).abs() < 1e-6,
+                        "{pop} {good} {draws} {theta} {upper}: {got} vs {want}"
+                    );
                 } else {
                     assert!(want > -3.0, "fallback only near the mode");
                 }
@@ -504,13 +514,27 @@ mod tests {
 
     #[test]
     fn sizes_are_sound_and_tight_enough() {
-        for (n, k) in [(1000usize, 100usize), (1 << 16, 1 << 12), (1 << 20, 1 << 10)] {
+        for (n, k) in [
+            (1000usize, 100usize),
+            (1 << 16, 1 << 12),
+            (1 << 20, 1 << 10),
+        ] {
             let s = sizes(n, k, 40).unwrap();
-            assert!(sizes_sound(n, k, 40, s.total, s.checked, s.threshold), "{s:?}");
+            assert!(
+                sizes_sound(n, k, 40, s.total, s.checked, s.threshold),
+                "{s:?}"
+            );
             assert!(s.max_learned >= k && s.max_learned < n, "{s:?}");
             // One less threshold makes the honest receiver fail too often.
             if s.threshold > 0 {
-                assert!(!sizes_sound(n, k, 40, s.total - 1, s.checked, s.threshold - 1));
+                assert!(!sizes_sound(
+                    n,
+                    k,
+                    40,
+                    s.total - 1,
+                    s.checked,
+                    s.threshold - 1
+                ));
             }
         }
         assert_eq!(sizes(10, 11, 40), Err(SizesError::BadCounts));
@@ -556,9 +580,13 @@ mod tests {
     #[test]
     fn opening_proof_checks_zeros() {
         let total = 64;
-        let msgs: Vec<[Block; 2]> = (0..total as u128).map(|i| [Block(2 * i + 1), Block(2 * i + 2)]).collect();
+        let msgs: Vec<[Block; 2]> = (0..total as u128)
+            .map(|i| [Block(2 * i + 1), Block(2 * i + 2)])
+            .collect();
         let bits = choice_bits(Block(5), total, 20);
-        let chosen: Vec<Block> = (0..total).map(|i| msgs[i][usize::from(bits.get(i))]).collect();
+        let chosen: Vec<Block> = (0..total)
+            .map(|i| msgs[i][usize::from(bits.get(i))])
+            .collect();
         let set = checked_set(Block(6), total, 16);
         let opened = open_bits(&bits, &set);
         let proof = open_proof(&chosen, &bits, &set);
