@@ -98,7 +98,7 @@ macro_rules! oprf_sender_output {
             }
 
             /// The sender's value of instance `i` on input `x`:
-            /// `H(i, q_i ⊕ (C(x) ∧ s))` [KKRT16, Fig. 2; OOS17, §4]; equals
+            /// `H(i, q_i ⊕ (C(x) ∧ s))` [KKRT16, Fig. 2; OOS17]; equals
             /// the receiver's `values[i]` when `x` is its input `i`. `None`
             /// if `i >= m`.
             pub fn encode(
@@ -168,7 +168,7 @@ pub mod kkrt {
     oprf_sender_output!();
 }
 
-/// OOS malicious 1-out-of-N OT [OOS17, §4] over a linear code (BCH(511,
+/// OOS malicious 1-out-of-N OT [OOS17, eprint 2016/933] over a linear code (BCH(511,
 /// 76) or any [`runtime::code::LinearCode`]) with SoftSpokenOT's row-wise
 /// consistency check, from `protocols/oos.otp`. The sender evaluates any
 /// choice with [`oos::SenderOutput::encode`]; the receiver's `values[j]`
