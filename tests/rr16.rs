@@ -127,53 +127,35 @@ fn rr16_bad_parameters_are_typed_errors() {
         }
         other => panic!("expected a parameter error for `{needle}`, got {other:?}"),
     };
-    // n = 0; k = 0; K > N; stat = 0 and stat too large.
-    bad(rr16::Params::new(0, 0, 40, 1, 0, 1), "n >= 1");
-    bad(
-        rr16::Params::new(1000, 0, 40, s.checked, s.threshold, s.total),
-        "k >= 1",
-    );
-    bad(
-        rr16::Params::new(1000, 1001, 40, s.checked, s.threshold, s.total),
-        "k <= n",
-    );
-    bad(
-        rr16::Params::new(1000, 100, 0, s.checked, s.threshold, s.total),
-        "stat >= 1",
-    );
-    bad(
-        rr16::Params::new(1000, 100, 129, s.checked, s.threshold, s.total),
-        "stat <= 128",
-    );
-    // No checked OTs; a threshold beyond the OTs.
-    bad(
-        rr16::Params::new(1000, 100, 40, 0, s.threshold, s.total),
-        "checked >= 1",
-    );
-    bad(
-        rr16::Params::new(1000, 100, 40, 10, 2000, 3010),
-        "threshold < n + checked",
-    );
-    // total inconsistent with n + checked + threshold.
-    bad(
-        rr16::Params::new(1000, 100, 40, s.checked, s.threshold, s.total + 1),
-        "total ==",
-    );
-    // A threshold too small: the honest receiver would abort too often.
-    bad(
-        rr16::Params::new(1000, 100, 40, s.checked, s.threshold - 1, s.total - 1),
-        "rr16_sizes_sound",
-    );
-    // Higher statistical security than the sizes were computed for.
-    bad(
-        rr16::Params::new(1000, 100, 80, s.checked, s.threshold, s.total),
-        "rr16_sizes_sound",
-    );
-    // k = n: a cheating receiver could not be held below n messages.
-    bad(
-        rr16::Params::new(1000, 1000, 40, s.checked, s.threshold, s.total),
-        "rr16_sizes_sound",
-    );
+    let (c, th, t) = (s.checked, s.threshold, s.total);
+    // (n, k, stat, checked, threshold, total) and the requirement it breaks.
+    let cases: [((usize, usize, usize, usize, usize, usize), &str); 12] = [
+        ((0, 0, 40, 1, 0, 1), "n >= 1"),
+        ((1000, 0, 40, c, th, t), "k >= 1"),
+        // K > N.
+        ((1000, 1001, 40, c, th, t), "k <= n"),
+        ((1000, 100, 0, c, th, t), "stat >= 1"),
+        ((1000, 100, 129, c, th, t), "stat <= 128"),
+        // No checked OTs; a threshold beyond the OTs.
+        ((1000, 100, 40, 0, th, t), "checked >= 1"),
+        ((1000, 100, 40, 10, 2000, 3010), "threshold < n + checked"),
+        // total inconsistent with n + checked + threshold.
+        ((1000, 100, 40, c, th, t + 1), "total =="),
+        // A threshold too small: the honest receiver would abort too often.
+        ((1000, 100, 40, c, th - 1, t - 1), "rr16_sizes_sound"),
+        // Higher statistical security than the sizes were computed for.
+        ((1000, 100, 80, c, th, t), "rr16_sizes_sound"),
+        // k = n: a cheating receiver could not be held below n messages.
+        ((1000, 1000, 40, c, th, t), "rr16_sizes_sound"),
+        // Too few checked OTs for the threshold (soundness fails).
+        ((1000, 100, 40, 1, th, 1001 + th), "rr16_sizes_sound"),
+    ];
+    for ((n, k, stat, checked, threshold, total), needle) in cases {
+        bad(
+            rr16::Params::new(n, k, stat, checked, threshold, total),
+            needle,
+        );
+    }
     assert!(sizes(1000, 1000, 40).is_err());
 }
 

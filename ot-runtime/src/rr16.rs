@@ -122,16 +122,21 @@ pub fn max_learned(total: usize, checked: usize, threshold: usize, stat: usize) 
     };
     // Least K' in [0, total] with !bad(K') (bad is monotone: more ones
     // make passing less likely).
-    let (mut lo, mut hi) = (0u64, t);
+    least_passing(0, t, bad) as usize
+}
+
+/// The least `x` in `lo..=hi` with `!fails(x)`, for `fails` true below
+/// some point and false from it on (`hi` if none passes earlier).
+fn least_passing(mut lo: u64, mut hi: u64, fails: impl Fn(u64) -> bool) -> u64 {
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if bad(mid) {
+        if fails(mid) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    lo as usize
+    lo
 }
 
 /// `log2` of the honest receiver's failure probability: more than
@@ -248,15 +253,7 @@ pub fn sizes(n: usize, k: usize, stat: usize) -> Result<Sizes, SizesError> {
         if fails(hi) {
             continue;
         }
-        let mut lo = 0usize;
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if fails(mid) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        let lo = least_passing(0, hi as u64, |th| fails(th as usize)) as usize;
         let (total, checked) = layout(lo);
         let s = Sizes {
             total,
