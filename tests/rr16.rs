@@ -14,6 +14,9 @@ use ot::runtime::session::run_pair;
 use ot::runtime::{Bits, Block};
 use ot::{rr16, OtError, OtExtension, RandomOtReceiver};
 
+/// `(n, k, stat, checked, threshold, total)`, as `Params::new` takes them.
+type Sizes6 = (usize, usize, usize, usize, usize, usize);
+
 fn params(n: usize, k: usize, stat: usize) -> (rr16::Params, Sizes) {
     let s = sizes(n, k, stat).unwrap();
     let p = rr16::Params::new(n, k, stat, s.checked, s.threshold, s.total).unwrap();
@@ -73,11 +76,11 @@ fn parties(
 fn check(so: &rr16::SenderOutput, values: &[Block], choices: &Bits, s: &Sizes) {
     let n = choices.len();
     assert_eq!((so.messages.len(), values.len()), (n, n));
-    for j in 0..n {
+    for (j, (v, m)) in values.iter().zip(&so.messages).enumerate() {
         if choices.get(j) {
-            assert_eq!(values[j], so.messages[j], "chosen position {j}");
+            assert_eq!(v, m, "chosen position {j}");
         } else {
-            assert_ne!(values[j], so.messages[j], "unchosen position {j}");
+            assert_ne!(v, m, "unchosen position {j}");
         }
     }
     let mut sorted: Vec<u128> = so.messages.iter().map(|b| b.0).collect();
@@ -129,7 +132,7 @@ fn rr16_bad_parameters_are_typed_errors() {
     };
     let (c, th, t) = (s.checked, s.threshold, s.total);
     // (n, k, stat, checked, threshold, total) and the requirement it breaks.
-    let cases: [((usize, usize, usize, usize, usize, usize), &str); 12] = [
+    let cases: [(Sizes6, &str); 12] = [
         ((0, 0, 40, 1, 0, 1), "n >= 1"),
         ((1000, 0, 40, c, th, t), "k >= 1"),
         // K > N.
