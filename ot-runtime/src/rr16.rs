@@ -153,7 +153,7 @@ pub fn log2_honest_failure(k: usize, total: usize, checked: usize, threshold: us
 
 /// Whether the sizes are consistent and sound for `n` messages of which
 /// the honest receiver chooses up to `k`, at statistical security `stat`:
-/// `total = n + checked + threshold`, the honest receiver fails with
+/// `total = n + checked + threshold < 2^32`, the honest receiver fails with
 /// probability at most `2^-stat`, and a cheating receiver is held below
 /// `n` messages ([`max_learned`] `< n`) except with probability `2^-stat`.
 pub fn sizes_sound(
@@ -168,7 +168,9 @@ pub fn sizes_sound(
         .checked_add(checked)
         .and_then(|v| v.checked_add(threshold))
         == Some(total);
+    // Indices are kept as u32 by the sampling kernels.
     consistent
+        && total <= u32::MAX as usize
         && k <= n
         && (1..=MAX_STAT).contains(&stat)
         && log2_honest_failure(k, total, checked, threshold) <= -(stat as f64)
@@ -283,34 +285,63 @@ pub fn at_most_ones(choices: &Bits, k: usize) -> bool {
 /// uniform given `seed` (a partial Fisher–Yates shuffle driven by AES-CTR
 /// under `seed`). `ones > total` sets every bit.
 pub fn choice_bits(seed: Block, total: usize, ones: usize) -> Bits {
-    let mut prg = Prg::new(seed);
+    let mut draws = Draws::new(seed);
     let mut bits = Bits::zeros(total);
-    let picked = sample_distinct(&mut prg, total, ones.min(total));
+    let picked = sample_distinct(&mut draws, total, ones.min(total));
     for i in picked {
         bits.set(i, true);
     }
     bits
 }
 
-/// Uniform integer below `bound` (> 0) by rejection from 64-bit draws.
-fn below(prg: &mut Prg, bound: u64) -> u64 {
-    let zone = u64::MAX - (u64::MAX % bound);
-    loop {
-        let v = prg.next_block().as_u128() as u64;
-        if v < zone {
-            return v % bound;
+/// 64-bit draws from AES-CTR, 64 blocks (128 draws) per refill.
+struct Draws {
+    prg: Prg,
+    buf: [Block; 64],
+    pos: usize,
+}
+
+impl Draws {
+    fn new(seed: Block) -> Draws {
+        Draws {
+            prg: Prg::new(seed),
+            buf: [Block::ZERO; 64],
+            pos: 128,
         }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        if self.pos == 128 {
+            self.prg.fill(&mut self.buf);
+            self.pos = 0;
+        }
+        let b = self.buf[self.pos / 2].as_u128();
+        self.pos += 1;
+        (b >> (64 * (self.pos & 1))) as u64
+    }
+
+    /// Uniform integer below `bound` (> 0): Lemire's multiply-and-shift
+    /// with rejection (a division only in the rare rejection branch).
+    fn below(&mut self, bound: u64) -> u64 {
+        let mut m = u128::from(self.next_u64()) * u128::from(bound);
+        if (m as u64) < bound {
+            let floor = bound.wrapping_neg() % bound;
+            while (m as u64) < floor {
+                m = u128::from(self.next_u64()) * u128::from(bound);
+            }
+        }
+        (m >> 64) as u64
     }
 }
 
 /// `count` distinct indices below `total`, uniform (Floyd's algorithm when
 /// sparse, a partial shuffle when dense).
-fn sample_distinct(prg: &mut Prg, total: usize, count: usize) -> Vec<usize> {
+fn sample_distinct(draws: &mut Draws, total: usize, count: usize) -> Vec<usize> {
     if count * 4 < total {
         let mut seen = std::collections::HashSet::with_capacity(count * 2);
         let mut out = Vec::with_capacity(count);
         for j in total - count..total {
-            let r = below(prg, j as u64 + 1) as usize;
+            let r = draws.below(j as u64 + 1) as usize;
             let v = if seen.insert(r) { r } else { j };
             if v == j {
                 seen.insert(j);
@@ -319,13 +350,13 @@ fn sample_distinct(prg: &mut Prg, total: usize, count: usize) -> Vec<usize> {
         }
         out
     } else {
-        let mut idx: Vec<usize> = (0..total).collect();
+        // u32 indices halve the memory the random swaps touch.
+        let mut idx: Vec<u32> = (0..total as u32).collect();
         for i in 0..count {
-            let j = i + below(prg, (total - i) as u64) as usize;
+            let j = i + draws.below((total - i) as u64) as usize;
             idx.swap(i, j);
         }
-        idx.truncate(count);
-        idx
+        idx[..count].iter().map(|&i| i as usize).collect()
     }
 }
 
@@ -342,8 +373,8 @@ pub fn checked_set(seed: Block, total: usize, checked: usize) -> Vec<u64> {
     let d = h.finalize();
     let mut key = [0u8; 16];
     key.copy_from_slice(&d[..16]);
-    let mut prg = Prg::new(Block::from_bytes(key));
-    let mut set: Vec<u64> = sample_distinct(&mut prg, total, checked.min(total))
+    let mut draws = Draws::new(Block::from_bytes(key));
+    let mut set: Vec<u64> = sample_distinct(&mut draws, total, checked.min(total))
         .into_iter()
         .map(|i| i as u64)
         .collect();
@@ -385,7 +416,7 @@ pub fn opening_valid(messages: &[[Block; 2]], set: &[u64], opened: &Bits, proof:
 }
 
 /// The unopened OT indices with choice bit `bit`, in increasing order.
-fn unopened_with(bits: &Bits, set: &[u64], bit: bool) -> Vec<u64> {
+fn unopened_with(bits: &Bits, set: &[u64], bit: bool) -> Vec<u32> {
     let mut opened = set.iter().peekable();
     let mut out = Vec::new();
     for i in 0..bits.len() {
@@ -394,7 +425,7 @@ fn unopened_with(bits: &Bits, set: &[u64], bit: bool) -> Vec<u64> {
             continue;
         }
         if bits.get(i) == bit {
-            out.push(i as u64);
+            out.push(i as u32);
         }
     }
     out
@@ -416,7 +447,7 @@ pub fn assignable(bits: &Bits, set: &[u64], choices: &Bits) -> bool {
 /// Positions that cannot be served get index `u64::MAX` (see
 /// [`assignable`]).
 pub fn assign(bits: &Bits, set: &[u64], choices: &Bits, seed: Block) -> Vec<u64> {
-    let mut prg = Prg::new(seed);
+    let mut draws = Draws::new(seed);
     let mut pools = [
         unopened_with(bits, set, false),
         unopened_with(bits, set, true),
@@ -428,8 +459,8 @@ pub fn assign(bits: &Bits, set: &[u64], choices: &Bits, seed: Block) -> Vec<u64>
             out.push(u64::MAX);
             continue;
         }
-        let j = below(&mut prg, pool.len() as u64) as usize;
-        out.push(pool.swap_remove(j));
+        let j = draws.below(pool.len() as u64) as usize;
+        out.push(u64::from(pool.swap_remove(j)));
     }
     out
 }
@@ -538,6 +569,17 @@ mod tests {
         assert_eq!(sizes(10, 0, 40), Err(SizesError::BadCounts));
         assert_eq!(sizes(10, 5, 0), Err(SizesError::BadStat));
         assert_eq!(sizes(10, 10, 40), Err(SizesError::NoSoundSizes));
+    }
+
+    #[test]
+    fn bounded_draws_stay_in_range_and_cover_it() {
+        let mut d = Draws::new(Block(11));
+        let mut seen = [0usize; 7];
+        for _ in 0..7000 {
+            seen[d.below(7) as usize] += 1;
+        }
+        assert!(seen.iter().all(|&c| c > 800 && c < 1200), "{seen:?}");
+        assert_eq!(d.below(1), 0);
     }
 
     #[test]
