@@ -440,29 +440,48 @@ pub fn assignable(bits: &Bits, set: &[u64], choices: &Bits) -> bool {
         && unopened_with(bits, set, false).len() >= choices.len() - want
 }
 
-/// The receiver's injection of the `n` positions into the unopened OTs:
-/// chosen positions to OTs with choice 1, the others to OTs with choice 0,
-/// each drawn uniformly without replacement (PRG under `seed`), so the map
-/// is a uniform injection into the unopened OTs whatever the choices.
-/// Positions that cannot be served get index `u64::MAX` (see
-/// [`assignable`]).
-pub fn assign(bits: &Bits, set: &[u64], choices: &Bits, seed: Block) -> Vec<u64> {
-    let mut draws = Draws::new(seed);
-    let mut pools = [
-        unopened_with(bits, set, false),
-        unopened_with(bits, set, true),
-    ];
-    let mut out = Vec::with_capacity(choices.len());
-    for c in choices.iter() {
-        let pool = &mut pools[usize::from(c)];
-        if pool.is_empty() {
-            out.push(u64::MAX);
-            continue;
+/// Entries per bucket of [`shuffle`] (128 KiB of `u32`: cache-resident).
+const BUCKET: usize = 1 << 15;
+
+/// A uniformly random permutation of `v` by the Rao–Sandelius method:
+/// each entry goes to a uniform random bucket, each bucket is shuffled by
+/// Fisher–Yates, and the buckets are concatenated. Conditioned on the
+/// bucket sizes the partition is uniform and so is each bucket's order,
+/// hence the whole; its random accesses stay within a bucket.
+fn shuffle(draws: &mut Draws, v: Vec<u32>) -> Vec<u32> {
+    let buckets = v.len().div_ceil(BUCKET).max(1);
+    let mut parts: Vec<Vec<u32>> = (0..buckets)
+        .map(|_| Vec::with_capacity(v.len() / buckets + v.len() / buckets / 8 + 16))
+        .collect();
+    for x in v {
+        parts[draws.below(buckets as u64) as usize].push(x);
+    }
+    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for mut part in parts {
+        for i in (1..part.len()).rev() {
+            let j = draws.below(i as u64 + 1) as usize;
+            part.swap(i, j);
         }
-        let j = draws.below(pool.len() as u64) as usize;
-        out.push(u64::from(pool.swap_remove(j)));
+        out.extend_from_slice(&part);
     }
     out
+}
+
+/// The receiver's injection of the `n` positions into the unopened OTs:
+/// chosen positions to OTs with choice 1, the others to OTs with choice 0,
+/// taken in order from a uniform shuffle of each pool ([`shuffle`], PRG
+/// under `seed`), so the map is a uniform injection into the unopened OTs
+/// whatever the choices. Positions that cannot be served get index
+/// `u64::MAX` (see [`assignable`]).
+pub fn assign(bits: &Bits, set: &[u64], choices: &Bits, seed: Block) -> Vec<u64> {
+    let mut draws = Draws::new(seed);
+    let zeros = shuffle(&mut draws, unopened_with(bits, set, false));
+    let ones = shuffle(&mut draws, unopened_with(bits, set, true));
+    let mut next = [zeros.into_iter(), ones.into_iter()];
+    choices
+        .iter()
+        .map(|c| next[usize::from(c)].next().map_or(u64::MAX, u64::from))
+        .collect()
 }
 
 /// Sender: the map is injective into the OTs below `total` and avoids the
@@ -580,6 +599,22 @@ mod tests {
         }
         assert!(seen.iter().all(|&c| c > 800 && c < 1200), "{seen:?}");
         assert_eq!(d.below(1), 0);
+    }
+
+    #[test]
+    fn shuffle_is_a_permutation_and_moves_entries() {
+        let mut d = Draws::new(Block(12));
+        let v: Vec<u32> = (0..(3 * BUCKET as u32 + 5)).collect();
+        let mut w = shuffle(&mut d, v.clone());
+        assert_ne!(w, v);
+        w.sort_unstable();
+        assert_eq!(w, v);
+        // Small inputs: every position of 3 entries is reached.
+        let mut firsts = [0usize; 3];
+        for _ in 0..300 {
+            firsts[shuffle(&mut d, vec![0, 1, 2])[0] as usize] += 1;
+        }
+        assert!(firsts.iter().all(|&c| c > 60), "{firsts:?}");
     }
 
     #[test]
