@@ -11,7 +11,7 @@
 //! cargo run --release --example ot_table -- --threads 2  # kernels split over 2 cores per party
 //! cargo run --release --example ot_table -- --base co15  # every row over CO15 base OTs (default: CO15 passive, MR19 malicious)
 //! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen,
-//!                                                        # ss2/ss4/ss8, ssmal2.., deltass2.., deltassmal2..: SoftSpokenOT with k = 2, 4, 8; kkrt, oos)
+//!                                                        # ss2/ss4/ss8, ssmal2.., deltass2.., deltassmal2..: SoftSpokenOT with k = 2, 4, 8; kkrt, oos, rr16)
 //! cargo run --release --example ot_table -- --no-sha1    # skip the SHA-1 measurements
 //! ```
 //! Every row is measured in fresh processes (a `--measure` child runs the
@@ -27,8 +27,8 @@ use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_iknp, delta_kos, delta_softspoken, delta_softspoken_base, delta_softspoken_malicious,
-    iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, softspoken, softspoken_malicious, AboOt, BaseOt,
-    BaseOtKind, OtExtension,
+    iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, rr16, softspoken, softspoken_malicious, AboOt,
+    BaseOt, BaseOtKind, OtExtension,
 };
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};
@@ -55,9 +55,11 @@ enum Proto {
     // ---- 1-out-of-N OT (kkrt.otp, oos.otp) ----
     Kkrt,
     Oos,
+    /// Approximate K-out-of-N OT (`rr16.otp`), K = N/2, over KOS.
+    Rr16,
 }
 
-const ALL: [Proto; 20] = [
+const ALL: [Proto; 21] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -79,6 +81,7 @@ const ALL: [Proto; 20] = [
     // ---- 1-out-of-N OT ----
     Proto::Kkrt,
     Proto::Oos,
+    Proto::Rr16,
 ];
 
 impl Proto {
@@ -97,6 +100,7 @@ impl Proto {
             // ---- 1-out-of-N OT ----
             Proto::Kkrt => ("1-out-of-2^128 OPRF", "passive", "KKRT16"),
             Proto::Oos => ("1-out-of-2^76 OT", "malicious", "OOS17"),
+            Proto::Rr16 => ("approx. N/2-out-of-N OT", "malicious", "RR16"),
         }
     }
     /// The name `--only` matches (`iknp`, ..., `ss2`, `ssmal4`, `deltass8`).
@@ -262,6 +266,27 @@ fn run_role(
         }
         Proto::Kkrt | Proto::Oos => {
             return run_one_of_n_role(p, n, sha1, threads, sender, reps, ch)
+        }
+        Proto::Rr16 => {
+            let (params, _) = rr16_params(n)?;
+            let choices = if sender {
+                Bits::zeros(0)
+            } else {
+                let mut c = Bits::zeros(n);
+                for j in (0..n).step_by(2) {
+                    c.set(j, true);
+                }
+                c
+            };
+            go!(
+                rr16,
+                params,
+                rr16::SenderInput {},
+                rr16::ReceiverInput {
+                    choices: choices.clone()
+                },
+                ots = one_of_n_base(true)
+            )
         }
         Proto::Ss(k) => go!(
             softspoken,
@@ -523,6 +548,16 @@ fn one_of_n_base_comm(malicious: bool) -> Res<(usize, usize)> {
     Ok((c.0 + base_r, c.1 + base_s))
 }
 
+/// The RR16 row's parameters: K = N/2 (a garbled Bloom filter's share of
+/// ones), statistical security 40, sizes from `rr16::sizes`.
+fn rr16_params(n: usize) -> Res<(rr16::Params, ot::runtime::rr16::Sizes)> {
+    let s = ot::runtime::rr16::sizes(n, n / 2, 40)?;
+    Ok((
+        rr16::Params::new(n, n / 2, 40, s.checked, s.threshold, s.total)?,
+        s,
+    ))
+}
+
 /// [`run_role`] for KKRT and OOS: the sender's time runs from `new` (its
 /// 512 base OTs included) to its output and one OPRF / OT evaluation per
 /// instance on the receiver's input (`SenderOutput::encode_many_into`).
@@ -766,7 +801,14 @@ fn base_comm(kind: BaseOtKind, count: usize) -> Res<(usize, usize)> {
 /// its own `comm()`: 128 base OTs with the roles swapped, or for
 /// SoftSpokenOT its all-but-one OTs (their `comm()`, the ABO sender being
 /// the extension receiver) over `T k` base OTs.
-fn setup_comm(p: Proto) -> Res<(usize, usize)> {
+fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
+    if p == Proto::Rr16 {
+        // `total` KOS random OTs over 128 MR19 (or `--base`) base OTs.
+        let (_, s) = rr16_params(n)?;
+        let (bs, br) = base_comm(base_kind(true), 128)?;
+        let c = kos::comm(&kos::Params::new(s.total, 1, false)?);
+        return Ok((c.sender + br, c.receiver + bs));
+    }
     if matches!(p, Proto::Kkrt | Proto::Oos) {
         let (s, r) = one_of_n_base_comm(p.malicious())?;
         return Ok((r, s));
@@ -873,7 +915,8 @@ fn run() -> Res<()> {
             })
         }) {
             let m_aes = measure_isolated(p, n, false, threads, reps, tcp)?;
-            let sha_t = if p.hashed() && !no_sha1 {
+            // RR16's messages are its KOS run's outputs: no hash choice of its own.
+            let sha_t = if p.hashed() && p != Proto::Rr16 && !no_sha1 {
                 Some(measure_isolated(p, n, true, threads, reps, tcp)?.best)
             } else {
                 None
@@ -886,7 +929,7 @@ fn run() -> Res<()> {
             };
             // The extension's own rounds (its comm()) plus its set-up: base
             // OTs with the roles swapped, or SoftSpokenOT's all-but-one OTs.
-            let (setup_s, setup_r) = setup_comm(p)?;
+            let (setup_s, setup_r) = setup_comm(p, n)?;
             let spec_ok = m_aes.sent as usize == m_aes.spec.0 + setup_s
                 && m_aes.received as usize == m_aes.spec.1 + setup_r;
             let time = match sha_t {

@@ -98,7 +98,7 @@ macro_rules! oprf_sender_output {
             }
 
             /// The sender's value of instance `i` on input `x`:
-            /// `H(i, q_i ⊕ (C(x) ∧ s))` [KKRT16, Fig. 2; OOS17, §4]; equals
+            /// `H(i, q_i ⊕ (C(x) ∧ s))` [KKRT16, Fig. 2; OOS17]; equals
             /// the receiver's `values[i]` when `x` is its input `i`. `None`
             /// if `i >= m`.
             pub fn encode(
@@ -168,7 +168,7 @@ pub mod kkrt {
     oprf_sender_output!();
 }
 
-/// OOS malicious 1-out-of-N OT [OOS17, §4] over a linear code (BCH(511,
+/// OOS malicious 1-out-of-N OT [OOS17, eprint 2016/933] over a linear code (BCH(511,
 /// 76) or any [`runtime::code::LinearCode`]) with SoftSpokenOT's row-wise
 /// consistency check, from `protocols/oos.otp`. The sender evaluates any
 /// choice with [`oos::SenderOutput::encode`]; the receiver's `values[j]`
@@ -176,6 +176,13 @@ pub mod kkrt {
 pub mod oos {
     crate::protocol!("protocols/oos.otp");
     oprf_sender_output!();
+}
+
+/// RR16 malicious approximate K-out-of-N OT [RR16, EUROCRYPT 2017, §4:
+/// cut-and-choose over random OTs], from `protocols/rr16.otp`. Sizes for
+/// [`rr16::Params::new`] come from [`runtime::rr16::sizes`].
+pub mod rr16 {
+    crate::protocol!("protocols/rr16.otp");
 }
 
 /// All-but-one OT (GGM punctured PRF, SoftSpokenOT eprint 2022/192 Fig. 13), from `protocols/abo_ot.otp`.

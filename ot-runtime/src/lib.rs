@@ -22,6 +22,7 @@ pub mod oprf;
 pub mod parallel;
 pub mod prg;
 pub mod rng;
+pub mod rr16;
 pub mod softspoken;
 pub mod transpose;
 pub mod vole;
