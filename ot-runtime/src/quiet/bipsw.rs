@@ -346,6 +346,12 @@ pub fn delta_from_blocks(d: &[Block; 3]) -> Z6 {
 /// setup OTs: bits `0..768` are `z_i mod 2`, bits `768..1536` are `[z_i = 1
 /// mod 3]`, bits `1536..2304` are `[z_i = 2 mod 3]` (never both set).
 pub fn choices(seed: Block) -> Bits {
+    choices_n(seed, SETUP_OTS)
+}
+
+/// [`choices`] as the intrinsic of `quiet_bipsw.otp` (whose checker fixes
+/// `setup_ots` to [`SETUP_OTS`]; other values give the same bits).
+pub fn choices_n(seed: Block, _setup_ots: usize) -> Bits {
     let mut prg = Prg::new(seed);
     let a = prg.fill_bits(KEY_LEN);
     let mut t = vec![0u8; KEY_LEN];
@@ -397,6 +403,12 @@ pub fn master_key(messages: &[[Block; 2]]) -> BipswKey {
 /// `1536 + i` (weight 2) the Z_3 planes of `G3(k1) − G3(k0) − w·Δ_3`. A
 /// receiver with choice bit `b` then holds `G(k_b) − b·d = G(k0) + b·w·Δ`.
 pub fn corrections(messages: &[[Block; 2]], delta: &[Block; 3]) -> Vec<Block> {
+    corrections_n(messages, delta, CORRECTION_BLOCKS)
+}
+
+/// [`corrections`] as the intrinsic of `quiet_bipsw.otp` (`count` is
+/// [`CORRECTION_BLOCKS`], fixed by the checker).
+pub fn corrections_n(messages: &[[Block; 2]], delta: &[Block; 3], _count: usize) -> Vec<Block> {
     let d = delta_from_blocks(delta);
     let k = |j: usize| messages.get(j).copied().unwrap_or_default();
     let mut out = Vec::with_capacity(CORRECTION_BLOCKS);
@@ -446,4 +458,31 @@ pub fn constrained_key(chosen: &[Block], choices: &Bits, corr: &[Block]) -> Bips
         })
         .collect();
     BipswKey { elems }
+}
+
+// ---- Intrinsics of `quiet_bipsw.otp` (the expansion phase) ----
+
+/// The session's public parameters from the setup's seed and salt.
+pub fn public(seed: Block, salt: Block) -> QuietPublic {
+    QuietPublic::derive(LABEL, seed, salt, KEY_LEN as u64)
+}
+
+/// The sender's expansion state (tables of `msk`, `Δ`, the session).
+pub fn sender(msk: &BipswKey, delta: &[Block; 3], pp: &QuietPublic) -> BipswSender {
+    BipswSender::new(msk, delta_from_blocks(delta), pp.clone())
+}
+
+/// The receiver's expansion state (tables of `csk`, `z`, the session).
+pub fn receiver(csk: &BipswKey, choices: &Bits, pp: &QuietPublic) -> BipswReceiver {
+    BipswReceiver::new(csk, choices, pp.clone())
+}
+
+/// The sender's first `m` OTs.
+pub fn sender_ots(state: &BipswSender, m: usize) -> BipswSenderOts {
+    state.expand(0, m)
+}
+
+/// The receiver's first `m` OTs.
+pub fn receiver_ots(state: &BipswReceiver, m: usize) -> BipswReceiverOts {
+    state.expand(0, m)
 }

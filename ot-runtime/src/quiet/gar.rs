@@ -261,8 +261,8 @@ pub fn delta_from_blocks(d: &[Block]) -> GarDelta {
 }
 
 /// A uniform `Δ` from a fresh `seed`, as [`ELEM_BLOCKS`] blocks.
-pub fn delta_blocks(seed: Block) -> Vec<Block> {
-    expand_elem(seed).to_vec()
+pub fn delta_blocks(seed: Block) -> [Block; ELEM_BLOCKS] {
+    expand_elem(seed)
 }
 
 /// `G(k)`: eight AES-CTR blocks of seed `k`, the second with its upper
@@ -403,6 +403,12 @@ impl GarReceiver {
 
 /// The receiver's secret `z ∈ {0,1}^2048` (the setup OTs' choice bits).
 pub fn choices(seed: Block) -> Bits {
+    choices_n(seed, KEY_LEN)
+}
+
+/// [`choices`] as the intrinsic of `quiet_gar.otp` (`n` is [`KEY_LEN`],
+/// fixed by the checker; other values give the same bits).
+pub fn choices_n(seed: Block, _n: usize) -> Bits {
     Prg::new(seed).fill_bits(KEY_LEN)
 }
 
@@ -422,6 +428,12 @@ pub fn master_key(messages: &[[Block; 2]]) -> GarKey {
 /// (two blocks) and `G(k1) − G(k0) − Δ_m` nibble-wise (six blocks), so that
 /// a receiver with choice bit `b` holds `G(k0) + b·Δ`.
 pub fn corrections(messages: &[[Block; 2]], delta: &[Block]) -> Vec<Block> {
+    corrections_n(messages, delta, CORRECTION_BLOCKS)
+}
+
+/// [`corrections`] as the intrinsic of `quiet_gar.otp` (`count` is
+/// [`CORRECTION_BLOCKS`], fixed by the checker).
+pub fn corrections_n(messages: &[[Block; 2]], delta: &[Block], _count: usize) -> Vec<Block> {
     let d = |i: usize| delta.get(i).copied().unwrap_or_default();
     let mut out = Vec::with_capacity(CORRECTION_BLOCKS);
     for i in 0..KEY_LEN {
@@ -459,4 +471,31 @@ pub fn constrained_key(chosen: &[Block], z: &Bits, corr: &[Block]) -> GarKey {
         })
         .unzip();
     GarKey { xor, maj }
+}
+
+// ---- Intrinsics of `quiet_gar.otp` (the expansion phase) ----
+
+/// The session's public parameters from the setup's seed and salt.
+pub fn public(seed: Block, salt: Block) -> QuietPublic {
+    QuietPublic::derive(LABEL, seed, salt, KEY_LEN as u64)
+}
+
+/// The sender's expansion state (`msk`, `Δ`, the session).
+pub fn sender(msk: &GarKey, delta: &[Block], pp: &QuietPublic) -> GarSender {
+    GarSender::new(msk.clone(), delta_from_blocks(delta), pp.clone())
+}
+
+/// The receiver's expansion state (`csk`, `z`, the session).
+pub fn receiver(csk: &GarKey, z: &Bits, pp: &QuietPublic) -> GarReceiver {
+    GarReceiver::new(csk.clone(), z, pp.clone())
+}
+
+/// The sender's first `m` OTs.
+pub fn sender_ots(state: &GarSender, m: usize) -> GarSenderOts {
+    state.expand(0, m)
+}
+
+/// The receiver's first `m` OTs.
+pub fn receiver_ots(state: &GarReceiver, m: usize) -> GarReceiverOts {
+    state.expand(0, m)
 }
