@@ -77,41 +77,34 @@ impl BipswKey {
 /// The lookup tables of one key (see the module docs).
 #[derive(Clone, Debug)]
 pub struct BipswTables {
-    entries: Vec<Z6>,
+    tables: Vec<[Z6; 1 << CHUNK_BITS]>,
 }
 
 impl BipswTables {
     /// Tables of `key`: `KEY_LEN / CHUNK_BITS` tables of `2^CHUNK_BITS` sums.
     pub fn new(key: &BipswKey) -> BipswTables {
-        let size = 1 << CHUNK_BITS;
-        let mut entries = vec![Z6::ZERO; KEY_LEN / CHUNK_BITS * size];
-        for (b, table) in entries.chunks_exact_mut(size).enumerate() {
+        let size: usize = 1 << CHUNK_BITS;
+        let mut tables = vec![[Z6::ZERO; 1 << CHUNK_BITS]; KEY_LEN / CHUNK_BITS];
+        for (b, table) in tables.iter_mut().enumerate() {
             for v in 1..size {
                 let low = v.trailing_zeros() as usize;
                 table[v] = table[v & (v - 1)].add(key.elems[b * CHUNK_BITS + low]);
             }
         }
-        BipswTables { entries }
+        BipswTables { tables }
     }
 
-    /// `F(k, x)` by table lookups.
+    /// `F(k, x)` by table lookups (two independent accumulators, so that
+    /// the dependency chains of the mod-3 additions overlap).
     #[inline]
     pub fn eval(&self, x: &[Block; INPUT_BLOCKS]) -> Z6 {
-        let size = 1 << CHUNK_BITS;
-        let mut two = 0u128;
-        let mut three = Z3::ZERO;
-        let mut b = 0;
-        for blk in x {
-            let mut w = blk.0;
-            for _ in 0..128 / CHUNK_BITS {
-                let e = &self.entries[b * size + (w as usize & (size - 1))];
-                two ^= e.two;
-                three = three.add(e.three);
-                w >>= CHUNK_BITS;
-                b += 1;
-            }
+        let bytes: &[u8; 16 * INPUT_BLOCKS] = bytemuck::cast_ref(x);
+        let (mut a, mut b) = (Z6::ZERO, Z6::ZERO);
+        for (t, v) in self.tables.chunks_exact(2).zip(bytes.chunks_exact(2)) {
+            a = a + t[0][usize::from(v[0])];
+            b = b + t[1][usize::from(v[1])];
         }
-        Z6 { two, three }
+        a + b
     }
 }
 
@@ -120,23 +113,6 @@ impl BipswTables {
 pub fn inputs(pp: &QuietPublic, first: u64, out: &mut [[Block; INPUT_BLOCKS]]) {
     let flat: &mut [Block] = bytemuck::cast_slice_mut(out);
     pp.inputs.ctr(first.wrapping_mul(INPUT_BLOCKS as u64), flat);
-}
-
-/// The part of the output hash shared by all candidates of OT `n`: the
-/// polynomial hash terms of `n` and of its input `x_n`.
-#[inline]
-fn common_terms(pp: &QuietPublic, n: u64, x: &[Block; INPUT_BLOCKS]) -> Block {
-    let mut acc = pp.term(Block::from_u64(n), 3 + INPUT_BLOCKS);
-    for (i, b) in x.iter().enumerate() {
-        acc ^= pp.term(*b, 2 + INPUT_BLOCKS - i);
-    }
-    acc
-}
-
-/// The hash terms of the Z_3 half of a candidate value.
-#[inline]
-fn three_terms(pp: &QuietPublic, v: Z3) -> Block {
-    pp.term(Block(v.h), 1) ^ pp.term(Block(v.l), 0)
 }
 
 /// The output hash input of one candidate value `v` of OT `n` (reference:
@@ -188,30 +164,51 @@ impl BipswSender {
         let pp = &self.pp;
         let d2 = pp.term(Block(self.delta.two), 2);
         let mut xs = [[Block::ZERO; INPUT_BLOCKS]; BATCH];
+        // Group-major hash inputs of a batch: [n, x_0..x_5] per OT, then the
+        // Z_2 halves, then the Z_3 planes of the three candidates mod 3.
+        let mut common = vec![Block::ZERO; (1 + INPUT_BLOCKS) * BATCH];
+        let mut twos = vec![Block::ZERO; BATCH];
+        let mut threes = vec![Block::ZERO; 2 * 3 * BATCH];
+        let (mut hc, mut h2, mut h3) = (
+            vec![Block::ZERO; BATCH],
+            vec![Block::ZERO; BATCH],
+            vec![Block::ZERO; 3 * BATCH],
+        );
         let mut u = [Block::ZERO; 6 * BATCH];
         for (bi, chunk) in out.chunks_mut(BATCH).enumerate() {
+            let rows = chunk.len();
             let n0 = first.wrapping_add((bi * BATCH) as u64);
-            let xs = &mut xs[..chunk.len()];
+            let xs = &mut xs[..rows];
             inputs(pp, n0, xs);
             for (k, x) in xs.iter().enumerate() {
-                let n = n0.wrapping_add(k as u64);
                 let y = self.tables.eval(x);
-                let c = common_terms(pp, n, x);
-                let y2 = c ^ pp.term(Block(y.two), 2);
-                let t1 = y.three.add(self.delta.three);
-                let t2 = t1.add(self.delta.three);
-                let h3 = [
-                    three_terms(pp, y.three),
-                    three_terms(pp, t1),
-                    three_terms(pp, t2),
-                ];
-                let slot = &mut u[6 * k..6 * k + 6];
-                for (j, s) in slot.iter_mut().enumerate() {
-                    let two = if j % 2 == 1 { y2 ^ d2 } else { y2 };
-                    *s = two ^ h3[j % 3];
+                common[k] = Block::from_u64(n0.wrapping_add(k as u64));
+                for (g, b) in x.iter().enumerate() {
+                    common[(1 + g) * rows + k] = *b;
+                }
+                twos[k] = Block(y.two);
+                let mut t = y.three;
+                for c in 0..3 {
+                    threes[3 * k + c] = Block(t.h);
+                    threes[3 * rows + 3 * k + c] = Block(t.l);
+                    t = t + self.delta.three;
                 }
             }
-            let u = &mut u[..6 * chunk.len()];
+            pp.poly_rows(
+                &common[..(1 + INPUT_BLOCKS) * rows],
+                3 + INPUT_BLOCKS,
+                &mut hc[..rows],
+            );
+            pp.poly_rows(&twos[..rows], 2, &mut h2[..rows]);
+            pp.poly_rows(&threes[..6 * rows], 1, &mut h3[..3 * rows]);
+            for k in 0..rows {
+                let base = hc[k] ^ h2[k];
+                for j in 0..6 {
+                    let two = if j % 2 == 1 { base ^ d2 } else { base };
+                    u[6 * k + j] = two ^ h3[3 * k + j % 3];
+                }
+            }
+            let u = &mut u[..6 * rows];
             pp.finish(u);
             for (o, cand) in chunk.iter_mut().zip(u.chunks_exact(6)) {
                 let mut v = 0u8;
@@ -281,16 +278,23 @@ impl BipswReceiver {
         let mut out = QuietReceiverOts::zeroed(first, count);
         let pp = &self.pp;
         let mut xs = [[Block::ZERO; INPUT_BLOCKS]; BATCH];
+        let mut blocks = vec![Block::ZERO; (4 + INPUT_BLOCKS) * BATCH];
         receiver_batches(pp, first, BATCH, &mut out, |n0, ic, u| {
-            let xs = &mut xs[..ic.len()];
+            let rows = ic.len();
+            let xs = &mut xs[..rows];
             inputs(pp, n0, xs);
             for (k, x) in xs.iter().enumerate() {
                 let y = self.tables.eval(x);
-                u[k] = common_terms(pp, n0.wrapping_add(k as u64), x)
-                    ^ pp.term(Block(y.two), 2)
-                    ^ three_terms(pp, y.three);
+                blocks[k] = Block::from_u64(n0.wrapping_add(k as u64));
+                for (g, b) in x.iter().enumerate() {
+                    blocks[(1 + g) * rows + k] = *b;
+                }
+                blocks[(1 + INPUT_BLOCKS) * rows + k] = Block(y.two);
+                blocks[(2 + INPUT_BLOCKS) * rows + k] = Block(y.three.h);
+                blocks[(3 + INPUT_BLOCKS) * rows + k] = Block(y.three.l);
                 ic[k] = self.index(x);
             }
+            pp.poly_rows(&blocks[..(4 + INPUT_BLOCKS) * rows], 3 + INPUT_BLOCKS, u);
         });
         out
     }

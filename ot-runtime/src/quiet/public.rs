@@ -66,6 +66,25 @@ impl QuietPublic {
         acc
     }
 
+    /// Batched terms: `out[i] = Σ_g x[g·rows + i] · k^(top − g + 1)` with
+    /// `rows = out.len()` (`x` group-major: the blocks at distance `top − g`
+    /// from the end of `rows` hash inputs). Unreduced products on the
+    /// (V)PCLMULQDQ backend, one reduction per row.
+    pub fn poly_rows(&self, x: &[Block], top: usize, out: &mut [Block]) {
+        let rows = out.len();
+        if rows == 0 {
+            return;
+        }
+        let groups = (x.len() / rows).min(top + 1).min(MAX_HASH_BLOCKS);
+        let c: Vec<Block> = (0..groups).map(|g| self.powers[top - g]).collect();
+        let mut lo = vec![Block::ZERO; rows];
+        let mut hi = vec![Block::ZERO; rows];
+        gf128::mul_acc_rows_with(gf128::GfBackend::selected(), &c, x, &mut lo, &mut hi, &[]);
+        for ((o, l), h) in out.iter_mut().zip(lo).zip(hi) {
+            *o = gf128::reduce(l, h);
+        }
+    }
+
     /// `b · k^(e+1)` (the term of a block at distance `e` from the end).
     #[inline]
     pub fn term(&self, b: Block, e: usize) -> Block {
