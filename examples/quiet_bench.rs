@@ -57,67 +57,44 @@ fn main() {
     println!("| variant | setup ms | setup bytes | sender M OT/s | receiver M OT/s | sender OTs per 1000 AES blocks |");
     println!("|---|---|---|---|---|---|");
 
-    // Setup + first expansion of one OT through the protocol (IKNP random OTs).
-    let (mut a, mut b) = MemoryChannel::pair();
-    let p = quiet_bipsw::Params::new(1).expect("params");
-    let s = quiet_bipsw::Sender::new(
-        p,
-        quiet_bipsw::SenderInput {},
-        Rng::from_entropy(),
-        quiet_bipsw::SenderSubs {
-            rot: Box::new(OtExtension::iknp()),
-        },
-    )
-    .expect("sender");
-    let r = quiet_bipsw::Receiver::new(
-        p,
-        quiet_bipsw::ReceiverInput {},
-        Rng::from_entropy(),
-        quiet_bipsw::ReceiverSubs {
-            rot: Box::new(OtExtension::iknp()),
-        },
-    )
-    .expect("receiver");
-    let t = Instant::now();
-    let (so, ro) = run_pair_over(s, r, &mut a, &mut b);
-    let setup_ms = t.elapsed().as_secs_f64() * 1e3;
-    let bytes = a.stats().bytes_sent + b.stats().bytes_sent;
-    let (so, ro) = (so.expect("sender setup"), ro.expect("receiver setup"));
-    let (ts, sots) = timed(|| so.state.expand(0, m));
-    let (tr, rots) = timed(|| ro.state.expand(0, m));
-    assert!((0..m).all(|n| rots.bits[n] == (sots.bits[n] >> rots.index[n]) & 1));
-    row("QuietOT-BIPSW", setup_ms, bytes, m, ts, tr, aes);
-
-    let (mut a, mut b) = MemoryChannel::pair();
-    let p = quiet_gar::Params::new(1).expect("params");
-    let s = quiet_gar::Sender::new(
-        p,
-        quiet_gar::SenderInput {},
-        Rng::from_entropy(),
-        quiet_gar::SenderSubs {
-            rot: Box::new(OtExtension::iknp()),
-        },
-    )
-    .expect("sender");
-    let r = quiet_gar::Receiver::new(
-        p,
-        quiet_gar::ReceiverInput {},
-        Rng::from_entropy(),
-        quiet_gar::ReceiverSubs {
-            rot: Box::new(OtExtension::iknp()),
-        },
-    )
-    .expect("receiver");
-    let t = Instant::now();
-    let (so, ro) = run_pair_over(s, r, &mut a, &mut b);
-    let setup_ms = t.elapsed().as_secs_f64() * 1e3;
-    let bytes = a.stats().bytes_sent + b.stats().bytes_sent;
-    let (so, ro) = (so.expect("sender setup"), ro.expect("receiver setup"));
-    let (ts, sots) = timed(|| so.state.expand(0, m));
-    let (tr, rots) = timed(|| ro.state.expand(0, m));
-    assert!((0..m).all(|n| u32::from(rots.bits[n]) == (sots.bits[n] >> rots.index[n]) & 1));
-    row("QuietOT-GAR", setup_ms, bytes, m, ts, tr, aes);
+    variant!(quiet_bipsw, "QuietOT-BIPSW", m, aes);
+    variant!(quiet_gar, "QuietOT-GAR", m, aes);
 }
+
+/// Runs the setup of `$module` (with IKNP random OTs, m = 1) over a memory
+/// channel, then times the local expansion of `$m` OTs on each side and
+/// checks every OT against the sender's messages.
+macro_rules! variant {
+    ($module:ident, $name:expr, $m:expr, $aes:expr) => {{
+        use $module as q;
+        let (mut a, mut b) = MemoryChannel::pair();
+        let p = q::Params::new(1).expect("params");
+        let subs = || Box::new(OtExtension::iknp());
+        let s = q::Sender::new(
+            p,
+            q::SenderInput {},
+            Rng::from_entropy(),
+            q::SenderSubs { rot: subs() },
+        );
+        let r = q::Receiver::new(
+            p,
+            q::ReceiverInput {},
+            Rng::from_entropy(),
+            q::ReceiverSubs { rot: subs() },
+        );
+        let t = Instant::now();
+        let (so, ro) = run_pair_over(s.expect("sender"), r.expect("receiver"), &mut a, &mut b);
+        let setup_ms = t.elapsed().as_secs_f64() * 1e3;
+        let bytes = a.stats().bytes_sent + b.stats().bytes_sent;
+        let (so, ro) = (so.expect("sender setup"), ro.expect("receiver setup"));
+        let (ts, sots) = timed(|| so.state.expand(0, $m));
+        let (tr, rots) = timed(|| ro.state.expand(0, $m));
+        assert!((0..$m)
+            .all(|n| u32::from(rots.bits[n]) == (u32::from(sots.bits[n]) >> rots.index[n]) & 1));
+        row($name, setup_ms, bytes, $m, ts, tr, $aes);
+    }};
+}
+use variant;
 
 fn row(name: &str, setup_ms: f64, bytes: u64, m: usize, ts: f64, tr: f64, aes: f64) {
     let (rs, rr) = (m as f64 / ts, m as f64 / tr);

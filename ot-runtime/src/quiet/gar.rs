@@ -193,20 +193,23 @@ fn nib_sub(a: u128, b: u128) -> u128 {
     nib_add(a, nib_add(!b, ONES))
 }
 
-/// The hash terms of `n` and the input indices (shared by all candidates).
-#[inline]
-fn common_terms(pp: &QuietPublic, n: u64, s: &GarInput) -> Block {
+/// The first six hash-input blocks of OT `n`: `n`, its indices (three
+/// blocks of little-endian u16) and the XOR part `X` (two blocks).
+fn head_blocks(n: u64, s: &GarInput, x: &[u64; 3]) -> [Block; 6] {
     let mut bytes = [0u8; 48];
     for (c, v) in bytes.chunks_exact_mut(2).zip(s.iter()) {
         c.copy_from_slice(&v.to_le_bytes());
     }
-    let mut acc = pp.term(Block::from_u64(n), 11);
-    for (i, c) in bytes.chunks_exact(16).enumerate() {
+    let mut out = [Block::ZERO; 6];
+    out[0] = Block::from_u64(n);
+    for (o, c) in out[1..4].iter_mut().zip(bytes.chunks_exact(16)) {
         let mut a = [0u8; 16];
         a.copy_from_slice(c);
-        acc ^= pp.term(Block::from_bytes(a), 10 - i);
+        *o = Block::from_bytes(a);
     }
-    acc
+    out[4] = Block::from_u64s(x[0], x[1]);
+    out[5] = Block::from_u64(x[2]);
+    out
 }
 
 #[inline]
@@ -214,30 +217,10 @@ fn xor_terms(pp: &QuietPublic, x: &[u64; 3]) -> Block {
     pp.term(Block::from_u64s(x[0], x[1]), 7) ^ pp.term(Block::from_u64(x[2]), 6)
 }
 
-#[inline]
-fn maj_terms(pp: &QuietPublic, m: &[Block; 6]) -> Block {
-    let mut acc = Block::ZERO;
-    for (i, b) in m.iter().enumerate() {
-        acc ^= pp.term(*b, 5 - i);
-    }
-    acc
-}
-
 /// The output hash input of one candidate (reference: the polynomial hash
 /// of `[n, indices (3 blocks), X (2 blocks), M (6 blocks of nibbles)]`).
 pub fn hash_input_reference(pp: &QuietPublic, n: u64, s: &GarInput, v: &GarValue) -> Block {
-    let mut blocks = vec![Block::from_u64(n)];
-    let mut bytes = [0u8; 48];
-    for (c, x) in bytes.chunks_exact_mut(2).zip(s.iter()) {
-        c.copy_from_slice(&x.to_le_bytes());
-    }
-    for c in bytes.chunks_exact(16) {
-        let mut a = [0u8; 16];
-        a.copy_from_slice(c);
-        blocks.push(Block::from_bytes(a));
-    }
-    blocks.push(Block::from_u64s(v.xor[0], v.xor[1]));
-    blocks.push(Block::from_u64(v.xor[2]));
+    let mut blocks = head_blocks(n, s, &v.xor).to_vec();
     blocks.extend_from_slice(&pack_nibbles(&v.maj));
     pp.poly(&blocks)
 }
@@ -315,26 +298,44 @@ impl GarSender {
         let dx = xor_terms(pp, &self.delta.xor);
         let dm = pack_nibbles(&self.delta.maj);
         let mut ins = [[0u16; XOR_LEN + MAJ_LEN]; BATCH];
+        // Group-major hash inputs of a batch: [n, indices, X] per OT (six
+        // blocks), and the six nibble blocks of each of its 16 MAJ candidates.
+        let mut common = vec![Block::ZERO; 6 * BATCH];
+        let mut majs = vec![Block::ZERO; 6 * 16 * BATCH];
+        let mut hc = vec![Block::ZERO; BATCH];
+        let mut hm = vec![Block::ZERO; 16 * BATCH];
         let mut u = vec![Block::ZERO; 32 * BATCH];
         for (bi, chunk) in out.chunks_mut(BATCH).enumerate() {
+            let rows = chunk.len();
             let n0 = first.wrapping_add((bi * BATCH) as u64);
-            let ins = &mut ins[..chunk.len()];
+            let ins = &mut ins[..rows];
             inputs(pp, n0, ins);
             for (k, s) in ins.iter().enumerate() {
                 let v = self.key.eval(s);
-                let base = common_terms(pp, n0.wrapping_add(k as u64), s) ^ xor_terms(pp, &v.xor);
+                let head = head_blocks(n0.wrapping_add(k as u64), s, &v.xor);
+                for (g, b) in head.iter().enumerate() {
+                    common[g * rows + k] = *b;
+                }
                 let mut m = pack_nibbles(&v.maj);
-                let slot = &mut u[32 * k..32 * k + 32];
                 for w in 0..16 {
-                    let t = base ^ maj_terms(pp, &m);
-                    slot[w] = t;
-                    slot[16 + w] = t ^ dx;
+                    for (g, b) in m.iter().enumerate() {
+                        majs[g * 16 * rows + 16 * k + w] = *b;
+                    }
                     for (a, d) in m.iter_mut().zip(&dm) {
                         *a = Block(nib_add(a.0, d.0));
                     }
                 }
             }
-            let u = &mut u[..32 * chunk.len()];
+            pp.poly_rows(&common[..6 * rows], 11, &mut hc[..rows]);
+            pp.poly_rows(&majs[..6 * 16 * rows], 5, &mut hm[..16 * rows]);
+            for k in 0..rows {
+                for w in 0..16 {
+                    let t = hc[k] ^ hm[16 * k + w];
+                    u[32 * k + w] = t;
+                    u[32 * k + 16 + w] = t ^ dx;
+                }
+            }
+            let u = &mut u[..32 * rows];
             pp.finish(u);
             for (o, cand) in chunk.iter_mut().zip(u.chunks_exact(32)) {
                 let mut v = 0u32;
@@ -389,9 +390,9 @@ impl GarReceiver {
             inputs(pp, n0, ins);
             for (k, s) in ins.iter().enumerate() {
                 let v = self.key.eval(s);
-                u[k] = common_terms(pp, n0.wrapping_add(k as u64), s)
-                    ^ xor_terms(pp, &v.xor)
-                    ^ maj_terms(pp, &pack_nibbles(&v.maj));
+                let mut blocks = head_blocks(n0.wrapping_add(k as u64), s, &v.xor).to_vec();
+                blocks.extend_from_slice(&pack_nibbles(&v.maj));
+                u[k] = pp.poly(&blocks);
                 ic[k] = self.index(s);
             }
         });
