@@ -248,3 +248,17 @@ pub use traits::{
     AboOtReceiver, AboOtSender, BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender,
     OtError, OtExtension, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender,
 };
+
+/// QuietOT with the BIPSW weak PRF [eprint 2024/1079, §5.1]: a setup over
+/// random 1-out-of-2 OTs, then random 1-out-of-6 OTs of bits with no
+/// messages, from `protocols/quiet_bipsw.otp`.
+pub mod quiet_bipsw {
+    crate::protocol!("protocols/quiet_bipsw.otp");
+}
+
+/// QuietOT with the GAR (XOR-MAJ) weak PRF [eprint 2024/1079, §5.2]: a
+/// setup over random 1-out-of-2 OTs, then random 1-out-of-32 OTs of bits
+/// with no messages, from `protocols/quiet_gar.otp`.
+pub mod quiet_gar {
+    crate::protocol!("protocols/quiet_gar.otp");
+}

@@ -21,6 +21,7 @@ pub mod matrix;
 pub mod oprf;
 pub mod parallel;
 pub mod prg;
+pub mod quiet;
 pub mod rng;
 pub mod rr16;
 pub mod softspoken;

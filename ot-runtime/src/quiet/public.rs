@@ -1,0 +1,158 @@
+//! The public parameters of a QuietOT session and the output hash.
+//!
+//! QuietOT's expansion is local: both parties derive the same public
+//! pseudorandom inputs `x_n` from a shared seed and hash their key
+//! evaluations [QuietOT, eprint 2024/1079, §4 (the PCF from a CPRF:
+//! outputs `H(x, F(k, x) + j·Δ)`)]. Here the seed and a salt chosen in the
+//! setup are expanded by SHA-256 under a per-variant domain label into
+//! three keys: the AES-CTR key of the inputs, the key of a GF(2^128)
+//! polynomial hash, and the AES key of the output hash. The output hash is
+//! `H(u) = lsb(AES_k(u) ⊕ u)` (Matyas–Meyer–Oseas under the session key)
+//! of the polynomial hash `u` of (OT index, the OT's own input, every
+//! coordinate of the candidate value), so each output binds the domain
+//! label, the session, the OT and its input.
+#![forbid(unsafe_code)]
+
+use crate::aes::Aes128;
+use crate::gf128;
+use crate::Block;
+
+/// Number of powers of the polynomial-hash key kept (the longest hash
+/// input, GAR's, has 12 blocks).
+pub const MAX_HASH_BLOCKS: usize = 16;
+
+/// Expanded public parameters of one QuietOT session.
+#[derive(Clone, Debug)]
+pub struct QuietPublic {
+    /// AES-CTR key schedule of the public inputs.
+    pub inputs: Aes128,
+    /// `powers[i] = k^(i+1)` for the polynomial-hash key `k`.
+    pub powers: [Block; MAX_HASH_BLOCKS],
+    /// Key schedule of the output hash.
+    pub out: Aes128,
+    /// The 128-bit session id (what the keys were derived from).
+    pub session: Block,
+}
+
+impl QuietPublic {
+    /// Parameters for `label` (a domain label such as `b"quietot/bipsw"`)
+    /// from the shared `seed` and `salt` and the key length.
+    pub fn derive(label: &[u8], seed: Block, salt: Block, key_len: u64) -> QuietPublic {
+        let session = crate::otext::session_id_with(label, seed, &[salt.lo(), salt.hi(), key_len]);
+        let sub = |i: u64| crate::otext::session_id_with(label, session, &[key_len, i]);
+        let k = sub(2);
+        let mut powers = [Block::ZERO; MAX_HASH_BLOCKS];
+        let mut p = k;
+        for slot in powers.iter_mut() {
+            *slot = p;
+            p = gf128::mul(p, k);
+        }
+        QuietPublic {
+            inputs: Aes128::new(sub(1)),
+            powers,
+            out: Aes128::new(sub(3)),
+            session,
+        }
+    }
+
+    /// The polynomial hash `Σ b_i · k^(len − i)` of `blocks` (at most
+    /// [`MAX_HASH_BLOCKS`]; further blocks are ignored).
+    pub fn poly(&self, blocks: &[Block]) -> Block {
+        let n = blocks.len().min(MAX_HASH_BLOCKS);
+        let mut acc = Block::ZERO;
+        for (i, b) in blocks[..n].iter().enumerate() {
+            acc ^= gf128::mul(*b, self.powers[n - 1 - i]);
+        }
+        acc
+    }
+
+    /// Batched terms: `out[i] = Σ_g x[g·rows + i] · k^(top − g + 1)` with
+    /// `rows = out.len()` (`x` group-major: the blocks at distance `top − g`
+    /// from the end of `rows` hash inputs). Unreduced products on the
+    /// (V)PCLMULQDQ backend, one reduction per row.
+    pub fn poly_rows(&self, x: &[Block], top: usize, out: &mut [Block]) {
+        let rows = out.len();
+        if rows == 0 {
+            return;
+        }
+        let groups = (x.len() / rows).min(top + 1).min(MAX_HASH_BLOCKS);
+        let c: Vec<Block> = (0..groups).map(|g| self.powers[top - g]).collect();
+        let mut lo = vec![Block::ZERO; rows];
+        let mut hi = vec![Block::ZERO; rows];
+        gf128::mul_acc_rows_with(gf128::GfBackend::selected(), &c, x, &mut lo, &mut hi, &[]);
+        for ((o, l), h) in out.iter_mut().zip(lo).zip(hi) {
+            *o = gf128::reduce(l, h);
+        }
+    }
+
+    /// `b · k^(e+1)` (the term of a block at distance `e` from the end).
+    #[inline]
+    pub fn term(&self, b: Block, e: usize) -> Block {
+        gf128::mul(b, self.powers[e])
+    }
+
+    /// The output bits `lsb(AES(u) ⊕ u)` of the hashes `u` (in place: each
+    /// block is replaced by its full MMO output; the caller keeps bit 0).
+    pub fn finish(&self, u: &mut [Block]) {
+        self.out.mmo_blocks(u);
+    }
+}
+
+/// The sender's OTs of a batch: bit `j` of `bits[k]` is the message `s[j]`
+/// of OT `first + k` (`W = u8` for BIPSW's six, `u32` for GAR's 32).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QuietSenderOts<W> {
+    /// Index of the first OT (its `n`).
+    pub first: u64,
+    /// The message bits of each OT.
+    pub bits: Vec<W>,
+}
+
+/// The receiver's OTs of a batch: its index `c` and the bit `s[c]` per OT.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QuietReceiverOts {
+    /// Index of the first OT (its `n`).
+    pub first: u64,
+    /// The receiver's index `c` of each OT.
+    pub index: Vec<u8>,
+    /// `s[c]` (0 or 1) of each OT.
+    pub bits: Vec<u8>,
+}
+
+/// The receiver's expansion loop shared by both variants: for each batch
+/// of at most `batch` OTs starting at OT `n0`, `fill(n0, index, u)` writes
+/// the indices and hash inputs; the output bits are the hashes' low bits.
+pub(crate) fn receiver_batches(
+    pp: &QuietPublic,
+    first: u64,
+    batch: usize,
+    out: &mut QuietReceiverOts,
+    mut fill: impl FnMut(u64, &mut [u8], &mut [Block]),
+) {
+    let count = out.index.len().min(out.bits.len());
+    let mut u = vec![Block::ZERO; batch];
+    for (bi, (ic, bc)) in out.index[..count]
+        .chunks_mut(batch)
+        .zip(out.bits[..count].chunks_mut(batch))
+        .enumerate()
+    {
+        let n0 = first.wrapping_add((bi * batch) as u64);
+        let u = &mut u[..ic.len()];
+        fill(n0, ic, u);
+        pp.finish(u);
+        for (o, h) in bc.iter_mut().zip(u.iter()) {
+            *o = (h.0 & 1) as u8;
+        }
+    }
+}
+
+impl QuietReceiverOts {
+    /// `count` zeroed OTs starting at `first`.
+    pub fn zeroed(first: u64, count: usize) -> QuietReceiverOts {
+        QuietReceiverOts {
+            first,
+            index: vec![0; count],
+            bits: vec![0; count],
+        }
+    }
+}
