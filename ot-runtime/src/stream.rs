@@ -163,6 +163,12 @@ impl PrgKey {
     pub(crate) fn fill(&self, counter: u64, out: &mut [Block]) {
         self.0.ctr(counter, out);
     }
+
+    /// The AES instance of the stream (its round keys feed the fused
+    /// multi-key kernels of [`crate::vole`]).
+    pub(crate) fn aes(&self) -> &Aes128 {
+        &self.0
+    }
 }
 
 /// The expanded PRG keys of `seeds` (for [`prg_rows`], [`xor_prg_choice`]

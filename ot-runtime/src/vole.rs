@@ -26,7 +26,7 @@
 //! [`vole_sender_chunk`].
 
 use crate::bits::{check_len, ShapeError};
-use crate::stream::{prg_rows_chunk, PrgKey};
+use crate::stream::PrgKey;
 use crate::xor::{xor_into, xor_masked_into};
 use crate::{BitMatrix, Block};
 
@@ -34,16 +34,13 @@ use crate::{BitMatrix, Block};
 /// parameter: `2^k / k = 32` PRG blocks per OT at `k = 8`).
 pub const MAX_VOLE_DEPTH: usize = 8;
 
-/// Column blocks per tile: 32 blocks (512 bytes a row) is the width of the
-/// widest AES-CTR kernel, and `GROUP_LEAVES` rows of it plus the `k`
-/// partial sums of the schedule (at most 12 KiB) stay in L1.
+mod fused;
+
+use fused::{group_sums, put, MAX_GROUP_DEPTH};
+
+/// Column blocks per tile: 32 blocks (512 bytes a row); the `k` partial
+/// sums of the cross-group schedule (at most 4 KiB) stay in L1.
 pub(crate) const TILE_BLOCKS: usize = 32;
-
-/// `log2` of the leaves expanded per PRG call.
-const GROUP_DEPTH: usize = 4;
-
-/// Leaves expanded per PRG call (and summed in place within the buffer).
-const GROUP_LEAVES: usize = 1 << GROUP_DEPTH;
 
 /// Checks `k` and the leaf count; the number of trees.
 pub(crate) fn check_shape(
@@ -61,13 +58,14 @@ pub(crate) fn check_shape(
     Ok(leaves >> k)
 }
 
-/// Reusable per-call scratch: the expanded leaf group and the pending left
-/// partial sums of the cross-group schedule.
+/// Reusable per-call scratch: the current group sum, the pending left
+/// partial sums of the cross-group schedule and the portable path's rows.
 pub(crate) struct Scratch {
-    buf: BitMatrix,
+    node: Vec<Block>,
     stack: Vec<Block>,
+    rows: Vec<Block>,
     /// Leaf 0 of every tree is known to be unused (its coefficient is 0 in
-    /// every `V_b`): its PRG row is left zero instead of expanded.
+    /// every `V_b`): its PRG row is taken as zero instead of expanded.
     pub(crate) skip_first: bool,
 }
 
@@ -75,30 +73,22 @@ impl Scratch {
     /// Empty scratch (grown on first use).
     pub(crate) fn new() -> Scratch {
         Scratch {
-            buf: BitMatrix::default(),
+            node: Vec::new(),
             stack: Vec::new(),
+            rows: Vec::new(),
             skip_first: false,
         }
-    }
-}
-
-/// Rows `l` (mutably) and `r` of a row-major block array, `l != r`.
-fn row_pair(data: &mut [Block], bpr: usize, l: usize, r: usize) -> (&mut [Block], &[Block]) {
-    if l < r {
-        let (a, b) = data.split_at_mut(r * bpr);
-        (&mut a[l * bpr..(l + 1) * bpr], &b[..bpr])
-    } else {
-        let (a, b) = data.split_at_mut(l * bpr);
-        (&mut b[..bpr], &a[r * bpr..(r + 1) * bpr])
     }
 }
 
 /// One tile (stream blocks `counter..counter + tb`, columns `j0..j0 + tb`
 /// of the outputs, `bpr` blocks a row) of every tree: `u_t = ⊕_x G(s_x)`
 /// and `V_{t,b} = ⊕_{x_b = 1} G(s_x)` (overwritten: the tile's previous
-/// contents do not matter). The leaves are expanded 16 at a
-/// time across trees (a group is part of one tree for `k >= 4`, whole
-/// trees otherwise), so every PRG call fills 16 rows whatever `k`.
+/// contents do not matter). Per tree, groups of `2^g` leaves
+/// (`g = min(k, 3)`) go through the fused kernel ([`fused`]: AES and the
+/// first `g` cube levels in registers, `V_b` for `b < g` accumulated in
+/// place); the group sums continue along the cube as a binary counter
+/// (levels `g..k`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sums_tile(
     leaves: &[PrgKey],
@@ -111,80 +101,63 @@ pub(crate) fn sums_tile(
     bpr: usize,
     j0: usize,
 ) {
-    let g = k.min(GROUP_DEPTH);
-    let sub = 1usize << g;
-    let start = counter.saturating_mul(128);
-    let cols = counter.saturating_add(tb).saturating_mul(128);
+    let g = k.min(MAX_GROUP_DEPTH);
+    let gl = 1usize << g;
+    let ctr = counter as u64;
     s.stack.resize(k * tb, Block::ZERO);
-    for (gi, gkeys) in leaves.chunks(GROUP_LEAVES).enumerate() {
-        if s.skip_first {
-            s.buf.reset(gkeys.len(), tb * 128);
-            let first = (1usize << k) - 1;
-            for (j, row) in s.buf.as_blocks_mut().chunks_mut(tb).enumerate() {
-                if (gi * GROUP_LEAVES + j) & first == 0 {
-                    row.fill(Block::ZERO);
-                } else {
-                    gkeys[j].fill(counter as u64, row);
-                }
+    s.node.resize(tb, Block::ZERO);
+    for (gi, gkeys) in leaves.chunks_exact(gl).enumerate() {
+        let leaf = gi * gl;
+        let t = leaf >> k;
+        let pos = leaf & ((1 << k) - 1);
+        let vt = &mut v[t * k * bpr..(t + 1) * k * bpr];
+        {
+            // The first group of a tree stores its V_b, later ones add.
+            let mut rows: [&mut [Block]; MAX_GROUP_DEPTH] = Default::default();
+            for (slot, row) in rows.iter_mut().zip(vt.chunks_exact_mut(bpr)) {
+                *slot = &mut row[j0..j0 + tb];
             }
-        } else {
-            prg_rows_chunk(gkeys, cols, 1, start, tb * 128, &mut s.buf);
+            let node = if g == k {
+                &mut u[t * bpr + j0..][..tb]
+            } else {
+                &mut s.node[..]
+            };
+            let skip = s.skip_first && pos == 0;
+            group_sums(
+                gkeys,
+                skip,
+                ctr,
+                node,
+                &mut rows[..g],
+                pos == 0,
+                &mut s.rows,
+            );
         }
-        let buf = s.buf.as_blocks_mut();
-        for (si, sbuf) in buf.chunks_mut(sub * tb).enumerate() {
-            let leaf = gi * GROUP_LEAVES + si * sub;
-            let t = leaf >> k;
-            let vt = &mut v[t * k * bpr..(t + 1) * k * bpr];
-            // Within the subcube, in place: the pair (i, i + 2^b) of
-            // level-b partial sums (leaves agreeing outside bits b..g,
-            // differing in bit b) adds its right half into V_b and both
-            // into the left.
-            // The first contribution to a row of the tile (first subcube
-            // of the tree, first pair) is stored, later ones XORed in, so
-            // the outputs need no clearing beforehand.
-            let first_cube = leaf & ((1 << k) - 1) < sub;
-            for b in 0..g {
-                let step = 1usize << b;
-                let vb = &mut vt[b * bpr + j0..][..tb];
-                for i in (0..sub).step_by(2 * step) {
-                    let (l, r) = row_pair(sbuf, tb, i, i + step);
-                    put(vb, r, first_cube && i == 0);
-                    xor_into(l, r);
-                }
-            }
-            // Across the subcubes of a tree: a binary counter over their
-            // sums. An even node waits on the stack of its level; an odd
-            // one adds into V of its level, absorbs its left sibling and
-            // carries one level up; the level-k node is `u_t`.
-            let node = &mut sbuf[..tb];
-            let (mut level, mut idx) = (g, (leaf & ((1 << k) - 1)) >> g);
-            loop {
-                if level == k {
-                    u[t * bpr + j0..][..tb].copy_from_slice(node);
-                    break;
-                }
-                let pending = &mut s.stack[level * tb..(level + 1) * tb];
-                if idx & 1 == 0 {
-                    pending.copy_from_slice(node);
-                    break;
-                }
-                // The first odd node of a level is its first contribution.
-                put(&mut vt[level * bpr + j0..][..tb], node, idx == 1);
-                xor_into(node, pending);
-                level += 1;
-                idx >>= 1;
-            }
+        if g == k {
+            continue;
         }
-    }
-}
-
-/// `dst = src` when `first`, else `dst ^= src`.
-#[inline]
-fn put(dst: &mut [Block], src: &[Block], first: bool) {
-    if first {
-        dst.copy_from_slice(src);
-    } else {
-        xor_into(dst, src);
+        // Across the groups of a tree: a binary counter over their sums.
+        // An even node waits on the stack of its level; an odd one adds
+        // into V of its level, absorbs its left sibling and carries one
+        // level up; the level-k node is `u_t`.
+        let node = &mut s.node[..];
+        let (mut level, mut idx) = (g, pos >> g);
+        loop {
+            if level == k {
+                u[t * bpr + j0..][..tb].copy_from_slice(node);
+                break;
+            }
+            let pending = &mut s.stack[level * tb..(level + 1) * tb];
+            if idx & 1 == 0 {
+                pending.copy_from_slice(node);
+                break;
+            }
+            // The first odd node of a level is its first contribution.
+            put(&mut vt[level * bpr + j0..][..tb], node, idx == 1);
+            xor_into(node, pending);
+            level += 1;
+            idx >>= 1;
+        }
     }
 }
 
