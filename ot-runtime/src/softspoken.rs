@@ -209,8 +209,9 @@ pub fn ss_receiver_vole(keys: &VoleSenderKeys, r: &Bits, cols: usize, threads: u
 /// matrix: rows `0..T·k` are `V` (row `t·k + b` = `⊕_{x_b = 1} G(s_{t,x})`),
 /// rows `T·k..T·k + T` the corrections `c_t = u_t ⊕ r`
 /// (`u_t = ⊕_x G(s_{t,x})`), computed tile by tile straight into `out`.
-/// An invalid key set gives zero rows. `threads` is not used (one core per
-/// party; the chunks of a stream pipeline the two parties).
+/// An invalid key set gives zero rows. `threads > 1` splits the trees
+/// (independent VOLEs, each writing its own rows) over that many rayon
+/// tasks; the output is the same for every `threads`.
 pub fn ss_receiver_vole_chunk(
     keys: &VoleSenderKeys,
     r: &Bits,
@@ -220,7 +221,6 @@ pub fn ss_receiver_vole_chunk(
     len: usize,
     out: &mut BitMatrix,
 ) {
-    let _ = threads;
     let len = len.min(cols.saturating_sub(offset));
     let k = keys.k;
     let ok = (1..=MAX_VOLE_DEPTH).contains(&k) && keys.keys.len().is_multiple_of(1 << k);
@@ -236,15 +236,34 @@ pub fn ss_receiver_vole_chunk(
     bits_blocks(r, offset / 128, &mut rb);
     let (v, u) = ob.split_at_mut(rows_v * bpr);
     let base = offset / 128;
-    let mut s = Scratch::new();
-    let mut j0 = 0;
-    while j0 < bpr {
-        let tb = TILE_BLOCKS.min(bpr - j0);
-        sums_tile(&keys.keys, k, base + j0, tb, &mut s, u, v, bpr, j0);
-        for row in u.chunks_exact_mut(bpr) {
-            xor_into(&mut row[j0..j0 + tb], &rb[j0..j0 + tb]);
+    // Trees per task: whole trees, so every task owns its rows of V and u.
+    let per = trees.div_ceil(threads.clamp(1, trees));
+    let run = |keys: &[PrgKey], v: &mut [Block], u: &mut [Block]| {
+        let mut s = Scratch::new();
+        let mut j0 = 0;
+        while j0 < bpr {
+            let tb = TILE_BLOCKS.min(bpr - j0);
+            sums_tile(keys, k, base + j0, tb, &mut s, u, v, bpr, j0);
+            for row in u.chunks_exact_mut(bpr) {
+                xor_into(&mut row[j0..j0 + tb], &rb[j0..j0 + tb]);
+            }
+            j0 += tb;
         }
-        j0 += tb;
+    };
+    if per >= trees {
+        run(&keys.keys, v, u);
+    } else {
+        let run = &run;
+        rayon::scope(|sc| {
+            let parts = keys
+                .keys
+                .chunks(per << k)
+                .zip(v.chunks_mut(per * k * bpr))
+                .zip(u.chunks_mut(per * bpr));
+            for ((keys, v), u) in parts {
+                sc.spawn(move |_| run(keys, v, u));
+            }
+        });
     }
     for row in ob.chunks_exact_mut(bpr) {
         clear_padding(row, len);
@@ -399,7 +418,7 @@ mod tests {
         let mut off = 0;
         while off < cols {
             let len = chunk.min(cols - off);
-            ss_receiver_vole_chunk(&sk, &r, cols, 1, off, len, &mut vu);
+            ss_receiver_vole_chunk(&sk, &r, cols, 1 + off % 3, off, len, &mut vu);
             ss_corrections_chunk(&vu, trees, off, len, &mut c);
             assert_eq!((c.rows(), c.cols()), (trees, len));
             let mut t = vec![Block::ZERO; len];

@@ -177,6 +177,16 @@ pub fn prg_keys(seeds: &[Block]) -> Vec<PrgKey> {
     seeds.iter().map(|&s| PrgKey(Aes128::new(s))).collect()
 }
 
+/// [`prg_keys`] pinned to one AES backend (`None` if this CPU lacks it),
+/// to test the multi-key kernels' backends against each other.
+#[cfg(test)]
+pub(crate) fn prg_keys_on(seeds: &[Block], backend: crate::aes::AesBackend) -> Option<Vec<PrgKey>> {
+    seeds
+        .iter()
+        .map(|&s| Aes128::with_backend(s, backend).map(PrgKey))
+        .collect()
+}
+
 /// `T` of IKNP: row `j` is the first `cols` bits of `G(seeds[j])`, the
 /// AES-CTR PRG of [`crate::prg`] ([IKNP03, Fig. 1], the receiver's
 /// `t^j = G(k_j^0)`). Full variant of [`prg_rows_chunk`].

@@ -324,8 +324,9 @@ pub fn vole_receiver(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aes::AesBackend;
     use crate::prg::Prg;
-    use crate::stream::prg_keys;
+    use crate::stream::{prg_keys, prg_keys_on};
     use crate::{Bits, Rng};
     use proptest::prelude::*;
     use rand_core::RngCore;
@@ -383,15 +384,25 @@ mod tests {
         out
     }
 
-    /// Checks the fast kernels against the reference, full and chunked,
-    /// with the punctured key replaced by the zero seed's and by garbage.
+    /// [`check_on`] with every AES backend this CPU has (VAES, AES-NI:
+    /// the fused kernels; soft: the portable path).
     fn check(rng: &mut Rng, k: usize, trees: usize, cols: usize) {
+        for backend in AesBackend::available() {
+            check_on(rng, k, trees, cols, backend);
+        }
+    }
+
+    /// Checks the kernels on `backend` against the reference, full and
+    /// chunked, with the punctured key replaced by the zero seed's and by
+    /// garbage.
+    fn check_on(rng: &mut Rng, k: usize, trees: usize, cols: usize, backend: AesBackend) {
+        let keys_of = |s: &[Block]| prg_keys_on(s, backend).unwrap_or_else(|| prg_keys(s));
         let seeds = random_seeds(rng, trees << k);
         let deltas: Vec<usize> = (0..trees)
             .map(|_| rng.next_u32() as usize % (1 << k))
             .collect();
         let (ru, rv, rw) = reference(&seeds, k, &deltas, cols);
-        let keys = prg_keys(&seeds);
+        let keys = keys_of(&seeds);
         let (u, v) = vole_sender(&keys, k, cols).unwrap();
         assert_eq!(u, ru, "u k={k} trees={trees} cols={cols}");
         assert_eq!(v, rv, "V k={k} trees={trees} cols={cols}");
@@ -404,7 +415,7 @@ mod tests {
                 rng.next_block()
             };
         }
-        let pkeys = prg_keys(&punct);
+        let pkeys = keys_of(&punct);
         let w = vole_receiver(&pkeys, k, &deltas, cols).unwrap();
         assert_eq!(w, rw, "W k={k} trees={trees} cols={cols}");
 
@@ -517,6 +528,19 @@ mod tests {
         ) {
             let mut rng = Rng::deterministic_for_tests(seed);
             check(&mut rng, k, trees, cols);
+        }
+
+        /// Every k on every backend, including tails shorter than a
+        /// kernel step and chunks starting mid-stream.
+        #[test]
+        fn vole_prop_every_k_every_backend(
+            seed in any::<u64>(),
+            cols in 1usize..400,
+        ) {
+            let mut rng = Rng::deterministic_for_tests(seed);
+            for k in 1..=MAX_VOLE_DEPTH {
+                check(&mut rng, k, 1 + (seed as usize % 2), cols);
+            }
         }
 
         #[test]
