@@ -9,12 +9,13 @@
 //! that AES floor.
 //!
 //! ```text
-//! cargo run --release -p ot-runtime --example softspoken_speed [-- k... [--iters N]]
+//! cargo run --release -p ot-runtime --example softspoken_speed [-- k... [--iters N] [--only KERNEL]]
 //! ```
 //!
-//! A small `--iters` (e.g. 3) makes a run short enough for an
-//! instruction-count profiler; the figures printed are then per OT of one
-//! chunk.
+//! `--only recv|corrections|transpose|sender|prg|aes` repeats only that
+//! kernel `--iters` times (the others run once): the difference of the
+//! instruction counts of two runs with different `--iters`, divided by
+//! the difference times 16384, is the kernel's instructions per OT.
 
 use ot_runtime::abo::*;
 use ot_runtime::aes::Aes128;
@@ -41,10 +42,13 @@ fn best_ns(iters: usize, mut f: impl FnMut()) -> f64 {
 fn main() {
     let mut ks = Vec::new();
     let mut iters = 200usize;
+    let mut only: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--iters" {
             iters = args.next().and_then(|v| v.parse().ok()).unwrap_or(iters);
+        } else if a == "--only" {
+            only = args.next();
         } else if let Ok(k) = a.parse::<usize>() {
             ks.push(k);
         }
@@ -53,11 +57,18 @@ fn main() {
         ks = vec![2, 4, 8];
     }
     let iters = iters.max(1);
+    // With `--only NAME`, the other kernels run once (their figures are
+    // then single-run): instruction counts of two runs with different
+    // `--iters` differ by the named kernel's work only.
+    let its = |name: &str| match &only {
+        Some(o) if o != name => 1,
+        _ => iters,
+    };
     let mut rng = Rng::deterministic_for_tests(1);
     // Raw AES: one key, 4096 counter blocks per call.
     let aes = Aes128::new(rng.next_block());
     let mut blocks = vec![Block::ZERO; 4096];
-    let aes_ns = best_ns(iters, || aes.ctr(0, &mut blocks)) * LEN as f64 / blocks.len() as f64;
+    let aes_ns = best_ns(its("aes"), || aes.ctr(0, &mut blocks)) * LEN as f64 / blocks.len() as f64;
     println!(
         "aes ctr ({}): {:.1} M blocks/s ({aes_ns:.3} ns/block)",
         ot_runtime::aes::backend_name(),
@@ -84,19 +95,23 @@ fn main() {
         // Fill once so the chained kernels see real inputs.
         ss_receiver_vole_chunk(&sk, &r, LEN, 1, 0, LEN, &mut vu);
         ss_corrections_chunk(&vu, trees, 0, LEN, &mut c);
-        let recv = best_ns(iters, || {
+        let recv = best_ns(its("recv"), || {
             ss_receiver_vole_chunk(&sk, &r, LEN, 1, 0, LEN, &mut vu)
         });
-        let corr = best_ns(iters, || ss_corrections_chunk(&vu, trees, 0, LEN, &mut c));
-        let tr = best_ns(iters, || transpose_columns_chunk(&vu, 1, 0, LEN, &mut t));
-        let send = best_ns(iters, || {
+        let corr = best_ns(its("corrections"), || {
+            ss_corrections_chunk(&vu, trees, 0, LEN, &mut c)
+        });
+        let tr = best_ns(its("transpose"), || {
+            transpose_columns_chunk(&vu, 1, 0, LEN, &mut t)
+        });
+        let send = best_ns(its("sender"), || {
             ss_sender_columns_chunk(&rk, &c, 1, 0, LEN, &mut q)
         });
         // The AES floor: the PRG of every leaf row, one batched call per row.
         let seeds: Vec<Block> = (0..trees << k).map(|_| rng.next_block()).collect();
         let keys = prg_keys(&seeds);
         let mut m = BitMatrix::default();
-        let prg = best_ns(iters, || prg_rows_chunk(&keys, LEN, 1, 0, LEN, &mut m));
+        let prg = best_ns(its("prg"), || prg_rows_chunk(&keys, LEN, 1, 0, LEN, &mut m));
         let floor = aes_ns * (trees << k) as f64 / 128.0;
         println!(
             "k={k}: recv vole {recv:.2} ns/OT, corrections {corr:.2}, transpose {tr:.2}, \
