@@ -10,7 +10,7 @@
 //! receiver) knows `Δ_t` (its punctured indices) and gets
 //! `W = V ⊕ Δ·u` row by row. The receiver sends the corrections
 //! `c_t = u_t ⊕ r` (one row per tree: `T` bits per OT instead of IKNP's
-//! 128), and the sender's `Q = W ⊕ Δ·c = V ⊕ Δ·r` (eprint 2022/192, §3:
+//! 128), and the sender's `Q = W ⊕ Δ·c = V ⊕ Δ·r` (eprint 2022/192, §3.2, Fig. 8:
 //! subspace VOLE with the repetition code, which is OT extension). The
 //! first 128 rows of `V` and `Q` are IKNP's `T` and `Q` with
 //! `s = Δ` = bits `0..128` of `(Δ_0, Δ_1, …)` (`Δ_t` little-endian): for

@@ -1,4 +1,4 @@
-//! The small-field subspace-VOLE kernels of SoftSpokenOT [Roy22, §4–5]
+//! The small-field VOLE kernels of SoftSpokenOT [Roy22, §3.1, Fig. 7]
 //! (eprint 2022/192): from the `2^k` leaf seeds of each all-but-one OT
 //! ([`crate::ggm`]), the PRG rows of the leaves are summed into a VOLE over
 //! `F_2` with a global key in `F_2^k`.
@@ -14,16 +14,17 @@
 //!   gets `W_{t,b} = ⊕_{x ≠ Δ_t : (x ⊕ Δ_t)_b = 1} G(s_{t,x})`,
 //!
 //! so that `W_{t,b} = V_{t,b} ⊕ Δ_{t,b} · u_t`: the `k` rows are the
-//! coordinates of `Σ_x x·G(s_x)` and `Σ_x (x ⊕ Δ)·G(s_x)` of [Roy22, §4],
+//! coordinates of `Σ_x x·G(s_x)` and `Σ_x (x ⊕ Δ)·G(s_x)` of [Roy22, §3.1],
 //! and the punctured leaf never matters because its coefficient
 //! `Δ_t ⊕ Δ_t` is zero.
 //!
 //! This is where SoftSpoken spends its `2^k / k` PRG work per OT, so the
 //! kernels are streamed like those of [`crate::stream`] (same chunk
 //! convention: columns `offset..offset + len`, PRG counter `offset / 128`)
-//! and tiled: a tile of 32 column blocks of 16 leaves is expanded at a time
-//! into an L1-resident buffer and summed there along the cube schedule of
-//! [`vole_sender_chunk`].
+//! and tiled by 32 column blocks; within a tile, groups of up to 8 leaves
+//! of a tree are expanded and summed in registers by the fused kernel of
+//! [`fused`] (the leaves' PRG outputs never reach memory), and the group
+//! sums continue along the cube schedule of [`vole_sender_chunk`].
 
 use crate::bits::{check_len, ShapeError};
 use crate::stream::PrgKey;
@@ -208,7 +209,7 @@ fn sums_chunk(
     clear_padding(v);
 }
 
-/// The VOLE sender's chunk [Roy22, §4, Fig. 4 with the leaves of §5]:
+/// The VOLE sender's chunk [Roy22, §3.1, Fig. 7]:
 /// columns `offset..offset + len` of `u` (`trees x len`, row `t` =
 /// `⊕_x G(s_{t,x})`) and `V` (`trees * k x len`, row `t * k + b` =
 /// `⊕_{x : x_b = 1} G(s_{t,x})`), where `leaves[t * 2^k + x]` is the key of
@@ -218,20 +219,20 @@ fn sums_chunk(
 /// (the chunk convention of [`crate::stream`]).
 ///
 /// Schedule: each leaf's chunk of its stream is produced once, in tiles of
-/// 32 column blocks and groups of 16 leaves (one batched AES-CTR call per
-/// group and tile; for `k < 4` a group holds several whole trees), and
-/// summed in place along the cube: at level `b` the
-/// two halves of every `(b+1)`-subcube (leaves agreeing on bits `> b`)
-/// are combined, the right half (`x_b = 1`) added into `V_b` and into the
-/// left, whose sum moves up a level; the group sums continue as a binary
-/// counter (an even node waits on a per-level stack until its odd sibling
-/// arrives). Each of the `2^k − 1` internal nodes costs two row XORs
-/// (right half into `V_b`, right into left), so `2^(k+1) − 2` row XORs
+/// 32 column blocks, and summed along the cube: at level `b` the two
+/// halves of every `(b+1)`-subcube (leaves agreeing on bits `> b`) are
+/// combined, the right half (`x_b = 1`) added into `V_b` and into the
+/// left, whose sum moves up a level. Each of the `2^k − 1` internal nodes
+/// costs two XORs (right half into `V_b`, right into left), `2^(k+1) − 2`
 /// per tree against `(k/2 + 1)·2^k` for adding every leaf into `u` and its
-/// `V_b`s (`k = 8`: 510 against 1280; for `k <= 3` it equals `2^k + k`).
-/// Half of the XORs combine the two halves of a subcube, the other half
-/// accumulate a right half into its `V_b`; both run over 32-block rows
-/// held in L1, so their cost is that of the block-XOR kernel.
+/// `V_b`s. The first `g = min(k, 3)` levels run in registers, fused with
+/// the AES-CTR of the group's `2^g` leaves (16 AES chains in flight on
+/// VAES, see [`fused`]); only the group's `u_g` and its `g` partial `V_b`
+/// rows are written. The group sums continue as a binary counter over
+/// 32-block rows in L1 (an even node waits on a per-level stack until its
+/// odd sibling arrives), `2^(k−g+1) − 2` row XORs per tree. For `k <= 3`
+/// a tree is one group: its outputs are written once, straight from
+/// registers.
 ///
 /// Errors (nothing written): `k` outside `1..=MAX_VOLE_DEPTH` or
 /// `leaves.len()` not a multiple of `2^k`.
@@ -249,7 +250,7 @@ pub fn vole_sender_chunk(
 }
 
 /// The VOLE sender's `(u, V)` over the full width `cols`: the chunk
-/// variant [`vole_sender_chunk`] at offset 0 ([Roy22, §4]).
+/// variant [`vole_sender_chunk`] at offset 0 ([Roy22, §3.1]).
 pub fn vole_sender(
     leaves: &[PrgKey],
     k: usize,
@@ -260,7 +261,7 @@ pub fn vole_sender(
     Ok((u, v))
 }
 
-/// The VOLE receiver's chunk [Roy22, §4–5]: columns `offset..offset + len`
+/// The VOLE receiver's chunk [Roy22, §3.1, Fig. 7]: columns `offset..offset + len`
 /// of `W` (`trees * k x len`, row `t * k + b` =
 /// `⊕_{x ≠ Δ_t : (x ⊕ Δ_t)_b = 1} G(s_{t,x})`), with `leaves` laid out as
 /// for [`vole_sender_chunk`] and `deltas[t] = Δ_t`. The key at the
@@ -309,7 +310,7 @@ pub fn vole_receiver_chunk(
 }
 
 /// The VOLE receiver's `W` over the full width `cols`: the chunk variant
-/// [`vole_receiver_chunk`] at offset 0 ([Roy22, §4–5]).
+/// [`vole_receiver_chunk`] at offset 0 ([Roy22, §3.1]).
 pub fn vole_receiver(
     leaves: &[PrgKey],
     k: usize,
