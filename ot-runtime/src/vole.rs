@@ -89,7 +89,8 @@ impl Scratch {
 /// (`g = min(k, 3)`) go through the fused kernel ([`fused`]: AES and the
 /// first `g` cube levels in registers, `V_b` for `b < g` accumulated in
 /// place); the group sums continue along the cube as a binary counter
-/// (levels `g..k`).
+/// (levels `g..k`). With `mask` (the tile's `tb` blocks), every `u_t` is
+/// written as `u_t ⊕ mask` (the receiver's corrections `u_t ⊕ r`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sums_tile(
     leaves: &[PrgKey],
@@ -101,6 +102,7 @@ pub(crate) fn sums_tile(
     v: &mut [Block],
     bpr: usize,
     j0: usize,
+    mask: Option<&[Block]>,
 ) {
     let g = k.min(MAX_GROUP_DEPTH);
     let gl = 1usize << g;
@@ -131,6 +133,7 @@ pub(crate) fn sums_tile(
                 node,
                 &mut rows[..g],
                 pos == 0,
+                if g == k { mask } else { None },
                 &mut s.rows,
             );
         }
@@ -145,7 +148,11 @@ pub(crate) fn sums_tile(
         let (mut level, mut idx) = (g, pos >> g);
         loop {
             if level == k {
-                u[t * bpr + j0..][..tb].copy_from_slice(node);
+                let ut = &mut u[t * bpr + j0..][..tb];
+                ut.copy_from_slice(node);
+                if let Some(m) = mask {
+                    xor_into(ut, m);
+                }
                 break;
             }
             let pending = &mut s.stack[level * tb..(level + 1) * tb];
@@ -201,7 +208,7 @@ fn sums_chunk(
     while j0 < bpr {
         let tb = TILE_BLOCKS.min(bpr - j0);
         let counter = base.saturating_add(j0);
-        sums_tile(leaves, k, counter, tb, &mut s, ub, vb, bpr, j0);
+        sums_tile(leaves, k, counter, tb, &mut s, ub, vb, bpr, j0, None);
         finish(ub, vb, bpr, j0, tb);
         j0 += tb;
     }

@@ -43,8 +43,11 @@ pub(crate) fn put(dst: &mut [Block], src: &[Block], first: bool) {
 /// with `n = u.len()` (every `v[b]` has length `n`). Writes
 /// `u = ⊕_x G(s_x)` and, for `b < g`, `v[b] = ⊕_{x_b = 1} G(s_x)` when
 /// `first`, else `v[b] ^=` it. With `skip_first`, leaf 0's row is taken as
-/// zero and not expanded (the punctured leaf of a re-indexed tree).
-/// `scratch` is reused by the portable path.
+/// zero and not expanded (the punctured leaf of a re-indexed tree). With
+/// `mask` (length `n`), `u ^= mask` as it is written (the receiver's
+/// correction `u ⊕ r`, without another pass over `u`). `scratch` is
+/// reused by the portable path.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn group_sums(
     keys: &[PrgKey],
     skip_first: bool,
@@ -52,16 +55,21 @@ pub(crate) fn group_sums(
     u: &mut [Block],
     v: &mut [&mut [Block]],
     first: bool,
+    mask: Option<&[Block]>,
     scratch: &mut Vec<Block>,
 ) {
     let g = v.len();
     debug_assert!((1..=MAX_GROUP_DEPTH).contains(&g) && keys.len() == 1 << g);
     debug_assert!(v.iter().all(|r| r.len() == u.len()));
+    let mask = mask.filter(|m| m.len() == u.len());
     #[cfg(target_arch = "x86_64")]
-    if fast::group_sums(keys, skip_first, counter, u, v, first) {
+    if fast::group_sums(keys, skip_first, counter, u, v, first, mask) {
         return;
     }
     portable(keys, skip_first, counter, u, v, first, scratch);
+    if let Some(m) = mask {
+        xor_into(u, m);
+    }
 }
 
 /// The portable group: every leaf's row into scratch, then the cube sums
@@ -114,7 +122,9 @@ mod fast {
         u: &mut [Block],
         v: &mut [&mut [Block]],
         first: bool,
+        mask: Option<&[Block]>,
     ) -> bool {
+        let m = mask.map_or(core::ptr::null(), |m| m.as_ptr());
         const NONE: [Block; 11] = [Block::ZERO; 11];
         let mut rks = [&NONE; 8];
         let mut backend = None;
@@ -142,8 +152,9 @@ mod fast {
                 };
                 // SAFETY: the backend was detected when the keys were built
                 // (an `Aes128` is only made on a supported backend); `u` and
-                // every `v[b]` are valid for `n` blocks (checked by the
-                // caller: `v[b].len() == u.len()`), and the kernel writes
+                // every `v[b]` (and `m` unless null) are valid for `n`
+                // blocks (checked by the caller: `v[b].len() == u.len()`,
+                // the mask filtered to that length), and the kernel writes
                 // whole steps in bounds and the tail through scratch.
                 unsafe {
                     if skip_first {
@@ -154,6 +165,7 @@ mod fast {
                             u.as_mut_ptr(),
                             v,
                             first,
+                            m,
                         )
                     } else {
                         $m::group::<{ 1 << $g }, $g, $w, false>(
@@ -163,6 +175,7 @@ mod fast {
                             u.as_mut_ptr(),
                             v,
                             first,
+                            m,
                         )
                     }
                 }
@@ -200,8 +213,8 @@ mod fast {
                 /// [`super::super::group_sums`].
                 ///
                 /// # Safety
-                /// The CPU has `$feat`; `u` and each `v[b]` are valid for
-                /// `n` blocks.
+                /// The CPU has `$feat`; `u`, each `v[b]` and `m` (unless
+                /// null: then no mask) are valid for `n` blocks.
                 #[target_feature(enable = $feat)]
                 pub(in super::super) unsafe fn group<
                     const G: usize,
@@ -215,6 +228,7 @@ mod fast {
                     u: *mut Block,
                     v: [*mut Block; GD],
                     first: bool,
+                    m: *const Block,
                 ) {
                     let s = $lanes * W;
                     let mut i = 0;
@@ -223,7 +237,15 @@ mod fast {
                         for p in vi.iter_mut() {
                             *p = p.add(i);
                         }
-                        step::<G, GD, W, SKIP>(rk, c.wrapping_add(i as u64), u.add(i), vi, first);
+                        let mi = if m.is_null() { m } else { m.add(i) };
+                        step::<G, GD, W, SKIP>(
+                            rk,
+                            c.wrapping_add(i as u64),
+                            u.add(i),
+                            vi,
+                            first,
+                            mi,
+                        );
                         i += s;
                     }
                     if i < n {
@@ -244,8 +266,12 @@ mod fast {
                             tu.as_mut_ptr(),
                             pv,
                             true,
+                            core::ptr::null(),
                         );
                         let r = n - i;
+                        if !m.is_null() {
+                            xor_into(&mut tu[..r], core::slice::from_raw_parts(m.add(i), r));
+                        }
                         core::ptr::copy_nonoverlapping(tu.as_ptr(), u.add(i), r);
                         for (b, t) in tv.iter().enumerate() {
                             let dst = core::slice::from_raw_parts_mut(v[b].add(i), r);
@@ -268,6 +294,7 @@ mod fast {
                     u: *mut Block,
                     v: [*mut Block; GD],
                     first: bool,
+                    m: *const Block,
                 ) {
                     let mut ctr = [$zero; W];
                     {
@@ -333,7 +360,12 @@ mod fast {
                     }
                     for w in 0..W {
                         let $sp = u.add($lanes * w);
-                        let $sv = x[0][w];
+                        let $sv = if m.is_null() {
+                            x[0][w]
+                        } else {
+                            let $lp = m.add($lanes * w);
+                            $xor(x[0][w], $ld)
+                        };
                         $st;
                     }
                     for (b, ab) in acc.iter().enumerate() {
