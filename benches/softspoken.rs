@@ -18,9 +18,7 @@
 //! its distance from AES speed).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ot::runtime::abo::{
-    abo_choice_bits, abo_masked_sums, abo_receiver_leaves, abo_sender_leaves,
-};
+use ot::runtime::abo::{abo_choice_bits, abo_masked_sums, abo_receiver_leaves, abo_sender_leaves};
 use ot::runtime::aes::Aes128;
 use ot::runtime::channel::{Channel, MemoryChannel};
 use ot::runtime::rng::Rng;
@@ -110,7 +108,11 @@ fn bench_protocols(c: &mut Criterion) {
                 };
                 e.with_base(BaseOtKind::Co15)
             };
-            let name = if malicious { "malicious_random" } else { "random" };
+            let name = if malicious {
+                "malicious_random"
+            } else {
+                "random"
+            };
             g.bench_with_input(BenchmarkId::new(name, k), &k, |b, _| {
                 b.iter(|| {
                     let (y, x) = pair(
@@ -121,11 +123,15 @@ fn bench_protocols(c: &mut Criterion) {
                 })
             });
             // Correlated OT: the all-but-one OTs once, then the timed batch.
-            let name = if malicious { "malicious_correlated" } else { "correlated" };
+            let name = if malicious {
+                "malicious_correlated"
+            } else {
+                "correlated"
+            };
             g.bench_with_input(BenchmarkId::new(name, k), &k, |b, _| {
                 b.iter_custom(|iters| {
                     let (mut a, mut bch) = MemoryChannel::pair();
-                    let delta = Block(0x5eed_0f_de17a);
+                    let delta = Block(0x05ee_d0fd_e17a);
                     std::thread::scope(|sc| {
                         let r = &r;
                         let h = sc.spawn(move || {
