@@ -18,13 +18,12 @@
 //! its distance from AES speed).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ot::runtime::abo::{abo_choice_bits, abo_masked_sums, abo_receiver_leaves, abo_sender_leaves};
 use ot::runtime::aes::Aes128;
 use ot::runtime::channel::{Channel, MemoryChannel};
 use ot::runtime::rng::Rng;
 use ot::runtime::softspoken::{
-    ss_corrections_chunk, ss_receiver_keys, ss_receiver_vole_chunk, ss_sender_columns_chunk,
-    ss_sender_keys, ss_trees,
+    ss_corrections_chunk, ss_keys_in_the_clear, ss_receiver_vole_chunk, ss_sender_columns_chunk,
+    ss_trees,
 };
 use ot::runtime::{BitMatrix, Bits, Block};
 use ot::{
@@ -65,18 +64,7 @@ fn bench_kernels(c: &mut Criterion) {
     let mut rng = Rng::deterministic_for_tests(2);
     for k in [2usize, 4, 8] {
         let trees = ss_trees(k);
-        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
-        let alphas: Vec<usize> = (0..trees).map(|t| (t * 7) % (1 << k)).collect();
-        let base: Vec<[Block; 2]> = (0..trees * k)
-            .map(|_| [rng.next_block(), rng.next_block()])
-            .collect();
-        let ch = abo_choice_bits(&alphas, k);
-        let chosen: Vec<Block> = (0..trees * k)
-            .map(|i| base[i][usize::from(ch.get(i))])
-            .collect();
-        let masked = abo_masked_sums(&roots, k, &base);
-        let sk = ss_sender_keys(&abo_sender_leaves(&roots, k));
-        let rk = ss_receiver_keys(&abo_receiver_leaves(&alphas, k, &masked, &ch, &chosen));
+        let (sk, rk) = ss_keys_in_the_clear(&mut rng, k, None);
         let r = Bits::random(&mut rng, CHUNK);
         let (mut vu, mut cc) = (BitMatrix::default(), BitMatrix::default());
         ss_receiver_vole_chunk(&sk, &r, CHUNK, 1, 0, CHUNK, &mut vu);

@@ -17,7 +17,6 @@
 //! instruction counts of two runs with different `--iters`, divided by
 //! the difference times 16384, is the kernel's instructions per OT.
 
-use ot_runtime::abo::*;
 use ot_runtime::aes::Aes128;
 use ot_runtime::softspoken::*;
 use ot_runtime::stream::*;
@@ -76,18 +75,7 @@ fn main() {
     );
     for k in ks {
         let trees = ss_trees(k);
-        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
-        let alphas: Vec<usize> = (0..trees).map(|t| (t * 7) % (1 << k)).collect();
-        let base: Vec<[Block; 2]> = (0..trees * k)
-            .map(|_| [rng.next_block(), rng.next_block()])
-            .collect();
-        let ch = abo_choice_bits(&alphas, k);
-        let chosen: Vec<Block> = (0..trees * k)
-            .map(|i| base[i][usize::from(ch.get(i))])
-            .collect();
-        let masked = abo_masked_sums(&roots, k, &base);
-        let sk = ss_sender_keys(&abo_sender_leaves(&roots, k));
-        let rk = ss_receiver_keys(&abo_receiver_leaves(&alphas, k, &masked, &ch, &chosen));
+        let (sk, rk) = ss_keys_in_the_clear(&mut rng, k, None);
         let r = Bits::random(&mut rng, LEN);
         let (mut vu, mut c) = (BitMatrix::default(), BitMatrix::default());
         let mut t = vec![Block::ZERO; LEN];

@@ -197,6 +197,41 @@ pub fn ss_session_id(salt: Block, m: usize, k: usize) -> Block {
     crate::otext::session_id_with(SESSION_DOMAIN, salt, &[m as u64, k as u64])
 }
 
+/// Both parties' keys from all-but-one OTs run in the clear inside one
+/// process (roots, punctured indices and base-OT keys drawn from `rng`,
+/// `k` clamped to `1..=MAX_VOLE_DEPTH`), with the batch keys of the
+/// Delta-OT variant for `Some(batch)`: for tests and benchmarks of the
+/// chunk kernels only (one process knows both sides, so nothing is
+/// secret; the protocols get their keys from `abo_ot.otp`).
+pub fn ss_keys_in_the_clear(
+    rng: &mut crate::Rng,
+    k: usize,
+    batch: Option<usize>,
+) -> (VoleSenderKeys, VoleReceiverKeys) {
+    use crate::abo::{abo_choice_bits, abo_masked_sums, abo_receiver_leaves, abo_sender_leaves};
+    use rand_core::RngCore;
+    let k = k.clamp(1, MAX_VOLE_DEPTH);
+    let trees = ss_trees(k);
+    let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
+    let alphas: Vec<usize> = (0..trees)
+        .map(|_| rng.next_u32() as usize % (1 << k))
+        .collect();
+    let base: Vec<[Block; 2]> = (0..trees * k)
+        .map(|_| [rng.next_block(), rng.next_block()])
+        .collect();
+    let choices = abo_choice_bits(&alphas, k);
+    let chosen: Vec<Block> = (0..trees * k)
+        .map(|i| base[i][usize::from(choices.get(i))])
+        .collect();
+    let masked = abo_masked_sums(&roots, k, &base);
+    let s = abo_sender_leaves(&roots, k);
+    let r = abo_receiver_leaves(&alphas, k, &masked, &choices, &chosen);
+    match batch {
+        Some(b) => (ss_sender_batch_keys(&s, b), ss_receiver_batch_keys(&r, b)),
+        None => (ss_sender_keys(&s), ss_receiver_keys(&r)),
+    }
+}
+
 /// The receiver's VOLE with corrections (full variant of
 /// [`ss_receiver_vole_chunk`]).
 pub fn ss_receiver_vole(keys: &VoleSenderKeys, r: &Bits, cols: usize, threads: usize) -> BitMatrix {
@@ -377,36 +412,13 @@ pub fn ss_sender_columns_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::abo::{abo_choice_bits, abo_masked_sums, abo_receiver_leaves, abo_sender_leaves};
     use crate::Rng;
-    use rand_core::RngCore;
 
-    /// Runs the all-but-one OTs in the clear and returns both parties' keys.
-    fn setup(rng: &mut Rng, k: usize, batch: Option<usize>) -> (VoleSenderKeys, VoleReceiverKeys) {
-        let trees = ss_trees(k);
-        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
-        let alphas: Vec<usize> = (0..trees)
-            .map(|_| rng.next_u32() as usize % (1 << k))
-            .collect();
-        let base: Vec<[Block; 2]> = (0..trees * k)
-            .map(|_| [rng.next_block(), rng.next_block()])
-            .collect();
-        let choices = abo_choice_bits(&alphas, k);
-        let chosen: Vec<Block> = (0..trees * k)
-            .map(|i| base[i][usize::from(choices.get(i))])
-            .collect();
-        let masked = abo_masked_sums(&roots, k, &base);
-        let s = abo_sender_leaves(&roots, k);
-        let r = abo_receiver_leaves(&alphas, k, &masked, &choices, &chosen);
-        match batch {
-            Some(b) => (ss_sender_batch_keys(&s, b), ss_receiver_batch_keys(&r, b)),
-            None => (ss_sender_keys(&s), ss_receiver_keys(&r)),
-        }
-    }
-
+    /// Both parties' streamed kernels, chunk by chunk, give `q_i = t_i ⊕
+    /// r_i·Δ`; the full variants agree with the chunks.
     fn check(k: usize, cols: usize, chunk: usize, batch: Option<usize>) {
         let mut rng = Rng::deterministic_for_tests(100 + k as u64);
-        let (sk, rk) = setup(&mut rng, k, batch);
+        let (sk, rk) = ss_keys_in_the_clear(&mut rng, k, batch);
         let r = Bits::random(&mut rng, cols);
         let delta = ss_delta(&rk.alphas, k);
         let trees = ss_trees(k);

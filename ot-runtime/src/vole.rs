@@ -37,7 +37,7 @@ pub const MAX_VOLE_DEPTH: usize = 8;
 
 mod fused;
 
-use fused::{group_sums, put, MAX_GROUP_DEPTH};
+use fused::{group_sums, put, Group, MAX_GROUP_DEPTH};
 
 /// Column blocks per tile: 32 blocks (512 bytes a row); the `k` partial
 /// sums of the cross-group schedule (at most 4 KiB) stay in L1.
@@ -125,17 +125,14 @@ pub(crate) fn sums_tile(
             } else {
                 &mut s.node[..]
             };
-            let skip = s.skip_first && pos == 0;
-            group_sums(
-                gkeys,
-                skip,
-                ctr,
-                node,
-                &mut rows[..g],
-                pos == 0,
-                if g == k { mask } else { None },
-                &mut s.rows,
-            );
+            let grp = Group {
+                keys: gkeys,
+                counter: ctr,
+                skip_first: s.skip_first && pos == 0,
+                first: pos == 0,
+                mask: if g == k { mask } else { None },
+            };
+            group_sums(&grp, node, &mut rows[..g], &mut s.rows);
         }
         if g == k {
             continue;

@@ -38,35 +38,40 @@ pub(crate) fn put(dst: &mut [Block], src: &[Block], first: bool) {
     }
 }
 
-/// One group: `keys` are the `2^g` leaves' PRG keys (`g = v.len()`,
-/// `1 <= g <= MAX_GROUP_DEPTH`), stream blocks `counter..counter + n`
-/// with `n = u.len()` (every `v[b]` has length `n`). Writes
-/// `u = ⊕_x G(s_x)` and, for `b < g`, `v[b] = ⊕_{x_b = 1} G(s_x)` when
-/// `first`, else `v[b] ^=` it. With `skip_first`, leaf 0's row is taken as
-/// zero and not expanded (the punctured leaf of a re-indexed tree). With
-/// `mask` (length `n`), `u ^= mask` as it is written (the receiver's
-/// correction `u ⊕ r`, without another pass over `u`). `scratch` is
-/// reused by the portable path.
-#[allow(clippy::too_many_arguments)]
+/// One group's inputs: `keys` are the `2^g` leaves' PRG keys, the stream
+/// starts at block `counter`; with `skip_first` leaf 0's row is taken as
+/// zero and not expanded (the punctured leaf of a re-indexed tree);
+/// `first` stores the `V_b` rows instead of adding into them; `mask`
+/// (length `n`) is XORed into `u` as it is written (the receiver's
+/// correction `u ⊕ r`, without another pass over `u`).
+pub(crate) struct Group<'a> {
+    pub(crate) keys: &'a [PrgKey],
+    pub(crate) counter: u64,
+    pub(crate) skip_first: bool,
+    pub(crate) first: bool,
+    pub(crate) mask: Option<&'a [Block]>,
+}
+
+/// One group (`g = v.len()`, `1 <= g <= MAX_GROUP_DEPTH`, `2^g` keys):
+/// stream blocks `counter..counter + n` with `n = u.len()` (every `v[b]`
+/// has length `n`). Writes `u = ⊕_x G(s_x)` (⊕ the mask) and, for `b < g`,
+/// `v[b] = ⊕_{x_b = 1} G(s_x)` when `first`, else `v[b] ^=` it. `scratch`
+/// is reused by the portable path.
 pub(crate) fn group_sums(
-    keys: &[PrgKey],
-    skip_first: bool,
-    counter: u64,
+    grp: &Group<'_>,
     u: &mut [Block],
     v: &mut [&mut [Block]],
-    first: bool,
-    mask: Option<&[Block]>,
     scratch: &mut Vec<Block>,
 ) {
     let g = v.len();
-    debug_assert!((1..=MAX_GROUP_DEPTH).contains(&g) && keys.len() == 1 << g);
+    debug_assert!((1..=MAX_GROUP_DEPTH).contains(&g) && grp.keys.len() == 1 << g);
     debug_assert!(v.iter().all(|r| r.len() == u.len()));
-    let mask = mask.filter(|m| m.len() == u.len());
+    let mask = grp.mask.filter(|m| m.len() == u.len());
     #[cfg(target_arch = "x86_64")]
-    if fast::group_sums(keys, skip_first, counter, u, v, first, mask) {
+    if fast::group_sums(grp, mask, u, v) {
         return;
     }
-    portable(keys, skip_first, counter, u, v, first, scratch);
+    portable(grp, u, v, scratch);
     if let Some(m) = mask {
         xor_into(u, m);
     }
@@ -75,25 +80,17 @@ pub(crate) fn group_sums(
 /// The portable group: every leaf's row into scratch, then the cube sums
 /// over rows (level `b` adds the right half of each pair into `v[b]` and
 /// into the left).
-fn portable(
-    keys: &[PrgKey],
-    skip_first: bool,
-    counter: u64,
-    u: &mut [Block],
-    v: &mut [&mut [Block]],
-    first: bool,
-    scratch: &mut Vec<Block>,
-) {
-    let n = u.len();
+fn portable(grp: &Group<'_>, u: &mut [Block], v: &mut [&mut [Block]], scratch: &mut Vec<Block>) {
+    let (keys, n) = (grp.keys, u.len());
     scratch.resize(keys.len() * n, Block::ZERO);
     if n == 0 {
         return;
     }
     for (j, (key, row)) in keys.iter().zip(scratch.chunks_mut(n)).enumerate() {
-        if skip_first && j == 0 {
+        if grp.skip_first && j == 0 {
             row.fill(Block::ZERO);
         } else {
-            key.fill(counter, row);
+            key.fill(grp.counter, row);
         }
     }
     for (b, vb) in v.iter_mut().enumerate() {
@@ -101,7 +98,7 @@ fn portable(
         for i in (0..keys.len()).step_by(2 * step) {
             let (l, r) = scratch.split_at_mut((i + step) * n);
             let (l, r) = (&mut l[i * n..(i + 1) * n], &r[..n]);
-            put(vb, r, first && i == 0);
+            put(vb, r, grp.first && i == 0);
             xor_into(l, r);
         }
     }
@@ -116,14 +113,12 @@ mod fast {
     /// Dispatches to the backend of the keys; `false` if some key has no
     /// hand-written backend (then nothing was written).
     pub(super) fn group_sums(
-        keys: &[PrgKey],
-        skip_first: bool,
-        counter: u64,
+        grp: &Group<'_>,
+        mask: Option<&[Block]>,
         u: &mut [Block],
         v: &mut [&mut [Block]],
-        first: bool,
-        mask: Option<&[Block]>,
     ) -> bool {
+        let (keys, counter, first) = (grp.keys, grp.counter, grp.first);
         let m = mask.map_or(core::ptr::null(), |m| m.as_ptr());
         const NONE: [Block; 11] = [Block::ZERO; 11];
         let mut rks = [&NONE; 8];
@@ -157,7 +152,7 @@ mod fast {
                 // the mask filtered to that length), and the kernel writes
                 // whole steps in bounds and the tail through scratch.
                 unsafe {
-                    if skip_first {
+                    if grp.skip_first {
                         $m::group::<{ 1 << $g }, $g, $w, true>(
                             rk,
                             counter,
