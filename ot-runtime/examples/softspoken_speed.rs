@@ -1,69 +1,113 @@
 //! Per-chunk cost of SoftSpokenOT's streamed kernels (one chunk of 16384
-//! OTs, in cache, best of 200), for k = 2, 4, 8: the receiver's VOLE with
-//! corrections (`ss_receiver_vole_chunk`), extracting the corrections, the
-//! transpose of V's first 128 rows, and the sender's fused VOLE + Delta
-//! correction + transpose (`ss_sender_columns_chunk`); then the bare PRG of
-//! 256 rows (the k = 2 leaves) as the AES floor.
+//! OTs, in cache, best of `iters`), for each `k` given (default 2, 4, 8):
+//! the receiver's VOLE with corrections (`ss_receiver_vole_chunk`),
+//! extracting the corrections, the transpose of V's first 128 rows, and the
+//! sender's fused VOLE + Delta correction + transpose
+//! (`ss_sender_columns_chunk`); then the AES limit of the same run: raw
+//! AES-CTR blocks/s of one key, and the PRG of `2^k · ⌈128 / k⌉` leaf rows
+//! (the AES work of the receiver's VOLE), with the ratio of each kernel to
+//! that AES floor.
 //!
 //! ```text
-//! cargo run --release -p ot-runtime --example softspoken_speed
+//! cargo run --release -p ot-runtime --example softspoken_speed [-- k... [--iters N] [--only KERNEL]]
 //! ```
+//!
+//! `--only recv|corrections|transpose|sender|prg|aes` repeats only that
+//! kernel `--iters` times (the others run once): the difference of the
+//! instruction counts of two runs with different `--iters`, divided by
+//! the difference times 16384, is the kernel's instructions per OT.
 
-use ot_runtime::abo::*;
+use ot_runtime::aes::Aes128;
 use ot_runtime::softspoken::*;
 use ot_runtime::stream::*;
 use ot_runtime::{BitMatrix, Bits, Block, Rng};
 use std::time::Instant;
-/// Prints ns per OT of each kernel.
+
+/// OTs per chunk (the `CHUNK` of `protocols/softspoken.otp`).
+const LEN: usize = 16384;
+
+/// Best time of `iters` runs of `f`, in ns per OT of one chunk.
+fn best_ns(iters: usize, mut f: impl FnMut()) -> f64 {
+    let mut best = f64::MAX;
+    for _ in 0..iters {
+        let a = Instant::now();
+        f();
+        best = best.min(a.elapsed().as_secs_f64() * 1e9 / LEN as f64);
+    }
+    best
+}
+
+/// Prints ns per OT of each kernel and the AES floor.
 fn main() {
-    let mut rng = Rng::deterministic_for_tests(1);
-    let len = 16384usize;
-    for k in [2usize, 4, 8] {
-        let trees = ss_trees(k);
-        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
-        let alphas: Vec<usize> = (0..trees).map(|t| (t * 7) % (1 << k)).collect();
-        let base: Vec<[Block; 2]> = (0..trees * k)
-            .map(|_| [rng.next_block(), rng.next_block()])
-            .collect();
-        let ch = abo_choice_bits(&alphas, k);
-        let chosen: Vec<Block> = (0..trees * k)
-            .map(|i| base[i][usize::from(ch.get(i))])
-            .collect();
-        let masked = abo_masked_sums(&roots, k, &base);
-        let sk = ss_sender_keys(&abo_sender_leaves(&roots, k));
-        let rk = ss_receiver_keys(&abo_receiver_leaves(&alphas, k, &masked, &ch, &chosen));
-        let r = Bits::random(&mut rng, len);
-        let (mut vu, mut c) = (BitMatrix::default(), BitMatrix::default());
-        let mut t = vec![Block::ZERO; len];
-        let mut q = vec![Block::ZERO; len];
-        let mut best = [f64::MAX; 4];
-        for _ in 0..200 {
-            let a = Instant::now();
-            ss_receiver_vole_chunk(&sk, &r, len, 1, 0, len, &mut vu);
-            let b = Instant::now();
-            ss_corrections_chunk(&vu, trees, 0, len, &mut c);
-            let cc = Instant::now();
-            transpose_columns_chunk(&vu, 1, 0, len, &mut t);
-            let d = Instant::now();
-            ss_sender_columns_chunk(&rk, &c, 1, 0, len, &mut q);
-            let e = Instant::now();
-            for (i, x) in [b - a, cc - b, d - cc, e - d].iter().enumerate() {
-                best[i] = best[i].min(x.as_secs_f64() * 1e9 / len as f64);
-            }
+    let mut ks = Vec::new();
+    let mut iters = 200usize;
+    let mut only: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--iters" {
+            iters = args.next().and_then(|v| v.parse().ok()).unwrap_or(iters);
+        } else if a == "--only" {
+            only = args.next();
+        } else if let Ok(k) = a.parse::<usize>() {
+            ks.push(k);
         }
+    }
+    if ks.is_empty() {
+        ks = vec![2, 4, 8];
+    }
+    let iters = iters.max(1);
+    // With `--only NAME`, the other kernels run once (their figures are
+    // then single-run): instruction counts of two runs with different
+    // `--iters` differ by the named kernel's work only.
+    let its = |name: &str| match &only {
+        Some(o) if o != name => 1,
+        _ => iters,
+    };
+    let mut rng = Rng::deterministic_for_tests(1);
+    // Raw AES: one key, 4096 counter blocks per call.
+    let aes = Aes128::new(rng.next_block());
+    let mut blocks = vec![Block::ZERO; 4096];
+    let aes_ns = best_ns(its("aes"), || aes.ctr(0, &mut blocks)) * LEN as f64 / blocks.len() as f64;
+    println!(
+        "aes ctr ({}): {:.1} M blocks/s ({aes_ns:.3} ns/block)",
+        ot_runtime::aes::backend_name(),
+        1e3 / aes_ns
+    );
+    for k in ks {
+        let trees = ss_trees(k);
+        let (sk, rk) = ss_keys_in_the_clear(&mut rng, k, None);
+        let r = Bits::random(&mut rng, LEN);
+        let (mut vu, mut c) = (BitMatrix::default(), BitMatrix::default());
+        let mut t = vec![Block::ZERO; LEN];
+        let mut q = vec![Block::ZERO; LEN];
+        // Fill once so the chained kernels see real inputs.
+        ss_receiver_vole_chunk(&sk, &r, LEN, 1, 0, LEN, &mut vu);
+        ss_corrections_chunk(&vu, trees, 0, LEN, &mut c);
+        let recv = best_ns(its("recv"), || {
+            ss_receiver_vole_chunk(&sk, &r, LEN, 1, 0, LEN, &mut vu)
+        });
+        let corr = best_ns(its("corrections"), || {
+            ss_corrections_chunk(&vu, trees, 0, LEN, &mut c)
+        });
+        let tr = best_ns(its("transpose"), || {
+            transpose_columns_chunk(&vu, 1, 0, LEN, &mut t)
+        });
+        let send = best_ns(its("sender"), || {
+            ss_sender_columns_chunk(&rk, &c, 1, 0, LEN, &mut q)
+        });
+        // The AES floor: the PRG of every leaf row, one batched call per row.
+        let seeds: Vec<Block> = (0..trees << k).map(|_| rng.next_block()).collect();
+        let keys = prg_keys(&seeds);
+        let mut m = BitMatrix::default();
+        let prg = best_ns(its("prg"), || prg_rows_chunk(&keys, LEN, 1, 0, LEN, &mut m));
+        let floor = aes_ns * (trees << k) as f64 / 128.0;
         println!(
-            "k={k}: recv vole {:.2} ns/OT, corrections {:.2}, transpose {:.2}, sender {:.2}",
-            best[0], best[1], best[2], best[3]
+            "k={k}: recv vole {recv:.2} ns/OT, corrections {corr:.2}, transpose {tr:.2}, \
+             sender {send:.2}; prg of {} leaf rows {prg:.2}, AES floor {floor:.2} \
+             (recv vole / floor = {:.2}, sender / floor = {:.2})",
+            trees << k,
+            recv / floor,
+            send / floor
         );
     }
-    let seeds: Vec<Block> = (0..256).map(|_| rng.next_block()).collect();
-    let keys = prg_keys(&seeds);
-    let mut best = f64::MAX;
-    let mut m = BitMatrix::default();
-    for _ in 0..200 {
-        let a = Instant::now();
-        prg_rows_chunk(&keys, len, 1, 0, len, &mut m);
-        best = best.min(a.elapsed().as_secs_f64() * 1e9 / len as f64);
-    }
-    println!("prg 256 rows (= k=2 leaves) {best:.2} ns/OT");
 }

@@ -243,6 +243,20 @@ impl Aes128 {
         self.run(Op::TccrPairs(tweak_start, session), None, blocks);
     }
 
+    /// The expanded round keys and backend when this instance runs on a
+    /// hand-written backend (AES-NI or VAES), for fused multi-key kernels
+    /// that keep several keys' streams in registers (the SoftSpokenOT
+    /// VOLE sums of [`crate::vole`]); `None` on the portable backend.
+    pub(crate) fn round_keys(&self) -> Option<(AesBackend, &[Block; 11])> {
+        match &self.inner {
+            Inner::Soft(_) => None,
+            #[cfg(target_arch = "x86_64")]
+            Inner::Ni(rk) => Some((AesBackend::AesNi, rk)),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes(rk) => Some((AesBackend::Vaes512, rk)),
+        }
+    }
+
     /// Runs `op` from `input` (or in place when `None`) into `out`.
     /// Callers guarantee `input.len() == out.len()`.
     pub(crate) fn run(&self, op: Op, input: Option<&[Block]>, out: &mut [Block]) {

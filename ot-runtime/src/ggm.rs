@@ -1,6 +1,6 @@
 //! GGM trees (puncturable PRF) for the all-but-one OT of SoftSpokenOT
 //! (Roy, "SoftSpokenOT: Quieter OT Extension from Small-Field Silent VOLE in
-//! the Minicrypt Model", CRYPTO 2022, ePrint 2022/192, §4): the sender
+//! the Minicrypt Model", CRYPTO 2022, ePrint 2022/192, Fig. 13): the sender
 //! expands a random root into `2^k` leaves with the tree of Goldreich,
 //! Goldwasser and Micali (JACM 1986) and, per level, sends the XOR of all
 //! left children and the XOR of all right children, each masked by one key
@@ -217,7 +217,7 @@ pub fn ggm_expand(roots: &[Block], depth: usize) -> Result<Vec<Block>, ShapeErro
 }
 
 /// [`ggm_expand`] that also returns the per-level sums the SoftSpokenOT
-/// sender transmits (Roy22, §4, all-but-one OT): `depth` entries per tree,
+/// sender transmits (Roy22, Fig. 13, all-but-one OT): `depth` entries per tree,
 /// tree-major, entry `t · depth + (l − 1)` for level `l = 1..=depth` being
 /// `[XOR of all left children at level l, XOR of all right children]` of
 /// tree `t`. In the protocol the sender masks `sums[..][b]` with the base-OT
@@ -235,7 +235,7 @@ pub fn ggm_expand_with_sums(
     Ok((leaves, sums))
 }
 
-/// Receiver side of the all-but-one OT (Roy22, §4): rebuilds every leaf of
+/// Receiver side of the all-but-one OT (Roy22, Fig. 13): rebuilds every leaf of
 /// each punctured tree except the punctured one.
 ///
 /// Inputs: `alphas[t]` is tree `t`'s punctured leaf index (`< 2^depth`,

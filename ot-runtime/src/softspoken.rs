@@ -10,7 +10,7 @@
 //! receiver) knows `Δ_t` (its punctured indices) and gets
 //! `W = V ⊕ Δ·u` row by row. The receiver sends the corrections
 //! `c_t = u_t ⊕ r` (one row per tree: `T` bits per OT instead of IKNP's
-//! 128), and the sender's `Q = W ⊕ Δ·c = V ⊕ Δ·r` (eprint 2022/192, §3:
+//! 128), and the sender's `Q = W ⊕ Δ·c = V ⊕ Δ·r` (eprint 2022/192, §3.2, Fig. 8:
 //! subspace VOLE with the repetition code, which is OT extension). The
 //! first 128 rows of `V` and `Q` are IKNP's `T` and `Q` with
 //! `s = Δ` = bits `0..128` of `(Δ_0, Δ_1, …)` (`Δ_t` little-endian): for
@@ -25,7 +25,7 @@ use crate::abo::{AboReceiverLeaves, AboSenderLeaves};
 use crate::stream::{bits_blocks, bypass_cache, clear_padding, for_parts, prg_keys, PrgKey};
 use crate::transpose::{self, Backend};
 use crate::vole::{sums_tile, Scratch, MAX_VOLE_DEPTH, TILE_BLOCKS};
-use crate::xor::{xor_into, xor_masked_into};
+use crate::xor::xor_masked_into;
 use crate::{BitMatrix, Bits, Block};
 
 /// Rows of the OT-extension correlation (κ).
@@ -197,6 +197,41 @@ pub fn ss_session_id(salt: Block, m: usize, k: usize) -> Block {
     crate::otext::session_id_with(SESSION_DOMAIN, salt, &[m as u64, k as u64])
 }
 
+/// Both parties' keys from all-but-one OTs run in the clear inside one
+/// process (roots, punctured indices and base-OT keys drawn from `rng`,
+/// `k` clamped to `1..=MAX_VOLE_DEPTH`), with the batch keys of the
+/// Delta-OT variant for `Some(batch)`: for tests and benchmarks of the
+/// chunk kernels only (one process knows both sides, so nothing is
+/// secret; the protocols get their keys from `abo_ot.otp`).
+pub fn ss_keys_in_the_clear(
+    rng: &mut crate::Rng,
+    k: usize,
+    batch: Option<usize>,
+) -> (VoleSenderKeys, VoleReceiverKeys) {
+    use crate::abo::{abo_choice_bits, abo_masked_sums, abo_receiver_leaves, abo_sender_leaves};
+    use rand_core::RngCore;
+    let k = k.clamp(1, MAX_VOLE_DEPTH);
+    let trees = ss_trees(k);
+    let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
+    let alphas: Vec<usize> = (0..trees)
+        .map(|_| rng.next_u32() as usize % (1 << k))
+        .collect();
+    let base: Vec<[Block; 2]> = (0..trees * k)
+        .map(|_| [rng.next_block(), rng.next_block()])
+        .collect();
+    let choices = abo_choice_bits(&alphas, k);
+    let chosen: Vec<Block> = (0..trees * k)
+        .map(|i| base[i][usize::from(choices.get(i))])
+        .collect();
+    let masked = abo_masked_sums(&roots, k, &base);
+    let s = abo_sender_leaves(&roots, k);
+    let r = abo_receiver_leaves(&alphas, k, &masked, &choices, &chosen);
+    match batch {
+        Some(b) => (ss_sender_batch_keys(&s, b), ss_receiver_batch_keys(&r, b)),
+        None => (ss_sender_keys(&s), ss_receiver_keys(&r)),
+    }
+}
+
 /// The receiver's VOLE with corrections (full variant of
 /// [`ss_receiver_vole_chunk`]).
 pub fn ss_receiver_vole(keys: &VoleSenderKeys, r: &Bits, cols: usize, threads: usize) -> BitMatrix {
@@ -209,8 +244,9 @@ pub fn ss_receiver_vole(keys: &VoleSenderKeys, r: &Bits, cols: usize, threads: u
 /// matrix: rows `0..T·k` are `V` (row `t·k + b` = `⊕_{x_b = 1} G(s_{t,x})`),
 /// rows `T·k..T·k + T` the corrections `c_t = u_t ⊕ r`
 /// (`u_t = ⊕_x G(s_{t,x})`), computed tile by tile straight into `out`.
-/// An invalid key set gives zero rows. `threads` is not used (one core per
-/// party; the chunks of a stream pipeline the two parties).
+/// An invalid key set gives zero rows. `threads > 1` splits the trees
+/// (independent VOLEs, each writing its own rows) over that many rayon
+/// tasks; the output is the same for every `threads`.
 pub fn ss_receiver_vole_chunk(
     keys: &VoleSenderKeys,
     r: &Bits,
@@ -220,7 +256,6 @@ pub fn ss_receiver_vole_chunk(
     len: usize,
     out: &mut BitMatrix,
 ) {
-    let _ = threads;
     let len = len.min(cols.saturating_sub(offset));
     let k = keys.k;
     let ok = (1..=MAX_VOLE_DEPTH).contains(&k) && keys.keys.len().is_multiple_of(1 << k);
@@ -236,15 +271,32 @@ pub fn ss_receiver_vole_chunk(
     bits_blocks(r, offset / 128, &mut rb);
     let (v, u) = ob.split_at_mut(rows_v * bpr);
     let base = offset / 128;
-    let mut s = Scratch::new();
-    let mut j0 = 0;
-    while j0 < bpr {
-        let tb = TILE_BLOCKS.min(bpr - j0);
-        sums_tile(&keys.keys, k, base + j0, tb, &mut s, u, v, bpr, j0);
-        for row in u.chunks_exact_mut(bpr) {
-            xor_into(&mut row[j0..j0 + tb], &rb[j0..j0 + tb]);
+    // Trees per task: whole trees, so every task owns its rows of V and u.
+    let per = trees.div_ceil(threads.clamp(1, trees));
+    let run = |keys: &[PrgKey], v: &mut [Block], u: &mut [Block]| {
+        let mut s = Scratch::new();
+        let mut j0 = 0;
+        while j0 < bpr {
+            let tb = TILE_BLOCKS.min(bpr - j0);
+            let mask = Some(&rb[j0..j0 + tb]);
+            sums_tile(keys, k, base + j0, tb, &mut s, u, v, bpr, j0, mask);
+            j0 += tb;
         }
-        j0 += tb;
+    };
+    if per >= trees {
+        run(&keys.keys, v, u);
+    } else {
+        let run = &run;
+        rayon::scope(|sc| {
+            let parts = keys
+                .keys
+                .chunks(per << k)
+                .zip(v.chunks_mut(per * k * bpr))
+                .zip(u.chunks_mut(per * bpr));
+            for ((keys, v), u) in parts {
+                sc.spawn(move |_| run(keys, v, u));
+            }
+        });
     }
     for row in ob.chunks_exact_mut(bpr) {
         clear_padding(row, len);
@@ -332,7 +384,7 @@ pub fn ss_sender_columns_chunk(
         while b < nb {
             let tb = TILE_BLOCKS.min(nb - b);
             let (u, v) = (&mut u[..trees * tb], &mut v[..rows_v * tb]);
-            sums_tile(&keys.keys, k, base + b0 + b, tb, &mut s, u, v, tb, 0);
+            sums_tile(&keys.keys, k, base + b0 + b, tb, &mut s, u, v, tb, 0, None);
             for (j, row) in v.chunks_exact_mut(tb).take(KAPPA).enumerate() {
                 let t = j / k;
                 if t < c.rows() {
@@ -360,36 +412,13 @@ pub fn ss_sender_columns_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::abo::{abo_choice_bits, abo_masked_sums, abo_receiver_leaves, abo_sender_leaves};
     use crate::Rng;
-    use rand_core::RngCore;
 
-    /// Runs the all-but-one OTs in the clear and returns both parties' keys.
-    fn setup(rng: &mut Rng, k: usize, batch: Option<usize>) -> (VoleSenderKeys, VoleReceiverKeys) {
-        let trees = ss_trees(k);
-        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
-        let alphas: Vec<usize> = (0..trees)
-            .map(|_| rng.next_u32() as usize % (1 << k))
-            .collect();
-        let base: Vec<[Block; 2]> = (0..trees * k)
-            .map(|_| [rng.next_block(), rng.next_block()])
-            .collect();
-        let choices = abo_choice_bits(&alphas, k);
-        let chosen: Vec<Block> = (0..trees * k)
-            .map(|i| base[i][usize::from(choices.get(i))])
-            .collect();
-        let masked = abo_masked_sums(&roots, k, &base);
-        let s = abo_sender_leaves(&roots, k);
-        let r = abo_receiver_leaves(&alphas, k, &masked, &choices, &chosen);
-        match batch {
-            Some(b) => (ss_sender_batch_keys(&s, b), ss_receiver_batch_keys(&r, b)),
-            None => (ss_sender_keys(&s), ss_receiver_keys(&r)),
-        }
-    }
-
+    /// Both parties' streamed kernels, chunk by chunk, give `q_i = t_i ⊕
+    /// r_i·Δ`; the full variants agree with the chunks.
     fn check(k: usize, cols: usize, chunk: usize, batch: Option<usize>) {
         let mut rng = Rng::deterministic_for_tests(100 + k as u64);
-        let (sk, rk) = setup(&mut rng, k, batch);
+        let (sk, rk) = ss_keys_in_the_clear(&mut rng, k, batch);
         let r = Bits::random(&mut rng, cols);
         let delta = ss_delta(&rk.alphas, k);
         let trees = ss_trees(k);
@@ -399,7 +428,7 @@ mod tests {
         let mut off = 0;
         while off < cols {
             let len = chunk.min(cols - off);
-            ss_receiver_vole_chunk(&sk, &r, cols, 1, off, len, &mut vu);
+            ss_receiver_vole_chunk(&sk, &r, cols, 1 + off % 3, off, len, &mut vu);
             ss_corrections_chunk(&vu, trees, off, len, &mut c);
             assert_eq!((c.rows(), c.cols()), (trees, len));
             let mut t = vec![Block::ZERO; len];
@@ -430,6 +459,32 @@ mod tests {
             check(k, 129, 128, Some(3));
         }
         check(2, 128 * 70 + 3, 128 * 40, None);
+    }
+
+    /// The receiver's VOLE with corrections (the fused `u ⊕ r`) is the same
+    /// on every AES backend, for every k, with tails shorter than a
+    /// kernel step and several threads.
+    #[test]
+    fn receiver_vole_agrees_across_backends() {
+        let mut rng = Rng::deterministic_for_tests(11);
+        for k in 1..=MAX_VOLE_DEPTH {
+            let seeds: Vec<Block> = (0..ss_trees(k) << k).map(|_| rng.next_block()).collect();
+            let cols = 128 * 33 + 77;
+            let r = Bits::random(&mut rng, cols);
+            let mut want = None;
+            for backend in crate::aes::AesBackend::available() {
+                let Some(keys) = crate::stream::prg_keys_on(&seeds, backend) else {
+                    continue;
+                };
+                let sk = VoleSenderKeys { k, keys };
+                let mut got = BitMatrix::default();
+                ss_receiver_vole_chunk(&sk, &r, cols, 1 + k % 3, 128, cols - 128, &mut got);
+                match &want {
+                    None => want = Some(got),
+                    Some(w) => assert_eq!(&got, w, "k {k} backend {backend:?}"),
+                }
+            }
+        }
     }
 
     #[test]

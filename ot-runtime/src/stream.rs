@@ -163,12 +163,28 @@ impl PrgKey {
     pub(crate) fn fill(&self, counter: u64, out: &mut [Block]) {
         self.0.ctr(counter, out);
     }
+
+    /// The AES instance of the stream (its round keys feed the fused
+    /// multi-key kernels of [`crate::vole`]).
+    pub(crate) fn aes(&self) -> &Aes128 {
+        &self.0
+    }
 }
 
 /// The expanded PRG keys of `seeds` (for [`prg_rows`], [`xor_prg_choice`]
 /// and [`masked_columns`]), computed once before a stream.
 pub fn prg_keys(seeds: &[Block]) -> Vec<PrgKey> {
     seeds.iter().map(|&s| PrgKey(Aes128::new(s))).collect()
+}
+
+/// [`prg_keys`] pinned to one AES backend (`None` if this CPU lacks it),
+/// to test the multi-key kernels' backends against each other.
+#[cfg(test)]
+pub(crate) fn prg_keys_on(seeds: &[Block], backend: crate::aes::AesBackend) -> Option<Vec<PrgKey>> {
+    seeds
+        .iter()
+        .map(|&s| Aes128::with_backend(s, backend).map(PrgKey))
+        .collect()
 }
 
 /// `T` of IKNP: row `j` is the first `cols` bits of `G(seeds[j])`, the

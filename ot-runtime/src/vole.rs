@@ -1,4 +1,4 @@
-//! The small-field subspace-VOLE kernels of SoftSpokenOT [Roy22, §4–5]
+//! The small-field VOLE kernels of SoftSpokenOT [Roy22, §3.1, Fig. 7]
 //! (eprint 2022/192): from the `2^k` leaf seeds of each all-but-one OT
 //! ([`crate::ggm`]), the PRG rows of the leaves are summed into a VOLE over
 //! `F_2` with a global key in `F_2^k`.
@@ -14,19 +14,20 @@
 //!   gets `W_{t,b} = ⊕_{x ≠ Δ_t : (x ⊕ Δ_t)_b = 1} G(s_{t,x})`,
 //!
 //! so that `W_{t,b} = V_{t,b} ⊕ Δ_{t,b} · u_t`: the `k` rows are the
-//! coordinates of `Σ_x x·G(s_x)` and `Σ_x (x ⊕ Δ)·G(s_x)` of [Roy22, §4],
+//! coordinates of `Σ_x x·G(s_x)` and `Σ_x (x ⊕ Δ)·G(s_x)` of [Roy22, §3.1],
 //! and the punctured leaf never matters because its coefficient
 //! `Δ_t ⊕ Δ_t` is zero.
 //!
 //! This is where SoftSpoken spends its `2^k / k` PRG work per OT, so the
 //! kernels are streamed like those of [`crate::stream`] (same chunk
 //! convention: columns `offset..offset + len`, PRG counter `offset / 128`)
-//! and tiled: a tile of 32 column blocks of 16 leaves is expanded at a time
-//! into an L1-resident buffer and summed there along the cube schedule of
-//! [`vole_sender_chunk`].
+//! and tiled by 32 column blocks; within a tile, groups of up to 8 leaves
+//! of a tree are expanded and summed in registers by the fused kernel of
+//! [`fused`] (the leaves' PRG outputs never reach memory), and the group
+//! sums continue along the cube schedule of [`vole_sender_chunk`].
 
 use crate::bits::{check_len, ShapeError};
-use crate::stream::{prg_rows_chunk, PrgKey};
+use crate::stream::PrgKey;
 use crate::xor::{xor_into, xor_masked_into};
 use crate::{BitMatrix, Block};
 
@@ -34,16 +35,13 @@ use crate::{BitMatrix, Block};
 /// parameter: `2^k / k = 32` PRG blocks per OT at `k = 8`).
 pub const MAX_VOLE_DEPTH: usize = 8;
 
-/// Column blocks per tile: 32 blocks (512 bytes a row) is the width of the
-/// widest AES-CTR kernel, and `GROUP_LEAVES` rows of it plus the `k`
-/// partial sums of the schedule (at most 12 KiB) stay in L1.
+mod fused;
+
+use fused::{group_sums, put, Group, MAX_GROUP_DEPTH};
+
+/// Column blocks per tile: 32 blocks (512 bytes a row); the `k` partial
+/// sums of the cross-group schedule (at most 4 KiB) stay in L1.
 pub(crate) const TILE_BLOCKS: usize = 32;
-
-/// `log2` of the leaves expanded per PRG call.
-const GROUP_DEPTH: usize = 4;
-
-/// Leaves expanded per PRG call (and summed in place within the buffer).
-const GROUP_LEAVES: usize = 1 << GROUP_DEPTH;
 
 /// Checks `k` and the leaf count; the number of trees.
 pub(crate) fn check_shape(
@@ -61,13 +59,14 @@ pub(crate) fn check_shape(
     Ok(leaves >> k)
 }
 
-/// Reusable per-call scratch: the expanded leaf group and the pending left
-/// partial sums of the cross-group schedule.
+/// Reusable per-call scratch: the current group sum, the pending left
+/// partial sums of the cross-group schedule and the portable path's rows.
 pub(crate) struct Scratch {
-    buf: BitMatrix,
+    node: Vec<Block>,
     stack: Vec<Block>,
+    rows: Vec<Block>,
     /// Leaf 0 of every tree is known to be unused (its coefficient is 0 in
-    /// every `V_b`): its PRG row is left zero instead of expanded.
+    /// every `V_b`): its PRG row is taken as zero instead of expanded.
     pub(crate) skip_first: bool,
 }
 
@@ -75,30 +74,23 @@ impl Scratch {
     /// Empty scratch (grown on first use).
     pub(crate) fn new() -> Scratch {
         Scratch {
-            buf: BitMatrix::default(),
+            node: Vec::new(),
             stack: Vec::new(),
+            rows: Vec::new(),
             skip_first: false,
         }
-    }
-}
-
-/// Rows `l` (mutably) and `r` of a row-major block array, `l != r`.
-fn row_pair(data: &mut [Block], bpr: usize, l: usize, r: usize) -> (&mut [Block], &[Block]) {
-    if l < r {
-        let (a, b) = data.split_at_mut(r * bpr);
-        (&mut a[l * bpr..(l + 1) * bpr], &b[..bpr])
-    } else {
-        let (a, b) = data.split_at_mut(l * bpr);
-        (&mut b[..bpr], &a[r * bpr..(r + 1) * bpr])
     }
 }
 
 /// One tile (stream blocks `counter..counter + tb`, columns `j0..j0 + tb`
 /// of the outputs, `bpr` blocks a row) of every tree: `u_t = ⊕_x G(s_x)`
 /// and `V_{t,b} = ⊕_{x_b = 1} G(s_x)` (overwritten: the tile's previous
-/// contents do not matter). The leaves are expanded 16 at a
-/// time across trees (a group is part of one tree for `k >= 4`, whole
-/// trees otherwise), so every PRG call fills 16 rows whatever `k`.
+/// contents do not matter). Per tree, groups of `2^g` leaves
+/// (`g = min(k, 3)`) go through the fused kernel ([`fused`]: AES and the
+/// first `g` cube levels in registers, `V_b` for `b < g` accumulated in
+/// place); the group sums continue along the cube as a binary counter
+/// (levels `g..k`). With `mask` (the tile's `tb` blocks), every `u_t` is
+/// written as `u_t ⊕ mask` (the receiver's corrections `u_t ⊕ r`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sums_tile(
     leaves: &[PrgKey],
@@ -110,81 +102,67 @@ pub(crate) fn sums_tile(
     v: &mut [Block],
     bpr: usize,
     j0: usize,
+    mask: Option<&[Block]>,
 ) {
-    let g = k.min(GROUP_DEPTH);
-    let sub = 1usize << g;
-    let start = counter.saturating_mul(128);
-    let cols = counter.saturating_add(tb).saturating_mul(128);
+    let g = k.min(MAX_GROUP_DEPTH);
+    let gl = 1usize << g;
+    let ctr = counter as u64;
     s.stack.resize(k * tb, Block::ZERO);
-    for (gi, gkeys) in leaves.chunks(GROUP_LEAVES).enumerate() {
-        if s.skip_first {
-            s.buf.reset(gkeys.len(), tb * 128);
-            let first = (1usize << k) - 1;
-            for (j, row) in s.buf.as_blocks_mut().chunks_mut(tb).enumerate() {
-                if (gi * GROUP_LEAVES + j) & first == 0 {
-                    row.fill(Block::ZERO);
-                } else {
-                    gkeys[j].fill(counter as u64, row);
-                }
+    s.node.resize(tb, Block::ZERO);
+    for (gi, gkeys) in leaves.chunks_exact(gl).enumerate() {
+        let leaf = gi * gl;
+        let t = leaf >> k;
+        let pos = leaf & ((1 << k) - 1);
+        let vt = &mut v[t * k * bpr..(t + 1) * k * bpr];
+        {
+            // The first group of a tree stores its V_b, later ones add.
+            let mut rows: [&mut [Block]; MAX_GROUP_DEPTH] = Default::default();
+            for (slot, row) in rows.iter_mut().zip(vt.chunks_exact_mut(bpr)) {
+                *slot = &mut row[j0..j0 + tb];
             }
-        } else {
-            prg_rows_chunk(gkeys, cols, 1, start, tb * 128, &mut s.buf);
+            let node = if g == k {
+                &mut u[t * bpr + j0..][..tb]
+            } else {
+                &mut s.node[..]
+            };
+            let grp = Group {
+                keys: gkeys,
+                counter: ctr,
+                skip_first: s.skip_first && pos == 0,
+                first: pos == 0,
+                mask: if g == k { mask } else { None },
+            };
+            group_sums(&grp, node, &mut rows[..g], &mut s.rows);
         }
-        let buf = s.buf.as_blocks_mut();
-        for (si, sbuf) in buf.chunks_mut(sub * tb).enumerate() {
-            let leaf = gi * GROUP_LEAVES + si * sub;
-            let t = leaf >> k;
-            let vt = &mut v[t * k * bpr..(t + 1) * k * bpr];
-            // Within the subcube, in place: the pair (i, i + 2^b) of
-            // level-b partial sums (leaves agreeing outside bits b..g,
-            // differing in bit b) adds its right half into V_b and both
-            // into the left.
-            // The first contribution to a row of the tile (first subcube
-            // of the tree, first pair) is stored, later ones XORed in, so
-            // the outputs need no clearing beforehand.
-            let first_cube = leaf & ((1 << k) - 1) < sub;
-            for b in 0..g {
-                let step = 1usize << b;
-                let vb = &mut vt[b * bpr + j0..][..tb];
-                for i in (0..sub).step_by(2 * step) {
-                    let (l, r) = row_pair(sbuf, tb, i, i + step);
-                    put(vb, r, first_cube && i == 0);
-                    xor_into(l, r);
-                }
-            }
-            // Across the subcubes of a tree: a binary counter over their
-            // sums. An even node waits on the stack of its level; an odd
-            // one adds into V of its level, absorbs its left sibling and
-            // carries one level up; the level-k node is `u_t`.
-            let node = &mut sbuf[..tb];
-            let (mut level, mut idx) = (g, (leaf & ((1 << k) - 1)) >> g);
-            loop {
-                if level == k {
-                    u[t * bpr + j0..][..tb].copy_from_slice(node);
-                    break;
-                }
-                let pending = &mut s.stack[level * tb..(level + 1) * tb];
-                if idx & 1 == 0 {
-                    pending.copy_from_slice(node);
-                    break;
-                }
-                // The first odd node of a level is its first contribution.
-                put(&mut vt[level * bpr + j0..][..tb], node, idx == 1);
-                xor_into(node, pending);
-                level += 1;
-                idx >>= 1;
-            }
+        if g == k {
+            continue;
         }
-    }
-}
-
-/// `dst = src` when `first`, else `dst ^= src`.
-#[inline]
-fn put(dst: &mut [Block], src: &[Block], first: bool) {
-    if first {
-        dst.copy_from_slice(src);
-    } else {
-        xor_into(dst, src);
+        // Across the groups of a tree: a binary counter over their sums.
+        // An even node waits on the stack of its level; an odd one adds
+        // into V of its level, absorbs its left sibling and carries one
+        // level up; the level-k node is `u_t`.
+        let node = &mut s.node[..];
+        let (mut level, mut idx) = (g, pos >> g);
+        loop {
+            if level == k {
+                let ut = &mut u[t * bpr + j0..][..tb];
+                ut.copy_from_slice(node);
+                if let Some(m) = mask {
+                    xor_into(ut, m);
+                }
+                break;
+            }
+            let pending = &mut s.stack[level * tb..(level + 1) * tb];
+            if idx & 1 == 0 {
+                pending.copy_from_slice(node);
+                break;
+            }
+            // The first odd node of a level is its first contribution.
+            put(&mut vt[level * bpr + j0..][..tb], node, idx == 1);
+            xor_into(node, pending);
+            level += 1;
+            idx >>= 1;
+        }
     }
 }
 
@@ -227,7 +205,7 @@ fn sums_chunk(
     while j0 < bpr {
         let tb = TILE_BLOCKS.min(bpr - j0);
         let counter = base.saturating_add(j0);
-        sums_tile(leaves, k, counter, tb, &mut s, ub, vb, bpr, j0);
+        sums_tile(leaves, k, counter, tb, &mut s, ub, vb, bpr, j0, None);
         finish(ub, vb, bpr, j0, tb);
         j0 += tb;
     }
@@ -235,7 +213,7 @@ fn sums_chunk(
     clear_padding(v);
 }
 
-/// The VOLE sender's chunk [Roy22, §4, Fig. 4 with the leaves of §5]:
+/// The VOLE sender's chunk [Roy22, §3.1, Fig. 7]:
 /// columns `offset..offset + len` of `u` (`trees x len`, row `t` =
 /// `⊕_x G(s_{t,x})`) and `V` (`trees * k x len`, row `t * k + b` =
 /// `⊕_{x : x_b = 1} G(s_{t,x})`), where `leaves[t * 2^k + x]` is the key of
@@ -245,20 +223,20 @@ fn sums_chunk(
 /// (the chunk convention of [`crate::stream`]).
 ///
 /// Schedule: each leaf's chunk of its stream is produced once, in tiles of
-/// 32 column blocks and groups of 16 leaves (one batched AES-CTR call per
-/// group and tile; for `k < 4` a group holds several whole trees), and
-/// summed in place along the cube: at level `b` the
-/// two halves of every `(b+1)`-subcube (leaves agreeing on bits `> b`)
-/// are combined, the right half (`x_b = 1`) added into `V_b` and into the
-/// left, whose sum moves up a level; the group sums continue as a binary
-/// counter (an even node waits on a per-level stack until its odd sibling
-/// arrives). Each of the `2^k − 1` internal nodes costs two row XORs
-/// (right half into `V_b`, right into left), so `2^(k+1) − 2` row XORs
+/// 32 column blocks, and summed along the cube: at level `b` the two
+/// halves of every `(b+1)`-subcube (leaves agreeing on bits `> b`) are
+/// combined, the right half (`x_b = 1`) added into `V_b` and into the
+/// left, whose sum moves up a level. Each of the `2^k − 1` internal nodes
+/// costs two XORs (right half into `V_b`, right into left), `2^(k+1) − 2`
 /// per tree against `(k/2 + 1)·2^k` for adding every leaf into `u` and its
-/// `V_b`s (`k = 8`: 510 against 1280; for `k <= 3` it equals `2^k + k`).
-/// Half of the XORs combine the two halves of a subcube, the other half
-/// accumulate a right half into its `V_b`; both run over 32-block rows
-/// held in L1, so their cost is that of the block-XOR kernel.
+/// `V_b`s. The first `g = min(k, 3)` levels run in registers, fused with
+/// the AES-CTR of the group's `2^g` leaves (16 AES chains in flight on
+/// VAES, see [`fused`]); only the group's `u_g` and its `g` partial `V_b`
+/// rows are written. The group sums continue as a binary counter over
+/// 32-block rows in L1 (an even node waits on a per-level stack until its
+/// odd sibling arrives), `2^(k−g+1) − 2` row XORs per tree. For `k <= 3`
+/// a tree is one group: its outputs are written once, straight from
+/// registers.
 ///
 /// Errors (nothing written): `k` outside `1..=MAX_VOLE_DEPTH` or
 /// `leaves.len()` not a multiple of `2^k`.
@@ -276,7 +254,7 @@ pub fn vole_sender_chunk(
 }
 
 /// The VOLE sender's `(u, V)` over the full width `cols`: the chunk
-/// variant [`vole_sender_chunk`] at offset 0 ([Roy22, §4]).
+/// variant [`vole_sender_chunk`] at offset 0 ([Roy22, §3.1]).
 pub fn vole_sender(
     leaves: &[PrgKey],
     k: usize,
@@ -287,7 +265,7 @@ pub fn vole_sender(
     Ok((u, v))
 }
 
-/// The VOLE receiver's chunk [Roy22, §4–5]: columns `offset..offset + len`
+/// The VOLE receiver's chunk [Roy22, §3.1, Fig. 7]: columns `offset..offset + len`
 /// of `W` (`trees * k x len`, row `t * k + b` =
 /// `⊕_{x ≠ Δ_t : (x ⊕ Δ_t)_b = 1} G(s_{t,x})`), with `leaves` laid out as
 /// for [`vole_sender_chunk`] and `deltas[t] = Δ_t`. The key at the
@@ -336,7 +314,7 @@ pub fn vole_receiver_chunk(
 }
 
 /// The VOLE receiver's `W` over the full width `cols`: the chunk variant
-/// [`vole_receiver_chunk`] at offset 0 ([Roy22, §4–5]).
+/// [`vole_receiver_chunk`] at offset 0 ([Roy22, §3.1]).
 pub fn vole_receiver(
     leaves: &[PrgKey],
     k: usize,
@@ -351,8 +329,9 @@ pub fn vole_receiver(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aes::AesBackend;
     use crate::prg::Prg;
-    use crate::stream::prg_keys;
+    use crate::stream::{prg_keys, prg_keys_on};
     use crate::{Bits, Rng};
     use proptest::prelude::*;
     use rand_core::RngCore;
@@ -410,15 +389,25 @@ mod tests {
         out
     }
 
-    /// Checks the fast kernels against the reference, full and chunked,
-    /// with the punctured key replaced by the zero seed's and by garbage.
+    /// [`check_on`] with every AES backend this CPU has (VAES, AES-NI:
+    /// the fused kernels; soft: the portable path).
     fn check(rng: &mut Rng, k: usize, trees: usize, cols: usize) {
+        for backend in AesBackend::available() {
+            check_on(rng, k, trees, cols, backend);
+        }
+    }
+
+    /// Checks the kernels on `backend` against the reference, full and
+    /// chunked, with the punctured key replaced by the zero seed's and by
+    /// garbage.
+    fn check_on(rng: &mut Rng, k: usize, trees: usize, cols: usize, backend: AesBackend) {
+        let keys_of = |s: &[Block]| prg_keys_on(s, backend).unwrap_or_else(|| prg_keys(s));
         let seeds = random_seeds(rng, trees << k);
         let deltas: Vec<usize> = (0..trees)
             .map(|_| rng.next_u32() as usize % (1 << k))
             .collect();
         let (ru, rv, rw) = reference(&seeds, k, &deltas, cols);
-        let keys = prg_keys(&seeds);
+        let keys = keys_of(&seeds);
         let (u, v) = vole_sender(&keys, k, cols).unwrap();
         assert_eq!(u, ru, "u k={k} trees={trees} cols={cols}");
         assert_eq!(v, rv, "V k={k} trees={trees} cols={cols}");
@@ -431,7 +420,7 @@ mod tests {
                 rng.next_block()
             };
         }
-        let pkeys = prg_keys(&punct);
+        let pkeys = keys_of(&punct);
         let w = vole_receiver(&pkeys, k, &deltas, cols).unwrap();
         assert_eq!(w, rw, "W k={k} trees={trees} cols={cols}");
 
@@ -544,6 +533,19 @@ mod tests {
         ) {
             let mut rng = Rng::deterministic_for_tests(seed);
             check(&mut rng, k, trees, cols);
+        }
+
+        /// Every k on every backend, including tails shorter than a
+        /// kernel step and chunks starting mid-stream.
+        #[test]
+        fn vole_prop_every_k_every_backend(
+            seed in any::<u64>(),
+            cols in 1usize..400,
+        ) {
+            let mut rng = Rng::deterministic_for_tests(seed);
+            for k in 1..=MAX_VOLE_DEPTH {
+                check(&mut rng, k, 1 + (seed as usize % 2), cols);
+            }
         }
 
         #[test]
