@@ -32,7 +32,9 @@ pub mod endemic;
 pub mod mesh;
 pub mod mpc;
 pub mod ops;
+pub mod orlandi;
 pub mod otext;
+pub mod pedersen;
 pub mod session;
 /// Streaming ("chunk") kernels of OT extension: each bulk step computed one
 /// column range at a time so a chunk stays in cache through the whole chain.
