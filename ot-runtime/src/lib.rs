@@ -34,6 +34,7 @@ pub mod mpc;
 pub mod ops;
 pub mod orlandi;
 pub mod otext;
+pub mod paillier;
 pub mod pedersen;
 pub mod session;
 /// Streaming ("chunk") kernels of OT extension: each bulk step computed one
