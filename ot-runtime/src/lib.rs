@@ -33,6 +33,7 @@ pub mod mesh;
 pub mod mpc;
 pub mod ops;
 pub mod orlandi;
+pub mod orlandi_triple;
 pub mod otext;
 pub mod paillier;
 pub mod pedersen;

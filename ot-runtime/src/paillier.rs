@@ -24,7 +24,8 @@
 
 use rand_core::{CryptoRng, RngCore};
 use rug::integer::Order;
-use rug::Integer;
+/// GMP integers (`rug::Integer`): plaintexts, randomizers and key parts.
+pub use rug::Integer;
 
 /// Window width of the fixed-base table (bits per table row).
 const WINDOW: u32 = 5;
