@@ -242,6 +242,25 @@ pub mod sum_n {
     crate::protocol!("protocols/sum_n.otp");
 }
 
+/// Orlandi protocol, online phase: opening shared values with every
+/// party's opening checked against its Pedersen commitments, generated
+/// from `protocols/orlandi.otp` (shares: [`runtime::orlandi::Shares`]).
+pub mod orlandi_open {
+    crate::protocol!("protocols/orlandi.otp");
+}
+
+/// Orlandi protocol, online phase: every party secret-shares its inputs by
+/// a random shared mask opened to it, from `protocols/orlandi_input.otp`.
+pub mod orlandi_input {
+    crate::protocol!("protocols/orlandi_input.otp");
+}
+
+/// Orlandi protocol, online phase: batched multiplication with one
+/// preprocessed triple per product, from `protocols/orlandi_mul.otp`.
+pub mod orlandi_mul {
+    crate::protocol!("protocols/orlandi_mul.otp");
+}
+
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use softspoken_parties::AboOt;
 pub use traits::{

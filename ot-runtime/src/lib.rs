@@ -34,7 +34,11 @@ pub mod endemic;
 pub mod mesh;
 pub mod mpc;
 pub mod ops;
+pub mod orlandi;
+pub mod orlandi_triple;
 pub mod otext;
+pub mod paillier;
+pub mod pedersen;
 pub mod session;
 /// Streaming ("chunk") kernels of OT extension: each bulk step computed one
 /// column range at a time so a chunk stays in cache through the whole chain.

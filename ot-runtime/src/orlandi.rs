@@ -1,0 +1,628 @@
+//! The Orlandi share format and its local operations (kernels of
+//! `protocols/orlandi*.otp`).
+//!
+//! A value `x ∈ Z_p` (`p` the Ristretto255 group order) is shared additively,
+//! `x = Σ_j x_j`, and every share carries a homomorphic commitment
+//! (Jakobsen, Makkes and Nielsen, "Efficient Implementation of the Orlandi
+//! Protocol", ACNS 2010, slide "High level Description": a share is `(s_i,
+//! C)`). Party `P_i` holds `(x_i, ρ_i1, ρ_i2)` and, for every party `j`, the
+//! commitment `C_j = Com(x_j; ρ_j1, ρ_j2)` of that party's share
+//! ([`crate::pedersen`]); the commitment to `x` is `C = Σ_j C_j`. VIFF
+//! keeps only `C`; keeping the `n` per-party commitments costs `n` points
+//! per value but lets an opening be checked party by party, so a wrong
+//! opening aborts naming the party that sent it (binding of Pedersen
+//! commitments: the honest parties agree on every `C_j`, by the checked
+//! broadcast that created it and the public linear operations since).
+//!
+//! Addition, subtraction, multiplication by a public constant and adding a
+//! public constant (to `P_0`'s share, and `c·G` to `C_0`) are local. The
+//! kernels called from `.otp` files take values whose shapes the protocol
+//! has checked first ([`shape_ok`]); on mismatched inputs they truncate and
+//! never panic.
+
+use curve25519_dalek::constants::RISTRETTO_BASEPOINT_POINT;
+use curve25519_dalek::traits::VartimeMultiscalarMul;
+use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
+
+use crate::ec::{random_scalar, Point, Scalar};
+use crate::pedersen::{commit, commit_vartime, msm_vartime};
+use crate::prg::Prg;
+use crate::Block;
+
+/// Why shares cannot be combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShareError {
+    /// Two batches (or a batch and a list of constants) of different lengths.
+    #[error("Orlandi shares: batch lengths differ ({left} and {right})")]
+    Length {
+        /// Length of the left operand.
+        left: usize,
+        /// Length of the right operand.
+        right: usize,
+    },
+    /// Shares held by different parties, or of different party counts.
+    #[error(
+        "Orlandi shares: party P[{left}] of {left_n} and P[{right}] of {right_n} do not match"
+    )]
+    Party {
+        /// Index of the left operand's holder.
+        left: usize,
+        /// Party count of the left operand.
+        left_n: usize,
+        /// Index of the right operand's holder.
+        right: usize,
+        /// Party count of the right operand.
+        right_n: usize,
+    },
+    /// A batch whose parts (values, randomizers, per-party commitments) do
+    /// not have one length, or whose holder index is out of range.
+    #[error("Orlandi shares: malformed batch")]
+    Malformed,
+}
+
+/// One party's shares of a batch of `len()` values: its additive shares
+/// `x`, the commitment randomness `ρ1`, `ρ2`, and every party's commitment
+/// `coms[j][k] = Com(x_jk; ρ_jk1, ρ_jk2)`. The default is an empty batch
+/// of no parties.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shares {
+    me: usize,
+    x: Vec<Scalar>,
+    r1: Vec<Scalar>,
+    r2: Vec<Scalar>,
+    coms: Vec<Vec<Point>>,
+}
+
+impl Shares {
+    /// Party `me`'s shares from their parts (`coms[j][k]`: the commitment of
+    /// party `j`'s share of value `k`). Every part must have one length and
+    /// `me < coms.len()`.
+    pub fn new(
+        me: usize,
+        x: Vec<Scalar>,
+        r1: Vec<Scalar>,
+        r2: Vec<Scalar>,
+        coms: Vec<Vec<Point>>,
+    ) -> Result<Shares, ShareError> {
+        let m = x.len();
+        let ok =
+            r1.len() == m && r2.len() == m && me < coms.len() && coms.iter().all(|c| c.len() == m);
+        if !ok {
+            return Err(ShareError::Malformed);
+        }
+        Ok(Shares {
+            me,
+            x,
+            r1,
+            r2,
+            coms,
+        })
+    }
+
+    /// Number of shared values.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    /// Index of the party holding these shares.
+    pub fn me(&self) -> usize {
+        self.me
+    }
+
+    /// Number of parties.
+    pub fn parties(&self) -> usize {
+        self.coms.len()
+    }
+
+    /// This party's additive shares.
+    pub fn values(&self) -> &[Scalar] {
+        &self.x
+    }
+
+    /// This party's commitment randomness `(ρ1, ρ2)`.
+    pub fn randomness(&self) -> (&[Scalar], &[Scalar]) {
+        (&self.r1, &self.r2)
+    }
+
+    /// The commitments of party `j`'s shares (`None` if `j` is out of range).
+    pub fn commitments(&self, j: usize) -> Option<&[Point]> {
+        self.coms.get(j).map(Vec::as_slice)
+    }
+
+    /// The commitment `C = Σ_j C_j` to value `k` itself.
+    pub fn joint_commitment(&self, k: usize) -> Option<Point> {
+        self.coms.iter().map(|c| c.get(k).copied()).sum()
+    }
+
+    /// Whether this party's own commitments open to its shares (a local
+    /// consistency check of a batch received from elsewhere).
+    pub fn own_commitments_match(&self) -> bool {
+        let own = &self.coms[self.me.min(self.coms.len().saturating_sub(1))];
+        own.len() == self.len()
+            && (0..self.len()).all(|k| commit_vartime(self.x[k], self.r1[k], self.r2[k]) == own[k])
+    }
+
+    fn same_parties(&self, other: &Shares) -> Result<(), ShareError> {
+        if self.me != other.me || self.parties() != other.parties() {
+            return Err(ShareError::Party {
+                left: self.me,
+                left_n: self.parties(),
+                right: other.me,
+                right_n: other.parties(),
+            });
+        }
+        Ok(())
+    }
+
+    fn same_layout(&self, other: &Shares) -> Result<(), ShareError> {
+        self.same_parties(other)?;
+        if self.len() != other.len() {
+            return Err(ShareError::Length {
+                left: self.len(),
+                right: other.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Combines the parts of two batches: `fs` on each scalar part, `fp` on
+    /// each party's commitments.
+    fn combine(
+        &self,
+        other: &Shares,
+        fs: impl Fn(&[Scalar], &[Scalar]) -> Vec<Scalar>,
+        fp: impl Fn(&[Point], &[Point]) -> Vec<Point>,
+    ) -> Shares {
+        Shares {
+            me: self.me,
+            x: fs(&self.x, &other.x),
+            r1: fs(&self.r1, &other.r1),
+            r2: fs(&self.r2, &other.r2),
+            coms: self
+                .coms
+                .iter()
+                .zip(&other.coms)
+                .map(|(a, b)| fp(a, b))
+                .collect(),
+        }
+    }
+
+    /// Elementwise `f` on the scalar parts and `g` on the commitments.
+    fn zip_with(
+        &self,
+        other: &Shares,
+        f: impl Fn(Scalar, Scalar) -> Scalar,
+        g: impl Fn(Point, Point) -> Point,
+    ) -> Shares {
+        self.combine(
+            other,
+            |a, b| a.iter().zip(b).map(|(u, v)| f(*u, *v)).collect(),
+            |a, b| a.iter().zip(b).map(|(u, v)| g(*u, *v)).collect(),
+        )
+    }
+
+    /// `[x + y]`, elementwise (local).
+    pub fn add(&self, other: &Shares) -> Result<Shares, ShareError> {
+        self.same_layout(other)?;
+        Ok(self.zip_with(other, |a, b| a + b, |a, b| a + b))
+    }
+
+    /// `[x − y]`, elementwise (local).
+    pub fn sub(&self, other: &Shares) -> Result<Shares, ShareError> {
+        self.same_layout(other)?;
+        Ok(self.zip_with(other, |a, b| a - b, |a, b| a - b))
+    }
+
+    /// `[c·x]` for one public constant `c` (local).
+    pub fn scale(&self, c: Scalar) -> Shares {
+        let s = |v: &[Scalar]| v.iter().map(|a| c * a).collect();
+        Shares {
+            me: self.me,
+            x: s(&self.x),
+            r1: s(&self.r1),
+            r2: s(&self.r2),
+            coms: self
+                .coms
+                .iter()
+                .map(|row| row.iter().map(|p| p * c).collect())
+                .collect(),
+        }
+    }
+
+    /// `[x + c]` for public constants `c` (one per value): `P_0` adds `c_k`
+    /// to its share and everyone adds `c_k·G` to `C_0` (local).
+    pub fn add_public(&self, c: &[Scalar]) -> Result<Shares, ShareError> {
+        if c.len() != self.len() {
+            return Err(ShareError::Length {
+                left: self.len(),
+                right: c.len(),
+            });
+        }
+        let mut out = self.clone();
+        if self.me == 0 {
+            out.x.iter_mut().zip(c).for_each(|(x, c)| *x += c);
+        }
+        if let Some(c0) = out.coms.first_mut() {
+            c0.iter_mut()
+                .zip(c)
+                .for_each(|(p, c)| *p += RISTRETTO_BASEPOINT_POINT * c);
+        }
+        Ok(out)
+    }
+
+    /// The values of `self` followed by those of `other`.
+    pub fn concat(&self, other: &Shares) -> Result<Shares, ShareError> {
+        self.same_parties(other)?;
+        Ok(self.combine(other, |a, b| [a, b].concat(), |a, b| [a, b].concat()))
+    }
+
+    /// Values `start..start + len` (`None` if out of range).
+    pub fn slice(&self, start: usize, len: usize) -> Option<Shares> {
+        let end = start.checked_add(len)?;
+        if end > self.len() {
+            return None;
+        }
+        Some(Shares {
+            me: self.me,
+            x: self.x[start..end].to_vec(),
+            r1: self.r1[start..end].to_vec(),
+            r2: self.r2[start..end].to_vec(),
+            coms: self.coms.iter().map(|c| c[start..end].to_vec()).collect(),
+        })
+    }
+}
+
+/// Whether `s` is party `me`'s batch of `m` values among `n` parties. The
+/// protocols check this on their inputs before any round, so the other
+/// kernels never see mismatched shapes.
+pub fn shape_ok(s: &Shares, me: usize, n: usize, m: usize) -> bool {
+    s.me == me && s.parties() == n && s.len() == m
+}
+
+/// What party `P_i` broadcasts to open a batch: `x_i ‖ ρ_i1 ‖ ρ_i2`
+/// (`3·len` scalars; the `count` argument only names the length).
+pub fn opening(s: &Shares, _count: usize) -> Vec<Scalar> {
+    [s.x.as_slice(), &s.r1, &s.r2].concat()
+}
+
+/// Batch-verification weights: 128-bit scalars from the PRG keyed by a
+/// seed the verifier sampled after receiving the openings, one stream per
+/// sender `j`.
+fn weights(seed: Block, j: usize, m: usize) -> Vec<Scalar> {
+    let mut prg = Prg::new_at(seed, (j as u64) << 40);
+    (0..m)
+        .map(|_| Scalar::from(prg.next_block().as_u128()))
+        .collect()
+}
+
+/// `Σ_k w_k·v_k`.
+fn dot(w: &[Scalar], v: &[Scalar]) -> Scalar {
+    w.iter().zip(v).map(|(a, b)| a * b).sum()
+}
+
+/// Whether party `j`'s opening `x_j ‖ ρ_j1 ‖ ρ_j2` of every value matches
+/// the commitments `coms` of its shares: checked as one random linear
+/// combination, `Com(Σ w_k x_jk; Σ w_k ρ_jk1, Σ w_k ρ_jk2) = Σ w_k C_jk`
+/// with 128-bit weights from `seed` (sampled by the verifier after the
+/// openings arrived). If any opening is wrong the equation fails except
+/// with probability at most `2^-128` (for fixed other weights, at most one
+/// `w_k` cancels a non-zero difference in the prime-order group), so the
+/// check is as sound as checking every value and costs one multiscalar
+/// multiplication instead of `len` commitments.
+fn openings_match(coms: &[Point], opening: &[Scalar], seed: Block, j: usize) -> bool {
+    let m = coms.len();
+    if opening.len() != 3 * m {
+        return false;
+    }
+    let w = weights(seed, j, m);
+    let (x, rest) = opening.split_at(m);
+    let (r1, r2) = rest.split_at(m);
+    commit_vartime(dot(&w, x), dot(&w, r1), dot(&w, r2)) == msm_vartime(&w, coms)
+}
+
+/// The open check of party `j`'s broadcast opening of the batch `s` (see
+/// [`openings_match`]): `false` names `P_j` as the cheater.
+pub fn opening_ok(s: &Shares, j: usize, opening: &[Scalar], seed: Block) -> bool {
+    s.coms
+        .get(j)
+        .is_some_and(|c| openings_match(c, opening, seed, j))
+}
+
+/// The opened values `Σ_j x_jk` for `k < count`, from every party's
+/// opening (`x_j ‖ ρ_j1 ‖ ρ_j2`).
+pub fn open_values(openings: &[Vec<Scalar>], count: usize) -> Vec<Scalar> {
+    (0..count)
+        .map(|k| openings.iter().filter_map(|o| o.get(k)).sum())
+        .collect()
+}
+
+/// `[x − a] ‖ [y − b]`: the batch a multiplication opens (`d` then `e`).
+pub fn mul_masked(x: &Shares, y: &Shares, a: &Shares, b: &Shares) -> Shares {
+    let d = x.zip_with(a, |u, v| u - v, |u, v| u - v);
+    let e = y.zip_with(b, |u, v| u - v, |u, v| u - v);
+    d.concat(&e).unwrap_or(d)
+}
+
+/// `[z] = e·[x] + d·[y] − d·e + [c]` for every value, with `opened = d ‖ e`
+/// the opened `x − a` and `y − b` (the online multiplication of the slides,
+/// "Online Multiplication": `z = xy` when `c = ab`). The public `d·e` is
+/// subtracted from `P_0`'s share and `d·e·G` from `C_0`. Each commitment is
+/// one two-point (three for `C_0`) multiscalar multiplication on public
+/// values, in variable time, split across threads.
+pub fn mul_finish(x: &Shares, y: &Shares, c: &Shares, opened: &[Scalar]) -> Shares {
+    let m = x.len().min(opened.len() / 2);
+    let (d, e) = (&opened[..m], &opened[m..2 * m]);
+    let lin = |xv: &[Scalar], yv: &[Scalar], cv: &[Scalar], sub_de: bool| -> Vec<Scalar> {
+        (0..m.min(yv.len()).min(cv.len()))
+            .map(|k| {
+                let z = e[k] * xv[k] + d[k] * yv[k] + cv[k];
+                if sub_de {
+                    z - d[k] * e[k]
+                } else {
+                    z
+                }
+            })
+            .collect()
+    };
+    let coms = x
+        .coms
+        .iter()
+        .zip(&y.coms)
+        .zip(&c.coms)
+        .enumerate()
+        .map(|(j, ((cx, cy), cc))| {
+            let k_max = m.min(cx.len()).min(cy.len()).min(cc.len());
+            (0..k_max)
+                .into_par_iter()
+                .with_min_len(32)
+                .map(|k| {
+                    let p = if j == 0 {
+                        Point::vartime_multiscalar_mul(
+                            [e[k], d[k], -(d[k] * e[k])],
+                            [cx[k], cy[k], RISTRETTO_BASEPOINT_POINT],
+                        )
+                    } else {
+                        Point::vartime_multiscalar_mul([e[k], d[k]], [cx[k], cy[k]])
+                    };
+                    p + cc[k]
+                })
+                .collect()
+        })
+        .collect();
+    Shares {
+        me: x.me,
+        x: lin(&x.x, &y.x, &c.x, x.me == 0),
+        r1: lin(&x.r1, &y.r1, &c.r1, false),
+        r2: lin(&x.r2, &y.r2, &c.r2, false),
+        coms,
+    }
+}
+
+/// Commitments `Com(r_k; ρ_k1, ρ_k2)` to `count` values laid out as `mask =
+/// r ‖ ρ1 ‖ ρ2` (`3·count` scalars): a party's commitments to its shares of
+/// the input masks.
+pub fn mask_commitments(mask: &[Scalar], count: usize) -> Vec<Point> {
+    if mask.len() < 3 * count {
+        return Vec::new();
+    }
+    (0..count)
+        .into_par_iter()
+        .with_min_len(32)
+        .map(|k| commit(mask[k], mask[count + k], mask[2 * count + k]))
+        .collect()
+}
+
+/// The private openings of a party's mask shares, one per inputter: element
+/// `j` is `r ‖ ρ1 ‖ ρ2` of the values `j·m..(j+1)·m` (party `j`'s masks).
+pub fn mask_openings(mask: &[Scalar], n: usize, m: usize) -> Vec<Vec<Scalar>> {
+    let nm = n * m;
+    if mask.len() < 3 * nm {
+        return vec![Vec::new(); n];
+    }
+    (0..n)
+        .map(|j| {
+            let part = |base: usize| &mask[base + j * m..base + (j + 1) * m];
+            [part(0), part(nm), part(2 * nm)].concat()
+        })
+        .collect()
+}
+
+/// The inputter's check of party `j`'s opening of its masks: `opening` (3m
+/// scalars) against `coms` (the `n·m` commitments `j` broadcast), values
+/// `me·m..(me+1)·m`. Batched as in [`opening_ok`].
+pub fn mask_opening_ok(
+    opening: &[Scalar],
+    coms: &[Point],
+    me: usize,
+    m: usize,
+    seed: Block,
+) -> bool {
+    coms.get(me * m..(me + 1) * m)
+        .is_some_and(|c| openings_match(c, opening, seed, me))
+}
+
+/// The inputter's broadcast `Δ_k = x_k − r_k` with `r_k = Σ_j r_jk` the
+/// opened mask (input by a random shared mask: the slides' input step,
+/// VIFF's `shift`).
+pub fn input_delta(x: &[Scalar], openings: &[Vec<Scalar>]) -> Vec<Scalar> {
+    let r = open_values(openings, x.len());
+    x.iter().zip(&r).map(|(x, r)| x - r).collect()
+}
+
+/// Party `me`'s shares of every party's inputs (value `j·m + k` is party
+/// `j`'s `k`-th input): the mask shares plus the public `Δ` (added to
+/// `P_0`'s share and, as `Δ·G`, to `C_0`).
+pub fn input_shares(
+    me: usize,
+    mask: &[Scalar],
+    coms: &[Vec<Point>],
+    deltas: &[Vec<Scalar>],
+    m: usize,
+) -> Shares {
+    let n = coms.len();
+    let nm = n * m;
+    let part = |base: usize| mask.get(base..base + nm).unwrap_or(&[]).to_vec();
+    let masked = Shares {
+        me,
+        x: part(0),
+        r1: part(nm),
+        r2: part(2 * nm),
+        coms: coms.to_vec(),
+    };
+    let delta: Vec<Scalar> = (0..n)
+        .flat_map(|j| {
+            let d = deltas.get(j).map(Vec::as_slice).unwrap_or(&[]);
+            (0..m).map(move |k| d.get(k).copied().unwrap_or(Scalar::ZERO))
+        })
+        .collect();
+    masked.add_public(&delta).unwrap_or(masked)
+}
+
+/// Test and benchmark dealer: shares of `values` for `n` parties, as a
+/// trusted party would hand them out. **Not a protocol**: whoever runs it
+/// knows every share. The online phase's tests and benchmarks use it for
+/// triples; real triples come from the preprocessing.
+pub fn deal<R: RngCore + CryptoRng + ?Sized>(
+    values: &[Scalar],
+    n: usize,
+    rng: &mut R,
+) -> Vec<Shares> {
+    let m = values.len();
+    let mut parts: Vec<[Vec<Scalar>; 3]> = (0..n)
+        .map(|_| std::array::from_fn(|_| (0..m).map(|_| random_scalar(rng)).collect()))
+        .collect();
+    // Fix P_0's share so that the shares sum to the value.
+    for k in 0..m {
+        let others: Scalar = parts.iter().skip(1).map(|p| p[0][k]).sum();
+        parts[0][0][k] = values[k] - others;
+    }
+    let coms: Vec<Vec<Point>> = parts
+        .iter()
+        .map(|[x, r1, r2]| (0..m).map(|k| commit(x[k], r1[k], r2[k])).collect())
+        .collect();
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(me, [x, r1, r2])| Shares {
+            me,
+            x,
+            r1,
+            r2,
+            coms: coms.clone(),
+        })
+        .collect()
+}
+
+/// Test and benchmark dealer of `m` multiplication triples `(a, b, c = ab)`
+/// for `n` parties (see [`deal`]: a trusted dealer, not a protocol).
+/// Element `i` is party `i`'s `[a, b, c]`.
+pub fn deal_triples<R: RngCore + CryptoRng + ?Sized>(
+    n: usize,
+    m: usize,
+    rng: &mut R,
+) -> Vec<[Shares; 3]> {
+    let a: Vec<Scalar> = (0..m).map(|_| random_scalar(rng)).collect();
+    let b: Vec<Scalar> = (0..m).map(|_| random_scalar(rng)).collect();
+    let c: Vec<Scalar> = a.iter().zip(&b).map(|(a, b)| a * b).collect();
+    let (sa, sb, sc) = (deal(&a, n, rng), deal(&b, n, rng), deal(&c, n, rng));
+    sa.into_iter()
+        .zip(sb)
+        .zip(sc)
+        .map(|((a, b), c)| [a, b, c])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn open_locally(parties: &[Shares]) -> Vec<Scalar> {
+        let openings: Vec<Vec<Scalar>> = parties.iter().map(|s| opening(s, s.len())).collect();
+        for s in parties {
+            for (j, o) in openings.iter().enumerate() {
+                assert!(opening_ok(s, j, o, Block::from_u64s(9, j as u64)));
+            }
+        }
+        open_values(&openings, parties[0].len())
+    }
+
+    #[test]
+    fn dealt_shares_open_to_the_values_and_linear_ops_are_local() {
+        let mut rng = Rng::deterministic_for_tests(1);
+        let xs: Vec<Scalar> = (1..6u64).map(Scalar::from).collect();
+        let ys: Vec<Scalar> = (10..15u64).map(Scalar::from).collect();
+        for n in [2, 3, 5] {
+            let sx = deal(&xs, n, &mut rng);
+            let sy = deal(&ys, n, &mut rng);
+            assert!(sx.iter().all(Shares::own_commitments_match));
+            assert_eq!(open_locally(&sx), xs);
+            let c = Scalar::from(7u64);
+            let lin: Vec<Shares> = sx
+                .iter()
+                .zip(&sy)
+                .map(|(x, y)| x.add(y).unwrap().scale(c).add_public(&ys).unwrap())
+                .collect();
+            let want: Vec<Scalar> = xs.iter().zip(&ys).map(|(x, y)| (x + y) * c + y).collect();
+            assert_eq!(open_locally(&lin), want);
+        }
+    }
+
+    #[test]
+    fn a_wrong_opening_fails_the_batched_check() {
+        let mut rng = Rng::deterministic_for_tests(2);
+        let xs: Vec<Scalar> = (0..40u64).map(Scalar::from).collect();
+        let s = deal(&xs, 3, &mut rng);
+        for field in 0..3 {
+            let mut o = opening(&s[1], 40);
+            o[field * 40 + 17] += Scalar::ONE;
+            assert!(!opening_ok(&s[0], 1, &o, Block::from_u64s(3, 4)));
+        }
+        assert!(!opening_ok(&s[0], 1, &opening(&s[1], 40)[1..], Block::ZERO));
+        assert!(!opening_ok(&s[0], 7, &opening(&s[1], 40), Block::ZERO));
+    }
+
+    #[test]
+    fn multiplication_with_a_dealt_triple() {
+        let mut rng = Rng::deterministic_for_tests(3);
+        let m = 9;
+        let xs: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 31 + 5)).collect();
+        let ys: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 77 + 1)).collect();
+        for n in [2, 3, 5] {
+            let (sx, sy) = (deal(&xs, n, &mut rng), deal(&ys, n, &mut rng));
+            let t = deal_triples(n, m, &mut rng);
+            let masked: Vec<Shares> = (0..n)
+                .map(|i| mul_masked(&sx[i], &sy[i], &t[i][0], &t[i][1]))
+                .collect();
+            let de = open_locally(&masked);
+            let z: Vec<Shares> = (0..n)
+                .map(|i| mul_finish(&sx[i], &sy[i], &t[i][2], &de))
+                .collect();
+            let want: Vec<Scalar> = xs.iter().zip(&ys).map(|(x, y)| x * y).collect();
+            assert_eq!(open_locally(&z), want);
+        }
+    }
+
+    #[test]
+    fn mismatched_operands_are_typed_errors() {
+        let mut rng = Rng::deterministic_for_tests(4);
+        let a = deal(&[Scalar::ONE; 3], 2, &mut rng);
+        let b = deal(&[Scalar::ONE; 2], 2, &mut rng);
+        assert_eq!(
+            a[0].add(&b[0]),
+            Err(ShareError::Length { left: 3, right: 2 })
+        );
+        assert!(matches!(a[0].sub(&a[1]), Err(ShareError::Party { .. })));
+        assert!(a[0].add_public(&[Scalar::ONE]).is_err());
+        assert!(a[0].slice(2, 2).is_none());
+        assert_eq!(a[0].slice(1, 2).map(|s| s.len()), Some(2));
+        assert!(Shares::new(0, vec![Scalar::ONE], vec![], vec![], vec![vec![]]).is_err());
+    }
+}
