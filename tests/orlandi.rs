@@ -224,11 +224,11 @@ fn an_equivocating_opener_is_named_by_every_honest_party() {
 #[test]
 fn a_tampered_mask_opening_names_the_sender() {
     // Frames of the input protocol: 0 hello, 1 commitments, 2 their
-    // digests, 3 the private mask opening.
+    // digests (n of 32 bytes) batched with the private mask opening.
     let (n, cheat, inputter) = (3, 1, 0);
     let meshes = tampered(n, cheat, move |to, k, f: &mut Vec<u8>| {
-        if k == 3 && to == inputter {
-            f[0] ^= 1;
+        if k == 2 && to == inputter {
+            f[n * 32] ^= 1;
         }
     });
     let outs = run_parties(meshes, |mesh| {
