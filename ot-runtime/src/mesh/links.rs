@@ -595,10 +595,23 @@ fn linger<C: MeshChannel>(mut links: Vec<(C, TcpStream)>, timeout: Duration, sto
     }
 }
 
-/// Dropping hangs up on every peer (see [`ChannelMesh`]); TCP links are
-/// closed gracefully on a background thread (see `linger`).
-impl<C: MeshChannel> Drop for ChannelMesh<C> {
-    fn drop(&mut self) {
+impl<C: MeshChannel> ChannelMesh<C> {
+    /// Hangs up on every peer and waits until each has hung up too (or the
+    /// link's receive time-out passes), on the calling thread.
+    ///
+    /// Dropping a mesh does the same on a background thread, which is cut
+    /// short if the process exits right after: its sockets are then closed
+    /// with unread data, the connections are reset, and a peer loses our
+    /// last frames if it has not read them yet. A short-lived process (a
+    /// command-line party) calls `close` as its last step instead.
+    pub fn close(mut self) {
+        let tcp = self.hang_up();
+        linger(tcp, self.timeout, &AtomicBool::new(false));
+    }
+
+    /// Stops the reader threads, hangs up on links a reader thread holds,
+    /// and returns the TCP links still to be closed gracefully.
+    fn hang_up(&mut self) -> Vec<(C, TcpStream)> {
         self.stop.store(true, Ordering::Relaxed);
         // Channels that reader threads already gave back are closed here.
         while let Ok(done) = self.done_rx.try_recv() {
@@ -619,6 +632,16 @@ impl<C: MeshChannel> Drop for ChannelMesh<C> {
                 _ => {}
             }
         }
+        tcp
+    }
+}
+
+/// Dropping hangs up on every peer (see [`ChannelMesh`]); TCP links are
+/// closed gracefully on a background thread (see `linger`;
+/// [`ChannelMesh::close`] waits for it instead).
+impl<C: MeshChannel> Drop for ChannelMesh<C> {
+    fn drop(&mut self) {
+        let tcp = self.hang_up();
         if !tcp.is_empty() {
             let (timeout, stop) = (self.timeout, Arc::clone(&self.stop));
             let spawned = thread::Builder::new()

@@ -114,6 +114,10 @@ pub fn run(o: &Opts) -> Result<(), Fail> {
             differ.push(j.to_string());
         }
     }
+    // Wait for every peer to hang up before the process exits: closing the
+    // sockets at exit with frames unread would reset the links and could
+    // cost a slower peer our digest.
+    mesh.close();
     if differ.is_empty() {
         println!(
             "outputs agree with all {} peer{}",
