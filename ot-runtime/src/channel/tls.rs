@@ -444,6 +444,8 @@ pub struct TlsChannel {
     timeout: Duration,
     queue_limit: usize,
     stats: StatsCounter,
+    /// The certificate chain the peer presented (leaf first).
+    peer_certs: Vec<CertificateDer<'static>>,
 }
 
 impl std::fmt::Debug for TlsChannel {
@@ -559,6 +561,10 @@ impl TlsChannel {
         }
         stream.set_read_timeout(None)?;
         stream.set_write_timeout(None)?;
+        let peer_certs = conn
+            .peer_certificates()
+            .map(|certs| certs.iter().map(|c| c.clone().into_owned()).collect())
+            .unwrap_or_default();
         let conn = Arc::new(Mutex::new(conn));
         let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::channel();
@@ -584,7 +590,46 @@ impl TlsChannel {
             timeout,
             queue_limit: DEFAULT_QUEUE_LIMIT,
             stats: StatsCounter::default(),
+            peer_certs,
         })
+    }
+
+    /// The certificate chain the peer presented in the handshake (leaf
+    /// first), already checked against the trusted CA; callers check what
+    /// it names (e.g. the party index of a
+    /// [`TlsMesh`](crate::mesh::TlsMesh) peer).
+    pub fn peer_certificates(&self) -> &[CertificateDer<'static>] {
+        &self.peer_certs
+    }
+
+    /// Waits up to `wait` until a whole frame can be received without
+    /// waiting: its header and payload are decrypted, or its header
+    /// announces more than `max_len` (the receive fails at once), or the
+    /// stream ended or failed. Consumes nothing.
+    pub(crate) fn frame_ready(&self, max_len: usize, wait: Duration) -> bool {
+        let ready = |st: &State| {
+            if st.inbound.len() >= HEADER {
+                let mut header = [0u8; HEADER];
+                for (h, b) in header.iter_mut().zip(&st.inbound) {
+                    *h = *b;
+                }
+                let len = u64::from_le_bytes(header);
+                return usize::try_from(len).map_or(true, |len| {
+                    len > max_len || st.inbound.len() - HEADER >= len
+                });
+            }
+            st.eof || st.read_error.is_some()
+        };
+        let st = self.shared.lock();
+        if ready(&st) || wait.is_zero() {
+            return ready(&st);
+        }
+        let (st, _) = self
+            .shared
+            .cv
+            .wait_timeout_while(st, wait, |st| !ready(st))
+            .unwrap_or_else(|p| p.into_inner());
+        ready(&st)
     }
 
     /// Sets how long an operation may go without progress before failing

@@ -132,12 +132,16 @@ mod links;
 mod memory;
 mod tamper;
 mod tcp;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use hello::{handshake, Hello, MAX_HELLO};
 pub use links::{ChannelMesh, MeshChannel};
 pub use memory::MemoryMesh;
 pub use tamper::TamperMesh;
 pub use tcp::{local_tcp_mesh, TcpMesh};
+#[cfg(feature = "tls")]
+pub use tls::{local_tls_mesh, local_tls_mesh_with, party_name, TlsMesh, TlsMeshError};
 
 use crate::channel::{ChannelError, ChannelStats};
 

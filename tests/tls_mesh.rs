@@ -1,0 +1,47 @@
+//! n-party protocols (`coin_flip_n`, `sum_n`) over the TLS mesh (feature
+//! `tls`): each link TLS 1.3 with certificates naming the party indices.
+#![cfg(feature = "tls")]
+
+use ot::runtime::mesh::{local_tls_mesh, run_parties, Mesh};
+use ot::runtime::rng::Rng;
+use ot::{coin_flip_n, sum_n};
+
+const SESSION: [u8; 16] = [0x24; 16];
+
+fn input_of(i: usize) -> u64 {
+    (i as u64 + 3).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+#[test]
+fn coin_flip_and_sum_over_tls() {
+    for n in [3, 5] {
+        let coins = run_parties(local_tls_mesh(n).expect("tls mesh"), |m| {
+            let params = coin_flip_n::Params::new(m.parties())?;
+            coin_flip_n::P::new(
+                m.me(),
+                params,
+                SESSION,
+                coin_flip_n::PInput {},
+                Rng::from_entropy(),
+            )?
+            .run(m)
+        });
+        let coins: Vec<_> = coins
+            .into_iter()
+            .map(|o| o.expect("coin flip").coin)
+            .collect();
+        assert!(coins.windows(2).all(|w| w[0] == w[1]), "{coins:?}");
+
+        let sums = run_parties(local_tls_mesh(n).expect("tls mesh"), |m| {
+            let params = sum_n::Params::new(m.parties())?;
+            let input = sum_n::PInput {
+                x: input_of(m.me()),
+            };
+            sum_n::P::new(m.me(), params, SESSION, input, Rng::from_entropy())?.run(m)
+        });
+        let want = (0..n).fold(0u64, |a, i| a.wrapping_add(input_of(i)));
+        for s in sums {
+            assert_eq!(s.expect("sum").sum, want);
+        }
+    }
+}
