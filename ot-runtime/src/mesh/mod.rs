@@ -130,6 +130,7 @@
 mod hello;
 mod links;
 mod memory;
+mod net;
 mod tamper;
 mod tcp;
 #[cfg(feature = "tls")]

@@ -6,6 +6,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::net::{accept_before, connect_retrying};
 use super::{ChannelMesh, HelloField, MeshChannel, MeshError};
 use crate::channel::TcpChannel;
 
@@ -13,8 +14,6 @@ use crate::channel::TcpChannel;
 const MAGIC: [u8; 8] = *b"OTPMESH1";
 /// Transport hello: magic, then the sender's index and n (`u32` LE each).
 const TRANSPORT_HELLO: usize = 16;
-/// Pause between attempts to reach a peer that is not listening yet.
-const RETRY: Duration = Duration::from_millis(10);
 /// Time-out of the meshes [`local_tcp_mesh`] builds.
 const LOCAL_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -118,22 +117,8 @@ fn dial(
     addr: SocketAddr,
     deadline: Instant,
 ) -> Result<TcpStream, MeshError> {
-    let stream = loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let attempt = TcpStream::connect_timeout(&addr, left.max(RETRY));
-        match attempt {
-            Ok(stream) => break stream,
-            Err(e) if Instant::now() + RETRY < deadline && retryable(e.kind()) => {
-                thread::sleep(RETRY)
-            }
-            Err(e) => {
-                return Err(MeshError::setup(
-                    j,
-                    format!("cannot connect to party {j} at {addr}: {e}"),
-                ))
-            }
-        }
-    };
+    let stream = connect_retrying(addr, deadline)
+        .map_err(|e| MeshError::setup(j, format!("cannot connect to party {j} at {addr}: {e}")))?;
     let (their_me, their_n) = exchange(&stream, me, n, deadline)
         .map_err(|e| MeshError::setup(j, format!("transport hello with {addr}: {e}")))?;
     if their_n != n {
@@ -151,18 +136,6 @@ fn dial(
     Ok(stream)
 }
 
-/// Whether a failed connect may succeed later (the peer is starting up).
-fn retryable(kind: io::ErrorKind) -> bool {
-    matches!(
-        kind,
-        io::ErrorKind::ConnectionRefused
-            | io::ErrorKind::ConnectionReset
-            | io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::TimedOut
-            | io::ErrorKind::Interrupted
-    )
-}
-
 /// Accepts a connection from every party `j > me`, filing each under the
 /// index its transport hello states.
 fn accept_all(
@@ -175,30 +148,15 @@ fn accept_all(
     let listen_err = |e: io::Error| MeshError::setup(None, format!("listener: {e}"));
     listener.set_nonblocking(true).map_err(listen_err)?;
     while let Some(missing) = (me + 1..n).find(|&j| streams[j].is_none()) {
-        let (stream, addr) = match listener.accept() {
-            Ok(conn) => conn,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                ) =>
-            {
-                if Instant::now() >= deadline {
-                    let waiting: Vec<usize> =
-                        (me + 1..n).filter(|&j| streams[j].is_none()).collect();
-                    return Err(MeshError::setup(
-                        missing,
-                        format!("parties {waiting:?} did not connect within the time-out"),
-                    ));
-                }
-                thread::sleep(Duration::from_millis(1));
-                continue;
-            }
-            Err(e) => return Err(listen_err(e)),
+        let Some((stream, addr)) = accept_before(listener, deadline).map_err(listen_err)? else {
+            let waiting: Vec<usize> = (me + 1..n).filter(|&j| streams[j].is_none()).collect();
+            return Err(MeshError::setup(
+                missing,
+                format!("parties {waiting:?} did not connect within the time-out"),
+            ));
         };
         let hello_err =
             |e: io::Error| MeshError::setup(None, format!("transport hello from {addr}: {e}"));
-        stream.set_nonblocking(false).map_err(hello_err)?;
         let (their_me, their_n) = exchange(&stream, me, n, deadline).map_err(hello_err)?;
         if their_n != n {
             return Err(MeshError::Mismatch {

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use rustls::pki_types::ServerName;
 use rustls::{CertificateError, Error as RustlsError};
 
+use super::net::{accept_before, connect_retrying};
 use super::{ChannelMesh, MeshChannel, MeshError};
 use crate::channel::{
     Channel, ChannelError, TestPki, TlsChannel, TlsIdentity, TlsSetupError, TlsTrust,
@@ -21,8 +22,6 @@ use crate::channel::{
 const CLAIM_MAGIC: [u8; 8] = *b"OTPTLSM1";
 /// Index claim: magic, then the dialler's index and n (`u32` LE each).
 const CLAIM: usize = 16;
-/// Pause between attempts to reach a peer that is not listening yet.
-const RETRY: Duration = Duration::from_millis(10);
 /// How often a reader thread waiting on a TLS link looks whether the mesh
 /// was dropped.
 const STOP_POLL: Duration = Duration::from_millis(20);
@@ -241,7 +240,8 @@ impl ChannelMesh<TlsChannel> {
         let listen_err = |e: io::Error| MeshError::setup(None, format!("listener: {e}"));
         listener.set_nonblocking(true).map_err(listen_err)?;
         while let Some(missing) = (me + 1..n).find(|&j| channels[j].is_none()) {
-            let Some((stream, addr)) = accept_one(&listener, deadline).map_err(listen_err)? else {
+            let Some((stream, addr)) = accept_before(&listener, deadline).map_err(listen_err)?
+            else {
                 let waiting: Vec<usize> = (me + 1..n).filter(|&j| channels[j].is_none()).collect();
                 return Err(MeshError::setup(
                     missing,
@@ -283,17 +283,7 @@ fn dial(
 ) -> Result<TcpStream, MeshError> {
     let failed =
         |e: io::Error| MeshError::setup(j, format!("cannot connect to party {j} at {addr}: {e}"));
-    let mut stream = loop {
-        match TcpStream::connect_timeout(&addr, left(deadline).max(RETRY)) {
-            Ok(stream) => break stream,
-            Err(e)
-                if Instant::now() + RETRY < deadline && e.kind() != io::ErrorKind::InvalidInput =>
-            {
-                thread::sleep(RETRY)
-            }
-            Err(e) => return Err(failed(e)),
-        }
-    };
+    let mut stream = connect_retrying(addr, deadline).map_err(failed)?;
     let word = |v: usize| u32::try_from(v).unwrap_or(u32::MAX).to_le_bytes();
     let mut claim = [0u8; CLAIM];
     claim[..8].copy_from_slice(&CLAIM_MAGIC);
@@ -304,34 +294,6 @@ fn dial(
         .and_then(|()| stream.write_all(&claim))
         .map_err(failed)?;
     Ok(stream)
-}
-
-/// Waits for the next connection on a non-blocking `listener`; `None` at
-/// the deadline.
-fn accept_one(
-    listener: &TcpListener,
-    deadline: Instant,
-) -> io::Result<Option<(TcpStream, SocketAddr)>> {
-    loop {
-        match listener.accept() {
-            Ok((stream, addr)) => {
-                stream.set_nonblocking(false)?;
-                return Ok(Some((stream, addr)));
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                ) =>
-            {
-                if Instant::now() >= deadline {
-                    return Ok(None);
-                }
-                thread::sleep(Duration::from_millis(1));
-            }
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 /// Reads an accepted connection's index claim and checks it: the right
