@@ -1,7 +1,9 @@
 //! `otp run`: sender and receiver as two processes over TCP loopback (and
 //! TLS with feature `tls`) complete and agree; a peer running another
 //! protocol, another OT count or the same role, an address that refuses or
-//! does not resolve, and (TLS) a certificate from another CA exit 2.
+//! does not resolve, and (TLS) a certificate from another CA exit 2. n
+//! parties agree over the TCP mesh and (TLS) over the TLS mesh, where a
+//! party whose certificate names another index is refused.
 
 mod common_cli;
 use common_cli::otp;
@@ -171,14 +173,20 @@ fn n_parties_over_the_tcp_mesh_agree() {
 
 #[cfg(feature = "tls")]
 mod tls {
-    use super::pair;
+    use super::{finish, pair, port, spawn};
     use ot::runtime::channel::TestPki;
     use std::path::PathBuf;
 
-    /// Writes a CA and certificates for `party-a` and `party-b`.
+    /// Writes a CA and certificates for `party-a` and `party-b`: the CA
+    /// file, then each party's certificate and key files.
     fn pki(dir: &PathBuf) -> Vec<String> {
+        pki_for(dir, &["party-a", "party-b"])
+    }
+
+    /// Writes a CA and a certificate and key for each of `names`.
+    fn pki_for(dir: &PathBuf, names: &[&str]) -> Vec<String> {
         std::fs::create_dir_all(dir).unwrap();
-        let pki = TestPki::generate(&["party-a", "party-b"]).unwrap();
+        let pki = TestPki::generate(names).unwrap();
         let ca = dir.join("ca.pem");
         std::fs::write(&ca, &pki.ca_pem).unwrap();
         let mut files = vec![ca.display().to_string()];
@@ -230,6 +238,66 @@ mod tls {
         let ((sc, _, se), (rc, _, re)) = pair(&refs(&sender), &refs(&stranger));
         assert_eq!((sc, rc), (2, 2), "{se} / {re}");
         assert!(se.contains("TLS"), "{se}");
+        let _ = std::fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn n_parties_over_the_tls_mesh_agree_and_a_wrong_identity_is_refused() {
+        let base = std::env::temp_dir().join(format!("otp-cli-tlsmesh-{}", std::process::id()));
+        let f = pki_for(&base, &["party-0", "party-1", "party-2"]);
+        let ca = f[0].clone();
+        // Party i's certificate and key files; `cert_of` picks whose
+        // certificate party i presents.
+        let run = |cert_of: [usize; 3]| {
+            let peers: Vec<String> = (0..3).map(|_| format!("127.0.0.1:{}", port())).collect();
+            let peers = peers.join(",");
+            let children: Vec<_> = (0..3)
+                .map(|i| {
+                    let (c, k) = (&f[1 + 2 * cert_of[i]], &f[2 + 2 * cert_of[i]]);
+                    let (i, x) = (i.to_string(), (10 * i + 1).to_string());
+                    spawn(&[
+                        "run",
+                        "sum_n",
+                        "--party",
+                        &i,
+                        "--peers",
+                        &peers,
+                        "--input",
+                        &x,
+                        "--cert",
+                        c,
+                        "--key",
+                        k,
+                        "--peer-ca",
+                        &ca,
+                        "--timeout",
+                        "20",
+                    ])
+                })
+                .collect();
+            children.into_iter().map(finish).collect::<Vec<_>>()
+        };
+        for (code, out, err) in run([0, 1, 2]) {
+            assert_eq!(code, 0, "{err}");
+            assert!(
+                out.contains("of 3: sum = 33") && out.contains("outputs agree with all 2 peers"),
+                "{out}"
+            );
+        }
+        // Party 2 presents party 1's certificate: refused by the party it
+        // dials (the index claim and the certificate disagree), and nobody
+        // computes an output.
+        let results = run([0, 1, 1]);
+        assert!(
+            results
+                .iter()
+                .all(|(code, out, _)| *code == 2 && !out.contains("sum =")),
+            "{results:?}"
+        );
+        assert!(
+            results.iter().any(|(_, _, err)| err.contains("TLS mesh")),
+            "{results:?}"
+        );
         let _ = std::fs::remove_dir_all(base);
     }
 }

@@ -242,7 +242,7 @@ fn connect(o: &Opts, timeout: Duration) -> Result<Box<dyn Channel + Send>, Fail>
 }
 
 #[cfg(feature = "tls")]
-mod tls {
+pub mod tls {
     //! TLS 1.3 channels with mutual certificate authentication.
 
     use super::Opts;
@@ -252,7 +252,9 @@ mod tls {
     use std::net::TcpListener;
     use std::time::Duration;
 
-    fn keys(o: &Opts) -> Result<(TlsIdentity, TlsTrust), Fail> {
+    /// This party's identity and the CA it trusts, from `--cert`, `--key`
+    /// and `--peer-ca`.
+    pub fn keys(o: &Opts) -> Result<(TlsIdentity, TlsTrust), Fail> {
         let (Some(cert), Some(key), Some(ca)) = (&o.cert, &o.key, &o.peer_ca) else {
             return Err(Fail("TLS needs all of --cert, --key and --peer-ca".into()));
         };

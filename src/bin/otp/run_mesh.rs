@@ -1,13 +1,15 @@
 //! `otp run` for n-party protocols (`role P[n]`): party `--party I` of
 //! `--peers a,b,c` joins the TCP mesh (listening on its own address,
-//! dialling the lower indices), runs the protocol, then sends every peer a
+//! dialling the lower indices) or, with `--cert`, `--key` and `--peer-ca`
+//! (feature `tls`), the TLS mesh whose certificates name `party-<i>`,
+//! runs the protocol, then sends every peer a
 //! SHA-256 of its output and checks theirs: the shipped n-party protocols
 //! give every party the same output. The session id is derived from the
 //! protocol and the peer list, so all parties agree on it.
 
 use crate::run::Opts;
 use crate::Fail;
-use ot::runtime::mesh::{Mesh, TcpMesh};
+use ot::runtime::mesh::{ChannelMesh, Mesh, MeshChannel, TcpMesh};
 use ot::runtime::rng::Rng;
 use ot::runtime::Block;
 use ot::{coin_flip_n, sum_n};
@@ -25,11 +27,6 @@ pub fn run(o: &Opts) -> Result<(), Fail> {
             "`{}` is not an n-party protocol; n-party: {PROTOCOLS}",
             o.protocol
         )));
-    }
-    if o.cert.is_some() || o.key.is_some() || o.peer_ca.is_some() {
-        return Err(Fail(
-            "the n-party mesh runs over plain TCP only (no TLS mesh yet)".into(),
-        ));
     }
     let me = o
         .party
@@ -59,8 +56,22 @@ pub fn run(o: &Opts) -> Result<(), Fail> {
     }
     let session: [u8; 16] = h.finalize()[..16].try_into().unwrap_or_default();
     let timeout = Duration::from_secs(o.timeout.max(1));
-    let mut mesh = TcpMesh::connect(me, &addrs, timeout).map_err(|e| Fail(format!("mesh: {e}")))?;
-    let n = addrs.len();
+    if o.cert.is_some() || o.key.is_some() || o.peer_ca.is_some() {
+        let mesh = tls::connect(o, me, &addrs, timeout)?;
+        return run_on(o, session, mesh);
+    }
+    let mesh = TcpMesh::connect(me, &addrs, timeout).map_err(|e| Fail(format!("mesh: {e}")))?;
+    run_on(o, session, mesh)
+}
+
+/// Runs the protocol on an established mesh, prints the output and checks
+/// it against every peer's.
+fn run_on<C: MeshChannel>(
+    o: &Opts,
+    session: [u8; 16],
+    mut mesh: ChannelMesh<C>,
+) -> Result<(), Fail> {
+    let (me, n) = (mesh.me(), mesh.parties());
     let start = Instant::now();
     let (shown, output): (String, Vec<u8>) = match o.protocol.as_str() {
         "coin_flip_n" => {
@@ -131,6 +142,52 @@ pub fn run(o: &Opts) -> Result<(), Fail> {
             if differ.len() == 1 { "y" } else { "ies" },
             differ.join(", ")
         )))
+    }
+}
+
+#[cfg(feature = "tls")]
+mod tls {
+    //! The n-party mesh over mutually authenticated TLS 1.3.
+
+    use crate::run::Opts;
+    use crate::Fail;
+    use ot::runtime::mesh::TlsMesh;
+    use std::net::SocketAddr;
+    use std::time::Duration;
+
+    /// Joins the TLS mesh as party `me`: our certificate must name
+    /// `party-<me>`, every peer's `party-<j>`, all from `--peer-ca`.
+    pub fn connect(
+        o: &Opts,
+        me: usize,
+        addrs: &[SocketAddr],
+        timeout: Duration,
+    ) -> Result<TlsMesh, Fail> {
+        if o.peer_name.is_some() {
+            return Err(Fail(
+                "--peer-name is for two parties; in the mesh, party j's certificate must name `party-<j>`".into(),
+            ));
+        }
+        let (id, trust) = crate::run::tls::keys(o)?;
+        TlsMesh::connect(me, addrs, &id, &trust, timeout)
+            .map_err(|e| Fail(format!("TLS mesh: {e}")))
+    }
+}
+
+#[cfg(not(feature = "tls"))]
+mod tls {
+    //! Without feature `tls`: asking for the TLS mesh is an error.
+
+    use crate::run::Opts;
+    use crate::Fail;
+    use ot::runtime::mesh::TcpMesh;
+    use std::net::SocketAddr;
+    use std::time::Duration;
+
+    pub fn connect(_: &Opts, _: usize, _: &[SocketAddr], _: Duration) -> Result<TcpMesh, Fail> {
+        Err(Fail(
+            "this otp was built without TLS: build with `--features tls`".into(),
+        ))
     }
 }
 
