@@ -105,8 +105,12 @@ pub enum Ty {
     Scalar,
     /// An index or size.
     Usize,
-    /// A 64-bit integer.
+    /// A 64-bit integer (arithmetic mod 2^64).
     U64,
+    /// A 32-bit integer (arithmetic mod 2^32).
+    U32,
+    /// An 8-bit integer (arithmetic mod 2^8).
+    U8,
     /// A packed bit vector of the given length.
     Bits(Shape),
     /// A rows x cols bit matrix.
@@ -121,7 +125,15 @@ impl Ty {
     /// Whether the generated Rust value is `Copy` (passed by value to intrinsics).
     pub fn is_copy(&self) -> bool {
         match self {
-            Ty::Bit | Ty::Block | Ty::Seed | Ty::Point | Ty::Scalar | Ty::Usize | Ty::U64 => true,
+            Ty::Bit
+            | Ty::Block
+            | Ty::Seed
+            | Ty::Point
+            | Ty::Scalar
+            | Ty::Usize
+            | Ty::U64
+            | Ty::U32
+            | Ty::U8 => true,
             Ty::Array(t, n) if n.small().is_some() => t.is_copy(),
             _ => false,
         }
@@ -129,7 +141,23 @@ impl Ty {
 
     /// Whether it is an integer type.
     pub fn is_int(&self) -> bool {
-        matches!(self, Ty::Usize | Ty::U64)
+        self.int_bits().is_some()
+    }
+
+    /// The width in bits of an integer type (`usize` is 64 bits: generated
+    /// code targets 64-bit platforms, and wire encodings carry it as `u64`).
+    pub fn int_bits(&self) -> Option<u32> {
+        match self {
+            Ty::Usize | Ty::U64 => Some(64),
+            Ty::U32 => Some(32),
+            Ty::U8 => Some(8),
+            _ => None,
+        }
+    }
+
+    /// The largest value of an integer type.
+    pub fn int_max(&self) -> Option<u128> {
+        self.int_bits().map(|b| (1u128 << b) - 1)
     }
 }
 
@@ -143,6 +171,8 @@ impl fmt::Display for Ty {
             Ty::Scalar => write!(f, "Scalar"),
             Ty::Usize => write!(f, "usize"),
             Ty::U64 => write!(f, "u64"),
+            Ty::U32 => write!(f, "u32"),
+            Ty::U8 => write!(f, "u8"),
             Ty::Bits(n) => write!(f, "Bits[{n}]"),
             Ty::BitMatrix(r, c) => write!(f, "BitMatrix[{r}, {c}]"),
             Ty::Array(t, n) => write!(f, "[{t}; {n}]"),
@@ -163,6 +193,8 @@ pub const BUILTIN_TYPES: &[&str] = &[
     "Scalar",
     "usize",
     "u64",
+    "u32",
+    "u8",
     "Bits",
     "BitMatrix",
 ];

@@ -95,8 +95,11 @@ impl ExprGen {
         let rt = rt();
         match &e.kind {
             TExprKind::Int(v) => {
+                // The checker bounds every literal by its type's range.
                 let lit = match e.ty {
                     Ty::U64 => Literal::u64_suffixed(*v as u64),
+                    Ty::U32 => Literal::u32_suffixed(*v as u32),
+                    Ty::U8 => Literal::u8_suffixed(*v as u8),
                     _ => Literal::usize_suffixed(*v as usize),
                 };
                 (quote!(#lit), Mode::Owned)
@@ -117,6 +120,9 @@ impl ExprGen {
                     Ty::Bits(_) => (quote!(#bt.get(#i)), Mode::Owned),
                     _ => (quote!(#bt[#i]), Mode::Place),
                 }
+            }
+            TExprKind::Call(name, args) if name.starts_with(crate::check::BUILTIN_PREFIX) => {
+                (self.builtin(name, args, &e.ty), Mode::Owned)
             }
             TExprKind::Call(name, args) => {
                 let path = self.paths.get(name).map(String::as_str).unwrap_or_default();
@@ -184,6 +190,13 @@ impl ExprGen {
                     BinOp::Mul => quote!((#x * #y)),
                     BinOp::Div => quote!((#x).checked_div(#y).unwrap_or(0)),
                     BinOp::Rem => quote!((#x).checked_rem(#y).unwrap_or(0)),
+                    // Mathematical shifts: by the width or more gives 0.
+                    BinOp::Shl => {
+                        quote!(u32::try_from(#y).ok().and_then(|__s| (#x).checked_shl(__s)).unwrap_or(0))
+                    }
+                    BinOp::Shr => {
+                        quote!(u32::try_from(#y).ok().and_then(|__s| (#x).checked_shr(__s)).unwrap_or(0))
+                    }
                 };
                 (t, Mode::Owned)
             }
@@ -192,7 +205,9 @@ impl ExprGen {
                 let t = match (op, &a.ty) {
                     (UnOp::Not, Ty::Block) => quote!((#x ^ #rt::Block::ONES)),
                     (UnOp::Not, _) => quote!((!#x)),
+                    (UnOp::Neg, t) if t.is_int() => quote!((#x).wrapping_neg()),
                     (UnOp::Neg, _) => quote!((-#x)),
+                    (UnOp::Cast, _) => cast(&a.ty, &e.ty, x),
                 };
                 (t, Mode::Owned)
             }
@@ -229,6 +244,10 @@ impl ExprGen {
     pub(super) fn sample(&self, t: &Ty) -> TokenStream {
         let rt = rt();
         match t {
+            Ty::U32 | Ty::U8 => {
+                let ty = rust_ty(t);
+                quote!((<u64 as #rt::rng::Sample>::sample(&mut rng) as #ty))
+            }
             Ty::Scalar => quote!(#rt::ec::random_scalar(&mut rng)),
             Ty::Point => quote!(#rt::ec::random_point(&mut rng)),
             Ty::Bits(n) => {
@@ -305,4 +324,86 @@ pub(super) fn locals_in(e: &TExpr, out: &mut BTreeSet<String>) {
     let mut counts = BTreeMap::new();
     count_locals(e, &mut counts);
     out.extend(counts.into_keys());
+}
+
+/// `x as T` between integers, from `Bit`, and between integers and `Block`
+/// (the low bits are kept when narrowing, as in Rust).
+fn cast(from: &Ty, to: &Ty, x: TokenStream) -> TokenStream {
+    let rt = rt();
+    let t = rust_ty(to);
+    match (from, to) {
+        (Ty::Block, _) => quote!((#x.as_u128() as #t)),
+        (_, Ty::Block) => quote!(#rt::Block((#x) as u128)),
+        _ => quote!(((#x) as #t)),
+    }
+}
+
+impl ExprGen {
+    /// A built-in function (`bit`, `select`, `sum`, `xor`, `bits`).
+    fn builtin(&self, name: &str, args: &[TExpr], ty: &Ty) -> TokenStream {
+        let rt = rt();
+        let name = name.trim_start_matches(crate::check::BUILTIN_PREFIX);
+        match name {
+            "bit" => {
+                let x = self.owned(&args[0]);
+                let i = self.owned(&args[1]);
+                let x = if args[0].ty == Ty::Block {
+                    quote!((#x).as_u128())
+                } else {
+                    x
+                };
+                quote!((u32::try_from(#i).ok().and_then(|__s| (#x).checked_shr(__s)).unwrap_or(0) & 1 == 1))
+            }
+            "select" => {
+                let b = self.owned(&args[0]);
+                let x = self.owned(&args[1]);
+                let y = self.owned(&args[2]);
+                // Integers, bits and blocks are selected with a mask, in
+                // constant time (the condition is often secret).
+                match ty {
+                    t if t.is_int() => {
+                        let r = rust_ty(t);
+                        quote!({ let (__x, __y): (#r, #r) = (#x, #y); __y ^ ((__x ^ __y) & (#r::from(#b)).wrapping_neg()) })
+                    }
+                    Ty::Bit => {
+                        quote!({ let (__b, __x, __y): (bool, bool, bool) = (#b, #x, #y); (__b & __x) | (!__b & __y) })
+                    }
+                    Ty::Block | Ty::Seed => {
+                        quote!({ let (__x, __y): (#rt::Block, #rt::Block) = (#x, #y); #rt::Block(__y.as_u128() ^ ((__x.as_u128() ^ __y.as_u128()) & (u128::from(#b)).wrapping_neg())) })
+                    }
+                    _ => quote!(if #b { #x } else { #y }),
+                }
+            }
+            "sum" => {
+                let xs = self.by_ref(&args[0]);
+                let r = rust_ty(ty);
+                quote!((#xs).iter().fold(0 as #r, |__a, __b| __a.wrapping_add(*__b)))
+            }
+            "xor" => {
+                let xs = self.by_ref(&args[0]);
+                let zero = match ty {
+                    Ty::Bit => quote!(false),
+                    Ty::Block => quote!(#rt::Block(0)),
+                    t => {
+                        let r = rust_ty(t);
+                        quote!((0 as #r))
+                    }
+                };
+                quote!((#xs).iter().fold(#zero, |__a, __b| __a ^ *__b))
+            }
+            _ => {
+                let x = self.owned(&args[0]);
+                match &args[0].ty {
+                    Ty::Array(..) => {
+                        let xs = self.by_ref(&args[0]);
+                        quote!(#rt::Bits::from_bools(&#xs[..]))
+                    }
+                    t => {
+                        let w = t.int_bits().unwrap_or(64) as usize;
+                        quote!({ let __x = #x; #rt::Bits::from_bools(&(0..#w).map(|__i| (__x >> __i) & 1 == 1).collect::<::std::vec::Vec<bool>>()) })
+                    }
+                }
+            }
+        }
+    }
 }
