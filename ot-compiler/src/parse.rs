@@ -399,7 +399,7 @@ const OPERATORS: &[&str] = &[
     "||", "&&", "==", "!=", "<=", ">=", "<", ">", "|", "^", "&", "+", "-", "*", "/", "%", "<<",
     ">>", "as",
 ];
-const EXPR_START: &[&str] = &["!", "(", "-", "[", "_", "sample", "true", "false"];
+const EXPR_START: &[&str] = &["!", "(", "-", "[", "_", "sample", "true", "false", "0x"];
 const PROTO_ITEMS: &[&str] = &[
     "const", "param", "input", "output", "at", "round", "do", "insert",
 ];

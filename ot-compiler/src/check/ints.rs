@@ -212,7 +212,26 @@ impl Checker<'_> {
     pub(super) fn nonzero(&self, e: &Expr, in_shape: bool) -> bool {
         match &e.kind {
             ExprKind::Int(v) => *v != 0,
-            ExprKind::Cast(a, _) => matches!(a.kind, ExprKind::Int(v) if v != 0),
+            // A literal fits its cast (checked); a widening cast of an
+            // integer keeps it non-zero.
+            ExprKind::Cast(a, _) if matches!(a.kind, ExprKind::Int(_)) => self.nonzero(a, in_shape),
+            ExprKind::Cast(
+                a,
+                Type {
+                    kind: TypeKind::Named(t, _),
+                    ..
+                },
+            ) if matches!(t.name.as_str(), "u64" | "usize") => {
+                let int = match &a.kind {
+                    ExprKind::Var(n) => self
+                        .params
+                        .get(n)
+                        .or(self.consts.get(n).map(|c| &c.0))
+                        .is_some_and(Ty::is_int),
+                    _ => false,
+                };
+                int && self.nonzero(a, in_shape)
+            }
             ExprKind::Var(n) => match self.consts.get(n) {
                 Some((_, v)) => *v != 0,
                 None => self.nonzero_params.contains(n),
@@ -234,11 +253,15 @@ impl Checker<'_> {
         }
         let what = self.src.snippet(b.span).trim().to_string();
         let help = match &b.kind {
-            ExprKind::Var(n) if self.params.contains_key(n) => match self.param_requires.get(n) {
-                Some(req) => format!("add `{n} >= 1` to the parameter's requirement: `param {n}: ... requires {req} && {n} >= 1;`"),
-                None => format!("declare the parameter as non-zero: `param {n}: ... requires {n} >= 1;`"),
-            },
-            _ => "divide by a non-zero constant, or by a `param` declared with `requires p >= 1`".to_string(),
+            ExprKind::Var(n) if self.params.contains_key(n) => {
+                let ty = &self.params[n];
+                match self.param_requires.get(n) {
+                    Some(req) => format!("add `{n} >= 1` to the parameter's requirement: `param {n}: {ty} requires {req} && {n} >= 1;`"),
+                    None => format!("declare the parameter non-zero: `param {n}: {ty} requires {n} >= 1;`"),
+                }
+            }
+            _ => "divide by a non-zero constant, or by a `param` declared with `requires p >= 1`"
+                .to_string(),
         };
         Err(Diagnostic::error(
             b.span,

@@ -31,6 +31,9 @@ pub(super) struct ExprGen {
     stmt_ctx: std::cell::RefCell<Option<StmtCtx>>,
     /// Nesting depth of comprehension closures (nothing moves out of one).
     depth: std::cell::Cell<usize>,
+    /// While generating a `requires` predicate: its text. `usize` `+ - *`
+    /// are then checked, and an overflow returns `Error::Params` with it.
+    checked: std::cell::RefCell<Option<String>>,
 }
 
 pub(super) fn count_locals(e: &TExpr, out: &mut BTreeMap<String, usize>) {
@@ -61,6 +64,14 @@ impl ExprGen {
             moves: ir.moved_args.clone(),
             ..ExprGen::default()
         }
+    }
+
+    /// A `requires` predicate (in `Params::new`): `usize` arithmetic checked.
+    pub(super) fn checked(&self, e: &TExpr, text: &str) -> TokenStream {
+        *self.checked.borrow_mut() = Some(text.to_string());
+        let out = self.owned(e);
+        *self.checked.borrow_mut() = None;
+        out
     }
 
     /// Generates a statement knowing which values are live after it.
@@ -182,6 +193,17 @@ impl ExprGen {
                     BinOp::BitOr => quote!((#x | #y)),
                     BinOp::BitXor => quote!((#x ^ #y)),
                     BinOp::BitAnd => quote!((#x & #y)),
+                    BinOp::Add | BinOp::Sub | BinOp::Mul
+                        if a.ty == Ty::Usize && self.checked.borrow().is_some() =>
+                    {
+                        let text = self.checked.borrow().clone().unwrap_or_default();
+                        let f = match op {
+                            BinOp::Add => quote!(checked_add),
+                            BinOp::Sub => quote!(checked_sub),
+                            _ => quote!(checked_mul),
+                        };
+                        quote!(match (#x).#f(#y) { Some(__v) => __v, None => return Err(Error::Params { requirement: #text }) })
+                    }
                     BinOp::Add if a.ty.is_int() => quote!((#x).wrapping_add(#y)),
                     BinOp::Sub if a.ty.is_int() => quote!((#x).wrapping_sub(#y)),
                     BinOp::Mul if a.ty.is_int() => quote!((#x).wrapping_mul(#y)),
