@@ -87,6 +87,9 @@ type Monomial = Vec<String>;
 /// A polynomial with integer coefficients over atoms.
 type Poly = BTreeMap<Monomial, i128>;
 
+/// The most terms a normal form may have (larger shapes compare as written).
+const MAX_TERMS: usize = 256;
+
 fn poly(s: &Shape) -> Option<Poly> {
     let mut out = Poly::new();
     match s {
@@ -106,6 +109,11 @@ fn poly(s: &Shape) -> Option<Poly> {
         }
         Shape::Bin('*', a, b) => {
             let (pa, pb) = (poly(a)?, poly(b)?);
+            // Expanding a product of long sums can explode: beyond a small
+            // size, fall back to comparing the written form.
+            if pa.len().saturating_mul(pb.len()) > MAX_TERMS {
+                return None;
+            }
             for (ma, ca) in &pa {
                 for (mb, cb) in &pb {
                     let mut m: Monomial = ma.iter().chain(mb).cloned().collect();
@@ -363,5 +371,18 @@ mod tests {
         let mut set = HashSet::new();
         set.insert(b('*', Shape::Lit(3), b('*', Shape::Lit(2), m.clone())));
         assert!(set.contains(&b('*', m, Shape::Lit(6))));
+    }
+
+    #[test]
+    fn long_products_of_sums_fall_back_instead_of_exploding() {
+        let sum = (0..12).fold(Shape::Lit(1), |acc, k| {
+            Shape::Bin('+', Box::new(acc), Box::new(Shape::Param(format!("p{k}"))))
+        });
+        let mut prod = sum.clone();
+        for _ in 0..40 {
+            prod = Shape::Bin('*', Box::new(prod), Box::new(sum.clone()));
+        }
+        assert_eq!(prod.normal_form(), None);
+        assert_eq!(prod, prod.clone());
     }
 }

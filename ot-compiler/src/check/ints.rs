@@ -70,8 +70,10 @@ impl Checker<'_> {
         }
         if let ExprKind::Int(v) = &inner.kind {
             literal_range(*v, &to, inner.span)?;
-            a.ty = to;
-            return Ok(a);
+            if to.is_int() {
+                a.ty = to;
+                return Ok(a);
+            }
         }
         Ok(TExpr {
             kind: TExprKind::Unary(UnOp::Cast, Box::new(a)),

@@ -51,7 +51,7 @@ impl Checker<'_> {
         if !ty.is_copy() || matches!(ty, Ty::Point | Ty::Scalar) {
             return Err(Diagnostic::error(
                 p.ty.span,
-                format!("parameters must be `usize`, `u64`, `Bit` or `Block`, not `{ty}`"),
+                format!("parameters must be integers (`usize`, `u64`, `u32`, `u8`), `Bit` or `Block`, not `{ty}`"),
             ));
         }
         self.params.insert(p.name.name.clone(), ty.clone());
