@@ -354,6 +354,10 @@ pub enum BinOp {
     Div,
     /// `%`
     Rem,
+    /// `<<` (a shift by the type's width or more gives 0)
+    Shl,
+    /// `>>` (a shift by the type's width or more gives 0)
+    Shr,
 }
 
 impl BinOp {
@@ -376,6 +380,8 @@ impl BinOp {
             BinOp::Mul => "*",
             BinOp::Div => "/",
             BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
         }
     }
 }
@@ -387,6 +393,8 @@ pub enum UnOp {
     Not,
     /// `-`
     Neg,
+    /// `as T` (in the typed IR only: the expression's type is the target)
+    Cast,
 }
 
 /// Expression forms.
@@ -408,6 +416,8 @@ pub enum ExprKind {
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// `op a`
     Unary(UnOp, Box<Expr>),
+    /// `a as T` (also a suffixed literal: `5u64` is `5 as u64`)
+    Cast(Box<Expr>, Type),
     /// `sample T`
     Sample(Type),
     /// `[e for i in lo..hi]`

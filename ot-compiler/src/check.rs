@@ -10,8 +10,11 @@ use crate::source::{SourceMap, Span};
 use crate::types::{Shape, Ty, BUILTIN_TYPES};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+mod ints;
 mod items;
 mod nparty;
+
+pub use ints::BUILTIN_PREFIX;
 
 /// Everything visible to a protocol: intrinsics, extern types, functionalities, protocols.
 pub struct Scope<'a> {
@@ -164,6 +167,10 @@ struct Checker<'a> {
     /// In an n-party protocol, the least number of parties its `requires`
     /// allows (`requires n >= k`).
     party_min: u128,
+    /// Parameters whose `requires` proves them non-zero (divisors).
+    nonzero_params: HashSet<String>,
+    /// Each parameter's `requires` as written (for help lines).
+    param_requires: HashMap<String, String>,
 }
 
 /// Checks one protocol; returns its IR and warnings. Every error carries a
@@ -276,6 +283,8 @@ impl<'a> Checker<'a> {
             party_vars: vec![],
             party_deliveries: vec![],
             party_min: 2,
+            nonzero_params: HashSet::new(),
+            param_requires: HashMap::new(),
         }
     }
 
@@ -941,6 +950,8 @@ impl<'a> Checker<'a> {
                     "Scalar" => Some(Ty::Scalar),
                     "usize" => Some(Ty::Usize),
                     "u64" => Some(Ty::U64),
+                    "u32" => Some(Ty::U32),
+                    "u8" => Some(Ty::U8),
                     _ => None,
                 };
                 if let Some(s) = simple {
@@ -986,7 +997,10 @@ impl<'a> Checker<'a> {
     /// A symbolic length from constants, parameters and literals.
     fn shape_in(&self, e: &Expr, subst: Subst) -> R<Shape> {
         match &e.kind {
-            ExprKind::Int(v) => Ok(Shape::Lit(*v)),
+            ExprKind::Int(v) => {
+                ints::literal_range(*v, &Ty::Usize, e.span)?;
+                Ok(Shape::Lit(*v))
+            }
             ExprKind::Var(n) => {
                 if let Some(f) = subst {
                     if let Some(s) = f(n) {
@@ -1015,6 +1029,7 @@ impl<'a> Checker<'a> {
                     BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem
                 ) =>
             {
+                self.check_divisor(*op, b, true)?;
                 let c = op.symbol().chars().next().unwrap_or('+');
                 Ok(Shape::bin(
                     c,
@@ -1089,10 +1104,14 @@ impl<'a> Checker<'a> {
     /// Types an expression evaluated by `role` (`usize::MAX`: no role, only params/consts).
     fn expr(&mut self, role: usize, e: &Expr) -> R<TExpr> {
         match &e.kind {
-            ExprKind::Int(v) => Ok(TExpr {
-                kind: TExprKind::Int(*v),
-                ty: Ty::Usize,
-            }),
+            ExprKind::Int(v) => {
+                ints::literal_range(*v, &Ty::Usize, e.span)?;
+                Ok(TExpr {
+                    kind: TExprKind::Int(*v),
+                    ty: Ty::Usize,
+                })
+            }
+            ExprKind::Cast(inner, ty) => self.cast(role, e, inner, ty),
             ExprKind::Bool(b) => Ok(TExpr {
                 kind: TExprKind::Bool(*b),
                 ty: Ty::Bit,
@@ -1140,9 +1159,19 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Call(name, args) => self.call(role, name, args, e.span),
             ExprKind::Binary(op, a, b) => {
-                let ta = self.expr(role, a)?;
-                let tb = self.expr(role, b)?;
-                let ty = binary_type(*op, &ta.ty, &tb.ty).ok_or_else(|| {
+                let mut ta = self.expr(role, a)?;
+                let mut tb = self.expr(role, b)?;
+                if !matches!(op, BinOp::Shl | BinOp::Shr) {
+                    let (ya, yb) = (ta.ty.clone(), tb.ty.clone());
+                    self.coerce_lit(a, &mut ta, &yb)?;
+                    self.coerce_lit(b, &mut tb, &ya)?;
+                }
+                self.check_divisor(*op, b, false)?;
+                let ty = match op {
+                    BinOp::Shl | BinOp::Shr => Some(self.shift_type(e, *op, &ta.ty, &tb.ty)?),
+                    _ => binary_type(*op, &ta.ty, &tb.ty),
+                };
+                let ty = ty.ok_or_else(|| {
                     Diagnostic::error(
                         e.span,
                         format!(
@@ -1162,8 +1191,11 @@ impl<'a> Checker<'a> {
             ExprKind::Unary(op, a) => {
                 let ta = self.expr(role, a)?;
                 let ok = match op {
-                    UnOp::Not => matches!(ta.ty, Ty::Bit | Ty::Block),
-                    UnOp::Neg => matches!(ta.ty, Ty::Point | Ty::Scalar),
+                    UnOp::Not => matches!(ta.ty, Ty::Bit | Ty::Block) || ta.ty.is_int(),
+                    UnOp::Neg => {
+                        matches!(ta.ty, Ty::Point | Ty::Scalar | Ty::U64 | Ty::U32 | Ty::U8)
+                    }
+                    UnOp::Cast => true,
                 };
                 if !ok {
                     return Err(Diagnostic::error(
@@ -1173,7 +1205,8 @@ impl<'a> Checker<'a> {
                             if *op == UnOp::Not { "!" } else { "-" },
                             ta.ty
                         ),
-                    ));
+                    )
+                    .with_help("`!` applies to `Bit`, `Block` and integers; `-` to `Point`, `Scalar` and the wrapping integers `u64`, `u32`, `u8`"));
                 }
                 let ty = ta.ty.clone();
                 Ok(TExpr {
@@ -1259,6 +1292,9 @@ impl<'a> Checker<'a> {
     }
 
     fn call(&mut self, role: usize, name: &Ident, args: &[Expr], span: Span) -> R<TExpr> {
+        if let Some(b) = self.builtin(role, name, args, span) {
+            return b;
+        }
         let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
             let names: Vec<String> = self.scope.intrinsics.keys().cloned().collect();
             return Err(
@@ -1310,9 +1346,10 @@ impl<'a> Checker<'a> {
         }
         let mut targs = vec![];
         for (k, (p, a)) in decl.params.iter().zip(args).enumerate() {
-            let t = self.expr(role, a)?;
+            let mut t = self.expr(role, a)?;
             let b2 = bound.clone();
             let want = self.ty(&p.ty, Some(&move |n: &str| b2.get(n).cloned()))?;
+            self.coerce_lit(a, &mut t, &want)?;
             if !unify(&want, &t.ty, &mut bound) {
                 let b3 = bound.clone();
                 let shown = self
@@ -1369,7 +1406,15 @@ fn unify(want: &Ty, have: &Ty, bound: &mut HashMap<String, Shape>) -> bool {
 
 fn sampleable(t: &Ty) -> bool {
     match t {
-        Ty::Bit | Ty::Block | Ty::Seed | Ty::Scalar | Ty::Point | Ty::U64 | Ty::Bits(_) => true,
+        Ty::Bit
+        | Ty::Block
+        | Ty::Seed
+        | Ty::Scalar
+        | Ty::Point
+        | Ty::U64
+        | Ty::U32
+        | Ty::U8
+        | Ty::Bits(_) => true,
         Ty::Array(e, _) => sampleable(e),
         _ => false,
     }
@@ -1382,29 +1427,25 @@ fn binary_type(op: BinOp, a: &Ty, b: &Ty) -> Option<Ty> {
         Eq | Ne => (a == b).then_some(Ty::Bit),
         Lt | Le | Gt | Ge => (a == b && a.is_int()).then_some(Ty::Bit),
         BitOr | BitXor | BitAnd => match (a, b) {
-            (Ty::Bit, Ty::Bit)
-            | (Ty::Block, Ty::Block)
-            | (Ty::Usize, Ty::Usize)
-            | (Ty::U64, Ty::U64) => Some(a.clone()),
+            (Ty::Bit, Ty::Bit) | (Ty::Block, Ty::Block) => Some(a.clone()),
+            (x, y) if x == y && x.is_int() => Some(a.clone()),
             (Ty::Bits(x), Ty::Bits(y)) if x == y && op == BitXor => Some(a.clone()),
             (Ty::BitMatrix(..), Ty::BitMatrix(..)) if a == b && op == BitXor => Some(a.clone()),
             _ => None,
         },
         Add | Sub => match (a, b) {
-            (Ty::Point, Ty::Point)
-            | (Ty::Scalar, Ty::Scalar)
-            | (Ty::Usize, Ty::Usize)
-            | (Ty::U64, Ty::U64) => Some(a.clone()),
+            (Ty::Point, Ty::Point) | (Ty::Scalar, Ty::Scalar) => Some(a.clone()),
+            (x, y) if x == y && x.is_int() => Some(a.clone()),
             _ => None,
         },
         Mul => match (a, b) {
             (Ty::Scalar, Ty::Point) | (Ty::Point, Ty::Scalar) => Some(Ty::Point),
-            (Ty::Scalar, Ty::Scalar) | (Ty::Usize, Ty::Usize) | (Ty::U64, Ty::U64) => {
-                Some(a.clone())
-            }
+            (Ty::Scalar, Ty::Scalar) => Some(a.clone()),
+            (x, y) if x == y && x.is_int() => Some(a.clone()),
             _ => None,
         },
         Div | Rem => (a == b && a.is_int()).then_some(a.clone()),
+        Shl | Shr => (a.is_int() && b.is_int()).then_some(a.clone()),
     }
 }
 
@@ -1421,6 +1462,7 @@ fn op_help(op: BinOp) -> &'static str {
         Add | Sub => "`+`/`-` apply to two `Point`s, two `Scalar`s or two integers",
         Mul => "`*` applies to `Scalar * Point`, `Point * Scalar`, two `Scalar`s or two integers",
         Div | Rem => "`/` and `%` apply to integers",
+        Shl | Shr => "shifts apply to an integer shifted by an integer amount",
     }
 }
 
@@ -1452,7 +1494,23 @@ pub fn eval_with(e: &Expr, env: &HashMap<String, u128>) -> Option<u128> {
                 Mul => x.checked_mul(y)?,
                 Div => x.checked_div(y)?,
                 Rem => x.checked_rem(y)?,
+                Shl => u32::try_from(y).ok().and_then(|y| x.checked_shl(y))?,
+                Shr => u32::try_from(y).ok().and_then(|y| x.checked_shr(y))?,
             }
+        }
+        // A cast keeps the low bits of the value (`Block` is 128 bits).
+        ExprKind::Cast(a, t) => {
+            let x = eval_with(a, env)?;
+            let bits = match &t.kind {
+                TypeKind::Named(n, _) => match n.name.as_str() {
+                    "u8" => 8,
+                    "u32" => 32,
+                    "u64" | "usize" => 64,
+                    _ => return None,
+                },
+                TypeKind::Array(..) => return None,
+            };
+            x & ((1u128 << bits) - 1)
         }
         _ => return None,
     })

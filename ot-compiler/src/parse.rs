@@ -182,9 +182,13 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         | Rule::sub_op
         | Rule::mul_op
         | Rule::div_op
-        | Rule::rem_op => "an operator",
+        | Rule::rem_op
+        | Rule::shl_op
+        | Rule::shr_op => "an operator",
         Rule::prefix | Rule::not_op | Rule::neg_op => "`!` or `-`",
         Rule::postfix | Rule::index | Rule::member => "`[index]` or `.field`",
+        Rule::cast | Rule::as_kw => "a cast `as T`",
+        Rule::int_suffix => "an integer suffix (`u64`, `u32`, `u8`, `usize`)",
         Rule::paren => "a parenthesized expression",
         Rule::sample => "`sample Type`",
         Rule::comprehension => "a comprehension `[e for i in 0..n]`",
@@ -392,9 +396,10 @@ const KEYWORDS: &[&str] = &[
     "type",
 ];
 const OPERATORS: &[&str] = &[
-    "||", "&&", "==", "!=", "<=", ">=", "<", ">", "|", "^", "&", "+", "-", "*", "/", "%",
+    "||", "&&", "==", "!=", "<=", ">=", "<", ">", "|", "^", "&", "+", "-", "*", "/", "%", "<<",
+    ">>", "as",
 ];
-const EXPR_START: &[&str] = &["!", "(", "-", "[", "_", "sample", "true", "false"];
+const EXPR_START: &[&str] = &["!", "(", "-", "[", "_", "sample", "true", "false", "0x"];
 const PROTO_ITEMS: &[&str] = &[
     "const", "param", "input", "output", "at", "round", "do", "insert",
 ];
@@ -536,10 +541,12 @@ fn pratt() -> &'static PrattParser<Rule> {
             .op(Op::infix(Rule::bor_op, Assoc::Left))
             .op(Op::infix(Rule::bxor_op, Assoc::Left))
             .op(Op::infix(Rule::band_op, Assoc::Left))
+            .op(Op::infix(Rule::shl_op, Assoc::Left) | Op::infix(Rule::shr_op, Assoc::Left))
             .op(Op::infix(Rule::add_op, Assoc::Left) | Op::infix(Rule::sub_op, Assoc::Left))
             .op(Op::infix(Rule::mul_op, Assoc::Left)
                 | Op::infix(Rule::div_op, Assoc::Left)
                 | Op::infix(Rule::rem_op, Assoc::Left))
+            .op(Op::postfix(Rule::cast))
             .op(Op::prefix(Rule::not_op) | Op::prefix(Rule::neg_op))
             .op(Op::postfix(Rule::index) | Op::postfix(Rule::member))
     })
@@ -983,6 +990,13 @@ impl Cx {
                             span,
                         }
                     }
+                    Rule::cast => {
+                        let ty = self.ty(op.into_inner().find(|p| p.as_rule() == Rule::ty));
+                        Expr {
+                            kind: ExprKind::Cast(Box::new(lhs), ty),
+                            span,
+                        }
+                    }
                     _ => {
                         let name = self.ident(op.into_inner().next());
                         Expr {
@@ -1010,6 +1024,8 @@ impl Cx {
                     Rule::sub_op => BinOp::Sub,
                     Rule::mul_op => BinOp::Mul,
                     Rule::div_op => BinOp::Div,
+                    Rule::shl_op => BinOp::Shl,
+                    Rule::shr_op => BinOp::Shr,
                     _ => BinOp::Rem,
                 };
                 let _ = file;
@@ -1024,9 +1040,7 @@ impl Cx {
     fn primary(&self, p: Pair<Rule>) -> Expr {
         let span = self.span(&p);
         let kind = match p.as_rule() {
-            Rule::int_lit => {
-                ExprKind::Int(p.as_str().replace('_', "").parse().unwrap_or(u128::MAX))
-            }
+            Rule::int_lit => return int_literal(p.as_str(), span),
             Rule::bool_lit => ExprKind::Bool(p.as_str() == "true"),
             Rule::ident => ExprKind::Var(p.as_str().to_string()),
             Rule::paren => return self.expr_opt(p.into_inner().next()),
@@ -1068,5 +1082,46 @@ impl Cx {
             _ => ExprKind::Int(0),
         };
         Expr { kind, span }
+    }
+}
+
+/// An integer literal: decimal or `0x` hexadecimal, `_` separators, and an
+/// optional type suffix, which becomes a cast of the unsuffixed literal
+/// (`5u64` is `5 as u64`; the checker rejects a literal that does not fit
+/// the type it is cast to). A literal beyond `u128` is kept as `u128::MAX`,
+/// which no integer type holds, so it is reported as out of range.
+fn int_literal(text: &str, span: Span) -> Expr {
+    let digits: String = text.chars().filter(|c| *c != '_').collect();
+    let (digits, suffix) = match digits.find('u') {
+        Some(k) => (&digits[..k], Some(&digits[k..])),
+        None => (digits.as_str(), None),
+    };
+    let value = match digits.strip_prefix("0x") {
+        Some(hex) => u128::from_str_radix(hex, 16),
+        None => digits.parse(),
+    }
+    .unwrap_or(u128::MAX);
+    let lit = Expr {
+        kind: ExprKind::Int(value),
+        span,
+    };
+    match suffix {
+        None => lit,
+        Some(sfx) => Expr {
+            kind: ExprKind::Cast(
+                Box::new(lit),
+                Type {
+                    kind: TypeKind::Named(
+                        Ident {
+                            name: sfx.to_string(),
+                            span,
+                        },
+                        vec![],
+                    ),
+                    span,
+                },
+            ),
+            span,
+        },
     }
 }

@@ -1,9 +1,15 @@
 //! Resolved value types and symbolic shapes.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 /// A symbolic length: built from literals and `param`s (constants are folded in).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Two shapes are equal when their polynomial normal forms are (see
+/// [`Shape::normal_form`]): `3 * (2 * m)` equals `6 * m`, `m + n` equals
+/// `n + m`. The written form is kept for messages and generated code.
+#[derive(Clone, Debug)]
 pub enum Shape {
     /// A known number.
     Lit(u128),
@@ -74,6 +80,119 @@ impl Shape {
     }
 }
 
+/// A product of atoms (parameters, or quotients and remainders kept
+/// whole), sorted.
+type Monomial = Vec<String>;
+
+/// A polynomial with integer coefficients over atoms.
+type Poly = BTreeMap<Monomial, i128>;
+
+/// The most terms a normal form may have (larger shapes compare as written).
+const MAX_TERMS: usize = 256;
+
+fn poly(s: &Shape) -> Option<Poly> {
+    let mut out = Poly::new();
+    match s {
+        Shape::Lit(v) => {
+            out.insert(vec![], i128::try_from(*v).ok()?);
+        }
+        Shape::Param(p) => {
+            out.insert(vec![p.clone()], 1);
+        }
+        Shape::Bin(op @ ('+' | '-'), a, b) => {
+            out = poly(a)?;
+            for (m, c) in poly(b)? {
+                let c = if *op == '-' { c.checked_neg()? } else { c };
+                let e = out.entry(m).or_insert(0);
+                *e = e.checked_add(c)?;
+            }
+        }
+        Shape::Bin('*', a, b) => {
+            let (pa, pb) = (poly(a)?, poly(b)?);
+            // Expanding a product of long sums can explode: beyond a small
+            // size, fall back to comparing the written form.
+            if pa.len().saturating_mul(pb.len()) > MAX_TERMS {
+                return None;
+            }
+            for (ma, ca) in &pa {
+                for (mb, cb) in &pb {
+                    let mut m: Monomial = ma.iter().chain(mb).cloned().collect();
+                    m.sort();
+                    let e = out.entry(m).or_insert(0);
+                    *e = e.checked_add(ca.checked_mul(*cb)?)?;
+                }
+            }
+        }
+        Shape::Bin(op, a, b) => {
+            let atom = format!("({} {op} {})", a.normal_form()?, b.normal_form()?);
+            out.insert(vec![atom], 1);
+        }
+    }
+    out.retain(|_, c| *c != 0);
+    Some(out)
+}
+
+impl Shape {
+    /// The polynomial normal form as text: sums and products of literals
+    /// and parameters are expanded and collected (quotients and remainders
+    /// are atoms whose operands are normalized). Sound for lengths because
+    /// `Params::new` computes them with checked arithmetic: a run never
+    /// sees a subtraction that wrapped. `None` if a coefficient overflows.
+    pub fn normal_form(&self) -> Option<String> {
+        let p = poly(self)?;
+        if p.is_empty() {
+            return Some("0".into());
+        }
+        Some(
+            p.iter()
+                .map(|(m, c)| {
+                    let mut t = c.to_string();
+                    for a in m {
+                        t.push('*');
+                        t.push_str(a);
+                    }
+                    t
+                })
+                .collect::<Vec<_>>()
+                .join(" + "),
+        )
+    }
+
+    fn same_tree(&self, other: &Shape) -> bool {
+        match (self, other) {
+            (Shape::Lit(a), Shape::Lit(b)) => a == b,
+            (Shape::Param(a), Shape::Param(b)) => a == b,
+            (Shape::Bin(o, a, b), Shape::Bin(p, c, d)) => {
+                o == p && a.same_tree(c) && b.same_tree(d)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl PartialEq for Shape {
+    fn eq(&self, other: &Shape) -> bool {
+        if let (Shape::Lit(a), Shape::Lit(b)) = (self, other) {
+            return a == b;
+        }
+        match (self.normal_form(), other.normal_form()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.same_tree(other),
+        }
+    }
+}
+
+impl Eq for Shape {}
+
+impl Hash for Shape {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match self.normal_form() {
+            Some(n) => n.hash(h),
+            None => self.to_string().hash(h),
+        }
+    }
+}
+
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -105,8 +224,12 @@ pub enum Ty {
     Scalar,
     /// An index or size.
     Usize,
-    /// A 64-bit integer.
+    /// A 64-bit integer (arithmetic mod 2^64).
     U64,
+    /// A 32-bit integer (arithmetic mod 2^32).
+    U32,
+    /// An 8-bit integer (arithmetic mod 2^8).
+    U8,
     /// A packed bit vector of the given length.
     Bits(Shape),
     /// A rows x cols bit matrix.
@@ -121,7 +244,15 @@ impl Ty {
     /// Whether the generated Rust value is `Copy` (passed by value to intrinsics).
     pub fn is_copy(&self) -> bool {
         match self {
-            Ty::Bit | Ty::Block | Ty::Seed | Ty::Point | Ty::Scalar | Ty::Usize | Ty::U64 => true,
+            Ty::Bit
+            | Ty::Block
+            | Ty::Seed
+            | Ty::Point
+            | Ty::Scalar
+            | Ty::Usize
+            | Ty::U64
+            | Ty::U32
+            | Ty::U8 => true,
             Ty::Array(t, n) if n.small().is_some() => t.is_copy(),
             _ => false,
         }
@@ -129,7 +260,23 @@ impl Ty {
 
     /// Whether it is an integer type.
     pub fn is_int(&self) -> bool {
-        matches!(self, Ty::Usize | Ty::U64)
+        self.int_bits().is_some()
+    }
+
+    /// The width in bits of an integer type (`usize` is 64 bits: generated
+    /// code targets 64-bit platforms, and wire encodings carry it as `u64`).
+    pub fn int_bits(&self) -> Option<u32> {
+        match self {
+            Ty::Usize | Ty::U64 => Some(64),
+            Ty::U32 => Some(32),
+            Ty::U8 => Some(8),
+            _ => None,
+        }
+    }
+
+    /// The largest value of an integer type.
+    pub fn int_max(&self) -> Option<u128> {
+        self.int_bits().map(|b| (1u128 << b) - 1)
     }
 }
 
@@ -143,6 +290,8 @@ impl fmt::Display for Ty {
             Ty::Scalar => write!(f, "Scalar"),
             Ty::Usize => write!(f, "usize"),
             Ty::U64 => write!(f, "u64"),
+            Ty::U32 => write!(f, "u32"),
+            Ty::U8 => write!(f, "u8"),
             Ty::Bits(n) => write!(f, "Bits[{n}]"),
             Ty::BitMatrix(r, c) => write!(f, "BitMatrix[{r}, {c}]"),
             Ty::Array(t, n) => write!(f, "[{t}; {n}]"),
@@ -163,6 +312,77 @@ pub const BUILTIN_TYPES: &[&str] = &[
     "Scalar",
     "usize",
     "u64",
+    "u32",
+    "u8",
     "Bits",
     "BitMatrix",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::Shape;
+
+    fn p(n: &str) -> Shape {
+        Shape::Param(n.into())
+    }
+    fn b(op: char, x: Shape, y: Shape) -> Shape {
+        Shape::Bin(op, Box::new(x), Box::new(y))
+    }
+
+    #[test]
+    fn products_and_sums_of_literals_and_params_normalize() {
+        let m = p("m");
+        assert_eq!(
+            b('*', Shape::Lit(3), b('*', Shape::Lit(2), m.clone())),
+            b('*', Shape::Lit(6), m.clone())
+        );
+        assert_eq!(b('+', p("n"), m.clone()), b('+', m.clone(), p("n")));
+        assert_eq!(
+            b('*', b('+', m.clone(), Shape::Lit(1)), Shape::Lit(2)),
+            b('+', b('*', Shape::Lit(2), m.clone()), Shape::Lit(2))
+        );
+        assert_eq!(b('-', b('+', m.clone(), p("k")), p("k")), m);
+        assert_eq!(b('-', m.clone(), m.clone()), Shape::Lit(0));
+        assert_ne!(
+            b('*', Shape::Lit(3), m.clone()),
+            b('*', Shape::Lit(2), m.clone())
+        );
+        assert_ne!(m.clone(), p("n"));
+    }
+
+    #[test]
+    fn quotients_are_atoms_with_normalized_operands() {
+        let m = p("m");
+        let q1 = b('/', b('+', m.clone(), Shape::Lit(1)), p("k"));
+        let q2 = b('/', b('+', Shape::Lit(1), m.clone()), p("k"));
+        assert_eq!(q1, q2);
+        assert_eq!(
+            b('*', Shape::Lit(2), q1.clone()),
+            b('+', q2.clone(), q1.clone())
+        );
+        // (2 * m) / 2 is not simplified to m: integer division is kept whole.
+        assert_ne!(b('/', b('*', Shape::Lit(2), m.clone()), Shape::Lit(2)), m);
+    }
+
+    #[test]
+    fn equal_shapes_hash_equally() {
+        use std::collections::HashSet;
+        let m = p("m");
+        let mut set = HashSet::new();
+        set.insert(b('*', Shape::Lit(3), b('*', Shape::Lit(2), m.clone())));
+        assert!(set.contains(&b('*', m, Shape::Lit(6))));
+    }
+
+    #[test]
+    fn long_products_of_sums_fall_back_instead_of_exploding() {
+        let sum = (0..12).fold(Shape::Lit(1), |acc, k| {
+            Shape::Bin('+', Box::new(acc), Box::new(Shape::Param(format!("p{k}"))))
+        });
+        let mut prod = sum.clone();
+        for _ in 0..40 {
+            prod = Shape::Bin('*', Box::new(prod), Box::new(sum.clone()));
+        }
+        assert_eq!(prod.normal_form(), None);
+        assert_eq!(prod, prod.clone());
+    }
+}

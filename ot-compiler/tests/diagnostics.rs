@@ -304,6 +304,11 @@ const CASES: &[Case] = &[
         note: "in round `extend` of protocol `Streamed`",
         help: "compute what you need from it chunk by chunk as well",
     },
+    Case { name: "literal_range", line: 5, col: 20, message: "integer literal `300` is out of range for `u8`", note: "in `at A` of protocol `Mask`", help: "`u8` holds 0 ..= 255" },
+    Case { name: "div_by_param", line: 6, col: 27, message: "`/` by `n`, which may be zero", note: "in `at A` of protocol `Split`", help: "declare the parameter non-zero: `param n: usize requires n >= 1;`" },
+    Case { name: "cast_non_integer", line: 6, col: 13, message: "cannot cast `Point` to `Scalar`", note: "in `at A` of protocol `Key`", help: "`as` converts between the integer types" },
+    Case { name: "shift_non_integer", line: 6, col: 13, message: "operator `<<` cannot shift `Block` by `usize`", note: "in `at A` of protocol `Shift`", help: "shifts apply to an integer" },
+    Case { name: "select_non_bit", line: 5, col: 23, message: "argument 1 of built-in `select` must be a `Bit` condition, found `u64`", note: "in `at A` of protocol `Choose`", help: "`select(b, x, y)`: `x` when the `Bit` `b` is true, else `y`" },
 ];
 
 #[test]
@@ -1231,4 +1236,74 @@ fn fixed_party_index_is_judged_against_requires() {
         "{out}"
     );
     assert!(out.contains(":5:"), "located at the index: {out}");
+}
+
+// ---- integers (issue 13, items 1 and 2) ----
+
+const INT_HEADER: &str = "protocol P(role A, role B) {\n";
+
+fn int_ok(body: &str) {
+    let text = format!("{INT_HEADER}{body}\n}}\n");
+    if let Err(f) = compile_str("test.otp", &text, &root()) {
+        panic!("should compile:\n{text}\n{}", f.render());
+    }
+}
+
+#[test]
+fn integer_features_compile() {
+    int_ok("  param k: usize requires k > 0 && k <= 64;\n  input A { x: u64, y: u32 }\n  output B { z: u64 }\n  at A {\n    s = [x << i for i in 0..64];\n    t = -sum(s) + xor(s) * 3 + (y as u64) / 7 + (0xffu8 as u64) % 5 + (x >> 2);\n    z = select(bit(x, 5), t, 1) + (x as Block) as u64 / (k as u64);\n  }\n  round r: A -> B : M { z: u64 }");
+    int_ok("  param k: usize requires 1 <= k;\n  input A { x: usize }\n  output B { z: usize }\n  at A { z = x / k + x % 3; }\n  round r: A -> B : M { z: usize }");
+    int_ok("  param k: usize requires k >= 1;\n  input A { x: Bits[64 / k] }\n  output B { z: Bits[64 / k] }\n  at A { z = x; }\n  round r: A -> B : M { z: Bits[64 / k] }");
+}
+
+#[test]
+fn integer_errors_are_located() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "  input A { x: u64 }\n  output B { z: u64 }\n  at A { z = x + 99999999999999999999999999999; }\n  round r: A -> B : M { z: u64 }",
+            "integer literal `99999999999999999999999999999` is out of range for `usize`",
+            "`usize` holds 0 ..= 18446744073709551615",
+        ),
+        (
+            "  const BIG: u8 = 256;\n  input A { x: u64 }\n  output B { z: u64 }\n  at A { z = x; }\n  round r: A -> B : M { z: u64 }",
+            "integer literal `256` is out of range for `u8`",
+            "`u8` holds 0 ..= 255",
+        ),
+        (
+            "  input A { x: usize }\n  output B { z: usize }\n  at A { z = -x; }\n  round r: A -> B : M { z: usize }",
+            "operator `-` does not apply to `usize`",
+            "wrapping integers",
+        ),
+        (
+            "  param k: usize requires k <= 8;\n  input A { x: Bits[64 / k] }\n  output B { z: Bits[64 / k] }\n  at A { z = x; }\n  round r: A -> B : M { z: Bits[64 / k] }",
+            "`/` by `k`, which may be zero",
+            "`param k: usize requires k <= 8 && k >= 1;`",
+        ),
+        (
+            "  input A { x: u64, y: u64 }\n  output B { z: u64 }\n  at A { z = x % y; }\n  round r: A -> B : M { z: u64 }",
+            "`%` by `y`, which may be zero",
+            "divide by a non-zero constant",
+        ),
+        (
+            "  input A { x: Scalar }\n  output B { z: Bits[64] }\n  at A { z = bits(x); }\n  round r: A -> B : M { z: Bits[64] }",
+            "argument 1 of built-in `bits` must be an integer or an array of `Bit`s, found `Scalar`",
+            "`bits(x)`",
+        ),
+        (
+            "  input A { x: [Point; 4] }\n  output B { z: Point }\n  at A { z = sum(x); }\n  round r: A -> B : M { z: Point }",
+            "argument 1 of built-in `sum` must be an array of integers, found `[Point; 4]`",
+            "`sum(xs)`",
+        ),
+        (
+            "  input A { x: u64 }\n  output B { z: u32 }\n  at A { z = x + 1u32; }\n  round r: A -> B : M { z: u32 }",
+            "operator `+` cannot combine `u64` and `u32`",
+            "two integers",
+        ),
+    ];
+    for (body, message, help) in cases {
+        let r = fail_str(&format!("{INT_HEADER}{body}\n}}\n"));
+        assert!(r.contains(message), "{message}\n{r}");
+        assert!(r.contains("--> test.otp:"), "{r}");
+        assert!(r.contains(help), "{help}\n{r}");
+    }
 }

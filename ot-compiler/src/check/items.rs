@@ -16,10 +16,13 @@ impl Checker<'_> {
         if !ty.is_int() {
             return Err(Diagnostic::error(
                 c.ty.span,
-                format!("constants must be `usize` or `u64`, not `{ty}`"),
+                format!("constants must be integers (`usize`, `u64`, `u32`, `u8`), not `{ty}`"),
             ));
         }
+        // Typing the value locates literals out of range and bad casts.
+        self.expr(usize::MAX, &c.value)?;
         let v = self.const_eval(&c.value)?;
+        super::ints::literal_range(v, &ty, c.value.span)?;
         self.consts.insert(c.name.name.clone(), (ty.clone(), v));
         if let Some(req) = &c.requires {
             if self.const_eval(req)? == 0 {
@@ -48,7 +51,7 @@ impl Checker<'_> {
         if !ty.is_copy() || matches!(ty, Ty::Point | Ty::Scalar) {
             return Err(Diagnostic::error(
                 p.ty.span,
-                format!("parameters must be `usize`, `u64`, `Bit` or `Block`, not `{ty}`"),
+                format!("parameters must be integers (`usize`, `u64`, `u32`, `u8`), `Bit` or `Block`, not `{ty}`"),
             ));
         }
         self.params.insert(p.name.name.clone(), ty.clone());
@@ -61,7 +64,15 @@ impl Checker<'_> {
                         format!("`requires` needs a condition (a `Bit`), found `{}`", t.ty),
                     ));
                 }
-                Some((t, self.src.snippet(req.span).to_string()))
+                let mut facts = vec![];
+                super::ints::nonzero_facts(req, &mut facts);
+                if facts.contains(&p.name.name) {
+                    self.nonzero_params.insert(p.name.name.clone());
+                }
+                let text = self.src.snippet(req.span).to_string();
+                self.param_requires
+                    .insert(p.name.name.clone(), text.clone());
+                Some((t, text))
             }
             None => None,
         };

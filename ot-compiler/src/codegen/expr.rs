@@ -31,6 +31,9 @@ pub(super) struct ExprGen {
     stmt_ctx: std::cell::RefCell<Option<StmtCtx>>,
     /// Nesting depth of comprehension closures (nothing moves out of one).
     depth: std::cell::Cell<usize>,
+    /// While generating a `requires` predicate: its text. `usize` `+ - *`
+    /// are then checked, and an overflow returns `Error::Params` with it.
+    checked: std::cell::RefCell<Option<String>>,
 }
 
 pub(super) fn count_locals(e: &TExpr, out: &mut BTreeMap<String, usize>) {
@@ -61,6 +64,14 @@ impl ExprGen {
             moves: ir.moved_args.clone(),
             ..ExprGen::default()
         }
+    }
+
+    /// A `requires` predicate (in `Params::new`): `usize` arithmetic checked.
+    pub(super) fn checked(&self, e: &TExpr, text: &str) -> TokenStream {
+        *self.checked.borrow_mut() = Some(text.to_string());
+        let out = self.owned(e);
+        *self.checked.borrow_mut() = None;
+        out
     }
 
     /// Generates a statement knowing which values are live after it.
@@ -95,8 +106,11 @@ impl ExprGen {
         let rt = rt();
         match &e.kind {
             TExprKind::Int(v) => {
+                // The checker bounds every literal by its type's range.
                 let lit = match e.ty {
                     Ty::U64 => Literal::u64_suffixed(*v as u64),
+                    Ty::U32 => Literal::u32_suffixed(*v as u32),
+                    Ty::U8 => Literal::u8_suffixed(*v as u8),
                     _ => Literal::usize_suffixed(*v as usize),
                 };
                 (quote!(#lit), Mode::Owned)
@@ -117,6 +131,9 @@ impl ExprGen {
                     Ty::Bits(_) => (quote!(#bt.get(#i)), Mode::Owned),
                     _ => (quote!(#bt[#i]), Mode::Place),
                 }
+            }
+            TExprKind::Call(name, args) if name.starts_with(crate::check::BUILTIN_PREFIX) => {
+                (self.builtin(name, args, &e.ty), Mode::Owned)
             }
             TExprKind::Call(name, args) => {
                 let path = self.paths.get(name).map(String::as_str).unwrap_or_default();
@@ -176,6 +193,17 @@ impl ExprGen {
                     BinOp::BitOr => quote!((#x | #y)),
                     BinOp::BitXor => quote!((#x ^ #y)),
                     BinOp::BitAnd => quote!((#x & #y)),
+                    BinOp::Add | BinOp::Sub | BinOp::Mul
+                        if a.ty == Ty::Usize && self.checked.borrow().is_some() =>
+                    {
+                        let text = self.checked.borrow().clone().unwrap_or_default();
+                        let f = match op {
+                            BinOp::Add => quote!(checked_add),
+                            BinOp::Sub => quote!(checked_sub),
+                            _ => quote!(checked_mul),
+                        };
+                        quote!(match (#x).#f(#y) { Some(__v) => __v, None => return Err(Error::Params { requirement: #text }) })
+                    }
                     BinOp::Add if a.ty.is_int() => quote!((#x).wrapping_add(#y)),
                     BinOp::Sub if a.ty.is_int() => quote!((#x).wrapping_sub(#y)),
                     BinOp::Mul if a.ty.is_int() => quote!((#x).wrapping_mul(#y)),
@@ -184,6 +212,13 @@ impl ExprGen {
                     BinOp::Mul => quote!((#x * #y)),
                     BinOp::Div => quote!((#x).checked_div(#y).unwrap_or(0)),
                     BinOp::Rem => quote!((#x).checked_rem(#y).unwrap_or(0)),
+                    // Mathematical shifts: by the width or more gives 0.
+                    BinOp::Shl => {
+                        quote!(u32::try_from(#y).ok().and_then(|__s| (#x).checked_shl(__s)).unwrap_or(0))
+                    }
+                    BinOp::Shr => {
+                        quote!(u32::try_from(#y).ok().and_then(|__s| (#x).checked_shr(__s)).unwrap_or(0))
+                    }
                 };
                 (t, Mode::Owned)
             }
@@ -192,7 +227,9 @@ impl ExprGen {
                 let t = match (op, &a.ty) {
                     (UnOp::Not, Ty::Block) => quote!((#x ^ #rt::Block::ONES)),
                     (UnOp::Not, _) => quote!((!#x)),
+                    (UnOp::Neg, t) if t.is_int() => quote!((#x).wrapping_neg()),
                     (UnOp::Neg, _) => quote!((-#x)),
+                    (UnOp::Cast, _) => cast(&a.ty, &e.ty, x),
                 };
                 (t, Mode::Owned)
             }
@@ -229,6 +266,10 @@ impl ExprGen {
     pub(super) fn sample(&self, t: &Ty) -> TokenStream {
         let rt = rt();
         match t {
+            Ty::U32 | Ty::U8 => {
+                let ty = rust_ty(t);
+                quote!((<u64 as #rt::rng::Sample>::sample(&mut rng) as #ty))
+            }
             Ty::Scalar => quote!(#rt::ec::random_scalar(&mut rng)),
             Ty::Point => quote!(#rt::ec::random_point(&mut rng)),
             Ty::Bits(n) => {
@@ -305,4 +346,86 @@ pub(super) fn locals_in(e: &TExpr, out: &mut BTreeSet<String>) {
     let mut counts = BTreeMap::new();
     count_locals(e, &mut counts);
     out.extend(counts.into_keys());
+}
+
+/// `x as T` between integers, from `Bit`, and between integers and `Block`
+/// (the low bits are kept when narrowing, as in Rust).
+fn cast(from: &Ty, to: &Ty, x: TokenStream) -> TokenStream {
+    let rt = rt();
+    let t = rust_ty(to);
+    match (from, to) {
+        (Ty::Block, _) => quote!((#x.as_u128() as #t)),
+        (_, Ty::Block) => quote!(#rt::Block((#x) as u128)),
+        _ => quote!(((#x) as #t)),
+    }
+}
+
+impl ExprGen {
+    /// A built-in function (`bit`, `select`, `sum`, `xor`, `bits`).
+    fn builtin(&self, name: &str, args: &[TExpr], ty: &Ty) -> TokenStream {
+        let rt = rt();
+        let name = name.trim_start_matches(crate::check::BUILTIN_PREFIX);
+        match name {
+            "bit" => {
+                let x = self.owned(&args[0]);
+                let i = self.owned(&args[1]);
+                let x = if args[0].ty == Ty::Block {
+                    quote!((#x).as_u128())
+                } else {
+                    x
+                };
+                quote!((u32::try_from(#i).ok().and_then(|__s| (#x).checked_shr(__s)).unwrap_or(0) & 1 == 1))
+            }
+            "select" => {
+                let b = self.owned(&args[0]);
+                let x = self.owned(&args[1]);
+                let y = self.owned(&args[2]);
+                // Integers, bits and blocks are selected with a mask, in
+                // constant time (the condition is often secret).
+                match ty {
+                    t if t.is_int() => {
+                        let r = rust_ty(t);
+                        quote!({ let (__x, __y): (#r, #r) = (#x, #y); __y ^ ((__x ^ __y) & (#r::from(#b)).wrapping_neg()) })
+                    }
+                    Ty::Bit => {
+                        quote!({ let (__b, __x, __y): (bool, bool, bool) = (#b, #x, #y); (__b & __x) | (!__b & __y) })
+                    }
+                    Ty::Block | Ty::Seed => {
+                        quote!({ let (__x, __y): (#rt::Block, #rt::Block) = (#x, #y); #rt::Block(__y.as_u128() ^ ((__x.as_u128() ^ __y.as_u128()) & (u128::from(#b)).wrapping_neg())) })
+                    }
+                    _ => quote!(if #b { #x } else { #y }),
+                }
+            }
+            "sum" => {
+                let xs = self.by_ref(&args[0]);
+                let r = rust_ty(ty);
+                quote!((#xs).iter().fold(0 as #r, |__a, __b| __a.wrapping_add(*__b)))
+            }
+            "xor" => {
+                let xs = self.by_ref(&args[0]);
+                let zero = match ty {
+                    Ty::Bit => quote!(false),
+                    Ty::Block => quote!(#rt::Block(0)),
+                    t => {
+                        let r = rust_ty(t);
+                        quote!((0 as #r))
+                    }
+                };
+                quote!((#xs).iter().fold(#zero, |__a, __b| __a ^ *__b))
+            }
+            _ => {
+                let x = self.owned(&args[0]);
+                match &args[0].ty {
+                    Ty::Array(..) => {
+                        let xs = self.by_ref(&args[0]);
+                        quote!(#rt::Bits::from_bools(&#xs[..]))
+                    }
+                    t => {
+                        let w = t.int_bits().unwrap_or(64) as usize;
+                        quote!({ let __x = #x; #rt::Bits::from_bools(&(0..#w).map(|__i| (__x >> __i) & 1 == 1).collect::<::std::vec::Vec<bool>>()) })
+                    }
+                }
+            }
+        }
+    }
 }

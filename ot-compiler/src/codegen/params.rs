@@ -32,7 +32,9 @@ pub(super) fn params_items(ir: &Ir, eg: &ExprGen) -> TokenStream {
         .iter()
         .filter_map(|p| p.requires.as_ref())
         .map(|(e, text)| {
-            let c = eg.owned(e);
+            // `usize` arithmetic in a requirement is checked: an overflow
+            // fails the requirement instead of wrapping past it.
+            let c = eg.checked(e, text);
             quote!(if !(#c) { return Err(Error::Params { requirement: #text }); })
         });
     let sizes = size_checks(ir);
@@ -93,7 +95,7 @@ pub(super) fn comm_items(ir: &Ir) -> TokenStream {
 /// type): its size computed with checked arithmetic against
 /// `MAX_VALUE_BYTES`.
 fn size_checks(ir: &Ir) -> Vec<TokenStream> {
-    use crate::ir::{Event, TStmt};
+    use crate::ir::{Event, TExpr, TExprKind, TStmt};
     use crate::types::{Shape, Ty};
     let mut values: Vec<(String, Ty)> = vec![];
     let mut add = |what: String, t: &Ty| {
@@ -116,22 +118,66 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
             }
         }
     }
+    let is_param = |p: &str| ir.params.iter().any(|q| q.name == p);
+    let mut lengths: Vec<(String, Shape)> = vec![];
     for (ri, events) in ir.events.iter().enumerate() {
+        let role = &ir.roles[ri];
         for e in events {
             if let Event::Stmt(TStmt::Assign(n, v)) = e {
-                add(format!("`{n}: {}` of `{}`", v.ty, ir.roles[ri]), &v.ty);
+                add(format!("`{n}: {}` of `{role}`", v.ty), &v.ty);
             }
         }
+        // Every intermediate value and length an expression computes.
+        let mut exprs: Vec<&TExpr> = vec![];
+        for e in events {
+            match e {
+                Event::Stmt(TStmt::Assign(_, v) | TStmt::Check(v, _, _)) => exprs.push(v),
+                Event::Stream(st) => {
+                    exprs.extend(st.before.iter().chain(&st.after).map(|s| &s.call))
+                }
+                Event::Sub(k) => {
+                    for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
+                        exprs.extend(&c.args);
+                        for (n, t) in &c.outputs {
+                            add(format!("`{n}: {t}` of `{role}`"), t);
+                        }
+                    }
+                }
+                Event::Send(_) | Event::Recv(_) => {}
+            }
+        }
+        for x in exprs {
+            sub_exprs(x, &mut |x: &TExpr| match &x.kind {
+                TExprKind::Shape(sh) => {
+                    if !lengths.iter().any(|(_, l)| l == sh) {
+                        lengths.push((
+                            format!("the length `{sh}` computed by `{role}`"),
+                            sh.clone(),
+                        ));
+                    }
+                }
+                _ => add(format!("a value `{}` computed by `{role}`", x.ty), &x.ty),
+            });
+        }
     }
+    let length_checks = lengths.iter().filter_map(|(what, sh)| {
+        let mut ps = vec![];
+        super::wire::shape_params(sh, &mut ps);
+        let ps = param_list(&ps, &is_param)?;
+        let n = super::wire::checked_shape(sh);
+        Some(quote! {
+            if (#n).is_none() {
+                return Err(Error::TooLarge { value: #what, params: #ps, bytes: None, limit: MAX_VALUE_BYTES });
+            }
+        })
+    });
+    let length_checks: Vec<TokenStream> = length_checks.collect();
     values
         .iter()
         .filter_map(|(what, t)| {
             let mut ps = vec![];
             super::wire::ty_params(t, &mut ps);
-            if ps.is_empty() {
-                return None;
-            }
-            let ps = ps.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ");
+            let ps = param_list(&ps, &is_param)?;
             let bytes = super::wire::checked_bytes(t);
             Some(quote! {
                 match #bytes {
@@ -140,5 +186,41 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
                 }
             })
         })
+        .chain(length_checks)
         .collect()
+}
+
+/// The parameters a size depends on, as text for `Error::TooLarge`; `None`
+/// when it depends on none, or on a signature's unbound shape name (not a
+/// run-time value).
+fn param_list(ps: &[String], is_param: &dyn Fn(&str) -> bool) -> Option<String> {
+    if ps.is_empty() || !ps.iter().all(|p| is_param(p)) {
+        return None;
+    }
+    Some(
+        ps.iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
+}
+
+/// Calls `f` on `e` and every sub-expression of it.
+fn sub_exprs(e: &crate::ir::TExpr, f: &mut dyn FnMut(&crate::ir::TExpr)) {
+    use crate::ir::TExprKind as K;
+    f(e);
+    match &e.kind {
+        K::Index(a, b) | K::Binary(_, a, b) => {
+            sub_exprs(a, f);
+            sub_exprs(b, f);
+        }
+        K::Call(_, xs) | K::Array(xs) => xs.iter().for_each(|x| sub_exprs(x, f)),
+        K::Unary(_, a) => sub_exprs(a, f),
+        K::Comprehension { body, lo, hi, .. } => {
+            sub_exprs(body, f);
+            sub_exprs(lo, f);
+            sub_exprs(hi, f);
+        }
+        _ => {}
+    }
 }

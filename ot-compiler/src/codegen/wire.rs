@@ -16,6 +16,8 @@ pub fn rust_ty(t: &Ty) -> TokenStream {
         Ty::Scalar => quote!(#rt::ec::Scalar),
         Ty::Usize => quote!(usize),
         Ty::U64 => quote!(u64),
+        Ty::U32 => quote!(u32),
+        Ty::U8 => quote!(u8),
         Ty::Bits(_) => quote!(#rt::Bits),
         Ty::BitMatrix(..) => quote!(#rt::BitMatrix),
         Ty::Array(e, s) if s.small().is_some() => {
@@ -147,7 +149,15 @@ pub fn is_fixed_wire(t: &Ty) -> bool {
 
 pub(super) fn fixed_wire(t: &Ty) -> bool {
     match t {
-        Ty::Bit | Ty::Block | Ty::Seed | Ty::Point | Ty::Scalar | Ty::U64 | Ty::Extern(..) => true,
+        Ty::Bit
+        | Ty::Block
+        | Ty::Seed
+        | Ty::Point
+        | Ty::Scalar
+        | Ty::U64
+        | Ty::U32
+        | Ty::U8
+        | Ty::Extern(..) => true,
         Ty::Array(e, n) if n.small().is_some() => fixed_wire(e),
         _ => false,
     }

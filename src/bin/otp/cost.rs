@@ -42,6 +42,8 @@ pub fn ty_bytes(t: &Ty, env: &Env) -> Result<u128, String> {
         Ty::Block | Ty::Seed => 16,
         Ty::Point | Ty::Scalar => 32,
         Ty::Usize | Ty::U64 => 8,
+        Ty::U32 => 4,
+        Ty::U8 => 1,
         Ty::Bits(n) => shape(n, env)?.div_ceil(8),
         Ty::BitMatrix(r, c) => shape(r, env)?
             .wrapping_mul(shape(c, env)?.div_ceil(128))
