@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 mod items;
 mod nparty;
+mod realize;
 
 /// Everything visible to a protocol: intrinsics, extern types, functionalities, protocols.
 pub struct Scope<'a> {
@@ -187,6 +188,12 @@ fn check_protocol_inner(
     let mut ck = Checker::new(src, scope, roles);
     let mut ir = ck.new_ir(proto);
     if ck.roles.iter().any(|r| r.count.is_some()) {
+        if let Some(r) = &proto.realizes {
+            return Err(Diagnostic::error(
+                r.span,
+                "`realizes` is supported for two-party protocols only",
+            ));
+        }
         ck.scan_ahead(&items);
         nparty::check(proto, &mut ck, &items, &mut ir)?;
         record_intrinsics(&mut ir, scope);
@@ -204,6 +211,10 @@ fn check_protocol_inner(
             .map_err(|d| d.with_context(item_context(proto, item)))?;
     }
     ck.check_outputs()?;
+    if let Some(r) = &proto.realizes {
+        realize::check(&ck, r, &mut ir)
+            .map_err(|d| d.with_context(format!("in `realizes {}`", r.func.name)))?;
+    }
     stream_chunked_rounds(&mut ir, &ck.round_names, scope)?;
     ck.check_received_used(&ir)?;
     ck.warn_unused(&ir);
@@ -303,6 +314,7 @@ impl<'a> Checker<'a> {
             unsupported: None,
             party_count: None,
             spec_hash: [0; 32],
+            realizes: None,
         }
     }
 
@@ -839,28 +851,7 @@ impl<'a> Checker<'a> {
         let mut calls = vec![];
         for fr in &froles {
             let role = map[fr];
-            let Some(imp) = func.impls.iter().find(|i| &i.role.name == fr) else {
-                return Err(Diagnostic::error(
-                    d.func.span,
-                    format!(
-                        "functionality `{}` declares no implementation for its role `{fr}`",
-                        func.name.name
-                    ),
-                )
-                .with_help(format!(
-                    "add `impl {fr} = path::Trait::method(args);` to `functionality {}`",
-                    func.name.name
-                )));
-            };
-            let Some((trait_path, method)) = imp.path.rsplit_once("::") else {
-                return Err(Diagnostic::error(
-                    imp.span,
-                    format!(
-                        "`{}` must be a trait method path `path::Trait::method`",
-                        imp.path
-                    ),
-                ));
-            };
+            let (imp, trait_path, method) = realize::role_impl(func, fr, d.func.span)?;
             let mut args = vec![];
             for a in &imp.args {
                 if let Some(sh) = pvals.get(&a.name) {
@@ -871,13 +862,7 @@ impl<'a> Checker<'a> {
                 } else if let Some(t) = inputs.get(&(fr.clone(), a.name.clone())) {
                     args.push(t.clone());
                 } else {
-                    return Err(Diagnostic::error(
-                        a.span,
-                        format!(
-                            "`{}` is neither a parameter of `{}` nor an input of its role `{fr}`",
-                            a.name, func.name.name
-                        ),
-                    ));
+                    return Err(realize::not_an_arg(func, fr, a));
                 }
             }
             calls.push(SubCall {
@@ -895,6 +880,7 @@ impl<'a> Checker<'a> {
             func: func.name.name.clone(),
             span: d.span,
             calls,
+            error: func.error.clone(),
         });
         for r in 0..self.roles.len() {
             if map.values().any(|&m| m == r) {

@@ -121,6 +121,14 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
+    Case {
+        name: "realizes_mismatch",
+        line: 3,
+        col: 14,
+        message: "`HalfOt` does not realize `RandomOt`: output `messages` of `Sender` is `[Block; n]`, but output `Sender.messages` of `RandomOt` is `[[Block; 2]; n]`",
+        note: "in `realizes RandomOt`",
+        help: "declare `output Sender { messages: [[Block; 2]; n] }`, or realize another functionality",
+    },
     Case { name: "parse_error", line: 12, col: 25, message: "syntax error: expected `->`, found `=>`", note: "", help: "a round is written `round name: From -> To : Message" },
     Case { name: "unknown_role", line: 14, col: 8, message: "unknown role `Reciever`", note: "of protocol `Co15`", help: "did you mean `Receiver`?" },
     Case { name: "unknown_intrinsic", line: 10, col: 17, message: "unknown intrinsic `base_mult`", note: "in `at Sender` of protocol `Co15`", help: "did you mean `base_mul`?" },
@@ -1231,4 +1239,78 @@ fn fixed_party_index_is_judged_against_requires() {
         "{out}"
     );
     assert!(out.contains(":5:"), "located at the index: {out}");
+}
+
+/// A protocol with other names for its inputs and outputs realizes a
+/// functionality through `with { ... }`, and its extra parameters become
+/// fields of the generated realization.
+#[test]
+fn realizes_generates_the_role_traits() {
+    let src = r#"
+protocol Renamed(role S, role R)
+    realizes RandomOt[n = m](Sender = S, Receiver = R)
+        with { Sender.messages = y, Receiver.choices = c, Receiver.chosen = x }
+{
+    param m: usize requires m >= 1;
+    param extra: usize;
+    input  R { c: Bits[m] }
+    output S { y: [[Block; 2]; m] }
+    output R { x: [Block; m] }
+    at S { y = [[sample Block, sample Block] for i in 0..m]; }
+    round send: S -> R : Msgs { y: [[Block; 2]; m] }
+    at R { x = [y[i][0] for i in 0..m]; check extra == extra else abort Never; }
+}
+"#;
+    let c = ok_str(src);
+    let code = c.tokens.to_string().replace(' ', "");
+    assert!(
+        code.contains("impl::ot::traits::RandomOtSenderforSRealization"),
+        "{code}"
+    );
+    assert!(code.contains("pubextra:usize"), "extra field");
+    assert!(code.contains("Params::new(n,self.extra)"), "sender params");
+    assert!(
+        code.contains("Params::new(choices.len(),self.extra)"),
+        "receiver params"
+    );
+}
+
+#[test]
+fn realizes_checks_roles_params_and_io() {
+    let base = |clause: &str| {
+        format!(
+            "protocol P(role S, role R) {clause} {{
+    param n: usize requires n >= 1;
+    input  R {{ choices: Bits[n] }}
+    output S {{ messages: [[Block; 2]; n] }}
+    output R {{ chosen: [Block; n] }}
+    at S {{ messages = [[sample Block, sample Block] for i in 0..n]; }}
+    round send: S -> R : Msgs {{ messages: [[Block; 2]; n] }}
+    at R {{ chosen = [messages[i][0] for i in 0..n]; }}
+}}"
+        )
+    };
+    assert!(ok_str(&base("realizes RandomOt(Sender = S, Receiver = R)"))
+        .tokens
+        .to_string()
+        .contains("SRealization"));
+    let r = fail_str(&base("realizes RandomOtt(Sender = S, Receiver = R)"));
+    assert!(
+        r.contains("unknown functionality `RandomOtt`") && r.contains("did you mean `RandomOt`?"),
+        "{r}"
+    );
+    let r = fail_str(&base("realizes RandomOt(Sender = S)"));
+    assert!(
+        r.contains("role `Receiver` of `RandomOt` is not mapped"),
+        "{r}"
+    );
+    let r = fail_str(&base("realizes RandomOt(Sender = S, Receiver = S)"));
+    assert!(r.contains("mapped onto a different role"), "{r}");
+    let r = fail_str(&base("realizes RandomOt[n = k](Sender = S, Receiver = R)"));
+    assert!(r.contains("`P` has no parameter `k`"), "{r}");
+    let r = fail_str(&base("realizes ChosenOt(Sender = S, Receiver = R)"));
+    assert!(
+        r.contains("`P` does not realize `ChosenOt`: `S` has no input `messages`"),
+        "{r}"
+    );
 }
