@@ -1314,3 +1314,32 @@ fn realizes_checks_roles_params_and_io() {
         "{r}"
     );
 }
+
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let c = ok_path("tests/loading/bom.otp");
+    assert_eq!(c.ir.map(|ir| ir.name), Some("Bom".to_string()));
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_located() {
+    let r = fail_path("tests/loading/not_utf8.otp");
+    assert!(
+        r.starts_with(
+            "error: `tests/loading/not_utf8.otp` is not UTF-8: byte 0xE9 at byte offset 49"
+        ),
+        "{r}"
+    );
+    assert!(r.contains("tests/loading/not_utf8.otp:2:7"), "{r}");
+}
+
+#[test]
+fn an_import_cycle_is_named() {
+    let r = fail_path("tests/loading/cycle_a.otp");
+    assert!(
+        r.starts_with("error: import cycle: tests/loading/cycle_a.otp -> tests/loading/cycle_b.otp -> tests/loading/cycle_a.otp"),
+        "{r}"
+    );
+    assert!(r.contains("tests/loading/cycle_b.otp:2:1"), "{r}");
+    assert!(!r.contains("already declared"), "{r}");
+}
