@@ -212,21 +212,24 @@ pub(crate) fn len_param(n: usize) -> Result<usize, OtError> {
 macro_rules! on_base {
     ($self:ident, $real:ident, [$co:ident, $np:ident, $mr:ident], |$p:ident| $call:expr) => {{
         let rng = &mut $self.rng;
-        match $self.kind {
-            BaseOtKind::Co15 => {
-                let mut $p = crate::$co::$real { rng };
-                $call
-            }
-            BaseOtKind::Np00 => {
-                let mut $p = crate::$np::$real { rng };
-                $call
-            }
-            BaseOtKind::Mr19 => {
-                let mut $p = crate::$mr::$real { rng };
-                $call
-            }
+        let mut $p = match $self.kind {
+            BaseOtKind::Co15 => Realization::Co15(crate::$co::$real { rng }),
+            BaseOtKind::Np00 => Realization::Np00(crate::$np::$real { rng }),
+            BaseOtKind::Mr19 => Realization::Mr19(crate::$mr::$real { rng }),
+        };
+        match &mut $p {
+            Realization::Co15($p) => $call,
+            Realization::Np00($p) => $call,
+            Realization::Mr19($p) => $call,
         }
     }};
+}
+
+/// The realization of one base-OT protocol (see `on_base!`).
+enum Realization<C, N, M> {
+    Co15(C),
+    Np00(N),
+    Mr19(M),
 }
 
 impl RandomOtSender for BaseOt {
@@ -347,60 +350,21 @@ pub(crate) fn base_party(kind: BaseOtKind, rng: &mut Rng) -> Box<BaseOt> {
 /// (`$ik`, `$ko`, over base OTs) or SoftSpokenOT (`$ss`, `$ssm`, over
 /// all-but-one OTs).
 macro_rules! on_extension {
+    (@run $m:ident, $real:ident, $subs:ident, [$($f:ident),*], $field:ident = $party:expr, |$p:ident| $call:expr) => {{
+        let subs = &mut |r: &mut Rng| crate::$m::$subs { $field: $party(r) };
+        let mut $p = crate::$m::$real { $($f,)* subs };
+        $call
+    }};
     ($self:ident, $real:ident, $subs:ident, [$ik:ident, $ko:ident, $ss:ident, $ssm:ident], |$p:ident| $call:expr) => {{
         let (threads, sha1, base) = ($self.threads, $self.sha1, $self.base);
         let rng = &mut $self.rng;
+        let abo = |malicious| move |r: &mut Rng| crate::softspoken_parties::abo_party(malicious, base, r);
+        let base_ot = |r: &mut Rng| base_party(base, r);
         match ($self.softspoken, $self.malicious) {
-            (None, false) => {
-                let subs = &mut |r: &mut Rng| crate::$ik::$subs {
-                    base: base_party(base, r),
-                };
-                let mut $p = crate::$ik::$real {
-                    rng,
-                    threads,
-                    sha1,
-                    subs,
-                };
-                $call
-            }
-            (None, true) => {
-                let subs = &mut |r: &mut Rng| crate::$ko::$subs {
-                    base: base_party(base, r),
-                };
-                let mut $p = crate::$ko::$real {
-                    rng,
-                    threads,
-                    sha1,
-                    subs,
-                };
-                $call
-            }
-            (Some(k), false) => {
-                let subs = &mut |r: &mut Rng| crate::$ss::$subs {
-                    abo: crate::softspoken_parties::abo_party(false, base, r),
-                };
-                let mut $p = crate::$ss::$real {
-                    rng,
-                    k,
-                    threads,
-                    sha1,
-                    subs,
-                };
-                $call
-            }
-            (Some(k), true) => {
-                let subs = &mut |r: &mut Rng| crate::$ssm::$subs {
-                    abo: crate::softspoken_parties::abo_party(true, base, r),
-                };
-                let mut $p = crate::$ssm::$real {
-                    rng,
-                    k,
-                    threads,
-                    sha1,
-                    subs,
-                };
-                $call
-            }
+            (None, false) => on_extension!(@run $ik, $real, $subs, [rng, threads, sha1], base = base_ot, |$p| $call),
+            (None, true) => on_extension!(@run $ko, $real, $subs, [rng, threads, sha1], base = base_ot, |$p| $call),
+            (Some(k), false) => on_extension!(@run $ss, $real, $subs, [rng, k, threads, sha1], abo = abo(false), |$p| $call),
+            (Some(k), true) => on_extension!(@run $ssm, $real, $subs, [rng, k, threads, sha1], abo = abo(true), |$p| $call),
         }
     }};
 }
