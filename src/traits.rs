@@ -1,14 +1,17 @@
 //! Common OT interfaces that every protocol in this crate implements, so
 //! later protocols (OT extension) and users can swap base OTs freely.
 //!
-//! The implementations only call the generated drivers; the message flow is
-//! the `.otp` file's.
+//! The implementations of the traits are generated from the `realizes`
+//! clauses of the `.otp` files (`co15::SenderRealization`, ...); this
+//! module holds the trait definitions and the adapters that choose a
+//! protocol at run time ([`BaseOt`], [`OtExtension`]).
 
 use crate::runtime::channel::Channel;
 use crate::runtime::rng::Rng;
 use crate::runtime::{Bits, Block};
 
-/// A failed OT run: the generated protocol's typed error, boxed.
+/// A failed OT run: the generated protocol's typed error, boxed (find it
+/// with `err.0.downcast_ref::<ot::iknp::Error>()`).
 #[derive(Debug)]
 pub struct OtError(pub Box<dyn std::error::Error + Send + Sync + 'static>);
 
@@ -21,6 +24,13 @@ impl std::fmt::Display for OtError {
 impl std::error::Error for OtError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&*self.0)
+    }
+}
+
+/// How generated realizations (`realizes` in a `.otp`) wrap their typed error.
+impl From<Box<dyn std::error::Error + Send + Sync + 'static>> for OtError {
+    fn from(e: Box<dyn std::error::Error + Send + Sync + 'static>) -> Self {
+        OtError(e)
     }
 }
 
@@ -188,10 +198,6 @@ impl BaseOt {
     pub fn with_rng(kind: BaseOtKind, rng: Rng) -> Self {
         BaseOt { kind, rng }
     }
-
-    fn fork(&mut self) -> Rng {
-        self.rng.fork()
-    }
 }
 
 pub(crate) fn len_param(n: usize) -> Result<usize, OtError> {
@@ -201,39 +207,36 @@ pub(crate) fn len_param(n: usize) -> Result<usize, OtError> {
     Ok(n)
 }
 
+/// Runs `$call` on `$p`, the realization `$real` of the module of the
+/// configured base OT (`$co`, `$np`, `$mr` for CO15, NP00, MR19).
+macro_rules! on_base {
+    ($self:ident, $real:ident, [$co:ident, $np:ident, $mr:ident], |$p:ident| $call:expr) => {{
+        let rng = &mut $self.rng;
+        let mut $p = match $self.kind {
+            BaseOtKind::Co15 => Realization::Co15(crate::$co::$real { rng }),
+            BaseOtKind::Np00 => Realization::Np00(crate::$np::$real { rng }),
+            BaseOtKind::Mr19 => Realization::Mr19(crate::$mr::$real { rng }),
+        };
+        match &mut $p {
+            Realization::Co15($p) => $call,
+            Realization::Np00($p) => $call,
+            Realization::Mr19($p) => $call,
+        }
+    }};
+}
+
+/// The realization of one base-OT protocol (see `on_base!`).
+enum Realization<C, N, M> {
+    Co15(C),
+    Np00(N),
+    Mr19(M),
+}
+
 impl RandomOtSender for BaseOt {
     fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
         let n = len_param(n)?;
-        let rng = self.fork();
-        Ok(match self.kind {
-            BaseOtKind::Co15 => {
-                crate::co15::Sender::new(
-                    crate::co15::Params::new(n)?,
-                    crate::co15::SenderInput {},
-                    rng,
-                )?
-                .run(ch)?
-                .messages
-            }
-            BaseOtKind::Np00 => {
-                crate::np00::Sender::new(
-                    crate::np00::Params::new(n)?,
-                    crate::np00::SenderInput {},
-                    rng,
-                )?
-                .run(ch)?
-                .messages
-            }
-            BaseOtKind::Mr19 => {
-                crate::mr19::Sender::new(
-                    crate::mr19::Params::new(n)?,
-                    crate::mr19::SenderInput {},
-                    rng,
-                )?
-                .run(ch)?
-                .messages
-            }
-        })
+        on_base!(self, SenderRealization, [co15, np00, mr19], |p| p
+            .send_random(ch, n))
     }
 }
 
@@ -243,110 +246,33 @@ impl RandomOtReceiver for BaseOt {
         ch: &mut dyn Channel,
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError> {
-        let n = len_param(choices.len())?;
-        let rng = self.fork();
-        let choices = choices.clone();
-        Ok(match self.kind {
-            BaseOtKind::Co15 => {
-                crate::co15::Receiver::new(
-                    crate::co15::Params::new(n)?,
-                    crate::co15::ReceiverInput { choices },
-                    rng,
-                )?
-                .run(ch)?
-                .chosen
-            }
-            BaseOtKind::Np00 => {
-                crate::np00::Receiver::new(
-                    crate::np00::Params::new(n)?,
-                    crate::np00::ReceiverInput { choices },
-                    rng,
-                )?
-                .run(ch)?
-                .chosen
-            }
-            BaseOtKind::Mr19 => {
-                crate::mr19::Receiver::new(
-                    crate::mr19::Params::new(n)?,
-                    crate::mr19::ReceiverInput { choices },
-                    rng,
-                )?
-                .run(ch)?
-                .chosen
-            }
-        })
+        len_param(choices.len())?;
+        on_base!(self, ReceiverRealization, [co15, np00, mr19], |p| p
+            .receive_random(ch, choices))
     }
 }
 
 impl OtSender for BaseOt {
     fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError> {
-        let n = len_param(messages.len())?;
-        let rng = self.fork();
-        let payload = messages.to_vec();
-        match self.kind {
-            BaseOtKind::Co15 => {
-                crate::co15_chosen::Sender::new(
-                    crate::co15_chosen::Params::new(n)?,
-                    crate::co15_chosen::SenderInput { payload },
-                    rng,
-                )?
-                .run(ch)?;
-            }
-            BaseOtKind::Np00 => {
-                crate::np00_chosen::Sender::new(
-                    crate::np00_chosen::Params::new(n)?,
-                    crate::np00_chosen::SenderInput { payload },
-                    rng,
-                )?
-                .run(ch)?;
-            }
-            BaseOtKind::Mr19 => {
-                crate::mr19_chosen::Sender::new(
-                    crate::mr19_chosen::Params::new(n)?,
-                    crate::mr19_chosen::SenderInput { payload },
-                    rng,
-                )?
-                .run(ch)?;
-            }
-        }
-        Ok(())
+        len_param(messages.len())?;
+        on_base!(
+            self,
+            SenderRealization,
+            [co15_chosen, np00_chosen, mr19_chosen],
+            |p| p.send(ch, messages)
+        )
     }
 }
 
 impl OtReceiver for BaseOt {
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError> {
-        let n = len_param(choices.len())?;
-        let rng = self.fork();
-        let choices = choices.clone();
-        Ok(match self.kind {
-            BaseOtKind::Co15 => {
-                crate::co15_chosen::Receiver::new(
-                    crate::co15_chosen::Params::new(n)?,
-                    crate::co15_chosen::ReceiverInput { choices },
-                    rng,
-                )?
-                .run(ch)?
-                .received
-            }
-            BaseOtKind::Np00 => {
-                crate::np00_chosen::Receiver::new(
-                    crate::np00_chosen::Params::new(n)?,
-                    crate::np00_chosen::ReceiverInput { choices },
-                    rng,
-                )?
-                .run(ch)?
-                .received
-            }
-            BaseOtKind::Mr19 => {
-                crate::mr19_chosen::Receiver::new(
-                    crate::mr19_chosen::Params::new(n)?,
-                    crate::mr19_chosen::ReceiverInput { choices },
-                    rng,
-                )?
-                .run(ch)?
-                .received
-            }
-        })
+        len_param(choices.len())?;
+        on_base!(
+            self,
+            ReceiverRealization,
+            [co15_chosen, np00_chosen, mr19_chosen],
+            |p| p.receive(ch, choices)
+        )
     }
 }
 
@@ -412,51 +338,47 @@ impl OtExtension {
     pub(crate) fn fork(&mut self) -> Rng {
         self.rng.fork()
     }
-
-    fn base_party(&mut self) -> Box<BaseOt> {
-        let rng = self.fork();
-        Box::new(BaseOt::with_rng(self.base, rng))
-    }
 }
 
-macro_rules! extension_call {
-    ($self:ident, $ch:ident, $m:ident, $role:ident, $subs:ident, $input:expr, $params:expr) => {{
-        let rng = $self.fork();
-        let base = $self.base_party();
-        crate::$m::$role::new($params?, $input, rng, crate::$m::$subs { base })?.run($ch)?
+/// A base-OT party of protocol `kind`, its RNG forked from `rng`.
+pub(crate) fn base_party(kind: BaseOtKind, rng: &mut Rng) -> Box<BaseOt> {
+    Box::new(BaseOt::with_rng(kind, rng.fork()))
+}
+
+/// Runs `$call` on `$p`, the realization `$real` (with sub-protocol
+/// parties `$subs`) of the configured extension protocol: IKNP or KOS
+/// (`$ik`, `$ko`, over base OTs) or SoftSpokenOT (`$ss`, `$ssm`, over
+/// all-but-one OTs).
+macro_rules! on_extension {
+    (@run $m:ident, $real:ident, $subs:ident, [$($f:ident),*], $field:ident = $party:expr, |$p:ident| $call:expr) => {{
+        let subs = &mut |r: &mut Rng| crate::$m::$subs { $field: $party(r) };
+        let mut $p = crate::$m::$real { $($f,)* subs };
+        $call
+    }};
+    ($self:ident, $real:ident, $subs:ident, [$ik:ident, $ko:ident, $ss:ident, $ssm:ident], |$p:ident| $call:expr) => {{
+        let (threads, sha1, base) = ($self.threads, $self.sha1, $self.base);
+        let rng = &mut $self.rng;
+        let abo = |malicious| move |r: &mut Rng| crate::softspoken_parties::abo_party(malicious, base, r);
+        let base_ot = |r: &mut Rng| base_party(base, r);
+        match ($self.softspoken, $self.malicious) {
+            (None, false) => on_extension!(@run $ik, $real, $subs, [rng, threads, sha1], base = base_ot, |$p| $call),
+            (None, true) => on_extension!(@run $ko, $real, $subs, [rng, threads, sha1], base = base_ot, |$p| $call),
+            (Some(k), false) => on_extension!(@run $ss, $real, $subs, [rng, k, threads, sha1], abo = abo(false), |$p| $call),
+            (Some(k), true) => on_extension!(@run $ssm, $real, $subs, [rng, k, threads, sha1], abo = abo(true), |$p| $call),
+        }
     }};
 }
 
 impl RandomOtSender for OtExtension {
     fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
         let n = len_param(n)?;
-        if let Some(k) = self.softspoken {
-            return crate::softspoken_parties::send_random(self, ch, n, k);
-        }
-        let (t, h) = (self.threads, self.sha1);
-        Ok(if self.malicious {
-            extension_call!(
-                self,
-                ch,
-                kos,
-                Sender,
-                SenderSubs,
-                crate::kos::SenderInput {},
-                crate::kos::Params::new(n, t, h)
-            )
-            .y
-        } else {
-            extension_call!(
-                self,
-                ch,
-                iknp,
-                Sender,
-                SenderSubs,
-                crate::iknp::SenderInput {},
-                crate::iknp::Params::new(n, t, h)
-            )
-            .y
-        })
+        on_extension!(
+            self,
+            SenderRealization,
+            SenderSubs,
+            [iknp, kos, softspoken, softspoken_malicious],
+            |p| p.send_random(ch, n)
+        )
     }
 }
 
@@ -466,98 +388,49 @@ impl RandomOtReceiver for OtExtension {
         ch: &mut dyn Channel,
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError> {
-        let n = len_param(choices.len())?;
-        if let Some(k) = self.softspoken {
-            return crate::softspoken_parties::receive_random(self, ch, choices, k);
-        }
-        let (t, h, r) = (self.threads, self.sha1, choices.clone());
-        Ok(if self.malicious {
-            extension_call!(
-                self,
-                ch,
-                kos,
-                Receiver,
-                ReceiverSubs,
-                crate::kos::ReceiverInput { r },
-                crate::kos::Params::new(n, t, h)
-            )
-            .x
-        } else {
-            extension_call!(
-                self,
-                ch,
-                iknp,
-                Receiver,
-                ReceiverSubs,
-                crate::iknp::ReceiverInput { r },
-                crate::iknp::Params::new(n, t, h)
-            )
-            .x
-        })
+        len_param(choices.len())?;
+        on_extension!(
+            self,
+            ReceiverRealization,
+            ReceiverSubs,
+            [iknp, kos, softspoken, softspoken_malicious],
+            |p| p.receive_random(ch, choices)
+        )
     }
 }
 
 impl OtSender for OtExtension {
     fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError> {
-        let n = len_param(messages.len())?;
-        if let Some(k) = self.softspoken {
-            return crate::softspoken_parties::send(self, ch, messages, k);
-        }
-        let (t, h, payload) = (self.threads, self.sha1, messages.to_vec());
-        if self.malicious {
-            extension_call!(
-                self,
-                ch,
-                kos_chosen,
-                Sender,
-                SenderSubs,
-                crate::kos_chosen::SenderInput { payload },
-                crate::kos_chosen::Params::new(n, t, h)
-            );
-        } else {
-            extension_call!(
-                self,
-                ch,
+        len_param(messages.len())?;
+        on_extension!(
+            self,
+            SenderRealization,
+            SenderSubs,
+            [
                 iknp_chosen,
-                Sender,
-                SenderSubs,
-                crate::iknp_chosen::SenderInput { payload },
-                crate::iknp_chosen::Params::new(n, t, h)
-            );
-        }
-        Ok(())
+                kos_chosen,
+                softspoken_chosen,
+                softspoken_malicious_chosen
+            ],
+            |p| p.send(ch, messages)
+        )
     }
 }
 
 impl OtReceiver for OtExtension {
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError> {
-        let n = len_param(choices.len())?;
-        if let Some(k) = self.softspoken {
-            return crate::softspoken_parties::receive(self, ch, choices, k);
-        }
-        let (t, h, r) = (self.threads, self.sha1, choices.clone());
-        Ok(if self.malicious {
-            extension_call!(
-                self,
-                ch,
-                kos_chosen,
-                Receiver,
-                ReceiverSubs,
-                crate::kos_chosen::ReceiverInput { r },
-                crate::kos_chosen::Params::new(n, t, h)
-            )
-            .received
-        } else {
-            extension_call!(
-                self,
-                ch,
+        len_param(choices.len())?;
+        on_extension!(
+            self,
+            ReceiverRealization,
+            ReceiverSubs,
+            [
                 iknp_chosen,
-                Receiver,
-                ReceiverSubs,
-                crate::iknp_chosen::ReceiverInput { r },
-                crate::iknp_chosen::Params::new(n, t, h)
-            )
-            .received
-        })
+                kos_chosen,
+                softspoken_chosen,
+                softspoken_malicious_chosen
+            ],
+            |p| p.receive(ch, choices)
+        )
     }
 }

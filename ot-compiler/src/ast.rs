@@ -71,6 +71,9 @@ pub struct Functionality {
     pub io: Vec<IoDecl>,
     /// `impl Role = path::Trait::method(args);`: the Rust implementation of each role.
     pub impls: Vec<FuncImpl>,
+    /// `error = path;`: the error type of the role traits' methods (must
+    /// implement `From<Box<dyn Error + Send + Sync>>`); `None`: that box.
+    pub error: Option<String>,
 }
 
 /// How a functionality role is run from generated code: a trait method
@@ -106,6 +109,10 @@ pub struct Protocol {
     pub roles: Vec<RoleDecl>,
     /// `extends Base`.
     pub extends: Option<Ident>,
+    /// `realizes F[fparam = param](FRole = Role) with { FRole.field = field }`,
+    /// parsed like a `do` call (its `name` is the functionality's name, its
+    /// `inputs` map functionality inputs and outputs to the protocol's).
+    pub realizes: Option<DoStmt>,
     /// Items in order.
     pub items: Vec<Item>,
     /// The header.

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 mod ints;
 mod items;
 mod nparty;
+mod realize;
 
 pub use ints::BUILTIN_PREFIX;
 
@@ -194,6 +195,12 @@ fn check_protocol_inner(
     let mut ck = Checker::new(src, scope, roles);
     let mut ir = ck.new_ir(proto);
     if ck.roles.iter().any(|r| r.count.is_some()) {
+        if let Some(r) = &proto.realizes {
+            return Err(Diagnostic::error(
+                r.span,
+                "`realizes` is supported for two-party protocols only",
+            ));
+        }
         ck.scan_ahead(&items);
         nparty::check(proto, &mut ck, &items, &mut ir)?;
         record_intrinsics(&mut ir, scope);
@@ -211,6 +218,10 @@ fn check_protocol_inner(
             .map_err(|d| d.with_context(item_context(proto, item)))?;
     }
     ck.check_outputs()?;
+    if let Some(r) = &proto.realizes {
+        realize::check(&ck, r, &mut ir)
+            .map_err(|d| d.with_context(format!("in `realizes {}`", r.func.name)))?;
+    }
     stream_chunked_rounds(&mut ir, &ck.round_names, scope)?;
     ck.check_received_used(&ir)?;
     ck.warn_unused(&ir);
@@ -312,6 +323,7 @@ impl<'a> Checker<'a> {
             unsupported: None,
             party_count: None,
             spec_hash: [0; 32],
+            realizes: None,
         }
     }
 
@@ -848,28 +860,7 @@ impl<'a> Checker<'a> {
         let mut calls = vec![];
         for fr in &froles {
             let role = map[fr];
-            let Some(imp) = func.impls.iter().find(|i| &i.role.name == fr) else {
-                return Err(Diagnostic::error(
-                    d.func.span,
-                    format!(
-                        "functionality `{}` declares no implementation for its role `{fr}`",
-                        func.name.name
-                    ),
-                )
-                .with_help(format!(
-                    "add `impl {fr} = path::Trait::method(args);` to `functionality {}`",
-                    func.name.name
-                )));
-            };
-            let Some((trait_path, method)) = imp.path.rsplit_once("::") else {
-                return Err(Diagnostic::error(
-                    imp.span,
-                    format!(
-                        "`{}` must be a trait method path `path::Trait::method`",
-                        imp.path
-                    ),
-                ));
-            };
+            let (imp, trait_path, method) = realize::role_impl(func, fr, d.func.span)?;
             let mut args = vec![];
             for a in &imp.args {
                 if let Some(sh) = pvals.get(&a.name) {
@@ -880,13 +871,7 @@ impl<'a> Checker<'a> {
                 } else if let Some(t) = inputs.get(&(fr.clone(), a.name.clone())) {
                     args.push(t.clone());
                 } else {
-                    return Err(Diagnostic::error(
-                        a.span,
-                        format!(
-                            "`{}` is neither a parameter of `{}` nor an input of its role `{fr}`",
-                            a.name, func.name.name
-                        ),
-                    ));
+                    return Err(realize::not_an_arg(func, fr, a));
                 }
             }
             calls.push(SubCall {
@@ -904,6 +889,7 @@ impl<'a> Checker<'a> {
             func: func.name.name.clone(),
             span: d.span,
             calls,
+            error: func.error.clone(),
         });
         for r in 0..self.roles.len() {
             if map.values().any(|&m| m == r) {

@@ -169,6 +169,54 @@ pub struct IrSub {
     pub span: Span,
     /// What each participating role runs.
     pub calls: Vec<SubCall>,
+    /// The functionality's declared error type (`error = path;`), carried
+    /// by `Error::SubProtocol`; `None`: a boxed `dyn Error`.
+    pub error: Option<String>,
+}
+
+/// `realizes`: the functionality a two-party protocol implements, and how
+/// each of its role traits runs the protocol.
+#[derive(Clone, Debug)]
+pub struct IrRealizes {
+    /// Functionality name.
+    pub func: String,
+    /// The error type the trait methods return (`None`: a boxed `dyn Error`).
+    pub error: Option<String>,
+    /// One per functionality role.
+    pub roles: Vec<RealizedRole>,
+}
+
+/// A functionality role implemented by a protocol role.
+#[derive(Clone, Debug)]
+pub struct RealizedRole {
+    /// Protocol role index.
+    pub role: usize,
+    /// Functionality role name.
+    pub func_role: String,
+    /// The trait path (the method path without its last segment).
+    pub trait_path: String,
+    /// The method name.
+    pub method: String,
+    /// The method's arguments after the channel (functionality names and
+    /// types, shapes over the protocol's parameters).
+    pub args: Vec<(String, Ty)>,
+    /// For each protocol parameter, in order: where a run takes it from.
+    pub params: Vec<ParamSource>,
+    /// Protocol input and the argument filling it.
+    pub inputs: Vec<(String, String)>,
+    /// Protocol outputs returned, in the functionality's order.
+    pub outputs: Vec<(String, Ty)>,
+}
+
+/// Where a realization takes one protocol parameter from.
+#[derive(Clone, Debug)]
+pub enum ParamSource {
+    /// A trait method argument (a functionality parameter).
+    Arg(String),
+    /// The length of a trait method argument (an input shaped by it).
+    Len(String),
+    /// A field of the realization struct (not a functionality parameter).
+    Field,
 }
 
 /// One role's side of a sub-protocol call: a trait method implementing the
@@ -243,4 +291,6 @@ pub struct Ir {
     /// SHA-256 of the source files the protocol was compiled from (bound by
     /// the n-party session hello).
     pub spec_hash: [u8; 32],
+    /// `realizes`: the functionality whose traits are generated.
+    pub realizes: Option<IrRealizes>,
 }

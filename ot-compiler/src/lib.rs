@@ -13,6 +13,7 @@ pub mod codegen;
 pub mod diag;
 pub mod ir;
 pub mod parse;
+pub mod read;
 pub mod source;
 pub mod types;
 
@@ -63,28 +64,41 @@ struct Loaded {
     main: usize,
 }
 
+/// One file to load: display name, absolute path, text, and the chain of
+/// imports that led to it (absolute path and display name of each file,
+/// from the file asked for down to this one).
+type Pending = (String, Option<PathBuf>, String, Vec<(PathBuf, String)>);
+
 fn load(
     main_name: String,
     main_abs: Option<PathBuf>,
-    main_text: String,
+    main_bytes: Vec<u8>,
 ) -> Result<Loaded, Failure> {
     let mut sources = SourceMap::default();
     let mut files = vec![];
     let prelude_id = sources.add("protocols/prelude.otp".into(), None, PRELUDE.to_string());
+    let failed = |sources: SourceMap, d: Diagnostic| Failure {
+        sources,
+        errors: vec![d],
+    };
     match parse::parse_file(PRELUDE, prelude_id) {
         Ok(f) => files.push(f),
-        Err(e) => {
-            return Err(Failure {
-                sources,
-                errors: vec![e],
-            })
-        }
+        Err(e) => return Err(failed(sources, e)),
     }
-    // Worklist of (display name, absolute path, text, importer span).
-    let mut queue: Vec<(String, Option<PathBuf>, String)> = vec![(main_name, main_abs, main_text)];
-    let mut seen: Vec<PathBuf> = vec![];
+    let main_text = match read::decode(main_bytes, &main_name, main_abs.as_deref(), &mut sources) {
+        Ok(t) => t,
+        Err(d) => return Err(failed(sources, d)),
+    };
+    let main_key = main_abs.as_ref().map(|p| canonical(p)).unwrap_or_default();
+    let mut queue: Vec<Pending> = vec![(
+        main_name.clone(),
+        main_abs,
+        main_text,
+        vec![(main_key.clone(), main_name)],
+    )];
+    let mut seen: Vec<PathBuf> = vec![main_key];
     let mut main = usize::MAX;
-    while let Some((name, abs, text)) = queue.pop() {
+    while let Some((name, abs, text, chain)) = queue.pop() {
         let id = sources.add(
             name.clone(),
             abs.as_ref().map(|p| p.display().to_string()),
@@ -92,12 +106,7 @@ fn load(
         );
         let parsed = match parse::parse_file(&text, id) {
             Ok(f) => f,
-            Err(e) => {
-                return Err(Failure {
-                    sources,
-                    errors: vec![e],
-                })
-            }
+            Err(e) => return Err(failed(sources, e)),
         };
         if main == usize::MAX {
             main = files.len();
@@ -108,29 +117,37 @@ fn load(
                 .and_then(|p| p.parent().map(Path::to_path_buf))
                 .unwrap_or_default();
             let path = base.join(imp);
-            if seen.contains(&path) {
+            let key = canonical(&path);
+            let shown = Path::new(&name)
+                .parent()
+                .map(|p| p.join(imp).display().to_string())
+                .unwrap_or_else(|| imp.clone());
+            if let Some(pos) = chain.iter().position(|(k, _)| *k == key) {
+                let names: Vec<&str> = chain[pos..].iter().map(|(_, n)| n.as_str()).collect();
+                let cycle = format!("{} -> {}", names.join(" -> "), chain[pos].1);
+                let d = Diagnostic::error(*span, format!("import cycle: {cycle}"))
+                    .with_help("a file may not import itself, directly or through other files; move what both need into a third file that imports neither");
+                return Err(failed(sources, d));
+            }
+            if seen.contains(&key) {
                 continue;
             }
-            match std::fs::read_to_string(&path) {
+            match read::read_source(&path, &shown, &mut sources) {
                 Ok(t) => {
-                    seen.push(path.clone());
-                    let shown = Path::new(&name)
-                        .parent()
-                        .map(|p| p.join(imp).display().to_string())
-                        .unwrap_or_else(|| imp.clone());
-                    queue.push((shown, Some(path), t));
+                    seen.push(key.clone());
+                    let mut next = chain.clone();
+                    next.push((key, shown.clone()));
+                    queue.push((shown, Some(path), t, next));
                 }
-                Err(e) => {
+                Err(read::ReadError::NotUtf8(d)) => return Err(failed(sources, d)),
+                Err(read::ReadError::Io(e)) => {
                     let d =
                         Diagnostic::error(*span, format!("cannot read imported file `{imp}`: {e}"))
                             .with_help(format!(
                                 "paths are relative to the importing file; looked for {}",
                                 path.display()
                             ));
-                    return Err(Failure {
-                        sources,
-                        errors: vec![d],
-                    });
+                    return Err(failed(sources, d));
                 }
             }
         }
@@ -141,6 +158,11 @@ fn load(
         files,
         main,
     })
+}
+
+/// The key identifying a file: its canonical path when it exists.
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
@@ -286,7 +308,7 @@ const MAIN_FILE: source::FileId = 1;
 /// manifest directory for the macro).
 pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
     let abs = base_dir.join(rel);
-    let text = std::fs::read_to_string(&abs).map_err(|e| {
+    let bytes = std::fs::read(&abs).map_err(|e| {
         let mut sources = SourceMap::default();
         let id = sources.add("<protocol!>".into(), None, format!("protocol!(\"{rel}\")"));
         Failure {
@@ -305,7 +327,7 @@ pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
             ))],
         }
     })?;
-    compile_loaded(load(rel.to_string(), Some(abs), text)?)
+    compile_loaded(load(rel.to_string(), Some(abs), bytes)?)
 }
 
 /// Compiles `.otp` source text (the inline `protocol! { ... }` form).
@@ -315,7 +337,7 @@ pub fn compile_str(name: &str, text: &str, base_dir: &Path) -> Result<Compiled, 
         load(
             name.to_string(),
             Some(base_dir.join("inline.otp")),
-            text.to_string(),
+            text.as_bytes().to_vec(),
         )
         .map(|mut l| {
             // An inline source has no file to include.

@@ -137,6 +137,8 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::func_item => "`param`, `input` or `output`",
         Rule::protocol => "a protocol declaration",
         Rule::extends => "`extends BaseProtocol`",
+        Rule::realizes => "`realizes Functionality(FRole = Role, ...)`",
+        Rule::func_error => "`error = path::ErrorType;`",
         Rule::role_list | Rule::role_decl => "a role declaration `role Name`",
         Rule::proto_item => {
             "a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`)"
@@ -636,12 +638,16 @@ impl Cx {
             params: vec![],
             io: vec![],
             impls: vec![],
+            error: None,
         };
         for p in it {
             match p.as_rule() {
                 Rule::role_list => f.roles = self.roles(p),
                 Rule::param_decl => f.params.push(self.param(p)),
                 Rule::io_decl => f.io.push(self.io(p)),
+                Rule::func_error => {
+                    f.error = p.into_inner().next().map(|x| rust_path(x.as_str()));
+                }
                 Rule::func_impl => {
                     let span = self.span(&p);
                     let mut it = p.into_inner();
@@ -684,6 +690,7 @@ impl Cx {
             name,
             roles: vec![],
             extends: None,
+            realizes: None,
             items: vec![],
         };
         proto.span.start = whole.start;
@@ -691,6 +698,7 @@ impl Cx {
             match p.as_rule() {
                 Rule::role_list => proto.roles = self.roles(p),
                 Rule::extends => proto.extends = Some(self.ident(p.into_inner().next())),
+                Rule::realizes => proto.realizes = Some(self.realizes(p)),
                 _ => {
                     if let Some(item) = self.item(p) {
                         proto.items.push(item);
@@ -870,10 +878,24 @@ impl Cx {
     }
 
     fn do_stmt(&self, p: Pair<Rule>) -> DoStmt {
+        self.call_like(p, true)
+    }
+
+    /// `realizes F[...](...) with { ... }`, as a `do` call named after `F`.
+    fn realizes(&self, p: Pair<Rule>) -> DoStmt {
+        self.call_like(p, false)
+    }
+
+    /// A `do` call (`named`: its call name comes first) or a `realizes`.
+    fn call_like(&self, p: Pair<Rule>, named: bool) -> DoStmt {
         let span = self.span(&p);
         let mut it = p.into_inner();
-        let name = self.ident(it.next());
-        let func = self.ident(it.next());
+        let first = self.ident(it.next());
+        let (name, func) = if named {
+            (first, self.ident(it.next()))
+        } else {
+            (first.clone(), first)
+        };
         let mut d = DoStmt {
             name,
             func,
@@ -882,6 +904,12 @@ impl Cx {
             inputs: vec![],
             span,
         };
+        self.binds(&mut d, it);
+        d
+    }
+
+    /// The parameter, role and input bindings of a `do` call or `realizes`.
+    fn binds(&self, d: &mut DoStmt, it: pest::iterators::Pairs<Rule>) {
         for q in it {
             match q.as_rule() {
                 Rule::param_binds => {
@@ -912,7 +940,6 @@ impl Cx {
                 _ => {}
             }
         }
-        d
     }
 
     fn ty(&self, p: Option<Pair<Rule>>) -> Type {

@@ -121,6 +121,14 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
+    Case {
+        name: "realizes_mismatch",
+        line: 3,
+        col: 14,
+        message: "`HalfOt` does not realize `RandomOt`: output `messages` of `Sender` is `[Block; n]`, but output `Sender.messages` of `RandomOt` is `[[Block; 2]; n]`",
+        note: "in `realizes RandomOt`",
+        help: "declare `output Sender { messages: [[Block; 2]; n] }`, or realize another functionality",
+    },
     Case { name: "parse_error", line: 12, col: 25, message: "syntax error: expected `->`, found `=>`", note: "", help: "a round is written `round name: From -> To : Message" },
     Case { name: "unknown_role", line: 14, col: 8, message: "unknown role `Reciever`", note: "of protocol `Co15`", help: "did you mean `Receiver`?" },
     Case { name: "unknown_intrinsic", line: 10, col: 17, message: "unknown intrinsic `base_mult`", note: "in `at Sender` of protocol `Co15`", help: "did you mean `base_mul`?" },
@@ -1306,4 +1314,107 @@ fn integer_errors_are_located() {
         assert!(r.contains("--> test.otp:"), "{r}");
         assert!(r.contains(help), "{help}\n{r}");
     }
+}
+
+/// A protocol with other names for its inputs and outputs realizes a
+/// functionality through `with { ... }`, and its extra parameters become
+/// fields of the generated realization.
+#[test]
+fn realizes_generates_the_role_traits() {
+    let src = r#"
+protocol Renamed(role S, role R)
+    realizes RandomOt[n = m](Sender = S, Receiver = R)
+        with { Sender.messages = y, Receiver.choices = c, Receiver.chosen = x }
+{
+    param m: usize requires m >= 1;
+    param extra: usize;
+    input  R { c: Bits[m] }
+    output S { y: [[Block; 2]; m] }
+    output R { x: [Block; m] }
+    at S { y = [[sample Block, sample Block] for i in 0..m]; }
+    round send: S -> R : Msgs { y: [[Block; 2]; m] }
+    at R { x = [y[i][0] for i in 0..m]; check extra == extra else abort Never; }
+}
+"#;
+    let c = ok_str(src);
+    let code = c.tokens.to_string().replace(' ', "");
+    assert!(
+        code.contains("impl::ot::traits::RandomOtSenderforSRealization"),
+        "{code}"
+    );
+    assert!(code.contains("pubextra:usize"), "extra field");
+    assert!(code.contains("Params::new(n,self.extra)"), "sender params");
+    assert!(
+        code.contains("Params::new(choices.len(),self.extra)"),
+        "receiver params"
+    );
+}
+
+#[test]
+fn realizes_checks_roles_params_and_io() {
+    let base = |clause: &str| {
+        format!(
+            "protocol P(role S, role R) {clause} {{
+    param n: usize requires n >= 1;
+    input  R {{ choices: Bits[n] }}
+    output S {{ messages: [[Block; 2]; n] }}
+    output R {{ chosen: [Block; n] }}
+    at S {{ messages = [[sample Block, sample Block] for i in 0..n]; }}
+    round send: S -> R : Msgs {{ messages: [[Block; 2]; n] }}
+    at R {{ chosen = [messages[i][0] for i in 0..n]; }}
+}}"
+        )
+    };
+    assert!(ok_str(&base("realizes RandomOt(Sender = S, Receiver = R)"))
+        .tokens
+        .to_string()
+        .contains("SRealization"));
+    let r = fail_str(&base("realizes RandomOtt(Sender = S, Receiver = R)"));
+    assert!(
+        r.contains("unknown functionality `RandomOtt`") && r.contains("did you mean `RandomOt`?"),
+        "{r}"
+    );
+    let r = fail_str(&base("realizes RandomOt(Sender = S)"));
+    assert!(
+        r.contains("role `Receiver` of `RandomOt` is not mapped"),
+        "{r}"
+    );
+    let r = fail_str(&base("realizes RandomOt(Sender = S, Receiver = S)"));
+    assert!(r.contains("mapped onto a different role"), "{r}");
+    let r = fail_str(&base("realizes RandomOt[n = k](Sender = S, Receiver = R)"));
+    assert!(r.contains("`P` has no parameter `k`"), "{r}");
+    let r = fail_str(&base("realizes ChosenOt(Sender = S, Receiver = R)"));
+    assert!(
+        r.contains("`P` does not realize `ChosenOt`: `S` has no input `messages`"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let c = ok_path("tests/loading/bom.otp");
+    assert_eq!(c.ir.map(|ir| ir.name), Some("Bom".to_string()));
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_located() {
+    let r = fail_path("tests/loading/not_utf8.otp");
+    assert!(
+        r.starts_with(
+            "error: `tests/loading/not_utf8.otp` is not UTF-8: byte 0xE9 at byte offset 49"
+        ),
+        "{r}"
+    );
+    assert!(r.contains("tests/loading/not_utf8.otp:2:7"), "{r}");
+}
+
+#[test]
+fn an_import_cycle_is_named() {
+    let r = fail_path("tests/loading/cycle_a.otp");
+    assert!(
+        r.starts_with("error: import cycle: tests/loading/cycle_a.otp -> tests/loading/cycle_b.otp -> tests/loading/cycle_a.otp"),
+        "{r}"
+    );
+    assert!(r.contains("tests/loading/cycle_b.otp:2:1"), "{r}");
+    assert!(!r.contains("already declared"), "{r}");
 }

@@ -22,6 +22,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
         quote!(Error::#v { role, check } => write!(f, #fmt))
     });
     let common = common_variants();
+    let sub_err = sub_error_ty(ir);
     let common_display = common_display(pname);
     quote! {
         /// Everything that can go wrong in a run; checks in the specification become variants.
@@ -37,10 +38,10 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
             Channel { /// Round.
                 round: &'static str, /// Why.
                 source: #rt::channel::ChannelError },
-            /// A sub-protocol failed.
+            /// A sub-protocol (`do` call) failed: its typed error, boxed.
             SubProtocol { /// Call name.
-                call: &'static str, /// Its error.
-                message: ::std::string::String },
+                call: &'static str, /// The error of the functionality's role trait.
+                source: #sub_err },
         }
         impl ::core::fmt::Display for Error {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -49,7 +50,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                     #common_display
                     Error::UnexpectedMessage { round } => write!(f, "{}: unexpected message in round `{}`", #pname, round),
                     Error::Channel { round, source } => write!(f, "{}: round `{}`: channel error: {}", #pname, round, source),
-                    Error::SubProtocol { call, message } => write!(f, "{}: sub-protocol `{}` failed: {}", #pname, call, message),
+                    Error::SubProtocol { call, source } => write!(f, "{}: sub-protocol `{}` failed: {}", #pname, call, source),
                 }
             }
         }
@@ -58,6 +59,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 match self {
                     Error::Decode { source, .. } => Some(source),
                     Error::Channel { source, .. } => Some(source),
+                    Error::SubProtocol { source, .. } => Some(&**source),
                     _ => None,
                 }
             }
@@ -109,5 +111,23 @@ pub(super) fn common_display(pname: &str) -> TokenStream {
                     Error::Shape { round, field, expected, got } => write!(f, "{}: round `{}`, field `{}`: length {} but the specification requires {}", #pname, round, field, got, expected),
                     Error::Length { round, expected, got } => write!(f, "{}: round `{}`: message of {} bytes, expected {}", #pname, round, got, expected),
                     Error::Decode { round, field, source } => write!(f, "{}: round `{}`, field `{}`: {}", #pname, round, field, source),
+    }
+}
+
+/// The type `Error::SubProtocol` carries: `Box<E>` when every `do` call's
+/// functionality declares the same error type `E`, else a boxed `dyn Error`.
+fn sub_error_ty(ir: &Ir) -> TokenStream {
+    let first = ir.subs.first().and_then(|s| s.error.clone());
+    match first {
+        Some(p)
+            if ir
+                .subs
+                .iter()
+                .all(|s| s.error.as_deref() == Some(p.as_str())) =>
+        {
+            let t = super::realize::error_ty(&Some(p));
+            quote!(::std::boxed::Box<#t>)
+        }
+        _ => super::realize::boxed_error(),
     }
 }

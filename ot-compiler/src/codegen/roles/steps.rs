@@ -253,7 +253,7 @@ impl RoleGen<'_> {
         let doc = format!("Sub-protocol call `{}`: runs `{}` as its role `{}` through `{}::{}` on the same channel, then `{rname}`'s local computation up to its next step.", sub.name, sub.func, call.func_role, call.trait_path, call.method);
         let middle = quote! {
             let __out = #tpath::#fmethod(&mut *subs.#field, ch, #(#args),*)
-                .map_err(|e| Error::SubProtocol { call: #call_name, message: e.to_string() })?;
+                .map_err(|e| Error::SubProtocol { call: #call_name, source: ::core::convert::Into::into(e) })?;
             #bind
             #(#checks)*
         };

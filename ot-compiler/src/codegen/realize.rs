@@ -1,0 +1,135 @@
+//! `realizes`: per functionality role, a `{Role}Realization` struct that
+//! implements the functionality's role trait by running this protocol
+//! (parameters from the trait method's arguments or the struct's fields,
+//! a fresh RNG forked per run, sub-protocol parties built per run).
+
+use super::names::{id, path_tokens, rt};
+use super::wire::rust_ty;
+use crate::ir::*;
+use crate::types::Ty;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// `Box<dyn Error + Send + Sync>`: the error type when a functionality
+/// declares none.
+pub(super) fn boxed_error() -> TokenStream {
+    quote!(::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>)
+}
+
+/// The declared error type, or [`boxed_error`].
+pub(super) fn error_ty(path: &Option<String>) -> TokenStream {
+    match path {
+        Some(p) => path_tokens(p, boxed_error()),
+        None => boxed_error(),
+    }
+}
+
+/// How a trait method takes a value of type `t`: `Copy` values by value,
+/// vectors as slices, the rest by reference.
+fn arg_ty(t: &Ty) -> TokenStream {
+    match t {
+        _ if t.is_copy() => rust_ty(t),
+        Ty::Array(e, s) if s.small().is_none() => {
+            let e = rust_ty(e);
+            quote!(&[#e])
+        }
+        _ => {
+            let t = rust_ty(t);
+            quote!(&#t)
+        }
+    }
+}
+
+/// The realization structs and their trait implementations.
+pub(super) fn realize_items(ir: &Ir) -> TokenStream {
+    let Some(re) = &ir.realizes else {
+        return quote!();
+    };
+    let rt = rt();
+    let err = error_ty(&re.error);
+    let boxed = boxed_error();
+    let items = re.roles.iter().map(|rr| {
+        let rname = &ir.roles[rr.role];
+        let st = format_ident!("{}Realization", rname);
+        let role = id(rname);
+        let input = format_ident!("{}Input", rname);
+        let subs_ty = format_ident!("{}Subs", rname);
+        let has_subs = ir.subs.iter().any(|s| s.calls.iter().any(|c| c.role == rr.role));
+        let mut fields = vec![];
+        let mut pvals = vec![];
+        for (p, src) in ir.params.iter().zip(&rr.params) {
+            let n = id(&p.name);
+            pvals.push(match src {
+                ParamSource::Arg(a) => {
+                    let a = id(a);
+                    quote!(#a)
+                }
+                ParamSource::Len(a) => {
+                    let a = id(a);
+                    quote!(#a.len())
+                }
+                ParamSource::Field => {
+                    let t = rust_ty(&p.ty);
+                    let doc = format!("Parameter `{}` of `{}` (not a parameter of `{}`).", p.name, ir.name, re.func);
+                    fields.push(quote!(#[doc = #doc] pub #n: #t,));
+                    quote!(self.#n)
+                }
+            });
+        }
+        let (subs_field, subs_init, subs_arg) = if has_subs {
+            let doc = format!("Builds the sub-protocol parties of one run of `{rname}` (called once per run, with the RNG).");
+            (
+                quote!(#[doc = #doc] pub subs: &'a mut dyn FnMut(&mut #rt::rng::Rng) -> #subs_ty,),
+                quote!(let subs = (self.subs)(&mut *self.rng);),
+                quote!(, subs),
+            )
+        } else {
+            (quote!(), quote!(), quote!())
+        };
+        let anames: Vec<_> = rr.args.iter().map(|(a, _)| id(a)).collect();
+        let atys: Vec<_> = rr.args.iter().map(|(_, t)| arg_ty(t)).collect();
+        let ins = rr.inputs.iter().map(|(p, a)| {
+            let (p, copy) = (id(p), rr.args.iter().any(|(n, t)| n == a && t.is_copy()));
+            let a = id(a);
+            if copy {
+                quote!(#p: #a)
+            } else {
+                quote!(#p: ::std::borrow::ToOwned::to_owned(#a))
+            }
+        });
+        let outs: Vec<_> = rr.outputs.iter().map(|(o, _)| id(o)).collect();
+        let otys: Vec<_> = rr.outputs.iter().map(|(_, t)| rust_ty(t)).collect();
+        let (ret_ty, ret) = match outs.len() {
+            1 => (quote!(#(#otys)*), quote!(#(__out.#outs)*)),
+            _ => (quote!((#(#otys),*)), quote!((#(__out.#outs),*))),
+        };
+        let tpath = path_tokens(&rr.trait_path, quote!(missing_trait));
+        let method = format_ident!("{}", rr.method);
+        let doc = format!(
+            "Role `{rname}` of `{}` ({}) as role `{}` of functionality `{}` (its `realizes` clause): implements `{}` by running the protocol on the given channel, with an RNG forked from `rng` per run.",
+            ir.name, ir.location, rr.func_role, re.func, rr.trait_path
+        );
+        quote! {
+            #[doc = #doc]
+            pub struct #st<'a> {
+                /// The RNG each run forks its randomness from.
+                pub rng: &'a mut #rt::rng::Rng,
+                #(#fields)*
+                #subs_field
+            }
+            impl #tpath for #st<'_> {
+                fn #method(&mut self, ch: &mut dyn #rt::channel::Channel, #(#anames: #atys),*) -> ::core::result::Result<#ret_ty, #err> {
+                    let __err = |e: Error| -> #err { <#err as ::core::convert::From<#boxed>>::from(::std::boxed::Box::new(e)) };
+                    #subs_init
+                    let rng = self.rng.fork();
+                    let params = Params::new(#(#pvals),*).map_err(__err)?;
+                    let input = #input { #(#ins),* };
+                    #[allow(unused_variables)]
+                    let __out = #role::new(params, input, rng #subs_arg).map_err(__err)?.run(ch).map_err(__err)?;
+                    Ok(#ret)
+                }
+            }
+        }
+    });
+    quote!(#(#items)*)
+}
