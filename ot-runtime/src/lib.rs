@@ -34,6 +34,7 @@ pub mod channel;
 pub mod ec;
 pub mod endemic;
 pub mod mesh;
+pub mod minimac;
 pub mod mpc;
 pub mod ops;
 pub mod orlandi;

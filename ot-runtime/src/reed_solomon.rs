@@ -50,6 +50,17 @@ pub struct ReedSolomon {
     lagrange: Vec<u8>,
 }
 
+impl Default for ReedSolomon {
+    /// The trivial code `RS[1, 1]`.
+    fn default() -> ReedSolomon {
+        ReedSolomon {
+            k: 1,
+            n: 1,
+            lagrange: Vec::new(),
+        }
+    }
+}
+
 impl ReedSolomon {
     /// `RS[n, k]` on the points `0..n`.
     pub fn new(k: usize, n: usize) -> Result<ReedSolomon, CodeError> {
