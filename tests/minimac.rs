@@ -94,6 +94,13 @@ fn mul_shares<M: Mesh + ?Sized>(
     )
 }
 
+/// Party `me`'s store and `m` random values from it.
+fn randoms(f: &[PathBuf], me: usize, n: usize, m: usize) -> (PrepStore, Shares) {
+    let mut store = PrepStore::open(&f[me], me, params(n)).unwrap();
+    let r = store.take_randoms(m).unwrap();
+    (store, r)
+}
+
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// Opened x, y, x∘y and 3·(x + y) + c for m random x, y.
@@ -193,8 +200,7 @@ fn a_cheating_opener_is_caught_by_every_party() {
             let f = files(&dir, n, 4, 0);
             let outs = run_parties(MemoryMesh::new(n), |mesh| {
                 let me = mesh.me();
-                let mut store = PrepStore::open(&f[me], me, params(n)).unwrap();
-                let mut v = store.take_randoms(3).unwrap();
+                let (_store, mut v) = randoms(&f, me, n, 3);
                 if me == who {
                     cheat(&mut v, how);
                 }
@@ -221,8 +227,7 @@ fn a_cheating_multiplier_is_caught_by_every_party() {
         let f = files(&dir, n, 4, 2);
         let outs = run_parties(MemoryMesh::new(n), |mesh| {
             let me = mesh.me();
-            let mut store = PrepStore::open(&f[me], me, params(n)).unwrap();
-            let r = store.take_randoms(4).unwrap();
+            let (mut store, r) = randoms(&f, me, n, 4);
             let (mut x, y) = (r.slice(0, 2).unwrap(), r.slice(2, 2).unwrap());
             if me == 1 {
                 cheat(&mut x, Cheat::Codeword);
@@ -243,20 +248,11 @@ fn malformed_shares_are_refused_before_any_message() {
     let dir = temp_dir("shape");
     let f = files(&dir, 2, 4, 0);
     let outs = run_parties(MemoryMesh::new(2), |mesh| {
-        let me = mesh.me();
-        let mut store = PrepStore::open(&f[me], me, params(2)).unwrap();
-        let v = store.take_randoms(2).unwrap();
+        let (_store, v) = randoms(&f, mesh.me(), 2, 2);
         // Claims 3 values but holds 2.
         let p = minimac_open::Params::new(2, 3, LEN).unwrap();
-        minimac_open::P::new(
-            me,
-            p,
-            session(1),
-            minimac_open::PInput { v },
-            Rng::from_entropy(),
-        )
-        .and_then(|p| p.run(mesh))
-        .map(|o| o.values)
+        let input = minimac_open::PInput { v };
+        minimac_open::P::new(mesh.me(), p, session(1), input, Rng::from_entropy())?.run(mesh)
     });
     for o in outs {
         assert!(

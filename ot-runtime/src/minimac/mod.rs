@@ -24,6 +24,6 @@ mod shares;
 
 pub use shares::{
     check_seed, codeword_shares, in_code, mac_commitment, mac_diff, mac_opening_ok, mac_sum_zero,
-    mul_finish, mul_masked, open_sum, opened_values, shape_ok, triple_ok, Codes, Opened,
+    mul_finish, mul_masked, open_sum, opened_values, shape_ok, triple_ok, Codes, Holder, Opened,
     ShareError, Shares,
 };

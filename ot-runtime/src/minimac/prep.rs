@@ -45,7 +45,7 @@ use std::sync::Arc;
 use rand_core::{CryptoRng, RngCore};
 use sha2::{Digest, Sha256};
 
-use super::shares::{Codes, Shares};
+use super::shares::{Codes, Holder, Shares};
 use crate::gf256::{add_assign, mul_slices};
 use crate::reed_solomon::CodeError;
 
@@ -368,8 +368,7 @@ impl PartyPrep {
 #[derive(Debug)]
 pub struct PrepStore {
     prep: PartyPrep,
-    codes: Arc<Codes>,
-    alpha: Arc<Vec<u8>>,
+    holder: Holder,
     record: PathBuf,
     used_randoms: usize,
     used_triples: usize,
@@ -409,9 +408,13 @@ impl PrepStore {
             }
         };
         let store = PrepStore {
-            alpha: Arc::new(prep.alpha.clone()),
+            holder: Holder {
+                me,
+                parties: params.parties,
+                codes,
+                alpha: Arc::new(prep.alpha.clone()),
+            },
             prep,
-            codes,
             record,
             used_randoms,
             used_triples,
@@ -473,31 +476,28 @@ impl PrepStore {
             x.extend_from_slice(&src[o..o + n]);
             mac.extend_from_slice(&src[o + n..o + 2 * n]);
         }
-        Shares::new(
-            self.prep.me,
-            self.prep.params.parties,
-            self.codes.clone(),
-            square,
-            self.alpha.clone(),
-            x,
-            mac,
-        )
-        .map_err(|_| PrepError::Truncated {
+        // The file's length was checked against its header when loaded.
+        Shares::new(self.holder.clone(), square, x, mac).map_err(|_| PrepError::Truncated {
             expected: 0,
             got: 0,
         })
     }
 
-    /// Takes `m` random values `[[r]]` (never handed out again).
-    pub fn take_randoms(&mut self, m: usize) -> Result<Shares, PrepError> {
-        let left = self.randoms_left();
+    /// `Exhausted` unless `m <= left`.
+    fn available(kind: &'static str, m: usize, left: usize) -> Result<(), PrepError> {
         if m > left {
             return Err(PrepError::Exhausted {
-                kind: "random values",
+                kind,
                 wanted: m,
                 left,
             });
         }
+        Ok(())
+    }
+
+    /// Takes `m` random values `[[r]]` (never handed out again).
+    pub fn take_randoms(&mut self, m: usize) -> Result<Shares, PrepError> {
+        Self::available("random values", m, self.randoms_left())?;
         let first = self.used_randoms;
         self.commit(first + m, self.used_triples)?;
         let s = self.shares(&self.prep.randoms, first, m, 1, 0, false)?;
@@ -508,14 +508,7 @@ impl PrepStore {
 
     /// Takes `m` triples `([[a]], [[b]], [[c]]*)` with `c = a ∘ b` in `C*`.
     pub fn take_triples(&mut self, m: usize) -> Result<[Shares; 3], PrepError> {
-        let left = self.triples_left();
-        if m > left {
-            return Err(PrepError::Exhausted {
-                kind: "triples",
-                wanted: m,
-                left,
-            });
-        }
+        Self::available("triples", m, self.triples_left())?;
         let first = self.used_triples;
         self.commit(self.used_randoms, first + m)?;
         let t = &self.prep.triples;

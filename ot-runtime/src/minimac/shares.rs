@@ -86,45 +86,61 @@ impl Codes {
 /// default is an empty batch (of no parties, which no protocol accepts).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Shares {
-    me: usize,
-    parties: usize,
-    codes: Arc<Codes>,
+    holder: Holder,
     square: bool,
-    alpha: Arc<Vec<u8>>,
     x: Vec<u8>,
     mac: Vec<u8>,
+}
+
+/// Who holds a batch: party `me` of `parties`, the codes, and its share
+/// `alpha` (`n` bytes) of the MAC key. Operands of one operation must have
+/// equal holders.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Holder {
+    /// Index of the holding party.
+    pub me: usize,
+    /// Number of parties.
+    pub parties: usize,
+    /// The codes `C` and `C*`.
+    pub codes: Arc<Codes>,
+    /// The party's share of the MAC key `α`.
+    pub alpha: Arc<Vec<u8>>,
 }
 
 impl Shares {
     /// A batch from its parts (`x` and `mac`: `len()·n` bytes each, `alpha`:
     /// `n` bytes, `me < parties`).
     pub fn new(
-        me: usize,
-        parties: usize,
-        codes: Arc<Codes>,
+        holder: Holder,
         square: bool,
-        alpha: Arc<Vec<u8>>,
         x: Vec<u8>,
         mac: Vec<u8>,
     ) -> Result<Shares, ShareError> {
-        let n = codes.base.n();
-        if me >= parties || alpha.len() != n || x.len() != mac.len() || !x.len().is_multiple_of(n) {
+        let n = holder.codes.base.n();
+        let h = &holder;
+        if h.me >= h.parties
+            || h.alpha.len() != n
+            || x.len() != mac.len()
+            || !x.len().is_multiple_of(n)
+        {
             return Err(ShareError::Malformed);
         }
         Ok(Shares {
-            me,
-            parties,
-            codes,
+            holder,
             square,
-            alpha,
             x,
             mac,
         })
     }
 
+    /// The holder (party, codes, MAC key share).
+    pub fn holder(&self) -> &Holder {
+        &self.holder
+    }
+
     /// Number of values.
     pub fn len(&self) -> usize {
-        self.x.len() / self.codes.base.n()
+        self.x.len() / self.holder.codes.base.n()
     }
 
     /// Whether the batch is empty.
@@ -134,17 +150,17 @@ impl Shares {
 
     /// Index of the holder.
     pub fn me(&self) -> usize {
-        self.me
+        self.holder.me
     }
 
     /// Number of parties.
     pub fn parties(&self) -> usize {
-        self.parties
+        self.holder.parties
     }
 
     /// The codes.
     pub fn codes(&self) -> &Arc<Codes> {
-        &self.codes
+        &self.holder.codes
     }
 
     /// Whether the codewords lie in the Schur square `C*`.
@@ -164,16 +180,11 @@ impl Shares {
     }
 
     fn n(&self) -> usize {
-        self.codes.base.n()
+        self.holder.codes.base.n()
     }
 
     fn same_layout(&self, o: &Shares) -> Result<(), ShareError> {
-        if self.me != o.me
-            || self.parties != o.parties
-            || self.codes != o.codes
-            || self.alpha != o.alpha
-            || self.square != o.square
-        {
+        if self.holder != o.holder || self.square != o.square {
             return Err(ShareError::Mismatch);
         }
         if self.len() != o.len() {
@@ -215,11 +226,11 @@ impl Shares {
             });
         }
         let code = if self.square {
-            &self.codes.square
+            &self.holder.codes.square
         } else {
-            &self.codes.base
+            &self.holder.codes.base
         };
-        let k = self.codes.base.k();
+        let k = self.holder.codes.base.k();
         let mut r = self.clone();
         let mut word = vec![0u8; self.n()];
         let mut tag = vec![0u8; self.n()];
@@ -240,10 +251,10 @@ impl Shares {
     /// `P_0`, `α_i ∘ w` to the MAC share everywhere).
     fn add_public_word(&self, r: &mut Shares, l: usize, w: &[u8], tag: &mut [u8]) {
         let n = self.n();
-        if self.me == 0 {
+        if self.holder.me == 0 {
             add_assign(&mut r.x[l * n..(l + 1) * n], w);
         }
-        mul_slices(tag, &self.alpha, w);
+        mul_slices(tag, &self.holder.alpha, w);
         add_assign(&mut r.mac[l * n..(l + 1) * n], tag);
     }
 
@@ -284,19 +295,13 @@ impl Shares {
 /// Whether `s` is party `me`'s batch of `m` values for `n` parties with
 /// code length `len` (checked before every kernel).
 pub fn shape_ok(s: &Shares, me: usize, n: usize, m: usize, len: usize) -> bool {
-    s.me == me && s.parties == n && s.len() == m && s.n() == len
+    s.holder.me == me && s.holder.parties == n && s.len() == m && s.n() == len
 }
 
 /// Whether `(a, b, c)` are `me`'s shares of `m` multiplication triples
 /// (`a`, `b` in `C`, `c` in `C*`, one MAC key) of the layout of `x`.
 pub fn triple_ok(x: &Shares, a: &Shares, b: &Shares, c: &Shares) -> bool {
-    let same = |s: &Shares| {
-        s.me == x.me
-            && s.parties == x.parties
-            && s.codes == x.codes
-            && s.alpha == x.alpha
-            && s.len() == x.len()
-    };
+    let same = |s: &Shares| s.holder == x.holder && s.len() == x.len();
     same(a) && same(b) && same(c) && !x.square && !a.square && !b.square && c.square
 }
 
@@ -320,9 +325,9 @@ pub fn open_sum(shares: &[Vec<u8>]) -> Vec<u8> {
 /// non-codeword (DZ13 §3: the opened vector must be in the code).
 pub fn in_code(s: &Shares, y: &[u8]) -> bool {
     let code = if s.square {
-        &s.codes.square
+        &s.holder.codes.square
     } else {
-        &s.codes.base
+        &s.holder.codes.base
     };
     y.len() == s.x.len() && y.chunks(s.n()).all(|w| code.contains(w))
 }
@@ -355,7 +360,7 @@ pub fn mac_diff(s: &Shares, y: &[u8], seed: Block, _len: usize) -> Vec<u8> {
     let mut d = vec![0u8; n];
     for (m, w) in s.mac.chunks(n).zip(y.chunks(n)) {
         prg.fill_bytes(&mut r);
-        mul_slices(&mut d, &s.alpha, w);
+        mul_slices(&mut d, &s.holder.alpha, w);
         add_assign(&mut d, m);
         let t = d.clone();
         mul_slices(&mut d, &r, &t);
@@ -401,7 +406,7 @@ pub fn mac_sum_zero(sigmas: &[Vec<u8>]) -> bool {
 /// The opened values: the first `k` slots of each opened word (the
 /// systematic part; for `C*` words these are the slot-wise products).
 pub fn opened_values(s: &Shares, y: &[u8]) -> Opened {
-    let k = s.codes.base.k();
+    let k = s.holder.codes.base.k();
     y.chunks(s.n()).map(|w| w[..k].to_vec()).collect()
 }
 
