@@ -26,7 +26,8 @@
 //!
 //! then the party's share `α_i` (`n` bytes), each random value as its
 //! codeword share and MAC share (`2n` bytes), each triple as `a`, `b`, `c`
-//! (`6n` bytes; `c = a ∘ b` in the Schur square `C*`), and a SHA-256 of
+//! (`6n` bytes; `c` a word of the Schur square `C*` whose slots are `a ∘ b`,
+//! see [`deal`]), and a SHA-256 of
 //! everything before it (32 bytes).
 //!
 //! **Consumption.** [`PrepStore::open`] reads the file and the record
@@ -189,6 +190,14 @@ fn deal_word<R: RngCore + CryptoRng + ?Sized>(
 
 /// The trusted dealer: `randoms` random values and `triples` triples for
 /// every party of `params`, in batch `batch` (module docs).
+///
+/// A triple's `c` is the Schur product `C(a) ∘ C(b)` **plus a uniformly
+/// random word of `C*` whose first `k` coordinates are zero**: still a `C*`
+/// word whose slots are `a ∘ b`, but uniform among those. A product
+/// `[[z]]* = [[c]]* + ε∘[[b]] + δ∘[[a]] + ε∘δ` then opens to `C(x)∘C(y)`
+/// plus that mask, which reveals only the `k` slots `x ∘ y`; the bare
+/// Schur product would reveal the whole product polynomial `p_x·p_y`
+/// (degree `2k − 2`) and so more about `x` and `y` than their product.
 pub fn deal<R: RngCore + CryptoRng + ?Sized>(
     params: PrepParams,
     batch: u64,
@@ -225,11 +234,16 @@ pub fn deal<R: RngCore + CryptoRng + ?Sized>(
     let mut ts = vec![Vec::with_capacity(triples * 6 * n); p];
     let mut ma = vec![0u8; k];
     let mut c = vec![0u8; n];
+    // The zero-message mask of `c` (see `deal`): coordinates k..2k-1 of
+    // the C* message random, the first k zero.
+    let mut zero_msg = vec![0u8; codes.square.k()];
     for _ in 0..triples {
         rng.fill_bytes(&mut ma);
         rng.fill_bytes(&mut msg);
         let (a, b) = (codes.base.encode(&ma), codes.base.encode(&msg));
         mul_slices(&mut c, &a, &b);
+        rng.fill_bytes(&mut zero_msg[k..]);
+        add_assign(&mut c, &codes.square.encode(&zero_msg));
         for w in [&a, &b, &c] {
             deal_word(w, &alpha, &mut ts, rng);
         }
@@ -506,7 +520,7 @@ impl PrepStore {
         Ok(s)
     }
 
-    /// Takes `m` triples `([[a]], [[b]], [[c]]*)` with `c = a ∘ b` in `C*`.
+    /// Takes `m` triples `([[a]], [[b]], [[c]]*)`, `c` in `C*` with slots `a ∘ b`.
     pub fn take_triples(&mut self, m: usize) -> Result<[Shares; 3], PrepError> {
         Self::available("triples", m, self.triples_left())?;
         let first = self.used_triples;
@@ -520,5 +534,56 @@ impl PrepStore {
         let n = self.prep.params.n;
         self.prep.triples[first * 6 * n..(first + m) * 6 * n].fill(0);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// Sums word `w` of every party's item `t` (stride `words`): the
+    /// codeword and the MAC.
+    fn open(preps: &[PartyPrep], t: usize, words: usize, w: usize, n: usize) -> (Vec<u8>, Vec<u8>) {
+        let (mut x, mut m) = (vec![0u8; n], vec![0u8; n]);
+        for p in preps {
+            let src = if words == 1 { &p.randoms } else { &p.triples };
+            let o = (t * words + w) * 2 * n;
+            add_assign(&mut x, &src[o..o + n]);
+            add_assign(&mut m, &src[o + n..o + 2 * n]);
+        }
+        (x, m)
+    }
+
+    #[test]
+    fn dealt_triples_are_masked_products_with_valid_macs() {
+        let params = PrepParams {
+            parties: 3,
+            k: 10,
+            n: 30,
+        };
+        let preps = deal(params, 1, 2, 3, &mut Rng::deterministic_for_tests(5)).unwrap();
+        let codes = Codes::get(10, 30).unwrap();
+        let mut alpha = vec![0u8; 30];
+        preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        let mut tag = vec![0u8; 30];
+        for t in 0..3 {
+            let (a, ma) = open(&preps, t, 3, 0, 30);
+            let (b, _) = open(&preps, t, 3, 1, 30);
+            let (c, mc) = open(&preps, t, 3, 2, 30);
+            assert!(codes.base.contains(&a) && codes.base.contains(&b));
+            assert!(codes.square.contains(&c));
+            let mut ab = vec![0u8; 30];
+            mul_slices(&mut ab, &a, &b);
+            assert_eq!(c[..10], ab[..10], "slots of c are a ∘ b");
+            assert_ne!(c, ab, "c is masked beyond its slots");
+            for (w, m) in [(&a, &ma), (&c, &mc)] {
+                mul_slices(&mut tag, &alpha, w);
+                assert_eq!(&tag, m, "MAC = α ∘ word");
+            }
+        }
+        let (r, mr) = open(&preps, 1, 1, 0, 30);
+        mul_slices(&mut tag, &alpha, &r);
+        assert!(codes.base.contains(&r) && tag == mr);
     }
 }
