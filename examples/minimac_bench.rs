@@ -95,7 +95,7 @@ fn main() -> Res<()> {
     let (a, b) = (vec![7u8; 1 << 16], vec![9u8; 1 << 16]);
     let mut d = vec![0u8; 1 << 16];
     let t = Instant::now();
-    let mut calls = 0;
+    let mut calls: u64 = 0;
     while t.elapsed() < Duration::from_millis(200) {
         mul_slices(&mut d, &a, &b);
         calls += 1;
