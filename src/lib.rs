@@ -261,6 +261,21 @@ pub mod orlandi_mul {
     crate::protocol!("protocols/orlandi_mul.otp");
 }
 
+/// MiniMac, online phase: opening with the deferred, batched MAC check,
+/// from `protocols/minimac.otp` (shares:
+/// [`runtime::minimac::Shares`], preprocessing:
+/// [`runtime::minimac::prep`]).
+pub mod minimac_open {
+    crate::protocol!("protocols/minimac.otp");
+}
+
+/// MiniMac, online phase: batched multiplication with one preprocessed
+/// triple per product (result in the Schur-square code), from
+/// `protocols/minimac_mul.otp`.
+pub mod minimac_mul {
+    crate::protocol!("protocols/minimac_mul.otp");
+}
+
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use softspoken_parties::AboOt;
 pub use traits::{
