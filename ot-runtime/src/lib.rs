@@ -35,9 +35,11 @@ pub mod mesh;
 pub mod mpc;
 pub mod ops;
 pub mod orlandi;
+pub mod orlandi_prep;
 pub mod orlandi_triple;
 pub mod otext;
 pub mod paillier;
+pub mod paillier_wire;
 pub mod pedersen;
 pub mod session;
 /// Streaming ("chunk") kernels of OT extension: each bulk step computed one
