@@ -190,6 +190,48 @@ pub fn encode_ciphertext<const N: usize>(c: &Ciphertext) -> WireUint<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::paillier::{KeySize, SecretKey};
+    use crate::rng::Rng;
+
+    #[test]
+    fn keys_and_ciphertexts_round_trip_and_malformed_ones_are_refused() {
+        let mut rng = Rng::deterministic_for_tests(31);
+        let sk = SecretKey::generate(KeySize::Bits1024, &mut rng);
+        let pk = sk.public();
+        let w = WirePublicKey::<128>::encode(pk);
+        let mut buf = vec![0u8; WirePublicKey::<128>::SIZE];
+        w.write(&mut buf);
+        let back = WirePublicKey::<128>::read(&buf)
+            .expect("read")
+            .decode()
+            .expect("key");
+        assert_eq!((back.n(), back.h_s()), (pk.n(), pk.h_s()));
+        // A key of another size encodes to zeros, which do not decode.
+        assert!(WirePublicKey::<256>::encode(pk).decode().is_none());
+        // h_s = 1 and an even n are refused.
+        let mut bad = buf.clone();
+        bad[128..].fill(0);
+        bad[128] = 1;
+        assert!(WirePublicKey::<128>::read(&bad)
+            .expect("read")
+            .decode()
+            .is_none());
+        let mut even = buf.clone();
+        even[0] &= 0xfe;
+        assert!(WirePublicKey::<128>::read(&even)
+            .expect("read")
+            .decode()
+            .is_none());
+        // Ciphertexts: a real one passes, zero and n (not units) do not.
+        let (c, _) = pk.encrypt(&Integer::from(5u32), &mut rng).expect("enc");
+        let wc: WireUint<256> = encode_ciphertext(&c);
+        assert_eq!(ciphertext(pk, &wc), Some(c));
+        assert!(ciphertext(pk, &WireUint::<256>::default()).is_none());
+        let n_as_ct = WireUint::<256>::from_integer(pk.n()).expect("fits");
+        assert!(ciphertext(pk, &n_as_ct).is_none());
+        // A ciphertext of the wrong size for the key.
+        assert!(ciphertext(pk, &WireUint::<255>::default()).is_none());
+    }
 
     #[test]
     fn uint_round_trips_and_refuses_what_does_not_fit() {
