@@ -90,6 +90,8 @@ impl CryptoRng for Lane {}
 /// their randomness `ρc1 ‖ ρc2`.
 #[derive(Clone, Debug, Default)]
 pub struct Generated {
+    me: usize,
+    pk: Option<PublicKey>,
     count: usize,
     ab: Vec<Scalar>,
     nonces: Vec<Integer>,
@@ -154,7 +156,13 @@ pub fn public_key(sk: &TripleKey) -> PkWire {
 /// Step 1 of Triple Generation: from the sampled secrets (`a ‖ b ‖ ρ1 ‖ ρ2`,
 /// `6·count` scalars) and a seed for the Paillier randomizers, the
 /// encryptions `α_t = Enc(a_t; R_t)` under the party's own key.
-pub fn generate(sk: &TripleKey, secrets: &[Scalar], seed: Block, count: usize) -> Generated {
+pub fn generate(
+    sk: &TripleKey,
+    me: usize,
+    secrets: &[Scalar],
+    seed: Block,
+    count: usize,
+) -> Generated {
     let Some(sk) = sk.secret() else {
         return Generated::default();
     };
@@ -172,6 +180,8 @@ pub fn generate(sk: &TripleKey, secrets: &[Scalar], seed: Block, count: usize) -
         .collect();
     let (nonces, alpha) = enc.into_iter().flatten().unzip();
     Generated {
+        me,
+        pk: Some(pk.clone()),
         count,
         ab: secrets.to_vec(),
         nonces,
@@ -554,18 +564,16 @@ pub fn products_ok(values: &[Scalar], k: usize) -> bool {
 /// must be below `p³`) and randomizer `R'`. Nothing to check for `j == me`.
 pub fn gamma_ok(
     g: &Generated,
-    keys: &PeerKeys,
-    me: usize,
     j: usize,
     gamma_j: &[CtWire],
     rev_j: &[Scalar],
     reveal_j: &[GammaReveal],
     ch: &Challenge,
 ) -> bool {
-    if j == me {
+    if j == g.me {
         return true;
     }
-    let Some(pk) = keys.get(me) else {
+    let Some(pk) = g.pk.as_ref() else {
         return false;
     };
     let t = ch.opened_triples();
