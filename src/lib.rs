@@ -276,6 +276,13 @@ pub mod minimac_mul {
     crate::protocol!("protocols/minimac_mul.otp");
 }
 
+/// Orlandi protocol, preprocessing: multiplication triples from Paillier
+/// Triple Generation, a random-subset check and the Triple Test, from
+/// `protocols/orlandi_triple.otp` (3072-bit Paillier keys as input).
+pub mod orlandi_triple {
+    crate::protocol!("protocols/orlandi_triple.otp");
+}
+
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use softspoken_parties::AboOt;
 pub use traits::{

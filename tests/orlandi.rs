@@ -7,7 +7,7 @@
 //! error. Triples come from the test dealer (`orlandi::deal_triples`).
 
 use ot::runtime::ec::Scalar;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh, TamperMesh};
+use ot::runtime::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh};
 use ot::runtime::orlandi::{deal_triples, Shares};
 use ot::runtime::rng::Rng;
 use ot::{orlandi_input, orlandi_mul, orlandi_open};
@@ -145,16 +145,7 @@ fn tampered<F>(n: usize, who: usize, tamper: F) -> Vec<Box<dyn Mesh + Send>>
 where
     F: FnMut(usize, u64, &mut Vec<u8>) + Send + Clone + 'static,
 {
-    MemoryMesh::new(n)
-        .into_iter()
-        .map(|mesh| -> Box<dyn Mesh + Send> {
-            if mesh.me() == who {
-                Box::new(TamperMesh::new(mesh, tamper.clone()))
-            } else {
-                Box::new(mesh)
-            }
-        })
-        .collect()
+    tamper_party(MemoryMesh::new(n), who, tamper)
 }
 
 #[test]

@@ -38,9 +38,11 @@ pub mod minimac;
 pub mod mpc;
 pub mod ops;
 pub mod orlandi;
+pub mod orlandi_prep;
 pub mod orlandi_triple;
 pub mod otext;
 pub mod paillier;
+pub mod paillier_wire;
 pub mod pedersen;
 pub mod session;
 /// Streaming ("chunk") kernels of OT extension: each bulk step computed one

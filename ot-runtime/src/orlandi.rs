@@ -172,6 +172,22 @@ impl Shares {
         Ok(())
     }
 
+    /// Applies `fs` to each scalar part and `fp` to each party's
+    /// commitments.
+    fn map_parts(
+        &self,
+        fs: impl Fn(&[Scalar]) -> Vec<Scalar>,
+        fp: impl Fn(&[Point]) -> Vec<Point>,
+    ) -> Shares {
+        Shares {
+            me: self.me,
+            x: fs(&self.x),
+            r1: fs(&self.r1),
+            r2: fs(&self.r2),
+            coms: self.coms.iter().map(|row| fp(row)).collect(),
+        }
+    }
+
     /// Combines the parts of two batches: `fs` on each scalar part, `fp` on
     /// each party's commitments.
     fn combine(
@@ -222,18 +238,10 @@ impl Shares {
 
     /// `[c·x]` for one public constant `c` (local).
     pub fn scale(&self, c: Scalar) -> Shares {
-        let s = |v: &[Scalar]| v.iter().map(|a| c * a).collect();
-        Shares {
-            me: self.me,
-            x: s(&self.x),
-            r1: s(&self.r1),
-            r2: s(&self.r2),
-            coms: self
-                .coms
-                .iter()
-                .map(|row| row.iter().map(|p| p * c).collect())
-                .collect(),
-        }
+        self.map_parts(
+            |v| v.iter().map(|a| c * a).collect(),
+            |row| row.iter().map(|p| p * c).collect(),
+        )
     }
 
     /// `[x + c]` for public constants `c` (one per value): `P_0` adds `c_k`
@@ -257,6 +265,30 @@ impl Shares {
         Ok(out)
     }
 
+    /// `[c_k·x_k]` for one public constant per value (local); `None` if
+    /// the lengths differ.
+    pub fn scale_each(&self, c: &[Scalar]) -> Option<Shares> {
+        if c.len() != self.len() {
+            return None;
+        }
+        Some(self.map_parts(
+            |v| v.iter().zip(c).map(|(a, c)| a * c).collect(),
+            |row| row.iter().zip(c).map(|(p, c)| p * c).collect(),
+        ))
+    }
+
+    /// The values at `idx`, in that order (`None` if an index is out of
+    /// range).
+    pub fn select(&self, idx: &[usize]) -> Option<Shares> {
+        if idx.iter().any(|&k| k >= self.len()) {
+            return None;
+        }
+        Some(self.map_parts(
+            |v| idx.iter().map(|&k| v[k]).collect(),
+            |row| idx.iter().map(|&k| row[k]).collect(),
+        ))
+    }
+
     /// The values of `self` followed by those of `other`.
     pub fn concat(&self, other: &Shares) -> Result<Shares, ShareError> {
         self.same_parties(other)?;
@@ -269,13 +301,7 @@ impl Shares {
         if end > self.len() {
             return None;
         }
-        Some(Shares {
-            me: self.me,
-            x: self.x[start..end].to_vec(),
-            r1: self.r1[start..end].to_vec(),
-            r2: self.r2[start..end].to_vec(),
-            coms: self.coms.iter().map(|c| c[start..end].to_vec()).collect(),
-        })
+        Some(self.map_parts(|v| v[start..end].to_vec(), |c| c[start..end].to_vec()))
     }
 }
 

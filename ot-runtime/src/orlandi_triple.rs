@@ -11,9 +11,9 @@
 //! randomness), `γ` carries a fresh short randomizer, so it hides `b_j`
 //! from `P_i` statistically (the mask `d` has `2·|p|` bits more than
 //! `a_i·b_j`) and computationally in the randomizer. The protocol flow
-//! (broadcast of `α_i` with commitments, the private `γ`, the Triple Test,
-//! the subset check and distillation) is not written yet; these kernels
-//! are what its `.otp` will call.
+//! (broadcast of `α_i` with commitments, the private `γ`, the subset check
+//! and the Triple Test) is `protocols/orlandi_triple.otp`, which calls
+//! these kernels through [`crate::orlandi_prep`].
 //!
 //! No simultaneous multi-exponentiation is needed: `Enc(d; α')` is one
 //! fixed-base table product, and only `α_i^{b_j}` (a 253-bit exponent) is a

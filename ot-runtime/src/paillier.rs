@@ -208,6 +208,24 @@ impl PublicKey {
         PublicKey::with_hs(n, n2, hs)
     }
 
+    /// A public key received from a peer: `n` odd and greater than 1, `h_s`
+    /// a unit modulo `n²` other than 1. This is what can be checked without
+    /// a proof; it does not show that `n` is an RSA modulus or that `h_s` is
+    /// an `n`-th residue (a malformed key can only hurt the privacy of
+    /// values encrypted under it).
+    pub fn from_parts(n: Integer, hs: Integer) -> Result<PublicKey, PaillierError> {
+        if n <= 1 || n.is_even() {
+            return Err(PaillierError::BadKey("n must be odd and greater than 1"));
+        }
+        let n2 = n.clone().square();
+        if hs <= 1 || hs >= n2 || hs.clone().gcd(&n) != 1 {
+            return Err(PaillierError::BadKey(
+                "h_s must be a unit mod n^2 other than 1",
+            ));
+        }
+        Ok(PublicKey::with_hs(n, n2, hs))
+    }
+
     fn with_hs(n: Integer, n2: Integer, hs: Integer) -> PublicKey {
         let bits = n.significant_bits();
         let table = FixedBase::new(&hs, &n2, bits.div_ceil(2));

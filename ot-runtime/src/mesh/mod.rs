@@ -139,7 +139,7 @@ mod tls;
 pub use hello::{handshake, Hello, MAX_HELLO};
 pub use links::{ChannelMesh, MeshChannel};
 pub use memory::MemoryMesh;
-pub use tamper::TamperMesh;
+pub use tamper::{tamper_party, TamperMesh};
 pub use tcp::{local_tcp_mesh, TcpMesh};
 #[cfg(feature = "tls")]
 pub use tls::{local_tls_mesh, local_tls_mesh_with, party_name, TlsMesh, TlsMeshError};

@@ -74,3 +74,23 @@ where
 
     forward_mesh!(|s| s.inner);
 }
+
+/// The meshes of a test run where party `who`'s outgoing frames pass
+/// through `tamper` (see [`TamperMesh`]) and every other party's are left
+/// alone.
+pub fn tamper_party<M, F>(meshes: Vec<M>, who: usize, tamper: F) -> Vec<Box<dyn Mesh + Send>>
+where
+    M: Mesh + Send + 'static,
+    F: FnMut(usize, u64, &mut Vec<u8>) + Send + Clone + 'static,
+{
+    meshes
+        .into_iter()
+        .map(|mesh| -> Box<dyn Mesh + Send> {
+            if mesh.me() == who {
+                Box::new(TamperMesh::new(mesh, tamper.clone()))
+            } else {
+                Box::new(mesh)
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,683 @@
+//! Kernels of the Orlandi preprocessing, `protocols/orlandi_triple.otp`:
+//! Triple Generation with Paillier (Jakobsen, Makkes and Nielsen, ACNS
+//! 2010, slides "Triple Test and Triple Generation" and "Preprocessing is
+//! Slow in Python"), the random-subset check and the Triple Test (slide
+//! "Random Triple Generation"; Damgård and Orlandi, CRYPTO 2010). The
+//! message flow and every check live in the `.otp`; these functions are the
+//! local computations it calls.
+//!
+//! Layout. A run generates `count = 2·(m + k)` raw triples, numbered
+//! `t`; pair `p` is the raw triples `2p` (kept) and `2p + 1` (sacrificed in
+//! its Triple Test). A party's secrets are `a ‖ b ‖ ρ1 ‖ ρ2` (the share
+//! layout of [`crate::orlandi::mask_commitments`], `2·count` values), its
+//! shares of the raw triples one [`Shares`] batch `a ‖ b ‖ c` of
+//! `3·count` values. The challenge ([`Challenge`]) opens `k` pairs and
+//! tests the other `m`, whose kept triples are the output.
+//!
+//! Randomness. Scalars are sampled in the `.otp`; the Paillier randomizers
+//! and the masks `d` are expanded from a seed sampled in the `.otp`, by
+//! AES-CTR at a lane per (party, triple), so that a party can re-derive and
+//! reveal the ones of an opened triple.
+//!
+//! Kernels take inputs whose shapes the protocol fixed; on mismatched
+//! inputs they return empty or failing values and never panic.
+
+use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
+use rug::ops::Pow;
+use sha2::{Digest, Sha256};
+
+use crate::ec::{Point, Scalar};
+use crate::orlandi::{mask_commitments, mul_finish, mul_masked, Shares};
+use crate::orlandi_triple::{
+    gamma, group_order, key_fits, product_share, random_mask, scalar_to_integer,
+};
+use crate::paillier::{Ciphertext, Integer, KeySize, PublicKey, SecretKey};
+use crate::paillier_wire::{
+    ciphertext, encode_ciphertext, Ciphertext3072, Mask, Nonce3072, PublicKey3072,
+};
+use crate::pedersen::commit;
+use crate::prg::Prg;
+use crate::wire::{Wire, WireError};
+use crate::Block;
+
+/// Modulus size of the preprocessing's Paillier keys (see
+/// [`crate::paillier_wire`] for the choice).
+pub const KEY_BITS: u32 = 3072;
+/// A ciphertext on the wire.
+pub type CtWire = Ciphertext3072;
+/// A short randomizer on the wire.
+pub type NonceWire = Nonce3072;
+/// A public key on the wire.
+pub type PkWire = PublicKey3072;
+
+/// Domain label of the challenge expansion.
+const CHALLENGE_DOMAIN: &[u8] = b"ot-runtime/orlandi-triple/challenge/v1";
+/// Stream blocks reserved per lane of a seeded expansion.
+const LANE_BLOCKS: u64 = 1 << 16;
+
+/// AES-CTR stream at one lane of a seed, as a `rand_core` generator (the
+/// expansion of a seed the `.otp` sampled).
+struct Lane(Prg);
+
+impl Lane {
+    fn new(seed: Block, lane: u64) -> Lane {
+        Lane(Prg::new_at(seed, lane.wrapping_mul(LANE_BLOCKS)))
+    }
+}
+
+impl RngCore for Lane {
+    fn next_u32(&mut self) -> u32 {
+        self.next_u64() as u32
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_block().as_u128() as u64
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.0.fill_bytes(dest);
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core::Error> {
+        self.0.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+impl CryptoRng for Lane {}
+
+/// One party's secrets of a run: its shares `a ‖ b ‖ ρ1 ‖ ρ2` of the raw
+/// triples' `a` and `b`, the randomizers and ciphertexts `α_t = Enc(a_t;
+/// R_t)` under its own key, and (after [`products`]) its `c` shares with
+/// their randomness `ρc1 ‖ ρc2`.
+#[derive(Clone, Debug, Default)]
+pub struct Generated {
+    me: usize,
+    pk: Option<PublicKey>,
+    count: usize,
+    ab: Vec<Scalar>,
+    nonces: Vec<Integer>,
+    alpha: Vec<Ciphertext>,
+    c: Vec<Scalar>,
+    rc: Vec<Scalar>,
+}
+
+impl Generated {
+    fn a(&self, t: usize) -> Scalar {
+        self.ab.get(t).copied().unwrap_or_default()
+    }
+    fn b(&self, t: usize) -> Scalar {
+        self.ab.get(self.count + t).copied().unwrap_or_default()
+    }
+}
+
+/// A party's own Paillier key, the input of `orlandi_triple.otp` (the
+/// default, no key, fails the protocol's first check). Generate it once
+/// with [`SecretKey::generate`] at [`KEY_BITS`] and reuse it across runs.
+#[derive(Clone, Debug, Default)]
+pub struct TripleKey(Option<SecretKey>);
+
+impl TripleKey {
+    /// The input holding `sk`.
+    pub fn new(sk: SecretKey) -> TripleKey {
+        TripleKey(Some(sk))
+    }
+
+    /// A fresh key of [`KEY_BITS`] bits (key generation takes seconds).
+    pub fn generate<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> TripleKey {
+        TripleKey::new(SecretKey::generate(KeySize::Bits3072, rng))
+    }
+
+    /// The secret key, if any.
+    pub fn secret(&self) -> Option<&SecretKey> {
+        self.0.as_ref()
+    }
+}
+
+impl From<SecretKey> for TripleKey {
+    fn from(sk: SecretKey) -> TripleKey {
+        TripleKey::new(sk)
+    }
+}
+
+/// Whether the party's own key has the protocol's size and a plaintext
+/// space large enough for `parties` (no wrap-around, [`key_fits`]).
+pub fn key_ok(sk: &TripleKey, parties: usize) -> bool {
+    sk.secret().is_some_and(|sk| {
+        sk.public().n().significant_bits() == KEY_BITS && key_fits(sk.public(), parties)
+    })
+}
+
+/// The party's public key on the wire.
+pub fn public_key(sk: &TripleKey) -> PkWire {
+    sk.secret()
+        .map(|sk| PkWire::encode(sk.public()))
+        .unwrap_or_default()
+}
+
+/// Step 1 of Triple Generation: from the sampled secrets (`a ‖ b ‖ ρ1 ‖ ρ2`,
+/// `6·count` scalars) and a seed for the Paillier randomizers, the
+/// encryptions `α_t = Enc(a_t; R_t)` under the party's own key.
+pub fn generate(
+    sk: &TripleKey,
+    me: usize,
+    secrets: &[Scalar],
+    seed: Block,
+    count: usize,
+) -> Generated {
+    let Some(sk) = sk.secret() else {
+        return Generated::default();
+    };
+    if secrets.len() != 6 * count {
+        return Generated::default();
+    }
+    let pk = sk.public();
+    let enc: Vec<Option<(Integer, Ciphertext)>> = (0..count)
+        .into_par_iter()
+        .map(|t| {
+            let r = pk.random_alpha(&mut Lane::new(seed, t as u64));
+            let c = pk.encrypt_with_alpha(&scalar_to_integer(&secrets[t]), &r);
+            c.ok().map(|c| (r, c))
+        })
+        .collect();
+    let (nonces, alpha) = enc.into_iter().flatten().unzip();
+    Generated {
+        me,
+        pk: Some(pk.clone()),
+        count,
+        ab: secrets.to_vec(),
+        nonces,
+        alpha,
+        c: Vec::new(),
+        rc: Vec::new(),
+    }
+}
+
+/// The party's `α_t` on the wire.
+pub fn alphas(g: &Generated, _count: usize) -> Vec<CtWire> {
+    g.alpha.iter().map(encode_ciphertext).collect()
+}
+
+/// The commitments `A_t ‖ B_t` to the party's shares of `a` and `b`.
+pub fn commit_ab(g: &Generated, count: usize) -> Vec<Point> {
+    mask_commitments(&g.ab, 2 * count)
+}
+
+/// Every party's public key as received (`None`: malformed).
+#[derive(Clone, Debug, Default)]
+pub struct PeerKeys(Vec<Option<PublicKey>>);
+
+impl PeerKeys {
+    fn get(&self, j: usize) -> Option<&PublicKey> {
+        self.0.get(j).and_then(Option::as_ref)
+    }
+}
+
+/// Decodes every party's broadcast key once (fixed-base tables included).
+pub fn peer_keys(pks: &[PkWire]) -> PeerKeys {
+    PeerKeys(pks.par_iter().map(PkWire::decode).collect())
+}
+
+/// Whether party `j`'s key is well formed, of the protocol's size and
+/// large enough for `parties` (see [`crate::paillier_wire::WirePublicKey::decode`]
+/// for what this cannot show).
+pub fn peer_key_ok(keys: &PeerKeys, j: usize, parties: usize) -> bool {
+    keys.get(j).is_some_and(|k| key_fits(k, parties))
+}
+
+/// Whether every value in `cts` is a ciphertext under party `j`'s key (a
+/// unit modulo `n_j²`).
+pub fn ciphertexts_ok(keys: &PeerKeys, j: usize, cts: &[CtWire]) -> bool {
+    keys.get(j)
+        .is_some_and(|pk| cts.par_iter().all(|c| ciphertext(pk, c).is_some()))
+}
+
+/// Whether the `γ` that party `j` sent are ciphertexts under this party's
+/// key (nothing to check for `j == me`).
+pub fn incoming_ok(keys: &PeerKeys, me: usize, j: usize, cts: &[CtWire]) -> bool {
+    j == me || ciphertexts_ok(keys, me, cts)
+}
+
+/// The mask `d` and randomizer `R'` of the `γ` that this party sends party
+/// `j` for raw triple `t` (lane `j·count + t` of `gseed`).
+fn gamma_randomness(
+    pk: &PublicKey,
+    gseed: Block,
+    j: usize,
+    t: usize,
+    count: usize,
+) -> (Integer, Integer) {
+    let mut rng = Lane::new(gseed, (j * count + t) as u64);
+    let d = random_mask(&mut rng);
+    (d, pk.random_alpha(&mut rng))
+}
+
+/// The mask `d` alone (drawn first, so it does not depend on the key).
+fn gamma_mask(gseed: Block, j: usize, t: usize, count: usize) -> Integer {
+    random_mask(&mut Lane::new(gseed, (j * count + t) as u64))
+}
+
+/// Step 2 of Triple Generation: for every other party `j` and raw triple
+/// `t`, `γ_jt = α_jt^{b_t} · Enc_j(d; R')` with `d` uniform in `[0, p³)` and
+/// a fresh short randomizer `R'` (VIFF multiplies by `Enc(1; 1)^d = g^d`,
+/// without fresh randomness). Element `j` goes to party `j`; the own
+/// element is empty-valued and not sent.
+pub fn gammas(
+    keys: &PeerKeys,
+    alpha: &[Vec<CtWire>],
+    g: &Generated,
+    gseed: Block,
+    me: usize,
+    count: usize,
+) -> Vec<Vec<CtWire>> {
+    (0..alpha.len())
+        .map(|j| {
+            let (Some(pk), false) = (keys.get(j), j == me) else {
+                return vec![CtWire::default(); count];
+            };
+            (0..count)
+                .into_par_iter()
+                .map(|t| {
+                    let (d, r) = gamma_randomness(pk, gseed, j, t, count);
+                    alpha[j]
+                        .get(t)
+                        .and_then(|a| ciphertext(pk, a))
+                        .and_then(|a| gamma(pk, &a, &g.b(t), &d, &r).ok())
+                        .map(|c| encode_ciphertext(&c))
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Step 3 of Triple Generation: `c_t = a_t·b_t + Dec(Π_j γ_jt) − Σ_j d_jt`
+/// (one CRT decryption per raw triple; `d_jt` the masks this party used
+/// towards `j`), with the sampled randomness `ρc1 ‖ ρc2` (`2·count`) of
+/// its commitments.
+pub fn products(
+    g: &Generated,
+    sk: &TripleKey,
+    gamma_in: &[Vec<CtWire>],
+    gseed: Block,
+    me: usize,
+    rc: &[Scalar],
+) -> Generated {
+    let Some(sk) = sk.secret() else {
+        return g.clone();
+    };
+    let pk = sk.public();
+    let count = g.count;
+    let c = (0..count)
+        .into_par_iter()
+        .map(|t| {
+            let others = (0..gamma_in.len()).filter(|&j| j != me);
+            let received: Vec<Ciphertext> = others
+                .clone()
+                .filter_map(|j| gamma_in[j].get(t).and_then(|w| ciphertext(pk, w)))
+                .collect();
+            let sent: Vec<Integer> = others.map(|j| gamma_mask(gseed, j, t, count)).collect();
+            product_share(sk, &received, &g.a(t), &g.b(t), &sent)
+        })
+        .collect();
+    Generated {
+        c,
+        rc: rc.to_vec(),
+        ..g.clone()
+    }
+}
+
+/// The commitments `C_t = Com(c_t; ρc1_t, ρc2_t)`.
+pub fn commit_c(g: &Generated, count: usize) -> Vec<Point> {
+    if g.c.len() != count || g.rc.len() != 2 * count {
+        return Vec::new();
+    }
+    (0..count)
+        .into_par_iter()
+        .map(|t| commit(g.c[t], g.rc[t], g.rc[count + t]))
+        .collect()
+}
+
+/// The party's shares `a ‖ b ‖ c` of the raw triples in the online phase's
+/// format, with every party's broadcast commitments (`com_ab[j]`,
+/// `com_c[j]`).
+pub fn shares(
+    me: usize,
+    g: &Generated,
+    com_ab: &[Vec<Point>],
+    com_c: &[Vec<Point>],
+    count: usize,
+) -> Shares {
+    let part = |v: &[Scalar], r: std::ops::Range<usize>| v.get(r).unwrap_or(&[]).to_vec();
+    let (n2, n4) = (2 * count, 4 * count);
+    let x = [part(&g.ab, 0..n2), g.c.clone()].concat();
+    let r1 = [part(&g.ab, n2..n2 + n2), part(&g.rc, 0..count)].concat();
+    let r2 = [part(&g.ab, n4..n4 + n2), part(&g.rc, count..n2)].concat();
+    let coms = com_ab
+        .iter()
+        .zip(com_c)
+        .map(|(ab, c)| [ab.as_slice(), c].concat())
+        .collect();
+    Shares::new(me, x, r1, r2, coms).unwrap_or_default()
+}
+
+/// The public outcome of the coin flip: which `k` of the `m + k` pairs are
+/// opened, which `m` are tested and kept (in increasing order), and the
+/// Triple Test's random `r` of each kept pair.
+#[derive(Clone, Debug, Default)]
+pub struct Challenge {
+    opened: Vec<usize>,
+    kept: Vec<usize>,
+    r: Vec<Scalar>,
+}
+
+impl Challenge {
+    /// Raw triples of the opened pairs: `2p, 2p + 1` for each.
+    fn opened_triples(&self) -> Vec<usize> {
+        self.opened
+            .iter()
+            .flat_map(|&p| [2 * p, 2 * p + 1])
+            .collect()
+    }
+
+    /// The pairs kept for output (tested by the Triple Test).
+    pub fn kept(&self) -> &[usize] {
+        &self.kept
+    }
+
+    /// The pairs opened by the subset check.
+    pub fn opened(&self) -> &[usize] {
+        &self.opened
+    }
+}
+
+/// Expands the coin `H(session, v_0..v_{n−1})` into the challenge: an AES
+/// key `SHA-256(label ‖ session ‖ coin ‖ m ‖ k)`, a Fisher–Yates shuffle of
+/// the `m + k` pairs (the first `k` are opened; a 128-bit draw reduced
+/// modulo `i + 1`, bias below `2^-64`) and one `r` per kept pair (64 bytes
+/// reduced modulo `p`).
+pub fn challenge(session: Block, coin: Block, m: usize, k: usize) -> Challenge {
+    let mut h = Sha256::new();
+    h.update(CHALLENGE_DOMAIN);
+    h.update(session.to_bytes());
+    h.update(coin.to_bytes());
+    h.update((m as u64).to_le_bytes());
+    h.update((k as u64).to_le_bytes());
+    let d = h.finalize();
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&d[..16]);
+    let mut prg = Prg::new(Block::from_bytes(key));
+    let total = m + k;
+    let mut perm: Vec<usize> = (0..total).collect();
+    for i in (1..total).rev() {
+        let j = (prg.next_block().as_u128() % (i as u128 + 1)) as usize;
+        perm.swap(i, j);
+    }
+    let mut opened = perm[..k.min(total)].to_vec();
+    let mut kept = perm[k.min(total)..].to_vec();
+    opened.sort_unstable();
+    kept.sort_unstable();
+    let r = kept
+        .iter()
+        .map(|_| {
+            let mut wide = [0u8; 64];
+            prg.fill_bytes(&mut wide);
+            Scalar::from_bytes_mod_order_wide(&wide)
+        })
+        .collect();
+    Challenge { opened, kept, r }
+}
+
+/// The shares of the opened raw triples, `a ‖ b ‖ c` (`6·k` values), that
+/// every party reveals in the subset check.
+pub fn opened(s: &Shares, ch: &Challenge, count: usize) -> Shares {
+    let t = ch.opened_triples();
+    let idx: Vec<usize> = (0..3)
+        .flat_map(|part| t.iter().map(move |&t| part * count + t))
+        .collect();
+    s.select(&idx).unwrap_or_default()
+}
+
+/// The randomizers `R_t` of the party's `α_t` for the opened raw triples.
+pub fn alpha_nonces(g: &Generated, ch: &Challenge, _k: usize) -> Vec<NonceWire> {
+    ch.opened_triples()
+        .iter()
+        .map(|&t| {
+            g.nonces
+                .get(t)
+                .map(NonceWire::from_integer_or_zero)
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// For every party `j` other than `me`, `f(j, t)` for every opened raw
+/// triple `t` (the default for `j == me`, which is not sent).
+fn per_opened<T: Default>(
+    ch: &Challenge,
+    parties: usize,
+    me: usize,
+    f: impl Fn(usize, usize) -> T,
+) -> Vec<Vec<T>> {
+    let t = ch.opened_triples();
+    (0..parties)
+        .map(|j| {
+            t.iter()
+                .map(|&t| if j == me { T::default() } else { f(j, t) })
+                .collect()
+        })
+        .collect()
+}
+
+/// What a party reveals of one `γ` it sent for an opened raw triple: the
+/// mask `d` and the randomizer `R'`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GammaReveal {
+    d: Mask,
+    r: NonceWire,
+}
+
+impl Wire for GammaReveal {
+    const SIZE: usize = Mask::SIZE + NonceWire::SIZE;
+
+    fn write(&self, out: &mut [u8]) {
+        let (d, r) = out.split_at_mut(Mask::SIZE);
+        self.d.write(d);
+        self.r.write(r);
+    }
+
+    fn read(bytes: &[u8]) -> Result<Self, WireError> {
+        if bytes.len() != Self::SIZE {
+            return Err(WireError::Length {
+                expected: Self::SIZE,
+                got: bytes.len(),
+            });
+        }
+        let (d, r) = bytes.split_at(Mask::SIZE);
+        Ok(GammaReveal {
+            d: Mask::read(d)?,
+            r: NonceWire::read(r)?,
+        })
+    }
+}
+
+/// For every party `j`, the masks `d` and randomizers `R'` of this party's
+/// `γ` to `j` for the opened raw triples.
+pub fn gamma_reveals(
+    keys: &PeerKeys,
+    gseed: Block,
+    ch: &Challenge,
+    parties: usize,
+    me: usize,
+    count: usize,
+    _k: usize,
+) -> Vec<Vec<GammaReveal>> {
+    per_opened(ch, parties, me, |j, t| {
+        keys.get(j)
+            .map(|pk| {
+                let (d, r) = gamma_randomness(pk, gseed, j, t, count);
+                GammaReveal {
+                    d: Mask::from_integer_or_zero(&d),
+                    r: NonceWire::from_integer_or_zero(&r),
+                }
+            })
+            .unwrap_or_default()
+    })
+}
+
+/// Subset check, party `j`'s encryptions: `α_jt = Enc_j(a_jt; R_jt)` for
+/// every opened raw triple (VIFF's check 1), with `a_jt` from `j`'s
+/// revealed opening (`a ‖ b ‖ c ‖ ρ1 ‖ ρ2`).
+pub fn alpha_ok(
+    keys: &PeerKeys,
+    j: usize,
+    alpha_j: &[CtWire],
+    rev_j: &[Scalar],
+    nonces_j: &[NonceWire],
+    ch: &Challenge,
+) -> bool {
+    let Some(pk) = keys.get(j) else {
+        return false;
+    };
+    let t = ch.opened_triples();
+    if nonces_j.len() != t.len() || rev_j.len() < t.len() {
+        return false;
+    }
+    t.par_iter().enumerate().all(|(q, &t)| {
+        let r = nonces_j[q].to_integer();
+        if r.significant_bits() > pk.randomizer_bits() {
+            return false;
+        }
+        let want = pk.encrypt_with_alpha(&scalar_to_integer(&rev_j[q]), &r);
+        let got = alpha_j.get(t).and_then(|a| ciphertext(pk, a));
+        matches!((want, got), (Ok(w), Some(g)) if w == g)
+    })
+}
+
+/// Subset check, products: `a·b = c` for every opened raw triple, from
+/// the opened values `a ‖ b ‖ c` (`6·k`) (VIFF's check 3).
+pub fn products_ok(values: &[Scalar], k: usize) -> bool {
+    let q = 2 * k;
+    values.len() == 3 * q && (0..q).all(|i| values[i] * values[q + i] == values[2 * q + i])
+}
+
+/// Subset check, this party's incoming `γ` from party `j` (VIFF's checks 4
+/// and 5): each recomputes from `j`'s revealed `b`, its mask `d` (which
+/// must be below `p³`) and randomizer `R'`. Nothing to check for `j == me`.
+pub fn gamma_ok(
+    g: &Generated,
+    j: usize,
+    gamma_j: &[CtWire],
+    rev_j: &[Scalar],
+    reveal_j: &[GammaReveal],
+    ch: &Challenge,
+) -> bool {
+    if j == g.me {
+        return true;
+    }
+    let Some(pk) = g.pk.as_ref() else {
+        return false;
+    };
+    let t = ch.opened_triples();
+    let q = t.len();
+    if rev_j.len() < 2 * q || reveal_j.len() != q {
+        return false;
+    }
+    let p3 = group_order().pow(3u32);
+    t.par_iter().enumerate().all(|(i, &t)| {
+        let d = reveal_j[i].d.to_integer();
+        let r = reveal_j[i].r.to_integer();
+        if d >= p3 || r.significant_bits() > pk.randomizer_bits() {
+            return false;
+        }
+        let want = g
+            .alpha
+            .get(t)
+            .and_then(|a| gamma(pk, a, &rev_j[q + i], &d, &r).ok());
+        let got = gamma_j.get(t).and_then(|c| ciphertext(pk, c));
+        matches!((want, got), (Some(w), Some(g)) if w == g)
+    })
+}
+
+/// The kept pairs' `[a1], [b1], [c1]` and the sacrificed triples scaled
+/// for the Triple Test, `r[a2], r[b2], r²[c2]`.
+fn test_parts(s: &Shares, ch: &Challenge, count: usize) -> Option<[Shares; 6]> {
+    let sel = |part: usize, off: usize| -> Option<Shares> {
+        let idx: Vec<usize> = ch
+            .kept
+            .iter()
+            .map(|&p| part * count + 2 * p + off)
+            .collect();
+        s.select(&idx)
+    };
+    let r2: Vec<Scalar> = ch.r.iter().map(|r| r * r).collect();
+    Some([
+        sel(0, 0)?,
+        sel(1, 0)?,
+        sel(2, 0)?,
+        sel(0, 1)?.scale_each(&ch.r)?,
+        sel(1, 1)?.scale_each(&ch.r)?,
+        sel(2, 1)?.scale_each(&r2)?,
+    ])
+}
+
+/// Triple Test, first half: the shares of `ε = a1 − r·a2` and `δ = b1 −
+/// r·b2` of every kept pair (`2·m` values), to be opened (the online
+/// multiplication of `[a1]·[b1]` with the triple `(r[a2], r[b2], r²[c2])`).
+pub fn test_masked(s: &Shares, ch: &Challenge, count: usize) -> Shares {
+    match test_parts(s, ch, count) {
+        Some([a1, b1, _, ra2, rb2, _]) => mul_masked(&a1, &b1, &ra2, &rb2),
+        None => Shares::default(),
+    }
+}
+
+/// Triple Test, second half: `[c1] − [a1·b1]` computed with the opened
+/// `ε ‖ δ`; it opens to `(c1 − a1b1) − r²(c2 − a2b2)`, zero for good
+/// triples.
+pub fn test_zero(s: &Shares, ch: &Challenge, count: usize, opened: &[Scalar]) -> Shares {
+    match test_parts(s, ch, count) {
+        Some([a1, b1, c1, _, _, rc2]) => {
+            let z = mul_finish(&a1, &b1, &rc2, opened);
+            c1.sub(&z).unwrap_or_default()
+        }
+        None => Shares::default(),
+    }
+}
+
+/// Whether every opened Triple Test value is zero.
+pub fn all_zero(values: &[Scalar]) -> bool {
+    values.iter().all(|v| *v == Scalar::ZERO)
+}
+
+/// The output: part `which` (0: `a`, 1: `b`, 2: `c`) of the kept pairs'
+/// first triples (`m` values).
+pub fn output(s: &Shares, ch: &Challenge, count: usize, which: usize) -> Shares {
+    let idx: Vec<usize> = ch.kept.iter().map(|&p| which * count + 2 * p).collect();
+    s.select(&idx).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenge_splits_the_pairs_and_depends_on_the_coin() {
+        let s = Block::from_u64s(1, 2);
+        let c = challenge(s, Block::from_u64s(3, 4), 7, 3);
+        let mut all = [c.opened.clone(), c.kept.clone()].concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..10).collect::<Vec<_>>());
+        assert_eq!((c.opened.len(), c.kept.len(), c.r.len()), (3, 7, 7));
+        let d = challenge(s, Block::from_u64s(3, 5), 7, 3);
+        assert_ne!(c.r, d.r);
+    }
+
+    #[test]
+    fn products_check_refuses_a_wrong_product() {
+        let v = |x: u64| Scalar::from(x);
+        let good = [v(2), v(3), v(5), v(7), v(10), v(21)];
+        assert!(products_ok(&good, 1));
+        let mut bad = good;
+        bad[5] += Scalar::ONE;
+        assert!(!products_ok(&bad, 1));
+        assert!(!products_ok(&good[..5], 1));
+    }
+}
