@@ -2,6 +2,7 @@
 //! `protocols/np00.otp`: correctness over in-memory and TCP channels,
 //! tampered points, hang-ups and truncated frames.
 
+use ot::runtime::bind::Binding;
 use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
 use ot::runtime::rng::Rng;
 use ot::runtime::session::run_pair;
@@ -80,9 +81,9 @@ fn co15_over_tcp_and_comm_matches_spec() {
     });
     check_random_ot(&so.unwrap().messages, &ro.unwrap().chosen, &c);
     let comm = co15::comm(&p);
-    // Setup: the session salt and A.
-    assert_eq!(comm.sender, 16 + 32);
-    assert_eq!(comm.receiver, 32 * n);
+    // The session binding, then setup: the session salt and A.
+    assert_eq!(comm.sender, co15::BINDING_BYTES + 16 + 32);
+    assert_eq!(comm.receiver, co15::BINDING_BYTES + 32 * n);
     assert_eq!(a.stats().bytes_sent as usize, comm.sender);
     assert_eq!(b.stats().bytes_sent as usize, comm.receiver);
 }
@@ -290,6 +291,9 @@ fn truncated_and_oversized_messages_are_rejected() {
     )
     .unwrap();
     let (mut a, mut b) = MemoryChannel::pair();
+    // A sender's session binding, then a malformed setup.
+    let binding = Binding::new(co15::PROTOCOL, co15::SPEC_HASH, p.encode(), 0);
+    binding.send(&mut a).unwrap();
     a.send(&[1u8; 10]).unwrap();
     match r.run(&mut b) {
         Err(co15::Error::Length {
@@ -307,6 +311,7 @@ fn truncated_and_oversized_messages_are_rejected() {
         Rng::from_entropy(),
     )
     .unwrap();
+    binding.send(&mut a).unwrap();
     a.send(&[1u8; 1000]).unwrap();
     assert!(matches!(
         r.run(&mut b),

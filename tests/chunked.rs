@@ -82,12 +82,16 @@ fn many_chunks_keep_the_correlation() {
                 "m={m} i={i}"
             );
         }
-        // One frame per chunk of 128 columns, plus the CO15 base OT's one frame.
-        assert_eq!(b.stats().messages_sent as usize, m.div_ceil(128) + 1);
+        // One frame per chunk of 128 columns, plus the CO15 base OT's one
+        // frame, plus the session bindings of this protocol and of CO15.
+        assert_eq!(b.stats().messages_sent as usize, m.div_ceil(128) + 1 + 2);
         assert_eq!(
             b.stats().bytes_sent as usize,
-            // The CO15 setup frame: session salt (16 bytes) and A (32 bytes).
-            streamed::comm(&streamed::Params::new(m).unwrap()).receiver + 48
+            // `comm` counts this protocol's binding; the CO15 setup frame is
+            // the session salt (16 bytes) and A (32 bytes), after its binding.
+            streamed::comm(&streamed::Params::new(m).unwrap()).receiver
+                + ot::co15::BINDING_BYTES
+                + 48
         );
     }
 }

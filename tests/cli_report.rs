@@ -65,7 +65,10 @@ fn cost_table_and_bad_parameters() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("protocol `Iknp`"), "{out}");
     assert!(out.contains("extend   Receiver -> Sender"), "{out}");
-    assert!(out.contains("16777216 bytes (16.00 B/OT)"), "{out}");
+    assert!(
+        out.contains("16777299 bytes (16.00 B/OT), of which 83 the session binding"),
+        "{out}"
+    );
     assert!(out.contains("not counted: sub-protocol `base`"), "{out}");
     for (args, msg) in [
         (

@@ -71,6 +71,10 @@ fn iknp_over_tcp_with_np00_base() {
     });
     check(&so.unwrap().y, &ro.unwrap().x, &r);
     let comm = iknp::comm(&iknp::Params::new(m, 1, false).unwrap());
-    // The extension round: KAPPA rows of ceil(m/128) blocks.
-    assert_eq!(comm.receiver, 128 * m.div_ceil(128) * 16);
+    // The session binding and the extension round: KAPPA rows of
+    // ceil(m/128) blocks.
+    assert_eq!(
+        comm.receiver,
+        iknp::BINDING_BYTES + 128 * m.div_ceil(128) * 16
+    );
 }

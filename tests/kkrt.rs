@@ -103,10 +103,12 @@ fn kkrt_over_tcp_and_comm_matches_spec() {
         let (s, r, x) = parties(m, 1, false, true);
         let (so, ro) = run_pair_tcp(|ch| s.run(ch), |ch| r.run(ch));
         check(&so.unwrap(), &ro.unwrap().values, &x);
-        // 512 rows of ceil(m/128) blocks from the receiver, the salt back.
+        // After each side's session binding: 512 rows of ceil(m/128)
+        // blocks from the receiver, the salt back.
         let comm = kkrt::comm(&kkrt::Params::new(m, 1, false).unwrap());
-        assert_eq!(comm.receiver, 512 * m.div_ceil(128) * 16);
-        assert_eq!(comm.sender, 16);
+        let bind = kkrt::BINDING_BYTES;
+        assert_eq!(comm.receiver, bind + 512 * m.div_ceil(128) * 16);
+        assert_eq!(comm.sender, bind + 16);
     }
 }
 

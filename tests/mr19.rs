@@ -119,8 +119,9 @@ fn over_tcp_and_comm_matches_spec() {
     let (so, ro) = run_pair_over(s, r, &mut a, &mut b);
     check_random_ot(&so.unwrap().messages, &ro.unwrap().chosen, &c);
     let comm = mr19::comm(&mr19::Params::new(n).unwrap());
-    assert_eq!(comm.sender, 16 + 32);
-    assert_eq!(comm.receiver, 64 * n);
+    // Each side's session binding, then its messages.
+    assert_eq!(comm.sender, mr19::BINDING_BYTES + 16 + 32);
+    assert_eq!(comm.receiver, mr19::BINDING_BYTES + 64 * n);
     assert_eq!(a.stats().bytes_sent as usize, comm.sender);
     assert_eq!(b.stats().bytes_sent as usize, comm.receiver);
 }
@@ -268,6 +269,11 @@ fn truncated_message_is_a_length_error() {
     let c = choices(n, 9);
     let (_, r) = pair(n, &c);
     let (mut a, mut b) = MemoryChannel::pair();
+    // A sender's session binding, then a short setup.
+    let p = mr19::Params::new(n).unwrap();
+    ot::runtime::bind::Binding::new(mr19::PROTOCOL, mr19::SPEC_HASH, p.encode(), 0)
+        .send(&mut a)
+        .unwrap();
     a.send(&[7u8; 40]).unwrap();
     match r.run(&mut b) {
         Err(mr19::Error::Length {

@@ -122,9 +122,14 @@ fn oos_over_tcp_and_comm_matches_spec() {
         let (so, ro) = run_pair_tcp(|ch| s.run(ch), |ch| r.run(ch));
         check(&so.unwrap(), &ro.unwrap().values, &w);
         let comm = oos::comm(&oos::Params::new(m, 1, false).unwrap());
-        // u: 512 rows of ceil((m + 128)/128) blocks; the check: 128 + 512 blocks.
-        assert_eq!(comm.receiver, 512 * (m + 128).div_ceil(128) * 16 + 640 * 16);
-        assert_eq!(comm.sender, 32);
+        // After each side's session binding: u, 512 rows of
+        // ceil((m + 128)/128) blocks; the check: 128 + 512 blocks.
+        let bind = oos::BINDING_BYTES;
+        assert_eq!(
+            comm.receiver,
+            bind + 512 * (m + 128).div_ceil(128) * 16 + 640 * 16
+        );
+        assert_eq!(comm.sender, bind + 32);
     }
 }
 

@@ -215,6 +215,11 @@ fn truncated_oversized_and_hang_up_are_typed_errors() {
     let so = std::thread::scope(|sc| {
         let h = sc.spawn(move || {
             let params = kos::Params::new(300, 1, false).unwrap();
+            // The session bindings (ours out, the sender's in), as `run` does.
+            ot::runtime::bind::Binding::new(kos::PROTOCOL, kos::SPEC_HASH, params.encode(), 1)
+                .send(&mut b)
+                .unwrap();
+            let _binding = b.recv(1 << 16).unwrap();
             let session = kos::msgs::Session::decode(&b.recv(1 << 10).unwrap(), &params).unwrap();
             let rc = rc.recv_session(session).unwrap().run_base(&mut b).unwrap();
             drop(b);

@@ -113,10 +113,12 @@ fn rr16_over_tcp_and_comm_matches_spec() {
     let (snd, rcv) = parties(p, &c);
     let (so, ro) = run_pair_tcp(|ch| snd.run(ch), |ch| rcv.run(ch));
     check(&so.unwrap(), &ro.unwrap().values, &c, &s);
-    // Our rounds only: the seed; the opening (bits + proof) and the map.
+    // Our rounds only: each side's session binding; the seed; the opening
+    // (bits + proof) and the map.
     let comm = rr16::comm(&p);
-    assert_eq!(comm.sender, 16);
-    assert_eq!(comm.receiver, s.checked.div_ceil(8) + 16 + 8 * n);
+    let bind = rr16::BINDING_BYTES;
+    assert_eq!(comm.sender, bind + 16);
+    assert_eq!(comm.receiver, bind + s.checked.div_ceil(8) + 16 + 8 * n);
 }
 
 #[test]

@@ -163,6 +163,9 @@ pub struct ParamDecl {
     pub ty: Type,
     /// Checked when `Params` are built.
     pub requires: Option<Expr>,
+    /// Marked `tuning`: only tunes performance, left out of the session
+    /// binding.
+    pub tuning: bool,
 }
 
 /// Input or output.

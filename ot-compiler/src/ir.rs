@@ -247,6 +247,9 @@ pub struct IrParam {
     pub ty: Ty,
     /// The predicate and its source text.
     pub requires: Option<(TExpr, String)>,
+    /// Marked `tuning` (performance only): not bound by the session
+    /// binding.
+    pub tuning: bool,
 }
 
 /// A checked two-party protocol, projected onto its roles.

@@ -146,6 +146,7 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::const_decl => "`const NAME: Type = value;`",
         Rule::param_decl => "`param name: Type;`",
         Rule::requires => "`requires <condition>`",
+        Rule::tuning => "`tuning`",
         Rule::io_decl => "`input Role { ... }` or `output Role { ... }`",
         Rule::io_kind => "`input` or `output`",
         Rule::field_list | Rule::field => "a field `name: Type`",
@@ -753,8 +754,15 @@ impl Cx {
         let mut it = p.into_inner();
         let name = self.ident(it.next());
         let ty = self.ty(it.next());
-        let requires = it.next().map(|r| self.expr_opt(r.into_inner().next()));
-        ParamDecl { name, ty, requires }
+        let mut rest = it.peekable();
+        let tuning = rest.next_if(|r| r.as_rule() == Rule::tuning).is_some();
+        let requires = rest.next().map(|r| self.expr_opt(r.into_inner().next()));
+        ParamDecl {
+            name,
+            ty,
+            requires,
+            tuning,
+        }
     }
 
     fn io(&self, p: Pair<Rule>) -> IoDecl {

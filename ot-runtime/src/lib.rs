@@ -6,6 +6,7 @@
 
 pub mod abo;
 pub mod aes;
+pub mod bind;
 pub mod bits;
 pub mod block;
 /// Codes of the 1-out-of-N OT extensions: KKRT's pseudorandom code, linear

@@ -80,6 +80,7 @@ impl Checker<'_> {
             name: p.name.name.clone(),
             ty,
             requires,
+            tuning: p.tuning,
         });
         Ok(())
     }

@@ -31,6 +31,11 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
         pub enum Error {
             #(#abort_variants,)*
             #common
+            /// The peer's session binding differs from ours: it runs another
+            /// protocol or version of it, other parameters, or the same role
+            /// (checked before any output is returned; see `BINDING_BYTES`).
+            PeerMismatch { /// What differs.
+                what: #rt::bind::Mismatch },
             /// A message other than the expected one arrived.
             UnexpectedMessage { /// Round.
                 round: &'static str },
@@ -48,6 +53,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 match self {
                     #(#abort_display,)*
                     #common_display
+                    Error::PeerMismatch { what } => write!(f, "{}: session binding refused: {}", #pname, what),
                     Error::UnexpectedMessage { round } => write!(f, "{}: unexpected message in round `{}`", #pname, round),
                     Error::Channel { round, source } => write!(f, "{}: round `{}`: channel error: {}", #pname, round, source),
                     Error::SubProtocol { call, source } => write!(f, "{}: sub-protocol `{}` failed: {}", #pname, call, source),
@@ -59,6 +65,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 match self {
                     Error::Decode { source, .. } => Some(source),
                     Error::Channel { source, .. } => Some(source),
+                    Error::PeerMismatch { what } => Some(what),
                     Error::SubProtocol { source, .. } => Some(&**source),
                     _ => None,
                 }

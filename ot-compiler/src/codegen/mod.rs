@@ -20,6 +20,7 @@ mod stream;
 mod wire;
 
 pub use expr::locals_of;
+pub use params::encoded_params_len;
 pub use wire::{is_fixed_wire, rust_ty};
 
 use crate::ir::*;
@@ -52,6 +53,19 @@ pub(super) fn header_items(ir: &Ir) -> TokenStream {
         /// Number of rounds (messages) in the specification.
         pub const ROUNDS: usize = #rounds_n;
         #(#consts)*
+    }
+}
+
+/// `SPEC_HASH`: the SHA-256 of the specification's sources, which the
+/// session binding (two parties) and the session hello (n parties) carry.
+pub(super) fn spec_hash_item(ir: &Ir) -> TokenStream {
+    let hash = ir.spec_hash.iter().map(|b| Literal::u8_suffixed(*b));
+    quote! {
+        /// SHA-256 of the specification's sources (the prelude, this file, its
+        /// imports and `extends` bases), bound at the start of every session
+        /// so that parties built from different versions of the protocol
+        /// refuse each other.
+        pub const SPEC_HASH: [u8; 32] = [#(#hash),*];
     }
 }
 
@@ -99,7 +113,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
     }
     let eg = ExprGen::new(ir);
     let header = header_items(ir);
+    let hash = spec_hash_item(ir);
     let params = params::params_items(ir, &eg);
+    let encode = params::params_encode(ir);
     let comm = params::comm_items(ir);
     let msgs = messages::messages_module(ir);
     let errors = errors::error_items(ir);
@@ -114,7 +130,9 @@ pub fn generate(ir: &Ir) -> TokenStream {
     let realizations = realize::realize_items(ir);
     quote! {
         #header
+        #hash
         #params
+        #encode
         #comm
         #msgs
         #errors

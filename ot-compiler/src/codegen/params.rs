@@ -5,6 +5,7 @@ use super::expr::ExprGen;
 use super::names::{id, snake};
 use super::wire::rust_ty;
 use crate::ir::Ir;
+use crate::types::Ty;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -63,7 +64,52 @@ pub(super) fn params_items(ir: &Ir, eg: &ExprGen) -> TokenStream {
     }
 }
 
-/// `Comm` (bytes each role sends, from the message lengths) and `comm`.
+/// The parameters a session binds: all but those marked `tuning`.
+fn bound_params(ir: &Ir) -> impl Iterator<Item = &crate::ir::IrParam> {
+    ir.params.iter().filter(|p| !p.tuning)
+}
+
+/// Bytes of a parameter of type `t` in `Params::encode`.
+fn encoded_len(t: &Ty) -> usize {
+    match t {
+        Ty::Bit => 1,
+        Ty::Block | Ty::Seed => 16,
+        _ => 8,
+    }
+}
+
+/// Bytes of `Params::encode` (the same for all values of the parameters).
+pub fn encoded_params_len(ir: &Ir) -> usize {
+    bound_params(ir).map(|p| encoded_len(&p.ty)).sum()
+}
+
+/// `Params::encode`: the canonical encoding the session binding (two
+/// parties) and the session hello (n parties) carry.
+pub(super) fn params_encode(ir: &Ir) -> TokenStream {
+    let parts = bound_params(ir).map(|p| {
+        let n = id(&p.name);
+        match p.ty {
+            Ty::Bit => quote!(out.push(self.#n as u8);),
+            Ty::Block | Ty::Seed => quote!(out.extend_from_slice(&self.#n.to_bytes());),
+            _ => quote!(out.extend_from_slice(&(self.#n as u64).to_le_bytes());),
+        }
+    });
+    quote! {
+        impl Params {
+            /// The canonical encoding of the parameters that a session binds
+            /// (each in declaration order, integers as 8 bytes little-endian;
+            /// parameters marked `tuning` are left out).
+            pub fn encode(&self) -> ::std::vec::Vec<u8> {
+                let mut out = ::std::vec::Vec::new();
+                #(#parts)*
+                out
+            }
+        }
+    }
+}
+
+/// `Comm` (bytes each role sends, from the message lengths, plus its
+/// session binding) and `comm`.
 pub(super) fn comm_items(ir: &Ir) -> TokenStream {
     let comm_fields: Vec<Ident> = ir
         .roles
@@ -75,13 +121,19 @@ pub(super) fn comm_items(ir: &Ir) -> TokenStream {
             let m = format_ident!("{}", r.msg);
             quote!(msgs::#m::wire_len(params))
         });
-        quote!(0usize #(.wrapping_add(#parts))*)
+        quote!(BINDING_BYTES #(.wrapping_add(#parts))*)
     });
-    let comm_docs = ir
-        .roles
-        .iter()
-        .map(|r| format!("Bytes of protocol messages sent by `{r}` (frame headers not included)."));
+    let comm_docs = ir.roles.iter().map(|r| {
+        format!("Bytes sent by `{r}`: its protocol messages and its session binding (`BINDING_BYTES`; frame headers not included).")
+    });
+    let rt = super::names::rt();
+    let name_len = ir.name.len();
+    let params_len = encoded_params_len(ir);
     quote! {
+        /// Bytes of the session binding each role sends before its first
+        /// message (protocol name, `SPEC_HASH`, `Params::encode`, role),
+        /// included in `comm`.
+        pub const BINDING_BYTES: usize = #rt::bind::frame_len(#name_len, #params_len);
         /// Bytes each role sends, derived from the specification.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct Comm { #( #[doc = #comm_docs] pub #comm_fields: usize, )* }

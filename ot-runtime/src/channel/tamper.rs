@@ -6,15 +6,20 @@ use super::{Channel, ChannelError, ChannelStats};
 /// Wraps a channel and passes every outgoing frame through a closure before
 /// sending it.
 ///
-/// The closure gets the zero-based index of the message (counting every
-/// frame sent through this wrapper) and the frame itself, which it may
-/// modify freely: flip a byte, truncate, extend or clear it. Received frames
-/// are not touched. [`Channel::stats`] reports the inner channel's counters,
-/// i.e. what was actually sent.
+/// The closure gets the zero-based index of the message and the frame
+/// itself, which it may modify freely: flip a byte, truncate, extend or
+/// clear it. [`TamperChannel::new`] counts protocol messages only: session
+/// binding frames ([`crate::bind`], which every two-party run and every
+/// sub-protocol run sends first) pass untouched and take no index, so an
+/// index names the same message whichever base OT runs inside;
+/// [`TamperChannel::every_frame`] counts and hands over every frame,
+/// bindings included. Received frames are not touched. [`Channel::stats`]
+/// reports the inner channel's counters, i.e. what was actually sent.
 pub struct TamperChannel<C, F> {
     inner: C,
     tamper: F,
     next_index: usize,
+    bindings_too: bool,
 }
 
 impl<C, F> TamperChannel<C, F>
@@ -22,12 +27,23 @@ where
     C: Channel,
     F: FnMut(usize, &mut Vec<u8>),
 {
-    /// Wraps `inner`, applying `tamper` to each outgoing frame.
+    /// Wraps `inner`, applying `tamper` to each outgoing protocol message
+    /// (session binding frames pass untouched and are not counted).
     pub fn new(inner: C, tamper: F) -> Self {
         TamperChannel {
             inner,
             tamper,
             next_index: 0,
+            bindings_too: false,
+        }
+    }
+
+    /// Wraps `inner`, applying `tamper` to every outgoing frame, session
+    /// bindings included (to tamper with a binding).
+    pub fn every_frame(inner: C, tamper: F) -> Self {
+        TamperChannel {
+            bindings_too: true,
+            ..Self::new(inner, tamper)
         }
     }
 
@@ -66,6 +82,9 @@ where
     }
 
     fn send_vec(&mut self, mut msg: Vec<u8>) -> Result<(), ChannelError> {
+        if !self.bindings_too && crate::bind::is_binding(&msg) {
+            return self.inner.send_vec(msg);
+        }
         let index = self.next_index;
         self.next_index += 1;
         (self.tamper)(index, &mut msg);

@@ -8,7 +8,7 @@ use super::{HelloField, Mesh, MeshError};
 pub const MAX_HELLO: usize = 64 * 1024;
 
 /// First bytes of a hello frame: names the format and its version.
-const MAGIC: [u8; 8] = *b"OTPHELO1";
+pub(crate) const MAGIC: [u8; 8] = *b"OTPHELO1";
 
 /// What a session binds before any protocol message: the protocol, the exact
 /// version of its specification, its parameters and the session.
@@ -29,24 +29,31 @@ pub struct Hello {
     pub session: [u8; 16],
 }
 
-/// A hello together with the party index and count it was sent with.
+/// Bytes of a hello frame whose protocol name has `name_len` bytes and whose
+/// parameters encode to `params_len` bytes: magic, n, index, name length,
+/// name, spec hash, parameter length, parameters, session id.
+pub(crate) const fn frame_len(name_len: usize, params_len: usize) -> usize {
+    8 + 4 + 4 + 2 + name_len + 32 + 4 + params_len + 16
+}
+
+/// A hello together with the party index and count it was sent with (also
+/// the frame of the two-party session binding, [`crate::bind`]).
 #[derive(Debug, PartialEq, Eq)]
-struct Stated {
-    hello: Hello,
-    parties: u32,
-    me: u32,
+pub(crate) struct Stated {
+    pub(crate) hello: Hello,
+    pub(crate) parties: u32,
+    pub(crate) me: u32,
 }
 
 impl Stated {
     /// Wire format: magic, n and index (`u32` LE each), protocol name
     /// (`u16` LE length + UTF-8), spec hash, parameters (`u32` LE length +
     /// bytes), session id.
-    fn encode(&self) -> Result<Vec<u8>, &'static str> {
+    pub(crate) fn encode(&self) -> Result<Vec<u8>, &'static str> {
         let h = &self.hello;
         let name_len = u16::try_from(h.protocol.len()).map_err(|_| "protocol name too long")?;
         let params_len = u32::try_from(h.params.len()).map_err(|_| "parameters too long")?;
-        let mut out =
-            Vec::with_capacity(8 + 8 + 2 + h.protocol.len() + 32 + 4 + h.params.len() + 16);
+        let mut out = Vec::with_capacity(frame_len(h.protocol.len(), h.params.len()));
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&self.parties.to_le_bytes());
         out.extend_from_slice(&self.me.to_le_bytes());
@@ -63,7 +70,7 @@ impl Stated {
     }
 
     /// Parses a hello frame; the error says what is malformed.
-    fn decode(frame: &[u8]) -> Result<Stated, &'static str> {
+    pub(crate) fn decode(frame: &[u8]) -> Result<Stated, &'static str> {
         let mut r = Reader(frame);
         if r.take(8)? != MAGIC {
             return Err("not a hello frame (bad magic or version)");
@@ -95,7 +102,7 @@ impl Stated {
 
     /// The first field in which a peer's hello `other`, received on the
     /// link to party `peer`, differs from ours.
-    fn first_difference(&self, other: &Stated, peer: usize) -> Option<HelloField> {
+    pub(crate) fn first_difference(&self, other: &Stated, peer: usize) -> Option<HelloField> {
         let (a, b) = (&self.hello, &other.hello);
         if a.protocol != b.protocol {
             Some(HelloField::Protocol)

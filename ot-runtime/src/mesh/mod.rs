@@ -127,7 +127,7 @@
 //! }
 //! ```
 
-mod hello;
+pub(crate) mod hello;
 mod links;
 mod memory;
 mod net;

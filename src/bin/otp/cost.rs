@@ -233,6 +233,11 @@ fn two_party_report(ir: &Ir, env: &Env, sizes: &[u128], ots: Option<&str>) -> Re
     }));
     let mut sent = serde_json::Map::new();
     let mut lines = vec![];
+    // The session binding each role sends first (the generated
+    // `BINDING_BYTES`, included in `comm()`).
+    let binding =
+        ot::runtime::bind::frame_len(ir.name.len(), ot_compiler::codegen::encoded_params_len(ir))
+            as u128;
     for (ri, role) in ir.roles.iter().enumerate() {
         let mine: Vec<u128> = ir
             .rounds
@@ -241,11 +246,11 @@ fn two_party_report(ir: &Ir, env: &Env, sizes: &[u128], ots: Option<&str>) -> Re
             .filter(|(r, _)| r.from == ri)
             .map(|(_, b)| *b)
             .collect();
-        let bytes: u128 = mine.iter().sum();
+        let bytes: u128 = binding + mine.iter().sum::<u128>();
         let per_ot = count.filter(|&c| c > 0).map(|c| bytes as f64 / c as f64);
         let peer = &ir.roles[1 - ri.min(1)];
         lines.push(format!(
-            "  {role} -> {peer}: {} message{}, {bytes} bytes{}",
+            "  {role} -> {peer}: {} message{}, {bytes} bytes{}, of which {binding} the session binding",
             mine.len(),
             plural(mine.len()),
             per_ot
@@ -254,7 +259,7 @@ fn two_party_report(ir: &Ir, env: &Env, sizes: &[u128], ots: Option<&str>) -> Re
         ));
         sent.insert(
             role.clone(),
-            json!({"messages": mine.len(), "bytes": bytes as u64, "bytes_per_ot": per_ot}),
+            json!({"messages": mine.len(), "bytes": bytes as u64, "binding_bytes": binding as u64, "bytes_per_ot": per_ot}),
         );
     }
     let summary = format!(

@@ -16,7 +16,7 @@ use super::wire::rust_ty;
 use crate::ir::*;
 use crate::types::Ty;
 use analysis::{Op, PState, Plan};
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 /// Generates the items of an n-party protocol module.
@@ -25,19 +25,16 @@ pub(super) fn generate(ir: &Ir) -> TokenStream {
     let g = PartyGen::new(ir, &eg);
     let header = super::header_items(ir);
     let params = super::params::params_items(ir, &eg);
-    let encode = params_encode(ir);
+    let encode = super::params::params_encode(ir);
     let comm = comm_items(ir);
     let msgs = super::messages::messages_module(ir);
     let errors = errors::error_items(ir);
     let party = g.party_items();
     let traits = step_traits(ir);
-    let hash = ir.spec_hash.iter().map(|b| Literal::u8_suffixed(*b));
+    let hash = super::spec_hash_item(ir);
     quote! {
         #header
-        /// SHA-256 of the specification's sources (the prelude, this file and
-        /// its imports), bound by the session hello so that parties built
-        /// from different versions of the protocol refuse each other.
-        pub const SPEC_HASH: [u8; 32] = [#(#hash),*];
+        #hash
         #params
         #encode
         #comm
@@ -89,29 +86,6 @@ fn step_traits(ir: &Ir) -> TokenStream {
             type Next;
             /// Runs the receive step of `party` with every other party's message.
             fn deliver(received: ::std::vec::Vec<(usize, Self)>, party: R) -> Result<Self::Next, Error>;
-        }
-    }
-}
-
-/// `Params::encode`: the canonical encoding the session hello binds.
-fn params_encode(ir: &Ir) -> TokenStream {
-    let parts = ir.params.iter().map(|p| {
-        let n = id(&p.name);
-        match p.ty {
-            Ty::Bit => quote!(out.push(self.#n as u8);),
-            Ty::Block | Ty::Seed => quote!(out.extend_from_slice(&self.#n.to_bytes());),
-            _ => quote!(out.extend_from_slice(&(self.#n as u64).to_le_bytes());),
-        }
-    });
-    quote! {
-        impl Params {
-            /// The canonical encoding of the parameters (each in declaration
-            /// order, integers as 8 bytes little-endian), bound by the hello.
-            pub fn encode(&self) -> ::std::vec::Vec<u8> {
-                let mut out = ::std::vec::Vec::new();
-                #(#parts)*
-                out
-            }
         }
     }
 }

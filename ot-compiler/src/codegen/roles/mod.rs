@@ -256,11 +256,18 @@ impl<'a> RoleGen<'a> {
         let output = format_ident!("{}Output", rname);
         let subs_ty = format_ident!("{}Subs", rname);
         let first_name = &self.states[0].name;
-        let (mut steps, mut driver, mut transcript) = (vec![], vec![], vec![]);
+        let (mut steps, mut transcript) = (vec![], vec![]);
+        // Driver steps before the peer's session binding is checked (sends
+        // only) and from the first step that reads on.
+        let (mut pre, mut post) = (vec![], vec![]);
         for si in 0..self.states.len() {
             if let Some(s) = self.step(si) {
                 steps.push(s.code);
-                driver.push(s.driver);
+                if s.reads || !post.is_empty() {
+                    post.push(s.driver);
+                } else {
+                    pre.push(s.driver);
+                }
                 transcript.push(s.transcript);
             }
         }
@@ -273,7 +280,7 @@ impl<'a> RoleGen<'a> {
         let state_structs = self.state_structs();
         let (subs_def, subs_arg, subs_init) = self.subs_struct();
         let new_fn = self.new_fn(&input, &subs_arg, &subs_init);
-        let run_fn = driver::run_fn(&output, rname, &driver);
+        let run_fn = driver::run_fn(&output, rname, self.ri, &pre, &post);
         let finish = self.finish_impl(&output);
         let role_doc = format!("Role `{rname}` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the role in its next state.", self.ir.location);
         let items = quote! {

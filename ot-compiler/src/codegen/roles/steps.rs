@@ -18,6 +18,10 @@ pub(super) struct Step {
     pub(super) driver: TokenStream,
     /// The step's entry in the role's transcript.
     pub(super) transcript: TokenStream,
+    /// Whether the step reads from the channel (a receive, a streamed
+    /// receive, a sub-protocol call): the peer's session binding is checked
+    /// before the first such step.
+    pub(super) reads: bool,
 }
 
 /// What every step method starts and ends with.
@@ -151,6 +155,7 @@ impl RoleGen<'_> {
             code,
             driver: super::driver::send(&method, &rd.name),
             transcript: transcript_step(true, r),
+            reads: false,
         }
     }
 
@@ -184,6 +189,7 @@ impl RoleGen<'_> {
             code,
             driver: super::driver::recv(&m, &method, &rd.name),
             transcript: transcript_step(false, r),
+            reads: true,
         }
     }
 
@@ -225,6 +231,7 @@ impl RoleGen<'_> {
             code: self.step_method(c, &doc, &method, args, next_ty, middle, next, false),
             driver: super::driver::on_channel(&method),
             transcript: transcript_step(st.sending, st.round),
+            reads: !st.sending,
         }
     }
 
@@ -264,6 +271,7 @@ impl RoleGen<'_> {
             code: self.step_method(c, &doc, &method, chan, next_ty, middle, next, true),
             driver: super::driver::on_channel(&method),
             transcript: quote!(#rt::session::Step::Sub(#k)),
+            reads: true,
         })
     }
 }

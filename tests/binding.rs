@@ -1,0 +1,214 @@
+//! Session binding of two-party protocols: parties that disagree on the
+//! protocol, its parameters or their roles get `PeerMismatch` on both sides
+//! (over memory and TCP), never `Ok` with wrong outputs; a tampered binding
+//! is the same error; the binding's bytes are in `comm()`.
+
+mod common;
+
+use common::{choices, run_pair_tcp, run_tampered};
+use ot::runtime::bind::{is_binding, peer_mismatch, Mismatch};
+use ot::runtime::channel::TamperChannel;
+use ot::runtime::channel::{Channel, MemoryChannel};
+use ot::runtime::rng::Rng;
+use ot::runtime::Block;
+use ot::{OtExtension, OtSender, RandomOtReceiver, RandomOtSender};
+
+type Party<T> = Box<dyn FnOnce(&mut dyn Channel) -> Result<T, ot::OtError> + Send>;
+
+/// Runs the pair over memory (each side drops its end when it returns),
+/// then over TCP, and returns what each side's error names, per transport.
+fn both_refuse<S: Send + 'static, R: Send + 'static>(
+    make: impl Fn() -> (Party<S>, Party<R>),
+) -> Vec<(Option<Mismatch>, Option<Mismatch>)> {
+    let name = |r: Result<(), ot::OtError>| match r {
+        Ok(()) => panic!("a mismatched pair returned Ok"),
+        Err(e) => peer_mismatch(&e),
+    };
+    let mut out = vec![];
+    let (s, r) = make();
+    let (so, ro) = run_tampered(s, r, |_, _| {});
+    out.push((name(so.map(drop)), name(ro.map(drop))));
+    let (s, r) = make();
+    let (so, ro) = run_pair_tcp(s, r);
+    out.push((name(so.map(drop)), name(ro.map(drop))));
+    out
+}
+
+fn assert_both(got: Vec<(Option<Mismatch>, Option<Mismatch>)>, want: Mismatch) {
+    for (transport, (s, r)) in ["memory", "tcp"].iter().zip(got) {
+        assert_eq!((s, r), (Some(want), Some(want)), "over {transport}");
+    }
+}
+
+#[test]
+fn iknp_sha1_sender_with_aes_receiver() {
+    assert_both(
+        both_refuse(|| -> (Party<Vec<[Block; 2]>>, Party<Vec<Block>>) {
+            (
+                Box::new(|ch| OtExtension::iknp().with_sha1(true).send_random(ch, 256)),
+                Box::new(|ch| OtExtension::iknp().receive_random(ch, &choices(256))),
+            )
+        }),
+        Mismatch::Params,
+    );
+}
+
+#[test]
+fn iknp_with_different_n() {
+    assert_both(
+        both_refuse(|| -> (Party<Vec<[Block; 2]>>, Party<Vec<Block>>) {
+            (
+                Box::new(|ch| OtExtension::iknp().send_random(ch, 256)),
+                Box::new(|ch| OtExtension::iknp().receive_random(ch, &choices(384))),
+            )
+        }),
+        Mismatch::Params,
+    );
+}
+
+#[test]
+fn threads_are_not_bound() {
+    let (so, ro) = run_tampered(
+        |ch| OtExtension::iknp().with_threads(2).send_random(ch, 256),
+        |ch| {
+            let c = choices(256);
+            OtExtension::iknp().receive_random(ch, &c).map(|x| (x, c))
+        },
+        |_, _| {},
+    );
+    let (y, (x, c)) = (so.unwrap(), ro.unwrap());
+    for i in 0..256 {
+        assert_eq!(x[i], y[i][c.get(i) as usize]);
+    }
+}
+
+#[test]
+fn delta_kos_sender_with_kos_random_receiver() {
+    assert_both(
+        both_refuse(|| -> (Party<Vec<Block>>, Party<Vec<Block>>) {
+            (
+                Box::new(|ch| {
+                    use ot::CorrelatedOtSender;
+                    let delta = Block::from(0x1234u128);
+                    OtExtension::kos()
+                        .delta_sender(delta)
+                        .send_correlated(ch, 256)
+                }),
+                Box::new(|ch| OtExtension::kos().receive_random(ch, &choices(256))),
+            )
+        }),
+        Mismatch::Protocol,
+    );
+}
+
+#[test]
+fn kos_chosen_sender_with_random_receiver() {
+    assert_both(
+        both_refuse(|| -> (Party<()>, Party<Vec<Block>>) {
+            (
+                Box::new(|ch| {
+                    let msgs = vec![[Block::from(1u128), Block::from(2u128)]; 256];
+                    OtExtension::kos().send(ch, &msgs)
+                }),
+                Box::new(|ch| OtExtension::kos().receive_random(ch, &choices(256))),
+            )
+        }),
+        Mismatch::Protocol,
+    );
+}
+
+#[test]
+fn two_senders_are_a_role_mismatch() {
+    assert_both(
+        both_refuse(|| -> (Party<Vec<[Block; 2]>>, Party<Vec<[Block; 2]>>) {
+            (
+                Box::new(|ch| OtExtension::iknp().send_random(ch, 256)),
+                Box::new(|ch| OtExtension::iknp().send_random(ch, 256)),
+            )
+        }),
+        Mismatch::Role,
+    );
+}
+
+#[test]
+fn different_base_ots_are_named_through_the_sub_protocol() {
+    use ot::BaseOtKind;
+    assert_both(
+        both_refuse(|| -> (Party<Vec<[Block; 2]>>, Party<Vec<Block>>) {
+            (
+                Box::new(|ch| OtExtension::iknp().send_random(ch, 256)),
+                Box::new(|ch| {
+                    OtExtension::iknp()
+                        .with_base(BaseOtKind::Np00)
+                        .receive_random(ch, &choices(256))
+                }),
+            )
+        }),
+        Mismatch::Protocol,
+    );
+}
+
+/// Every byte of the receiver's binding flipped in turn: the sender, which
+/// receives it, names the mismatch (never `Ok`). The receiver saw an intact
+/// binding; in CO15 its last step is a send, so it may finish before it
+/// could learn that the sender refused (as for any check of the peer's).
+#[test]
+fn a_tampered_binding_is_a_peer_mismatch() {
+    let p = ot::co15::Params::new(4).unwrap();
+    let len = ot::co15::BINDING_BYTES;
+    for at in 0..len {
+        let (mut a, b) = MemoryChannel::pair();
+        let mut b = TamperChannel::every_frame(b, move |i, f: &mut Vec<u8>| {
+            if i == 0 {
+                assert!(is_binding(f) && f.len() == len);
+                f[at] ^= 0x01;
+            }
+        });
+        let (so, ro) = std::thread::scope(|sc| {
+            let h = sc.spawn(move || {
+                let input = ot::co15::ReceiverInput {
+                    choices: choices(4),
+                };
+                ot::co15::Receiver::new(p, input, Rng::from_entropy())?.run(&mut b)
+            });
+            let s = ot::co15::Sender::new(p, ot::co15::SenderInput {}, Rng::from_entropy());
+            let so = s.and_then(|s| s.run(&mut a));
+            drop(a);
+            (so, h.join().unwrap())
+        });
+        assert!(
+            matches!(so, Err(ot::co15::Error::PeerMismatch { .. })),
+            "byte {at}: {so:?}"
+        );
+        drop(ro);
+    }
+}
+
+/// `comm()` counts the binding: a matched run sends exactly `comm()` bytes
+/// each way, of which `BINDING_BYTES` are the binding frame.
+#[test]
+fn comm_counts_the_binding() {
+    let p = ot::co15::Params::new(8).unwrap();
+    let (mut a, mut b) = MemoryChannel::pair();
+    let (so, ro) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| {
+            let input = ot::co15::ReceiverInput {
+                choices: choices(8),
+            };
+            ot::co15::Receiver::new(p, input, Rng::from_entropy())
+                .unwrap()
+                .run(&mut b)
+        });
+        let s = ot::co15::Sender::new(p, ot::co15::SenderInput {}, Rng::from_entropy()).unwrap();
+        (s.run(&mut a), h.join().unwrap())
+    });
+    so.unwrap();
+    ro.unwrap();
+    let c = ot::co15::comm(&p);
+    assert_eq!(a.stats().bytes_sent, c.sender as u64);
+    assert_eq!(a.stats().bytes_received, c.receiver as u64);
+    assert_eq!(
+        ot::co15::BINDING_BYTES,
+        ot::runtime::bind::frame_len("Co15".len(), 8)
+    );
+}
