@@ -40,30 +40,36 @@ fn assert_both(got: Vec<(Option<Mismatch>, Option<Mismatch>)>, want: Mismatch) {
     }
 }
 
+/// A random-OT sender of `n` OTs with the extension `ext` builds.
+fn random_sender(ext: fn() -> OtExtension, n: usize) -> Party<Vec<[Block; 2]>> {
+    Box::new(move |ch| ext().send_random(ch, n))
+}
+
+/// A random-OT receiver of `n` OTs with the extension `ext` builds.
+fn random_receiver(ext: fn() -> OtExtension, n: usize) -> Party<Vec<Block>> {
+    Box::new(move |ch| ext().receive_random(ch, &choices(n)))
+}
+
 #[test]
 fn iknp_sha1_sender_with_aes_receiver() {
-    assert_both(
-        both_refuse(|| -> (Party<Vec<[Block; 2]>>, Party<Vec<Block>>) {
-            (
-                Box::new(|ch| OtExtension::iknp().with_sha1(true).send_random(ch, 256)),
-                Box::new(|ch| OtExtension::iknp().receive_random(ch, &choices(256))),
-            )
-        }),
-        Mismatch::Params,
-    );
+    let got = both_refuse(|| {
+        (
+            random_sender(|| OtExtension::iknp().with_sha1(true), 256),
+            random_receiver(OtExtension::iknp, 256),
+        )
+    });
+    assert_both(got, Mismatch::Params);
 }
 
 #[test]
 fn iknp_with_different_n() {
-    assert_both(
-        both_refuse(|| -> (Party<Vec<[Block; 2]>>, Party<Vec<Block>>) {
-            (
-                Box::new(|ch| OtExtension::iknp().send_random(ch, 256)),
-                Box::new(|ch| OtExtension::iknp().receive_random(ch, &choices(384))),
-            )
-        }),
-        Mismatch::Params,
-    );
+    let got = both_refuse(|| {
+        (
+            random_sender(OtExtension::iknp, 256),
+            random_receiver(OtExtension::iknp, 384),
+        )
+    });
+    assert_both(got, Mismatch::Params);
 }
 
 #[test]
@@ -84,68 +90,57 @@ fn threads_are_not_bound() {
 
 #[test]
 fn delta_kos_sender_with_kos_random_receiver() {
-    assert_both(
-        both_refuse(|| -> (Party<Vec<Block>>, Party<Vec<Block>>) {
-            (
-                Box::new(|ch| {
-                    use ot::CorrelatedOtSender;
-                    let delta = Block::from(0x1234u128);
-                    OtExtension::kos()
-                        .delta_sender(delta)
-                        .send_correlated(ch, 256)
-                }),
-                Box::new(|ch| OtExtension::kos().receive_random(ch, &choices(256))),
-            )
-        }),
-        Mismatch::Protocol,
-    );
+    let got = both_refuse(|| -> (Party<Vec<Block>>, _) {
+        (
+            Box::new(|ch| {
+                use ot::CorrelatedOtSender;
+                let delta = Block::from(0x1234u128);
+                OtExtension::kos()
+                    .delta_sender(delta)
+                    .send_correlated(ch, 256)
+            }),
+            random_receiver(OtExtension::kos, 256),
+        )
+    });
+    assert_both(got, Mismatch::Protocol);
 }
 
 #[test]
 fn kos_chosen_sender_with_random_receiver() {
-    assert_both(
-        both_refuse(|| -> (Party<()>, Party<Vec<Block>>) {
-            (
-                Box::new(|ch| {
-                    let msgs = vec![[Block::from(1u128), Block::from(2u128)]; 256];
-                    OtExtension::kos().send(ch, &msgs)
-                }),
-                Box::new(|ch| OtExtension::kos().receive_random(ch, &choices(256))),
-            )
-        }),
-        Mismatch::Protocol,
-    );
+    let got = both_refuse(|| -> (Party<()>, _) {
+        (
+            Box::new(|ch| {
+                let msgs = vec![[Block::from(1u128), Block::from(2u128)]; 256];
+                OtExtension::kos().send(ch, &msgs)
+            }),
+            random_receiver(OtExtension::kos, 256),
+        )
+    });
+    assert_both(got, Mismatch::Protocol);
 }
 
 #[test]
 fn two_senders_are_a_role_mismatch() {
-    assert_both(
-        both_refuse(|| -> (Party<Vec<[Block; 2]>>, Party<Vec<[Block; 2]>>) {
-            (
-                Box::new(|ch| OtExtension::iknp().send_random(ch, 256)),
-                Box::new(|ch| OtExtension::iknp().send_random(ch, 256)),
-            )
-        }),
-        Mismatch::Role,
-    );
+    let got = both_refuse(|| {
+        (
+            random_sender(OtExtension::iknp, 256),
+            random_sender(OtExtension::iknp, 256),
+        )
+    });
+    assert_both(got, Mismatch::Role);
 }
 
+/// IKNP over CO15 against IKNP over NP00: the outer bindings agree, the
+/// base OTs' own bindings do not (found in `Error::SubProtocol`'s chain).
 #[test]
 fn different_base_ots_are_named_through_the_sub_protocol() {
-    use ot::BaseOtKind;
-    assert_both(
-        both_refuse(|| -> (Party<Vec<[Block; 2]>>, Party<Vec<Block>>) {
-            (
-                Box::new(|ch| OtExtension::iknp().send_random(ch, 256)),
-                Box::new(|ch| {
-                    OtExtension::iknp()
-                        .with_base(BaseOtKind::Np00)
-                        .receive_random(ch, &choices(256))
-                }),
-            )
-        }),
-        Mismatch::Protocol,
-    );
+    let got = both_refuse(|| {
+        (
+            random_sender(OtExtension::iknp, 256),
+            random_receiver(|| OtExtension::iknp().with_base(ot::BaseOtKind::Np00), 256),
+        )
+    });
+    assert_both(got, Mismatch::Protocol);
 }
 
 /// Every byte of the receiver's binding flipped in turn: the sender, which
