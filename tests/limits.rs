@@ -1,9 +1,11 @@
 //! Huge parameters are refused by `Params::new` with a typed error naming
 //! the parameter (issue 15, item 3): no base OT runs, nothing is allocated,
-//! no length wraps. `send_random(ch, 1 << 40)` would need 32 TiB of
+//! no length wraps. The limit is the run-time memory budget
+//! (`ot::runtime::limits`). `send_random(ch, 1 << 40)` would need 32 TiB of
 //! outputs; `usize::MAX` overflows every size computed from it.
 
 use ot::runtime::channel::{Channel, MemoryChannel};
+use ot::runtime::limits::{self, memory_budget};
 use ot::{iknp, kos, OtExtension, RandomOtSender};
 
 fn too_large(e: &(dyn std::error::Error + 'static)) -> String {
@@ -33,7 +35,7 @@ fn iknp_and_kos_params_refuse_huge_batches() {
     else {
         panic!("expected TooLarge")
     };
-    assert!(bytes.is_some_and(|b| b > limit) && limit == iknp::MAX_VALUE_BYTES);
+    assert!(bytes.is_some_and(|b| b > limit) && limit == memory_budget());
     // usize::MAX overflows (KOS's m + EXTRA columns no longer wrap).
     let Err(kos::Error::TooLarge { bytes, .. }) = kos::Params::new(usize::MAX, 1, false) else {
         panic!("expected TooLarge")
@@ -42,6 +44,24 @@ fn iknp_and_kos_params_refuse_huge_batches() {
     // Ordinary sizes are unaffected.
     assert!(iknp::Params::new(1 << 20, 1, false).is_ok());
     assert!(kos::Params::new(1 << 20, 1, false).is_ok());
+    // The budget is a run-time setting (default: half of physical memory),
+    // and the error carries the figures.
+    assert_eq!(memory_budget(), limits::default_memory_budget());
+    let old = limits::set_memory_budget(1 << 20);
+    let Err(e @ iknp::Error::TooLarge { bytes, limit, .. }) = iknp::Params::new(1 << 16, 1, false)
+    else {
+        panic!("expected TooLarge under a 1 MiB budget")
+    };
+    assert_eq!(limit, 1 << 20);
+    assert!(bytes.is_some_and(|b| b > 1 << 20));
+    assert!(
+        e.to_string().contains("memory budget of 1048576 bytes"),
+        "{e}"
+    );
+    assert!(iknp::Params::new(1 << 10, 1, false).is_ok());
+    limits::set_memory_budget(0);
+    assert_eq!(memory_budget(), old);
+    assert!(iknp::Params::new(1 << 16, 1, false).is_ok());
 }
 
 #[test]

@@ -17,6 +17,7 @@ pub mod gf128;
 pub mod gf256;
 pub mod ggm;
 pub mod hash;
+pub mod limits;
 pub mod matrix;
 /// Streamed kernels of KKRT/OOS (512-row OT extension, OPRF evaluation,
 /// the OOS consistency check).

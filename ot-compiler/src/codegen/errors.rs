@@ -65,6 +65,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 match self {
                     Error::Decode { source, .. } => Some(source),
                     Error::Channel { source, .. } => Some(source),
+                    Error::Alloc { source, .. } => Some(source),
                     Error::PeerMismatch { what } => Some(what),
                     Error::SubProtocol { source, .. } => Some(&**source),
                     _ => None,
@@ -83,13 +84,19 @@ pub(super) fn common_variants() -> TokenStream {
             Params { /// The predicate as written.
                 requirement: &'static str },
             /// With these parameters a value of the protocol would take more
-            /// than `MAX_VALUE_BYTES` of memory, or its size overflows `usize`
-            /// (rejected by `Params::new`, before any message or allocation).
+            /// memory than the budget (`ot_runtime::limits::memory_budget`),
+            /// or its size overflows `usize` (rejected by `Params::new`,
+            /// before any message or allocation).
             TooLarge { /// The value, its type and role, as in the specification.
                 value: &'static str, /// The parameters its size depends on.
                 params: &'static str, /// Its size in bytes (None: overflows `usize`).
-                bytes: ::core::option::Option<usize>, /// The limit.
+                bytes: ::core::option::Option<usize>, /// The memory budget when the parameters were checked.
                 limit: usize },
+            /// A buffer of the run could not be allocated (within the
+            /// memory budget, but refused by the allocator).
+            Alloc { /// Round.
+                round: &'static str, /// The buffer, its size and the budget.
+                source: #rt::limits::AllocError },
             /// A value's length does not match its declared shape.
             Shape { /// Round (or `input`).
                 round: &'static str, /// Field.
@@ -113,8 +120,9 @@ pub(super) fn common_variants() -> TokenStream {
 pub(super) fn common_display(pname: &str) -> TokenStream {
     quote! {
                     Error::Params { requirement } => write!(f, "{}: parameters violate `requires {}`", #pname, requirement),
-                    Error::TooLarge { value, params, bytes: Some(b), limit } => write!(f, "{}: parameter {} too large: {} would take {} bytes, more than the limit of {} (MAX_VALUE_BYTES)", #pname, params, value, b, limit),
+                    Error::TooLarge { value, params, bytes: Some(b), limit } => write!(f, "{}: parameter {} too large: {} would take {} bytes, more than the memory budget of {} bytes", #pname, params, value, b, limit),
                     Error::TooLarge { value, params, bytes: None, .. } => write!(f, "{}: parameter {} too large: the size of {} overflows usize", #pname, params, value),
+                    Error::Alloc { round, source } => write!(f, "{}: round `{}`: {}", #pname, round, source),
                     Error::Shape { round, field, expected, got } => write!(f, "{}: round `{}`, field `{}`: length {} but the specification requires {}", #pname, round, field, got, expected),
                     Error::Length { round, expected, got } => write!(f, "{}: round `{}`: message of {} bytes, expected {}", #pname, round, got, expected),
                     Error::Decode { round, field, source } => write!(f, "{}: round `{}`, field `{}`: {}", #pname, round, field, source),

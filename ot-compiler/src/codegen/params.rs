@@ -39,23 +39,30 @@ pub(super) fn params_items(ir: &Ir, eg: &ExprGen) -> TokenStream {
             quote!(if !(#c) { return Err(Error::Params { requirement: #text }); })
         });
     let sizes = size_checks(ir);
+    let rt = super::names::rt();
+    let budget = if sizes.is_empty() {
+        quote!()
+    } else {
+        quote!(let __budget = #rt::limits::memory_budget();)
+    };
     quote! {
-        /// The most memory one value of the protocol (an input, output,
-        /// message field or intermediate value) may take: 64 GiB.
-        /// `Params::new` computes every such size from the parameters with
-        /// checked arithmetic and refuses parameters that overflow or exceed
-        /// it (`Error::TooLarge`), so no run starts that would abort the
-        /// process on allocation, and no length computed later wraps.
-        pub const MAX_VALUE_BYTES: usize = 1 << 36;
         /// Run-time parameters, validated against the specification's `requires` predicates.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct Params { #(#pfields),* }
         impl Params {
-            /// Builds and validates the parameters.
+            /// Builds and validates the parameters: every `requires`, then
+            /// the size of every value of the protocol (an input, output,
+            /// message field or intermediate value), computed with checked
+            /// arithmetic against the memory budget
+            /// (`ot_runtime::limits::memory_budget`, by default half of
+            /// physical memory): parameters whose sizes overflow or exceed
+            /// it are `Error::TooLarge`, so no run starts that would abort
+            /// the process on allocation, and no length computed later wraps.
             #[allow(clippy::all)]
             pub fn new(#(#pargs),*) -> Result<Self, Error> {
                 let params = Params { #(#pnames),* };
                 #(#requires)*
+                #budget
                 #(#sizes)*
                 Ok(params)
             }
@@ -145,7 +152,7 @@ pub(super) fn comm_items(ir: &Ir) -> TokenStream {
 /// Every value whose size depends on the parameters (inputs, outputs,
 /// message fields, computed values of every role; one check per distinct
 /// type): its size computed with checked arithmetic against
-/// `MAX_VALUE_BYTES`.
+/// the memory budget (`__budget` in `Params::new`).
 fn size_checks(ir: &Ir) -> Vec<TokenStream> {
     use crate::ir::{Event, TExpr, TExprKind, TStmt};
     use crate::types::{Shape, Ty};
@@ -219,7 +226,7 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
         let n = super::wire::checked_shape(sh);
         Some(quote! {
             if (#n).is_none() {
-                return Err(Error::TooLarge { value: #what, params: #ps, bytes: None, limit: MAX_VALUE_BYTES });
+                return Err(Error::TooLarge { value: #what, params: #ps, bytes: None, limit: __budget });
             }
         })
     });
@@ -233,8 +240,8 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
             let bytes = super::wire::checked_bytes(t);
             Some(quote! {
                 match #bytes {
-                    Some(__b) if __b <= MAX_VALUE_BYTES => {}
-                    __b => return Err(Error::TooLarge { value: #what, params: #ps, bytes: __b, limit: MAX_VALUE_BYTES }),
+                    Some(__b) if __b <= __budget => {}
+                    __b => return Err(Error::TooLarge { value: #what, params: #ps, bytes: __b, limit: __budget }),
                 }
             })
         })

@@ -226,6 +226,7 @@ impl<'a> StreamGen<'a> {
         ty: &Ty,
         call: &dyn Fn(TokenStream) -> TokenStream,
     ) -> TokenStream {
+        let rt = rt();
         let rn = self.rn;
         let i = id(name);
         let nlen = format_ident!("__n_{}", name);
@@ -244,7 +245,7 @@ impl<'a> StreamGen<'a> {
                 return Err(Error::Shape { round: #rn, field: #name, expected: __total, got: #nlen });
             }
             let mut #i: #t = #take;
-            #i.resize(#nlen, ::core::default::Default::default());
+            #rt::limits::try_resize(&mut #i, #nlen, #name).map_err(|source| Error::Alloc { round: #rn, source })?;
         });
         if self.read_in_stream.contains(name) {
             // A later stage reads the chunk back at once: exactly

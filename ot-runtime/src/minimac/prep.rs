@@ -38,6 +38,7 @@
 //! in this process or a later one. A file whose material is all used is
 //! refused with [`PrepError::Consumed`].
 
+use crate::limits::try_with_capacity;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -123,6 +124,10 @@ pub enum PrepError {
         /// The batch id.
         batch: u64,
     },
+    /// The dealt material for the counts asked for does not fit the
+    /// memory budget (or the allocator refuses it).
+    #[error("MiniMac preprocessing: {0}")]
+    Alloc(#[from] crate::limits::AllocError),
     /// Fewer items left than asked for.
     #[error("MiniMac preprocessing: {wanted} {kind} wanted, {left} left")]
     Exhausted {
@@ -225,13 +230,19 @@ pub fn deal<R: RngCore + CryptoRng + ?Sized>(
         add_assign(&mut last, a);
     }
     alphas[p - 1] = last;
-    let mut rs = vec![Vec::with_capacity(randoms * 2 * n); p];
+    // Per party: 2n bytes per random value, 6n per triple (counts are the
+    // caller's: reserved fallibly, within the memory budget).
+    let mut rs = (0..p)
+        .map(|_| try_with_capacity(randoms.checked_mul(2 * n), "dealt random values"))
+        .collect::<Result<Vec<Vec<u8>>, _>>()?;
     let mut msg = vec![0u8; k];
     for _ in 0..randoms {
         rng.fill_bytes(&mut msg);
         deal_word(&codes.base.encode(&msg), &alpha, &mut rs, rng);
     }
-    let mut ts = vec![Vec::with_capacity(triples * 6 * n); p];
+    let mut ts = (0..p)
+        .map(|_| try_with_capacity(triples.checked_mul(6 * n), "dealt triples"))
+        .collect::<Result<Vec<Vec<u8>>, _>>()?;
     let mut ma = vec![0u8; k];
     let mut c = vec![0u8; n];
     // The zero-message mask of `c` (see `deal`): coordinates k..2k-1 of
@@ -553,6 +564,22 @@ mod tests {
             add_assign(&mut m, &src[o + n..o + 2 * n]);
         }
         (x, m)
+    }
+
+    #[test]
+    fn huge_counts_are_an_alloc_error_not_an_abort() {
+        let params = PrepParams {
+            parties: 3,
+            k: 10,
+            n: 30,
+        };
+        let mut rng = Rng::deterministic_for_tests(5);
+        for (randoms, triples) in [(usize::MAX, 0), (0, usize::MAX / 7), (1 << 50, 0)] {
+            match deal(params, 1, randoms, triples, &mut rng) {
+                Err(PrepError::Alloc(e)) => assert!(e.bytes.is_none_or(|b| b > e.budget)),
+                other => panic!("expected Alloc, got {:?}", other.map(|_| ())),
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,183 @@
+//! The memory budget: the most memory one value of a protocol run (an
+//! input, output, message field or intermediate value) may take.
+//!
+//! Generated `Params::new` computes every such size from the parameters
+//! with checked arithmetic and refuses parameters that overflow or exceed
+//! [`memory_budget`] (`Error::TooLarge`, which carries the size and the
+//! budget), before anything is sent or allocated. The default is half of the
+//! machine's physical memory (on Linux `MemTotal` from `/proc/meminfo`,
+//! lowered to the cgroup v2 `memory.max` limit when there is one), read once
+//! at the first use; where it cannot be read, [`FALLBACK_BUDGET`].
+//! [`set_memory_budget`] changes it for the whole process.
+//!
+//! Kernels that allocate buffers sized from user-supplied or received
+//! lengths reserve them with [`try_vec`] (fallible reservation), so that
+//! even a value within the budget that the allocator cannot provide is an
+//! [`AllocError`] rather than an abort.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// The budget where physical memory cannot be read: 16 GiB (on 64-bit
+/// targets; half the address space on smaller ones).
+pub const FALLBACK_BUDGET: usize = if usize::BITS >= 64 {
+    16 << 30
+} else {
+    usize::MAX / 2
+};
+
+/// 0: not set, use the default.
+static BUDGET: AtomicUsize = AtomicUsize::new(0);
+
+/// The most bytes one value of a protocol run may take: the value set by
+/// [`set_memory_budget`], else [`default_memory_budget`].
+pub fn memory_budget() -> usize {
+    match BUDGET.load(Ordering::Relaxed) {
+        0 => default_memory_budget(),
+        b => b,
+    }
+}
+
+/// Sets the budget for the whole process (for example lower on a machine
+/// shared with other services, or higher for a batch that needs it); 0
+/// restores the default. Returns the previous budget. `Params` built
+/// earlier keep the check they passed.
+pub fn set_memory_budget(bytes: usize) -> usize {
+    let old = memory_budget();
+    BUDGET.store(bytes, Ordering::Relaxed);
+    old
+}
+
+/// Half of [`physical_memory`], else [`FALLBACK_BUDGET`] (computed once).
+pub fn default_memory_budget() -> usize {
+    static DEFAULT: OnceLock<usize> = OnceLock::new();
+    *DEFAULT.get_or_init(|| physical_memory().map_or(FALLBACK_BUDGET, |m| (m / 2).max(1)))
+}
+
+/// Physical memory available to this process in bytes, where the platform
+/// tells: on Linux the smaller of `MemTotal` and the cgroup v2 limit.
+pub fn physical_memory() -> Option<usize> {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| meminfo_total(&t));
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|t| t.trim().parse::<usize>().ok());
+    match (total, cgroup) {
+        (Some(t), Some(c)) => Some(t.min(c)),
+        (t, c) => t.or(c),
+    }
+}
+
+/// `MemTotal` of a `/proc/meminfo` text, in bytes.
+fn meminfo_total(text: &str) -> Option<usize> {
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let mut words = line["MemTotal:".len()..].split_whitespace();
+    let kib: usize = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") | None => kib.checked_mul(1024),
+        Some(_) => None,
+    }
+}
+
+/// A buffer the allocator could not provide (or whose size overflows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot allocate {what}: {bytes:?} bytes (memory budget {budget} bytes)")]
+pub struct AllocError {
+    /// What the buffer holds.
+    pub what: &'static str,
+    /// Its size in bytes (None: overflows `usize`).
+    pub bytes: Option<usize>,
+    /// The memory budget at the time.
+    pub budget: usize,
+}
+
+/// The [`AllocError`] for `len` entries of `T` (`None`: the caller's size
+/// computation overflowed) if their size overflows or exceeds
+/// [`memory_budget`], else the error to report should the allocator refuse.
+fn within_budget<T>(len: Option<usize>, what: &'static str) -> Result<AllocError, AllocError> {
+    let budget = memory_budget();
+    let bytes = len.and_then(|l| l.checked_mul(std::mem::size_of::<T>()));
+    let err = AllocError {
+        what,
+        bytes,
+        budget,
+    };
+    match bytes {
+        Some(b) if b <= budget => Ok(err),
+        _ => Err(err),
+    }
+}
+
+/// An empty vector with room for `len` entries (`None`: the caller's size
+/// computation overflowed), reserved fallibly: an [`AllocError`] naming
+/// `what` if the size overflows, exceeds [`memory_budget`], or the
+/// allocator refuses.
+pub fn try_with_capacity<T>(len: Option<usize>, what: &'static str) -> Result<Vec<T>, AllocError> {
+    let err = within_budget::<T>(len, what)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len.unwrap_or(0)).map_err(|_| err)?;
+    Ok(v)
+}
+
+/// A vector of `len` default values, reserved fallibly (as
+/// [`try_with_capacity`]).
+pub fn try_vec<T: Clone + Default>(len: usize, what: &'static str) -> Result<Vec<T>, AllocError> {
+    let mut v = try_with_capacity(Some(len), what)?;
+    v.resize(len, T::default());
+    Ok(v)
+}
+
+/// Resizes `v` to `len` entries (new ones `T::default()`), reserving the
+/// growth fallibly (as [`try_with_capacity`]; a buffer that already has the
+/// room is not reallocated). For the buffers a streamed round writes whole
+/// (outputs of `m` entries, possibly reused from an earlier run).
+pub fn try_resize<T: Clone + Default>(
+    v: &mut Vec<T>,
+    len: usize,
+    what: &'static str,
+) -> Result<(), AllocError> {
+    let err = within_budget::<T>(Some(len), what)?;
+    v.try_reserve_exact(len.saturating_sub(v.len()))
+        .map_err(|_| err)?;
+    v.resize(len, T::default());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meminfo_is_parsed() {
+        let t = "MemTotal:       16318412 kB\nMemFree:  1 kB\n";
+        assert_eq!(meminfo_total(t), Some(16318412 * 1024));
+        assert_eq!(meminfo_total("MemFree: 1 kB"), None);
+        assert_eq!(meminfo_total("MemTotal: x kB"), None);
+    }
+
+    #[test]
+    fn default_is_half_of_physical_memory_or_the_fallback() {
+        let d = default_memory_budget();
+        match physical_memory() {
+            Some(m) => assert_eq!(d, (m / 2).max(1)),
+            None => assert_eq!(d, FALLBACK_BUDGET),
+        }
+    }
+
+    #[test]
+    fn try_vec_refuses_overflow_and_sizes_over_the_budget() {
+        assert_eq!(try_vec::<u8>(3, "x").unwrap(), vec![0, 0, 0]);
+        let e = try_vec::<u64>(usize::MAX, "x").unwrap_err();
+        assert_eq!(e.bytes, None);
+        let over = memory_budget() / 8 + 1;
+        let e = try_vec::<u64>(over, "blocks").unwrap_err();
+        assert!(e.bytes.is_some_and(|b| b > e.budget));
+        assert!(e.to_string().contains("blocks"));
+        let mut v = vec![1u32; 2];
+        try_resize(&mut v, 4, "x").unwrap();
+        assert_eq!(v, [1, 1, 0, 0]);
+        assert!(try_resize(&mut v, usize::MAX, "x").is_err());
+        assert_eq!(v.len(), 4);
+    }
+}
