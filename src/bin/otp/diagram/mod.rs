@@ -233,6 +233,14 @@ fn arrow(ir: &Ir, k: usize, env: &Env, per_chunk: Vec<String>) -> Step {
             .into(),
         ),
         Some(PartyRound::Private) => detail.push("its own to each".into()),
+        Some(PartyRound::FixedBroadcast { sender, checked }) => detail.push(format!(
+            "party {sender} to all{}",
+            if checked { ", checked" } else { "" }
+        )),
+        Some(PartyRound::FromOne { sender }) => {
+            detail.push(format!("party {sender} to each, its own"))
+        }
+        Some(PartyRound::ToOne { receiver }) => detail.push(format!("each to party {receiver}")),
         None => {}
     }
     if !per_chunk.is_empty() {

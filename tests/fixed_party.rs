@@ -1,0 +1,142 @@
+//! Rounds and steps of one fixed party (`protocols/open_to_one.otp`):
+//! `P[0] -> all` (a checked broadcast by one sender), `P[j] -> P[0]`
+//! (everyone to one), `P[0] -> P[j]` (one to everyone), `at P[0]`, and
+//! `input`/`output` of `P[0]` only, for n = 2, 3, 5 over the memory and the
+//! TCP mesh; an equivocating fixed broadcaster; inputs given to the wrong
+//! party; the bytes each party sends.
+
+use ot::open_to_one::{self, Error, POutput};
+use ot::runtime::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh};
+use ot::runtime::rng::Rng;
+
+const SIZES: [usize; 3] = [2, 3, 5];
+const SESSION: [u8; 16] = [0x17; 16];
+const SECRET: u64 = 0xdead_beef_0bad_f00d;
+
+fn x_of(i: usize) -> u64 {
+    (i as u64 + 3).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+fn input(me: usize) -> open_to_one::PInput {
+    open_to_one::PInput {
+        secret: (me == 0).then_some(SECRET),
+        x: x_of(me),
+    }
+}
+
+fn party<M: Mesh + ?Sized>(mesh: &mut M) -> Result<POutput, Error> {
+    let params = open_to_one::Params::new(mesh.parties())?;
+    let me = mesh.me();
+    open_to_one::P::new(me, params, SESSION, input(me), Rng::from_entropy())?.run(mesh)
+}
+
+/// P[0] outputs the secret plus every input, and only P[0] does; everyone
+/// got the same masked secret; the dealt shares sum to P[0]'s total.
+fn assert_opened(n: usize, outs: Vec<Result<POutput, Error>>) {
+    let outs: Vec<POutput> = outs.into_iter().map(|o| o.expect("run")).collect();
+    let want = (0..n).fold(SECRET, |a, i| a.wrapping_add(x_of(i)));
+    assert_eq!(outs[0].total, Some(want), "n = {n}");
+    assert!(outs[1..].iter().all(|o| o.total.is_none()));
+    assert!(outs.windows(2).all(|w| w[0].masked == w[1].masked));
+    assert_ne!(outs[0].masked, SECRET);
+    let dealt = outs.iter().fold(0u64, |a, o| a.wrapping_add(o.share));
+    assert_eq!(dealt, want);
+}
+
+#[test]
+fn open_to_one_over_memory() {
+    for n in SIZES {
+        assert_opened(n, run_parties(MemoryMesh::new(n), party));
+    }
+}
+
+#[test]
+fn open_to_one_over_tcp() {
+    for n in SIZES {
+        let meshes = local_tcp_mesh(n).expect("tcp mesh");
+        assert_opened(n, run_parties(meshes, party));
+    }
+}
+
+/// P[0] sends the peers with an even index another masked secret (frame 1
+/// on each link, after the hello): every party aborts naming round
+/// `announce` and P[0].
+#[test]
+fn equivocating_fixed_broadcaster_is_named() {
+    for n in [3, 5] {
+        let meshes = tamper_party(MemoryMesh::new(n), 0, |to, k, f: &mut Vec<u8>| {
+            if k == 1 && to % 2 == 0 {
+                f[0] ^= 1;
+            }
+        });
+        let outs = run_parties(meshes, |m| party(&mut **m));
+        for (i, o) in outs.iter().enumerate() {
+            match o {
+                Err(Error::Equivocation {
+                    party,
+                    round,
+                    sender,
+                    ..
+                }) => assert_eq!((*party, *round, *sender), (i, "announce", 0)),
+                other => panic!("party {i} of {n}: expected Equivocation, got {other:?}"),
+            }
+        }
+    }
+}
+
+/// The input of P[0] must be given to P[0], and only to it.
+#[test]
+fn fixed_input_at_the_wrong_party_is_refused() {
+    let params = open_to_one::Params::new(3).expect("params");
+    let missing = open_to_one::PInput { secret: None, x: 1 };
+    let r = open_to_one::P::new(0, params, SESSION, missing, Rng::from_entropy());
+    assert!(matches!(
+        r,
+        Err(Error::FixedInput {
+            party: 0,
+            holder: 0,
+            input: "secret"
+        })
+    ));
+    let extra = open_to_one::PInput {
+        secret: Some(5),
+        x: 1,
+    };
+    let r = open_to_one::P::new(2, params, SESSION, extra, Rng::from_entropy());
+    let text = r.err().expect("refused").to_string();
+    assert!(text.contains("`secret`") && text.contains("P[0]"), "{text}");
+}
+
+/// `comm_of(params, me)` is what party `me` sends (the mesh counts it, plus
+/// the hello); `comm` is the most any party sends.
+#[test]
+fn comm_of_counts_each_partys_bytes() {
+    let n = 4;
+    let params = open_to_one::Params::new(n).expect("params");
+    let sent = run_parties(MemoryMesh::new(n), |m| {
+        party(m).expect("run");
+        (0..n).map(|p| m.stats(p).bytes_sent).sum::<u64>()
+    });
+    let hello = run_parties(MemoryMesh::new(n), |m| {
+        let h = ot::runtime::mesh::Hello {
+            protocol: open_to_one::PROTOCOL.into(),
+            spec_hash: open_to_one::SPEC_HASH,
+            params: params.encode(),
+            session: SESSION,
+        };
+        ot::runtime::mesh::handshake(m, &h).expect("hello");
+        (0..n).map(|p| m.stats(p).bytes_sent).sum::<u64>()
+    });
+    for (me, (s, h)) in sent.iter().zip(&hello).enumerate() {
+        let c = open_to_one::comm_of(&params, me);
+        assert_eq!(*s, c.per_party as u64 + h, "party {me}");
+        // One digest of P[0]'s announcement to each peer.
+        assert_eq!(c.check_bytes, (n - 1) * 32);
+    }
+    let most = (0..n)
+        .map(|me| open_to_one::comm_of(&params, me).per_party)
+        .max();
+    assert_eq!(Some(open_to_one::comm(&params).per_party), most);
+    // announce, its check, share, open, deal.
+    assert_eq!(open_to_one::comm(&params).rounds, 5);
+}
