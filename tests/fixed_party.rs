@@ -43,19 +43,21 @@ fn assert_opened(n: usize, outs: Vec<Result<POutput, Error>>) {
     assert_eq!(dealt, want);
 }
 
-#[test]
-fn open_to_one_over_memory() {
+/// Runs `open_to_one` for every size over the meshes `make(n)` builds.
+fn open_for_every_size<M: Mesh + Send>(make: impl Fn(usize) -> Vec<M>) {
     for n in SIZES {
-        assert_opened(n, run_parties(MemoryMesh::new(n), party));
+        assert_opened(n, run_parties(make(n), party));
     }
 }
 
 #[test]
+fn open_to_one_over_memory() {
+    open_for_every_size(MemoryMesh::new);
+}
+
+#[test]
 fn open_to_one_over_tcp() {
-    for n in SIZES {
-        let meshes = local_tcp_mesh(n).expect("tcp mesh");
-        assert_opened(n, run_parties(meshes, party));
-    }
+    open_for_every_size(|n| local_tcp_mesh(n).expect("tcp mesh"));
 }
 
 /// P[0] sends the peers with an even index another masked secret (frame 1
