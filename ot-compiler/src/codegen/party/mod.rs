@@ -18,16 +18,6 @@ use crate::types::Ty;
 use analysis::{Op, PState, Plan};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::BTreeSet;
-
-/// The Rust type of a value: an `Option` when one fixed party holds it.
-fn held_ty(t: &Ty, held: bool) -> TokenStream {
-    let t = rust_ty(t);
-    match held {
-        true => quote!(::core::option::Option<#t>),
-        false => t,
-    }
-}
 
 /// Generates the items of an n-party protocol module.
 pub(super) fn generate(ir: &Ir) -> TokenStream {
@@ -131,30 +121,6 @@ fn params_encode(ir: &Ir) -> TokenStream {
     }
 }
 
-/// Bytes party `me` sends in round `k` (its messages, and the digests of a
-/// checked broadcast), as a term added to `per_party`; and the digests alone.
-fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
-    let rt = rt();
-    let r = &ir.rounds[k];
-    let m = format_ident!("{}", r.msg);
-    let msg = quote!(msgs::#m::wire_len(params));
-    let sent = match r.party {
-        Some(PartyRound::FixedBroadcast { sender: c, .. } | PartyRound::FromOne { sender: c }) => {
-            quote!(if me == #c { __peers.wrapping_mul(#msg) } else { 0 })
-        }
-        Some(PartyRound::ToOne { receiver: c }) => quote!(if me == #c { 0 } else { #msg }),
-        _ => quote!(__peers.wrapping_mul(#msg)),
-    };
-    let digests = match r.party {
-        _ if !analysis::checked(ir, k) => quote!(0usize),
-        Some(PartyRound::FixedBroadcast { .. }) => {
-            quote!(__peers.wrapping_mul(#rt::mpc::DIGEST_LEN))
-        }
-        _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)),
-    };
-    (sent, digests)
-}
-
 /// `Comm` and `comm`: bytes each party sends, from the specification.
 fn comm_items(ir: &Ir) -> TokenStream {
     let n = super::wire::shape(&analysis::parties(ir));
@@ -228,6 +194,39 @@ fn comm_items(ir: &Ir) -> TokenStream {
         pub fn comm(params: &Params) -> Comm {
             #comm
         }
+    }
+}
+
+/// Bytes party `me` sends in round `k` (its messages, and the digests of a
+/// checked broadcast), as a term added to `per_party`; and the digests alone.
+fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
+    let rt = rt();
+    let r = &ir.rounds[k];
+    let m = format_ident!("{}", r.msg);
+    let msg = quote!(msgs::#m::wire_len(params));
+    let sent = match r.party {
+        Some(PartyRound::FixedBroadcast { sender: c, .. } | PartyRound::FromOne { sender: c }) => {
+            quote!(if me == #c { __peers.wrapping_mul(#msg) } else { 0 })
+        }
+        Some(PartyRound::ToOne { receiver: c }) => quote!(if me == #c { 0 } else { #msg }),
+        _ => quote!(__peers.wrapping_mul(#msg)),
+    };
+    let digests = match r.party {
+        _ if !analysis::checked(ir, k) => quote!(0usize),
+        Some(PartyRound::FixedBroadcast { .. }) => {
+            quote!(__peers.wrapping_mul(#rt::mpc::DIGEST_LEN))
+        }
+        _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)),
+    };
+    (sent, digests)
+}
+
+/// The Rust type of a value: an `Option` when one fixed party holds it.
+fn held_ty(t: &Ty, held: bool) -> TokenStream {
+    let t = rust_ty(t);
+    match held {
+        true => quote!(::core::option::Option<#t>),
+        false => t,
     }
 }
 
@@ -336,7 +335,7 @@ impl<'a> PartyGen<'a> {
     /// A statement of the fixed party `c` (`at P[c]`): run only at `c`, on
     /// its own values; the value it defines is `Some` there, `None` elsewhere.
     fn fixed_stmt(&self, s: &TStmt, i: usize, c: usize) -> TokenStream {
-        let mut reads = BTreeSet::new();
+        let mut reads = std::collections::BTreeSet::new();
         let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
         crate::codegen::expr::locals_of(e, &mut reads);
         let unwraps = self.unwraps(reads.iter(), i);
