@@ -119,19 +119,13 @@ fn comm_of_counts_each_partys_bytes() {
         party(m).expect("run");
         (0..n).map(|p| m.stats(p).bytes_sent).sum::<u64>()
     });
-    let hello = run_parties(MemoryMesh::new(n), |m| {
-        let h = ot::runtime::mesh::Hello {
-            protocol: open_to_one::PROTOCOL.into(),
-            spec_hash: open_to_one::SPEC_HASH,
-            params: params.encode(),
-            session: SESSION,
-        };
-        ot::runtime::mesh::handshake(m, &h).expect("hello");
-        (0..n).map(|p| m.stats(p).bytes_sent).sum::<u64>()
-    });
-    for (me, (s, h)) in sent.iter().zip(&hello).enumerate() {
+    // The session hello to each peer: magic, n, index, the protocol name
+    // (with its length), spec hash, parameters (with their length), session.
+    let hello = (n - 1)
+        * (8 + 4 + 4 + 2 + open_to_one::PROTOCOL.len() + 32 + 4 + params.encode().len() + 16);
+    for (me, s) in sent.iter().enumerate() {
         let c = open_to_one::comm_of(&params, me);
-        assert_eq!(*s, c.per_party as u64 + h, "party {me}");
+        assert_eq!(*s, (c.per_party + hello) as u64, "party {me}");
         // One digest of P[0]'s announcement to each peer.
         assert_eq!(c.check_bytes, (n - 1) * 32);
     }
@@ -141,4 +135,78 @@ fn comm_of_counts_each_partys_bytes() {
     assert_eq!(Some(open_to_one::comm(&params).per_party), most);
     // announce, its check, share, open, deal.
     assert_eq!(open_to_one::comm(&params).rounds, 5);
+}
+
+/// One round of two parties stepped by hand through the generic
+/// `send::<M>()`/`recv`: checks how many messages each sends, delivers them,
+/// and rebinds the two parties to their next states.
+macro_rules! round2 {
+    ($p0:ident, $p1:ident, $m:ty, $sends:expr) => {
+        let ((o0, $p0), (o1, $p1)) = ($p0.send::<$m>()?, $p1.send::<$m>()?);
+        assert_eq!((o0.len(), o1.len()), $sends);
+        let (mut to0, mut to1) = (Vec::new(), Vec::new());
+        for (from, (to, m)) in o0
+            .into_iter()
+            .map(|x| (0, x))
+            .chain(o1.into_iter().map(|x| (1, x)))
+        {
+            match to {
+                0 => to0.push((from, m)),
+                _ => to1.push((from, m)),
+            }
+        }
+        let ($p0, $p1) = ($p0.recv(to0)?, $p1.recv(to1)?);
+    };
+}
+
+/// Two parties stepped by hand: in a round of one fixed party, a party
+/// that takes no part sends nothing and receives an empty list.
+#[test]
+fn fixed_rounds_stepped_by_hand() -> Result<(), Error> {
+    use open_to_one::msgs;
+    let params = open_to_one::Params::new(2)?;
+    let new = |me| open_to_one::P::new(me, params, SESSION, input(me), Rng::from_entropy());
+    let (p0, p1) = (new(0)?, new(1)?);
+    // announce: P[0] -> all, then its check.
+    round2!(p0, p1, msgs::Masked, (1, 0));
+    let (d0, d1) = (p0.digests_announce(), p1.digests_announce());
+    let (p0, p1) = (
+        p0.check_announce(vec![(1, d1)])?,
+        p1.check_announce(vec![(0, d0)])?,
+    );
+    round2!(p0, p1, msgs::Share, (1, 1));
+    // open: P[j] -> P[0]; deal: P[0] -> P[j].
+    round2!(p0, p1, msgs::Partial, (0, 1));
+    round2!(p0, p1, msgs::Deal, (1, 0));
+    assert_opened(2, vec![p0.finish(), p1.finish()]);
+    Ok(())
+}
+
+/// In a round of one fixed party, a missing message from the sender, or a
+/// message from a party that does not send, is `Error::Delivery`.
+#[test]
+fn fixed_round_deliveries_are_checked() -> Result<(), Error> {
+    use open_to_one::msgs;
+    let params = open_to_one::Params::new(2)?;
+    let new = |me| open_to_one::P::new(me, params, SESSION, input(me), Rng::from_entropy());
+    let (mut o0, p0) = new(0)?.send::<msgs::Masked>()?;
+    let (_, p1) = new(1)?.send::<msgs::Masked>()?;
+    let missing = p1.recv::<msgs::Masked>(vec![]);
+    assert!(matches!(
+        missing,
+        Err(Error::Delivery {
+            round: "announce",
+            peer: 0
+        })
+    ));
+    let (_, m) = o0.pop().expect("P[0] sends to P[1]");
+    let extra = p0.recv(vec![(1, m)]);
+    assert!(matches!(
+        extra,
+        Err(Error::Delivery {
+            round: "announce",
+            peer: 1
+        })
+    ));
+    Ok(())
 }
