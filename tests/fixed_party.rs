@@ -210,3 +210,60 @@ fn fixed_round_deliveries_are_checked() -> Result<(), Error> {
     ));
     Ok(())
 }
+
+/// A fixed party named by a `const`, a per-party check at that party, an
+/// unchecked broadcast by it, and an output of that party computed by every
+/// party.
+mod audit {
+    ot::protocol! {
+        protocol Audit(role P[n]) {
+            const ROOT: usize = 1;
+            param n: usize requires n >= 2;
+            input P[i] { x: u64 }
+            output P[ROOT] { total: u64 }
+            output P[i] { pick: u64 }
+
+            at P[i] { y = x + 1; }
+            round gather: P[j] -> P[ROOT] : Gather { y: u64 }
+            at P[ROOT] {
+                check [y[j] != 0 for j in 0..n] else abort ZeroShare;
+                twice = sum_u64(y) + sum_u64(y);
+                picks = [y[j] + twice for j in 0..n];
+            }
+            round pick: P[ROOT] -> P[j] : Pick { picks: u64 }
+            round tell: P[ROOT] -> all unchecked : Tell { twice: u64 }
+            at P[i] { pick = picks; total = twice; }
+        }
+    }
+}
+
+fn audit_party<M: Mesh + ?Sized>(mesh: &mut M, x: u64) -> Result<audit::POutput, audit::Error> {
+    let params = audit::Params::new(mesh.parties())?;
+    let input = audit::PInput { x };
+    audit::P::new(mesh.me(), params, SESSION, input, Rng::from_entropy())?.run(mesh)
+}
+
+#[test]
+fn a_const_fixed_party_checks_each_partys_value() {
+    let n = 3;
+    let outs = run_parties(MemoryMesh::new(n), |m| audit_party(m, x_of(m.me())));
+    let twice = 2 * (0..n).fold(0u64, |a, i| a.wrapping_add(x_of(i).wrapping_add(1)));
+    for (i, o) in outs.into_iter().enumerate() {
+        let o = o.expect("run");
+        assert_eq!(o.pick, x_of(i).wrapping_add(1).wrapping_add(twice));
+        assert_eq!(o.total, (i == 1).then_some(twice));
+    }
+    // Party 2's value fails P[1]'s check, which names it.
+    let outs = run_parties(MemoryMesh::new(n), |m| {
+        let x = if m.me() == 2 { u64::MAX } else { 5 };
+        audit_party(m, x)
+    });
+    assert!(matches!(
+        outs[1],
+        Err(audit::Error::ZeroShare {
+            party: 1,
+            culprit: Some(2),
+            ..
+        })
+    ));
+}

@@ -626,7 +626,7 @@ impl<'a> Checker<'a> {
                     let t = self.expr(role, cond)?;
                     // An n-party check may test one condition per party
                     // (`[c(j) for j in 0..n]`); a failure names the party.
-                    let per_party = !self.party_vars.is_empty()
+                    let per_party = self.roles.iter().any(|r| r.count.is_some())
                         && matches!(&t.ty, Ty::Array(e, _) if **e == Ty::Bit);
                     if t.ty != Ty::Bit && !per_party {
                         return Err(Diagnostic::error(
