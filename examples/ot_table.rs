@@ -117,9 +117,10 @@ impl Proto {
             Proto::Kkrt => ("1-out-of-2^128 OPRF", "passive", "KKRT16"),
             Proto::Oos => ("1-out-of-2^76 OT", "malicious", "OOS17"),
             Proto::Rr16 => ("approx. N/2-out-of-N OT", "malicious", "RR16"),
-            // ---- QuietOT: one output = one OT of the kind in the first column ----
-            Proto::QuietBipsw => ("1-out-of-6 bit OT (PCF)", "passive", "QuietOT-BIPSW"),
-            Proto::QuietGar => ("1-out-of-32 bit OT (PCF)", "passive", "QuietOT-GAR"),
+            // ---- QuietOT: one output = one OT of the kind in the first column
+            // (the bit-OT rows are the PCF output, no conversion) ----
+            Proto::QuietBipsw => ("1-out-of-6 bit OT", "passive", "QuietOT-BIPSW"),
+            Proto::QuietGar => ("1-out-of-32 bit OT", "passive", "QuietOT-GAR"),
             Proto::QuietBipswRot => ("1-out-of-2 random OT", "passive", "QuietOT-BIPSW"),
             Proto::QuietGarRot => ("1-out-of-2 random OT", "passive", "QuietOT-GAR"),
         }
