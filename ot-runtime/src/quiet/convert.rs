@@ -24,10 +24,11 @@
 //! one representative candidate per class (`m_b = h_{rep(b)}`, the first
 //! `j` of class `b`), and one message of `N − 2` blocks per OT carries the
 //! corrections `h_j ⊕ h_{rep(class(j))}` of the other candidates: the
-//! receiver turns its `h_c` into `m_{class(c)}`. This is the classical
-//! 1-out-of-N to 1-out-of-2 reduction with a function of the choice
-//! (one one-time-padded message per candidate, Brassard–Crépeau–Robert
-//! 1986), with the representatives' pads omitted. The receiver learns
+//! receiver turns its `h_c` into `m_{class(c)}`. This is the folklore
+//! reduction of an OT of a function of the choice to a 1-out-of-N OT (one
+//! one-time pad per candidate), with the representatives' pads omitted;
+//! the choice is then derandomized as in Beaver, "Precomputing Oblivious
+//! Transfer", CRYPTO 1995. The receiver learns
 //! nothing about `m_{1−b}`: every candidate of the other class has a hash
 //! it cannot compute (it only knows `F(msk, x) + c·Δ`, not `Δ`), and the
 //! corrections of that class give only differences of those hashes.
