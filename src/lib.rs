@@ -311,3 +311,20 @@ pub mod quiet_bipsw {
 pub mod quiet_gar {
     crate::protocol!("protocols/quiet_gar.otp");
 }
+
+/// Random 1-out-of-2 OTs of blocks from QuietOT-BIPSW: `quiet_bipsw`'s
+/// setup and expansion, then one correction message (4 blocks per OT) and
+/// Beaver's choice derandomization (1 bit per OT); the choice bit is the
+/// BIPSW weak PRF's rounding of the 1-out-of-6 index. Realizes `RandomOt`
+/// (`SenderRealization` / `ReceiverRealization`), from
+/// `protocols/quiet_bipsw_rot.otp`.
+pub mod quiet_bipsw_rot {
+    crate::protocol!("protocols/quiet_bipsw_rot.otp");
+}
+
+/// Random 1-out-of-2 OTs of blocks from QuietOT-GAR (30 correction blocks
+/// and 1 bit per OT; the choice bit is the XOR-MAJ output), realizing
+/// `RandomOt`, from `protocols/quiet_gar_rot.otp`.
+pub mod quiet_gar_rot {
+    crate::protocol!("protocols/quiet_gar_rot.otp");
+}
