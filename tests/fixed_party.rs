@@ -215,26 +215,7 @@ fn fixed_round_deliveries_are_checked() -> Result<(), Error> {
 /// unchecked broadcast by it, and an output of that party computed by every
 /// party.
 mod audit {
-    ot::protocol! {
-        protocol Audit(role P[n]) {
-            const ROOT: usize = 1;
-            param n: usize requires n >= 2;
-            input P[i] { x: u64 }
-            output P[ROOT] { total: u64 }
-            output P[i] { pick: u64 }
-
-            at P[i] { y = x + 1; }
-            round gather: P[j] -> P[ROOT] : Gather { y: u64 }
-            at P[ROOT] {
-                check [y[j] != 0 for j in 0..n] else abort ZeroShare;
-                twice = sum_u64(y) + sum_u64(y);
-                picks = [y[j] + twice for j in 0..n];
-            }
-            round pick: P[ROOT] -> P[j] : Pick { picks: u64 }
-            round tell: P[ROOT] -> all unchecked : Tell { twice: u64 }
-            at P[i] { pick = picks; total = twice; }
-        }
-    }
+    ot::protocol!("tests/otp/audit.otp");
 }
 
 fn audit_party<M: Mesh + ?Sized>(mesh: &mut M, x: u64) -> Result<audit::POutput, audit::Error> {

@@ -45,7 +45,11 @@ pub(super) fn check(proto: &Protocol, ck: &mut Checker, items: &[Item], ir: &mut
             }
         }
     }
-    for item in items {
+    // Constants first (in their order), so that a fixed party index may
+    // name one declared further down (`P[ROOT]`).
+    let (consts, rest): (Vec<&Item>, Vec<&Item>) =
+        items.iter().partition(|i| matches!(i, Item::Const(_)));
+    for item in consts.into_iter().chain(rest) {
         ck.party_item(item, ir)
             .map_err(|d| d.with_context(item_context(proto, item)))?;
         if let Item::Param(p) = item {
