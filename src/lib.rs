@@ -289,6 +289,13 @@ pub mod minimac_input {
     crate::protocol!("protocols/minimac_input.otp");
 }
 
+/// Oblivious AES-128 on MiniMac with S-box-dedicated dealer masks (13
+/// rounds for any number of blocks), from `protocols/minimac_aes.otp`
+/// (kernels: [`runtime::minimac::aes`]).
+pub mod minimac_aes {
+    crate::protocol!("protocols/minimac_aes.otp");
+}
+
 /// Orlandi protocol, preprocessing: multiplication triples from Paillier
 /// Triple Generation, a random-subset check and the Triple Test, from
 /// `protocols/orlandi_triple.otp` (3072-bit Paillier keys as input).

@@ -201,6 +201,7 @@ fn reencode_counts(m: usize) -> Counts {
         triples: 2 * m,
         pairs: m,
         inputs: m,
+        ..Counts::default()
     }
 }
 

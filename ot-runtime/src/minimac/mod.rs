@@ -19,6 +19,7 @@
 //! [`triple_ok`] before use.
 #![forbid(unsafe_code)]
 
+pub mod aes;
 pub mod prep;
 mod shares;
 

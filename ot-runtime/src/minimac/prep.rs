@@ -9,7 +9,7 @@
 //! benchmarks, or where one trusted machine is acceptable. No actively
 //! secure offline phase is implemented.
 //!
-//! **File format** (version 2, little-endian): a 64-byte header
+//! **File format** (version 2, little-endian): a 72-byte header
 //!
 //! | bytes | field |
 //! |---|---|
@@ -25,6 +25,7 @@
 //! | 40..48 | number of triples |
 //! | 48..56 | number of re-encoding pairs |
 //! | 56..64 | number of input masks per party |
+//! | 64..72 | number of S-box masks (oblivious AES, [`super::aes`]) |
 //!
 //! then the party's share `α_i` (`n` bytes), each random value as its
 //! codeword share and MAC share (`2n` bytes), each triple as `a`, `b`, `c`
@@ -32,11 +33,12 @@
 //! see [`deal`]), each re-encoding pair as `r` in `C` and `r*` in `C*`
 //! (`4n` bytes), the input masks of every party (owner-major, `2n` bytes
 //! each), the clear slots of the party's own input masks (`k` bytes each),
-//! and a SHA-256 of everything before it (32 bytes).
+//! each S-box mask as its [`super::aes::WORDS`] words (`r^1..r^127` in `C`,
+//! `s*` in `C*`, `g(s)` in `C`; `2n` bytes each), and a SHA-256 of everything before it (32 bytes).
 //!
 //! **Consumption.** [`PrepStore::open`] reads the file and the record
 //! `<file>.consumed` next to it (one line: batch id, random values,
-//! triples, pairs and input masks used). Every `take_*` first writes the advanced offsets to the
+//! triples, pairs, input masks and S-box masks used). Every `take_*` first writes the advanced offsets to the
 //! record (a temporary file renamed over it, synced) and only then moves
 //! the material out of the store, so material is never handed out twice,
 //! in this process or a later one. A file whose material is all used is
@@ -50,6 +52,7 @@ use std::sync::Arc;
 use rand_core::{CryptoRng, RngCore};
 use sha2::{Digest, Sha256};
 
+use super::aes::WORDS;
 use super::shares::{Codes, Holder, Shares};
 use crate::gf256::{add_assign, mul_slices};
 use crate::reed_solomon::CodeError;
@@ -59,7 +62,7 @@ pub const MAGIC: &[u8; 8] = b"OTMMPREP";
 /// Current file version (2 added re-encoding pairs and input masks).
 pub const VERSION: u16 = 2;
 /// Header length in bytes.
-pub const HEADER_LEN: usize = 64;
+pub const HEADER_LEN: usize = 72;
 const DIGEST_LEN: usize = 32;
 
 /// The parameter set of a preprocessing batch.
@@ -171,6 +174,9 @@ pub struct PartyPrep {
     pub inputs: Vec<u8>,
     /// The clear slots of this party's own input masks, `k` bytes each.
     pub own_masks: Vec<u8>,
+    /// S-box masks for oblivious AES ([`super::aes`]), each as its
+    /// [`WORDS`] words (codeword and MAC share), `2n · WORDS` bytes each.
+    pub sboxes: Vec<u8>,
 }
 
 /// How much material the dealer makes ([`deal_counts`]).
@@ -184,6 +190,9 @@ pub struct Counts {
     pub pairs: usize,
     /// Input masks per party (each party knows the slots of its own).
     pub inputs: usize,
+    /// S-box masks for oblivious AES ([`super::aes`]), each one k-slot
+    /// vector of S-box inputs.
+    pub sboxes: usize,
 }
 
 /// Splits `word` into additive shares for every party and appends, for
@@ -241,7 +250,7 @@ pub fn deal<R: RngCore + CryptoRng + ?Sized>(
 /// A word of `C*` with message `msg` in its first `k` coordinates and
 /// uniformly random coordinates `k..2k − 1` (so that, opened after adding
 /// it, a `C*` word reveals only its slots).
-fn masked_square_word<R: RngCore + CryptoRng + ?Sized>(
+pub(super) fn masked_square_word<R: RngCore + CryptoRng + ?Sized>(
     codes: &Codes,
     msg: &[u8],
     rng: &mut R,
@@ -315,6 +324,12 @@ pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
         deal_word(&codes.base.encode(&msg), &alpha, &mut ps, rng);
         deal_word(&masked_square_word(&codes, &msg, rng), &alpha, &mut ps, rng);
     }
+    let mut ss = vec![Vec::with_capacity(counts.sboxes * WORDS * 2 * n); p];
+    for _ in 0..counts.sboxes {
+        for word in super::aes::sbox_mask_words(&codes, rng) {
+            deal_word(&word, &alpha, &mut ss, rng);
+        }
+    }
     let mut is = vec![Vec::with_capacity(p * counts.inputs * 2 * n); p];
     let mut own = vec![Vec::with_capacity(counts.inputs * k); p];
     for o in own.iter_mut() {
@@ -328,18 +343,22 @@ pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
         .into_iter()
         .zip(rs.into_iter().zip(ts))
         .zip(ps.into_iter().zip(is.into_iter().zip(own)))
+        .zip(ss)
         .enumerate()
         .map(
-            |(me, ((alpha, (randoms, triples)), (pairs, (inputs, own_masks))))| PartyPrep {
-                me,
-                params,
-                batch,
-                alpha,
-                randoms,
-                triples,
-                pairs,
-                inputs,
-                own_masks,
+            |(me, (((alpha, (randoms, triples)), (pairs, (inputs, own_masks))), sboxes))| {
+                PartyPrep {
+                    me,
+                    params,
+                    batch,
+                    alpha,
+                    randoms,
+                    triples,
+                    pairs,
+                    inputs,
+                    own_masks,
+                    sboxes,
+                }
             },
         )
         .collect())
@@ -354,6 +373,7 @@ impl PartyPrep {
             triples: self.triples.len() / (6 * n),
             pairs: self.pairs.len() / (4 * n),
             inputs: self.own_masks.len() / self.params.k.max(1),
+            sboxes: self.sboxes.len() / (WORDS * 2 * n),
         }
     }
 
@@ -367,6 +387,7 @@ impl PartyPrep {
             &self.pairs,
             &self.inputs,
             &self.own_masks,
+            &self.sboxes,
         ];
         let body: usize = sections.iter().map(|v| v.len()).sum();
         let mut out = Vec::with_capacity(HEADER_LEN + body + DIGEST_LEN);
@@ -383,7 +404,7 @@ impl PartyPrep {
         out.extend_from_slice(&[0u8; 6]);
         out.extend_from_slice(&self.batch.to_le_bytes());
         let c = self.counts();
-        for v in [c.randoms, c.triples, c.pairs, c.inputs] {
+        for v in [c.randoms, c.triples, c.pairs, c.inputs, c.sboxes] {
             out.extend_from_slice(&(v as u64).to_le_bytes());
         }
         for v in sections {
@@ -448,8 +469,9 @@ impl PartyPrep {
             u64_at(48).checked_mul(4 * n),
             ni.checked_mul(2 * n).and_then(|v| v.checked_mul(p)),
             ni.checked_mul(k),
+            u64_at(64).checked_mul(WORDS as u64 * 2 * n),
         ];
-        let mut lens_usize = [0usize; 6];
+        let mut lens_usize = [0usize; 7];
         let mut total = Some((HEADER_LEN + DIGEST_LEN) as u64);
         for (l, out) in lens.iter().zip(lens_usize.iter_mut()) {
             total = total.and_then(|t| l.and_then(|l| t.checked_add(l)));
@@ -475,7 +497,7 @@ impl PartyPrep {
             rest = t;
             h.to_vec()
         });
-        let take = |i: usize, parts: &mut [Vec<u8>; 6]| std::mem::take(&mut parts[i]);
+        let take = |i: usize, parts: &mut [Vec<u8>; 7]| std::mem::take(&mut parts[i]);
         Ok(PartyPrep {
             me,
             params,
@@ -486,6 +508,7 @@ impl PartyPrep {
             pairs: take(3, &mut parts),
             inputs: take(4, &mut parts),
             own_masks: take(5, &mut parts),
+            sboxes: take(6, &mut parts),
         })
     }
 
@@ -532,11 +555,12 @@ impl PrepStore {
                     .filter_map(|w| w.parse().ok())
                     .collect();
                 match f[..] {
-                    [b, r, t, p, i] if b == prep.batch => Counts {
+                    [b, r, t, p, i, x] if b == prep.batch => Counts {
                         randoms: r as usize,
                         triples: t as usize,
                         pairs: p as usize,
                         inputs: i as usize,
+                        sboxes: x as usize,
                     },
                     _ => return Err(PrepError::BadRecord { path: record }),
                 }
@@ -562,7 +586,7 @@ impl PrepStore {
             used,
         };
         let left = store.left();
-        if left.randoms + left.triples + left.pairs + left.inputs == 0 {
+        if left.randoms + left.triples + left.pairs + left.inputs + left.sboxes == 0 {
             return Err(PrepError::Consumed {
                 batch: store.prep.batch,
             });
@@ -583,6 +607,7 @@ impl PrepStore {
             triples: t.triples.saturating_sub(u.triples),
             pairs: t.pairs.saturating_sub(u.pairs),
             inputs: t.inputs.saturating_sub(u.inputs),
+            sboxes: t.sboxes.saturating_sub(u.sboxes),
         }
     }
 
@@ -621,8 +646,8 @@ impl PrepStore {
         let u = used;
         writeln!(
             f,
-            "{} {} {} {} {}",
-            self.prep.batch, u.randoms, u.triples, u.pairs, u.inputs
+            "{} {} {} {} {} {}",
+            self.prep.batch, u.randoms, u.triples, u.pairs, u.inputs, u.sboxes
         )
         .map_err(io)?;
         f.sync_all().map_err(io)?;
@@ -716,6 +741,20 @@ impl PrepStore {
             |c| &mut c.pairs,
             |p| &mut p.pairs,
             [false, true],
+        )
+    }
+
+    /// Takes `m` S-box masks ([`super::aes`]): word `w` of every mask, for
+    /// each of the [`WORDS`] words.
+    pub fn take_sbox_masks(&mut self, m: usize) -> Result<[Shares; WORDS], PrepError> {
+        let mut square = [false; WORDS];
+        square[WORDS - 2] = true;
+        self.take_words(
+            "S-box masks",
+            m,
+            |c| &mut c.sboxes,
+            |p| &mut p.sboxes,
+            square,
         )
     }
 
