@@ -242,6 +242,14 @@ pub mod sum_n {
     crate::protocol!("protocols/sum_n.otp");
 }
 
+/// Opening to one party (`P[0] -> all`, `P[j] -> P[0]`, `P[0] -> P[j]`,
+/// `at P[0]`): P[0] broadcasts its masked secret, learns the sum of every
+/// input and deals everyone a share of it; generated from
+/// `protocols/open_to_one.otp`.
+pub mod open_to_one {
+    crate::protocol!("protocols/open_to_one.otp");
+}
+
 /// Orlandi protocol, online phase: opening shared values with every
 /// party's opening checked against its Pedersen commitments, generated
 /// from `protocols/orlandi.otp` (shares: [`runtime::orlandi::Shares`]).
