@@ -41,7 +41,7 @@ fn files(parties: usize, m: usize) -> Vec<PathBuf> {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let counts = Counts {
-        inputs: 32 * m,
+        inputs: 48 * m,
         sboxes: LAYERS * SBOXES * m,
         ..Counts::default()
     };
@@ -60,8 +60,11 @@ fn session(tag: u8) -> [u8; 16] {
 #[derive(Clone, Copy, Debug)]
 enum Cheat {
     Honest,
-    /// A non-codeword error on its plaintext share.
+    /// A non-codeword error on its share of the plaintext mask.
     NonCodeword,
+    /// A codeword error on its share of party 0's first output mask, so
+    /// the ciphertext opened to party 0 would be wrong.
+    OutputMask,
     /// A codeword error on its key share (stays in the code).
     Codeword,
     /// An error on its key share's MAC.
@@ -70,10 +73,16 @@ enum Cheat {
     MaskMac,
 }
 
-fn cheat(pt: &mut Shares, key: &mut Shares, masks: &mut AesMasks, how: Cheat) {
+fn cheat(io: &mut Shares, key: &mut Shares, masks: &mut AesMasks, how: Cheat) {
     match how {
         Cheat::Honest => {}
-        Cheat::NonCodeword => pt.parts_mut().0[5] ^= 0x21,
+        Cheat::NonCodeword => io.parts_mut().0[5] ^= 0x21,
+        Cheat::OutputMask => {
+            // m = 1 here: value 16 is the first output mask.
+            let e = Codes::get(K, LEN).unwrap().base.encode(&[0x04; K]);
+            let x = &mut io.parts_mut().0[16 * LEN..17 * LEN];
+            x.iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
+        }
         Cheat::Codeword => {
             let e = Codes::get(K, LEN).unwrap().base.encode(&[7u8; K]);
             let x = key.parts_mut().0;
@@ -84,8 +93,9 @@ fn cheat(pt: &mut Shares, key: &mut Shares, masks: &mut AesMasks, how: Cheat) {
     }
 }
 
-/// Party `me`'s view of one run: it enters its key share (and party 0 the
-/// plaintexts: block `g·K + s` in slot `s` of group `g`), then runs AES.
+/// Party `me`'s view of one run: it enters its key share with
+/// `minimac_input`, then runs AES, party 0 with its plaintexts (block
+/// `g·K + s` in slot `s` of group `g`); only party 0 gets ciphertexts.
 fn party<M: Mesh + ?Sized>(
     mesh: &mut M,
     files: &[PathBuf],
@@ -93,52 +103,51 @@ fn party<M: Mesh + ?Sized>(
     pts: &[[u8; 16]],
     m: usize,
     how: (usize, Cheat),
-) -> Res<Opened> {
+) -> Res<Option<Opened>> {
     let (me, n) = (mesh.me(), mesh.parties());
     let mut store = PrepStore::open(&files[me], me, params(n))?;
-    // Value p·m + g: key byte p in every slot; then 16m plaintext values.
-    let mut x = vec![0u8; 32 * m * K];
+    // Value p·m + g: key byte p in every slot.
+    let mut x = vec![0u8; 16 * m * K];
     for p in 0..16 {
-        for g in 0..m {
-            x[(p * m + g) * K..(p * m + g + 1) * K].fill(key_share[p]);
-            for s in 0..K {
-                if me == 0 {
-                    x[((16 + p) * m + g) * K + s] = pts.get(g * K + s).map_or(0, |b| b[p]);
-                }
-            }
-        }
+        x[p * m * K..(p + 1) * m * K].fill(key_share[p]);
     }
-    let (masks_in, own) = store.take_inputs(32 * m)?;
-    let p = minimac_input::Params::new(n, 32 * m, K)?;
-    let v = minimac_input::P::new(
-        me,
-        p,
-        session(1),
-        minimac_input::PInput {
-            x,
-            masks: masks_in,
-            own,
-        },
-        Rng::from_entropy(),
-    )?
-    .run(mesh)?
-    .shares;
-    let (mut key, mut pt) = (
-        v.slice(0, 16 * m).unwrap(),
-        v.slice(16 * m, 16 * m).unwrap(),
-    );
+    let (masks_in, own) = store.take_inputs(16 * m)?;
+    let p = minimac_input::Params::new(n, 16 * m, K)?;
+    let input = minimac_input::PInput {
+        x,
+        masks: masks_in,
+        own,
+    };
+    let v = minimac_input::P::new(me, p, session(1), input, Rng::from_entropy())?
+        .run(mesh)?
+        .shares;
+    let mut key = v.slice(0, 16 * m).unwrap();
     for j in 1..n {
-        key = key.add(&v.slice(j * 32 * m, 16 * m).unwrap())?;
-        pt = pt.add(&v.slice(j * 32 * m + 16 * m, 16 * m).unwrap())?;
+        key = key.add(&v.slice(j * 16 * m, 16 * m).unwrap())?;
+    }
+    // Party 0's next 32m masks: plaintexts, then ciphertexts.
+    let (all, own) = store.take_inputs(32 * m)?;
+    let mut io = all.slice(0, 32 * m).unwrap();
+    let mut pt = vec![0u8; 16 * m * K];
+    for (b, blk) in pts.iter().enumerate() {
+        for p in 0..16 {
+            pt[p * m * K + b] = blk[p];
+        }
     }
     let mut masks: AesMasks = (0..LAYERS)
         .map(|_| store.take_sbox_masks(SBOXES * m))
         .collect::<Result<_, _>>()?;
     if me == how.0 {
-        cheat(&mut pt, &mut key, &mut masks, how.1);
+        cheat(&mut io, &mut key, &mut masks, how.1);
     }
-    let p = minimac_aes::Params::new(n, m, LEN)?;
-    let input = minimac_aes::PInput { pt, key, masks };
+    let p = minimac_aes::Params::new(n, m, K, LEN)?;
+    let input = minimac_aes::PInput {
+        pt: (me == 0).then_some(pt),
+        own: (me == 0).then_some(own),
+        io,
+        key,
+        masks,
+    };
     Ok(
         minimac_aes::P::new(me, p, session(2), input, Rng::from_entropy())?
             .run(mesh)?
@@ -167,7 +176,7 @@ fn reference(key: [u8; 16], pt: &[u8; 16]) -> [u8; 16] {
 
 fn run<F>(n: usize, key: [u8; 16], pts: &[[u8; 16]], how: (usize, Cheat), tcp: bool, check: F)
 where
-    F: Fn(Vec<Res<Opened>>),
+    F: Fn(Vec<Res<Option<Opened>>>),
 {
     let m = pts.len().div_ceil(K);
     let f = files(n, m);
@@ -181,10 +190,16 @@ where
     check(outs)
 }
 
-fn expect_ciphertexts(key: [u8; 16], pts: &[[u8; 16]]) -> impl Fn(Vec<Res<Opened>>) + '_ {
+/// Party 0 gets the ciphertexts, every other party none.
+fn expect_ciphertexts(key: [u8; 16], pts: &[[u8; 16]]) -> impl Fn(Vec<Res<Option<Opened>>>) + '_ {
     move |outs| {
-        for o in outs {
+        for (me, o) in outs.into_iter().enumerate() {
             let ct = o.unwrap();
+            if me > 0 {
+                assert!(ct.is_none(), "party {me} got a ciphertext");
+                continue;
+            }
+            let ct = ct.expect("party 0's ciphertexts");
             for (b, pt) in pts.iter().enumerate() {
                 assert_eq!(ct[b], reference(key, pt), "block {b}");
             }
@@ -204,11 +219,14 @@ const FIPS_CT: [u8; 16] = [
 fn fips_197_c1_for_2_and_3_players() {
     assert_eq!(reference(FIPS_KEY, &FIPS_PT), FIPS_CT);
     for n in [2, 3] {
-        run(n, FIPS_KEY, &[FIPS_PT], (0, Cheat::Honest), false, |outs| {
-            for o in outs {
-                assert_eq!(o.unwrap()[0], FIPS_CT);
-            }
-        });
+        run(
+            n,
+            FIPS_KEY,
+            &[FIPS_PT],
+            (0, Cheat::Honest),
+            false,
+            expect_ciphertexts(FIPS_KEY, &[FIPS_PT]),
+        );
     }
 }
 
@@ -247,6 +265,7 @@ fn a_cheating_party_is_caught_and_no_ciphertext_is_output() {
             (n - 1, Cheat::Codeword),
             (1, Cheat::KeyMac),
             (n - 1, Cheat::MaskMac),
+            (1, Cheat::OutputMask),
         ] {
             run(n, FIPS_KEY, &[FIPS_PT], (who, how), false, |outs| {
                 for o in outs {
@@ -271,15 +290,17 @@ fn a_batch_of_the_wrong_shape_is_refused() {
     let outs = run_parties(MemoryMesh::new(2), |mesh| {
         let me = mesh.me();
         let mut store = PrepStore::open(&f[me], me, params(2)).unwrap();
-        let (v, _) = store.take_inputs(32).unwrap();
+        let (v, own) = store.take_inputs(32).unwrap();
         let masks: AesMasks = (0..LAYERS)
             .map(|_| store.take_sbox_masks(SBOXES).unwrap())
             .collect();
         // Claims two groups, holds one.
-        let p = minimac_aes::Params::new(2, 2, LEN).unwrap();
+        let p = minimac_aes::Params::new(2, 2, K, LEN).unwrap();
         let input = minimac_aes::PInput {
-            pt: v.slice(0, 16).unwrap(),
-            key: v.slice(16, 16).unwrap(),
+            pt: (me == 0).then(|| vec![0u8; 32 * K]),
+            own: (me == 0).then(|| [own.clone(), own].concat()),
+            io: v.slice(0, 32).unwrap(),
+            key: v.slice(32, 16).unwrap(),
             masks,
         };
         minimac_aes::P::new(me, p, session(3), input, Rng::from_entropy())?.run(mesh)

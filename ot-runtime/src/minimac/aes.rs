@@ -173,7 +173,11 @@ pub struct AesRun {
     /// for the deferred MAC check.
     acc: Shares,
     acc_y: Vec<u8>,
-    /// The ciphertexts, once the last opening is absorbed.
+    /// Shares of party 0's output masks (`16·m` values in `C`, slots
+    /// known to party 0 only): the last opening reveals the ciphertexts
+    /// plus these.
+    out_mask: Shares,
+    /// The masked ciphertexts, once the last opening is absorbed.
     out: Opened,
 }
 
@@ -191,10 +195,12 @@ fn join(parts: &[Shares]) -> Shares {
     it.fold(first, |acc, p| acc.concat(p).unwrap_or(acc))
 }
 
-/// Whether `pt` and `key` are `me`'s shares of `16·m` values in `C` and
-/// `masks` its S-box masks for the run ([`LAYERS`] layers of `20·m`).
+/// Whether `io` (party 0's `32·m` input masks: `16·m` for the plaintexts,
+/// then `16·m` for the ciphertexts) and `key` are `me`'s shares of values
+/// in `C` and `masks` its S-box masks for the run ([`LAYERS`] layers of
+/// `20·m`).
 pub fn aes_ok(
-    pt: &Shares,
+    io: &Shares,
     key: &Shares,
     masks: &AesMasks,
     me: usize,
@@ -202,11 +208,11 @@ pub fn aes_ok(
     m: usize,
     len: usize,
 ) -> bool {
-    let h = pt.holder();
-    super::shape_ok(pt, me, n, 16 * m, len)
+    let h = key.holder();
+    super::shape_ok(io, me, n, 32 * m, len)
         && super::shape_ok(key, me, n, 16 * m, len)
-        && key.holder() == h
-        && !pt.is_square()
+        && io.holder() == h
+        && !io.is_square()
         && !key.is_square()
         && masks.len() == LAYERS
         && masks.iter().all(|layer| {
@@ -216,12 +222,42 @@ pub fn aes_ok(
         })
 }
 
-/// The run before the first opening: S-box inputs of layer 1 are
-/// `pt + key` and `RotWord(w_3)` of the key; the first opening is these
-/// plus the masks `r` of layer 1.
-pub fn aes_begin(pt: &Shares, key: &Shares, masks: &AesMasks, m: usize) -> AesRun {
+/// Whether party 0's plaintexts (`16·m·k` slots, value-major as the
+/// shares) and the slots of its `32·m` masks have the run's lengths.
+pub fn aes_input_ok(pt: &[u8], own: &[u8], m: usize, k: usize) -> bool {
+    pt.len() == 16 * m * k && own.len() == 32 * m * k
+}
+
+/// Party 0's broadcast `pt − r_in` (DZ13 §3 input: the plaintexts masked
+/// by the first `16·m` of its masks).
+pub fn aes_input_delta(pt: &[u8], own: &[u8]) -> Vec<u8> {
+    super::input_delta(pt, &own[..pt.len().min(own.len())])
+}
+
+/// Party 0's ciphertexts from the masked ones: the last opening revealed
+/// `ct + r_out`, and only party 0 knows the slots of `r_out` (value
+/// `16·m + p·m + g` of its masks for byte `p` of block `g·k + s`).
+pub fn aes_unmask(masked: &Opened, own: &[u8], m: usize, k: usize) -> Opened {
+    masked
+        .iter()
+        .enumerate()
+        .map(|(b, c)| {
+            c.iter()
+                .enumerate()
+                .map(|(p, &v)| v ^ own.get((16 * m + p * m) * k + b).copied().unwrap_or(0))
+                .collect()
+        })
+        .collect()
+}
+
+/// The run before the first opening: the plaintexts are `[[r_in]] + d`
+/// (`d`: party 0's broadcast), S-box inputs of layer 1 are `pt + key` and
+/// `RotWord(w_3)` of the key; the first opening is these plus the masks
+/// `r` of layer 1.
+pub fn aes_begin(io: &Shares, d: &[u8], key: &Shares, masks: &AesMasks, m: usize) -> AesRun {
+    let pt = super::input_finish(&io.slice(0, 16 * m).unwrap_or_default(), &[d.to_vec()]);
     let ks = split(key, m);
-    let mut x: Vec<Shares> = split(pt, m)
+    let mut x: Vec<Shares> = split(&pt, m)
         .iter()
         .zip(&ks)
         .map(|(p, k)| p.plus(k))
@@ -235,6 +271,7 @@ pub fn aes_begin(pt: &Shares, key: &Shares, masks: &AesMasks, m: usize) -> AesRu
         ks_pub: vec![vec![0u8; m * k]; 16],
         acc: Shares::default(),
         acc_y: Vec::new(),
+        out_mask: io.slice(16 * m, 16 * m).unwrap_or_default(),
         out: Vec::new(),
     }
 }
@@ -350,7 +387,7 @@ pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
     let next = if t < LAYERS {
         join(&x_sh).plus(&masks[t][0])
     } else {
-        join(&x_sh)
+        join(&x_sh).plus(&st.out_mask)
     };
     st.to_open = d.concat(&next.into_square()).unwrap_or(d);
     st
@@ -366,7 +403,8 @@ pub fn aes_mac_diff(st: &AesRun, seed: Block, len: usize) -> Vec<u8> {
     mac_diff(&st.acc, &st.acc_y, seed, len)
 }
 
-/// The ciphertexts, one 16-byte vector per block (block `g·k + s`).
+/// The masked ciphertexts `ct + r_out`, one 16-byte vector per block
+/// (block `g·k + s`); only party 0 can remove the mask ([`aes_unmask`]).
 pub fn aes_output(st: &AesRun) -> Opened {
     st.out.clone()
 }
