@@ -35,6 +35,7 @@ use super::prep::masked_square_word;
 use super::shares::{check_seed, in_code, mac_diff, opened_values, Codes, Opened, Shares};
 use crate::gf256::{add_assign, mul, mul_slices, pow};
 use crate::Block;
+use std::sync::Arc;
 
 /// S-box layers of AES-128 (one per round).
 pub const LAYERS: usize = 10;
@@ -171,8 +172,10 @@ pub struct AesRun {
     to_open: Shares,
     /// Every opened batch so far (as `C*` words) and the opened words,
     /// for the deferred MAC check.
-    acc: Shares,
-    acc_y: Vec<u8>,
+    /// (Shared, so that cloning the state between rounds copies no
+    /// opening; concatenated once, for the check.)
+    acc: Vec<Arc<Shares>>,
+    acc_y: Vec<Arc<Vec<u8>>>,
     /// Shares of party 0's output masks (`16·m` values in `C`, slots
     /// known to party 0 only): the last opening reveals the ciphertexts
     /// plus these.
@@ -188,11 +191,20 @@ fn split(s: &Shares, m: usize) -> Vec<Shares> {
         .collect()
 }
 
-/// Concatenates batches (all of one holder and code).
-fn join(parts: &[Shares]) -> Shares {
-    let mut it = parts.iter();
-    let first = it.next().cloned().unwrap_or_default();
-    it.fold(first, |acc, p| acc.concat(p).unwrap_or(acc))
+/// Concatenates batches (all of one holder and code; a mismatched part
+/// is left out, as `Shares::concat` refuses it) with one copy of each.
+fn join<S: std::borrow::Borrow<Shares>>(parts: &[S]) -> Shares {
+    let Some(first) = parts.first().map(|p| p.borrow()) else {
+        return Shares::default();
+    };
+    let fits = |p: &&Shares| p.holder() == first.holder() && p.is_square() == first.is_square();
+    let size: usize = parts.iter().map(|p| p.borrow().parts().0.len()).sum();
+    let (mut x, mut mac) = (Vec::with_capacity(size), Vec::with_capacity(size));
+    for p in parts.iter().map(|p| p.borrow()).filter(fits) {
+        x.extend_from_slice(p.parts().0);
+        mac.extend_from_slice(p.parts().1);
+    }
+    Shares::new(first.holder().clone(), first.is_square(), x, mac).unwrap_or_default()
 }
 
 /// Whether `io` (party 0's `32·m` input masks: `16·m` for the plaintexts,
@@ -269,7 +281,7 @@ pub fn aes_begin(io: &Shares, d: &[u8], key: &Shares, masks: &AesMasks, m: usize
         to_open: join(&x).plus(&masks[0][0]),
         ks_sh: ks,
         ks_pub: vec![vec![0u8; m * k]; 16],
-        acc: Shares::default(),
+        acc: Vec::new(),
         acc_y: Vec::new(),
         out_mask: io.slice(16 * m, 16 * m).unwrap_or_default(),
         out: Vec::new(),
@@ -337,12 +349,8 @@ pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
     let m = st.m;
     let vals = opened_values(&st.to_open, y);
     let sq = st.to_open.clone().into_square();
-    st.acc = if st.acc.is_empty() {
-        sq
-    } else {
-        st.acc.concat(&sq).unwrap_or(st.acc)
-    };
-    st.acc_y.extend_from_slice(y);
+    st.acc.push(Arc::new(sq));
+    st.acc_y.push(Arc::new(y.to_vec()));
     let (mut x_pub, mut rest) = (None, 0);
     if t >= 2 {
         let mut ys = public_parts(&vals, 0, SBOXES, m);
@@ -389,18 +397,25 @@ pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
     } else {
         join(&x_sh).plus(&st.out_mask)
     };
-    st.to_open = d.concat(&next.into_square()).unwrap_or(d);
+    st.to_open = join(&[d, next.into_square()]);
     st
 }
 
 /// The seed of the MAC check over every opening of the run.
 pub fn aes_check_seed(session: Block, st: &AesRun) -> Block {
-    check_seed(session, &st.acc_y)
+    check_seed(
+        session,
+        &st.acc_y
+            .iter()
+            .flat_map(|y| y.iter().copied())
+            .collect::<Vec<u8>>(),
+    )
 }
 
 /// This party's MAC difference over every opening of the run.
 pub fn aes_mac_diff(st: &AesRun, seed: Block, len: usize) -> Vec<u8> {
-    mac_diff(&st.acc, &st.acc_y, seed, len)
+    let y: Vec<u8> = st.acc_y.iter().flat_map(|y| y.iter().copied()).collect();
+    mac_diff(&join(&st.acc), &y, seed, len)
 }
 
 /// The masked ciphertexts `ct + r_out`, one 16-byte vector per block
