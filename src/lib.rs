@@ -284,6 +284,26 @@ pub mod minimac_mul {
     crate::protocol!("protocols/minimac_mul.otp");
 }
 
+/// MiniMac, online phase: re-encoding products from the Schur-square code
+/// `C*` back to `C` with dealt pairs `([[r]], [[r]]*)`, so they can be
+/// multiplied again, from `protocols/minimac_reencode.otp`.
+pub mod minimac_reencode {
+    crate::protocol!("protocols/minimac_reencode.otp");
+}
+
+/// MiniMac, online phase: every party enters values by a dealt mask whose
+/// slots it knows, from `protocols/minimac_input.otp`.
+pub mod minimac_input {
+    crate::protocol!("protocols/minimac_input.otp");
+}
+
+/// Oblivious AES-128 on MiniMac with S-box-dedicated dealer masks (13
+/// rounds for any number of blocks), from `protocols/minimac_aes.otp`
+/// (kernels: [`runtime::minimac::aes`]).
+pub mod minimac_aes {
+    crate::protocol!("protocols/minimac_aes.otp");
+}
+
 /// Orlandi protocol, preprocessing: multiplication triples from Paillier
 /// Triple Generation, a random-subset check and the Triple Test, from
 /// `protocols/orlandi_triple.otp` (3072-bit Paillier keys as input).

@@ -5,17 +5,19 @@
 //! the plaintext; a party that adds an error to a share or a MAC before
 //! opening is caught and every party returns the named abort; bad
 //! preprocessing files are typed errors and material is never handed out
-//! twice.
+//! twice. Re-encoding (`protocols/minimac_reencode.otp`) and input
+//! (`protocols/minimac_input.otp`): products re-encoded and multiplied
+//! again, every party's inputs, and cheating in both.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ot::runtime::gf256::mul;
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
-use ot::runtime::minimac::prep::{deal, PrepError, PrepParams, PrepStore};
+use ot::runtime::minimac::prep::{deal, deal_counts, Counts, PrepError, PrepParams, PrepStore};
 use ot::runtime::minimac::{Codes, Opened, Shares};
 use ot::runtime::rng::Rng;
-use ot::{minimac_mul, minimac_open};
+use ot::{minimac_input, minimac_mul, minimac_open, minimac_reencode};
 
 const K: usize = 20;
 const LEN: usize = 60;
@@ -45,6 +47,16 @@ fn params(parties: usize) -> PrepParams {
 fn files(dir: &Path, parties: usize, randoms: usize, triples: usize) -> Vec<PathBuf> {
     let mut rng = Rng::deterministic_for_tests(parties as u64);
     deal(params(parties), 7, randoms, triples, &mut rng)
+        .unwrap()
+        .iter()
+        .map(|p| p.write_to(dir).unwrap())
+        .collect()
+}
+
+/// The dealer's files with every kind of material.
+fn files_with(dir: &Path, parties: usize, counts: Counts) -> Vec<PathBuf> {
+    let mut rng = Rng::deterministic_for_tests(parties as u64 + 100);
+    deal_counts(params(parties), 8, counts, &mut rng)
         .unwrap()
         .iter()
         .map(|p| p.write_to(dir).unwrap())
@@ -92,6 +104,205 @@ fn mul_shares<M: Mesh + ?Sized>(
             .run(mesh)?
             .z,
     )
+}
+
+fn reencode<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    x: &Shares,
+    pairs: [Shares; 2],
+    tag: u8,
+) -> Result<Shares, minimac_reencode::Error> {
+    let p = minimac_reencode::Params::new(mesh.parties(), x.len(), LEN)?;
+    let [r, rs] = pairs;
+    let input = minimac_reencode::PInput {
+        x: x.clone(),
+        r,
+        rs,
+    };
+    Ok(
+        minimac_reencode::P::new(mesh.me(), p, session(tag), input, Rng::from_entropy())?
+            .run(mesh)?
+            .y,
+    )
+}
+
+/// Party `me`'s `m` inputs in the test circuits: value `t`, slot `s` is
+/// `31·me + 7·t + s + 1`.
+fn inputs_of(me: usize, m: usize) -> Vec<u8> {
+    (0..m * K)
+        .map(|i| (31 * me + 7 * (i / K) + i % K + 1) as u8)
+        .collect()
+}
+
+fn input<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    store: &mut PrepStore,
+    x: Vec<u8>,
+    m: usize,
+) -> Res<Shares> {
+    let (masks, own) = store.take_inputs(m)?;
+    let p = minimac_input::Params::new(mesh.parties(), m, K)?;
+    let input = minimac_input::PInput { x, masks, own };
+    Ok(
+        minimac_input::P::new(mesh.me(), p, session(20), input, Rng::from_entropy())?
+            .run(mesh)?
+            .shares,
+    )
+}
+
+/// Every party inputs `m` values; `w = (x·y re-encoded)·u` with `x`, `y`,
+/// `u` the inputs of parties 0, 1 and the last one. Opens the inputs and `w`.
+fn reencode_circuit<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    files: &[PathBuf],
+    m: usize,
+) -> Res<[Opened; 2]> {
+    let (me, n) = (mesh.me(), mesh.parties());
+    let mut store = PrepStore::open(&files[me], me, params(n))?;
+    let v = input(mesh, &mut store, inputs_of(me, m), m)?;
+    let (x, y, u) = (
+        v.slice(0, m).unwrap(),
+        v.slice(m, m).unwrap(),
+        v.slice((n - 1) * m, m).unwrap(),
+    );
+    let z = mul_shares(mesh, &x, &y, store.take_triples(m)?, 21)?;
+    let z = reencode(mesh, &z, store.take_pairs(m)?, 22)?;
+    let w = mul_shares(mesh, &z, &u, store.take_triples(m)?, 23)?;
+    Ok([open(mesh, &v, 24)?, open(mesh, &w, 25)?])
+}
+
+fn check_reencode_circuit(outs: Vec<Res<[Opened; 2]>>, n: usize, m: usize) {
+    let outs: Vec<[Opened; 2]> = outs.into_iter().map(|o| o.unwrap()).collect();
+    for o in &outs {
+        assert_eq!(o, &outs[0], "every party opens the same values");
+    }
+    let [v, w] = &outs[0];
+    for j in 0..n {
+        let want = inputs_of(j, m);
+        for t in 0..m {
+            assert_eq!(
+                v[j * m + t],
+                want[t * K..(t + 1) * K],
+                "input {t} of party {j}"
+            );
+        }
+    }
+    for t in 0..m {
+        for s in 0..K {
+            let xy = mul(v[t][s], v[m + t][s]);
+            assert_eq!(w[t][s], mul(xy, v[(n - 1) * m + t][s]), "slot {s} of w_{t}");
+        }
+    }
+}
+
+fn reencode_counts(m: usize) -> Counts {
+    Counts {
+        randoms: 4,
+        triples: 2 * m,
+        pairs: m,
+        inputs: m,
+        ..Counts::default()
+    }
+}
+
+#[test]
+fn inputs_and_reencoded_products_over_the_memory_mesh() {
+    for n in [2, 3] {
+        let f = files_with(&temp_dir("re-mem"), n, reencode_counts(3));
+        let outs = run_parties(MemoryMesh::new(n), |mesh| reencode_circuit(mesh, &f, 3));
+        check_reencode_circuit(outs, n, 3);
+    }
+}
+
+#[test]
+fn inputs_and_reencoded_products_over_tcp() {
+    for n in [2, 3] {
+        let f = files_with(&temp_dir("re-tcp"), n, reencode_counts(2));
+        let outs = run_parties(local_tcp_mesh(n).unwrap(), |mesh| {
+            reencode_circuit(mesh, &f, 2)
+        });
+        check_reencode_circuit(outs, n, 2);
+    }
+}
+
+#[test]
+fn a_cheating_reencoder_is_caught_by_every_party() {
+    for n in [2, 3] {
+        for (how, who) in [
+            (Cheat::NonCodeword, 0),
+            (Cheat::Codeword, n - 1),
+            (Cheat::Mac, 1),
+        ] {
+            let f = files_with(&temp_dir("cheat-re"), n, reencode_counts(2));
+            let outs = run_parties(MemoryMesh::new(n), |mesh| {
+                let me = mesh.me();
+                let (mut store, r) = randoms(&f, me, n, 4);
+                let (x, y) = (r.slice(0, 2).unwrap(), r.slice(2, 2).unwrap());
+                let mut z = mul_shares(mesh, &x, &y, store.take_triples(2).unwrap(), 30).unwrap();
+                if me == who {
+                    cheat(&mut z, how);
+                }
+                reencode(mesh, &z, store.take_pairs(2).unwrap(), 31)
+            });
+            assert_named_abort(how, outs);
+        }
+    }
+}
+
+#[test]
+fn a_cheating_inputter_is_caught_at_the_next_opening() {
+    for n in [2, 3] {
+        let f = files_with(&temp_dir("cheat-in"), n, reencode_counts(2));
+        let outs = run_parties(MemoryMesh::new(n), |mesh| -> Res<Opened> {
+            let me = mesh.me();
+            let mut store = PrepStore::open(&f[me], me, params(n))?;
+            let (mut masks, own) = store.take_inputs(2)?;
+            if me == 0 {
+                // Its own mask's MAC share, changed before entering input.
+                cheat(&mut masks, Cheat::Mac);
+            }
+            let p = minimac_input::Params::new(n, 2, K)?;
+            let x = inputs_of(me, 2);
+            let input = minimac_input::PInput { x, masks, own };
+            let v = minimac_input::P::new(me, p, session(32), input, Rng::from_entropy())?
+                .run(mesh)?
+                .shares;
+            Ok(open(mesh, &v, 33)?)
+        });
+        for o in outs {
+            let e = o.expect_err("no party may output");
+            assert!(
+                matches!(
+                    e.downcast_ref::<minimac_open::Error>(),
+                    Some(minimac_open::Error::MacCheckFailed { .. })
+                ),
+                "expected MacCheckFailed, got {e:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn input_shapes_are_checked_before_any_message() {
+    let f = files_with(&temp_dir("in-shape"), 2, reencode_counts(2));
+    let outs = run_parties(MemoryMesh::new(2), |mesh| {
+        let me = mesh.me();
+        let mut store = PrepStore::open(&f[me], me, params(2)).unwrap();
+        let (masks, own) = store.take_inputs(2).unwrap();
+        // The masks of one value short (the slots' shapes are the
+        // generated code's `Shape` checks).
+        let masks = masks.slice(0, 3).unwrap();
+        let x = inputs_of(me, 2);
+        let p = minimac_input::Params::new(2, 2, K).unwrap();
+        let input = minimac_input::PInput { x, masks, own };
+        minimac_input::P::new(me, p, session(34), input, Rng::from_entropy())?.run(mesh)
+    });
+    for o in outs {
+        assert!(
+            matches!(o, Err(minimac_input::Error::BadShares { .. })),
+            "{o:?}"
+        );
+    }
 }
 
 /// Party `me`'s store and `m` random values from it.
@@ -178,6 +389,19 @@ enum Cheat {
     Mac,
 }
 
+/// Every party returned the abort `how` must cause: `NotACodeword` for a
+/// non-codeword error, `MacCheckFailed` otherwise.
+fn assert_named_abort<T: std::fmt::Debug, E: std::fmt::Debug>(how: Cheat, outs: Vec<Result<T, E>>) {
+    let want = match how {
+        Cheat::NonCodeword => "Err(NotACodeword",
+        Cheat::Codeword | Cheat::Mac => "Err(MacCheckFailed",
+    };
+    for o in outs {
+        let got = format!("{o:?}");
+        assert!(got.starts_with(want), "expected {want}, got {got}");
+    }
+}
+
 fn cheat(v: &mut Shares, how: Cheat) {
     let e = Codes::get(K, LEN).unwrap().base.encode(&[9u8; K]);
     let (x, mac) = v.parts_mut();
@@ -206,16 +430,7 @@ fn a_cheating_opener_is_caught_by_every_party() {
                 }
                 open(mesh, &v, 9)
             });
-            for o in outs {
-                match (how, o) {
-                    (Cheat::NonCodeword, Err(minimac_open::Error::NotACodeword { .. })) => {}
-                    (
-                        Cheat::Codeword | Cheat::Mac,
-                        Err(minimac_open::Error::MacCheckFailed { .. }),
-                    ) => {}
-                    (_, other) => panic!("expected the named abort, got {other:?}"),
-                }
-            }
+            assert_named_abort(how, outs);
         }
     }
 }
@@ -294,7 +509,7 @@ fn bad_preprocessing_files_are_typed_errors() {
     assert!(matches!(e, PrepError::WrongParams { .. }), "{e}");
     // Truncated, at every kind of place, and a flipped byte.
     let bytes = std::fs::read(&f[2]).unwrap();
-    for cut in [0, 20, 47, 48, 100, bytes.len() - 1] {
+    for cut in [0, 20, 47, 48, 63, 64, 100, bytes.len() - 1] {
         let p = dir.join(format!("cut-{cut}.prep"));
         std::fs::write(&p, &bytes[..cut]).unwrap();
         let e = PrepStore::open(&p, 2, params(3)).unwrap_err();
@@ -356,6 +571,25 @@ fn consumed_material_is_never_handed_out_again() {
     drop(s);
     let e = PrepStore::open(&f[0], 0, params(2)).unwrap_err();
     assert!(matches!(e, PrepError::Consumed { batch: 7 }), "{e}");
+    // Pairs and input masks, too.
+    let f = files_with(&dir, 2, reencode_counts(2));
+    let mut s = PrepStore::open(&f[1], 1, params(2)).unwrap();
+    let [r, rs] = s.take_pairs(1).unwrap();
+    assert!(!r.is_square() && rs.is_square() && r.len() == 1);
+    let (masks, own) = s.take_inputs(2).unwrap();
+    assert_eq!((masks.len(), own.len()), (4, 2 * K));
+    drop(s);
+    let mut s = PrepStore::open(&f[1], 1, params(2)).unwrap();
+    assert_eq!(
+        s.left(),
+        Counts {
+            pairs: 1,
+            inputs: 0,
+            ..reencode_counts(2)
+        }
+    );
+    assert!(matches!(s.take_inputs(1), Err(PrepError::Exhausted { .. })));
+    assert!(matches!(s.take_pairs(2), Err(PrepError::Exhausted { .. })));
     // The other party's record is its own.
     assert_eq!(
         PrepStore::open(&f[1], 1, params(2)).unwrap().randoms_left(),

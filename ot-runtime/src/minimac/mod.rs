@@ -19,11 +19,13 @@
 //! [`triple_ok`] before use.
 #![forbid(unsafe_code)]
 
+pub mod aes;
 pub mod prep;
 mod shares;
 
 pub use shares::{
-    check_seed, codeword_shares, in_code, mac_commitment, mac_diff, mac_opening_ok, mac_sum_zero,
-    mul_finish, mul_masked, open_sum, opened_values, shape_ok, triple_ok, Codes, Holder, Opened,
+    check_seed, codeword_shares, in_code, input_delta, input_finish, input_ok, mac_commitment,
+    mac_diff, mac_opening_ok, mac_sum_zero, mul_finish, mul_masked, open_sum, opened_values,
+    pair_ok, reencode_finish, reencode_masked, shape_ok, triple_ok, Codes, Holder, Opened,
     ShareError, Shares,
 };

@@ -3,13 +3,13 @@
 //! As in the seed paper's own implementation (Damgård–Zakarias,
 //! AFRICACRYPT 2016, App. A: `-prep` writes one preprocessing file per
 //! player) and in MiniTrix's `genpre`, a **trusted dealer** samples the MAC
-//! key `α`, random values and multiplication triples and hands every party
-//! additive shares of each codeword and of its MAC `α ∘ C(x)`
-//! ([`super::Shares`]). The dealer sees everything: use it for tests and
+//! key `α`, random values, multiplication triples, re-encoding pairs and
+//! input masks and hands every party additive shares of each codeword and
+//! of its MAC `α ∘ C(x)` ([`super::Shares`]). The dealer sees everything: use it for tests and
 //! benchmarks, or where one trusted machine is acceptable. No actively
 //! secure offline phase is implemented.
 //!
-//! **File format** (version 1, little-endian): a 48-byte header
+//! **File format** (version 2, little-endian): a 72-byte header
 //!
 //! | bytes | field |
 //! |---|---|
@@ -23,16 +23,22 @@
 //! | 24..32 | batch id |
 //! | 32..40 | number of random values |
 //! | 40..48 | number of triples |
+//! | 48..56 | number of re-encoding pairs |
+//! | 56..64 | number of input masks per party |
+//! | 64..72 | number of S-box masks (oblivious AES, [`super::aes`]) |
 //!
 //! then the party's share `α_i` (`n` bytes), each random value as its
 //! codeword share and MAC share (`2n` bytes), each triple as `a`, `b`, `c`
 //! (`6n` bytes; `c` a word of the Schur square `C*` whose slots are `a ∘ b`,
-//! see [`deal`]), and a SHA-256 of
-//! everything before it (32 bytes).
+//! see [`deal`]), each re-encoding pair as `r` in `C` and `r*` in `C*`
+//! (`4n` bytes), the input masks of every party (owner-major, `2n` bytes
+//! each), the clear slots of the party's own input masks (`k` bytes each),
+//! each S-box mask as its [`super::aes::WORDS`] words (`r^1..r^127` in `C`,
+//! `s*` in `C*`, `g(s)` in `C`; `2n` bytes each), and a SHA-256 of everything before it (32 bytes).
 //!
 //! **Consumption.** [`PrepStore::open`] reads the file and the record
-//! `<file>.consumed` next to it (one line: batch id, random values used,
-//! triples used). Every `take_*` first writes the advanced offsets to the
+//! `<file>.consumed` next to it (one line: batch id, random values,
+//! triples, pairs, input masks and S-box masks used). Every `take_*` first writes the advanced offsets to the
 //! record (a temporary file renamed over it, synced) and only then moves
 //! the material out of the store, so material is never handed out twice,
 //! in this process or a later one. A file whose material is all used is
@@ -47,16 +53,17 @@ use std::sync::Arc;
 use rand_core::{CryptoRng, RngCore};
 use sha2::{Digest, Sha256};
 
+use super::aes::WORDS;
 use super::shares::{Codes, Holder, Shares};
 use crate::gf256::{add_assign, mul_slices};
 use crate::reed_solomon::CodeError;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"OTMMPREP";
-/// Current file version.
-pub const VERSION: u16 = 1;
+/// Current file version (2 added re-encoding pairs and input masks).
+pub const VERSION: u16 = 2;
 /// Header length in bytes.
-pub const HEADER_LEN: usize = 48;
+pub const HEADER_LEN: usize = 72;
 const DIGEST_LEN: usize = 32;
 
 /// The parameter set of a preprocessing batch.
@@ -131,7 +138,7 @@ pub enum PrepError {
     /// Fewer items left than asked for.
     #[error("MiniMac preprocessing: {wanted} {kind} wanted, {left} left")]
     Exhausted {
-        /// `"random values"` or `"triples"`.
+        /// `"random values"`, `"triples"`, `"pairs"` or `"input masks"`.
         kind: &'static str,
         /// Items asked for.
         wanted: usize,
@@ -164,6 +171,33 @@ pub struct PartyPrep {
     pub randoms: Vec<u8>,
     /// Triples: `a`, `b`, `c` each as codeword and MAC share, `6n` bytes each.
     pub triples: Vec<u8>,
+    /// Re-encoding pairs: `r` in `C`, then `r*` in `C*` with the same
+    /// slots, each as codeword and MAC share, `4n` bytes each.
+    pub pairs: Vec<u8>,
+    /// Input masks of every party, owner-major (`inputs_per_party` of party
+    /// 0 first), each as codeword and MAC share, `2n` bytes each.
+    pub inputs: Vec<u8>,
+    /// The clear slots of this party's own input masks, `k` bytes each.
+    pub own_masks: Vec<u8>,
+    /// S-box masks for oblivious AES ([`super::aes`]), each as its
+    /// [`WORDS`] words (codeword and MAC share), `2n · WORDS` bytes each.
+    pub sboxes: Vec<u8>,
+}
+
+/// How much material the dealer makes ([`deal_counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Random values `[[r]]`.
+    pub randoms: usize,
+    /// Multiplication triples `([[a]], [[b]], [[c]]*)`.
+    pub triples: usize,
+    /// Re-encoding pairs `([[r]], [[r]]*)`.
+    pub pairs: usize,
+    /// Input masks per party (each party knows the slots of its own).
+    pub inputs: usize,
+    /// S-box masks for oblivious AES ([`super::aes`]), each one k-slot
+    /// vector of S-box inputs.
+    pub sboxes: usize,
 }
 
 /// Splits `word` into additive shares for every party and appends, for
@@ -210,6 +244,42 @@ pub fn deal<R: RngCore + CryptoRng + ?Sized>(
     triples: usize,
     rng: &mut R,
 ) -> Result<Vec<PartyPrep>, PrepError> {
+    let counts = Counts {
+        randoms,
+        triples,
+        ..Counts::default()
+    };
+    deal_counts(params, batch, counts, rng)
+}
+
+/// A word of `C*` with message `msg` in its first `k` coordinates and
+/// uniformly random coordinates `k..2k − 1` (so that, opened after adding
+/// it, a `C*` word reveals only its slots).
+pub(super) fn masked_square_word<R: RngCore + CryptoRng + ?Sized>(
+    codes: &Codes,
+    msg: &[u8],
+    rng: &mut R,
+) -> Vec<u8> {
+    let mut full = vec![0u8; codes.square.k()];
+    full[..msg.len()].copy_from_slice(msg);
+    rng.fill_bytes(&mut full[msg.len()..]);
+    codes.square.encode(&full)
+}
+
+/// The trusted dealer with every kind of material: [`deal`] plus
+/// `counts.pairs` re-encoding pairs `([[r]], [[r]]*)` (`r*` a uniformly
+/// random `C*` word with the slots of `r`: DZ13 §3 / DLT14 §2, so the
+/// opened `x* − r*` reveals only the slots `x − r`) and `counts.inputs`
+/// input masks per party, whose clear slots only their owner receives.
+pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
+    params: PrepParams,
+    batch: u64,
+    counts: Counts,
+    rng: &mut R,
+) -> Result<Vec<PartyPrep>, PrepError> {
+    let Counts {
+        randoms, triples, ..
+    } = counts;
     let codes = Codes::get(params.k, params.n)?;
     let (k, n, p) = (params.k, params.n, params.parties);
     if p < 2 || p > u16::MAX as usize {
@@ -259,28 +329,79 @@ pub fn deal<R: RngCore + CryptoRng + ?Sized>(
             deal_word(w, &alpha, &mut ts, rng);
         }
     }
+    let mut ps = vec![Vec::with_capacity(counts.pairs * 4 * n); p];
+    for _ in 0..counts.pairs {
+        rng.fill_bytes(&mut msg);
+        deal_word(&codes.base.encode(&msg), &alpha, &mut ps, rng);
+        deal_word(&masked_square_word(&codes, &msg, rng), &alpha, &mut ps, rng);
+    }
+    let mut ss = vec![Vec::with_capacity(counts.sboxes * WORDS * 2 * n); p];
+    for _ in 0..counts.sboxes {
+        for word in super::aes::sbox_mask_words(&codes, rng) {
+            deal_word(&word, &alpha, &mut ss, rng);
+        }
+    }
+    let mut is = vec![Vec::with_capacity(p * counts.inputs * 2 * n); p];
+    let mut own = vec![Vec::with_capacity(counts.inputs * k); p];
+    for o in own.iter_mut() {
+        for _ in 0..counts.inputs {
+            rng.fill_bytes(&mut msg);
+            deal_word(&codes.base.encode(&msg), &alpha, &mut is, rng);
+            o.extend_from_slice(&msg);
+        }
+    }
     Ok(alphas
         .into_iter()
         .zip(rs.into_iter().zip(ts))
+        .zip(ps.into_iter().zip(is.into_iter().zip(own)))
+        .zip(ss)
         .enumerate()
-        .map(|(me, (alpha, (randoms, triples)))| PartyPrep {
-            me,
-            params,
-            batch,
-            alpha,
-            randoms,
-            triples,
-        })
+        .map(
+            |(me, (((alpha, (randoms, triples)), (pairs, (inputs, own_masks))), sboxes))| {
+                PartyPrep {
+                    me,
+                    params,
+                    batch,
+                    alpha,
+                    randoms,
+                    triples,
+                    pairs,
+                    inputs,
+                    own_masks,
+                    sboxes,
+                }
+            },
+        )
         .collect())
 }
 
 impl PartyPrep {
+    /// The amounts of material this party holds.
+    pub fn counts(&self) -> Counts {
+        let n = self.params.n;
+        Counts {
+            randoms: self.randoms.len() / (2 * n),
+            triples: self.triples.len() / (6 * n),
+            pairs: self.pairs.len() / (4 * n),
+            inputs: self.own_masks.len() / self.params.k.max(1),
+            sboxes: self.sboxes.len() / (WORDS * 2 * n),
+        }
+    }
+
     /// The file bytes (module docs).
     pub fn to_bytes(&self) -> Vec<u8> {
         let n = self.params.n;
-        let mut out = Vec::with_capacity(
-            HEADER_LEN + n + self.randoms.len() + self.triples.len() + DIGEST_LEN,
-        );
+        let sections = [
+            &self.alpha,
+            &self.randoms,
+            &self.triples,
+            &self.pairs,
+            &self.inputs,
+            &self.own_masks,
+            &self.sboxes,
+        ];
+        let body: usize = sections.iter().map(|v| v.len()).sum();
+        let mut out = Vec::with_capacity(HEADER_LEN + body + DIGEST_LEN);
         out.extend_from_slice(MAGIC);
         for v in [
             VERSION as usize,
@@ -293,11 +414,13 @@ impl PartyPrep {
         }
         out.extend_from_slice(&[0u8; 6]);
         out.extend_from_slice(&self.batch.to_le_bytes());
-        out.extend_from_slice(&((self.randoms.len() / (2 * n)) as u64).to_le_bytes());
-        out.extend_from_slice(&((self.triples.len() / (6 * n)) as u64).to_le_bytes());
-        out.extend_from_slice(&self.alpha);
-        out.extend_from_slice(&self.randoms);
-        out.extend_from_slice(&self.triples);
+        let c = self.counts();
+        for v in [c.randoms, c.triples, c.pairs, c.inputs, c.sboxes] {
+            out.extend_from_slice(&(v as u64).to_le_bytes());
+        }
+        for v in sections {
+            out.extend_from_slice(v);
+        }
         let d = Sha256::digest(&out);
         out.extend_from_slice(&d);
         out
@@ -345,15 +468,29 @@ impl PartyPrep {
                 found,
             });
         }
-        let n = params.n;
+        let (n, k, p) = (params.n as u64, params.k as u64, params.parties as u64);
         let batch = u64_at(24);
-        let (nr, nt) = (u64_at(32), u64_at(40));
-        let body = nr
-            .checked_mul(2 * n as u64)
-            .and_then(|r| nt.checked_mul(6 * n as u64).and_then(|t| r.checked_add(t)))
-            .and_then(|b| b.checked_add((HEADER_LEN + n + DIGEST_LEN) as u64))
-            .and_then(|b| usize::try_from(b).ok());
-        let expected = body.unwrap_or(usize::MAX);
+        // Section lengths in bytes: alpha, randoms, triples, pairs, input
+        // masks of every party, own clear masks (None on overflow).
+        let ni = u64_at(56);
+        let lens = [
+            Some(n),
+            u64_at(32).checked_mul(2 * n),
+            u64_at(40).checked_mul(6 * n),
+            u64_at(48).checked_mul(4 * n),
+            ni.checked_mul(2 * n).and_then(|v| v.checked_mul(p)),
+            ni.checked_mul(k),
+            u64_at(64).checked_mul(WORDS as u64 * 2 * n),
+        ];
+        let mut lens_usize = [0usize; 7];
+        let mut total = Some((HEADER_LEN + DIGEST_LEN) as u64);
+        for (l, out) in lens.iter().zip(lens_usize.iter_mut()) {
+            total = total.and_then(|t| l.and_then(|l| t.checked_add(l)));
+            *out = l.and_then(|l| usize::try_from(l).ok()).unwrap_or(0);
+        }
+        let expected = total
+            .and_then(|b| usize::try_from(b).ok())
+            .unwrap_or(usize::MAX);
         let truncated = PrepError::Truncated {
             expected,
             got: bytes.len(),
@@ -365,15 +502,24 @@ impl PartyPrep {
         if Sha256::digest(data).as_slice() != digest {
             return Err(truncated);
         }
-        let r0 = HEADER_LEN + n;
-        let t0 = r0 + nr as usize * 2 * n;
+        let mut rest = &data[HEADER_LEN..];
+        let mut parts = lens_usize.map(|l| {
+            let (h, t) = rest.split_at(l);
+            rest = t;
+            h.to_vec()
+        });
+        let take = |i: usize, parts: &mut [Vec<u8>; 7]| std::mem::take(&mut parts[i]);
         Ok(PartyPrep {
             me,
             params,
             batch,
-            alpha: data[HEADER_LEN..r0].to_vec(),
-            randoms: data[r0..t0].to_vec(),
-            triples: data[t0..].to_vec(),
+            alpha: take(0, &mut parts),
+            randoms: take(1, &mut parts),
+            triples: take(2, &mut parts),
+            pairs: take(3, &mut parts),
+            inputs: take(4, &mut parts),
+            own_masks: take(5, &mut parts),
+            sboxes: take(6, &mut parts),
         })
     }
 
@@ -395,8 +541,8 @@ pub struct PrepStore {
     prep: PartyPrep,
     holder: Holder,
     record: PathBuf,
-    used_randoms: usize,
-    used_triples: usize,
+    total: Counts,
+    used: Counts,
 }
 
 impl PrepStore {
@@ -413,18 +559,24 @@ impl PrepStore {
         let mut record = path.as_os_str().to_owned();
         record.push(".consumed");
         let record = PathBuf::from(record);
-        let (used_randoms, used_triples) = match fs::read_to_string(&record) {
+        let used = match fs::read_to_string(&record) {
             Ok(text) => {
                 let f: Vec<u64> = text
                     .split_whitespace()
                     .filter_map(|w| w.parse().ok())
                     .collect();
                 match f[..] {
-                    [b, r, t] if b == prep.batch => (r as usize, t as usize),
+                    [b, r, t, p, i, x] if b == prep.batch => Counts {
+                        randoms: r as usize,
+                        triples: t as usize,
+                        pairs: p as usize,
+                        inputs: i as usize,
+                        sboxes: x as usize,
+                    },
                     _ => return Err(PrepError::BadRecord { path: record }),
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (0, 0),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Counts::default(),
             Err(source) => {
                 return Err(PrepError::Io {
                     path: record,
@@ -439,12 +591,13 @@ impl PrepStore {
                 codes,
                 alpha: Arc::new(prep.alpha.clone()),
             },
+            total: prep.counts(),
             prep,
             record,
-            used_randoms,
-            used_triples,
+            used,
         };
-        if store.randoms_left() == 0 && store.triples_left() == 0 {
+        let left = store.left();
+        if left.randoms + left.triples + left.pairs + left.inputs + left.sboxes == 0 {
             return Err(PrepError::Consumed {
                 batch: store.prep.batch,
             });
@@ -457,46 +610,76 @@ impl PrepStore {
         self.prep.batch
     }
 
+    /// Material not yet handed out, of every kind.
+    pub fn left(&self) -> Counts {
+        let (t, u) = (self.total, self.used);
+        Counts {
+            randoms: t.randoms.saturating_sub(u.randoms),
+            triples: t.triples.saturating_sub(u.triples),
+            pairs: t.pairs.saturating_sub(u.pairs),
+            inputs: t.inputs.saturating_sub(u.inputs),
+            sboxes: t.sboxes.saturating_sub(u.sboxes),
+        }
+    }
+
     /// Random values not yet handed out.
     pub fn randoms_left(&self) -> usize {
-        (self.prep.randoms.len() / (2 * self.prep.params.n)).saturating_sub(self.used_randoms)
+        self.left().randoms
     }
 
     /// Triples not yet handed out.
     pub fn triples_left(&self) -> usize {
-        (self.prep.triples.len() / (6 * self.prep.params.n)).saturating_sub(self.used_triples)
+        self.left().triples
     }
 
-    /// Persists the offsets `(randoms, triples)` before any material leaves.
-    fn commit(&mut self, randoms: usize, triples: usize) -> Result<(), PrepError> {
+    /// Checks that `m` more items fit (`left` of them are left), then
+    /// persists the advanced offsets `used` before any material leaves.
+    fn commit(
+        &mut self,
+        kind: &'static str,
+        m: usize,
+        left: usize,
+        used: Counts,
+    ) -> Result<(), PrepError> {
+        if m > left {
+            return Err(PrepError::Exhausted {
+                kind,
+                wanted: m,
+                left,
+            });
+        }
         let tmp = self.record.with_extension("consumed.tmp");
         let io = |source| PrepError::Io {
             path: self.record.clone(),
             source,
         };
         let mut f = fs::File::create(&tmp).map_err(io)?;
-        writeln!(f, "{} {} {}", self.prep.batch, randoms, triples).map_err(io)?;
+        let u = used;
+        writeln!(
+            f,
+            "{} {} {} {} {} {}",
+            self.prep.batch, u.randoms, u.triples, u.pairs, u.inputs, u.sboxes
+        )
+        .map_err(io)?;
         f.sync_all().map_err(io)?;
         fs::rename(&tmp, &self.record).map_err(io)?;
-        self.used_randoms = randoms;
-        self.used_triples = triples;
+        self.used = used;
         Ok(())
     }
 
-    /// Builds shares of `count` items of `stride` words from `src` at item
-    /// `first`, word `word` of each item.
+    /// Builds shares of the items `items` (each of `stride` words) of
+    /// `src`, word `word` of each item.
     fn shares(
         &self,
         src: &[u8],
-        first: usize,
-        count: usize,
+        items: impl Iterator<Item = usize>,
         stride: usize,
         word: usize,
         square: bool,
     ) -> Result<Shares, PrepError> {
         let n = self.prep.params.n;
-        let (mut x, mut mac) = (Vec::with_capacity(count * n), Vec::with_capacity(count * n));
-        for item in first..first + count {
+        let (mut x, mut mac) = (Vec::new(), Vec::new());
+        for item in items {
             let o = (item * stride + word) * 2 * n;
             x.extend_from_slice(&src[o..o + n]);
             mac.extend_from_slice(&src[o + n..o + 2 * n]);
@@ -508,43 +691,106 @@ impl PrepStore {
         })
     }
 
-    /// `Exhausted` unless `m <= left`.
-    fn available(kind: &'static str, m: usize, left: usize) -> Result<(), PrepError> {
-        if m > left {
-            return Err(PrepError::Exhausted {
-                kind,
-                wanted: m,
-                left,
-            });
-        }
-        Ok(())
+    /// Takes `m` items of `W` words (`square[w]`: word `w` lies in `C*`)
+    /// from the section `pick` (whose counter is `count`), never handed
+    /// out again: the record is advanced first, the material wiped after.
+    fn take_words<const W: usize>(
+        &mut self,
+        kind: &'static str,
+        m: usize,
+        count: fn(&mut Counts) -> &mut usize,
+        pick: fn(&mut PartyPrep) -> &mut Vec<u8>,
+        square: [bool; W],
+    ) -> Result<[Shares; W], PrepError> {
+        let (mut used, mut left) = (self.used, self.left());
+        let first = *count(&mut used);
+        *count(&mut used) += m;
+        self.commit(kind, m, *count(&mut left), used)?;
+        let src = std::mem::take(pick(&mut self.prep));
+        let out: Result<Vec<Shares>, PrepError> = (0..W)
+            .map(|w| self.shares(&src, first..first + m, W, w, square[w]))
+            .collect();
+        let n = self.prep.params.n;
+        let sec = pick(&mut self.prep);
+        *sec = src;
+        sec[first * W * 2 * n..(first + m) * W * 2 * n].fill(0);
+        out?.try_into().map_err(|_| PrepError::Truncated {
+            expected: 0,
+            got: 0,
+        })
     }
 
     /// Takes `m` random values `[[r]]` (never handed out again).
     pub fn take_randoms(&mut self, m: usize) -> Result<Shares, PrepError> {
-        Self::available("random values", m, self.randoms_left())?;
-        let first = self.used_randoms;
-        self.commit(first + m, self.used_triples)?;
-        let s = self.shares(&self.prep.randoms, first, m, 1, 0, false)?;
-        let n = self.prep.params.n;
-        self.prep.randoms[first * 2 * n..(first + m) * 2 * n].fill(0);
-        Ok(s)
+        let [r] = self.take_words(
+            "random values",
+            m,
+            |c| &mut c.randoms,
+            |p| &mut p.randoms,
+            [false],
+        )?;
+        Ok(r)
     }
 
     /// Takes `m` triples `([[a]], [[b]], [[c]]*)`, `c` in `C*` with slots `a ∘ b`.
     pub fn take_triples(&mut self, m: usize) -> Result<[Shares; 3], PrepError> {
-        Self::available("triples", m, self.triples_left())?;
-        let first = self.used_triples;
-        self.commit(self.used_randoms, first + m)?;
-        let t = &self.prep.triples;
-        let out = [
-            self.shares(t, first, m, 3, 0, false)?,
-            self.shares(t, first, m, 3, 1, false)?,
-            self.shares(t, first, m, 3, 2, true)?,
-        ];
-        let n = self.prep.params.n;
-        self.prep.triples[first * 6 * n..(first + m) * 6 * n].fill(0);
-        Ok(out)
+        self.take_words(
+            "triples",
+            m,
+            |c| &mut c.triples,
+            |p| &mut p.triples,
+            [false, false, true],
+        )
+    }
+
+    /// Takes `m` re-encoding pairs `([[r]], [[r]]*)`: `r` in `C`, `r*` in
+    /// `C*` with the same slots and otherwise uniformly random.
+    pub fn take_pairs(&mut self, m: usize) -> Result<[Shares; 2], PrepError> {
+        self.take_words(
+            "pairs",
+            m,
+            |c| &mut c.pairs,
+            |p| &mut p.pairs,
+            [false, true],
+        )
+    }
+
+    /// Takes `m` S-box masks ([`super::aes`]): word `w` of every mask, for
+    /// each of the [`WORDS`] words.
+    pub fn take_sbox_masks(&mut self, m: usize) -> Result<[Shares; WORDS], PrepError> {
+        let mut square = [false; WORDS];
+        square[WORDS - 2] = true;
+        self.take_words(
+            "S-box masks",
+            m,
+            |c| &mut c.sboxes,
+            |p| &mut p.sboxes,
+            square,
+        )
+    }
+
+    /// Takes `m` input masks of every party: the shares `[[r]]` of all
+    /// `parties · m` masks (value `j·m + t` is party `j`'s `t`-th) and the
+    /// clear slots of this party's own `m` masks (`k` bytes each).
+    pub fn take_inputs(&mut self, m: usize) -> Result<(Shares, Vec<u8>), PrepError> {
+        let first = self.used.inputs;
+        let used = Counts {
+            inputs: first + m,
+            ..self.used
+        };
+        self.commit("input masks", m, self.left().inputs, used)?;
+        let per = self.total.inputs;
+        let items =
+            (0..self.prep.params.parties).flat_map(|j| j * per + first..j * per + first + m);
+        let s = self.shares(&self.prep.inputs, items, 1, 0, false)?;
+        let (k, n) = (self.prep.params.k, self.prep.params.n);
+        let own = self.prep.own_masks[first * k..(first + m) * k].to_vec();
+        self.prep.own_masks[first * k..(first + m) * k].fill(0);
+        for j in 0..self.prep.params.parties {
+            let o = (j * per + first) * 2 * n;
+            self.prep.inputs[o..o + m * 2 * n].fill(0);
+        }
+        Ok((s, own))
     }
 }
 
@@ -612,5 +858,51 @@ mod tests {
         let (r, mr) = open(&preps, 1, 1, 0, 30);
         mul_slices(&mut tag, &alpha, &r);
         assert!(codes.base.contains(&r) && tag == mr);
+    }
+
+    #[test]
+    fn dealt_pairs_and_input_masks_are_consistent() {
+        let params = PrepParams {
+            parties: 2,
+            k: 10,
+            n: 30,
+        };
+        let counts = Counts {
+            pairs: 2,
+            inputs: 3,
+            ..Counts::default()
+        };
+        let mut rng = Rng::deterministic_for_tests(6);
+        let preps = deal_counts(params, 2, counts, &mut rng).unwrap();
+        let codes = Codes::get(10, 30).unwrap();
+        let mut alpha = vec![0u8; 30];
+        preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        let sum = |f: &dyn Fn(&PartyPrep) -> &[u8], o: usize| {
+            let mut w = vec![0u8; 30];
+            preps
+                .iter()
+                .for_each(|p| add_assign(&mut w, &f(p)[o..o + 30]));
+            w
+        };
+        let mut tag = vec![0u8; 30];
+        for t in 0..2 {
+            let r = sum(&|p| &p.pairs, t * 120);
+            let rs = sum(&|p| &p.pairs, t * 120 + 60);
+            assert!(codes.base.contains(&r) && codes.square.contains(&rs));
+            assert!(!codes.base.contains(&rs), "r* is masked beyond its slots");
+            assert_eq!(r[..10], rs[..10]);
+            mul_slices(&mut tag, &alpha, &rs);
+            assert_eq!(tag, sum(&|p| &p.pairs, t * 120 + 90));
+        }
+        for (j, p) in preps.iter().enumerate() {
+            assert_eq!(p.counts(), counts);
+            let bytes = p.to_bytes();
+            assert_eq!(&PartyPrep::from_bytes(&bytes, j, params).unwrap(), p);
+            for t in 0..3 {
+                let r = sum(&|p| &p.inputs, (j * 3 + t) * 60);
+                assert!(codes.base.contains(&r));
+                assert_eq!(r[..10], p.own_masks[t * 10..(t + 1) * 10], "own mask slots");
+            }
+        }
     }
 }

@@ -444,3 +444,73 @@ pub fn mul_finish(a: &Shares, b: &Shares, c: &Shares, opened: &[u8]) -> Shares {
     }
     z
 }
+
+/// Whether `([[r]], [[r]]*)` are `me`'s shares of re-encoding pairs for the
+/// `C*` batch `x` (`r` in `C`, `r*` in `C*`, one holder, one length).
+pub fn pair_ok(x: &Shares, r: &Shares, rs: &Shares) -> bool {
+    let same = |s: &Shares| s.holder == x.holder && s.len() == x.len();
+    same(r) && same(rs) && x.square && !r.square && rs.square
+}
+
+/// `[[x − r]]*`: what re-encoding opens (DZ13 §3; DLT14 §2: the dealt
+/// `r*` is uniform in `C*` given its slots, so the opened word reveals only
+/// the slots `x − r`).
+pub fn reencode_masked(x: &Shares, rs: &Shares) -> Shares {
+    x.add(rs).unwrap_or_else(|_| x.clone())
+}
+
+/// `[[x]] = [[r]] + C(slots of y)` in `C`, from the opened `y = x* − r*`.
+pub fn reencode_finish(r: &Shares, opened: &[u8]) -> Shares {
+    let slots = opened_values(r, opened);
+    r.add_public(&slots).unwrap_or_else(|_| r.clone())
+}
+
+/// Whether `masks` are `me`'s shares of the `n · m` input masks (value
+/// `j·m + t`: party `j`'s `t`-th) and `own` (this party's `m` masks in
+/// clear) and `x` (its `m` inputs) hold `m · k` slots each, `k` the
+/// slots of the code.
+pub fn input_ok(
+    masks: &Shares,
+    own: &[u8],
+    x: &[u8],
+    me: usize,
+    n: usize,
+    m: usize,
+    k: usize,
+) -> bool {
+    masks.holder.codes.base.k() == k
+        && masks.holder.me == me
+        && masks.holder.parties == n
+        && !masks.square
+        && masks.len() == n * m
+        && own.len() == m * k
+        && x.len() == m * k
+}
+
+/// The input difference `x − r` this party broadcasts (slot-wise).
+pub fn input_delta(x: &[u8], own: &[u8]) -> Vec<u8> {
+    let mut d = x.to_vec();
+    add_assign(&mut d, own);
+    d
+}
+
+/// `[[x_j]] = [[r_j]] + (x_j − r_j)` for every party's inputs, from the
+/// broadcast differences (`deltas[j]`: party `j`'s `m · k` slots).
+pub fn input_finish(masks: &Shares, deltas: &[Vec<u8>]) -> Shares {
+    let k = masks.holder.codes.base.k();
+    let c: Vec<Vec<u8>> = deltas
+        .iter()
+        .flat_map(|d| d.chunks(k).map(<[u8]>::to_vec))
+        .collect();
+    masks.add_public(&c).unwrap_or_else(|_| masks.clone())
+}
+
+impl Shares {
+    /// The same values, now read as words of `C*` (`C ⊂ C*`: a
+    /// polynomial of degree `< k` has degree `< 2k − 1`), so they combine
+    /// with products without re-encoding.
+    pub fn into_square(mut self) -> Shares {
+        self.square = true;
+        self
+    }
+}

@@ -1,0 +1,466 @@
+//! Oblivious AES-128 on MiniMac: the S-box masks, the AES linear layer on
+//! shares and on public values, and the per-layer kernels of
+//! `protocols/minimac_aes.otp`.
+//!
+//! **Layout.** A batch of `B` blocks uses `m = ⌈B / k⌉` groups: slot `s`
+//! of group `g` is block `g·k + s`. Byte position `p` of the state (or of
+//! the key) is a batch of `m` MiniMac values, stored position-major (value
+//! `p·m + g`). Every AES byte operation is GF(2^8)-linear on these values
+//! except the S-box.
+//!
+//! **S-box** (our design; DZ16's exact S-box preprocessing is not public,
+//! see the `.otp`). `S(x) = A(x^254) + 0x63` with `A` the GF(2)-linear part
+//! of the affine map. Since `x^254 = (x^127)^2` and squaring is GF(2)-linear,
+//! `S(x) = g(x^127) + 0x63` with `g(v) = A(v^2)` GF(2)-linear ([`g`]). Per
+//! S-box input the dealer gives an **S-box mask** ([`WORDS`] words): the
+//! powers `[[r^j]]`, `j = 1..127` in `C`, a `[[s]]*` uniform in `C*` given
+//! its slots, and `[[g(s)]]` in `C`. Then
+//! 1. open `ε = x + r` (a `C` word: reveals the slots only, uniform);
+//! 2. `[[x^127]]* = Σ_{j=0}^{127} C(ε^{127−j}) ∘ [[r^j]]` (every binomial
+//!    coefficient of `127 = 1111111b` is odd; a public vector times a `C`
+//!    word is a `C*` word and keeps the MAC relation);
+//! 3. open `δ = x^127 + s` (in `C*`, masked by `s*`), and
+//!    `[[S(x)]] = (g(δ) + 0x63) + [[g(s)]]` (`g` additive).
+//!
+//! Step 3 of layer `t` and step 1 of layer `t + 1` share one opening: the
+//! next S-box inputs are affine in `S(x)`, so their shared part is
+//! computed from `[[g(s)]]` before `δ` is known and their public part from
+//! `g(δ) + 0x63` after ([`next_layer`] on both). Each value is so carried
+//! as a public part plus a shared part.
+#![forbid(unsafe_code)]
+
+use rand_core::{CryptoRng, RngCore};
+
+use super::prep::masked_square_word;
+use super::shares::{check_seed, in_code, mac_diff, opened_values, Codes, Opened, Shares};
+use crate::gf256::{add_assign, mul, mul_slices, pow};
+use crate::Block;
+use std::sync::Arc;
+
+/// S-box layers of AES-128 (one per round).
+pub const LAYERS: usize = 10;
+/// S-boxes per layer and block: 16 of the state, 4 of the key schedule.
+pub const SBOXES: usize = 20;
+/// Powers `r^1..r^127` per S-box mask.
+pub const POWERS: usize = 127;
+/// Words of one S-box mask: the powers, `s*` and `g(s)`.
+pub const WORDS: usize = POWERS + 2;
+/// Round constants of the key schedule (FIPS-197 §5.2).
+const RCON: [u8; LAYERS] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
+
+/// `g(v) = A(v^2)`: the squaring followed by the linear part of the
+/// S-box's affine map (FIPS-197 §5.1.1: `b ⊕ b⋘1 ⊕ b⋘2 ⊕ b⋘3 ⊕ b⋘4`).
+/// GF(2)-linear, so `g(δ + s) = g(δ) + g(s)`.
+pub fn g(v: u8) -> u8 {
+    let y = mul(v, v);
+    y ^ y.rotate_left(1) ^ y.rotate_left(2) ^ y.rotate_left(3) ^ y.rotate_left(4)
+}
+
+/// The AES S-box as this design computes it: `g(x^127) + 0x63`.
+pub fn sbox(x: u8) -> u8 {
+    g(pow(x, 127)) ^ 0x63
+}
+
+/// The [`WORDS`] words of one fresh S-box mask (module docs), for the dealer.
+pub(super) fn sbox_mask_words<R: RngCore + CryptoRng + ?Sized>(
+    codes: &Codes,
+    rng: &mut R,
+) -> Vec<Vec<u8>> {
+    let k = codes.base.k();
+    let (mut r, mut s) = (vec![0u8; k], vec![0u8; k]);
+    rng.fill_bytes(&mut r);
+    rng.fill_bytes(&mut s);
+    let mut out = Vec::with_capacity(WORDS);
+    let mut pw = r.clone();
+    for _ in 0..POWERS {
+        out.push(codes.base.encode(&pw));
+        let prev = pw.clone();
+        mul_slices(&mut pw, &prev, &r);
+    }
+    out.push(masked_square_word(codes, &s, rng));
+    let gs: Vec<u8> = s.iter().map(|&v| g(v)).collect();
+    out.push(codes.base.encode(&gs));
+    out
+}
+
+/// Values the AES linear layer acts on: public slot vectors and shares.
+trait Lin: Clone {
+    fn plus(&self, o: &Self) -> Self;
+    fn times(&self, c: u8) -> Self;
+    /// Adds a public constant to every slot (shares: nothing, the public
+    /// part carries constants).
+    fn konst(&mut self, c: u8);
+}
+
+impl Lin for Vec<u8> {
+    fn plus(&self, o: &Self) -> Self {
+        let mut r = self.clone();
+        add_assign(&mut r, o);
+        r
+    }
+    fn times(&self, c: u8) -> Self {
+        self.iter().map(|&v| mul(v, c)).collect()
+    }
+    fn konst(&mut self, c: u8) {
+        self.iter_mut().for_each(|v| *v ^= c);
+    }
+}
+
+impl Lin for Shares {
+    fn plus(&self, o: &Self) -> Self {
+        self.add(o).unwrap_or_else(|_| self.clone())
+    }
+    fn times(&self, c: u8) -> Self {
+        self.scale(c)
+    }
+    fn konst(&mut self, _c: u8) {}
+}
+
+/// From layer `t`'s S-box outputs `y` (16 state bytes, then the 4 bytes of
+/// `SubWord(RotWord(w_3))`) and round key `t − 1`: round key `t`
+/// (FIPS-197 §5.2) and the S-box inputs of layer `t + 1` (the state after
+/// ShiftRows, MixColumns and AddRoundKey, then `RotWord` of the new key's
+/// last word), or for `t = 10` the ciphertext (no MixColumns).
+fn next_layer<T: Lin>(y: &[T], ks: &[T], t: usize) -> (Vec<T>, Vec<T>) {
+    let mut sw: Vec<T> = y[16..20].to_vec();
+    sw[0].konst(RCON[t - 1]);
+    let mut kt: Vec<T> = Vec::with_capacity(16);
+    for i in 0..16 {
+        let prev = if i < 4 {
+            sw[i].clone()
+        } else {
+            kt[i - 4].clone()
+        };
+        kt.push(ks[i].plus(&prev));
+    }
+    let sr: Vec<T> = (0..16)
+        .map(|i| y[((i / 4 + i % 4) % 4) * 4 + i % 4].clone())
+        .collect();
+    if t == LAYERS {
+        return ((0..16).map(|i| sr[i].plus(&kt[i])).collect(), kt);
+    }
+    let mut x = Vec::with_capacity(SBOXES);
+    for c in 0..4 {
+        let a = &sr[c * 4..c * 4 + 4];
+        for r in 0..4 {
+            let v = a[r]
+                .times(2)
+                .plus(&a[(r + 1) % 4].times(3))
+                .plus(&a[(r + 2) % 4])
+                .plus(&a[(r + 3) % 4]);
+            x.push(v.plus(&kt[c * 4 + r]));
+        }
+    }
+    x.extend([13, 14, 15, 12].map(|i| kt[i].clone()));
+    (x, kt)
+}
+
+/// The S-box masks of one AES run: per layer, word `w` of the `20·m`
+/// masks (position-major), as [`super::prep::PrepStore::take_sbox_masks`]
+/// hands them out.
+pub type AesMasks = Vec<[Shares; WORDS]>;
+
+/// A party's state between the openings of an AES run (module docs).
+#[derive(Clone, Debug, Default)]
+pub struct AesRun {
+    m: usize,
+    /// Shared parts of round key `t`.
+    ks_sh: Vec<Shares>,
+    /// Public parts of the latest round key whose public part is known.
+    ks_pub: Vec<Vec<u8>>,
+    /// What the next opening broadcasts.
+    to_open: Shares,
+    /// Every opened batch so far (as `C*` words) and the opened words,
+    /// for the deferred MAC check.
+    /// (Shared, so that cloning the state between rounds copies no
+    /// opening; concatenated once, for the check.)
+    acc: Vec<Arc<Shares>>,
+    acc_y: Vec<Arc<Vec<u8>>>,
+    /// Shares of party 0's output masks (`16·m` values in `C`, slots
+    /// known to party 0 only): the last opening reveals the ciphertexts
+    /// plus these.
+    out_mask: Shares,
+    /// The masked ciphertexts, once the last opening is absorbed.
+    out: Opened,
+}
+
+/// Splits a batch of `p·m` values into `p` batches of `m`.
+fn split(s: &Shares, m: usize) -> Vec<Shares> {
+    (0..s.len() / m.max(1))
+        .filter_map(|p| s.slice(p * m, m))
+        .collect()
+}
+
+/// Concatenates batches (all of one holder and code; a mismatched part
+/// is left out, as `Shares::concat` refuses it) with one copy of each.
+fn join<S: std::borrow::Borrow<Shares>>(parts: &[S]) -> Shares {
+    let Some(first) = parts.first().map(|p| p.borrow()) else {
+        return Shares::default();
+    };
+    let fits = |p: &&Shares| p.holder() == first.holder() && p.is_square() == first.is_square();
+    let size: usize = parts.iter().map(|p| p.borrow().parts().0.len()).sum();
+    let (mut x, mut mac) = (Vec::with_capacity(size), Vec::with_capacity(size));
+    for p in parts.iter().map(|p| p.borrow()).filter(fits) {
+        x.extend_from_slice(p.parts().0);
+        mac.extend_from_slice(p.parts().1);
+    }
+    Shares::new(first.holder().clone(), first.is_square(), x, mac).unwrap_or_default()
+}
+
+/// Whether `io` (party 0's `32·m` input masks: `16·m` for the plaintexts,
+/// then `16·m` for the ciphertexts) and `key` are `me`'s shares of values
+/// in `C` and `masks` its S-box masks for the run ([`LAYERS`] layers of
+/// `20·m`).
+pub fn aes_ok(
+    io: &Shares,
+    key: &Shares,
+    masks: &AesMasks,
+    me: usize,
+    n: usize,
+    m: usize,
+    len: usize,
+) -> bool {
+    let h = key.holder();
+    super::shape_ok(io, me, n, 32 * m, len)
+        && super::shape_ok(key, me, n, 16 * m, len)
+        && io.holder() == h
+        && !io.is_square()
+        && !key.is_square()
+        && masks.len() == LAYERS
+        && masks.iter().all(|layer| {
+            layer.iter().enumerate().all(|(w, s)| {
+                s.holder() == h && s.len() == SBOXES * m && s.is_square() == (w == WORDS - 2)
+            })
+        })
+}
+
+/// Whether party 0's plaintexts (`16·m·k` slots, value-major as the
+/// shares) and the slots of its `32·m` masks have the run's lengths.
+pub fn aes_input_ok(pt: &[u8], own: &[u8], m: usize, k: usize) -> bool {
+    pt.len() == 16 * m * k && own.len() == 32 * m * k
+}
+
+/// Party 0's broadcast `pt − r_in` (DZ13 §3 input: the plaintexts masked
+/// by the first `16·m` of its masks).
+pub fn aes_input_delta(pt: &[u8], own: &[u8]) -> Vec<u8> {
+    super::input_delta(pt, &own[..pt.len().min(own.len())])
+}
+
+/// Party 0's ciphertexts from the masked ones: the last opening revealed
+/// `ct + r_out`, and only party 0 knows the slots of `r_out` (value
+/// `16·m + p·m + g` of its masks for byte `p` of block `g·k + s`).
+pub fn aes_unmask(masked: &Opened, own: &[u8], m: usize, k: usize) -> Opened {
+    masked
+        .iter()
+        .enumerate()
+        .map(|(b, c)| {
+            c.iter()
+                .enumerate()
+                .map(|(p, &v)| v ^ own.get((16 * m + p * m) * k + b).copied().unwrap_or(0))
+                .collect()
+        })
+        .collect()
+}
+
+/// The run before the first opening: the plaintexts are `[[r_in]] + d`
+/// (`d`: party 0's broadcast), S-box inputs of layer 1 are `pt + key` and
+/// `RotWord(w_3)` of the key; the first opening is these plus the masks
+/// `r` of layer 1.
+pub fn aes_begin(io: &Shares, d: &[u8], key: &Shares, masks: &AesMasks, m: usize) -> AesRun {
+    let pt = super::input_finish(&io.slice(0, 16 * m).unwrap_or_default(), &[d.to_vec()]);
+    let ks = split(key, m);
+    let mut x: Vec<Shares> = split(&pt, m)
+        .iter()
+        .zip(&ks)
+        .map(|(p, k)| p.plus(k))
+        .collect();
+    x.extend([13, 14, 15, 12].map(|i| ks[i].clone()));
+    let k = key.codes().base.k();
+    AesRun {
+        m,
+        to_open: join(&x).plus(&masks[0][0]),
+        ks_sh: ks,
+        ks_pub: vec![vec![0u8; m * k]; 16],
+        acc: Vec::new(),
+        acc_y: Vec::new(),
+        out_mask: io.slice(16 * m, 16 * m).unwrap_or_default(),
+        out: Vec::new(),
+    }
+}
+
+/// This party's codeword shares of the next opening.
+pub fn aes_shares(st: &AesRun, _count: usize, _len: usize) -> Vec<u8> {
+    st.to_open.parts().0.to_vec()
+}
+
+/// Whether every word of the opening lies in its code (`C` for the first
+/// opening, `C*` after).
+pub fn aes_in_code(st: &AesRun, y: &[u8]) -> bool {
+    in_code(&st.to_open, y)
+}
+
+/// Public slot vectors (`m·k` bytes per position) of `count` positions
+/// starting at value `first` of the opened values.
+fn public_parts(vals: &[Vec<u8>], first: usize, count: usize, m: usize) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|p| vals[first + p * m..first + (p + 1) * m].concat())
+        .collect()
+}
+
+/// `[[x^127]]*` from the opened `ε = x + r` (`eps`: one `k`-slot vector per
+/// value) and the powers `[[r^j]]` (module docs, step 2).
+fn power_127(eps: &[Vec<u8>], r: &[Shares]) -> Shares {
+    let Some(first) = r.first() else {
+        return Shares::default();
+    };
+    let codes = first.codes().clone();
+    let (n, k) = (codes.base.n(), codes.base.k());
+    let total = eps.len();
+    let (mut x, mut mac) = (vec![0u8; total * n], vec![0u8; total * n]);
+    let (mut c, mut prev, mut w, mut t) = (vec![0u8; k], vec![0u8; k], vec![0u8; n], vec![0u8; n]);
+    let mut consts = Vec::with_capacity(total);
+    for (l, e) in eps.iter().enumerate() {
+        let range = l * n..(l + 1) * n;
+        c.fill(1);
+        for j in (1..=POWERS).rev() {
+            codes.base.encode_into(&c, &mut w);
+            let (rx, rm) = r[j - 1].parts();
+            mul_slices(&mut t, &w, &rx[range.clone()]);
+            add_assign(&mut x[range.clone()], &t);
+            mul_slices(&mut t, &w, &rm[range.clone()]);
+            add_assign(&mut mac[range.clone()], &t);
+            prev.copy_from_slice(&c);
+            mul_slices(&mut c, &prev, e);
+        }
+        consts.push(c.clone());
+    }
+    Shares::new(first.holder().clone(), true, x, mac)
+        .and_then(|v| v.add_public(&consts))
+        .unwrap_or_default()
+}
+
+/// Absorbs opening `t` (`1..=11`, module docs): records it for the MAC
+/// check; for `t ≥ 2` the public parts of layer `t − 1`'s S-box outputs
+/// `g(δ) + 0x63` and what follows from them; for `t ≤ 10` the S-box inputs
+/// `ε` of layer `t`, `[[x^127]]*`, the shared parts of its outputs and the
+/// next opening; for `t = 11` the ciphertexts.
+pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
+    let mut st = st.clone();
+    let m = st.m;
+    let vals = opened_values(&st.to_open, y);
+    let sq = st.to_open.clone().into_square();
+    st.acc.push(Arc::new(sq));
+    st.acc_y.push(Arc::new(y.to_vec()));
+    let (mut x_pub, mut rest) = (None, 0);
+    if t >= 2 {
+        let mut ys = public_parts(&vals, 0, SBOXES, m);
+        for v in ys.iter_mut() {
+            v.iter_mut().for_each(|b| *b = g(*b) ^ 0x63);
+        }
+        let (x, kt) = next_layer(&ys, &st.ks_pub, t - 1);
+        st.ks_pub = kt;
+        x_pub = Some(x);
+        rest = SBOXES * m;
+    }
+    if t > LAYERS {
+        let out = public_parts(&vals, rest, 16, m);
+        let x = x_pub.unwrap_or_default();
+        let k = st.to_open.codes().base.k();
+        st.out = (0..m * k)
+            .map(|b| (0..16).map(|p| out[p][b] ^ x[p][b]).collect())
+            .collect();
+        return st;
+    }
+    let Some(layer) = masks.get(t - 1) else {
+        return st;
+    };
+    let eps: Vec<Vec<u8>> = match &x_pub {
+        Some(x) => {
+            let k = st.to_open.codes().base.k();
+            (0..SBOXES * m)
+                .map(|l| {
+                    let (p, gi) = (l / m, l % m);
+                    let mut e = vals[rest + l].clone();
+                    add_assign(&mut e, &x[p][gi * k..(gi + 1) * k]);
+                    e
+                })
+                .collect()
+        }
+        None => vals,
+    };
+    let v = power_127(&eps, &layer[..POWERS]);
+    let d = v.plus(&layer[WORDS - 2]);
+    let (x_sh, kt) = next_layer(&split(&layer[WORDS - 1], m), &st.ks_sh, t);
+    st.ks_sh = kt;
+    let next = if t < LAYERS {
+        join(&x_sh).plus(&masks[t][0])
+    } else {
+        join(&x_sh).plus(&st.out_mask)
+    };
+    st.to_open = join(&[d, next.into_square()]);
+    st
+}
+
+/// The seed of the MAC check over every opening of the run.
+pub fn aes_check_seed(session: Block, st: &AesRun) -> Block {
+    check_seed(
+        session,
+        &st.acc_y
+            .iter()
+            .flat_map(|y| y.iter().copied())
+            .collect::<Vec<u8>>(),
+    )
+}
+
+/// This party's MAC difference over every opening of the run.
+pub fn aes_mac_diff(st: &AesRun, seed: Block, len: usize) -> Vec<u8> {
+    let y: Vec<u8> = st.acc_y.iter().flat_map(|y| y.iter().copied()).collect();
+    mac_diff(&join(&st.acc), &y, seed, len)
+}
+
+/// The masked ciphertexts `ct + r_out`, one 16-byte vector per block
+/// (block `g·k + s`); only party 0 can remove the mask ([`aes_unmask`]).
+pub fn aes_output(st: &AesRun) -> Opened {
+    st.out.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sbox_is_the_aes_sbox() {
+        // FIPS-197 Figure 7 entries.
+        for (x, s) in [
+            (0x00, 0x63),
+            (0x01, 0x7c),
+            (0x53, 0xed),
+            (0xff, 0x16),
+            (0x10, 0xca),
+        ] {
+            assert_eq!(sbox(x), s, "S({x:#04x})");
+        }
+    }
+
+    #[test]
+    fn linear_layer_on_public_values_is_aes() {
+        // FIPS-197 Appendix C.1 with the S-box applied in the clear.
+        let key: Vec<u8> = (0..16).collect();
+        let pt: Vec<u8> = (0..16).map(|i| i * 0x11).collect();
+        let mut ks: Vec<Vec<u8>> = key.iter().map(|&b| vec![b]).collect();
+        let mut x: Vec<Vec<u8>> = (0..16).map(|i| vec![pt[i] ^ key[i]]).collect();
+        x.extend([13, 14, 15, 12].map(|i| vec![key[i]]));
+        for t in 1..=LAYERS {
+            let y: Vec<Vec<u8>> = x.iter().map(|v| vec![sbox(v[0])]).collect();
+            let (nx, kt) = next_layer(&y, &ks, t);
+            x = nx;
+            ks = kt;
+        }
+        let ct: Vec<u8> = x.iter().map(|v| v[0]).collect();
+        let want = [
+            0x69, 0xc4, 0xe0, 0xd8, 0x6a, 0x7b, 0x04, 0x30, 0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4,
+            0xc5, 0x5a,
+        ];
+        assert_eq!(ct, want);
+    }
+}

@@ -1,0 +1,314 @@
+//! Oblivious AES-128 on MiniMac (`protocols/minimac_aes.otp`) end to end
+//! for 2 and 3 players over the in-memory and the TCP mesh: the key split
+//! between the parties and the plaintext of party 0 entered with
+//! `protocols/minimac_input.otp`, the ciphertexts compared with the `aes`
+//! crate on FIPS-197 Appendix C.1 and random blocks; a party that adds an
+//! error to a share or a MAC is caught by every party with the named
+//! abort, and no ciphertext is output.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use aes::cipher::{BlockEncrypt, KeyInit};
+use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
+use ot::runtime::minimac::aes::{AesMasks, LAYERS, SBOXES};
+use ot::runtime::minimac::prep::{deal_counts, Counts, PrepParams, PrepStore};
+use ot::runtime::minimac::{Codes, Opened, Shares};
+use ot::runtime::rng::Rng;
+use ot::{minimac_aes, minimac_input};
+use rand_core::RngCore;
+
+const K: usize = 20;
+const LEN: usize = 60;
+
+type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+fn params(parties: usize) -> PrepParams {
+    PrepParams {
+        parties,
+        k: K,
+        n: LEN,
+    }
+}
+
+/// The dealer's files for one AES run of `m` groups of `K` blocks.
+fn files(parties: usize, m: usize) -> Vec<PathBuf> {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "minimac-aes-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let counts = Counts {
+        inputs: 48 * m,
+        sboxes: LAYERS * SBOXES * m,
+        ..Counts::default()
+    };
+    deal_counts(params(parties), 3, counts, &mut Rng::from_entropy())
+        .unwrap()
+        .iter()
+        .map(|p| p.write_to(&dir).unwrap())
+        .collect()
+}
+
+fn session(tag: u8) -> [u8; 16] {
+    [tag; 16]
+}
+
+/// How a cheating party changes its material before the AES run.
+#[derive(Clone, Copy, Debug)]
+enum Cheat {
+    Honest,
+    /// A non-codeword error on its share of the plaintext mask.
+    NonCodeword,
+    /// A codeword error on its share of party 0's first output mask, so
+    /// the ciphertext opened to party 0 would be wrong.
+    OutputMask,
+    /// A codeword error on its key share (stays in the code).
+    Codeword,
+    /// An error on its key share's MAC.
+    KeyMac,
+    /// An error on the MAC of one power `r^j` of a layer-4 S-box mask.
+    MaskMac,
+}
+
+fn cheat(io: &mut Shares, key: &mut Shares, masks: &mut AesMasks, how: Cheat) {
+    match how {
+        Cheat::Honest => {}
+        Cheat::NonCodeword => io.parts_mut().0[5] ^= 0x21,
+        Cheat::OutputMask => {
+            // m = 1 here: value 16 is the first output mask.
+            let e = Codes::get(K, LEN).unwrap().base.encode(&[0x04; K]);
+            let x = &mut io.parts_mut().0[16 * LEN..17 * LEN];
+            x.iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
+        }
+        Cheat::Codeword => {
+            let e = Codes::get(K, LEN).unwrap().base.encode(&[7u8; K]);
+            let x = key.parts_mut().0;
+            x[..LEN].iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
+        }
+        Cheat::KeyMac => key.parts_mut().1[LEN + 3] ^= 1,
+        Cheat::MaskMac => masks[3][40].parts_mut().1[2] ^= 0x80,
+    }
+}
+
+/// Party `me`'s view of one run: it enters its key share with
+/// `minimac_input`, then runs AES, party 0 with its plaintexts (block
+/// `g·K + s` in slot `s` of group `g`); only party 0 gets ciphertexts.
+fn party<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    files: &[PathBuf],
+    key_share: [u8; 16],
+    pts: &[[u8; 16]],
+    m: usize,
+    how: (usize, Cheat),
+) -> Res<Option<Opened>> {
+    let (me, n) = (mesh.me(), mesh.parties());
+    let mut store = PrepStore::open(&files[me], me, params(n))?;
+    // Value p·m + g: key byte p in every slot.
+    let mut x = vec![0u8; 16 * m * K];
+    for p in 0..16 {
+        x[p * m * K..(p + 1) * m * K].fill(key_share[p]);
+    }
+    let (masks_in, own) = store.take_inputs(16 * m)?;
+    let p = minimac_input::Params::new(n, 16 * m, K)?;
+    let input = minimac_input::PInput {
+        x,
+        masks: masks_in,
+        own,
+    };
+    let v = minimac_input::P::new(me, p, session(1), input, Rng::from_entropy())?
+        .run(mesh)?
+        .shares;
+    let mut key = v.slice(0, 16 * m).unwrap();
+    for j in 1..n {
+        key = key.add(&v.slice(j * 16 * m, 16 * m).unwrap())?;
+    }
+    // Party 0's next 32m masks: plaintexts, then ciphertexts.
+    let (all, own) = store.take_inputs(32 * m)?;
+    let mut io = all.slice(0, 32 * m).unwrap();
+    let mut pt = vec![0u8; 16 * m * K];
+    for (b, blk) in pts.iter().enumerate() {
+        for p in 0..16 {
+            pt[p * m * K + b] = blk[p];
+        }
+    }
+    let mut masks: AesMasks = (0..LAYERS)
+        .map(|_| store.take_sbox_masks(SBOXES * m))
+        .collect::<Result<_, _>>()?;
+    if me == how.0 {
+        cheat(&mut io, &mut key, &mut masks, how.1);
+    }
+    let p = minimac_aes::Params::new(n, m, K, LEN)?;
+    let input = minimac_aes::PInput {
+        pt: (me == 0).then_some(pt),
+        own: (me == 0).then_some(own),
+        io,
+        key,
+        masks,
+    };
+    Ok(
+        minimac_aes::P::new(me, p, session(2), input, Rng::from_entropy())?
+            .run(mesh)?
+            .ct,
+    )
+}
+
+/// The key split into `n` XOR shares.
+fn split_key(key: [u8; 16], n: usize, rng: &mut Rng) -> Vec<[u8; 16]> {
+    let mut shares = vec![[0u8; 16]; n];
+    let mut last = key;
+    for s in shares.iter_mut().skip(1) {
+        rng.fill_bytes(s);
+        last.iter_mut().zip(s.iter()).for_each(|(a, b)| *a ^= b);
+    }
+    shares[0] = last;
+    shares
+}
+
+fn reference(key: [u8; 16], pt: &[u8; 16]) -> [u8; 16] {
+    let c = aes::Aes128::new(&key.into());
+    let mut b = (*pt).into();
+    c.encrypt_block(&mut b);
+    b.into()
+}
+
+fn run<F>(n: usize, key: [u8; 16], pts: &[[u8; 16]], how: (usize, Cheat), tcp: bool, check: F)
+where
+    F: Fn(Vec<Res<Option<Opened>>>),
+{
+    let m = pts.len().div_ceil(K);
+    let f = files(n, m);
+    let shares = split_key(key, n, &mut Rng::from_entropy());
+    let body = |mesh: &mut dyn Mesh| party(mesh, &f, shares[mesh.me()], pts, m, how);
+    let outs = if tcp {
+        run_parties(local_tcp_mesh(n).unwrap(), |mesh| body(mesh))
+    } else {
+        run_parties(MemoryMesh::new(n), |mesh| body(mesh))
+    };
+    check(outs)
+}
+
+/// Party 0 gets the ciphertexts, every other party none.
+fn expect_ciphertexts(key: [u8; 16], pts: &[[u8; 16]]) -> impl Fn(Vec<Res<Option<Opened>>>) + '_ {
+    move |outs| {
+        for (me, o) in outs.into_iter().enumerate() {
+            let ct = o.unwrap();
+            if me > 0 {
+                assert!(ct.is_none(), "party {me} got a ciphertext");
+                continue;
+            }
+            let ct = ct.expect("party 0's ciphertexts");
+            for (b, pt) in pts.iter().enumerate() {
+                assert_eq!(ct[b], reference(key, pt), "block {b}");
+            }
+        }
+    }
+}
+
+const FIPS_KEY: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+const FIPS_PT: [u8; 16] = [
+    0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+];
+const FIPS_CT: [u8; 16] = [
+    0x69, 0xc4, 0xe0, 0xd8, 0x6a, 0x7b, 0x04, 0x30, 0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4, 0xc5, 0x5a,
+];
+
+#[test]
+fn fips_197_c1_for_2_and_3_players() {
+    assert_eq!(reference(FIPS_KEY, &FIPS_PT), FIPS_CT);
+    for n in [2, 3] {
+        run(
+            n,
+            FIPS_KEY,
+            &[FIPS_PT],
+            (0, Cheat::Honest),
+            false,
+            expect_ciphertexts(FIPS_KEY, &[FIPS_PT]),
+        );
+    }
+}
+
+fn random_blocks(count: usize) -> ([u8; 16], Vec<[u8; 16]>) {
+    let mut rng = Rng::from_entropy();
+    let mut key = [0u8; 16];
+    rng.fill_bytes(&mut key);
+    let pts = (0..count)
+        .map(|_| {
+            let mut b = [0u8; 16];
+            rng.fill_bytes(&mut b);
+            b
+        })
+        .collect();
+    (key, pts)
+}
+
+/// Random blocks for 2 and 3 players: over the memory mesh two groups
+/// (the second partly used), over TCP one.
+#[test]
+fn random_blocks_over_the_memory_mesh_and_tcp() {
+    for (tcp, count) in [(false, K + 7), (true, K)] {
+        for n in [2, 3] {
+            let (key, pts) = random_blocks(count);
+            let check = expect_ciphertexts(key, &pts);
+            run(n, key, &pts, (0, Cheat::Honest), tcp, check);
+        }
+    }
+}
+
+#[test]
+fn a_cheating_party_is_caught_and_no_ciphertext_is_output() {
+    for n in [2, 3] {
+        for (who, how) in [
+            (0, Cheat::NonCodeword),
+            (n - 1, Cheat::Codeword),
+            (1, Cheat::KeyMac),
+            (n - 1, Cheat::MaskMac),
+            (1, Cheat::OutputMask),
+        ] {
+            run(n, FIPS_KEY, &[FIPS_PT], (who, how), false, |outs| {
+                for o in outs {
+                    let e = o.expect_err("no ciphertext after a failed check");
+                    let got = e.downcast_ref::<minimac_aes::Error>();
+                    let ok = match how {
+                        Cheat::NonCodeword => {
+                            matches!(got, Some(minimac_aes::Error::NotACodeword { .. }))
+                        }
+                        _ => matches!(got, Some(minimac_aes::Error::MacCheckFailed { .. })),
+                    };
+                    assert!(ok, "{how:?} by party {who} of {n}: got {e:?}");
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn a_batch_of_the_wrong_shape_is_refused() {
+    let f = files(2, 1);
+    let outs = run_parties(MemoryMesh::new(2), |mesh| {
+        let me = mesh.me();
+        let mut store = PrepStore::open(&f[me], me, params(2)).unwrap();
+        let (v, own) = store.take_inputs(32).unwrap();
+        let masks: AesMasks = (0..LAYERS)
+            .map(|_| store.take_sbox_masks(SBOXES).unwrap())
+            .collect();
+        // Claims two groups, holds one.
+        let p = minimac_aes::Params::new(2, 2, K, LEN).unwrap();
+        let input = minimac_aes::PInput {
+            pt: (me == 0).then(|| vec![0u8; 32 * K]),
+            own: (me == 0).then(|| [own.clone(), own].concat()),
+            io: v.slice(0, 32).unwrap(),
+            key: v.slice(32, 16).unwrap(),
+            masks,
+        };
+        minimac_aes::P::new(me, p, session(3), input, Rng::from_entropy())?.run(mesh)
+    });
+    for o in outs {
+        assert!(
+            matches!(o, Err(minimac_aes::Error::BadShares { .. })),
+            "{o:?}"
+        );
+    }
+}
