@@ -11,7 +11,9 @@
 //! cargo run --release --example ot_table -- --threads 2  # kernels split over 2 cores per party
 //! cargo run --release --example ot_table -- --base co15  # every row over CO15 base OTs (default: CO15 passive, MR19 malicious)
 //! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen,
-//!                                                        # ss2/ss4/ss8, ssmal2.., deltass2.., deltassmal2..: SoftSpokenOT with k = 2, 4, 8; kkrt, oos, rr16)
+//!                                                        # ss2/ss4/ss8, ssmal2.., deltass2.., deltassmal2..: SoftSpokenOT with k = 2, 4, 8; kkrt, oos, rr16;
+//!                                                        # quietbipsw, quietgar: QuietOT's 1-out-of-6 / 1-out-of-32 bit OTs (PCF output);
+//!                                                        # quietbipswrot, quietgarrot: converted to 1-out-of-2 random OTs of blocks)
 //! cargo run --release --example ot_table -- --no-sha1    # skip the SHA-1 measurements
 //! ```
 //! Every row is measured in fresh processes (a `--measure` child runs the
@@ -27,8 +29,8 @@ use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_iknp, delta_kos, delta_softspoken, delta_softspoken_base, delta_softspoken_malicious,
-    iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, rr16, softspoken, softspoken_malicious, AboOt,
-    BaseOt, BaseOtKind, OtExtension,
+    iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, quiet_bipsw, quiet_bipsw_rot, quiet_gar,
+    quiet_gar_rot, rr16, softspoken, softspoken_malicious, AboOt, BaseOt, BaseOtKind, OtExtension,
 };
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};
@@ -57,9 +59,18 @@ enum Proto {
     Oos,
     /// Approximate K-out-of-N OT (`rr16.otp`), K = N/2, over KOS.
     Rr16,
+    // ---- QuietOT (quiet_*.otp): setup over IKNP, local expansion ----
+    /// Random 1-out-of-6 OTs of bits (`quiet_bipsw.otp`, no conversion).
+    QuietBipsw,
+    /// Random 1-out-of-32 OTs of bits (`quiet_gar.otp`, no conversion).
+    QuietGar,
+    /// Random 1-out-of-2 OTs of blocks (`quiet_bipsw_rot.otp`).
+    QuietBipswRot,
+    /// Random 1-out-of-2 OTs of blocks (`quiet_gar_rot.otp`).
+    QuietGarRot,
 }
 
-const ALL: [Proto; 21] = [
+const ALL: [Proto; 25] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -82,6 +93,11 @@ const ALL: [Proto; 21] = [
     Proto::Kkrt,
     Proto::Oos,
     Proto::Rr16,
+    // ---- QuietOT ----
+    Proto::QuietBipsw,
+    Proto::QuietGar,
+    Proto::QuietBipswRot,
+    Proto::QuietGarRot,
 ];
 
 impl Proto {
@@ -101,6 +117,32 @@ impl Proto {
             Proto::Kkrt => ("1-out-of-2^128 OPRF", "passive", "KKRT16"),
             Proto::Oos => ("1-out-of-2^76 OT", "malicious", "OOS17"),
             Proto::Rr16 => ("approx. N/2-out-of-N OT", "malicious", "RR16"),
+            // ---- QuietOT: one output = one OT of the kind in the first column
+            // (the bit-OT rows are the PCF output, no conversion) ----
+            Proto::QuietBipsw => ("1-out-of-6 bit OT", "passive", "QuietOT-BIPSW"),
+            Proto::QuietGar => ("1-out-of-32 bit OT", "passive", "QuietOT-GAR"),
+            Proto::QuietBipswRot => ("1-out-of-2 random OT", "passive", "QuietOT-BIPSW"),
+            Proto::QuietGarRot => ("1-out-of-2 random OT", "passive", "QuietOT-GAR"),
+        }
+    }
+    /// Whether the row has a SHA-1 random-oracle variant.
+    fn has_sha1(self) -> bool {
+        self.hashed() && !matches!(self, Proto::Rr16) && !self.quiet()
+    }
+    /// Whether this is a QuietOT row.
+    fn quiet(self) -> bool {
+        matches!(
+            self,
+            Proto::QuietBipsw | Proto::QuietGar | Proto::QuietBipswRot | Proto::QuietGarRot
+        )
+    }
+    /// The largest n measured: the conversion's corrections (4 resp. 30
+    /// blocks per OT) are one message, not streamed, so 2^24 OTs would need
+    /// several GiB.
+    fn max_log_n(self) -> usize {
+        match self {
+            Proto::QuietBipswRot | Proto::QuietGarRot => 20,
+            _ => usize::MAX,
         }
     }
     /// The name `--only` matches (`iknp`, ..., `ss2`, `ssmal4`, `deltass8`).
@@ -242,6 +284,18 @@ fn run_role(
             )
         };
     }
+    // A QuietOT row: setup over IKNP, then the expansion (and conversion).
+    macro_rules! quiet {
+        ($m:ident, { $($rin:tt)* }) => {
+            go!(
+                $m,
+                $m::Params::new(n)?,
+                $m::SenderInput {},
+                $m::ReceiverInput { $($rin)* },
+                rot = Box::new(OtExtension::iknp())
+            )
+        };
+    }
     let r = if sender {
         Bits::zeros(0)
     } else {
@@ -288,6 +342,10 @@ fn run_role(
                 ots = one_of_n_base(true)
             )
         }
+        Proto::QuietBipsw => quiet!(quiet_bipsw, {}),
+        Proto::QuietGar => quiet!(quiet_gar, {}),
+        Proto::QuietBipswRot => quiet!(quiet_bipsw_rot, { r: r.clone() }),
+        Proto::QuietGarRot => quiet!(quiet_gar_rot, { r: r.clone() }),
         Proto::Ss(k) => go!(
             softspoken,
             softspoken::Params::new(k, n, threads, sha1)?,
@@ -813,6 +871,17 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         let (s, r) = one_of_n_base_comm(p.malicious())?;
         return Ok((r, s));
     }
+    if p.quiet() {
+        // The setup's random OTs: IKNP (the QuietOT sender is its sender)
+        // over 128 CO15 base OTs with the roles swapped.
+        let k = match p {
+            Proto::QuietBipsw | Proto::QuietBipswRot => ot::runtime::quiet::bipsw::SETUP_OTS,
+            _ => ot::runtime::quiet::gar::KEY_LEN,
+        };
+        let c = iknp::comm(&iknp::Params::new(k, 1, false)?);
+        let (bs, br) = base_comm(BaseOtKind::Co15, 128)?;
+        return Ok((c.sender + br, c.receiver + bs));
+    }
     let kind = base_kind(p.malicious());
     let Some(k) = p.softspoken_k() else {
         let (bs, br) = base_comm(kind, 128)?;
@@ -914,9 +983,15 @@ fn run() -> Res<()> {
                     .any(|name| p.name().eq_ignore_ascii_case(name.trim()))
             })
         }) {
+            if log_n > p.max_log_n() {
+                let (ty, sec, name) = p.row();
+                println!("{ty:<22} {sec:<10} {name:<15} skipped at this n (one unstreamed correction message)");
+                continue;
+            }
             let m_aes = measure_isolated(p, n, false, threads, reps, tcp)?;
-            // RR16's messages are its KOS run's outputs: no hash choice of its own.
-            let sha_t = if p.hashed() && p != Proto::Rr16 && !no_sha1 {
+            // RR16's messages are its KOS run's outputs, QuietOT hashes with
+            // its own session keys: no SHA-1 variant.
+            let sha_t = if p.has_sha1() && !no_sha1 {
                 Some(measure_isolated(p, n, true, threads, reps, tcp)?.best)
             } else {
                 None

@@ -242,6 +242,14 @@ pub mod sum_n {
     crate::protocol!("protocols/sum_n.otp");
 }
 
+/// Opening to one party (`P[0] -> all`, `P[j] -> P[0]`, `P[0] -> P[j]`,
+/// `at P[0]`): P[0] broadcasts its masked secret, learns the sum of every
+/// input and deals everyone a share of it; generated from
+/// `protocols/open_to_one.otp`.
+pub mod open_to_one {
+    crate::protocol!("protocols/open_to_one.otp");
+}
+
 /// Orlandi protocol, online phase: opening shared values with every
 /// party's opening checked against its Pedersen commitments, generated
 /// from `protocols/orlandi.otp` (shares: [`runtime::orlandi::Shares`]).
@@ -302,4 +310,21 @@ pub mod quiet_bipsw {
 /// with no messages, from `protocols/quiet_gar.otp`.
 pub mod quiet_gar {
     crate::protocol!("protocols/quiet_gar.otp");
+}
+
+/// Random 1-out-of-2 OTs of blocks from QuietOT-BIPSW: `quiet_bipsw`'s
+/// setup and expansion, then one correction message (4 blocks per OT) and
+/// Beaver's choice derandomization (1 bit per OT); the choice bit is the
+/// BIPSW weak PRF's rounding of the 1-out-of-6 index. Realizes `RandomOt`
+/// (`SenderRealization` / `ReceiverRealization`), from
+/// `protocols/quiet_bipsw_rot.otp`.
+pub mod quiet_bipsw_rot {
+    crate::protocol!("protocols/quiet_bipsw_rot.otp");
+}
+
+/// Random 1-out-of-2 OTs of blocks from QuietOT-GAR (30 correction blocks
+/// and 1 bit per OT; the choice bit is the XOR-MAJ output), realizing
+/// `RandomOt`, from `protocols/quiet_gar_rot.otp`.
+pub mod quiet_gar_rot {
+    crate::protocol!("protocols/quiet_gar_rot.otp");
 }

@@ -56,6 +56,12 @@ fn cost_agrees_with_the_generated_comm() {
         assert_eq!(v["per_party"].as_u64(), Some(c.per_party as u64));
         assert_eq!(v["check_bytes"].as_u64(), Some(c.check_bytes as u64));
         assert_eq!(v["round_count"].as_u64(), Some(c.rounds as u64));
+        // With rounds of one fixed party: the party that sends the most.
+        let v = cost_json("protocols/open_to_one.otp", &[&p]);
+        let c = ot::open_to_one::comm(&ot::open_to_one::Params::new(n).unwrap());
+        assert_eq!(v["per_party"].as_u64(), Some(c.per_party as u64));
+        assert_eq!(v["check_bytes"].as_u64(), Some(c.check_bytes as u64));
+        assert_eq!(v["round_count"].as_u64(), Some(c.rounds as u64));
     }
 }
 

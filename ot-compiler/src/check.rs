@@ -168,6 +168,10 @@ struct Checker<'a> {
     /// In an n-party protocol, the least number of parties its `requires`
     /// allows (`requires n >= k`).
     party_min: u128,
+    /// In an n-party protocol, the values held by one fixed party only
+    /// (computed in `at P[0]`, its input, or received by it alone): name ->
+    /// that party's index.
+    party_held: HashMap<String, usize>,
     /// Parameters whose `requires` proves them non-zero (divisors).
     nonzero_params: HashSet<String>,
     /// Each parameter's `requires` as written (for help lines).
@@ -294,6 +298,7 @@ impl<'a> Checker<'a> {
             party_vars: vec![],
             party_deliveries: vec![],
             party_min: 2,
+            party_held: HashMap::new(),
             nonzero_params: HashSet::new(),
             param_requires: HashMap::new(),
         }
@@ -322,6 +327,7 @@ impl<'a> Checker<'a> {
             intrinsic_paths: BTreeMap::new(),
             unsupported: None,
             party_count: None,
+            party_fixed: FixedParties::default(),
             spec_hash: [0; 32],
             realizes: None,
         }
@@ -620,7 +626,7 @@ impl<'a> Checker<'a> {
                     let t = self.expr(role, cond)?;
                     // An n-party check may test one condition per party
                     // (`[c(j) for j in 0..n]`); a failure names the party.
-                    let per_party = !self.party_vars.is_empty()
+                    let per_party = self.roles.iter().any(|r| r.count.is_some())
                         && matches!(&t.ty, Ty::Array(e, _) if **e == Ty::Bit);
                     if t.ty != Ty::Bit && !per_party {
                         return Err(Diagnostic::error(

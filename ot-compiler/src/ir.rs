@@ -156,6 +156,61 @@ pub enum PartyRound {
     /// `P[i] -> P[j]`: every party sends its own message to each other party
     /// (its value is an array indexed by the receiver).
     Private,
+    /// `P[c] -> all`: the fixed party `sender` sends one message to every
+    /// other party; `checked` as for [`PartyRound::Broadcast`] (every party
+    /// exchanges a digest of the message it received).
+    FixedBroadcast {
+        /// The sending party's index.
+        sender: usize,
+        /// Whether the compiler adds the consistency check.
+        checked: bool,
+    },
+    /// `P[c] -> P[j]`: the fixed party `sender` sends each other party its
+    /// own message (its value is an array indexed by the receiver).
+    FromOne {
+        /// The sending party's index.
+        sender: usize,
+    },
+    /// `P[j] -> P[c]`: every other party sends its own message to the fixed
+    /// party `receiver`, which then holds the array of all of them.
+    ToOne {
+        /// The receiving party's index.
+        receiver: usize,
+    },
+}
+
+impl PartyRound {
+    /// The fixed party that sends or receives alone, if any.
+    pub fn fixed_party(self) -> Option<usize> {
+        match self {
+            PartyRound::FixedBroadcast { sender, .. } | PartyRound::FromOne { sender } => {
+                Some(sender)
+            }
+            PartyRound::ToOne { receiver } => Some(receiver),
+            _ => None,
+        }
+    }
+
+    /// Whether the parties exchange digests of the round (a checked broadcast).
+    pub fn checked(self) -> bool {
+        matches!(
+            self,
+            PartyRound::Broadcast { checked: true }
+                | PartyRound::FixedBroadcast { checked: true, .. }
+        )
+    }
+}
+
+/// The values and steps of one fixed party in an n-party protocol (`at
+/// P[0] { }`, `input P[0] { }`, `output P[0] { }`): held only by that party.
+#[derive(Clone, Debug, Default)]
+pub struct FixedParties {
+    /// Statements of a fixed party: index into the party's events -> party.
+    pub stmts: std::collections::BTreeMap<usize, usize>,
+    /// Inputs of a fixed party: name -> party.
+    pub inputs: std::collections::BTreeMap<String, usize>,
+    /// Outputs of a fixed party: name -> party.
+    pub outputs: std::collections::BTreeMap<String, usize>,
 }
 
 /// A sub-protocol call.
@@ -291,6 +346,9 @@ pub struct Ir {
     /// For an n-party protocol (`role P[n]`): the parameter holding the
     /// number of parties. Its only role is then the party array.
     pub party_count: Option<String>,
+    /// For an n-party protocol: the steps, inputs and outputs of fixed
+    /// parties (`at P[0]`).
+    pub party_fixed: FixedParties,
     /// SHA-256 of the source files the protocol was compiled from (bound by
     /// the n-party session hello).
     pub spec_hash: [u8; 32],

@@ -263,6 +263,22 @@ const CASES: &[Case] = &[
         help: "parties are `P[0]` to `P[n - 1]`: use an index below 2, or require more parties (`requires n >= 4`)",
     },
     Case {
+        name: "party_fixed_range",
+        line: 7,
+        col: 23,
+        message: "party index out of range: `P[2]` is not a party when there are 2 (the protocol allows 2 or more)",
+        note: "in round `announce` (P -> all : Announce) of protocol `Announce`",
+        help: "use an index below 2, or require more parties (`requires n >= 3`)",
+    },
+    Case {
+        name: "party_fixed_value",
+        line: 7,
+        col: 23,
+        message: "`secret` is a value of `P[0]` only (its input, computed in `at P[0]`, or received by it alone); `P[i]` cannot use it because no round sends it",
+        note: "in `at P` of protocol `Open`",
+        help: "send it first, e.g. `round r: P[0] -> all : M { secret: u64 }`",
+    },
+    Case {
         name: "party_self_send",
         line: 7,
         col: 5,
@@ -1222,28 +1238,63 @@ fn move_parameters_move_a_last_use_and_copy_otherwise() {
 }
 
 /// A fixed party index is out of range only against the least number of
-/// parties `requires` allows; an index that always exists gets the error
-/// about fixed parties, not "out of range".
+/// parties `requires` allows; an index that always exists names that party
+/// (a constant works as well as a literal).
 #[test]
 fn fixed_party_index_is_judged_against_requires() {
-    let proto = |req: &str, ix: usize| {
+    let proto = |req: &str, ix: &str| {
         format!(
-            "protocol S(role P[n]) {{\n    param n: usize requires {req};\n    input P[i] {{ x: u64 }}\n    output P[i] {{ s: u64 }}\n    round r: P[{ix}] -> all : M {{ x: u64 }}\n    at P[i] {{ s = sum_u64(x); }}\n}}\n"
+            "protocol S(role P[n]) {{\n    const ROOT: usize = 3;\n    param n: usize requires {req};\n    input P[i] {{ x: u64 }}\n    output P[i] {{ s: u64 }}\n    round r: P[{ix}] -> all : M {{ x: u64 }}\n    at P[i] {{ s = x; }}\n}}\n"
         )
     };
-    let out = fail_str(&proto("n >= 4", 3));
-    assert!(out.contains("`P[3]` names one fixed party"), "{out}");
-    assert!(!out.contains("out of range"), "{out}");
-    let out = fail_str(&proto("n > 3 && n <= 9", 3));
-    assert!(out.contains("`P[3]` names one fixed party"), "{out}");
-    let out = fail_str(&proto("n >= 2", 0));
-    assert!(out.contains("`P[0]` names one fixed party"), "{out}");
-    let out = fail_str(&proto("n >= 3", 3));
+    ok_str(&proto("n >= 4", "3"));
+    ok_str(&proto("n > 3 && n <= 9", "ROOT"));
+    ok_str(&proto("n >= 2", "0"));
+    let out = fail_str(&proto("n >= 3", "3"));
     assert!(
         out.contains("party index out of range: `P[3]` is not a party when there are 3"),
         "{out}"
     );
-    assert!(out.contains(":5:"), "located at the index: {out}");
+    assert!(out.contains(":6:"), "located at the index: {out}");
+    let out = fail_str(&proto("n >= 3", "ROOT"));
+    assert!(out.contains("party index out of range"), "{out}");
+}
+
+/// Values of one fixed party: known only to it until a round sends them.
+#[test]
+fn fixed_party_values_stay_with_their_party() {
+    let proto = |body: &str| {
+        format!(
+            "protocol S(role P[n]) {{\n    param n: usize requires n >= 3;\n    input P[0] {{ k: u64 }}\n    input P[i] {{ x: u64 }}\n    output P[i] {{ s: u64 }}\n{body}\n}}\n"
+        )
+    };
+    // P[1] may not read P[0]'s values, nor may every party send one.
+    let out = fail_str(&proto("    at P[1] { y = k; }\n    at P[i] { s = x; }"));
+    assert!(out.contains("`k` is a value of `P[0]` only"), "{out}");
+    let out = fail_str(&proto(
+        "    round r: P[i] -> all : M { k: u64 }\n    at P[i] { s = x; }",
+    ));
+    assert!(out.contains("`k` is a value of `P[0]` only"), "{out}");
+    // What P[0] alone receives is its own too.
+    let out = fail_str(&proto(
+        "    round r: P[j] -> P[0] : M { x: u64 }\n    at P[i] { s = sum_u64(x); }",
+    ));
+    assert!(out.contains("`x` is a value of `P[0]` only"), "{out}");
+    // An output of every party cannot be P[0]'s.
+    let out = fail_str(&proto("    at P[0] { s = k; }"));
+    assert!(out.contains("`s` is a value of `P[0]` only"), "{out}");
+    // After P[0] broadcasts it, everyone knows it.
+    ok_str(&proto(
+        "    round r: P[0] -> all : M { k: u64 }\n    at P[i] { s = k + x; }",
+    ));
+    // A round between two fixed parties is refused.
+    let out = fail_str(&proto(
+        "    round r: P[0] -> P[1] : M { k: u64 }\n    at P[i] { s = x; }",
+    ));
+    assert!(
+        out.contains("goes from one fixed party `P[0]` to another"),
+        "{out}"
+    );
 }
 
 // ---- integers (issue 13, items 1 and 2) ----

@@ -12,7 +12,7 @@ use crate::diag::Diagnostic;
 use crate::ir::*;
 use crate::source::Span;
 use crate::types::{Shape, Ty};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// The name every party's session id has in expressions (a `Block`).
 pub(super) const SESSION: &str = "session";
@@ -45,7 +45,11 @@ pub(super) fn check(proto: &Protocol, ck: &mut Checker, items: &[Item], ir: &mut
             }
         }
     }
-    for item in items {
+    // Constants first (in their order), so that a fixed party index may
+    // name one declared further down (`P[ROOT]`).
+    let (consts, rest): (Vec<&Item>, Vec<&Item>) =
+        items.iter().partition(|i| matches!(i, Item::Const(_)));
+    for item in consts.into_iter().chain(rest) {
         ck.party_item(item, ir)
             .map_err(|d| d.with_context(item_context(proto, item)))?;
         if let Item::Param(p) = item {
@@ -55,6 +59,7 @@ pub(super) fn check(proto: &Protocol, ck: &mut Checker, items: &[Item], ir: &mut
             }
         }
     }
+    ck.party_outputs(items)?;
     if ir.party_count.is_none() {
         return Err(Diagnostic::error(
             count.span,
@@ -131,9 +136,39 @@ fn least_count(text: &str, count: &str) -> Option<u128> {
     least
 }
 
-/// The index variable of a party reference `P[i]`; `min` is the least
-/// number of parties the protocol allows (for the error on a fixed index).
-pub(super) fn party_var(r: &RoleRef, min: u128) -> R<Ident> {
+/// How a party reference names its party.
+#[derive(Clone, Debug)]
+pub(super) enum PartyIx {
+    /// `P[i]`: every party, `i` its own index.
+    Var(Ident),
+    /// `P[0]`, `P[ROOT]`: one fixed party (the index is in range for the
+    /// least number of parties the protocol allows).
+    Fixed(usize),
+}
+
+impl PartyIx {
+    /// Whether two references name the same party (the same variable or index).
+    fn same(&self, other: &PartyIx) -> bool {
+        match (self, other) {
+            (PartyIx::Var(a), PartyIx::Var(b)) => a.name == b.name,
+            (PartyIx::Fixed(a), PartyIx::Fixed(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The index as written in messages (`i`, `0`).
+    fn text(&self) -> String {
+        match self {
+            PartyIx::Var(v) => v.name.clone(),
+            PartyIx::Fixed(c) => c.to_string(),
+        }
+    }
+}
+
+/// The party a reference `P[i]` or `P[0]` names; `min` is the least number
+/// of parties the protocol allows (a fixed index must exist for it), and
+/// `consts` the protocol's constants (`P[ROOT]`).
+pub(super) fn party_ix(r: &RoleRef, min: u128, consts: &HashMap<String, (Ty, u128)>) -> R<PartyIx> {
     let Some(ix) = &r.index else {
         return Err(Diagnostic::error(
             r.name.span,
@@ -144,26 +179,32 @@ pub(super) fn party_var(r: &RoleRef, min: u128) -> R<Ident> {
         ));
     };
     let p = &r.name.name;
-    match &ix.kind {
-        ExprKind::Var(v) => Ok(Ident {
-            name: v.clone(),
-            span: ix.span,
-        }),
-        ExprKind::Int(k) if *k >= min => Err(Diagnostic::error(
+    let k = match &ix.kind {
+        ExprKind::Var(v) => match consts.get(v) {
+            Some((_, k)) => *k,
+            None => {
+                return Ok(PartyIx::Var(Ident {
+                    name: v.clone(),
+                    span: ix.span,
+                }))
+            }
+        },
+        ExprKind::Int(k) => *k,
+        _ => {
+            return Err(Diagnostic::error(
+                ix.span,
+                "a party index must be a variable naming every party (`P[i]`) or a constant naming one (`P[0]`)",
+            ))
+        }
+    };
+    if k >= min {
+        return Err(Diagnostic::error(
             ix.span,
             format!("party index out of range: `{p}[{k}]` is not a party when there are {min} (the protocol allows {min} or more)"),
         )
-        .with_help(format!("parties are `{p}[0]` to `{p}[n - 1]`: use an index below {min}, or require more parties (`requires n >= {}`)", k + 1))),
-        ExprKind::Int(k) => Err(Diagnostic::error(
-            ix.span,
-            format!("`{p}[{k}]` names one fixed party; an n-party protocol is written once for every party, `{p}[i]` (rounds and blocks of a fixed party are not supported)"),
-        )
-        .with_help(format!("write `{p}[i]` and use its own index `i` in expressions; a value only `{p}[{k}]` should contribute can be selected by index after a broadcast, as `x[{k}]`"))),
-        _ => Err(Diagnostic::error(
-            ix.span,
-            "a party index must be a variable naming the party, as in `P[i]`",
-        )),
+        .with_help(format!("parties are `{p}[0]` to `{p}[n - 1]`: use an index below {min}, or require more parties (`requires n >= {}`)", k + 1)));
     }
+    Ok(PartyIx::Fixed(k as usize))
 }
 
 impl Checker<'_> {
@@ -195,14 +236,34 @@ impl Checker<'_> {
         Ok(())
     }
 
+    /// The party a reference names (see [`party_ix`]).
+    fn ix(&self, r: &RoleRef) -> R<PartyIx> {
+        party_ix(r, self.party_min, &self.consts)
+    }
+
     /// One item of an n-party protocol.
     fn party_item(&mut self, item: &Item, ir: &mut Ir) -> R<()> {
         match item {
             Item::Const(c) => self.const_item(c, ir),
             Item::Param(p) => self.param_item(p, ir),
             Item::Io(io) => {
-                party_var(&io.role, self.party_min)?;
-                self.io_item(io, ir)
+                let ix = self.ix(&io.role)?;
+                self.io_item(io, ir)?;
+                if let PartyIx::Fixed(c) = ix {
+                    for f in &io.fields {
+                        let name = f.name.name.clone();
+                        match io.kind {
+                            IoKind::Input => {
+                                self.party_held.insert(name.clone(), c);
+                                ir.party_fixed.inputs.insert(name, c);
+                            }
+                            IoKind::Output => {
+                                ir.party_fixed.outputs.insert(name, c);
+                            }
+                        }
+                    }
+                }
+                Ok(())
             }
             Item::At(block) => self.party_block(block, ir),
             Item::Round(r) => self.party_round(r, ir),
@@ -214,51 +275,105 @@ impl Checker<'_> {
         }
     }
 
-    /// `at P[i] { ... }`: every party's computation, `i` its own index.
+    /// `at P[i] { ... }`: every party's computation, `i` its own index;
+    /// `at P[0] { ... }`: the computation of one fixed party, whose results
+    /// only it holds.
     fn party_block(&mut self, block: &AtBlock, ir: &mut Ir) -> R<()> {
-        let v = party_var(&block.role, self.party_min)?;
+        let ix = self.ix(&block.role)?;
         self.role(&block.role)?;
-        self.party_vars.push(v.name);
-        let res = self.at_block(block, ir);
-        self.party_vars.pop();
-        res
+        self.held_reads(block, &ix)?;
+        let start = ir.events[0].len();
+        let res = match &ix {
+            PartyIx::Var(v) => {
+                self.party_vars.push(v.name.clone());
+                let res = self.at_block(block, ir);
+                self.party_vars.pop();
+                res
+            }
+            PartyIx::Fixed(_) => self.at_block(block, ir),
+        };
+        res?;
+        for d in self.block_defs(block) {
+            match ix {
+                PartyIx::Fixed(c) => self.party_held.insert(d, c),
+                PartyIx::Var(_) => self.party_held.remove(&d),
+            };
+        }
+        if let PartyIx::Fixed(c) = ix {
+            for k in start..ir.events[0].len() {
+                ir.party_fixed.stmts.insert(k, c);
+            }
+        }
+        Ok(())
     }
 
-    /// `round name: P[i] -> all | P[j] : Msg { fields } { at P[i] {...} at P[j] {...} }`
+    /// A block may read a value held by one fixed party only at that party.
+    fn held_reads(&self, block: &AtBlock, at: &PartyIx) -> R<()> {
+        let mut held = self.party_held.clone();
+        for s in &block.stmts {
+            let e = match s {
+                Stmt::Assign { value, .. } => value,
+                Stmt::Check { cond, .. } => cond,
+            };
+            self.not_held(e, &held, at, &block.role.name.name)?;
+            if let Stmt::Assign { name, .. } = s {
+                match at {
+                    PartyIx::Fixed(c) => held.insert(name.name.clone(), *c),
+                    PartyIx::Var(_) => held.remove(&name.name),
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// The located error for a value of a fixed party read by another.
+    fn not_held(&self, e: &Expr, held: &HashMap<String, usize>, at: &PartyIx, p: &str) -> R<()> {
+        let foreign: BTreeSet<String> = held
+            .iter()
+            .filter(|(_, c)| !matches!(at, PartyIx::Fixed(k) if k == *c))
+            .map(|(n, _)| n.clone())
+            .collect();
+        let Some((name, span)) = mentions_any(e, &foreign, &BTreeSet::new()) else {
+            return Ok(());
+        };
+        let c = held[name];
+        let ty = self.env[0]
+            .get(name)
+            .map_or("T".to_string(), |v| v.ty.to_string());
+        Err(Diagnostic::error(
+            span,
+            format!(
+                "`{name}` is a value of `{p}[{c}]` only (its input, computed in `at {p}[{c}]`, or received by it alone); `{p}[{}]` cannot use it because no round sends it",
+                at.text()
+            ),
+        )
+        .with_help(format!(
+            "send it first, e.g. `round r: {p}[{c}] -> all : M {{ {name}: {ty} }}`, or use it in `at {p}[{c}] {{ ... }}`"
+        )))
+    }
+
+    /// `round name: P[i] -> all | P[j] : Msg { fields } { at P[i] {...} at P[j] {...} }`,
+    /// or with one fixed party: `P[0] -> all`, `P[0] -> P[j]`, `P[j] -> P[0]`.
     fn party_round(&mut self, r: &Round, ir: &mut Ir) -> R<()> {
         self.round_names_fresh(r)?;
         if let Some(e) = &r.chunk_by {
             return Err(Diagnostic::error(e.span, "n-party rounds are not chunked")
                 .with_help("remove `chunked(by = ...)`"));
         }
-        let from = party_var(&r.from, self.party_min)?;
+        let from = self.ix(&r.from)?;
         self.role(&r.from)?;
-        let kind = match &r.to {
-            Target::All(_) => PartyRound::Broadcast {
-                checked: r.unchecked.is_none(),
-            },
-            Target::Role(t) => {
-                let to = party_var(t, self.party_min)?;
-                self.role(t)?;
-                if to.name == from.name {
-                    let p = &r.from.name.name;
-                    return Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{p}[{}]` to itself, so the message is never received", r.name.name, r.msg.name, from.name))
-                        .with_help(format!("name the receiver with another index, `{}[j]`: every party sends to every other party", r.from.name.name)));
-                }
-                PartyRound::Private
-            }
-        };
-        // The sender's side (its index is `from`) runs before the send.
+        let kind = self.round_kind(r, &from)?;
+        // The sender's side runs before the send.
         let mut own = BTreeSet::new();
         for b in &r.body {
-            if party_var(&b.role, self.party_min)?.name == from.name {
+            if self.ix(&b.role)?.same(&from) {
                 own.extend(self.block_defs(b));
                 self.party_block(b, ir)?;
             }
         }
         let fields = self.party_fields(r, kind, &from)?;
         let round_idx = ir.rounds.len();
-        self.party_receive(r, &fields);
+        self.party_receive(r, kind, &fields);
         self.received_unused.push((round_idx, 0, r.span));
         let mut round = self.ir_round(r, 0, 0, fields)?;
         round.party = Some(kind);
@@ -266,13 +381,42 @@ impl Checker<'_> {
         ir.events[0].push(Event::Send(round_idx));
         ir.events[0].push(Event::Recv(round_idx));
         for b in &r.body {
-            let v = party_var(&b.role, self.party_min)?;
-            if v.name != from.name {
+            let v = self.ix(&b.role)?;
+            if !v.same(&from) {
                 self.not_sent(b, &own, &from, &v, r)?;
                 self.party_block(b, ir)?;
             }
         }
         Ok(())
+    }
+
+    /// What kind of n-party round `r` (sent by `from`) is.
+    fn round_kind(&self, r: &Round, from: &PartyIx) -> R<PartyRound> {
+        let p = &r.from.name.name;
+        let t = match &r.to {
+            Target::All(_) => {
+                let checked = r.unchecked.is_none();
+                return Ok(match from {
+                    PartyIx::Var(_) => PartyRound::Broadcast { checked },
+                    PartyIx::Fixed(c) => PartyRound::FixedBroadcast {
+                        sender: *c,
+                        checked,
+                    },
+                });
+            }
+            Target::Role(t) => t,
+        };
+        let to = self.ix(t)?;
+        self.role(t)?;
+        match (from, &to) {
+            _ if to.same(from) => Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{p}[{}]` to itself, so the message is never received", r.name.name, r.msg.name, from.text()))
+                .with_help(format!("name the receiver with another index, `{p}[j]`: every party sends to every other party"))),
+            (PartyIx::Var(_), PartyIx::Var(_)) => Ok(PartyRound::Private),
+            (PartyIx::Fixed(c), PartyIx::Var(_)) => Ok(PartyRound::FromOne { sender: *c }),
+            (PartyIx::Var(_), PartyIx::Fixed(c)) => Ok(PartyRound::ToOne { receiver: *c }),
+            (PartyIx::Fixed(a), PartyIx::Fixed(b)) => Err(Diagnostic::error(r.span, format!("round `{}` goes from one fixed party `{p}[{a}]` to another, `{p}[{b}]`; a round involves every party on one side", r.name.name))
+                .with_help(format!("send to every party (`{p}[{a}] -> {p}[j]` or `{p}[{a}] -> all`) and let the others ignore it"))),
+        }
     }
 
     /// The names a block assigns.
@@ -292,8 +436,8 @@ impl Checker<'_> {
         &self,
         b: &AtBlock,
         own: &BTreeSet<String>,
-        from: &Ident,
-        to: &Ident,
+        from: &PartyIx,
+        to: &PartyIx,
         r: &Round,
     ) -> R<()> {
         let sent: BTreeSet<&str> = r.fields.iter().map(|f| f.name.name.as_str()).collect();
@@ -308,22 +452,27 @@ impl Checker<'_> {
                     span,
                     format!(
                         "`{name}` is a value of `{p}[{}]` (computed for round `{}`); `{p}[{}]` cannot use it because the round does not send it",
-                        from.name, r.name.name, to.name
+                        from.text(), r.name.name, to.text()
                     ),
                 )
                 .with_help(format!(
                     "add `{name}` to the fields of `{}`, or compute it at `{p}[{}]` from what it received",
-                    r.msg.name, to.name
+                    r.msg.name, to.text()
                 )));
             }
         }
         Ok(())
     }
 
-    /// The fields every party sends, with their declared (per-message)
-    /// types; in a private round the sender's value is an array indexed by
-    /// the receiver.
-    fn party_fields(&mut self, r: &Round, kind: PartyRound, from: &Ident) -> R<Vec<(String, Ty)>> {
+    /// The fields every sending party sends, with their declared
+    /// (per-message) types; where a party sends each receiver its own
+    /// message, the sender's value is an array indexed by the receiver.
+    fn party_fields(
+        &mut self,
+        r: &Round,
+        kind: PartyRound,
+        from: &PartyIx,
+    ) -> R<Vec<(String, Ty)>> {
         let n = self.party_shape();
         let mut fields = vec![];
         for f in &r.fields {
@@ -337,25 +486,33 @@ impl Checker<'_> {
                 ));
             }
             let declared = self.ty(&f.ty, None)?;
-            let want = match kind {
-                PartyRound::Private => Ty::Array(Box::new(declared.clone()), n.clone()),
-                PartyRound::Broadcast { .. } => declared.clone(),
+            let per_receiver = matches!(kind, PartyRound::Private | PartyRound::FromOne { .. });
+            let want = if per_receiver {
+                Ty::Array(Box::new(declared.clone()), n.clone())
+            } else {
+                declared.clone()
             };
             let have = self.party_sent_value(r, f, from)?;
             if have != want {
-                let what = match kind {
-                    PartyRound::Private => format!("one `{declared}` per receiver, `{want}`"),
-                    PartyRound::Broadcast { .. } => format!("`{want}`"),
+                let what = if per_receiver {
+                    format!("one `{declared}` per receiver, `{want}`")
+                } else {
+                    format!("`{want}`")
                 };
-                return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: field `{}` of `{}` needs {what}, but `{}[{}]` has `{}: {have}`", f.name.name, r.msg.name, r.from.name.name, from.name, f.name.name)));
+                return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: field `{}` of `{}` needs {what}, but `{}[{}]` has `{}: {have}`", f.name.name, r.msg.name, r.from.name.name, from.text(), f.name.name)));
             }
+            let e = Expr {
+                kind: ExprKind::Var(f.name.name.clone()),
+                span: f.name.span,
+            };
+            self.not_held(&e, &self.party_held, from, &r.from.name.name)?;
             fields.push((f.name.name.clone(), declared));
         }
         Ok(fields)
     }
 
     /// The type of the value a party sends as field `f`.
-    fn party_sent_value(&mut self, r: &Round, f: &Field, from: &Ident) -> R<Ty> {
+    fn party_sent_value(&mut self, r: &Round, f: &Field, from: &PartyIx) -> R<Ty> {
         if let Some(v) = self.env[0].get_mut(&f.name.name) {
             v.exported = true;
             return Ok(v.ty.clone());
@@ -369,27 +526,57 @@ impl Checker<'_> {
             let p = &r.from.name.name;
             return Err(Diagnostic::error(f.name.span, format!(
                 "n-party deadlock: every party `{p}[{}]` must send `{}` in round `{}`, but receives it only later, in round `{later}` ({l})",
-                from.name, f.name.name, r.name.name))
+                from.text(), f.name.name, r.name.name))
                 .with_help(format!("all parties would wait for round `{later}` while every other party waits for round `{}`; move round `{later}` before round `{}`", r.name.name, r.name.name)));
         }
         Err(self.unknown_value(0, &f.name.name, f.name.span, "send"))
     }
 
-    /// After the round, each field names the array of what every party sent.
-    fn party_receive(&mut self, r: &Round, fields: &[(String, Ty)]) {
+    /// After the round, each field names what the receivers hold: the array
+    /// of what every party sent (all-to-all rounds, and at the receiver of
+    /// `P[j] -> P[0]`), or the one value a fixed party sent.
+    fn party_receive(&mut self, r: &Round, kind: PartyRound, fields: &[(String, Ty)]) {
         let n = self.party_shape();
         for (name, ty) in fields {
             let span = super::field_span(r, name);
+            let ty = match kind {
+                PartyRound::FixedBroadcast { .. } | PartyRound::FromOne { .. } => ty.clone(),
+                _ => Ty::Array(Box::new(ty.clone()), n.clone()),
+            };
+            match kind {
+                PartyRound::ToOne { receiver } => self.party_held.insert(name.clone(), receiver),
+                _ => self.party_held.remove(name),
+            };
             self.env[0].insert(
                 name.clone(),
                 Var {
-                    ty: Ty::Array(Box::new(ty.clone()), n.clone()),
+                    ty,
                     span,
                     used: false,
                     exported: false,
                 },
             );
         }
+    }
+
+    /// Outputs of every party may not be values held by one fixed party;
+    /// outputs of a fixed party may not be another's.
+    fn party_outputs(&self, items: &[Item]) -> R<()> {
+        for item in items {
+            let Item::Io(io) = item else { continue };
+            if io.kind != IoKind::Output {
+                continue;
+            }
+            let at = self.ix(&io.role)?;
+            for f in &io.fields {
+                let e = Expr {
+                    kind: ExprKind::Var(f.name.name.clone()),
+                    span: f.name.span,
+                };
+                self.not_held(&e, &self.party_held, &at, &io.role.name.name)?;
+            }
+        }
+        Ok(())
     }
 
     /// The number of parties as a shape.

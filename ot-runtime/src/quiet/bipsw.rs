@@ -23,7 +23,11 @@
 //! [`corrections`] and [`constrained_key`].
 #![forbid(unsafe_code)]
 
-use super::public::{receiver_batches, QuietPublic, QuietReceiverOts, QuietSenderOts};
+use super::convert::{QuietRotReceiver, QuietRotSender};
+use super::public::{
+    bits_sink, blocks_sink, receiver_bits, receiver_blocks, QuietPublic, QuietReceiverOts,
+    QuietSenderOts,
+};
 use super::z3::{Z3, Z6};
 use crate::prg::Prg;
 use crate::{Bits, Block};
@@ -161,6 +165,22 @@ impl BipswSender {
 
     /// [`BipswSender::expand`] into `out` (OT `first + i` into `out[i]`).
     pub fn expand_into(&self, first: u64, out: &mut [u8]) {
+        self.hashes(first, out.len(), bits_sink(&self.pp, 6, out));
+    }
+
+    /// The sender's half of the conversion to random 1-out-of-2 OT for OTs
+    /// `first .. first + count`: the 128-bit hashes of all six candidates
+    /// (see [`super::convert`]).
+    pub fn rot(&self, first: u64, count: usize) -> QuietRotSender {
+        let mut blocks = vec![Block::ZERO; 6 * count];
+        self.hashes(first, count, blocks_sink(&self.pp, 6, &mut blocks));
+        QuietRotSender::new(&super::convert::BIPSW_CLASSES, first, blocks)
+    }
+
+    /// The hash inputs `u` of the six candidates of OTs `first .. first +
+    /// count`, batch by batch: `sink(offset, u)` gets `6 · rows` blocks
+    /// (candidate `j` of OT `first + offset + k` at `6k + j`).
+    fn hashes(&self, first: u64, count: usize, mut sink: impl FnMut(usize, &mut [Block])) {
         let pp = &self.pp;
         let d2 = pp.term(Block(self.delta.two), 2);
         let mut xs = [[Block::ZERO; INPUT_BLOCKS]; BATCH];
@@ -175,9 +195,9 @@ impl BipswSender {
             vec![Block::ZERO; 3 * BATCH],
         );
         let mut u = [Block::ZERO; 6 * BATCH];
-        for (bi, chunk) in out.chunks_mut(BATCH).enumerate() {
-            let rows = chunk.len();
-            let n0 = first.wrapping_add((bi * BATCH) as u64);
+        for off in (0..count).step_by(BATCH) {
+            let rows = (count - off).min(BATCH);
+            let n0 = first.wrapping_add(off as u64);
             let xs = &mut xs[..rows];
             inputs(pp, n0, xs);
             for (k, x) in xs.iter().enumerate() {
@@ -208,15 +228,7 @@ impl BipswSender {
                     u[6 * k + j] = two ^ h3[3 * k + j % 3];
                 }
             }
-            let u = &mut u[..6 * rows];
-            pp.finish(u);
-            for (o, cand) in chunk.iter_mut().zip(u.chunks_exact(6)) {
-                let mut v = 0u8;
-                for (j, h) in cand.iter().enumerate() {
-                    v |= ((h.0 & 1) as u8) << j;
-                }
-                *o = v;
-            }
+            sink(off, &mut u[..6 * rows]);
         }
     }
 }
@@ -276,10 +288,24 @@ impl BipswReceiver {
     /// OTs `first .. first + count`.
     pub fn expand(&self, first: u64, count: usize) -> BipswReceiverOts {
         let mut out = QuietReceiverOts::zeroed(first, count);
+        receiver_bits(&self.pp, BATCH, &mut out, self.filler());
+        out
+    }
+
+    /// The receiver's half of the conversion to random 1-out-of-2 OT for
+    /// OTs `first .. first + count`: its indices and the 128-bit hashes of
+    /// its candidates (see [`super::convert`]).
+    pub fn rot(&self, first: u64, count: usize) -> QuietRotReceiver {
+        let (index, blocks) = receiver_blocks(&self.pp, first, count, BATCH, self.filler());
+        QuietRotReceiver::new(&super::convert::BIPSW_CLASSES, first, index, blocks)
+    }
+
+    /// The batch filler: indices `c` and hash inputs of OTs `n0 ..`.
+    fn filler(&self) -> impl FnMut(u64, &mut [u8], &mut [Block]) + '_ {
         let pp = &self.pp;
         let mut xs = [[Block::ZERO; INPUT_BLOCKS]; BATCH];
         let mut blocks = vec![Block::ZERO; (4 + INPUT_BLOCKS) * BATCH];
-        receiver_batches(pp, first, BATCH, &mut out, |n0, ic, u| {
+        move |n0, ic, u| {
             let rows = ic.len();
             let xs = &mut xs[..rows];
             inputs(pp, n0, xs);
@@ -295,8 +321,7 @@ impl BipswReceiver {
                 ic[k] = self.index(x);
             }
             pp.poly_rows(&blocks[..(4 + INPUT_BLOCKS) * rows], 3 + INPUT_BLOCKS, u);
-        });
-        out
+        }
     }
 }
 
@@ -489,4 +514,14 @@ pub fn sender_ots(state: &BipswSender, m: usize) -> BipswSenderOts {
 /// The receiver's first `m` OTs.
 pub fn receiver_ots(state: &BipswReceiver, m: usize) -> BipswReceiverOts {
     state.expand(0, m)
+}
+
+/// The sender's half of the conversion of `m` OTs (from OT 0).
+pub fn rot_sender(state: &BipswSender, m: usize) -> QuietRotSender {
+    state.rot(0, m)
+}
+
+/// The receiver's half of the conversion of `m` OTs (from OT 0).
+pub fn rot_receiver(state: &BipswReceiver, m: usize) -> QuietRotReceiver {
+    state.rot(0, m)
 }

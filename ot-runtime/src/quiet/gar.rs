@@ -18,7 +18,11 @@
 //! derandomized into a correlated OT by one correction of eight blocks.
 #![forbid(unsafe_code)]
 
-use super::public::{receiver_batches, QuietPublic, QuietReceiverOts, QuietSenderOts};
+use super::convert::{QuietRotReceiver, QuietRotSender};
+use super::public::{
+    bits_sink, blocks_sink, receiver_bits, receiver_blocks, QuietPublic, QuietReceiverOts,
+    QuietSenderOts,
+};
 use crate::prg::Prg;
 use crate::{Bits, Block};
 
@@ -294,6 +298,22 @@ impl GarSender {
 
     /// [`GarSender::expand`] into `out`.
     pub fn expand_into(&self, first: u64, out: &mut [u32]) {
+        self.hashes(first, out.len(), bits_sink(&self.pp, 32, out));
+    }
+
+    /// The sender's half of the conversion to random 1-out-of-2 OT for OTs
+    /// `first .. first + count`: the 128-bit hashes of all 32 candidates
+    /// (see [`super::convert`]).
+    pub fn rot(&self, first: u64, count: usize) -> QuietRotSender {
+        let mut blocks = vec![Block::ZERO; 32 * count];
+        self.hashes(first, count, blocks_sink(&self.pp, 32, &mut blocks));
+        QuietRotSender::new(&super::convert::GAR_CLASSES, first, blocks)
+    }
+
+    /// The hash inputs `u` of the 32 candidates of OTs `first .. first +
+    /// count`, batch by batch: `sink(offset, u)` gets `32 · rows` blocks
+    /// (candidate `j` of OT `first + offset + k` at `32k + j`).
+    fn hashes(&self, first: u64, count: usize, mut sink: impl FnMut(usize, &mut [Block])) {
         let pp = &self.pp;
         let dx = xor_terms(pp, &self.delta.xor);
         let dm = pack_nibbles(&self.delta.maj);
@@ -305,9 +325,9 @@ impl GarSender {
         let mut hc = vec![Block::ZERO; BATCH];
         let mut hm = vec![Block::ZERO; 16 * BATCH];
         let mut u = vec![Block::ZERO; 32 * BATCH];
-        for (bi, chunk) in out.chunks_mut(BATCH).enumerate() {
-            let rows = chunk.len();
-            let n0 = first.wrapping_add((bi * BATCH) as u64);
+        for off in (0..count).step_by(BATCH) {
+            let rows = (count - off).min(BATCH);
+            let n0 = first.wrapping_add(off as u64);
             let ins = &mut ins[..rows];
             inputs(pp, n0, ins);
             for (k, s) in ins.iter().enumerate() {
@@ -335,15 +355,7 @@ impl GarSender {
                     u[32 * k + 16 + w] = t ^ dx;
                 }
             }
-            let u = &mut u[..32 * rows];
-            pp.finish(u);
-            for (o, cand) in chunk.iter_mut().zip(u.chunks_exact(32)) {
-                let mut v = 0u32;
-                for (j, h) in cand.iter().enumerate() {
-                    v |= ((h.0 & 1) as u32) << j;
-                }
-                *o = v;
-            }
+            sink(off, &mut u[..32 * rows]);
         }
     }
 }
@@ -383,9 +395,23 @@ impl GarReceiver {
     /// OTs `first .. first + count`.
     pub fn expand(&self, first: u64, count: usize) -> GarReceiverOts {
         let mut out = QuietReceiverOts::zeroed(first, count);
+        receiver_bits(&self.pp, BATCH, &mut out, self.filler());
+        out
+    }
+
+    /// The receiver's half of the conversion to random 1-out-of-2 OT for
+    /// OTs `first .. first + count`: its indices and the 128-bit hashes of
+    /// its candidates (see [`super::convert`]).
+    pub fn rot(&self, first: u64, count: usize) -> QuietRotReceiver {
+        let (index, blocks) = receiver_blocks(&self.pp, first, count, BATCH, self.filler());
+        QuietRotReceiver::new(&super::convert::GAR_CLASSES, first, index, blocks)
+    }
+
+    /// The batch filler: indices `c` and hash inputs of OTs `n0 ..`.
+    fn filler(&self) -> impl FnMut(u64, &mut [u8], &mut [Block]) + '_ {
         let pp = &self.pp;
         let mut ins = [[0u16; XOR_LEN + MAJ_LEN]; BATCH];
-        receiver_batches(pp, first, BATCH, &mut out, |n0, ic, u| {
+        move |n0, ic, u| {
             let ins = &mut ins[..ic.len()];
             inputs(pp, n0, ins);
             for (k, s) in ins.iter().enumerate() {
@@ -395,8 +421,7 @@ impl GarReceiver {
                 u[k] = pp.poly(&blocks);
                 ic[k] = self.index(s);
             }
-        });
-        out
+        }
     }
 }
 
@@ -499,4 +524,14 @@ pub fn sender_ots(state: &GarSender, m: usize) -> GarSenderOts {
 /// The receiver's first `m` OTs.
 pub fn receiver_ots(state: &GarReceiver, m: usize) -> GarReceiverOts {
     state.expand(0, m)
+}
+
+/// The sender's half of the conversion of `m` OTs (from OT 0).
+pub fn rot_sender(state: &GarSender, m: usize) -> QuietRotSender {
+    state.rot(0, m)
+}
+
+/// The receiver's half of the conversion of `m` OTs (from OT 0).
+pub fn rot_receiver(state: &GarReceiver, m: usize) -> QuietRotReceiver {
+    state.rot(0, m)
 }

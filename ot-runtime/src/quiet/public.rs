@@ -30,6 +30,9 @@ pub struct QuietPublic {
     pub powers: [Block; MAX_HASH_BLOCKS],
     /// Key schedule of the output hash.
     pub out: Aes128,
+    /// Key schedule of the block hash of the conversion to 1-out-of-2 OT
+    /// (a separate key, so converted blocks and PCF bits are independent).
+    pub conv: Aes128,
     /// The 128-bit session id (what the keys were derived from).
     pub session: Block,
 }
@@ -51,6 +54,7 @@ impl QuietPublic {
             inputs: Aes128::new(sub(1)),
             powers,
             out: Aes128::new(sub(3)),
+            conv: Aes128::new(sub(4)),
             session,
         }
     }
@@ -96,6 +100,12 @@ impl QuietPublic {
     pub fn finish(&self, u: &mut [Block]) {
         self.out.mmo_blocks(u);
     }
+
+    /// The 128-bit hashes `AES_conv(u) ⊕ u` of the conversion to random
+    /// 1-out-of-2 OT (in place), under the session's conversion key.
+    pub fn finish_blocks(&self, u: &mut [Block]) {
+        self.conv.mmo_blocks(u);
+    }
 }
 
 /// The sender's OTs of a batch: bit `j` of `bits[k]` is the message `s[j]`
@@ -119,31 +129,97 @@ pub struct QuietReceiverOts {
     pub bits: Vec<u8>,
 }
 
-/// The receiver's expansion loop shared by both variants: for each batch
-/// of at most `batch` OTs starting at OT `n0`, `fill(n0, index, u)` writes
-/// the indices and hash inputs; the output bits are the hashes' low bits.
-pub(crate) fn receiver_batches(
-    pp: &QuietPublic,
+/// The receiver's expansion loop shared by both variants and both outputs
+/// (PCF bits, converted blocks): for each batch of at most `batch` OTs
+/// starting at OT `n0 = first + off`, `fill(n0, index, u)` writes the
+/// indices and hash inputs, then `finish(off, u)` consumes the hashes.
+fn receiver_batches(
     first: u64,
     batch: usize,
-    out: &mut QuietReceiverOts,
+    index: &mut [u8],
     mut fill: impl FnMut(u64, &mut [u8], &mut [Block]),
+    mut finish: impl FnMut(usize, &mut [Block]),
 ) {
-    let count = out.index.len().min(out.bits.len());
     let mut u = vec![Block::ZERO; batch];
-    for (bi, (ic, bc)) in out.index[..count]
-        .chunks_mut(batch)
-        .zip(out.bits[..count].chunks_mut(batch))
-        .enumerate()
-    {
-        let n0 = first.wrapping_add((bi * batch) as u64);
+    for (bi, ic) in index.chunks_mut(batch).enumerate() {
+        let off = bi * batch;
         let u = &mut u[..ic.len()];
-        fill(n0, ic, u);
+        fill(first.wrapping_add(off as u64), ic, u);
+        finish(off, u);
+    }
+}
+
+/// The sender's batch sink of the PCF bits: bit `j` of `out[off + k]` is
+/// `lsb(H(u[n·k + j]))` (`n` candidates per OT).
+pub(crate) fn bits_sink<'a, W>(
+    pp: &'a QuietPublic,
+    n: usize,
+    out: &'a mut [W],
+) -> impl FnMut(usize, &mut [Block]) + 'a
+where
+    W: Copy + Default + From<u8> + core::ops::BitOr<Output = W> + core::ops::Shl<usize, Output = W>,
+{
+    move |off, u| {
         pp.finish(u);
-        for (o, h) in bc.iter_mut().zip(u.iter()) {
-            *o = (h.0 & 1) as u8;
+        for (o, cand) in out[off..].iter_mut().zip(u.chunks_exact(n)) {
+            let mut v = W::default();
+            for (j, h) in cand.iter().enumerate() {
+                v = v | (W::from((h.0 & 1) as u8) << j);
+            }
+            *o = v;
         }
     }
+}
+
+/// The sender's batch sink of the conversion: the 128-bit hashes of the
+/// `n` candidates of OT `off + k` into `blocks[n·(off + k) ..]`.
+pub(crate) fn blocks_sink<'a>(
+    pp: &'a QuietPublic,
+    n: usize,
+    blocks: &'a mut [Block],
+) -> impl FnMut(usize, &mut [Block]) + 'a {
+    move |off, u| {
+        pp.finish_blocks(u);
+        blocks[n * off..n * off + u.len()].copy_from_slice(u);
+    }
+}
+
+/// [`receiver_batches`] for the conversion: the receiver's indices and the
+/// 128-bit hashes of its candidates for `count` OTs from `first`.
+pub(crate) fn receiver_blocks(
+    pp: &QuietPublic,
+    first: u64,
+    count: usize,
+    batch: usize,
+    fill: impl FnMut(u64, &mut [u8], &mut [Block]),
+) -> (Vec<u8>, Vec<Block>) {
+    let mut index = vec![0u8; count];
+    let mut blocks = vec![Block::ZERO; count];
+    receiver_batches(
+        first,
+        batch,
+        &mut index,
+        fill,
+        blocks_sink(pp, 1, &mut blocks),
+    );
+    (index, blocks)
+}
+
+/// [`receiver_batches`] with the PCF output bits `lsb(H(u))` into `out`.
+pub(crate) fn receiver_bits(
+    pp: &QuietPublic,
+    batch: usize,
+    out: &mut QuietReceiverOts,
+    fill: impl FnMut(u64, &mut [u8], &mut [Block]),
+) {
+    let count = out.index.len().min(out.bits.len());
+    let bits = &mut out.bits[..count];
+    receiver_batches(out.first, batch, &mut out.index[..count], fill, |off, u| {
+        pp.finish(u);
+        for (o, h) in bits[off..].iter_mut().zip(u.iter()) {
+            *o = (h.0 & 1) as u8;
+        }
+    });
 }
 
 impl QuietReceiverOts {

@@ -319,30 +319,84 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
     let checked: Vec<bool> = ir
         .rounds
         .iter()
-        .map(|r| r.party == Some(PartyRound::Broadcast { checked: true }))
+        .map(|r| r.party.is_some_and(PartyRound::checked))
         .collect();
     let checks = checked.iter().filter(|c| **c).count() as u128;
-    let check_bytes = peers
-        .wrapping_mul(parties)
-        .wrapping_mul(DIGEST_LEN)
-        .wrapping_mul(checks);
-    let per_party = sizes
+    // Digests: every party's message (n each) in an all-to-all broadcast,
+    // the one sender's in a broadcast by a fixed party.
+    let check_bytes = ir
+        .rounds
         .iter()
-        .fold(0u128, |a, b| a.wrapping_add(peers.wrapping_mul(*b)))
+        .filter(|r| r.party.is_some_and(PartyRound::checked))
+        .fold(0u128, |a, r| {
+            let digests = match r.party {
+                Some(PartyRound::FixedBroadcast { .. }) => 1,
+                _ => parties,
+            };
+            a.wrapping_add(peers.wrapping_mul(digests).wrapping_mul(DIGEST_LEN))
+        });
+    // What party `me` sends; with fixed parties, the most any party sends.
+    let sent_by = |me: u128| {
+        ir.rounds.iter().zip(sizes).fold(0u128, |a, (r, b)| {
+            let k = match r.party {
+                Some(
+                    PartyRound::FixedBroadcast { sender, .. } | PartyRound::FromOne { sender },
+                ) => {
+                    if me == sender as u128 {
+                        peers
+                    } else {
+                        0
+                    }
+                }
+                Some(PartyRound::ToOne { receiver }) => u128::from(me != receiver as u128),
+                _ => peers,
+            };
+            a.wrapping_add(k.wrapping_mul(*b))
+        })
+    };
+    let mut candidates: Vec<u128> = ir
+        .rounds
+        .iter()
+        .filter_map(|r| r.party.and_then(PartyRound::fixed_party))
+        .map(|c| c as u128)
+        .collect();
+    candidates.extend((0..parties).find(|i| !candidates.contains(i)));
+    let per_party = candidates
+        .into_iter()
+        .map(sent_by)
+        .max()
+        .unwrap_or(0)
         .wrapping_add(check_bytes);
     let rounds = ir.rounds.len() as u128 + checks;
+    let who = match ir
+        .rounds
+        .iter()
+        .any(|r| r.party.and_then(PartyRound::fixed_party).is_some())
+    {
+        true => "the party sending the most",
+        false => "each party",
+    };
     let role = &ir.roles[0];
     let mut text = header(ir, env);
     text.push_str(&table(ir, sizes, &|r| {
-        let to = match r.party {
-            Some(PartyRound::Private) => format!("{role}[j] (own)"),
-            Some(PartyRound::Broadcast { checked: true }) => "all (checked)".into(),
-            _ => "all".into(),
+        let (from, to) = match r.party {
+            Some(PartyRound::Private) => ("i".to_string(), format!("{role}[j] (own)")),
+            Some(PartyRound::Broadcast { checked: true }) => ("i".into(), "all (checked)".into()),
+            Some(PartyRound::FixedBroadcast {
+                sender,
+                checked: true,
+            }) => (sender.to_string(), "all (checked)".into()),
+            Some(PartyRound::FixedBroadcast { sender, .. }) => (sender.to_string(), "all".into()),
+            Some(PartyRound::FromOne { sender }) => {
+                (sender.to_string(), format!("{role}[j] (own)"))
+            }
+            Some(PartyRound::ToOne { receiver }) => ("j".into(), format!("{role}[{receiver}]")),
+            _ => ("i".into(), "all".into()),
         };
-        (format!("{role}[i]"), to)
+        (format!("{role}[{from}]"), to)
     }));
     let summary = format!(
-        "  {rounds} round{} ({checks} broadcast check{}); each party sends {per_party} bytes to its {peers} peers ({check_bytes} of them check digests)\n",
+        "  {rounds} round{} ({checks} broadcast check{}); {who} sends {per_party} bytes to its {peers} peers ({check_bytes} of them check digests)\n",
         plural(rounds as usize),
         plural(checks as usize),
     );

@@ -66,7 +66,15 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
     use ot_compiler::ir::{Event, PartyRound, TStmt};
     let p = &ir.roles[0];
     let n = ir.party_count.as_deref().unwrap_or("n");
-    println!("{p}[i], for every party i in 0..{n} (the same steps at each):");
+    let fixed = ir
+        .rounds
+        .iter()
+        .any(|r| r.party.and_then(PartyRound::fixed_party).is_some());
+    let same = match fixed {
+        true => "the same steps at each, except those marked with a fixed party",
+        false => "the same steps at each",
+    };
+    println!("{p}[i], for every party i in 0..{n} ({same}):");
     println!("  hello: protocol, spec hash, parameters, session, i and {n} <-> every other party");
     for ev in &ir.events[0] {
         match ev {
@@ -77,10 +85,59 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
                         "  send {} (round `{}`) -> each other party P[j] its own (element j)",
                         rd.msg, rd.name
                     ),
+                    Some(PartyRound::FixedBroadcast { sender: c, .. }) => println!(
+                        "  at {p}[{c}]: send {} (round `{}`) -> every other party (broadcast)",
+                        rd.msg, rd.name
+                    ),
+                    Some(PartyRound::FromOne { sender: c }) => println!(
+                        "  at {p}[{c}]: send {} (round `{}`) -> each other party P[j] its own (element j)",
+                        rd.msg, rd.name
+                    ),
+                    Some(PartyRound::ToOne { receiver: c }) => println!(
+                        "  at every party but {p}[{c}]: send {} (round `{}`) -> {p}[{c}]",
+                        rd.msg, rd.name
+                    ),
                     _ => println!(
                         "  send {} (round `{}`) -> every other party (broadcast)",
                         rd.msg, rd.name
                     ),
+                }
+            }
+            Event::Recv(k)
+                if ir.rounds[*k]
+                    .party
+                    .and_then(PartyRound::fixed_party)
+                    .is_some() =>
+            {
+                let rd = &ir.rounds[*k];
+                let fields: Vec<&str> = rd.fields.iter().map(|(f, _)| f.as_str()).collect();
+                match rd.party {
+                    Some(PartyRound::ToOne { receiver: c }) => println!(
+                        "  at {p}[{c}]: recv {} (round `{}`) <- every other party P[j]: {}",
+                        rd.msg,
+                        rd.name,
+                        fields
+                            .iter()
+                            .map(|f| format!("{f}[j]"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    Some(
+                        PartyRound::FixedBroadcast { sender: c, .. }
+                        | PartyRound::FromOne { sender: c },
+                    ) => println!(
+                        "  at every party but {p}[{c}]: recv {} (round `{}`) <- {p}[{c}]: {}",
+                        rd.msg,
+                        rd.name,
+                        fields.join(", ")
+                    ),
+                    _ => {}
+                }
+                if rd.party.is_some_and(PartyRound::checked) {
+                    println!(
+                        "  check round `{}`: digest of the {} received <-> every other party; a difference aborts naming round and sender",
+                        rd.name, rd.msg
+                    );
                 }
             }
             Event::Recv(k) => {

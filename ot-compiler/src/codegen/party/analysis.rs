@@ -43,6 +43,8 @@ pub(super) struct PState {
     /// The checked round whose digests the state carries (received, not
     /// yet checked).
     pub(super) digests: Option<usize>,
+    /// Values held by one fixed party (an `Option`, `Some` only there).
+    pub(super) held: BTreeMap<String, usize>,
 }
 
 /// The party's projection, analysed.
@@ -50,14 +52,30 @@ pub(super) struct Plan {
     pub(super) ops: Vec<Op>,
     /// Values live after each operation.
     pub(super) live_out: Vec<BTreeSet<String>>,
+    /// Values held by one fixed party before each operation (and after the
+    /// last): name -> that party.
+    pub(super) held: Vec<BTreeMap<String, usize>>,
     pub(super) states: Vec<PState>,
 }
 
 /// Whether round `r` is a broadcast the compiler checks.
 pub(super) fn checked(ir: &Ir, r: usize) -> bool {
-    matches!(
+    ir.rounds[r].party.is_some_and(PartyRound::checked)
+}
+
+/// The fixed party of round `r` (`P[0] -> all`, `P[0] -> P[j]`,
+/// `P[j] -> P[0]`), if it has one.
+pub(super) fn fixed(ir: &Ir, r: usize) -> Option<usize> {
+    ir.rounds[r].party.and_then(PartyRound::fixed_party)
+}
+
+/// Whether every party receives the array of what every party sent in
+/// round `r` (all-to-all rounds, and the receiver of `P[j] -> P[0]`), rather
+/// than one message of a fixed sender.
+pub(super) fn gathers(ir: &Ir, r: usize) -> bool {
+    !matches!(
         ir.rounds[r].party,
-        Some(PartyRound::Broadcast { checked: true })
+        Some(PartyRound::FixedBroadcast { .. } | PartyRound::FromOne { .. })
     )
 }
 
@@ -101,6 +119,10 @@ fn batch_checks(ir: &Ir, ops: &mut Vec<Op>) {
 
 /// The index of the `Send` the check at `c` (of round `r`) can follow.
 fn batchable(ir: &Ir, ops: &[Op], c: usize, r: usize) -> Option<usize> {
+    // Rounds of one fixed party are not batched (their flights differ by party).
+    if fixed(ir, r).is_some() {
+        return None;
+    }
     let mut tainted: BTreeSet<String> =
         ir.rounds[r].fields.iter().map(|(n, _)| n.clone()).collect();
     for (s, op) in ops.iter().enumerate().skip(c + 1) {
@@ -117,7 +139,7 @@ fn batchable(ir: &Ir, ops: &[Op], c: usize, r: usize) -> Option<usize> {
                 _ if reads => return None,
                 _ => {}
             },
-            Op::Send(_) if !reads => return Some(s),
+            Op::Send(r2) if !reads && fixed(ir, *r2).is_none() => return Some(s),
             _ => return None,
         }
     }
@@ -231,7 +253,11 @@ fn types_upto(ir: &Ir, ops: &[Op], upto: usize) -> BTreeMap<String, Ty> {
             }
             Op::Recv(r) => {
                 for (n, t) in &ir.rounds[*r].fields {
-                    types.insert(n.clone(), Ty::Array(Box::new(t.clone()), parties(ir)));
+                    let t = match gathers(ir, *r) {
+                        true => Ty::Array(Box::new(t.clone()), parties(ir)),
+                        false => t.clone(),
+                    };
+                    types.insert(n.clone(), t);
                 }
             }
             _ => {}
@@ -253,10 +279,41 @@ fn live_in(ir: &Ir, ops: &[Op], live_out: &[BTreeSet<String>], i: usize) -> BTre
     }
 }
 
+/// The values held by one fixed party before each operation (and after the
+/// last one): its inputs, what `at P[0]` computes, what it alone receives.
+fn holding(ir: &Ir, ops: &[Op]) -> Vec<BTreeMap<String, usize>> {
+    let mut held = ir.party_fixed.inputs.clone();
+    let mut out = vec![held.clone()];
+    for op in ops {
+        match op {
+            Op::Stmt(k) => {
+                if let Event::Stmt(TStmt::Assign(n, _)) = &ir.events[0][*k] {
+                    match ir.party_fixed.stmts.get(k) {
+                        Some(c) => held.insert(n.clone(), *c),
+                        None => held.remove(n),
+                    };
+                }
+            }
+            Op::Recv(r) => {
+                for (n, _) in &ir.rounds[*r].fields {
+                    match ir.rounds[*r].party {
+                        Some(PartyRound::ToOne { receiver }) => held.insert(n.clone(), receiver),
+                        _ => held.remove(n),
+                    };
+                }
+            }
+            _ => {}
+        }
+        out.push(held.clone());
+    }
+    out
+}
+
 /// The party's plan: operations, liveness, states.
 pub(super) fn plan(ir: &Ir) -> Plan {
     let ops = ops(ir);
     let live_out = liveness(ir, &ops);
+    let held = holding(ir, &ops);
     let comm: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].is_comm()).collect();
     let mut states = vec![];
     let mut deferred_from: Option<usize> = None;
@@ -265,9 +322,13 @@ pub(super) fn plan(ir: &Ir) -> Plan {
         let entry = deferred_from.unwrap_or(c);
         let live_in = live_in(ir, &ops, &live_out, entry);
         let types = types_upto(ir, &ops, entry);
-        let vars = live_in
+        let vars: Vec<(String, Ty)> = live_in
             .iter()
             .filter_map(|n| types.get(n).map(|t| (n.clone(), t.clone())))
+            .collect();
+        let held_here = vars
+            .iter()
+            .filter_map(|(n, _)| held[entry].get(n).map(|c| (n.clone(), *c)))
             .collect();
         let op = ops.get(c).copied();
         let (name, doc) = state_name(ir, op);
@@ -279,6 +340,7 @@ pub(super) fn plan(ir: &Ir) -> Plan {
             doc,
             own,
             digests,
+            held: held_here,
         });
         match op {
             Some(Op::Send(r)) => own = Some(r),
@@ -298,6 +360,7 @@ pub(super) fn plan(ir: &Ir) -> Plan {
     Plan {
         ops,
         live_out,
+        held,
         states,
     }
 }

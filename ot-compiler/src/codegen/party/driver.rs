@@ -57,9 +57,14 @@ pub(super) fn send_each(method: &Ident, rn: &str, digests: Option<&Ident>) -> To
 /// Reads one frame of at most `len` bytes from every peer, in arrival
 /// order, as `(peer, decoded)` pairs in `__got`.
 fn gather(rn: &str, len: TokenStream, decode: TokenStream) -> TokenStream {
+    gather_from(rn, len, decode, quote!(__peers))
+}
+
+/// As [`gather`], from the peers in the list `from`.
+fn gather_from(rn: &str, len: TokenStream, decode: TokenStream, from: TokenStream) -> TokenStream {
     quote! {
-        let mut __got = ::std::vec::Vec::with_capacity(__peers.len());
-        let mut __pending = __peers.clone();
+        let mut __got = ::std::vec::Vec::with_capacity(#from.len());
+        let mut __pending = #from.clone();
         while !__pending.is_empty() {
             let __p = mesh.recv_any(&__pending, &mut __buf, #len).map_err(|source| Error::Mesh { round: #rn, source })?;
             __pending.retain(|&__q| __q != __p);
@@ -91,6 +96,20 @@ pub(super) fn recv_all(m: &Ident, method: &Ident, rn: &str, stashed: bool) -> To
     }
 }
 
+/// Receives the message of a round with one fixed party from the peers
+/// `from` expects (the fixed sender, or every peer at the fixed receiver,
+/// or nobody) and runs the receive step.
+pub(super) fn recv_from(m: &Ident, method: &Ident, rn: &str, from: TokenStream) -> TokenStream {
+    let decode = quote!(msgs::#m::decode(&__buf, &__s.params).map_err(|e| Error::FromPeer { round: #rn, peer: __p, source: ::std::boxed::Box::new(e) })?);
+    let gather = gather_from(rn, quote!(__len), decode, quote!(__from));
+    quote! {
+        let __len = msgs::#m::wire_len(&__s.params);
+        let __from: ::std::vec::Vec<usize> = #from;
+        #gather
+        let __s = __s.#method(__got)?;
+    }
+}
+
 /// The broadcast check: digests to every peer, then every peer's digests.
 /// A batched check (`carried`: the message type of the round sent with it)
 /// sent its digests at the start of that round's frames: it reads those
@@ -101,15 +120,12 @@ pub(super) fn check(
     method: &Ident,
     rn: &str,
     carried: Option<&Ident>,
+    len: TokenStream,
 ) -> TokenStream {
     let rt = rt();
     let label = format!("{rn} (broadcast check)");
     let Some(m2) = carried else {
-        let gather = gather(
-            &label,
-            quote!(#rt::mpc::DIGEST_LEN.wrapping_mul(__n)),
-            quote!(::core::clone::Clone::clone(&__buf)),
-        );
+        let gather = gather(&label, len, quote!(::core::clone::Clone::clone(&__buf)));
         return quote! {
             let __d = __s.#digests();
             for &__p in &__peers {

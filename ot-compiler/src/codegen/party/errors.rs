@@ -34,6 +34,8 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
     let delivery = format!("{pname}: round `{{}}`: expected one message from each other party, got a wrong one from `{p}[{{}}]`");
     let from_peer = format!("{pname}: round `{{}}`: the message of `{p}[{{}}]`: {{}}");
     let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
+    let fixed_input = format!("{pname}: `{p}[{{}}]` was started with a wrong input `{{}}`: it belongs to `{p}[{{}}]` only, so it is `Some` at party {{}} and `None` at every other party");
+    let not_held = format!("{pname}: `{p}[{{}}]` does not hold its value `{{}}`");
     let common = crate::codegen::errors::common_variants();
     let common_display = crate::codegen::errors::common_display(pname);
     quote! {
@@ -50,6 +52,17 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 round: &'static str, /// The party whose messages differ.
                 sender: usize, /// The party that reported the other message.
                 peer: usize },
+            /// An input of one fixed party (`input P[0] { .. }`) was given
+            /// (`Some`) to another party, or not given to that party.
+            FixedInput { /// The party started.
+                party: usize, /// The party the input belongs to.
+                holder: usize, /// The input.
+                input: &'static str },
+            /// A value of one fixed party is missing at that party (cannot
+            /// happen in a run started by `new`; reported instead of a panic).
+            NotHeld { /// The party.
+                party: usize, /// The value.
+                value: &'static str },
             /// The party index or the mesh does not fit the parameters.
             Party { /// The index.
                 index: usize, /// The number of parties.
@@ -77,6 +90,8 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                     Error::Equivocation { party, round, sender, peer } => write!(f, #equivocation, party, round, sender, peer),
                     #common_display
                     Error::Party { index, parties } => write!(f, #party_fmt, index, parties),
+                    Error::FixedInput { party, holder, input } => write!(f, #fixed_input, party, input, holder, holder),
+                    Error::NotHeld { party, value } => write!(f, #not_held, party, value),
                     Error::FromPeer { round, peer, source } => write!(f, #from_peer, round, peer, source),
                     Error::Delivery { round, peer } => write!(f, #delivery, round, peer),
                     Error::Mesh { round, source } => write!(f, "{}: round `{}`: {}", #pname, round, source),

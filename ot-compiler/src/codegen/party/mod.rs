@@ -55,11 +55,16 @@ fn step_traits(ir: &Ir) -> TokenStream {
         .rounds
         .iter()
         .map(|r| {
-            let to = match r.party {
-                Some(PartyRound::Private) => "P[j]",
-                _ => "all",
+            let (from, to) = match r.party {
+                Some(PartyRound::Private) => ("i".to_string(), "P[j]".to_string()),
+                Some(PartyRound::FixedBroadcast { sender, .. }) => {
+                    (sender.to_string(), "all".into())
+                }
+                Some(PartyRound::FromOne { sender }) => (sender.to_string(), "P[j]".into()),
+                Some(PartyRound::ToOne { receiver }) => ("j".into(), format!("P[{receiver}]")),
+                _ => ("i".into(), "all".into()),
             };
-            format!("round `{}`: {p}[i] -> {to} : {}", r.name, r.msg)
+            format!("round `{}`: {p}[{from}] -> {to} : {}", r.name, r.msg)
         })
         .collect();
     let note = format!(
@@ -94,22 +99,51 @@ fn step_traits(ir: &Ir) -> TokenStream {
 fn comm_items(ir: &Ir) -> TokenStream {
     let n = super::wire::shape(&analysis::parties(ir));
     let rt = rt();
-    let rounds = ir.rounds.iter().enumerate().map(|(k, r)| {
-        let m = format_ident!("{}", r.msg);
-        let digest = if analysis::checked(ir, k) {
-            quote!(.wrapping_add(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)))
-        } else {
-            quote!()
-        };
-        quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params)))#digest)
-    });
-    let checks = (0..ir.rounds.len())
-        .filter(|&k| analysis::checked(ir, k))
-        .count();
+    let any_fixed = (0..ir.rounds.len()).any(|k| analysis::fixed(ir, k).is_some());
     let ops = analysis::ops(ir);
     let exchanges = (0..ops.len())
         .filter(|&c| matches!(ops[c], Op::Check(_)) && !analysis::check_batched(&ops, c))
         .count();
+    let comm_body = if any_fixed {
+        let (sent, digests): (Vec<_>, Vec<_>) =
+            (0..ir.rounds.len()).map(|k| round_bytes(ir, k)).unzip();
+        quote! {
+            let __n = #n;
+            let __peers = __n.saturating_sub(1);
+            let check_bytes = 0usize #(.wrapping_add(#digests))*;
+            let per_party = 0usize #(.wrapping_add(#sent))*.wrapping_add(check_bytes);
+            Comm { per_party, check_bytes, rounds: ROUNDS + #exchanges }
+        }
+    } else {
+        let rounds = ir.rounds.iter().enumerate().map(|(k, r)| {
+            let m = format_ident!("{}", r.msg);
+            let digest = if analysis::checked(ir, k) {
+                quote!(.wrapping_add(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)))
+            } else {
+                quote!()
+            };
+            quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params)))#digest)
+        });
+        let checks = (0..ir.rounds.len())
+            .filter(|&k| analysis::checked(ir, k))
+            .count();
+        quote! {
+            let _ = me;
+            let __n = #n;
+            let __peers = __n.saturating_sub(1);
+            let per_party = 0usize #(#rounds)*;
+            let check_bytes = __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN).wrapping_mul(#checks);
+            Comm { per_party, check_bytes, rounds: ROUNDS + #exchanges }
+        }
+    };
+    let comm = if any_fixed {
+        quote! {
+            let __n = #n;
+            (0..__n).map(|me| comm_of(params, me)).max_by_key(|c| c.per_party).unwrap_or_else(|| comm_of(params, 0))
+        }
+    } else {
+        quote!(comm_of(params, 0))
+    };
     quote! {
         /// Bytes one party sends in a run, derived from the specification
         /// (frame headers and the session hello not included).
@@ -122,14 +156,51 @@ fn comm_items(ir: &Ir) -> TokenStream {
             /// Message exchanges (flights: every party writes, then reads), not counting the session hello: the rounds, plus one for each broadcast check not batched with the next round's messages.
             pub rounds: usize,
         }
-        /// Communication of one run with these parameters.
-        pub fn comm(params: &Params) -> Comm {
-            let __n = #n;
-            let __peers = __n.saturating_sub(1);
-            let per_party = 0usize #(#rounds)*;
-            let check_bytes = __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN).wrapping_mul(#checks);
-            Comm { per_party, check_bytes, rounds: ROUNDS + #exchanges }
+        /// Communication of party `me` in one run with these parameters (the
+        /// same for every party unless a round has one fixed sender or receiver).
+        #[allow(clippy::all)]
+        pub fn comm_of(params: &Params, me: usize) -> Comm {
+            #comm_body
         }
+        /// Communication of one run with these parameters: of the party that
+        /// sends the most (every party's, unless a round has one fixed
+        /// sender or receiver; see `comm_of`).
+        pub fn comm(params: &Params) -> Comm {
+            #comm
+        }
+    }
+}
+
+/// Bytes party `me` sends in round `k` (its messages, and the digests of a
+/// checked broadcast), as a term added to `per_party`; and the digests alone.
+fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
+    let rt = rt();
+    let r = &ir.rounds[k];
+    let m = format_ident!("{}", r.msg);
+    let msg = quote!(msgs::#m::wire_len(params));
+    let sent = match r.party {
+        Some(PartyRound::FixedBroadcast { sender: c, .. } | PartyRound::FromOne { sender: c }) => {
+            quote!(if me == #c { __peers.wrapping_mul(#msg) } else { 0 })
+        }
+        Some(PartyRound::ToOne { receiver: c }) => quote!(if me == #c { 0 } else { #msg }),
+        _ => quote!(__peers.wrapping_mul(#msg)),
+    };
+    let digests = match r.party {
+        _ if !analysis::checked(ir, k) => quote!(0usize),
+        Some(PartyRound::FixedBroadcast { .. }) => {
+            quote!(__peers.wrapping_mul(#rt::mpc::DIGEST_LEN))
+        }
+        _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)),
+    };
+    (sent, digests)
+}
+
+/// The Rust type of a value: an `Option` when one fixed party holds it.
+fn held_ty(t: &Ty, held: bool) -> TokenStream {
+    let t = rust_ty(t);
+    match held {
+        true => quote!(::core::option::Option<#t>),
+        false => t,
     }
 }
 
@@ -168,7 +239,11 @@ impl<'a> PartyGen<'a> {
         let mut out = vec![];
         if let Some(r) = s.own {
             let m = format_ident!("{}", self.ir.rounds[r].msg);
-            out.push((format_ident!("__own"), quote!(msgs::#m)));
+            let t = match analysis::fixed(self.ir, r) {
+                Some(_) => quote!(::core::option::Option<msgs::#m>),
+                None => quote!(msgs::#m),
+            };
+            out.push((format_ident!("__own"), t));
         }
         if s.digests.is_some() {
             let rt = rt();
@@ -201,8 +276,11 @@ impl<'a> PartyGen<'a> {
         let structs = self.plan.states.iter().map(|s| {
             let n = Self::state_ident(s);
             let doc = &s.doc;
-            let (mut fns, mut fts): (Vec<Ident>, Vec<TokenStream>) =
-                s.vars.iter().map(|(v, t)| (id(v), rust_ty(t))).unzip();
+            let (mut fns, mut fts): (Vec<Ident>, Vec<TokenStream>) = s
+                .vars
+                .iter()
+                .map(|(v, t)| (id(v), held_ty(t, s.held.contains_key(v))))
+                .unzip();
             for (f, t) in self.extra_fields(s) {
                 fns.push(f);
                 fts.push(t);
@@ -217,10 +295,54 @@ impl<'a> PartyGen<'a> {
         (from..to)
             .filter_map(|i| match self.plan.ops[i] {
                 Op::Stmt(k) => match &self.ir.events[0][k] {
-                    Event::Stmt(s) => Some(self.stmt(s, i)),
+                    Event::Stmt(s) => Some(match self.ir.party_fixed.stmts.get(&k) {
+                        Some(&c) => self.fixed_stmt(s, i, c),
+                        None => self.stmt(s, i),
+                    }),
                     _ => None,
                 },
                 _ => None,
+            })
+            .collect()
+    }
+
+    /// A statement of the fixed party `c` (`at P[c]`): run only at `c`, on
+    /// its own values; the value it defines is `Some` there, `None` elsewhere.
+    fn fixed_stmt(&self, s: &TStmt, i: usize, c: usize) -> TokenStream {
+        let mut reads = std::collections::BTreeSet::new();
+        let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
+        crate::codegen::expr::locals_of(e, &mut reads);
+        let unwraps = self.unwraps(reads.iter(), i);
+        let inner = self.stmt(s, i);
+        match s {
+            TStmt::Assign(n, e) => {
+                let (n, t) = (id(n), rust_ty(&e.ty));
+                quote! {
+                    let #n: ::core::option::Option<#t> = if me == #c {
+                        #(#unwraps)*
+                        #inner
+                        ::core::option::Option::Some(#n)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                }
+            }
+            TStmt::Check(..) => quote!(if me == #c { #(#unwraps)* #inner }),
+        }
+    }
+
+    /// Inside a fixed party's code: its own copies of the values among
+    /// `names` that it holds (as `Option`s) before operation `i`.
+    fn unwraps<'n>(&self, names: impl Iterator<Item = &'n String>, i: usize) -> Vec<TokenStream> {
+        names
+            .filter(|n| self.plan.held[i].contains_key(*n))
+            .map(|n| {
+                let v = id(n);
+                quote! {
+                    let #v = ::core::clone::Clone::clone(
+                        #v.as_ref().ok_or(Error::NotHeld { party: me, value: #n })?,
+                    );
+                }
             })
             .collect()
     }
@@ -251,14 +373,24 @@ impl<'a> PartyGen<'a> {
         let (p, pname) = (self.pname(), &self.ir.name);
         let input = format_ident!("{}Input", p);
         let output = format_ident!("{}Output", p);
-        let fields = |list: &[(String, Ty)]| {
+        let fields = |list: &[(String, Ty)], fixed: &std::collections::BTreeMap<String, usize>| {
             let names: Vec<Ident> = list.iter().map(|(n, _)| id(n)).collect();
-            let tys: Vec<TokenStream> = list.iter().map(|(_, t)| rust_ty(t)).collect();
-            let docs: Vec<String> = list.iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
+            let tys: Vec<TokenStream> = list
+                .iter()
+                .map(|(n, t)| held_ty(t, fixed.contains_key(n)))
+                .collect();
+            let docs: Vec<String> = list
+                .iter()
+                .map(|(n, t)| match fixed.get(n) {
+                    Some(c) => format!("`{n}: {t}` of `{p}[{c}]` only: `Some` at party {c}, `None` at every other party."),
+                    None => format!("`{n}: {t}`"),
+                })
+                .collect();
             (names, tys, docs)
         };
-        let (in_names, in_tys, in_docs) = fields(&self.ir.inputs[0]);
-        let (out_names, out_tys, out_docs) = fields(&self.ir.outputs[0]);
+        let fixed = &self.ir.party_fixed;
+        let (in_names, in_tys, in_docs) = fields(&self.ir.inputs[0], &fixed.inputs);
+        let (out_names, out_tys, out_docs) = fields(&self.ir.outputs[0], &fixed.outputs);
         let input_doc = format!("Inputs of a party `{p}[me]` in `{pname}`.");
         let output_doc = format!("Outputs of a party `{p}[me]` in `{pname}`.");
         quote! {
@@ -281,7 +413,7 @@ impl<'a> PartyGen<'a> {
         let first = &self.plan.states[0];
         let init = self.stmts_between(0, first.entry);
         let state = self.build_state(first);
-        let (in_names, in_checks) = super::wire::input_checks(inputs);
+        let (in_names, in_checks) = self.input_checks(inputs);
         let n = super::wire::shape(&analysis::parties(self.ir));
         let doc = format!("Starts party `{p}[me]` of session `session` (the same 16 bytes at every party, fresh for every run): checks its index and inputs and runs its local computation up to its first round.");
         quote! {
@@ -303,6 +435,28 @@ impl<'a> PartyGen<'a> {
         }
     }
 
+    /// The shape checks of the inputs; an input of one fixed party must be
+    /// given (`Some`) at that party and only there.
+    fn input_checks(&self, inputs: &[(String, Ty)]) -> (Vec<Ident>, Vec<TokenStream>) {
+        let (names, mut checks) = super::wire::input_checks(inputs);
+        for (k, (n, _)) in inputs.iter().enumerate() {
+            let Some(&c) = self.ir.party_fixed.inputs.get(n) else {
+                continue;
+            };
+            let v = id(n);
+            let check = std::mem::take(&mut checks[k]);
+            checks[k] = quote! {
+                if #v.is_some() != (me == #c) {
+                    return Err(Error::FixedInput { party: me, holder: #c, input: #n });
+                }
+                if let ::core::option::Option::Some(#v) = &#v {
+                    #check
+                }
+            };
+        }
+        (names, checks)
+    }
+
     fn finish_impl(&self) -> TokenStream {
         let (role, role_mod) = (&self.role, &self.role_mod);
         let output = format_ident!("{}Output", self.pname());
@@ -311,7 +465,14 @@ impl<'a> PartyGen<'a> {
         };
         let open = self.open_state(last);
         let stmts = self.stmts_between(last.entry, self.plan.ops.len());
-        let outs: Vec<Ident> = self.ir.outputs[0].iter().map(|(n, _)| id(n)).collect();
+        let end = &self.plan.held[self.plan.ops.len()];
+        let outs = self.ir.outputs[0].iter().map(|(n, _)| {
+            let v = id(n);
+            match self.ir.party_fixed.outputs.get(n) {
+                Some(c) if !end.contains_key(n) => quote!(#v: if me == #c { ::core::option::Option::Some(#v) } else { ::core::option::Option::None }),
+                _ => quote!(#v),
+            }
+        });
         quote! {
             impl #role<#role_mod::Done> {
                 /// The party's outputs, after its last local computation; a

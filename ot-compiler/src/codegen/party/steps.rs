@@ -4,7 +4,7 @@
 //! consistency check (digests of what the party received, compared with
 //! every peer's).
 
-use super::analysis::{check_batched, checked, parties, Op, PState};
+use super::analysis::{check_batched, checked, fixed, parties, Op, PState};
 use super::PartyGen;
 use crate::codegen::names::{id, rt};
 use crate::codegen::wire::{check_shape, shape};
@@ -23,7 +23,26 @@ struct Parts {
     result: TokenStream,
 }
 
+/// The names a step of a round uses: the round's name, the message type,
+/// the method (`send_<round>`, `recv_<round>`), the fields, and one binding per field while a
+/// message is taken apart.
+struct StepNames<'a>(&'a str, Ident, Ident, Vec<Ident>, Vec<Ident>);
+
 impl PartyGen<'_> {
+    fn step_names(&self, r: usize, step: &str) -> StepNames<'_> {
+        let rd = &self.ir.rounds[r];
+        StepNames(
+            &rd.name,
+            format_ident!("{}", rd.msg),
+            format_ident!("{step}_{}", rd.name),
+            rd.fields.iter().map(|(f, _)| id(f)).collect(),
+            rd.fields
+                .iter()
+                .map(|(f, _)| format_ident!("__f_{}", f))
+                .collect(),
+        )
+    }
+
     /// The step leaving state `si` and its driver statements (None: `Done`).
     pub(super) fn step(&self, si: usize) -> Option<(TokenStream, TokenStream)> {
         let s = &self.plan.states[si];
@@ -44,6 +63,8 @@ impl PartyGen<'_> {
         };
         let stashed = matches!(op, Op::Recv(_)) && at > 0 && check_batched(ops, at - 1);
         let (parts, drive) = match op {
+            Op::Send(r) if fixed(self.ir, r).is_some() => self.fixed_send_parts(r, next, at),
+            Op::Recv(r) if fixed(self.ir, r).is_some() => self.fixed_recv_parts(r, next),
             Op::Send(r) => self.send_parts(r, next, prefix.as_ref()),
             Op::Recv(r) => self.recv_parts(r, next, stashed),
             Op::Check(r) => self.check_parts(r, next, carried),
@@ -69,7 +90,8 @@ impl PartyGen<'_> {
                 let rd = &self.ir.rounds[r];
                 let m = format_ident!("{}", rd.msg);
                 let method = format_ident!("send_{}", rd.name);
-                let out = if rd.party == Some(PartyRound::Private) {
+                let per_peer = rd.party == Some(PartyRound::Private) || fixed(self.ir, r).is_some();
+                let out = if per_peer {
                     quote!(::std::vec::Vec<(usize, msgs::#m)>)
                 } else {
                     quote!(msgs::#m)
@@ -162,11 +184,9 @@ impl PartyGen<'_> {
 
     fn send_parts(&self, r: usize, next: &PState, prefix: Option<&Ident>) -> (Parts, TokenStream) {
         let rd = &self.ir.rounds[r];
-        let m = format_ident!("{}", rd.msg);
-        let method = format_ident!("send_{}", rd.name);
+        let StepNames(_, m, method, names, _) = self.step_names(r, "send");
         let (next_party, next_ty) = self.next_party(next);
         let n = shape(&parties(self.ir));
-        let names: Vec<Ident> = rd.fields.iter().map(|(f, _)| id(f)).collect();
         let private = rd.party == Some(PartyRound::Private);
         if !private {
             let parts = Parts {
@@ -208,18 +228,9 @@ impl PartyGen<'_> {
 
     fn recv_parts(&self, r: usize, next: &PState, stashed: bool) -> (Parts, TokenStream) {
         let rt = rt();
-        let rd = &self.ir.rounds[r];
-        let rn = &rd.name;
-        let m = format_ident!("{}", rd.msg);
-        let method = format_ident!("recv_{}", rd.name);
+        let StepNames(rn, m, method, names, parts_of) = self.step_names(r, "recv");
         let (next_party, next_ty) = self.next_party(next);
         let n = shape(&parties(self.ir));
-        let names: Vec<Ident> = rd.fields.iter().map(|(f, _)| id(f)).collect();
-        let parts_of: Vec<Ident> = rd
-            .fields
-            .iter()
-            .map(|(f, _)| format_ident!("__f_{}", f))
-            .collect();
         let digests = if checked(self.ir, r) {
             quote! {
                 let __digests = __all
@@ -295,9 +306,14 @@ impl PartyGen<'_> {
         let method = format_ident!("check_{}", rd.name);
         let (next_party, next_ty) = self.next_party(next);
         let n = shape(&parties(self.ir));
+        // A fixed sender's broadcast has one digest, of that sender's message.
+        let (want, sender) = match fixed(self.ir, r) {
+            Some(c) => (quote!(#rt::mpc::DIGEST_LEN), quote!(#c)),
+            None => (quote!(__n.wrapping_mul(#rt::mpc::DIGEST_LEN)), quote!(__j)),
+        };
         let middle = quote! {
             let __n = #n;
-            let __want = __n.wrapping_mul(#rt::mpc::DIGEST_LEN);
+            let __want = #want;
             let mut __reports: ::std::vec::Vec<::core::option::Option<::std::vec::Vec<u8>>> = (0..__n).map(|_| None).collect();
             for (__p, __d) in received {
                 if __p >= __n || __p == me || __reports[__p].is_some() {
@@ -317,7 +333,7 @@ impl PartyGen<'_> {
                 for (__p, __d) in __reports.iter().enumerate() {
                     if let Some(__d) = __d {
                         if __d[__at.clone()] != __mine[..] {
-                            return Err(Error::Equivocation { party: me, round: #rn, sender: __j, peer: __p });
+                            return Err(Error::Equivocation { party: me, round: #rn, sender: #sender, peer: __p });
                         }
                     }
                 }
@@ -333,9 +349,188 @@ impl PartyGen<'_> {
         };
         let digests = format_ident!("digests_{}", rd.name);
         let carried = carried.map(|r2| format_ident!("{}", self.ir.rounds[r2].msg));
+        let len = match fixed(self.ir, r) {
+            Some(_) => quote!(#rt::mpc::DIGEST_LEN),
+            None => quote!(#rt::mpc::DIGEST_LEN.wrapping_mul(__n)),
+        };
         (
             parts,
-            super::driver::check(&digests, &method, rn, carried.as_ref()),
+            super::driver::check(&digests, &method, rn, carried.as_ref(), len),
         )
+    }
+
+    /// The parties a fixed round's receive step expects a message from: the
+    /// fixed sender (at every other party), or every other party (at the
+    /// fixed receiver); `me` names this party.
+    /// (`__n`, the number of parties, is in scope where it is used.)
+    fn fixed_senders(&self, r: usize, me: TokenStream) -> TokenStream {
+        match self.ir.rounds[r].party {
+            Some(PartyRound::ToOne { receiver: c }) => quote! {
+                if #me == #c { (0..__n).filter(|&__j| __j != #me).collect() } else { ::std::vec::Vec::new() }
+            },
+            _ => {
+                let c = fixed(self.ir, r).unwrap_or_default();
+                quote!(if #me == #c { ::std::vec::Vec::new() } else { ::std::vec![#c] })
+            }
+        }
+    }
+
+    /// The send step of a round with one fixed party: `(peer, message)`
+    /// pairs, empty at a party that does not send in the round.
+    fn fixed_send_parts(&self, r: usize, next: &PState, at: usize) -> (Parts, TokenStream) {
+        let rd = &self.ir.rounds[r];
+        let StepNames(_, m, method, names, _) = self.step_names(r, "send");
+        let (next_party, next_ty) = self.next_party(next);
+        let n = shape(&parties(self.ir));
+        let unwraps = self.unwraps(rd.fields.iter().map(|(f, _)| f), at);
+        let none = quote!((::std::vec::Vec::new(), ::core::option::Option::None));
+        let (build, what) = match rd.party {
+            Some(PartyRound::ToOne { receiver: c }) => (
+                quote! {
+                    let __msg = msgs::#m { #(#names),* };
+                    if me == #c { (::std::vec::Vec::new(), ::core::option::Option::Some(__msg)) } else { (::std::vec![(#c, __msg)], ::core::option::Option::None) }
+                },
+                format!("Builds this party's `{}` for party {c} (nothing at party {c} itself), as `(peer, message)` pairs.", rd.msg),
+            ),
+            Some(PartyRound::FromOne { sender: c }) => {
+                let checks = rd.fields.iter().map(|(f, t)| {
+                    let i = id(f);
+                    let arr = Ty::Array(Box::new(t.clone()), parties(self.ir));
+                    check_shape(&arr, &quote!(#i), &rd.name, f)
+                });
+                (
+                    quote! {
+                        if me == #c {
+                            #(#unwraps)*
+                            #(#checks)*
+                            let __msgs = (0..#n)
+                                .filter(|&__j| __j != me)
+                                .map(|__j| (__j, msgs::#m { #( #names: ::core::clone::Clone::clone(&#names[__j]) ),* }))
+                                .collect();
+                            (__msgs, ::core::option::Option::Some(msgs::#m { #( #names: ::core::clone::Clone::clone(&#names[me]) ),* }))
+                        } else {
+                            #none
+                        }
+                    },
+                    format!("At party {c}: builds its `{}` for each other party `j` (element `j` of each field), as `(j, message)` pairs; nothing at the other parties.", rd.msg),
+                )
+            }
+            _ => {
+                let c = fixed(self.ir, r).unwrap_or_default();
+                (
+                    quote! {
+                        if me == #c {
+                            #(#unwraps)*
+                            let __msg = msgs::#m { #(#names),* };
+                            let __msgs = (0..#n).filter(|&__j| __j != me).map(|__j| (__j, ::core::clone::Clone::clone(&__msg))).collect();
+                            (__msgs, ::core::option::Option::Some(__msg))
+                        } else {
+                            #none
+                        }
+                    },
+                    format!("At party {c}: builds its `{}`, the same for every other party, as `(peer, message)` pairs; nothing at the other parties.", rd.msg),
+                )
+            }
+        };
+        // A party that does not send still moves to the next state, with
+        // nothing of its own to keep.
+        let parts = Parts {
+            doc: self.round_doc(r, &what),
+            method: method.clone(),
+            args: quote!(),
+            ret: quote!((::std::vec::Vec<(usize, msgs::#m)>, #next_ty)),
+            middle: quote! {
+                let (__msgs, __own): (::std::vec::Vec<(usize, msgs::#m)>, ::core::option::Option<msgs::#m>) = { #build };
+            },
+            result: quote!((__msgs, #next_party)),
+        };
+        (parts, super::driver::send_each(&method, &rd.name, None))
+    }
+
+    /// The receive step of a round with one fixed party: the one message of
+    /// a fixed sender (its own at the sender), or, at a fixed receiver, the
+    /// array of every party's message (`None` at the other parties).
+    fn fixed_recv_parts(&self, r: usize, next: &PState) -> (Parts, TokenStream) {
+        let rt = rt();
+        let rd = &self.ir.rounds[r];
+        let StepNames(rn, m, method, names, parts_of) = self.step_names(r, "recv");
+        let (next_party, next_ty) = self.next_party(next);
+        let n = shape(&parties(self.ir));
+        let cols: Vec<Ident> = rd
+            .fields
+            .iter()
+            .map(|(f, _)| format_ident!("__c_{}", f))
+            .collect();
+        let senders = self.fixed_senders(r, quote!(me));
+        let collect = quote! {
+            let __n = #n;
+            let __from: ::std::vec::Vec<usize> = #senders;
+            let mut __slots: ::std::vec::Vec<::core::option::Option<msgs::#m>> = (0..__n).map(|_| None).collect();
+            for (__p, __m) in received {
+                if __p >= __n || !__from.contains(&__p) || __slots[__p].is_some() {
+                    return Err(Error::Delivery { round: #rn, peer: __p });
+                }
+                __slots[__p] = Some(__m);
+            }
+            if let Some(&__p) = __from.iter().find(|&&__p| __slots[__p].is_none()) {
+                return Err(Error::Delivery { round: #rn, peer: __p });
+            }
+        };
+        let (middle, what) = match rd.party {
+            Some(PartyRound::ToOne { receiver: c }) => (
+                quote! {
+                    #collect
+                    #( let mut #names = ::core::option::Option::None; )*
+                    if me == #c {
+                        __slots[me] = __own;
+                        let __all: ::std::vec::Vec<msgs::#m> = __slots
+                            .into_iter()
+                            .collect::<::core::option::Option<_>>()
+                            .ok_or(Error::Delivery { round: #rn, peer: me })?;
+                        #( let mut #cols = ::std::vec::Vec::with_capacity(__n); )*
+                        for __m in __all {
+                            let msgs::#m { #( #names: #parts_of ),* } = __m;
+                            #( #cols.push(#parts_of); )*
+                        }
+                        #( #names = ::core::option::Option::Some(#cols); )*
+                    }
+                },
+                format!("At party {c}: takes every other party's message as `(sender, message)` pairs; the fields become arrays indexed by sender (its own at {c}), held by party {c} only (`None` elsewhere). The other parties take no message (an empty list)."),
+            ),
+            _ => {
+                let c = fixed(self.ir, r).unwrap_or_default();
+                let digests = if checked(self.ir, r) {
+                    quote! {
+                        let mut __b = ::std::vec::Vec::new();
+                        __m.encode(&params, &mut __b)?;
+                        let __digests = ::std::vec![#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #c, &__b)];
+                    }
+                } else {
+                    quote!()
+                };
+                (
+                    quote! {
+                        #collect
+                        let __m = match __own {
+                            ::core::option::Option::Some(__m) => __m,
+                            ::core::option::Option::None => __slots[#c].take().ok_or(Error::Delivery { round: #rn, peer: #c })?,
+                        };
+                        #digests
+                        let msgs::#m { #(#names),* } = __m;
+                    },
+                    format!("Takes party {c}'s message as a `(sender, message)` pair (an empty list at party {c}, which keeps its own); its fields become values of every party."),
+                )
+            }
+        };
+        let parts = Parts {
+            doc: self.round_doc(r, &what),
+            method: method.clone(),
+            args: quote!(, received: ::std::vec::Vec<(usize, msgs::#m)>),
+            ret: next_ty,
+            middle,
+            result: next_party,
+        };
+        let from = self.fixed_senders(r, quote!(__s.me));
+        (parts, super::driver::recv_from(&m, &method, rn, from))
     }
 }

@@ -120,7 +120,14 @@ pub fn chart(ir: &Ir, env: &Env) -> Chart {
             let mut note = vec![];
             while let Some(ev) = events.get(*at) {
                 match ev {
-                    Event::Stmt(s) => push_stmt(&mut note, s),
+                    Event::Stmt(s) => {
+                        // A step of one fixed party (`at P[0]`) says so.
+                        let who = match ir.party_fixed.stmts.get(&*at) {
+                            Some(c) => format!("at {}[{c}]: ", ir.roles[0]),
+                            None => String::new(),
+                        };
+                        push_stmt(&mut note, s, &who)
+                    }
                     Event::Send(k) => {
                         flush(&mut steps, r, &mut note);
                         steps.push(arrow(ir, *k, env, vec![]));
@@ -190,20 +197,22 @@ fn flush(steps: &mut Vec<Step>, role: usize, note: &mut Vec<String>) {
 }
 
 /// Adds a statement to a note: consecutive values computed share a line
-/// (`compute a, b, c`, at most about 40 characters), each check has its own.
-fn push_stmt(note: &mut Vec<String>, s: &TStmt) {
+/// (`compute a, b, c`, at most about 40 characters), each check has its own;
+/// `who` prefixes the line of one fixed party's step (`at P[0]: `).
+fn push_stmt(note: &mut Vec<String>, s: &TStmt, who: &str) {
+    let compute = format!("{who}compute ");
     match s {
         TStmt::Assign(name, _) => match note.last_mut() {
-            Some(l) if l.starts_with("compute ") && l.len() + name.len() < 40 => {
+            Some(l) if l.starts_with(&compute) && l.len() + name.len() < 40 => {
                 l.push_str(", ");
                 l.push_str(name);
             }
-            _ => note.push(format!("compute {name}")),
+            _ => note.push(format!("{compute}{name}")),
         },
         TStmt::Check(_, abort, text) => {
             let after = text.split_once("check ").map(|(_, c)| c).unwrap_or(text);
             let cond = after.split(" else").next().unwrap_or("").trim();
-            note.push(format!("check {cond} else abort {abort}"));
+            note.push(format!("{who}check {cond} else abort {abort}"));
         }
     }
 }
@@ -233,6 +242,14 @@ fn arrow(ir: &Ir, k: usize, env: &Env, per_chunk: Vec<String>) -> Step {
             .into(),
         ),
         Some(PartyRound::Private) => detail.push("its own to each".into()),
+        Some(PartyRound::FixedBroadcast { sender, checked }) => detail.push(format!(
+            "party {sender} to all{}",
+            if checked { ", checked" } else { "" }
+        )),
+        Some(PartyRound::FromOne { sender }) => {
+            detail.push(format!("party {sender} to each, its own"))
+        }
+        Some(PartyRound::ToOne { receiver }) => detail.push(format!("each to party {receiver}")),
         None => {}
     }
     if !per_chunk.is_empty() {
