@@ -5,8 +5,10 @@
 //! party, a Delta-KOS pair half, a malicious SoftSpokenOT party with k = 2
 //! or 4), the second the number of OTs (1..=256);
 //! the rest is a sequence of frames, each a little-endian `u16` length and
-//! that many bytes. Frames the party sends are dropped; when the script
-//! runs out the peer has hung up.
+//! that many bytes. Frames the party sends are dropped, except session
+//! bindings, which the peer answers with the dual binding (so the script
+//! reaches the protocol's messages); when the script runs out the peer has
+//! hung up.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -19,17 +21,26 @@ use ot::{BaseOtKind, OtExtension, OtReceiver, OtSender, RandomOtReceiver, Random
 struct ScriptedPeer<'a> {
     script: &'a [u8],
     stats: ChannelStats,
+    /// Dual bindings of the bindings the party sent, delivered first.
+    bindings: std::collections::VecDeque<Vec<u8>>,
 }
 
 impl Channel for ScriptedPeer<'_> {
     fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
         self.stats.bytes_sent += msg.len() as u64;
         self.stats.messages_sent += 1;
+        if let Some(dual) = ot::runtime::bind::dual_frame(msg) {
+            self.bindings.push_back(dual);
+        }
         Ok(())
     }
 
     fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
         buf.clear();
+        if let Some(b) = self.bindings.pop_front() {
+            buf.extend_from_slice(&b);
+            return Ok(());
+        }
         let [lo, hi, rest @ ..] = self.script else {
             return Err(ChannelError::Closed);
         };
@@ -66,6 +77,7 @@ fuzz_target!(|data: &[u8]| {
     let mut peer = ScriptedPeer {
         script,
         stats: ChannelStats::default(),
+        bindings: Default::default(),
     };
     let base = if which & 1 == 0 {
         BaseOtKind::Co15

@@ -69,6 +69,19 @@ pub fn is_binding(frame: &[u8]) -> bool {
     frame.starts_with(&MAGIC)
 }
 
+/// The binding frame of the dual role for a binding `frame` (the frame a
+/// peer that agrees would send), or `None` if `frame` is no two-party
+/// binding: for test and fuzzing peers that script the protocol's messages
+/// but must get past the binding.
+pub fn dual_frame(frame: &[u8]) -> Option<Vec<u8>> {
+    let mut s = Stated::decode(frame).ok()?;
+    if s.parties != 2 || s.me > 1 {
+        return None;
+    }
+    s.me = 1 - s.me;
+    s.encode().ok()
+}
+
 /// The [`Mismatch`] behind `err`, if any error in its source chain is one
 /// (for example a sub-protocol's binding inside an OT extension's
 /// `Error::SubProtocol`).
@@ -190,6 +203,16 @@ mod tests {
             assert_eq!(mismatch(x), Some(want));
             assert_eq!(mismatch(y), Some(want));
         }
+    }
+
+    #[test]
+    fn the_dual_frame_is_accepted() {
+        let a = Binding::new("Iknp", [1; 32], vec![2], 0);
+        let (mut x, mut y) = MemoryChannel::pair();
+        let dual = dual_frame(a.frame.as_deref().unwrap()).unwrap();
+        y.send(&dual).unwrap();
+        assert!(a.check(&mut x, &mut vec![]).is_ok());
+        assert_eq!(dual_frame(b"not a binding"), None);
     }
 
     #[test]
