@@ -98,6 +98,30 @@ proptest! {
         let zero = [Block::ZERO; bipsw::INPUT_BLOCKS];
         prop_assert_eq!(tables.eval(&zero), Z6::ZERO);
     }
+
+    #[test]
+    fn bipsw_avx512_eval_matches_scalar(seed in any::<u64>(), xs in any::<u64>(), ones in 0usize..96) {
+        use bipsw::EvalBackend;
+        if !EvalBackend::Avx512.is_supported() {
+            return Ok(()); // this CPU lacks AVX-512F/VL: nothing to compare
+        }
+        // A random key with arbitrary valid elements, and the setup's keys.
+        let elems = (0..bipsw::KEY_LEN as u64)
+            .map(|i| Z6::from_values(&values6(seed ^ (i << 32))))
+            .collect();
+        let key = bipsw::BipswKey::from_elements(elems).expect("valid key");
+        let (msk, csk, _, _) = bipsw_keys(seed);
+        let mut x = [Block::ZERO; bipsw::INPUT_BLOCKS];
+        Prg::new(Block::from_u64(xs)).fill(&mut x);
+        // Some all-ones bytes, so that the last table entries are read.
+        bytemuck::cast_mut::<_, [u8; 16 * bipsw::INPUT_BLOCKS]>(&mut x)[..ones].fill(0xff);
+        for k in [&key, &msk, &csk] {
+            let tables = bipsw::BipswTables::new(k);
+            let fast = tables.eval_with(EvalBackend::Avx512, &x);
+            prop_assert_eq!(fast, tables.eval_with(EvalBackend::Scalar, &x));
+            prop_assert_eq!(fast, k.eval_reference(&x));
+        }
+    }
 }
 
 #[test]

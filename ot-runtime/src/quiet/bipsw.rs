@@ -98,10 +98,28 @@ impl BipswTables {
         BipswTables { tables }
     }
 
-    /// `F(k, x)` by table lookups (two independent accumulators, so that
-    /// the dependency chains of the mod-3 additions overlap).
+    /// `F(k, x)` by table lookups on the backend [`EvalBackend::selected`].
     #[inline]
     pub fn eval(&self, x: &[Block; INPUT_BLOCKS]) -> Z6 {
+        self.eval_with(EvalBackend::selected(), x)
+    }
+
+    /// [`BipswTables::eval`] on a chosen backend (an unsupported one falls
+    /// back to the scalar path).
+    #[inline]
+    pub fn eval_with(&self, backend: EvalBackend, x: &[Block; INPUT_BLOCKS]) -> Z6 {
+        match backend {
+            #[cfg(target_arch = "x86_64")]
+            EvalBackend::Avx512 if backend.is_supported() => {
+                super::bipsw_simd::eval(&self.tables, x)
+            }
+            _ => self.eval_scalar(x),
+        }
+    }
+
+    /// The scalar path: two independent accumulators, so that the
+    /// dependency chains of the mod-3 additions overlap.
+    fn eval_scalar(&self, x: &[Block; INPUT_BLOCKS]) -> Z6 {
         let bytes: &[u8; 16 * INPUT_BLOCKS] = bytemuck::cast_ref(x);
         let (mut a, mut b) = (Z6::ZERO, Z6::ZERO);
         for (t, v) in self.tables.chunks_exact(2).zip(bytes.chunks_exact(2)) {
@@ -109,6 +127,46 @@ impl BipswTables {
             b = b + t[1][usize::from(v[1])];
         }
         a + b
+    }
+}
+
+/// An implementation of the table evaluation [`BipswTables::eval`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EvalBackend {
+    /// 64-bit integer operations (the reference path, any CPU).
+    Scalar,
+    /// 128-bit loads and `vpternlogd` additions (AVX-512F and AVX-512VL).
+    Avx512,
+}
+
+impl EvalBackend {
+    /// Whether this CPU can run the backend.
+    pub fn is_supported(self) -> bool {
+        match self {
+            EvalBackend::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            EvalBackend::Avx512 => super::bipsw_simd::is_supported(),
+            #[cfg(not(target_arch = "x86_64"))]
+            EvalBackend::Avx512 => false,
+        }
+    }
+
+    /// The fastest supported backend, detected once; `--cfg
+    /// ot_backend="scalar"`, `"sse2"` or `"avx2"` forces the scalar path.
+    pub fn selected() -> EvalBackend {
+        static SEL: std::sync::OnceLock<EvalBackend> = std::sync::OnceLock::new();
+        *SEL.get_or_init(|| {
+            let capped = cfg!(any(
+                ot_backend = "scalar",
+                ot_backend = "sse2",
+                ot_backend = "avx2"
+            ));
+            if !capped && EvalBackend::Avx512.is_supported() {
+                EvalBackend::Avx512
+            } else {
+                EvalBackend::Scalar
+            }
+        })
     }
 }
 

@@ -9,6 +9,8 @@
 //! conversions `protocols/quiet_bipsw_rot.otp`, `protocols/quiet_gar_rot.otp`.
 
 pub mod bipsw;
+#[cfg(target_arch = "x86_64")]
+mod bipsw_simd;
 pub mod convert;
 pub mod gar;
 pub mod public;
