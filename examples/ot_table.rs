@@ -136,9 +136,10 @@ impl Proto {
             Proto::QuietBipsw | Proto::QuietGar | Proto::QuietBipswRot | Proto::QuietGarRot
         )
     }
-    /// The largest n measured: the conversion's corrections (4 resp. 30
-    /// blocks per OT) are one message, not streamed, so 2^24 OTs would need
-    /// several GiB.
+    /// The largest n measured: the conversion hashes every candidate (6
+    /// resp. 32 per OT) besides the base bit OTs, so 2^24 OTs would take
+    /// minutes per repetition of the main table (memory is not the limit:
+    /// the corrections are streamed in chunks of 4096 OTs).
     fn max_log_n(self) -> usize {
         match self {
             Proto::QuietBipswRot | Proto::QuietGarRot => 20,

@@ -64,7 +64,8 @@ macro_rules! run_traits {
 #[test]
 fn bipsw_rot_through_traits_over_memory_and_tcp() {
     let (mut a, mut b) = MemoryChannel::pair();
-    run_traits!(quiet_bipsw_rot, a, b, 3000);
+    // Three whole chunks of 4096 OTs and a partial one.
+    run_traits!(quiet_bipsw_rot, a, b, 3 * 4096 + 5);
     let (mut a, mut b) = local_pair_tcp().unwrap();
     run_traits!(quiet_bipsw_rot, a, b, 1000);
 }
@@ -72,7 +73,8 @@ fn bipsw_rot_through_traits_over_memory_and_tcp() {
 #[test]
 fn gar_rot_through_traits_over_memory_and_tcp() {
     let (mut a, mut b) = MemoryChannel::pair();
-    run_traits!(quiet_gar_rot, a, b, 2000);
+    // Two whole chunks of 4096 OTs and a partial one.
+    run_traits!(quiet_gar_rot, a, b, 2 * 4096 + 3);
     let (mut a, mut b) = local_pair_tcp().unwrap();
     run_traits!(quiet_gar_rot, a, b, 500);
 }
@@ -302,5 +304,10 @@ fn truncated_conversion_messages_are_typed_errors() {
     // GAR, m = 100: Convert carries 30 · 100 · 16 = 48000 bytes.
     let (s, r) = parties!(quiet_gar_rot, 100);
     let (_, re) = truncated_run(s, r, true, 48000..48100);
+    assert!(re.contains("onvert"), "{re}");
+    // BIPSW, m = 4096 + 200: Convert is streamed, its first chunk is one
+    // frame of 4 · 4096 · 16 = 262144 bytes.
+    let (s, r) = parties!(quiet_bipsw_rot, 4096 + 200);
+    let (_, re) = truncated_run(s, r, true, 262144..262145);
     assert!(re.contains("onvert"), "{re}");
 }

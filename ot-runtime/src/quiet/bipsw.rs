@@ -574,9 +574,30 @@ pub fn receiver_ots(state: &BipswReceiver, m: usize) -> BipswReceiverOts {
     state.expand(0, m)
 }
 
-/// The sender's half of the conversion of `m` OTs (from OT 0).
-pub fn rot_sender(state: &BipswSender, m: usize) -> QuietRotSender {
-    state.rot(0, m)
+/// The sender's rows of the streamed conversion of `m` OTs (from OT 0):
+/// per OT the pair derandomized by the receiver's flip bits, then the
+/// 4 corrections ([`QuietRotSender::rows_into`]).
+pub fn rot_rows(state: &BipswSender, flips: &Bits, m: usize) -> Vec<[Block; 6]> {
+    let mut out = vec![[Block::ZERO; 6]; m];
+    rot_rows_chunk(state, flips, m, 0, m, &mut out);
+    out
+}
+
+/// Chunk variant of [`rot_rows`]: OTs `offset .. offset + len`, whose
+/// candidates are hashed here and nowhere else.
+pub fn rot_rows_chunk(
+    state: &BipswSender,
+    flips: &Bits,
+    m: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [[Block; 6]],
+) {
+    let len = len.min(out.len()).min(m.saturating_sub(offset));
+    if len > 0 {
+        let chunk = state.rot(offset as u64, len);
+        chunk.rows_into(flips, &mut out[..len]);
+    }
 }
 
 /// The receiver's half of the conversion of `m` OTs (from OT 0).

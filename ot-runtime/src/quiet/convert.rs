@@ -143,6 +143,34 @@ impl QuietRotSender {
         out
     }
 
+    /// One row of `N = classes.len()` blocks per OT into `out`: the
+    /// derandomized pair (as [`Self::pairs`], flip bit `d_{first + k}` for
+    /// row `k`), then the `N − 2` corrections (as [`Self::corrections`]).
+    /// A chunk of the streamed conversion computes this once, so the
+    /// candidates are hashed once for both the message and the output.
+    pub fn rows_into<R: BlockRow>(&self, flips: &Bits, out: &mut [R]) {
+        let r = reps(self.classes);
+        let first = usize::try_from(self.first).unwrap_or(usize::MAX);
+        for (k, (h, row)) in self.candidates().zip(out.iter_mut()).enumerate() {
+            let flip = first.checked_add(k).and_then(|n| flips.try_get(n)) == Some(true);
+            let (a, b) = (h[r[0]], h[r[1]]);
+            let corrections = self
+                .classes
+                .iter()
+                .enumerate()
+                .filter(|&(j, &c)| j != r[usize::from(c)])
+                .map(|(j, &c)| h[j] ^ h[r[usize::from(c)]]);
+            let pair = if flip { [b, a] } else { [a, b] };
+            for (d, v) in row
+                .blocks_mut()
+                .iter_mut()
+                .zip(pair.into_iter().chain(corrections))
+            {
+                *d = v;
+            }
+        }
+    }
+
     fn candidates(&self) -> impl Iterator<Item = &[Block]> {
         self.blocks.chunks_exact(self.classes.len().max(1))
     }
@@ -216,22 +244,25 @@ impl QuietRotReceiver {
     /// protocol's message type fixes its length).
     pub fn chosen(&self, corr: &[Block]) -> Vec<Block> {
         let per = self.classes.len().saturating_sub(2).max(1);
-        let r = reps(self.classes);
-        self.index
-            .iter()
-            .zip(&self.blocks)
-            .enumerate()
-            .map(|(n, (&c, &h))| {
-                let c = usize::from(c);
-                let b = self.class(c as u8);
-                if c == r[usize::from(b)] {
-                    return h;
-                }
-                // Position of candidate c among the non-representatives.
-                let pos = c - usize::from(c > r[0]) - usize::from(c > r[1]);
-                corr.get(n * per + pos).map_or(Block::ZERO, |k| h ^ *k)
-            })
+        (0..self.len())
+            .map(|n| self.chosen_one(n, corr.get(n * per..(n + 1) * per).unwrap_or(&[])))
             .collect()
+    }
+
+    /// `m_{b_n}` of OT `n` (counted from [`Self::first`]) from its row of
+    /// `N − 2` corrections (a missing correction yields a zero block).
+    pub fn chosen_one(&self, n: usize, corr: &[Block]) -> Block {
+        let (Some(&c), Some(&h)) = (self.index.get(n), self.blocks.get(n)) else {
+            return Block::ZERO;
+        };
+        let r = reps(self.classes);
+        let c = usize::from(c);
+        if c == r[usize::from(self.class(c as u8))] {
+            return h;
+        }
+        // Position of candidate c among the non-representatives.
+        let pos = c - usize::from(c > r[0]) - usize::from(c > r[1]);
+        corr.get(pos).map_or(Block::ZERO, |k| h ^ *k)
     }
 
     fn class(&self, c: u8) -> u8 {
@@ -239,25 +270,116 @@ impl QuietRotReceiver {
     }
 }
 
-/// The corrections message of a batch (`count` = `(N − 2) · m`, the
-/// message's declared length).
-pub fn corrections_n(s: &QuietRotSender, _count: usize) -> Vec<Block> {
-    s.corrections()
-}
-
 /// The receiver's flip bits for its chosen choice bits `r`.
 pub fn flips(r: &QuietRotReceiver, choices: &Bits) -> Bits {
     r.flips(choices)
 }
 
-/// The sender's derandomized pairs.
-pub fn pairs(s: &QuietRotSender, flips: &Bits) -> Vec<[Block; 2]> {
-    s.pairs(flips)
+// ---- Streamed conversion (the `convert` round, chunk by chunk) ----
+//
+// The sender hashes the candidates of a chunk of OTs once into rows of
+// `N` blocks (`[m_{d}, m_{1-d}, corrections...]`, see
+// [`QuietRotSender::rows_into`]); the round's message takes the corrections
+// and the sender's output the pairs. Chunk variants follow the convention
+// of the streamed kernels: the same arguments with streamed values as their
+// chunk, then `offset, len` and the output slice, of which the first
+// `min(len, out.len())` entries are written.
+
+/// A fixed-size row of blocks as a message carries it: `[Block; N]`, or
+/// `[[Block; H]; 2]` for rows longer than the language's inline arrays (at
+/// most 16 entries), e.g. GAR's 32-block rows and 30 corrections.
+pub trait BlockRow: Copy {
+    /// The all-zero row.
+    const ZERO: Self;
+    /// The row's blocks in order.
+    fn blocks(&self) -> &[Block];
+    /// The row's blocks in order, writable.
+    fn blocks_mut(&mut self) -> &mut [Block];
 }
 
-/// The receiver's messages `m_{b_n}` (`m` = the batch size).
-pub fn chosen_n(r: &QuietRotReceiver, corr: &[Block], _m: usize) -> Vec<Block> {
-    r.chosen(corr)
+impl<const N: usize> BlockRow for [Block; N] {
+    const ZERO: Self = [Block::ZERO; N];
+    fn blocks(&self) -> &[Block] {
+        self
+    }
+    fn blocks_mut(&mut self) -> &mut [Block] {
+        self
+    }
+}
+
+impl<const H: usize> BlockRow for [[Block; H]; 2] {
+    const ZERO: Self = [[Block::ZERO; H]; 2];
+    fn blocks(&self) -> &[Block] {
+        self.as_flattened()
+    }
+    fn blocks_mut(&mut self) -> &mut [Block] {
+        self.as_flattened_mut()
+    }
+}
+
+/// The corrections of every row: its blocks from the third on.
+pub fn row_corrections<R: BlockRow, F: BlockRow>(rows: &[R]) -> Vec<F> {
+    let mut out = vec![F::ZERO; rows.len()];
+    row_corrections_chunk(rows, 0, rows.len(), &mut out);
+    out
+}
+
+/// Chunk variant of [`row_corrections`].
+pub fn row_corrections_chunk<R: BlockRow, F: BlockRow>(
+    rows: &[R],
+    offset: usize,
+    len: usize,
+    out: &mut [F],
+) {
+    let _ = offset;
+    for (o, row) in out.iter_mut().take(len).zip(rows) {
+        for (d, s) in o.blocks_mut().iter_mut().zip(row.blocks().iter().skip(2)) {
+            *d = *s;
+        }
+    }
+}
+
+/// The derandomized pairs of every row: its first two blocks.
+pub fn row_pairs<R: BlockRow>(rows: &[R]) -> Vec<[Block; 2]> {
+    let mut out = vec![[Block::ZERO; 2]; rows.len()];
+    row_pairs_chunk(rows, 0, rows.len(), &mut out);
+    out
+}
+
+/// Chunk variant of [`row_pairs`].
+pub fn row_pairs_chunk<R: BlockRow>(rows: &[R], offset: usize, len: usize, out: &mut [[Block; 2]]) {
+    let _ = offset;
+    for (o, row) in out.iter_mut().take(len).zip(rows) {
+        for (d, s) in o.iter_mut().zip(row.blocks()) {
+            *d = *s;
+        }
+    }
+}
+
+/// The receiver's messages `m_{b_n}` of all `m` OTs from the sender's rows
+/// of `N − 2` corrections.
+pub fn chosen_rows<F: BlockRow>(r: &QuietRotReceiver, fix: &[F], m: usize) -> Vec<Block> {
+    let mut out = vec![Block::ZERO; m];
+    chosen_rows_chunk(r, fix, m, 0, m, &mut out);
+    out
+}
+
+/// Chunk variant of [`chosen_rows`]: OTs `offset .. offset + len` from
+/// their rows `fix` (the chunk of the message).
+pub fn chosen_rows_chunk<F: BlockRow>(
+    r: &QuietRotReceiver,
+    fix: &[F],
+    m: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
+    let _ = m;
+    for (k, (o, row)) in out.iter_mut().take(len).zip(fix).enumerate() {
+        *o = offset
+            .checked_add(k)
+            .map_or(Block::ZERO, |n| r.chosen_one(n, row.blocks()));
+    }
 }
 
 #[cfg(test)]
@@ -273,5 +395,60 @@ mod tests {
         }
         assert_eq!(reps(&BIPSW_CLASSES), [0, 3]);
         assert_eq!(reps(&GAR_CLASSES), [0, 8]);
+    }
+
+    /// Synthetic batch of `m` OTs: candidate hashes from a counter, the
+    /// receiver's index `c_n = n mod N` and its hash `h_{c_n}`.
+    fn batch(classes: &'static [u8], m: usize) -> (QuietRotSender, QuietRotReceiver) {
+        let n = classes.len();
+        let blocks: Vec<Block> = (0..m * n)
+            .map(|i| Block::from_u64s((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15), !(i as u64)))
+            .collect();
+        let index: Vec<u8> = (0..m).map(|k| (k % n) as u8).collect();
+        let own = index
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| blocks[k * n + usize::from(c)])
+            .collect();
+        (
+            QuietRotSender::new(classes, 0, blocks),
+            QuietRotReceiver::new(classes, 0, index, own),
+        )
+    }
+
+    /// The streamed rows, split into chunks as the `convert` round does,
+    /// give the same pairs and corrections as the whole-batch functions,
+    /// and the receiver decodes `y_n[r_n]` from them, for the 6-block and
+    /// the two-halves 32-block row layouts.
+    #[test]
+    fn streamed_rows_match_whole_batch_conversion() {
+        fn check<R: BlockRow, F: BlockRow>(classes: &'static [u8]) {
+            let m = 77;
+            let (s, r) = batch(classes, m);
+            let flips = Bits::from_bools(&(0..m).map(|k| k % 3 == 1).collect::<Vec<_>>());
+            let mut rows = vec![R::ZERO; m];
+            for off in (0..m).step_by(16) {
+                let len = (m - off).min(16);
+                let blocks = s.blocks[off * classes.len()..(off + len) * classes.len()].to_vec();
+                let chunk = QuietRotSender::new(classes, off as u64, blocks);
+                chunk.rows_into(&flips, &mut rows[off..off + len]);
+            }
+            let fix: Vec<F> = row_corrections(&rows);
+            let flat: Vec<Block> = fix.iter().flat_map(|f| f.blocks().to_vec()).collect();
+            assert_eq!(flat, s.corrections());
+            assert_eq!(row_pairs(&rows), s.pairs(&flips));
+            let mut x = vec![Block::ZERO; m];
+            for off in (0..m).step_by(16) {
+                let len = (m - off).min(16);
+                chosen_rows_chunk(&r, &fix[off..off + len], m, off, len, &mut x[off..]);
+            }
+            assert_eq!(x, chosen_rows(&r, &fix, m));
+            let (pairs, b) = (s.messages(), r.choices());
+            for k in 0..m {
+                assert_eq!(x[k], pairs[k][usize::from(b.get(k))], "OT {k}");
+            }
+        }
+        check::<[Block; 6], [Block; 4]>(&BIPSW_CLASSES);
+        check::<[[Block; 16]; 2], [[Block; 15]; 2]>(&GAR_CLASSES);
     }
 }
