@@ -304,9 +304,22 @@ pub mod minimac_aes {
     crate::protocol!("protocols/minimac_aes.otp");
 }
 
-/// Orlandi protocol, preprocessing: multiplication triples from Paillier
-/// Triple Generation, a random-subset check and the Triple Test, from
-/// `protocols/orlandi_triple.otp` (3072-bit Paillier keys as input).
+/// Orlandi protocol, preprocessing: Damgård–Orlandi Random Triple, from
+/// `protocols/orlandi_triple.otp` (kernels: [`runtime::orlandi_prep`],
+/// [`runtime::orlandi_distill`]): Paillier Triple Generation, a
+/// random-subset check, the Triple Test and distillation by leak-tolerant
+/// multiplication. Input: the party's own Paillier key
+/// ([`runtime::orlandi_prep::TripleKey`], 1024, 2048 (default) or 3072
+/// bits). `Params::new(n, m, s, d)`:
+/// - `n`: parties (at least 2);
+/// - `m` (the papers' `M`): triples output, 1 to 100,000;
+/// - `s` (VIFF's `λ`; the seed's `s`): subset-check overhead, 1 to 64:
+///   `s·(2d + 1)·m` Triple Test pairs are opened and fully re-checked
+///   next to the `(2d + 1)·m` kept, so a run makes `2(1 + s)(2d + 1)m` raw
+///   triples;
+/// - `d`: leak tolerance, 0 to 16: each output triple is distilled from a
+///   random bucket of `2d + 1` tested triples and stays private if at most
+///   `d` of them leaked (`d = 0` only re-randomizes).
 pub mod orlandi_triple {
     crate::protocol!("protocols/orlandi_triple.otp");
 }

@@ -1,7 +1,9 @@
 //! The Orlandi preprocessing (`protocols/orlandi_triple.otp`) end to end
-//! over the in-memory mesh: 2 and 3 parties make triples with `c = a·b`
-//! whose commitments open (checked by `orlandi_open`), the triples feed
-//! `orlandi_mul`; a tampered `γ` and a party whose encryption disagrees
+//! over the in-memory mesh: 2, 3 and 9 parties make distilled triples
+//! (d = 0 and d = 1) with `c = a·b` whose commitments open (checked by
+//! `orlandi_open`), the triples feed `orlandi_mul`; a wrong opening in a
+//! bucket's leak-tolerant multiplication is the named abort at every honest
+//! party; a tampered `γ` and a party whose encryption disagrees
 //! with its commitment (it lies about its share `a_i`) make every party
 //! abort with the subset check's or the Triple Test's named error; a
 //! malformed ciphertext is the named `BadCiphertext` abort and a truncated
@@ -19,12 +21,12 @@ use ot::runtime::rng::Rng;
 use ot::runtime::wire::Wire;
 use ot::{orlandi_mul, orlandi_open, orlandi_triple};
 
-/// 3072-bit keys for up to three parties, generated once per test binary.
+/// 3072-bit keys for up to nine parties, generated once per test binary.
 fn keys() -> &'static [SecretKey] {
     static KEYS: OnceLock<Vec<SecretKey>> = OnceLock::new();
     KEYS.get_or_init(|| {
         let mut rng = Rng::deterministic_for_tests(0x0b1a);
-        (0..3)
+        (0..9)
             .map(|_| {
                 TripleKey::generate(&mut rng)
                     .secret()
@@ -42,9 +44,13 @@ fn session(tag: u8) -> [u8; 16] {
 }
 
 const M: usize = 3;
-const K: usize = 2;
-/// Raw triples per run, `2(m + k)`.
-const G: usize = 2 * (M + K);
+/// Subset-check overhead and leak tolerance of the tampering tests.
+const S: usize = 1;
+const D: usize = 0;
+/// Triple Test pairs opened by the subset check, `s(2d + 1)m`.
+const K: usize = S * (2 * D + 1) * M;
+/// Raw triples per run, `2(1 + s)(2d + 1)m`.
+const G: usize = 2 * (S + 1) * (2 * D + 1) * M;
 /// Bytes of a 3072-bit ciphertext.
 const CT: usize = 768;
 
@@ -52,7 +58,16 @@ fn triples<Me: Mesh + ?Sized>(
     mesh: &mut Me,
     tag: u8,
 ) -> Result<orlandi_triple::POutput, orlandi_triple::Error> {
-    let params = orlandi_triple::Params::new(mesh.parties(), M, K)?;
+    distilled(mesh, tag, M, D)
+}
+
+fn distilled<Me: Mesh + ?Sized>(
+    mesh: &mut Me,
+    tag: u8,
+    m: usize,
+    d: usize,
+) -> Result<orlandi_triple::POutput, orlandi_triple::Error> {
+    let params = orlandi_triple::Params::new(mesh.parties(), m, S, d)?;
     let input = orlandi_triple::PInput {
         sk: TripleKey::new(keys()[mesh.me()].clone()),
     };
@@ -68,44 +83,76 @@ fn open<Me: Mesh + ?Sized>(mesh: &mut Me, v: &Shares, tag: u8) -> Vec<Scalar> {
         .values
 }
 
+/// Runs the preprocessing for `n` parties with leak tolerance `d`, checks
+/// that the `m` triples open to products and multiplies with them.
+fn triples_feed_the_multiplication(n: usize, m: usize, d: usize) {
+    let xs: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 1009 + 17)).collect();
+    let ys: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 7 + 3)).collect();
+    let mut rng = Rng::from_entropy();
+    let (sx, sy) = (deal(&xs, n, &mut rng), deal(&ys, n, &mut rng));
+    let outs = run_parties(MemoryMesh::new(n), |mesh| {
+        let me = mesh.me();
+        let t = distilled(mesh, 1, m, d).expect("triples");
+        // The commitments open (orlandi_open checks every sender's
+        // opening against them) and c = a·b.
+        let abc =
+            t.a.concat(&t.b)
+                .and_then(|v| v.concat(&t.c))
+                .expect("concat");
+        let v = open(mesh, &abc, 2);
+        for k in 0..m {
+            assert_eq!(
+                v[k] * v[m + k],
+                v[2 * m + k],
+                "n = {n}, d = {d}, triple {k}"
+            );
+        }
+        let params = orlandi_mul::Params::new(n, m).expect("params");
+        let input = orlandi_mul::PInput {
+            x: sx[me].clone(),
+            y: sy[me].clone(),
+            a: t.a,
+            b: t.b,
+            c: t.c,
+        };
+        let z = orlandi_mul::P::new(me, params, session(3), input, Rng::from_entropy())
+            .and_then(|p| p.run(mesh))
+            .expect("mul")
+            .z;
+        open(mesh, &z, 4)
+    });
+    let want: Vec<Scalar> = xs.iter().zip(&ys).map(|(x, y)| x * y).collect();
+    for o in outs {
+        assert_eq!(o, want, "n = {n}, d = {d}");
+    }
+}
+
 #[test]
 fn triples_open_to_products_and_feed_the_multiplication() {
     for n in [2, 3] {
-        let xs: Vec<Scalar> = (0..M as u64).map(|k| Scalar::from(k * 1009 + 17)).collect();
-        let ys: Vec<Scalar> = (0..M as u64).map(|k| Scalar::from(k * 7 + 3)).collect();
-        let mut rng = Rng::from_entropy();
-        let (sx, sy) = (deal(&xs, n, &mut rng), deal(&ys, n, &mut rng));
-        let outs = run_parties(MemoryMesh::new(n), |mesh| {
-            let me = mesh.me();
-            let t = triples(mesh, 1).expect("triples");
-            // The commitments open (orlandi_open checks every sender's
-            // opening against them) and c = a·b.
-            let abc =
-                t.a.concat(&t.b)
-                    .and_then(|v| v.concat(&t.c))
-                    .expect("concat");
-            let v = open(mesh, &abc, 2);
-            for k in 0..M {
-                assert_eq!(v[k] * v[M + k], v[2 * M + k], "n = {n}, triple {k}");
-            }
-            let params = orlandi_mul::Params::new(n, M).expect("params");
-            let input = orlandi_mul::PInput {
-                x: sx[me].clone(),
-                y: sy[me].clone(),
-                a: t.a,
-                b: t.b,
-                c: t.c,
-            };
-            let z = orlandi_mul::P::new(me, params, session(3), input, Rng::from_entropy())
-                .and_then(|p| p.run(mesh))
-                .expect("mul")
-                .z;
-            open(mesh, &z, 4)
-        });
-        let want: Vec<Scalar> = xs.iter().zip(&ys).map(|(x, y)| x * y).collect();
-        for o in outs {
-            assert_eq!(o, want, "n = {n}");
-        }
+        triples_feed_the_multiplication(n, M, 0);
+    }
+}
+
+#[test]
+fn triples_distilled_from_buckets_of_three_feed_the_multiplication() {
+    triples_feed_the_multiplication(2, 2, 1);
+    triples_feed_the_multiplication(3, 1, 1);
+}
+
+#[test]
+fn nine_parties_make_triples_and_multiply() {
+    triples_feed_the_multiplication(9, 1, 0);
+}
+
+#[test]
+fn bad_parameters_are_a_readable_error() {
+    for (s, d) in [(0, 0), (1, 17)] {
+        let e = orlandi_triple::Params::new(2, 1, s, d).expect_err("rejected");
+        assert!(
+            e.to_string().contains(if s == 0 { "s" } else { "d" }),
+            "{e}"
+        );
     }
 }
 
@@ -215,6 +262,62 @@ fn a_party_whose_encryption_disagrees_with_its_commitment_is_caught() {
         })
         .collect();
     let outs = run_parties(meshes, |mesh| triples(&mut **mesh, tag));
+    assert_all_abort_in_checks(&outs);
+}
+
+#[test]
+fn a_wrong_opening_in_a_bucket_multiplication_is_caught_at_every_honest_party() {
+    // d = 1: one bucket of three tested triples. P[1] broadcasts a wrong
+    // share of F(1) - a_1 in the leak-tolerant multiplication, the same to
+    // everyone, and its digest of the altered message (so that the
+    // broadcast is consistent): every honest party's opening check fails
+    // and names P[1].
+    let (n, cheat, tag, d) = (3, 1, 10, 1);
+    let lopen = 3 * 2 * (2 * d + 1) * 32;
+    let s = ot::runtime::mpc::session_block(session(tag));
+    let spec = orlandi_triple::SPEC_HASH;
+    // The distill broadcast is the only frame of its length (the frame
+    // after it on the same link carries the digests).
+    let mut seen: Vec<Option<(u64, [u8; 32])>> = vec![None; n];
+    let meshes = tampered(n, cheat, move |to, k, f: &mut Vec<u8>| {
+        if k > GAMMA_FRAME && (lopen..lopen + 16).contains(&f.len()) {
+            let off = f.len() - lopen;
+            f[off..off + 32].copy_from_slice(Scalar::from(0x5eed_u64).as_bytes());
+            let d = ot::runtime::mpc::broadcast_digest(&spec, s, "distill", cheat, f);
+            seen[to] = Some((k, d));
+        } else if let Some((kd, d)) = seen[to] {
+            if k == kd + 1 {
+                f[cheat * 32..(cheat + 1) * 32].copy_from_slice(&d);
+            }
+        }
+    });
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, tag, 1, d));
+    for (i, o) in outs.iter().enumerate().filter(|&(i, _)| i != cheat) {
+        match o {
+            Err(orlandi_triple::Error::BadOpening { party, culprit, .. }) => {
+                assert_eq!((*party, *culprit), (i, Some(cheat)));
+            }
+            Err(other) => panic!("party {i}: expected BadOpening, got {other}"),
+            Ok(_) => panic!("party {i}: expected BadOpening, got triples"),
+        }
+    }
+}
+
+#[test]
+fn a_bad_triple_with_d_1_is_caught_at_every_party() {
+    // d = 1: P[1]'s γ to P[0] for one raw triple encrypts one more than it
+    // should; the triple is either opened by the subset check or lands in
+    // a bucket after its Triple Test, which fails: every party aborts.
+    let (n, m, d) = (3, 1, 1);
+    let g = 2 * (S + 1) * (2 * d + 1) * m;
+    let n0 = keys()[0].public().n().clone();
+    let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
+        if k == GAMMA_FRAME && to == 0 && f.len() >= g * CT {
+            let off = f.len() - g * CT;
+            rewrite_ct(f, off, &n0, |c| c.clone() * (Integer::from(&n0) + 1u32));
+        }
+    });
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, 11, m, d));
     assert_all_abort_in_checks(&outs);
 }
 

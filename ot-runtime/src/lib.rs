@@ -40,6 +40,7 @@ pub mod minimac;
 pub mod mpc;
 pub mod ops;
 pub mod orlandi;
+pub mod orlandi_distill;
 pub mod orlandi_prep;
 pub mod orlandi_triple;
 pub mod otext;

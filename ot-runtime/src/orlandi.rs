@@ -289,6 +289,43 @@ impl Shares {
         ))
     }
 
+    /// Public linear combinations (local): value `k` of the result is
+    /// `Σ_(l, w) ∈ rows[k] w·x_l`, on the shares, the randomness and every
+    /// party's commitments (one variable-time multiscalar multiplication
+    /// per value and party, on public weights). `None` if an index is out
+    /// of range.
+    pub fn linear(&self, rows: &[Vec<(usize, Scalar)>]) -> Option<Shares> {
+        if rows.iter().flatten().any(|&(l, _)| l >= self.len()) {
+            return None;
+        }
+        let lin = |v: &[Scalar]| -> Vec<Scalar> {
+            rows.iter()
+                .map(|row| row.iter().map(|&(l, w)| w * v[l]).sum())
+                .collect()
+        };
+        let coms = self
+            .coms
+            .iter()
+            .map(|c| {
+                rows.par_iter()
+                    .map(|row| {
+                        Point::vartime_multiscalar_mul(
+                            row.iter().map(|&(_, w)| w),
+                            row.iter().map(|&(l, _)| c[l]),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        Some(Shares {
+            me: self.me,
+            x: lin(&self.x),
+            r1: lin(&self.r1),
+            r2: lin(&self.r2),
+            coms,
+        })
+    }
+
     /// The values of `self` followed by those of `other`.
     pub fn concat(&self, other: &Shares) -> Result<Shares, ShareError> {
         self.same_parties(other)?;

@@ -12,7 +12,8 @@
 //! layout of [`crate::orlandi::mask_commitments`], `2·count` values), its
 //! shares of the raw triples one [`Shares`] batch `a ‖ b ‖ c` of
 //! `3·count` values. The challenge ([`Challenge`]) opens `k` pairs and
-//! tests the other `m`, whose kept triples are the output.
+//! tests the other `m`, whose kept triples go to the distillation
+//! ([`crate::orlandi_distill`]) in bucket order.
 //!
 //! Randomness. Scalars are sampled in the `.otp`; the Paillier randomizers
 //! and the masks `d` are expanded from a seed sampled in the `.otp`, by
@@ -21,6 +22,8 @@
 //!
 //! Kernels take inputs whose shapes the protocol fixed; on mismatched
 //! inputs they return empty or failing values and never panic.
+
+use std::collections::HashMap;
 
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
@@ -34,21 +37,23 @@ use crate::orlandi_triple::{
 };
 use crate::paillier::{Ciphertext, Integer, KeySize, PublicKey, SecretKey};
 use crate::paillier_wire::{
-    ciphertext, encode_ciphertext, Ciphertext3072, Mask, Nonce3072, PublicKey3072,
+    ciphertext_padded as ciphertext, encode_ciphertext, Ciphertext3072, Mask, Nonce3072,
+    PublicKey3072,
 };
 use crate::pedersen::commit;
 use crate::prg::Prg;
 use crate::wire::{Wire, WireError};
 use crate::Block;
 
-/// Modulus size of the preprocessing's Paillier keys (see
-/// [`crate::paillier_wire`] for the choice).
-pub const KEY_BITS: u32 = 3072;
-/// A ciphertext on the wire.
+/// Modulus sizes a party's Paillier key may have (each party picks its
+/// own; [`TripleKey::generate`] makes the default, 2048 bits).
+pub const KEY_BITS: [u32; 3] = [1024, 2048, 3072];
+/// A ciphertext on the wire: a field of 3072-bit capacity (a message field
+/// needs a compile-time size), smaller keys' ciphertexts zero-padded.
 pub type CtWire = Ciphertext3072;
-/// A short randomizer on the wire.
+/// A short randomizer on the wire (3072-bit capacity, zero-padded).
 pub type NonceWire = Nonce3072;
-/// A public key on the wire.
+/// A public key on the wire (3072-bit capacity, zero-padded).
 pub type PkWire = PublicKey3072;
 
 /// Domain label of the challenge expansion.
@@ -111,7 +116,7 @@ impl Generated {
 
 /// A party's own Paillier key, the input of `orlandi_triple.otp` (the
 /// default, no key, fails the protocol's first check). Generate it once
-/// with [`SecretKey::generate`] at [`KEY_BITS`] and reuse it across runs.
+/// (a modulus of one of the [`KEY_BITS`] sizes) and reuse it across runs.
 #[derive(Clone, Debug, Default)]
 pub struct TripleKey(Option<SecretKey>);
 
@@ -121,9 +126,19 @@ impl TripleKey {
         TripleKey(Some(sk))
     }
 
-    /// A fresh key of [`KEY_BITS`] bits (key generation takes seconds).
+    /// A fresh key of the default size, 2048 bits (key generation takes a
+    /// second or more).
     pub fn generate<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> TripleKey {
-        TripleKey::new(SecretKey::generate(KeySize::Bits3072, rng))
+        TripleKey::generate_sized(KeySize::default(), rng)
+    }
+
+    /// A fresh key of `size` (3072 bits matches Ristretto255's 128-bit
+    /// level; 1024 is VIFF's benchmark size and below today's advice).
+    pub fn generate_sized<R: RngCore + CryptoRng + ?Sized>(
+        size: KeySize,
+        rng: &mut R,
+    ) -> TripleKey {
+        TripleKey::new(SecretKey::generate(size, rng))
     }
 
     /// The secret key, if any.
@@ -138,11 +153,12 @@ impl From<SecretKey> for TripleKey {
     }
 }
 
-/// Whether the party's own key has the protocol's size and a plaintext
-/// space large enough for `parties` (no wrap-around, [`key_fits`]).
+/// Whether the party's own key has one of the [`KEY_BITS`] sizes and a
+/// plaintext space large enough for `parties` (no wrap-around,
+/// [`key_fits`]).
 pub fn key_ok(sk: &TripleKey, parties: usize) -> bool {
     sk.secret().is_some_and(|sk| {
-        sk.public().n().significant_bits() == KEY_BITS && key_fits(sk.public(), parties)
+        KEY_BITS.contains(&sk.public().n().significant_bits()) && key_fits(sk.public(), parties)
     })
 }
 
@@ -211,13 +227,43 @@ impl PeerKeys {
     }
 }
 
-/// Decodes every party's broadcast key once (fixed-base tables included).
-pub fn peer_keys(pks: &[PkWire]) -> PeerKeys {
-    PeerKeys(pks.par_iter().map(PkWire::decode).collect())
+/// Keys decoded in earlier runs, by the SHA-256 of their encoding: a key's
+/// fixed-base table takes longer to build than many of its encryptions, and
+/// parties reuse their keys across runs.
+static KEY_CACHE: std::sync::OnceLock<std::sync::Mutex<HashMap<[u8; 32], PublicKey>>> =
+    std::sync::OnceLock::new();
+/// Keys kept in [`KEY_CACHE`] before it is emptied (bounds its memory).
+const KEY_CACHE_MAX: usize = 64;
+
+/// The key encoded in `k` (see [`peer_keys`]), from the cache if it was
+/// decoded before.
+fn decode_cached(k: &PkWire) -> Option<PublicKey> {
+    let mut bytes = vec![0u8; PkWire::SIZE];
+    k.write(&mut bytes);
+    let id: [u8; 32] = Sha256::digest(&bytes).into();
+    let cache = KEY_CACHE.get_or_init(Default::default);
+    if let Some(pk) = cache.lock().ok().and_then(|c| c.get(&id).cloned()) {
+        return Some(pk);
+    }
+    let pk = k.decode_sized(&KEY_BITS)?;
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= KEY_CACHE_MAX {
+            c.clear();
+        }
+        c.insert(id, pk.clone());
+    }
+    Some(pk)
 }
 
-/// Whether party `j`'s key is well formed, of the protocol's size and
-/// large enough for `parties` (see [`crate::paillier_wire::WirePublicKey::decode`]
+/// Decodes every party's broadcast key (fixed-base tables included; keys
+/// seen in earlier runs of this process come from a cache).
+pub fn peer_keys(pks: &[PkWire]) -> PeerKeys {
+    PeerKeys(pks.par_iter().map(decode_cached).collect())
+}
+
+/// Whether party `j`'s key is well formed, of one of the [`KEY_BITS`]
+/// sizes and large enough for `parties` (see
+/// [`crate::paillier_wire::WirePublicKey::decode`]
 /// for what this cannot show).
 pub fn peer_key_ok(keys: &PeerKeys, j: usize, parties: usize) -> bool {
     keys.get(j).is_some_and(|k| key_fits(k, parties))
@@ -360,8 +406,9 @@ pub fn shares(
 }
 
 /// The public outcome of the coin flip: which `k` of the `m + k` pairs are
-/// opened, which `m` are tested and kept (in increasing order), and the
-/// Triple Test's random `r` of each kept pair.
+/// opened (in increasing order), which `m` are tested and kept, in bucket
+/// order (the distillation's bucket `q` of size `w` is kept pairs
+/// `q·w..(q + 1)·w`), and the Triple Test's random `r` of each kept pair.
 #[derive(Clone, Debug, Default)]
 pub struct Challenge {
     opened: Vec<usize>,
@@ -378,7 +425,8 @@ impl Challenge {
             .collect()
     }
 
-    /// The pairs kept for output (tested by the Triple Test).
+    /// The pairs kept for output (tested by the Triple Test), in bucket
+    /// order.
     pub fn kept(&self) -> &[usize] {
         &self.kept
     }
@@ -392,8 +440,9 @@ impl Challenge {
 /// Expands the coin `H(session, v_0..v_{n−1})` into the challenge: an AES
 /// key `SHA-256(label ‖ session ‖ coin ‖ m ‖ k)`, a Fisher–Yates shuffle of
 /// the `m + k` pairs (the first `k` are opened; a 128-bit draw reduced
-/// modulo `i + 1`, bias below `2^-64`) and one `r` per kept pair (64 bytes
-/// reduced modulo `p`).
+/// modulo `i + 1`, bias below `2^-64`; the other `m`, in shuffled order,
+/// are the kept pairs in bucket order: a uniform bucket assignment) and one
+/// `r` per kept pair (64 bytes reduced modulo `p`).
 pub fn challenge(session: Block, coin: Block, m: usize, k: usize) -> Challenge {
     let mut h = Sha256::new();
     h.update(CHALLENGE_DOMAIN);
@@ -412,9 +461,8 @@ pub fn challenge(session: Block, coin: Block, m: usize, k: usize) -> Challenge {
         perm.swap(i, j);
     }
     let mut opened = perm[..k.min(total)].to_vec();
-    let mut kept = perm[k.min(total)..].to_vec();
+    let kept = perm[k.min(total)..].to_vec();
     opened.sort_unstable();
-    kept.sort_unstable();
     let r = kept
         .iter()
         .map(|_| {
@@ -647,8 +695,9 @@ pub fn all_zero(values: &[Scalar]) -> bool {
     values.iter().all(|v| *v == Scalar::ZERO)
 }
 
-/// The output: part `which` (0: `a`, 1: `b`, 2: `c`) of the kept pairs'
-/// first triples (`m` values).
+/// Part `which` (0: `a`, 1: `b`, 2: `c`) of the kept pairs' first triples
+/// (`m` values, in bucket order): the tested triples the distillation
+/// consumes.
 pub fn output(s: &Shares, ch: &Challenge, count: usize, which: usize) -> Shares {
     let idx: Vec<usize> = ch.kept.iter().map(|&p| which * count + 2 * p).collect();
     s.select(&idx).unwrap_or_default()

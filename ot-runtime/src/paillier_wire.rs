@@ -115,11 +115,12 @@ impl<const NB: usize> Default for WirePublicKey<NB> {
 }
 
 impl<const NB: usize> WirePublicKey<NB> {
-    /// The encoding of `pk` (all zero if its modulus is not `NB` bytes: it
-    /// then fails [`Self::decode`]).
+    /// The encoding of `pk` (all zero if its modulus needs more than `NB`
+    /// bytes; a shorter modulus is zero-padded and only
+    /// [`Self::decode_sized`] accepts it).
     pub fn encode(pk: &PublicKey) -> Self {
         let mut hs = vec![0u8; 2 * NB];
-        let fits = pk.n().significant_digits::<u8>() == NB;
+        let fits = pk.n().significant_digits::<u8>() <= NB;
         if fits && pk.h_s().significant_digits::<u8>() <= 2 * NB {
             pk.h_s().write_digits(&mut hs, Order::Lsf);
             return WirePublicKey {
@@ -136,8 +137,16 @@ impl<const NB: usize> WirePublicKey<NB> {
     /// two primes or that `h_s` is an `n`-th residue: that would need a
     /// proof of key well-formedness, which the protocol does not include.
     pub fn decode(&self) -> Option<PublicKey> {
+        self.decode_sized(&[8 * NB as u32])
+    }
+
+    /// Like [`Self::decode`], for a key whose modulus has one of the bit
+    /// lengths `allowed` (each at most `8·NB`): a field of this type then
+    /// carries keys of several sizes, zero-padded to its capacity.
+    pub fn decode_sized(&self, allowed: &[u32]) -> Option<PublicKey> {
         let n = self.n.to_integer();
-        if n.significant_bits() as usize != 8 * NB {
+        let bits = n.significant_bits();
+        if !allowed.contains(&bits) || bits as usize > 8 * NB {
             return None;
         }
         let hs = Integer::from_digits(&self.hs, Order::Lsf);
@@ -181,6 +190,16 @@ pub fn ciphertext<const N: usize>(pk: &PublicKey, w: &WireUint<N>) -> Option<Cip
     pk.ciphertext(w.to_integer()).ok()
 }
 
+/// Like [`ciphertext`], for a field of capacity `N` bytes that carries
+/// ciphertexts of keys up to that size, zero-padded: the value must be a
+/// unit modulo `n²` of `pk` (so below `n²`).
+pub fn ciphertext_padded<const N: usize>(pk: &PublicKey, w: &WireUint<N>) -> Option<Ciphertext> {
+    if N < pk.ciphertext_len() {
+        return None;
+    }
+    pk.ciphertext(w.to_integer()).ok()
+}
+
 /// The encoding of a ciphertext (zero if it does not fit `N` bytes, which
 /// fails [`ciphertext`]).
 pub fn encode_ciphertext<const N: usize>(c: &Ciphertext) -> WireUint<N> {
@@ -206,8 +225,18 @@ mod tests {
             .decode()
             .expect("key");
         assert_eq!((back.n(), back.h_s()), (pk.n(), pk.h_s()));
-        // A key of another size encodes to zeros, which do not decode.
-        assert!(WirePublicKey::<256>::encode(pk).decode().is_none());
+        // In a field of larger capacity the key is zero-padded: only a
+        // decoder that allows its size accepts it; a larger key does not
+        // fit a smaller field.
+        let wide = WirePublicKey::<256>::encode(pk);
+        assert!(wide.decode().is_none());
+        assert!(wide.decode_sized(&[2048]).is_none());
+        let back = wide.decode_sized(&[1024, 2048]).expect("key");
+        assert_eq!((back.n(), back.h_s()), (pk.n(), pk.h_s()));
+        let big = SecretKey::generate(KeySize::Bits2048, &mut rng);
+        assert!(WirePublicKey::<128>::encode(big.public())
+            .decode()
+            .is_none());
         // h_s = 1 and an even n are refused.
         let mut bad = buf.clone();
         bad[128..].fill(0);
@@ -225,12 +254,20 @@ mod tests {
         // Ciphertexts: a real one passes, zero and n (not units) do not.
         let (c, _) = pk.encrypt(&Integer::from(5u32), &mut rng).expect("enc");
         let wc: WireUint<256> = encode_ciphertext(&c);
-        assert_eq!(ciphertext(pk, &wc), Some(c));
+        assert_eq!(ciphertext(pk, &wc), Some(c.clone()));
         assert!(ciphertext(pk, &WireUint::<256>::default()).is_none());
         let n_as_ct = WireUint::<256>::from_integer(pk.n()).expect("fits");
         assert!(ciphertext(pk, &n_as_ct).is_none());
         // A ciphertext of the wrong size for the key.
         assert!(ciphertext(pk, &WireUint::<255>::default()).is_none());
+        // Zero-padded in a larger field: only the padded decoder takes it,
+        // and it still refuses values that are not units below n².
+        let padded: WireUint<512> = encode_ciphertext(&c);
+        assert!(ciphertext(pk, &padded).is_none());
+        assert_eq!(ciphertext_padded(pk, &padded), Some(c));
+        assert!(ciphertext_padded(pk, &WireUint::<255>::default()).is_none());
+        let n2 = WireUint::<512>::from_integer(&Integer::from(pk.n() * pk.n())).expect("fits");
+        assert!(ciphertext_padded(pk, &n2).is_none());
     }
 
     #[test]
