@@ -177,6 +177,14 @@ pub enum PartyRound {
         /// The receiving party's index.
         receiver: usize,
     },
+    /// `P[a] -> P[b]`: one fixed party sends one message to another, which
+    /// alone then holds the value.
+    Between {
+        /// The sending party's index.
+        sender: usize,
+        /// The receiving party's index.
+        receiver: usize,
+    },
 }
 
 impl PartyRound {
@@ -187,6 +195,7 @@ impl PartyRound {
                 Some(sender)
             }
             PartyRound::ToOne { receiver } => Some(receiver),
+            PartyRound::Between { sender, .. } => Some(sender),
             _ => None,
         }
     }

@@ -332,6 +332,7 @@ const CASES: &[Case] = &[
     Case { name: "dealer_reads_party", line: 6, col: 21, message: "`x` is a value of the parties `P` (their input, computed in `at P[i]`, or received by them); `Dealer` cannot use it because no round sends it", note: "in `at Dealer` of protocol `Peek`", help: "send it first, e.g. `round r: P[i] -> Dealer : M { x: u64 }`" },
     Case { name: "dealer_self_send", line: 6, col: 5, message: "round `again` sends `Again` from `Dealer` to itself, so the message is never received", note: "in round `again` (Dealer -> Dealer : Again) of protocol `Loop`", help: "`Dealer` sends to the parties: `Dealer -> P[j]`" },
     Case { name: "dealer_unknown_role", line: 6, col: 17, message: "unknown role `Dealr`", note: "in round `deal` (Dealr -> all : Deal) of protocol `Deal`", help: "did you mean `Dealer`?" },
+    Case { name: "party_fixed_self_send", line: 6, col: 5, message: "round `keep` sends `Keep` from `P[0]` to itself, so the message is never received", note: "in round `keep` (P -> P : Keep) of protocol `Keep`", help: "name the receiver with another index" },
     Case { name: "literal_range", line: 5, col: 20, message: "integer literal `300` is out of range for `u8`", note: "in `at A` of protocol `Mask`", help: "`u8` holds 0 ..= 255" },
     Case { name: "div_by_param", line: 6, col: 27, message: "`/` by `n`, which may be zero", note: "in `at A` of protocol `Split`", help: "declare the parameter non-zero: `param n: usize requires n >= 1;`" },
     Case { name: "cast_non_integer", line: 6, col: 13, message: "cannot cast `Point` to `Scalar`", note: "in `at A` of protocol `Key`", help: "`as` converts between the integer types" },
@@ -1291,14 +1292,19 @@ fn fixed_party_values_stay_with_their_party() {
     ok_str(&proto(
         "    round r: P[0] -> all : M { k: u64 }\n    at P[i] { s = k + x; }",
     ));
-    // A round between two fixed parties is refused.
-    let out = fail_str(&proto(
-        "    round r: P[0] -> P[1] : M { k: u64 }\n    at P[i] { s = x; }",
+    // A round from one fixed party to another: the value is then the
+    // receiver's alone; to itself it is refused.
+    ok_str(&proto(
+        "    round r: P[0] -> P[1] : M { k: u64 }\n    at P[1] { y = k; }\n    at P[i] { s = x; }",
     ));
-    assert!(
-        out.contains("goes from one fixed party `P[0]` to another"),
-        "{out}"
-    );
+    let out = fail_str(&proto(
+        "    round r: P[0] -> P[1] : M { k: u64 }\n    at P[2] { y = k; }\n    at P[i] { s = x; }",
+    ));
+    assert!(out.contains("`k` is a value of `P[1]` only"), "{out}");
+    let out = fail_str(&proto(
+        "    round r: P[0] -> P[0] : M { k: u64 }\n    at P[i] { s = x; }",
+    ));
+    assert!(out.contains("from `P[0]` to itself"), "{out}");
 }
 
 /// A named role next to the party array (the dealer): its rounds become

@@ -471,8 +471,7 @@ impl Checker<'_> {
             (PartyIx::Var(_), PartyIx::Var(_)) => Ok(PartyRound::Private),
             (PartyIx::Fixed(c), PartyIx::Var(_)) => Ok(PartyRound::FromOne { sender: *c }),
             (PartyIx::Var(_), PartyIx::Fixed(c)) => Ok(PartyRound::ToOne { receiver: *c }),
-            (PartyIx::Fixed(a), PartyIx::Fixed(b)) => Err(Diagnostic::error(r.span, format!("round `{}` goes from one fixed party `{p}[{a}]` to another, `{p}[{b}]`; a round involves every party on one side", r.name.name))
-                .with_help(format!("send to every party (`{p}[{a}] -> {p}[j]` or `{p}[{a}] -> all`) and let the others ignore it"))),
+            (PartyIx::Fixed(a), PartyIx::Fixed(b)) => Ok(PartyRound::Between { sender: *a, receiver: *b }),
         }
     }
 
@@ -596,11 +595,15 @@ impl Checker<'_> {
         for (name, ty) in fields {
             let span = super::field_span(r, name);
             let ty = match kind {
-                PartyRound::FixedBroadcast { .. } | PartyRound::FromOne { .. } => ty.clone(),
+                PartyRound::FixedBroadcast { .. }
+                | PartyRound::FromOne { .. }
+                | PartyRound::Between { .. } => ty.clone(),
                 _ => Ty::Array(Box::new(ty.clone()), n.clone()),
             };
             match kind {
-                PartyRound::ToOne { receiver } => self.party_held.insert(name.clone(), receiver),
+                PartyRound::ToOne { receiver } | PartyRound::Between { receiver, .. } => {
+                    self.party_held.insert(name.clone(), receiver)
+                }
                 _ => self.party_held.remove(name),
             };
             self.env[0].insert(

@@ -114,7 +114,11 @@ pub(super) fn peer(c: usize) -> proc_macro2::TokenStream {
 pub(super) fn gathers(ir: &Ir, r: usize) -> bool {
     !matches!(
         ir.rounds[r].party,
-        Some(PartyRound::FixedBroadcast { .. } | PartyRound::FromOne { .. })
+        Some(
+            PartyRound::FixedBroadcast { .. }
+                | PartyRound::FromOne { .. }
+                | PartyRound::Between { .. }
+        )
     )
 }
 
@@ -344,7 +348,9 @@ fn holding(ir: &Ir, ops: &[Op]) -> Vec<BTreeMap<String, usize>> {
             Op::Recv(r) => {
                 for (n, _) in &ir.rounds[*r].fields {
                     match ir.rounds[*r].party {
-                        Some(PartyRound::ToOne { receiver }) => held.insert(n.clone(), receiver),
+                        Some(
+                            PartyRound::ToOne { receiver } | PartyRound::Between { receiver, .. },
+                        ) => held.insert(n.clone(), receiver),
                         _ => held.remove(n),
                     };
                 }

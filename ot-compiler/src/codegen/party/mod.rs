@@ -67,6 +67,9 @@ fn step_traits(ir: &Ir) -> TokenStream {
                 Some(PartyRound::ToOne { receiver }) => {
                     (format!("{p}[j]"), fixed_text(ir, receiver))
                 }
+                Some(PartyRound::Between { sender, receiver }) => {
+                    (fixed_text(ir, sender), fixed_text(ir, receiver))
+                }
                 _ => (format!("{p}[i]"), "all".into()),
             };
             format!("round `{}`: {from} -> {to} : {}", r.name, r.msg)
@@ -208,6 +211,7 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
             quote!(if me == #c { __peers.wrapping_mul(#msg) } else { 0 })
         }
         Some(PartyRound::ToOne { receiver: c }) => quote!(if me == #c { 0 } else { #msg }),
+        Some(PartyRound::Between { sender: s, .. }) => quote!(if me == #s { #msg } else { 0 }),
         _ if ir.dealer.is_some() => quote!(if me == __n { 0 } else { __peers.wrapping_mul(#msg) }),
         _ => quote!(__peers.wrapping_mul(#msg)),
     };

@@ -367,6 +367,12 @@ impl PartyGen<'_> {
     /// (`__n`, the number of parties, is in scope where it is used.)
     fn fixed_senders(&self, r: usize, me: TokenStream) -> TokenStream {
         match self.ir.rounds[r].party {
+            Some(PartyRound::Between {
+                sender: s,
+                receiver: t,
+            }) => {
+                quote!(if #me == #t { ::std::vec![#s] } else { ::std::vec::Vec::new() })
+            }
             Some(PartyRound::ToOne { receiver: c }) => {
                 let c = peer(c);
                 quote! {
@@ -405,6 +411,17 @@ impl PartyGen<'_> {
                     }
                 },
                 format!("Builds this party's `{}` for party {c} (nothing at party {c} itself), as `(peer, message)` pairs.", rd.msg),
+            ),
+            Some(PartyRound::Between { sender: s, receiver: t }) => (
+                quote! {
+                    if me == #s {
+                        #(#unwraps)*
+                        (::std::vec![(#t, msgs::#m { #(#names),* })], ::core::option::Option::None)
+                    } else {
+                        #none
+                    }
+                },
+                format!("At party {s}: builds its `{}` for party {t}, as one `(peer, message)` pair; nothing at the other parties.", rd.msg),
             ),
             Some(PartyRound::FromOne { sender: c }) => {
                 let checks = rd.fields.iter().map(|(f, t)| {
@@ -492,6 +509,18 @@ impl PartyGen<'_> {
             }
         };
         let (middle, what) = match rd.party {
+            Some(PartyRound::Between { sender: s, receiver: t }) => (
+                quote! {
+                    #collect
+                    #( let mut #names = ::core::option::Option::None; )*
+                    if me == #t {
+                        let __m = __slots[#s].take().ok_or(Error::Delivery { round: #rn, peer: #s })?;
+                        let msgs::#m { #( #names: #parts_of ),* } = __m;
+                        #( #names = ::core::option::Option::Some(#parts_of); )*
+                    }
+                },
+                format!("At party {t}: takes party {s}'s message as a `(sender, message)` pair; its fields are held by party {t} only (`None` elsewhere). The other parties take no message (an empty list)."),
+            ),
             Some(PartyRound::ToOne { receiver: c }) => (
                 {
                 let pc = peer(c);
