@@ -250,6 +250,14 @@ pub mod open_to_one {
     crate::protocol!("protocols/open_to_one.otp");
 }
 
+/// Multiplication of additively shared `u64` values with a Beaver triple
+/// dealt by a trusted dealer (`role Dealer, role P[n]`: `Dealer -> P[i]`,
+/// then one checked all-party opening), generated from
+/// `protocols/beaver_dealer.otp`.
+pub mod beaver_dealer {
+    crate::protocol!("protocols/beaver_dealer.otp");
+}
+
 /// Orlandi protocol, online phase: opening shared values with every
 /// party's opening checked against its Pedersen commitments, generated
 /// from `protocols/orlandi.otp` (shares: [`runtime::orlandi::Shares`]).

@@ -248,3 +248,39 @@ fn a_const_fixed_party_checks_each_partys_value() {
         })
     ));
 }
+
+/// A round from one fixed party to another (`P[0] -> P[1]`): only P[1]
+/// receives it and holds the value; the others neither send nor wait.
+mod relay {
+    ot::protocol!("tests/otp/relay.otp");
+}
+
+fn relay_party<M: Mesh + ?Sized>(mesh: &mut M) -> Result<relay::POutput, relay::Error> {
+    let params = relay::Params::new(mesh.parties())?;
+    let me = mesh.me();
+    let input = relay::PInput {
+        secret: (me == 0).then_some(SECRET),
+        x: x_of(me),
+    };
+    relay::P::new(me, params, SESSION, input, Rng::from_entropy())?.run(mesh)
+}
+
+#[test]
+fn a_round_between_two_fixed_parties() {
+    for (n, tcp) in SIZES.into_iter().flat_map(|n| [(n, false), (n, true)]) {
+        let outs = match tcp {
+            true => run_parties(local_tcp_mesh(n).expect("tcp mesh"), relay_party),
+            false => run_parties(MemoryMesh::new(n), relay_party),
+        };
+        let sum = (0..n).fold(0u64, |a, i| a.wrapping_add(x_of(i)));
+        for (i, o) in outs.into_iter().enumerate() {
+            let o = o.expect("run");
+            let got = (i == 1).then_some(SECRET.wrapping_add(1).wrapping_mul(2));
+            assert_eq!((o.got, o.sum), (got, sum), "n = {n}, party {i}");
+        }
+        // P[0] sends its 8 bytes to P[1] only.
+        let params = relay::Params::new(n).expect("params");
+        let (c0, c1) = (relay::comm_of(&params, 0), relay::comm_of(&params, 1));
+        assert_eq!(c0.per_party, c1.per_party + 8);
+    }
+}

@@ -194,8 +194,13 @@ fn check_protocol_inner(
     scope: &Scope,
     src: &SourceMap,
 ) -> R<(Ir, Vec<Diagnostic>)> {
-    let (roles, items) = expand(proto, scope, 0)?;
+    let (mut roles, items) = expand(proto, scope, 0)?;
     check_roles_declared(proto, &roles)?;
+    // In an n-party protocol the party array is role 0 (a named role next to
+    // it, the dealer, comes after it whatever the declaration order).
+    if roles.iter().any(|r| r.count.is_some()) {
+        roles.sort_by_key(|r| r.count.is_none());
+    }
     let mut ck = Checker::new(src, scope, roles);
     let mut ir = ck.new_ir(proto);
     if ck.roles.iter().any(|r| r.count.is_some()) {
@@ -328,6 +333,7 @@ impl<'a> Checker<'a> {
             unsupported: None,
             party_count: None,
             party_fixed: FixedParties::default(),
+            dealer: None,
             spec_hash: [0; 32],
             realizes: None,
         }
@@ -468,6 +474,16 @@ fn line_ref(src: &SourceMap, here: Span, there: Span) -> String {
 impl<'a> Checker<'a> {
     fn role_names(&self) -> Vec<String> {
         self.roles.iter().map(|r| r.name.name.clone()).collect()
+    }
+
+    /// The environment and event list of a role: its own in a two-party
+    /// protocol; in an n-party protocol every role shares the first (values
+    /// of one party or of the dealer are told apart by `party_held`).
+    fn env_role(&self, role: usize) -> usize {
+        match self.roles.iter().any(|r| r.count.is_some()) {
+            true => 0,
+            false => role,
+        }
     }
 
     fn role(&self, r: &RoleRef) -> R<usize> {
@@ -614,7 +630,7 @@ impl<'a> Checker<'a> {
     }
 
     fn at_block(&mut self, block: &AtBlock, ir: &mut Ir) -> R<()> {
-        let role = self.role(&block.role)?;
+        let role = self.env_role(self.role(&block.role)?);
         for s in &block.stmts {
             match s {
                 Stmt::Assign { name, value } => {

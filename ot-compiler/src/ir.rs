@@ -177,6 +177,14 @@ pub enum PartyRound {
         /// The receiving party's index.
         receiver: usize,
     },
+    /// `P[a] -> P[b]`: one fixed party sends one message to another, which
+    /// alone then holds the value.
+    Between {
+        /// The sending party's index.
+        sender: usize,
+        /// The receiving party's index.
+        receiver: usize,
+    },
 }
 
 impl PartyRound {
@@ -187,6 +195,7 @@ impl PartyRound {
                 Some(sender)
             }
             PartyRound::ToOne { receiver } => Some(receiver),
+            PartyRound::Between { sender, .. } => Some(sender),
             _ => None,
         }
     }
@@ -200,6 +209,12 @@ impl PartyRound {
         )
     }
 }
+
+/// The index standing for the named role next to the party array (`role
+/// Dealer, role P[n]`) wherever a fixed party's index is recorded
+/// ([`PartyRound`], [`FixedParties`]): the dealer is not one of the parties
+/// `0..n`; on a mesh it is the endpoint after them, index `n`.
+pub const DEALER: usize = usize::MAX;
 
 /// The values and steps of one fixed party in an n-party protocol (`at
 /// P[0] { }`, `input P[0] { }`, `output P[0] { }`): held only by that party.
@@ -349,6 +364,10 @@ pub struct Ir {
     /// For an n-party protocol: the steps, inputs and outputs of fixed
     /// parties (`at P[0]`).
     pub party_fixed: FixedParties,
+    /// In an n-party protocol, the named role next to the party array
+    /// (`role Dealer, role P[n]`), if any: `roles[1]`, recorded as the fixed
+    /// party [`DEALER`]; its inputs and outputs are `inputs[1]`, `outputs[1]`.
+    pub dealer: Option<String>,
     /// SHA-256 of the source files the protocol was compiled from (bound by
     /// the n-party session hello).
     pub spec_hash: [u8; 32],

@@ -328,6 +328,11 @@ const CASES: &[Case] = &[
         note: "in round `extend` of protocol `Streamed`",
         help: "compute what you need from it chunk by chunk as well",
     },
+    Case { name: "dealer_value", line: 7, col: 23, message: "`mask` is a value of `Dealer` only (its input, computed in `at Dealer`, or received by it alone); `P[i]` cannot use it because no round sends it", note: "in `at P` of protocol `Masked`", help: "send it first, e.g. `round r: Dealer -> all : M { mask: u64 }`" },
+    Case { name: "dealer_reads_party", line: 6, col: 21, message: "`x` is a value of the parties `P` (their input, computed in `at P[i]`, or received by them); `Dealer` cannot use it because no round sends it", note: "in `at Dealer` of protocol `Peek`", help: "send it first, e.g. `round r: P[i] -> Dealer : M { x: u64 }`" },
+    Case { name: "dealer_self_send", line: 6, col: 5, message: "round `again` sends `Again` from `Dealer` to itself, so the message is never received", note: "in round `again` (Dealer -> Dealer : Again) of protocol `Loop`", help: "`Dealer` sends to the parties: `Dealer -> P[j]`" },
+    Case { name: "dealer_unknown_role", line: 6, col: 17, message: "unknown role `Dealr`", note: "in round `deal` (Dealr -> all : Deal) of protocol `Deal`", help: "did you mean `Dealer`?" },
+    Case { name: "party_fixed_self_send", line: 6, col: 5, message: "round `keep` sends `Keep` from `P[0]` to itself, so the message is never received", note: "in round `keep` (P -> P : Keep) of protocol `Keep`", help: "name the receiver with another index" },
     Case { name: "literal_range", line: 5, col: 20, message: "integer literal `300` is out of range for `u8`", note: "in `at A` of protocol `Mask`", help: "`u8` holds 0 ..= 255" },
     Case { name: "div_by_param", line: 6, col: 27, message: "`/` by `n`, which may be zero", note: "in `at A` of protocol `Split`", help: "declare the parameter non-zero: `param n: usize requires n >= 1;`" },
     Case { name: "cast_non_integer", line: 6, col: 13, message: "cannot cast `Point` to `Scalar`", note: "in `at A` of protocol `Key`", help: "`as` converts between the integer types" },
@@ -1287,14 +1292,84 @@ fn fixed_party_values_stay_with_their_party() {
     ok_str(&proto(
         "    round r: P[0] -> all : M { k: u64 }\n    at P[i] { s = k + x; }",
     ));
-    // A round between two fixed parties is refused.
-    let out = fail_str(&proto(
-        "    round r: P[0] -> P[1] : M { k: u64 }\n    at P[i] { s = x; }",
+    // A round from one fixed party to another: the value is then the
+    // receiver's alone; to itself it is refused.
+    ok_str(&proto(
+        "    round r: P[0] -> P[1] : M { k: u64 }\n    at P[1] { y = k; }\n    at P[i] { s = x; }",
     ));
+    let out = fail_str(&proto(
+        "    round r: P[0] -> P[1] : M { k: u64 }\n    at P[2] { y = k; }\n    at P[i] { s = x; }",
+    ));
+    assert!(out.contains("`k` is a value of `P[1]` only"), "{out}");
+    let out = fail_str(&proto(
+        "    round r: P[0] -> P[0] : M { k: u64 }\n    at P[i] { s = x; }",
+    ));
+    assert!(out.contains("from `P[0]` to itself"), "{out}");
+}
+
+/// A named role next to the party array (the dealer): its rounds become
+/// rounds of the fixed party `DEALER`, its inputs and outputs are role 1's,
+/// its values stay its own, and the shipped protocol compiles to a `Dealer`
+/// type next to `P`.
+#[test]
+fn dealer_rounds_and_knowledge() {
+    use ot_compiler::ir::{PartyRound, DEALER};
+    let c = ok_path("protocols/beaver_dealer.otp");
+    let ir = c.ir.expect("ir");
+    assert_eq!(ir.dealer.as_deref(), Some("Dealer"));
+    assert_eq!(ir.roles, ["P", "Dealer"]);
+    let kinds: Vec<_> = ir.rounds.iter().map(|r| r.party).collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(PartyRound::FromOne { sender: DEALER }),
+            Some(PartyRound::Broadcast { checked: true })
+        ]
+    );
+    let tokens = c.tokens.to_string();
+    assert!(tokens.contains("pub struct Dealer < S >"), "{tokens}");
+    assert!(tokens.contains("pub fn send_deal"), "{tokens}");
+    let proto = |io: &str, body: &str| {
+        format!("protocol S(role Dealer, role P[n]) {{\n    param n: usize requires n >= 2;\n{io}\n{body}\n}}\n")
+    };
+    let io = "    input Dealer { k: u64 }\n    input P[i] { x: u64 }\n    output Dealer { t: u64 }\n    output P[i] { s: u64 }";
+    // Every kind of round of the dealer; its input and output.
+    let ir = ok_str(&proto(io, "    round a: Dealer -> all : A { k: u64 }\n    at P[i] { s = k + x; }\n    round b: P[i] -> Dealer : B { x: u64 }\n    at Dealer { t = sum_u64(x); }"))
+        .ir
+        .expect("ir");
+    assert_eq!(
+        ir.inputs[1],
+        [("k".to_string(), ot_compiler::types::Ty::U64)]
+    );
+    assert_eq!(
+        ir.rounds[1].party,
+        Some(PartyRound::ToOne { receiver: DEALER })
+    );
+    // What the dealer alone receives is its own.
+    let out = fail_str(&proto(io, "    round b: P[i] -> Dealer : B { x: u64 }\n    at P[i] { s = sum_u64(x); }\n    at Dealer { t = k; }"));
+    assert!(out.contains("`x` is a value of `Dealer` only"), "{out}");
+    // The dealer's output must be computed from its own values.
+    let out = fail_str(&proto(
+        io,
+        "    at P[i] { s = x; }\n    at Dealer { t = s; }",
+    ));
+    assert!(out.contains("`Dealer` cannot use it"), "{out}");
+    // A round between the dealer and one fixed party is refused.
+    let out = fail_str(&proto(io, "    round a: Dealer -> P[0] : A { k: u64 }\n    at P[i] { s = x; }\n    at Dealer { t = k; }"));
     assert!(
-        out.contains("goes from one fixed party `P[0]` to another"),
+        out.contains("goes from `Dealer` to one party, `P[0]`"),
         "{out}"
     );
+    // The dealer is not an array; only one named role.
+    let out = fail_str(&proto(
+        io,
+        "    at Dealer[0] { t = k; }\n    at P[i] { s = x; }",
+    ));
+    assert!(out.contains("`Dealer` is a single role"), "{out}");
+    let out = fail_str(
+        "protocol S(role A, role B, role P[n]) {\n    param n: usize requires n >= 2;\n}\n",
+    );
+    assert!(out.contains("second named role"), "{out}");
 }
 
 // ---- integers (issue 13, items 1 and 2) ----

@@ -88,6 +88,7 @@ impl Checker<'_> {
     /// `input Role { ... }` / `output Role { ... }`
     pub(super) fn io_item(&mut self, io: &IoDecl, ir: &mut Ir) -> R<()> {
         let role = self.role(&io.role)?;
+        let env = self.env_role(role);
         let mut names = HashSet::new();
         for f in &io.fields {
             if !names.insert(f.name.name.clone()) {
@@ -99,11 +100,11 @@ impl Checker<'_> {
             let ty = self.ty(&f.ty, None)?;
             match io.kind {
                 IoKind::Input => {
-                    self.define(role, &f.name, ty.clone())?;
+                    self.define(env, &f.name, ty.clone())?;
                     ir.inputs[role].push((f.name.name.clone(), ty));
                 }
                 IoKind::Output => {
-                    self.outputs_decl.push((role, f.clone()));
+                    self.outputs_decl.push((env, f.clone()));
                     ir.outputs[role].push((f.name.name.clone(), ty));
                 }
             }

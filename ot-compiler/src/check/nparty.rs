@@ -20,6 +20,7 @@ pub(super) const SESSION: &str = "session";
 /// Checks an n-party protocol whose roles are `roles` (one party array).
 pub(super) fn check(proto: &Protocol, ck: &mut Checker, items: &[Item], ir: &mut Ir) -> R<()> {
     let count = party_count(proto, &ck.roles)?;
+    ir.dealer = ck.dealer_name().map(str::to_string);
     ck.env[0].insert(
         SESSION.to_string(),
         Var {
@@ -73,21 +74,22 @@ pub(super) fn check(proto: &Protocol, ck: &mut Checker, items: &[Item], ir: &mut
     Ok(())
 }
 
-/// The single party array and the name of its count.
+/// The single party array (role 0; at most one named role, the dealer,
+/// next to it) and the name of its count.
 fn party_count(proto: &Protocol, roles: &[RoleDecl]) -> R<Ident> {
-    if let Some(other) = roles.iter().find(|r| r.count.is_none()) {
-        let party = roles.iter().find(|r| r.count.is_some());
-        let pname = party.map(|p| p.name.name.as_str()).unwrap_or("P");
+    let named: Vec<&RoleDecl> = roles.iter().filter(|r| r.count.is_none()).collect();
+    if let Some(other) = named.get(1) {
+        let pname = &roles[0].name.name;
         return Err(Diagnostic::error(
             other.name.span,
             format!(
-                "role `{}` next to the party array `{pname}`: an n-party protocol has exactly one role, `role {pname}[n]`",
-                other.name.name
+                "role `{}` is a second named role next to the party array `{pname}`: an n-party protocol may have one (a dealer), `role {}, role {pname}[n]`",
+                other.name.name, named[0].name.name
             ),
         )
-        .with_help(format!("let a party of `{pname}` play `{}` (for example `P[0]`'s values), or write a two-party protocol", other.name.name)));
+        .with_help(format!("let the named role `{}` or a party of `{pname}` play `{}`", named[0].name.name, other.name.name)));
     }
-    if roles.len() != 1 {
+    if roles.len() - named.len() != 1 {
         return Err(Diagnostic::error(
             roles[1].name.span,
             format!(
@@ -236,9 +238,39 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// The party a reference names (see [`party_ix`]).
+    /// The party a reference names (see [`party_ix`]); the named role next
+    /// to the party array (the dealer) is the fixed party [`DEALER`].
     fn ix(&self, r: &RoleRef) -> R<PartyIx> {
-        party_ix(r, self.party_min, &self.consts)
+        self.role(r)?;
+        if Some(r.name.name.as_str()) != self.dealer_name() {
+            return party_ix(r, self.party_min, &self.consts);
+        }
+        match &r.index {
+            Some(ix) => Err(Diagnostic::error(
+                ix.span,
+                format!(
+                    "`{0}` is a single role, not a party array: write `{0}`",
+                    r.name.name
+                ),
+            )),
+            None => Ok(PartyIx::Fixed(DEALER)),
+        }
+    }
+
+    /// The named role next to the party array (`role Dealer, role P[n]`).
+    pub(super) fn dealer_name(&self) -> Option<&str> {
+        self.roles
+            .get(1)
+            .filter(|r| r.count.is_none())
+            .map(|r| r.name.name.as_str())
+    }
+
+    /// A party reference as the user writes it: `P[i]`, `P[0]`, `Dealer`.
+    fn who(&self, ix: &PartyIx) -> String {
+        match ix {
+            PartyIx::Fixed(DEALER) => self.dealer_name().unwrap_or("Dealer").to_string(),
+            _ => format!("{}[{}]", self.roles[0].name.name, ix.text()),
+        }
     }
 
     /// One item of an n-party protocol.
@@ -326,29 +358,45 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// The located error for a value of a fixed party read by another.
-    fn not_held(&self, e: &Expr, held: &HashMap<String, usize>, at: &PartyIx, p: &str) -> R<()> {
-        let foreign: BTreeSet<String> = held
+    /// The located error for a value of a fixed party read by another; the
+    /// dealer reads only its own values (its inputs, what `at Dealer`
+    /// computes, what it receives).
+    fn not_held(&self, e: &Expr, held: &HashMap<String, usize>, at: &PartyIx, _p: &str) -> R<()> {
+        let mut foreign: BTreeSet<String> = held
             .iter()
             .filter(|(_, c)| !matches!(at, PartyIx::Fixed(k) if k == *c))
             .map(|(n, _)| n.clone())
             .collect();
+        if matches!(at, PartyIx::Fixed(DEALER)) {
+            let parties = self.env[0]
+                .keys()
+                .filter(|n| !held.contains_key(*n) && n.as_str() != SESSION);
+            foreign.extend(parties.cloned());
+        }
         let Some((name, span)) = mentions_any(e, &foreign, &BTreeSet::new()) else {
             return Ok(());
         };
-        let c = held[name];
         let ty = self.env[0]
             .get(name)
             .map_or("T".to_string(), |v| v.ty.to_string());
+        let here = self.who(at);
+        let Some(&c) = held.get(name) else {
+            let p = &self.roles[0].name.name;
+            return Err(Diagnostic::error(
+                span,
+                format!("`{name}` is a value of the parties `{p}` (their input, computed in `at {p}[i]`, or received by them); `{here}` cannot use it because no round sends it"),
+            )
+            .with_help(format!("send it first, e.g. `round r: {p}[i] -> {here} : M {{ {name}: {ty} }}`")));
+        };
+        let owner = self.who(&PartyIx::Fixed(c));
         Err(Diagnostic::error(
             span,
             format!(
-                "`{name}` is a value of `{p}[{c}]` only (its input, computed in `at {p}[{c}]`, or received by it alone); `{p}[{}]` cannot use it because no round sends it",
-                at.text()
+                "`{name}` is a value of `{owner}` only (its input, computed in `at {owner}`, or received by it alone); `{here}` cannot use it because no round sends it"
             ),
         )
         .with_help(format!(
-            "send it first, e.g. `round r: {p}[{c}] -> all : M {{ {name}: {ty} }}`, or use it in `at {p}[{c}] {{ ... }}`"
+            "send it first, e.g. `round r: {owner} -> all : M {{ {name}: {ty} }}`, or use it in `at {owner} {{ ... }}`"
         )))
     }
 
@@ -408,14 +456,22 @@ impl Checker<'_> {
         };
         let to = self.ix(t)?;
         self.role(t)?;
+        let dealer = |x: &PartyIx| matches!(x, PartyIx::Fixed(DEALER));
         match (from, &to) {
+            _ if to.same(from) && dealer(from) => Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{p}` to itself, so the message is never received", r.name.name, r.msg.name))
+                .with_help(format!("`{p}` sends to the parties: `{p} -> P[j]` (each its own element) or `{p} -> all` (the same value)"))),
             _ if to.same(from) => Err(Diagnostic::error(r.span, format!("round `{}` sends `{}` from `{p}[{}]` to itself, so the message is never received", r.name.name, r.msg.name, from.text()))
                 .with_help(format!("name the receiver with another index, `{p}[j]`: every party sends to every other party"))),
+            (PartyIx::Fixed(_), PartyIx::Fixed(_)) if dealer(from) || dealer(&to) => {
+                let (a, b) = (self.who(from), self.who(&to));
+                let d = self.dealer_name().unwrap_or("Dealer");
+                Err(Diagnostic::error(r.span, format!("round `{}` goes from `{a}` to one party, `{b}`; a round of `{d}` involves every party on the other side", r.name.name))
+                    .with_help(format!("write `{d} -> P[j]`, `{d} -> all` or `P[j] -> {d}` and let the other parties ignore the value")))
+            }
             (PartyIx::Var(_), PartyIx::Var(_)) => Ok(PartyRound::Private),
             (PartyIx::Fixed(c), PartyIx::Var(_)) => Ok(PartyRound::FromOne { sender: *c }),
             (PartyIx::Var(_), PartyIx::Fixed(c)) => Ok(PartyRound::ToOne { receiver: *c }),
-            (PartyIx::Fixed(a), PartyIx::Fixed(b)) => Err(Diagnostic::error(r.span, format!("round `{}` goes from one fixed party `{p}[{a}]` to another, `{p}[{b}]`; a round involves every party on one side", r.name.name))
-                .with_help(format!("send to every party (`{p}[{a}] -> {p}[j]` or `{p}[{a}] -> all`) and let the others ignore it"))),
+            (PartyIx::Fixed(a), PartyIx::Fixed(b)) => Ok(PartyRound::Between { sender: *a, receiver: *b }),
         }
     }
 
@@ -447,17 +503,17 @@ impl Checker<'_> {
                 Stmt::Check { cond, .. } => cond,
             };
             if let Some((name, span)) = mentions_any(e, own, &sent) {
-                let p = &r.from.name.name;
+                let (a, b) = (self.who(from), self.who(to));
                 return Err(Diagnostic::error(
                     span,
                     format!(
-                        "`{name}` is a value of `{p}[{}]` (computed for round `{}`); `{p}[{}]` cannot use it because the round does not send it",
-                        from.text(), r.name.name, to.text()
+                        "`{name}` is a value of `{a}` (computed for round `{}`); `{b}` cannot use it because the round does not send it",
+                        r.name.name
                     ),
                 )
                 .with_help(format!(
-                    "add `{name}` to the fields of `{}`, or compute it at `{p}[{}]` from what it received",
-                    r.msg.name, to.text()
+                    "add `{name}` to the fields of `{}`, or compute it at `{b}` from what it received",
+                    r.msg.name
                 )));
             }
         }
@@ -499,7 +555,7 @@ impl Checker<'_> {
                 } else {
                     format!("`{want}`")
                 };
-                return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: field `{}` of `{}` needs {what}, but `{}[{}]` has `{}: {have}`", f.name.name, r.msg.name, r.from.name.name, from.text(), f.name.name)));
+                return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: field `{}` of `{}` needs {what}, but `{}` has `{}: {have}`", f.name.name, r.msg.name, self.who(from), f.name.name)));
             }
             let e = Expr {
                 kind: ExprKind::Var(f.name.name.clone()),
@@ -523,10 +579,9 @@ impl Checker<'_> {
         });
         if let Some((_, later, lspan)) = later {
             let l = line_ref(self.src, f.name.span, *lspan);
-            let p = &r.from.name.name;
             return Err(Diagnostic::error(f.name.span, format!(
-                "n-party deadlock: every party `{p}[{}]` must send `{}` in round `{}`, but receives it only later, in round `{later}` ({l})",
-                from.text(), f.name.name, r.name.name))
+                "n-party deadlock: every party `{}` must send `{}` in round `{}`, but receives it only later, in round `{later}` ({l})",
+                self.who(from), f.name.name, r.name.name))
                 .with_help(format!("all parties would wait for round `{later}` while every other party waits for round `{}`; move round `{later}` before round `{}`", r.name.name, r.name.name)));
         }
         Err(self.unknown_value(0, &f.name.name, f.name.span, "send"))
@@ -540,11 +595,15 @@ impl Checker<'_> {
         for (name, ty) in fields {
             let span = super::field_span(r, name);
             let ty = match kind {
-                PartyRound::FixedBroadcast { .. } | PartyRound::FromOne { .. } => ty.clone(),
+                PartyRound::FixedBroadcast { .. }
+                | PartyRound::FromOne { .. }
+                | PartyRound::Between { .. } => ty.clone(),
                 _ => Ty::Array(Box::new(ty.clone()), n.clone()),
             };
             match kind {
-                PartyRound::ToOne { receiver } => self.party_held.insert(name.clone(), receiver),
+                PartyRound::ToOne { receiver } | PartyRound::Between { receiver, .. } => {
+                    self.party_held.insert(name.clone(), receiver)
+                }
                 _ => self.party_held.remove(name),
             };
             self.env[0].insert(

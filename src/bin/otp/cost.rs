@@ -7,9 +7,10 @@
 //! the sums the generated `comm()` adds up (tested against it).
 
 use crate::check::plural;
+use crate::load::party_name;
 use crate::params::{self, Env};
 use crate::{load, Color, Fail};
-use ot_compiler::ir::{Ir, IrRound, PartyRound};
+use ot_compiler::ir::{Ir, IrRound, PartyRound, DEALER};
 use ot_compiler::types::{Shape, Ty};
 use serde_json::json;
 use std::path::Path;
@@ -349,6 +350,7 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
                     }
                 }
                 Some(PartyRound::ToOne { receiver }) => u128::from(me != receiver as u128),
+                Some(PartyRound::Between { sender, .. }) => u128::from(me == sender as u128),
                 _ => peers,
             };
             a.wrapping_add(k.wrapping_mul(*b))
@@ -358,8 +360,21 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
         .rounds
         .iter()
         .filter_map(|r| r.party.and_then(PartyRound::fixed_party))
+        .filter(|&c| c != DEALER)
         .map(|c| c as u128)
         .collect();
+    // The dealer sends its rounds to every party, and nothing else.
+    let dealer_sent = ir
+        .rounds
+        .iter()
+        .zip(sizes)
+        .fold(0u128, |a, (r, b)| match r.party {
+            Some(
+                PartyRound::FixedBroadcast { sender: DEALER, .. }
+                | PartyRound::FromOne { sender: DEALER },
+            ) => a.wrapping_add(parties.wrapping_mul(*b)),
+            _ => a,
+        });
     candidates.extend((0..parties).find(|i| !candidates.contains(i)));
     let per_party = candidates
         .into_iter()
@@ -380,23 +395,36 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
     let mut text = header(ir, env);
     text.push_str(&table(ir, sizes, &|r| {
         let (from, to) = match r.party {
-            Some(PartyRound::Private) => ("i".to_string(), format!("{role}[j] (own)")),
-            Some(PartyRound::Broadcast { checked: true }) => ("i".into(), "all (checked)".into()),
+            Some(PartyRound::Private) => (format!("{role}[i]"), format!("{role}[j] (own)")),
+            Some(PartyRound::Broadcast { checked: true }) => {
+                (format!("{role}[i]"), "all (checked)".into())
+            }
             Some(PartyRound::FixedBroadcast {
                 sender,
                 checked: true,
-            }) => (sender.to_string(), "all (checked)".into()),
-            Some(PartyRound::FixedBroadcast { sender, .. }) => (sender.to_string(), "all".into()),
-            Some(PartyRound::FromOne { sender }) => {
-                (sender.to_string(), format!("{role}[j] (own)"))
+            }) => (party_name(ir, sender), "all (checked)".into()),
+            Some(PartyRound::FixedBroadcast { sender, .. }) => {
+                (party_name(ir, sender), "all".into())
             }
-            Some(PartyRound::ToOne { receiver }) => ("j".into(), format!("{role}[{receiver}]")),
-            _ => ("i".into(), "all".into()),
+            Some(PartyRound::FromOne { sender }) => {
+                (party_name(ir, sender), format!("{role}[j] (own)"))
+            }
+            Some(PartyRound::ToOne { receiver }) => {
+                (format!("{role}[j]"), party_name(ir, receiver))
+            }
+            Some(PartyRound::Between { sender, receiver }) => {
+                (party_name(ir, sender), party_name(ir, receiver))
+            }
+            _ => (format!("{role}[i]"), "all".into()),
         };
-        (format!("{role}[{from}]"), to)
+        (from, to)
     }));
+    let dealer = match &ir.dealer {
+        Some(d) => format!("; {d} sends {dealer_sent} bytes to the {parties} parties"),
+        None => String::new(),
+    };
     let summary = format!(
-        "  {rounds} round{} ({checks} broadcast check{}); {who} sends {per_party} bytes to its {peers} peers ({check_bytes} of them check digests)\n",
+        "  {rounds} round{} ({checks} broadcast check{}); {who} sends {per_party} bytes to its {peers} peers ({check_bytes} of them check digests){dealer}\n",
         plural(rounds as usize),
         plural(checks as usize),
     );

@@ -86,3 +86,12 @@ fn to_report(d: &Diagnostic, sources: &SourceMap) -> Report<usize> {
     }
     report
 }
+
+/// How an n-party report names fixed party `c`: `P[0]`, or the named role
+/// next to the party array (the dealer, recorded as index `DEALER`).
+pub fn party_name(ir: &ot_compiler::ir::Ir, c: usize) -> String {
+    match c {
+        ot_compiler::ir::DEALER => ir.dealer.clone().unwrap_or_default(),
+        _ => format!("{}[{c}]", ir.roles[0]),
+    }
+}

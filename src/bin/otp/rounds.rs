@@ -74,7 +74,11 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
         true => "the same steps at each, except those marked with a fixed party",
         false => "the same steps at each",
     };
+    let who = |c: usize| crate::load::party_name(ir, c);
     println!("{p}[i], for every party i in 0..{n} ({same}):");
+    if let Some(d) = &ir.dealer {
+        println!("  ({d} is mesh endpoint {n} after the parties; it runs only the steps marked `at {d}`)");
+    }
     println!("  hello: protocol, spec hash, parameters, session, i and {n} <-> every other party");
     for ev in &ir.events[0] {
         match ev {
@@ -86,16 +90,20 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
                         rd.msg, rd.name
                     ),
                     Some(PartyRound::FixedBroadcast { sender: c, .. }) => println!(
-                        "  at {p}[{c}]: send {} (round `{}`) -> every other party (broadcast)",
-                        rd.msg, rd.name
+                        "  at {}: send {} (round `{}`) -> every other party (broadcast)",
+                        who(c), rd.msg, rd.name
                     ),
                     Some(PartyRound::FromOne { sender: c }) => println!(
-                        "  at {p}[{c}]: send {} (round `{}`) -> each other party P[j] its own (element j)",
-                        rd.msg, rd.name
+                        "  at {}: send {} (round `{}`) -> each other party P[j] its own (element j)",
+                        who(c), rd.msg, rd.name
                     ),
                     Some(PartyRound::ToOne { receiver: c }) => println!(
-                        "  at every party but {p}[{c}]: send {} (round `{}`) -> {p}[{c}]",
-                        rd.msg, rd.name
+                        "  at every party but {0}: send {1} (round `{2}`) -> {0}",
+                        who(c), rd.msg, rd.name
+                    ),
+                    Some(PartyRound::Between { sender, receiver }) => println!(
+                        "  at {}: send {} (round `{}`) -> {}",
+                        who(sender), rd.msg, rd.name, who(receiver)
                     ),
                     _ => println!(
                         "  send {} (round `{}`) -> every other party (broadcast)",
@@ -112,8 +120,17 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
                 let rd = &ir.rounds[*k];
                 let fields: Vec<&str> = rd.fields.iter().map(|(f, _)| f.as_str()).collect();
                 match rd.party {
+                    Some(PartyRound::Between { sender, receiver }) => println!(
+                        "  at {}: recv {} (round `{}`) <- {}: {}",
+                        who(receiver),
+                        rd.msg,
+                        rd.name,
+                        who(sender),
+                        fields.join(", ")
+                    ),
                     Some(PartyRound::ToOne { receiver: c }) => println!(
-                        "  at {p}[{c}]: recv {} (round `{}`) <- every other party P[j]: {}",
+                        "  at {}: recv {} (round `{}`) <- every other party P[j]: {}",
+                        who(c),
                         rd.msg,
                         rd.name,
                         fields
@@ -126,7 +143,8 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
                         PartyRound::FixedBroadcast { sender: c, .. }
                         | PartyRound::FromOne { sender: c },
                     ) => println!(
-                        "  at every party but {p}[{c}]: recv {} (round `{}`) <- {p}[{c}]: {}",
+                        "  at every party but {0}: recv {1} (round `{2}`) <- {0}: {3}",
+                        who(c),
                         rd.msg,
                         rd.name,
                         fields.join(", ")

@@ -69,13 +69,56 @@ pub(super) fn fixed(ir: &Ir, r: usize) -> Option<usize> {
     ir.rounds[r].party.and_then(PartyRound::fixed_party)
 }
 
+/// Whether the dealer (the named role next to the party array) sends round
+/// `r` (`Dealer -> P[j]`, `Dealer -> all`).
+pub(super) fn dealer_sends(ir: &Ir, r: usize) -> bool {
+    matches!(
+        ir.rounds[r].party,
+        Some(
+            PartyRound::FromOne { sender: DEALER }
+                | PartyRound::FixedBroadcast { sender: DEALER, .. }
+        )
+    )
+}
+
+/// Whether the dealer receives round `r` (`P[j] -> Dealer`).
+pub(super) fn dealer_receives(ir: &Ir, r: usize) -> bool {
+    ir.rounds[r].party == Some(PartyRound::ToOne { receiver: DEALER })
+}
+
+/// Whether event `k` is a statement of the dealer (`at Dealer`).
+pub(super) fn dealer_stmt(ir: &Ir, k: usize) -> bool {
+    ir.party_fixed.stmts.get(&k) == Some(&DEALER)
+}
+
+/// The mesh endpoints: the parties, and the dealer after them (as a term
+/// over `__n`, the number of parties).
+pub(super) fn endpoints(ir: &Ir) -> proc_macro2::TokenStream {
+    match ir.dealer {
+        Some(_) => quote::quote!(__n.wrapping_add(1)),
+        None => quote::quote!(__n),
+    }
+}
+
+/// The mesh index of fixed party `c` (the dealer's is `n`, as `__n`).
+pub(super) fn peer(c: usize) -> proc_macro2::TokenStream {
+    match c {
+        DEALER => quote::quote!(__n),
+        _ => quote::quote!(#c),
+    }
+}
+
 /// Whether every party receives the array of what every party sent in
 /// round `r` (all-to-all rounds, and the receiver of `P[j] -> P[0]`), rather
 /// than one message of a fixed sender.
 pub(super) fn gathers(ir: &Ir, r: usize) -> bool {
     !matches!(
         ir.rounds[r].party,
-        Some(PartyRound::FixedBroadcast { .. } | PartyRound::FromOne { .. })
+        Some(
+            PartyRound::FixedBroadcast { .. }
+                | PartyRound::FromOne { .. }
+                | PartyRound::Between { .. }
+        )
     )
 }
 
@@ -157,6 +200,7 @@ fn projection(ir: &Ir) -> Vec<Op> {
     let mut ops = vec![];
     for (k, e) in ir.events[0].iter().enumerate() {
         match e {
+            Event::Stmt(_) if dealer_stmt(ir, k) => {}
             Event::Stmt(_) => ops.push(Op::Stmt(k)),
             Event::Send(r) => ops.push(Op::Send(*r)),
             Event::Recv(r) => {
@@ -171,8 +215,14 @@ fn projection(ir: &Ir) -> Vec<Op> {
     ops
 }
 
-/// Names read and defined by an operation.
+/// Names read and defined by an operation of a party.
 fn uses_defs(ir: &Ir, op: Op) -> (BTreeSet<String>, BTreeSet<String>) {
+    uses_defs_of(ir, op, false)
+}
+
+/// Names read and defined by an operation of a party, or of the dealer
+/// (`dealer`: the fields of the rounds it sends are its values).
+pub(super) fn uses_defs_of(ir: &Ir, op: Op, dealer: bool) -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut uses, mut defs) = (BTreeSet::new(), BTreeSet::new());
     let fields = |r: usize| ir.rounds[r].fields.iter().map(|(n, _)| n.clone());
     match op {
@@ -184,6 +234,7 @@ fn uses_defs(ir: &Ir, op: Op) -> (BTreeSet<String>, BTreeSet<String>) {
             Event::Stmt(TStmt::Check(e, _, _)) => locals_of(e, &mut uses),
             _ => {}
         },
+        Op::Send(r) if dealer_sends(ir, r) && !dealer => {}
         Op::Send(r) => uses.extend(fields(r)),
         Op::Recv(r) => defs.extend(fields(r)),
         Op::Check(_) => {}
@@ -297,7 +348,9 @@ fn holding(ir: &Ir, ops: &[Op]) -> Vec<BTreeMap<String, usize>> {
             Op::Recv(r) => {
                 for (n, _) in &ir.rounds[*r].fields {
                     match ir.rounds[*r].party {
-                        Some(PartyRound::ToOne { receiver }) => held.insert(n.clone(), receiver),
+                        Some(
+                            PartyRound::ToOne { receiver } | PartyRound::Between { receiver, .. },
+                        ) => held.insert(n.clone(), receiver),
                         _ => held.remove(n),
                     };
                 }

@@ -156,27 +156,38 @@ pub(super) fn check(
     }
 }
 
+/// The session hello (protocol, `SPEC_HASH`, parameters, session id) with
+/// every peer, in a `run` method (`self` the endpoint's first state).
+pub(super) fn hello() -> TokenStream {
+    let rt = rt();
+    quote! {
+        let __hello = #rt::mesh::Hello {
+            protocol: ::std::string::String::from(PROTOCOL),
+            spec_hash: SPEC_HASH,
+            params: self.params.encode(),
+            session: self.session_id,
+        };
+        #rt::mesh::handshake(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
+    }
+}
+
 /// The `run` method of the first state.
 pub(super) fn run_fn(g: &PartyGen, steps: &[TokenStream]) -> TokenStream {
     let rt = rt();
     let output = format_ident!("{}Output", g.pname());
     let n = crate::codegen::wire::shape(&super::analysis::parties(g.ir));
+    let ends = super::analysis::endpoints(g.ir);
+    let hello = hello();
     let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) with every peer first, then every round, writing all of a round's messages before reading any and reading peers in arrival order.", g.pname());
     quote! {
         #[doc = #doc]
         #[allow(unused_variables, unused_mut, clippy::all)]
         pub fn run<M: #rt::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
             let __n = { let params = &self.params; #n };
-            if mesh.me() != self.me || mesh.parties() != __n {
+            if mesh.me() != self.me || mesh.parties() != #ends {
                 return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
             }
-            let __hello = #rt::mesh::Hello {
-                protocol: ::std::string::String::from(PROTOCOL),
-                spec_hash: SPEC_HASH,
-                params: self.params.encode(),
-                session: self.session_id,
-            };
-            #rt::mesh::handshake(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
+            #hello
             let __peers: ::std::vec::Vec<usize> = (0..__n).filter(|&__p| __p != self.me).collect();
             let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
             let __s = self;

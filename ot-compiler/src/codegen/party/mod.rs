@@ -6,6 +6,7 @@
 //! `ot_runtime::mesh::Mesh` that starts with the session hello.
 
 mod analysis;
+mod dealer;
 mod driver;
 mod errors;
 mod steps;
@@ -30,6 +31,7 @@ pub(super) fn generate(ir: &Ir) -> TokenStream {
     let msgs = super::messages::messages_module(ir);
     let errors = errors::error_items(ir);
     let party = g.party_items();
+    let dealer = dealer::dealer_items(ir, &eg);
     let traits = step_traits(ir);
     let hash = super::spec_hash_item(ir);
     quote! {
@@ -42,6 +44,7 @@ pub(super) fn generate(ir: &Ir) -> TokenStream {
         #errors
         #traits
         #party
+        #dealer
     }
 }
 
@@ -56,15 +59,20 @@ fn step_traits(ir: &Ir) -> TokenStream {
         .iter()
         .map(|r| {
             let (from, to) = match r.party {
-                Some(PartyRound::Private) => ("i".to_string(), "P[j]".to_string()),
+                Some(PartyRound::Private) => (format!("{p}[i]"), format!("{p}[j]")),
                 Some(PartyRound::FixedBroadcast { sender, .. }) => {
-                    (sender.to_string(), "all".into())
+                    (fixed_text(ir, sender), "all".into())
                 }
-                Some(PartyRound::FromOne { sender }) => (sender.to_string(), "P[j]".into()),
-                Some(PartyRound::ToOne { receiver }) => ("j".into(), format!("P[{receiver}]")),
-                _ => ("i".into(), "all".into()),
+                Some(PartyRound::FromOne { sender }) => (fixed_text(ir, sender), format!("{p}[j]")),
+                Some(PartyRound::ToOne { receiver }) => {
+                    (format!("{p}[j]"), fixed_text(ir, receiver))
+                }
+                Some(PartyRound::Between { sender, receiver }) => {
+                    (fixed_text(ir, sender), fixed_text(ir, receiver))
+                }
+                _ => (format!("{p}[i]"), "all".into()),
             };
-            format!("round `{}`: {p}[{from}] -> {to} : {}", r.name, r.msg)
+            format!("round `{}`: {from} -> {to} : {}", r.name, r.msg)
         })
         .collect();
     let note = format!(
@@ -99,11 +107,23 @@ fn step_traits(ir: &Ir) -> TokenStream {
 fn comm_items(ir: &Ir) -> TokenStream {
     let n = super::wire::shape(&analysis::parties(ir));
     let rt = rt();
-    let any_fixed = (0..ir.rounds.len()).any(|k| analysis::fixed(ir, k).is_some());
+    let any_fixed =
+        (0..ir.rounds.len()).any(|k| analysis::fixed(ir, k).is_some()) || ir.dealer.is_some();
     let ops = analysis::ops(ir);
     let exchanges = (0..ops.len())
         .filter(|&c| matches!(ops[c], Op::Check(_)) && !analysis::check_batched(&ops, c))
         .count();
+    let dealer_flights = (0..ir.rounds.len())
+        .filter(|&k| analysis::dealer_sends(ir, k) || analysis::dealer_receives(ir, k))
+        .count();
+    let dealer_rounds = match ir.dealer {
+        Some(_) => quote! {
+            if me == __n {
+                return Comm { per_party, check_bytes, rounds: #dealer_flights };
+            }
+        },
+        None => quote!(),
+    };
     let comm_body = if any_fixed {
         let (sent, digests): (Vec<_>, Vec<_>) =
             (0..ir.rounds.len()).map(|k| round_bytes(ir, k)).unzip();
@@ -112,6 +132,7 @@ fn comm_items(ir: &Ir) -> TokenStream {
             let __peers = __n.saturating_sub(1);
             let check_bytes = 0usize #(.wrapping_add(#digests))*;
             let per_party = 0usize #(.wrapping_add(#sent))*.wrapping_add(check_bytes);
+            #dealer_rounds
             Comm { per_party, check_bytes, rounds: ROUNDS + #exchanges }
         }
     } else {
@@ -179,14 +200,32 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
     let m = format_ident!("{}", r.msg);
     let msg = quote!(msgs::#m::wire_len(params));
     let sent = match r.party {
+        Some(
+            PartyRound::FixedBroadcast { sender: DEALER, .. }
+            | PartyRound::FromOne { sender: DEALER },
+        ) => {
+            quote!(if me == __n { __n.wrapping_mul(#msg) } else { 0 })
+        }
+        Some(PartyRound::ToOne { receiver: DEALER }) => quote!(if me == __n { 0 } else { #msg }),
         Some(PartyRound::FixedBroadcast { sender: c, .. } | PartyRound::FromOne { sender: c }) => {
             quote!(if me == #c { __peers.wrapping_mul(#msg) } else { 0 })
         }
         Some(PartyRound::ToOne { receiver: c }) => quote!(if me == #c { 0 } else { #msg }),
+        Some(PartyRound::Between { sender: s, .. }) => quote!(if me == #s { #msg } else { 0 }),
+        _ if ir.dealer.is_some() => quote!(if me == __n { 0 } else { __peers.wrapping_mul(#msg) }),
         _ => quote!(__peers.wrapping_mul(#msg)),
     };
     let digests = match r.party {
         _ if !analysis::checked(ir, k) => quote!(0usize),
+        _ if ir.dealer.is_some() && analysis::checked(ir, k) => {
+            let d = match r.party {
+                Some(PartyRound::FixedBroadcast { .. }) => {
+                    quote!(__peers.wrapping_mul(#rt::mpc::DIGEST_LEN))
+                }
+                _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)),
+            };
+            quote!(if me == __n { 0 } else { #d })
+        }
         Some(PartyRound::FixedBroadcast { .. }) => {
             quote!(__peers.wrapping_mul(#rt::mpc::DIGEST_LEN))
         }
@@ -195,12 +234,88 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
     (sent, digests)
 }
 
+/// How the flow note names fixed party `c` (`0`, or the dealer).
+fn fixed_text(ir: &Ir, c: usize) -> String {
+    match c {
+        DEALER => ir.dealer.clone().unwrap_or_default(),
+        _ => format!("{}[{c}]", ir.roles[0]),
+    }
+}
+
 /// The Rust type of a value: an `Option` when one fixed party holds it.
 fn held_ty(t: &Ty, held: bool) -> TokenStream {
     let t = rust_ty(t);
     match held {
         true => quote!(::core::option::Option<#t>),
         false => t,
+    }
+}
+
+/// One statement of role `role` with the values `live` after it; a check
+/// names the party that aborted (`me`) and the culprit of a per-party check.
+fn stmt_code(
+    eg: &ExprGen,
+    role: &str,
+    s: &TStmt,
+    live: &std::collections::BTreeSet<String>,
+) -> TokenStream {
+    match s {
+        TStmt::Assign(..) => eg.stmt_live(s, role, live),
+        TStmt::Check(cond, abort, text) => {
+            let c = eg.owned(cond);
+            let a = id(abort);
+            if matches!(cond.ty, Ty::Array(..)) {
+                quote! {
+                    let __ok: ::std::vec::Vec<bool> = ::core::iter::IntoIterator::into_iter(#c).collect();
+                    if let Some(__j) = __ok.iter().position(|b| !*b) {
+                        return Err(Error::#a { party: me, culprit: Some(__j), check: #text });
+                    }
+                }
+            } else {
+                quote!(if !(#c) { return Err(Error::#a { party: me, culprit: None, check: #text }); })
+            }
+        }
+    }
+}
+
+/// The start of a `new` (of a party or the dealer): the session block from
+/// the session id, the inputs taken apart and checked, the computation
+/// before the first round.
+fn start(
+    input: &Ident,
+    names: &[Ident],
+    checks: &[TokenStream],
+    init: &[TokenStream],
+) -> TokenStream {
+    let rt = rt();
+    quote! {
+        let mut rng = rng;
+        let session_id = session;
+        let session = #rt::mpc::session_block(session);
+        let #input { #(#names),* } = input;
+        #(#checks)*
+        #(#init)*
+    }
+}
+
+/// Fields of an input or output struct: names, Rust types, doc lines.
+type IoFields = (Vec<Ident>, Vec<TokenStream>, Vec<String>);
+
+/// `{role}Input` and `{role}Output` of `who` (for the doc lines).
+fn io_items(role: &str, who: &str, ins: IoFields, outs: IoFields) -> TokenStream {
+    let input = format_ident!("{role}Input");
+    let output = format_ident!("{role}Output");
+    let (in_names, in_tys, in_docs) = ins;
+    let (out_names, out_tys, out_docs) = outs;
+    let input_doc = format!("Inputs of {who}.");
+    let output_doc = format!("Outputs of {who}.");
+    quote! {
+        #[doc = #input_doc]
+        #[derive(Clone, Debug, Default)]
+        pub struct #input { #( #[doc = #in_docs] pub #in_names: #in_tys, )* }
+        #[doc = #output_doc]
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* }
     }
 }
 
@@ -350,29 +465,11 @@ impl<'a> PartyGen<'a> {
     /// One statement; a check names the party (and the culprit of a
     /// per-party check).
     fn stmt(&self, s: &TStmt, i: usize) -> TokenStream {
-        match s {
-            TStmt::Assign(..) => self.eg.stmt_live(s, self.pname(), &self.plan.live_out[i]),
-            TStmt::Check(cond, abort, text) => {
-                let c = self.eg.owned(cond);
-                let a = id(abort);
-                if matches!(cond.ty, Ty::Array(..)) {
-                    quote! {
-                        let __ok: ::std::vec::Vec<bool> = ::core::iter::IntoIterator::into_iter(#c).collect();
-                        if let Some(__j) = __ok.iter().position(|b| !*b) {
-                            return Err(Error::#a { party: me, culprit: Some(__j), check: #text });
-                        }
-                    }
-                } else {
-                    quote!(if !(#c) { return Err(Error::#a { party: me, culprit: None, check: #text }); })
-                }
-            }
-        }
+        stmt_code(self.eg, self.pname(), s, &self.plan.live_out[i])
     }
 
     fn io_structs(&self) -> TokenStream {
         let (p, pname) = (self.pname(), &self.ir.name);
-        let input = format_ident!("{}Input", p);
-        let output = format_ident!("{}Output", p);
         let fields = |list: &[(String, Ty)], fixed: &std::collections::BTreeMap<String, usize>| {
             let names: Vec<Ident> = list.iter().map(|(n, _)| id(n)).collect();
             let tys: Vec<TokenStream> = list
@@ -389,18 +486,12 @@ impl<'a> PartyGen<'a> {
             (names, tys, docs)
         };
         let fixed = &self.ir.party_fixed;
-        let (in_names, in_tys, in_docs) = fields(&self.ir.inputs[0], &fixed.inputs);
-        let (out_names, out_tys, out_docs) = fields(&self.ir.outputs[0], &fixed.outputs);
-        let input_doc = format!("Inputs of a party `{p}[me]` in `{pname}`.");
-        let output_doc = format!("Outputs of a party `{p}[me]` in `{pname}`.");
-        quote! {
-            #[doc = #input_doc]
-            #[derive(Clone, Debug, Default)]
-            pub struct #input { #( #[doc = #in_docs] pub #in_names: #in_tys, )* }
-            #[doc = #output_doc]
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* }
-        }
+        io_items(
+            p,
+            &format!("a party `{p}[me]` in `{pname}`"),
+            fields(&self.ir.inputs[0], &fixed.inputs),
+            fields(&self.ir.outputs[0], &fixed.outputs),
+        )
     }
 
     /// `new`: checks the index and inputs, runs the computation before the
@@ -415,6 +506,7 @@ impl<'a> PartyGen<'a> {
         let state = self.build_state(first);
         let (in_names, in_checks) = self.input_checks(inputs);
         let n = super::wire::shape(&analysis::parties(self.ir));
+        let prologue = start(&input, &in_names, &in_checks, &init);
         let doc = format!("Starts party `{p}[me]` of session `session` (the same 16 bytes at every party, fresh for every run): checks its index and inputs and runs its local computation up to its first round.");
         quote! {
             #[doc = #doc]
@@ -424,12 +516,7 @@ impl<'a> PartyGen<'a> {
                 if me >= __n {
                     return Err(Error::Party { index: me, parties: __n });
                 }
-                let mut rng = rng;
-                let session_id = session;
-                let session = #rt::mpc::session_block(session);
-                let #input { #(#in_names),* } = input;
-                #(#in_checks)*
-                #(#init)*
+                #prologue
                 Ok(#role { me, params, rng, session, session_id, st: #state })
             }
         }

@@ -4,7 +4,9 @@
 //! consistency check (digests of what the party received, compared with
 //! every peer's).
 
-use super::analysis::{check_batched, checked, fixed, parties, Op, PState};
+use super::analysis::{
+    check_batched, checked, dealer_sends, endpoints, fixed, parties, peer, Op, PState,
+};
 use super::PartyGen;
 use crate::codegen::names::{id, rt};
 use crate::codegen::wire::{check_shape, shape};
@@ -308,7 +310,7 @@ impl PartyGen<'_> {
         let n = shape(&parties(self.ir));
         // A fixed sender's broadcast has one digest, of that sender's message.
         let (want, sender) = match fixed(self.ir, r) {
-            Some(c) => (quote!(#rt::mpc::DIGEST_LEN), quote!(#c)),
+            Some(c) => (quote!(#rt::mpc::DIGEST_LEN), peer(c)),
             None => (quote!(__n.wrapping_mul(#rt::mpc::DIGEST_LEN)), quote!(__j)),
         };
         let middle = quote! {
@@ -365,11 +367,20 @@ impl PartyGen<'_> {
     /// (`__n`, the number of parties, is in scope where it is used.)
     fn fixed_senders(&self, r: usize, me: TokenStream) -> TokenStream {
         match self.ir.rounds[r].party {
-            Some(PartyRound::ToOne { receiver: c }) => quote! {
-                if #me == #c { (0..__n).filter(|&__j| __j != #me).collect() } else { ::std::vec::Vec::new() }
-            },
+            Some(PartyRound::Between {
+                sender: s,
+                receiver: t,
+            }) => {
+                quote!(if #me == #t { ::std::vec![#s] } else { ::std::vec::Vec::new() })
+            }
+            Some(PartyRound::ToOne { receiver: c }) => {
+                let c = peer(c);
+                quote! {
+                    if #me == #c { (0..__n).filter(|&__j| __j != #me).collect() } else { ::std::vec::Vec::new() }
+                }
+            }
             _ => {
-                let c = fixed(self.ir, r).unwrap_or_default();
+                let c = peer(fixed(self.ir, r).unwrap_or_default());
                 quote!(if #me == #c { ::std::vec::Vec::new() } else { ::std::vec![#c] })
             }
         }
@@ -384,13 +395,33 @@ impl PartyGen<'_> {
         let n = shape(&parties(self.ir));
         let unwraps = self.unwraps(rd.fields.iter().map(|(f, _)| f), at);
         let none = quote!((::std::vec::Vec::new(), ::core::option::Option::None));
+        let dealer = self.ir.dealer.as_deref().unwrap_or_default();
         let (build, what) = match rd.party {
+            _ if dealer_sends(self.ir, r) => (
+                none.clone(),
+                format!("`{dealer}` sends round `{}`: nothing to send at a party (an empty list).", rd.name),
+            ),
             Some(PartyRound::ToOne { receiver: c }) => (
-                quote! {
-                    let __msg = msgs::#m { #(#names),* };
-                    if me == #c { (::std::vec::Vec::new(), ::core::option::Option::Some(__msg)) } else { (::std::vec![(#c, __msg)], ::core::option::Option::None) }
+                {
+                    let pc = peer(c);
+                    quote! {
+                        let __n = #n;
+                        let __msg = msgs::#m { #(#names),* };
+                        if me == #pc { (::std::vec::Vec::new(), ::core::option::Option::Some(__msg)) } else { (::std::vec![(#pc, __msg)], ::core::option::Option::None) }
+                    }
                 },
                 format!("Builds this party's `{}` for party {c} (nothing at party {c} itself), as `(peer, message)` pairs.", rd.msg),
+            ),
+            Some(PartyRound::Between { sender: s, receiver: t }) => (
+                quote! {
+                    if me == #s {
+                        #(#unwraps)*
+                        (::std::vec![(#t, msgs::#m { #(#names),* })], ::core::option::Option::None)
+                    } else {
+                        #none
+                    }
+                },
+                format!("At party {s}: builds its `{}` for party {t}, as one `(peer, message)` pair; nothing at the other parties.", rd.msg),
             ),
             Some(PartyRound::FromOne { sender: c }) => {
                 let checks = rd.fields.iter().map(|(f, t)| {
@@ -462,12 +493,13 @@ impl PartyGen<'_> {
             .map(|(f, _)| format_ident!("__c_{}", f))
             .collect();
         let senders = self.fixed_senders(r, quote!(me));
+        let ends = endpoints(self.ir);
         let collect = quote! {
             let __n = #n;
             let __from: ::std::vec::Vec<usize> = #senders;
-            let mut __slots: ::std::vec::Vec<::core::option::Option<msgs::#m>> = (0..__n).map(|_| None).collect();
+            let mut __slots: ::std::vec::Vec<::core::option::Option<msgs::#m>> = (0..#ends).map(|_| None).collect();
             for (__p, __m) in received {
-                if __p >= __n || !__from.contains(&__p) || __slots[__p].is_some() {
+                if __p >= __slots.len() || !__from.contains(&__p) || __slots[__p].is_some() {
                     return Err(Error::Delivery { round: #rn, peer: __p });
                 }
                 __slots[__p] = Some(__m);
@@ -477,11 +509,25 @@ impl PartyGen<'_> {
             }
         };
         let (middle, what) = match rd.party {
-            Some(PartyRound::ToOne { receiver: c }) => (
+            Some(PartyRound::Between { sender: s, receiver: t }) => (
                 quote! {
                     #collect
                     #( let mut #names = ::core::option::Option::None; )*
-                    if me == #c {
+                    if me == #t {
+                        let __m = __slots[#s].take().ok_or(Error::Delivery { round: #rn, peer: #s })?;
+                        let msgs::#m { #( #names: #parts_of ),* } = __m;
+                        #( #names = ::core::option::Option::Some(#parts_of); )*
+                    }
+                },
+                format!("At party {t}: takes party {s}'s message as a `(sender, message)` pair; its fields are held by party {t} only (`None` elsewhere). The other parties take no message (an empty list)."),
+            ),
+            Some(PartyRound::ToOne { receiver: c }) => (
+                {
+                let pc = peer(c);
+                quote! {
+                    #collect
+                    #( let mut #names = ::core::option::Option::None; )*
+                    if me == #pc {
                         __slots[me] = __own;
                         let __all: ::std::vec::Vec<msgs::#m> = __slots
                             .into_iter()
@@ -494,16 +540,21 @@ impl PartyGen<'_> {
                         }
                         #( #names = ::core::option::Option::Some(#cols); )*
                     }
+                }
                 },
-                format!("At party {c}: takes every other party's message as `(sender, message)` pairs; the fields become arrays indexed by sender (its own at {c}), held by party {c} only (`None` elsewhere). The other parties take no message (an empty list)."),
+                match c {
+                    DEALER => format!("`{}` receives round `{}`: a party takes no message (an empty list).", self.ir.dealer.as_deref().unwrap_or_default(), rd.name),
+                    _ => format!("At party {c}: takes every other party's message as `(sender, message)` pairs; the fields become arrays indexed by sender (its own at {c}), held by party {c} only (`None` elsewhere). The other parties take no message (an empty list)."),
+                },
             ),
             _ => {
                 let c = fixed(self.ir, r).unwrap_or_default();
+                let pc = peer(c);
                 let digests = if checked(self.ir, r) {
                     quote! {
                         let mut __b = ::std::vec::Vec::new();
                         __m.encode(&params, &mut __b)?;
-                        let __digests = ::std::vec![#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #c, &__b)];
+                        let __digests = ::std::vec![#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #pc, &__b)];
                     }
                 } else {
                     quote!()
@@ -513,12 +564,15 @@ impl PartyGen<'_> {
                         #collect
                         let __m = match __own {
                             ::core::option::Option::Some(__m) => __m,
-                            ::core::option::Option::None => __slots[#c].take().ok_or(Error::Delivery { round: #rn, peer: #c })?,
+                            ::core::option::Option::None => __slots[#pc].take().ok_or(Error::Delivery { round: #rn, peer: #pc })?,
                         };
                         #digests
                         let msgs::#m { #(#names),* } = __m;
                     },
-                    format!("Takes party {c}'s message as a `(sender, message)` pair (an empty list at party {c}, which keeps its own); its fields become values of every party."),
+                    match c {
+                        DEALER => format!("Takes `{}`'s message as a `(sender, message)` pair (the dealer is mesh endpoint `n`); its fields become values of every party.", self.ir.dealer.as_deref().unwrap_or_default()),
+                        _ => format!("Takes party {c}'s message as a `(sender, message)` pair (an empty list at party {c}, which keeps its own); its fields become values of every party."),
+                    },
                 )
             }
         };

@@ -123,7 +123,7 @@ pub fn chart(ir: &Ir, env: &Env) -> Chart {
                     Event::Stmt(s) => {
                         // A step of one fixed party (`at P[0]`) says so.
                         let who = match ir.party_fixed.stmts.get(&*at) {
-                            Some(c) => format!("at {}[{c}]: ", ir.roles[0]),
+                            Some(c) => format!("at {}: ", crate::load::party_name(ir, *c)),
                             None => String::new(),
                         };
                         push_stmt(&mut note, s, &who)
@@ -243,13 +243,21 @@ fn arrow(ir: &Ir, k: usize, env: &Env, per_chunk: Vec<String>) -> Step {
         ),
         Some(PartyRound::Private) => detail.push("its own to each".into()),
         Some(PartyRound::FixedBroadcast { sender, checked }) => detail.push(format!(
-            "party {sender} to all{}",
+            "{} to all{}",
+            fixed_party(ir, sender),
             if checked { ", checked" } else { "" }
         )),
         Some(PartyRound::FromOne { sender }) => {
-            detail.push(format!("party {sender} to each, its own"))
+            detail.push(format!("{} to each, its own", fixed_party(ir, sender)))
         }
-        Some(PartyRound::ToOne { receiver }) => detail.push(format!("each to party {receiver}")),
+        Some(PartyRound::ToOne { receiver }) => {
+            detail.push(format!("each to {}", fixed_party(ir, receiver)))
+        }
+        Some(PartyRound::Between { sender, receiver }) => detail.push(format!(
+            "{} to {}",
+            fixed_party(ir, sender),
+            fixed_party(ir, receiver)
+        )),
         None => {}
     }
     if !per_chunk.is_empty() {
@@ -267,6 +275,14 @@ fn arrow(ir: &Ir, k: usize, env: &Env, per_chunk: Vec<String>) -> Step {
         detail: detail.join("; "),
         chunked: r.chunk_by.is_some(),
     })
+}
+
+/// A fixed party in an arrow's detail: `party 0`, or the dealer's name.
+fn fixed_party(ir: &Ir, c: usize) -> String {
+    match c {
+        ot_compiler::ir::DEALER => crate::load::party_name(ir, c),
+        _ => format!("party {c}"),
+    }
 }
 
 fn sub_label(ir: &Ir, k: usize) -> String {
