@@ -9,12 +9,12 @@
 //! benchmarks, or where one trusted machine is acceptable. No actively
 //! secure offline phase is implemented.
 //!
-//! **File format** (version 2, little-endian): a 72-byte header
+//! **File format** (version 3, little-endian): a 72-byte header
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | magic `OTMMPREP` |
-//! | 8..10 | version (1) |
+//! | 8..10 | version (3) |
 //! | 10..12 | party index |
 //! | 12..14 | party count |
 //! | 14..16 | `k` (slots per value) |
@@ -33,8 +33,10 @@
 //! see [`deal`]), each re-encoding pair as `r` in `C` and `r*` in `C*`
 //! (`4n` bytes), the input masks of every party (owner-major, `2n` bytes
 //! each), the clear slots of the party's own input masks (`k` bytes each),
-//! each S-box mask as its [`super::aes::WORDS`] words (`r^1..r^127` in `C`,
-//! `s*` in `C*`, `g(s)` in `C`; `2n` bytes each), and a SHA-256 of everything before it (32 bytes).
+//! each S-box mask as its [`super::aes::WORDS`] words (`ρ*` and `z*` in
+//! `C*`, then the table `T_0..T_255` in `C`; `2n` bytes each), and a
+//! SHA-256 of everything before it (32 bytes). Files of other versions
+//! are refused ([`PrepError::Version`]).
 //!
 //! **Consumption.** [`PrepStore::open`] reads the file and the record
 //! `<file>.consumed` next to it (one line: batch id, random values,
@@ -60,8 +62,9 @@ use crate::reed_solomon::CodeError;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"OTMMPREP";
-/// Current file version (2 added re-encoding pairs and input masks).
-pub const VERSION: u16 = 2;
+/// Current file version (2 added re-encoding pairs and input masks; 3
+/// replaced the S-box masks' powers `r^1..r^127` by one-time tables).
+pub const VERSION: u16 = 3;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 72;
 const DIGEST_LEN: usize = 32;
@@ -335,9 +338,17 @@ pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
         deal_word(&codes.base.encode(&msg), &alpha, &mut ps, rng);
         deal_word(&masked_square_word(&codes, &msg, rng), &alpha, &mut ps, rng);
     }
-    let mut ss = vec![Vec::with_capacity(counts.sboxes * WORDS * 2 * n); p];
+    let mut ss = (0..p)
+        .map(|_| {
+            try_with_capacity(
+                counts.sboxes.checked_mul(WORDS * 2 * n),
+                "dealt S-box masks",
+            )
+        })
+        .collect::<Result<Vec<Vec<u8>>, _>>()?;
+    let table = super::aes::sbox_table();
     for _ in 0..counts.sboxes {
-        for word in super::aes::sbox_mask_words(&codes, rng) {
+        for word in super::aes::sbox_mask_words(&codes, &table, rng) {
             deal_word(&word, &alpha, &mut ss, rng);
         }
     }
@@ -759,7 +770,8 @@ impl PrepStore {
     /// each of the [`WORDS`] words.
     pub fn take_sbox_masks(&mut self, m: usize) -> Result<[Shares; WORDS], PrepError> {
         let mut square = [false; WORDS];
-        square[WORDS - 2] = true;
+        square[super::aes::RHO] = true;
+        square[super::aes::ZERO] = true;
         self.take_words(
             "S-box masks",
             m,
