@@ -399,27 +399,16 @@ impl PartyPrep {
         }
     }
 
-    /// The file bytes (module docs).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let n = self.params.n;
-        let sections = [
-            &self.alpha,
-            &self.randoms,
-            &self.triples,
-            &self.pairs,
-            &self.inputs,
-            &self.own_masks,
-            &self.sboxes,
-        ];
-        let body: usize = sections.iter().map(|v| v.len()).sum();
-        let mut out = Vec::with_capacity(HEADER_LEN + body + DIGEST_LEN);
+    /// The file's header (module docs).
+    fn header(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER_LEN);
         out.extend_from_slice(MAGIC);
         for v in [
             VERSION as usize,
             self.me,
             self.params.parties,
             self.params.k,
-            n,
+            self.params.n,
         ] {
             out.extend_from_slice(&(v as u16).to_le_bytes());
         }
@@ -429,11 +418,40 @@ impl PartyPrep {
         for v in [c.randoms, c.triples, c.pairs, c.inputs, c.sboxes] {
             out.extend_from_slice(&(v as u64).to_le_bytes());
         }
-        for v in sections {
-            out.extend_from_slice(v);
+        out
+    }
+
+    /// The header and the sections in file order.
+    fn sections(&self) -> [&[u8]; 7] {
+        [
+            &self.alpha,
+            &self.randoms,
+            &self.triples,
+            &self.pairs,
+            &self.inputs,
+            &self.own_masks,
+            &self.sboxes,
+        ]
+    }
+
+    /// Writes the file (header, sections, digest) to `w`, hashing as it
+    /// goes (no copy of the material).
+    fn write_file<W: Write>(&self, w: &mut W) -> std::io::Result<()> {
+        let mut h = Sha256::new();
+        let header = self.header();
+        for part in std::iter::once(&header[..]).chain(self.sections()) {
+            h.update(part);
+            w.write_all(part)?;
         }
-        let d = Sha256::digest(&out);
-        out.extend_from_slice(&d);
+        w.write_all(&h.finalize())
+    }
+
+    /// The file bytes (module docs).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let body: usize = self.sections().iter().map(|v| v.len()).sum();
+        let mut out = Vec::with_capacity(HEADER_LEN + body + DIGEST_LEN);
+        // Writing to a vector cannot fail.
+        let _ = self.write_file(&mut out);
         out
     }
 
@@ -537,10 +555,14 @@ impl PartyPrep {
     /// Writes the file `dir/minimac-<batch>-p<me>.prep` and returns its path.
     pub fn write_to(&self, dir: &Path) -> Result<PathBuf, PrepError> {
         let path = dir.join(format!("minimac-{}-p{}.prep", self.batch, self.me));
-        fs::write(&path, self.to_bytes()).map_err(|source| PrepError::Io {
+        let io = |source| PrepError::Io {
             path: path.clone(),
             source,
-        })?;
+        };
+        let mut f =
+            std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&path).map_err(io)?);
+        self.write_file(&mut f).map_err(io)?;
+        f.flush().map_err(io)?;
         Ok(path)
     }
 }
@@ -870,6 +892,53 @@ mod tests {
         let (r, mr) = open(&preps, 1, 1, 0, 30);
         mul_slices(&mut tag, &alpha, &r);
         assert!(codes.base.contains(&r) && tag == mr);
+    }
+
+    #[test]
+    fn dealt_sbox_masks_are_one_time_tables_with_valid_macs() {
+        use super::super::aes::{sbox, FIRST_ENTRY, RHO, ZERO};
+        let params = PrepParams {
+            parties: 3,
+            k: 10,
+            n: 30,
+        };
+        let counts = Counts {
+            sboxes: 2,
+            ..Counts::default()
+        };
+        let preps = deal_counts(params, 4, counts, &mut Rng::deterministic_for_tests(7)).unwrap();
+        let codes = Codes::get(10, 30).unwrap();
+        let mut alpha = vec![0u8; 30];
+        preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        // Word w of S-box mask t: the codeword and its MAC.
+        let word = |t: usize, w: usize| {
+            let (mut x, mut m) = (vec![0u8; 30], vec![0u8; 30]);
+            for p in &preps {
+                let o = (t * WORDS + w) * 60;
+                add_assign(&mut x, &p.sboxes[o..o + 30]);
+                add_assign(&mut m, &p.sboxes[o + 30..o + 60]);
+            }
+            (x, m)
+        };
+        let mut tag = vec![0u8; 30];
+        for t in 0..2 {
+            let (rho, _) = word(t, RHO);
+            let (z, _) = word(t, ZERO);
+            assert!(codes.square.contains(&rho) && !codes.base.contains(&rho));
+            assert!(codes.square.contains(&z) && z[..10] == [0u8; 10] && z != [0u8; 30]);
+            for w in 0..WORDS {
+                let (x, m) = word(t, w);
+                mul_slices(&mut tag, &alpha, &x);
+                assert_eq!(tag, m, "MAC of word {w}");
+                if w >= FIRST_ENTRY {
+                    let v = (w - FIRST_ENTRY) as u8;
+                    assert!(codes.base.contains(&x));
+                    for i in 0..10 {
+                        assert_eq!(x[i], sbox(v ^ rho[i]), "T_{v} slot {i}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
