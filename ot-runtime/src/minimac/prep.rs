@@ -894,22 +894,29 @@ mod tests {
         assert!(codes.base.contains(&r) && tag == mr);
     }
 
-    #[test]
-    fn dealt_sbox_masks_are_one_time_tables_with_valid_macs() {
-        use super::super::aes::{sbox, FIRST_ENTRY, RHO, ZERO};
+    /// The dealer's material for `parties` with `k = 10, n = 30`, the
+    /// codes and the MAC key.
+    fn dealt(parties: usize, counts: Counts, seed: u64) -> (Vec<PartyPrep>, Arc<Codes>, Vec<u8>) {
         let params = PrepParams {
-            parties: 3,
+            parties,
             k: 10,
             n: 30,
         };
+        let mut rng = Rng::deterministic_for_tests(seed);
+        let preps = deal_counts(params, 2, counts, &mut rng).unwrap();
+        let mut alpha = vec![0u8; 30];
+        preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        (preps, Codes::get(10, 30).unwrap(), alpha)
+    }
+
+    #[test]
+    fn dealt_sbox_masks_are_one_time_tables_with_valid_macs() {
+        use super::super::aes::{sbox, FIRST_ENTRY, RHO, ZERO};
         let counts = Counts {
             sboxes: 2,
             ..Counts::default()
         };
-        let preps = deal_counts(params, 4, counts, &mut Rng::deterministic_for_tests(7)).unwrap();
-        let codes = Codes::get(10, 30).unwrap();
-        let mut alpha = vec![0u8; 30];
-        preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        let (preps, codes, alpha) = dealt(3, counts, 7);
         // Word w of S-box mask t: the codeword and its MAC.
         let word = |t: usize, w: usize| {
             let (mut x, mut m) = (vec![0u8; 30], vec![0u8; 30]);
@@ -943,21 +950,13 @@ mod tests {
 
     #[test]
     fn dealt_pairs_and_input_masks_are_consistent() {
-        let params = PrepParams {
-            parties: 2,
-            k: 10,
-            n: 30,
-        };
         let counts = Counts {
             pairs: 2,
             inputs: 3,
             ..Counts::default()
         };
-        let mut rng = Rng::deterministic_for_tests(6);
-        let preps = deal_counts(params, 2, counts, &mut rng).unwrap();
-        let codes = Codes::get(10, 30).unwrap();
-        let mut alpha = vec![0u8; 30];
-        preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        let (preps, codes, alpha) = dealt(2, counts, 6);
+        let params = preps[0].params;
         let sum = |f: &dyn Fn(&PartyPrep) -> &[u8], o: usize| {
             let mut w = vec![0u8; 30];
             preps
