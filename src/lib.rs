@@ -305,8 +305,9 @@ pub mod minimac_input {
     crate::protocol!("protocols/minimac_input.otp");
 }
 
-/// Oblivious AES-128 on MiniMac with S-box-dedicated dealer masks (13
-/// rounds for any number of blocks), from `protocols/minimac_aes.otp`
+/// Oblivious AES-128 on MiniMac with S-box-dedicated dealer masks
+/// (one-time tables; 14 rounds for any number of blocks), from
+/// `protocols/minimac_aes.otp`
 /// (kernels: [`runtime::minimac::aes`]).
 pub mod minimac_aes {
     crate::protocol!("protocols/minimac_aes.otp");

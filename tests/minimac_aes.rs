@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
-use ot::runtime::minimac::aes::{AesMasks, LAYERS, SBOXES};
+use ot::runtime::minimac::aes::{AesMasks, FIRST_ENTRY, LAYERS, RHO, SBOXES};
 use ot::runtime::minimac::prep::{deal_counts, Counts, PrepParams, PrepStore};
 use ot::runtime::minimac::{Codes, Opened, Shares};
 use ot::runtime::rng::Rng;
@@ -69,8 +69,11 @@ enum Cheat {
     Codeword,
     /// An error on its key share's MAC.
     KeyMac,
-    /// An error on the MAC of one power `r^j` of a layer-4 S-box mask.
+    /// An error on the MAC of a layer-4 S-box mask's `ρ*`.
     MaskMac,
+    /// A codeword error on its share of every table entry of a layer-6
+    /// S-box mask (so the looked-up S-box output is wrong in every slot).
+    Table,
 }
 
 fn cheat(io: &mut Shares, key: &mut Shares, masks: &mut AesMasks, how: Cheat) {
@@ -89,7 +92,14 @@ fn cheat(io: &mut Shares, key: &mut Shares, masks: &mut AesMasks, how: Cheat) {
             x[..LEN].iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
         }
         Cheat::KeyMac => key.parts_mut().1[LEN + 3] ^= 1,
-        Cheat::MaskMac => masks[3][40].parts_mut().1[2] ^= 0x80,
+        Cheat::MaskMac => masks[3][RHO].parts_mut().1[2] ^= 0x80,
+        Cheat::Table => {
+            let e = Codes::get(K, LEN).unwrap().base.encode(&[0x35; K]);
+            for entry in masks[5][FIRST_ENTRY..].iter_mut() {
+                let x = &mut entry.parts_mut().0[..LEN];
+                x.iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
+            }
+        }
     }
 }
 
@@ -265,6 +275,7 @@ fn a_cheating_party_is_caught_and_no_ciphertext_is_output() {
             (n - 1, Cheat::Codeword),
             (1, Cheat::KeyMac),
             (n - 1, Cheat::MaskMac),
+            (0, Cheat::Table),
             (1, Cheat::OutputMask),
         ] {
             run(n, FIPS_KEY, &[FIPS_PT], (who, how), false, |outs| {

@@ -12,11 +12,12 @@
 //! The Schur product of two codewords evaluates `p·q` (degree `≤ 2k−2`),
 //! so `C* = RS[n, 2k−1]` on the same points (a code of distance
 //! `n − 2k + 2`) and its systematic part is the slot-wise product of the
-//! messages. Encoding is `k` GF(2^8) axpys of a precomputed `k × (n−k)`
-//! Lagrange matrix ([`crate::gf256::mul_add`], GFNI when available).
+//! messages. Encoding is the product of the message with a precomputed `k × (n−k)`
+//! Lagrange matrix ([`crate::gf256::mat_mul_add`], GFNI when available),
+//! for one message or many at once ([`ReedSolomon::encode_many`]).
 #![forbid(unsafe_code)]
 
-use crate::gf256::{inv, mul, mul_add, mul_slices};
+use crate::gf256::{inv, mat_mul_add, mul, mul_slices};
 
 /// Why a code cannot be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -128,9 +129,33 @@ impl ReedSolomon {
             return;
         }
         let (sys, red) = out.split_at_mut(k);
-        for (i, &c) in sys.iter().enumerate() {
-            mul_add(red, c, &self.lagrange[i * r..(i + 1) * r]);
+        mat_mul_add(red, sys, &self.lagrange, k, r);
+    }
+
+    /// The codewords of `msgs.len() / k` messages (`k` bytes each,
+    /// concatenated) into `out` (`n` bytes each): one matrix product for
+    /// the whole batch. Messages beyond `out`'s capacity are skipped.
+    pub fn encode_many(&self, msgs: &[u8], out: &mut [u8]) {
+        let (k, n, r) = (self.k, self.n, self.n - self.k);
+        let count = (msgs.len() / k).min(out.len() / n);
+        if r == 0 {
+            out[..count * n].copy_from_slice(&msgs[..count * k]);
+            return;
         }
+        let mut red = vec![0u8; count * r];
+        mat_mul_add(&mut red, &msgs[..count * k], &self.lagrange, k, r);
+        for ((w, m), q) in out.chunks_mut(n).zip(msgs.chunks(k)).zip(red.chunks(r)) {
+            w[..k].copy_from_slice(m);
+            w[k..].copy_from_slice(&q[..r]);
+        }
+    }
+
+    /// Row `i < k` of the redundancy matrix: the `n − k` redundancy
+    /// coordinates of the codeword of the `i`-th unit message (so the
+    /// codeword of `m` has redundancy `Σ_i m_i · row(i)`). Empty for `i ≥ k`.
+    pub fn redundancy_row(&self, i: usize) -> &[u8] {
+        let r = self.n - self.k;
+        self.lagrange.get(i * r..(i + 1) * r).unwrap_or(&[])
     }
 
     /// The codeword of `msg` as a new vector.
@@ -228,6 +253,12 @@ mod tests {
                 prop_assert_eq!(v, eval(&msg, j as u8));
             }
             prop_assert!(c.contains(&w));
+            // The batch encoder agrees with one-at-a-time encoding.
+            let two: Vec<u8> = msg.iter().chain(msg.iter().rev()).copied().collect();
+            let mut many = vec![0u8; 2 * n];
+            c.encode_many(&two, &mut many);
+            prop_assert_eq!(&many[..n], &w[..]);
+            prop_assert_eq!(&many[n..], &c.encode(&two[k..])[..]);
         }
 
         #[test]

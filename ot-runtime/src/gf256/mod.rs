@@ -131,6 +131,79 @@ pub fn mul_add_with(backend: Backend, dst: &mut [u8], c: u8, src: &[u8]) {
     }
 }
 
+/// `out ^= A · B` over GF(2^8): `A` is `rows × inner` (row-major in `a`),
+/// `B` is `inner × cols` (in `b`), `out` is `rows × cols`, with `rows =
+/// out.len() / cols`. Many Reed–Solomon encodings at once (`A` the
+/// messages, `B` the redundancy matrix) in one backend dispatch, the
+/// accumulator of each 64-byte column chunk kept in a register. Rows of
+/// `out` beyond `a`'s and a `b` shorter than `inner · cols` are left
+/// unchanged (no panic).
+pub fn mat_mul_add(out: &mut [u8], a: &[u8], b: &[u8], inner: usize, cols: usize) {
+    mat_mul_add_with(Backend::detect(), out, a, b, inner, cols)
+}
+
+/// [`mat_mul_add`] on a chosen backend.
+pub fn mat_mul_add_with(
+    backend: Backend,
+    out: &mut [u8],
+    a: &[u8],
+    b: &[u8],
+    inner: usize,
+    cols: usize,
+) {
+    if cols == 0 || inner == 0 || b.len() < inner * cols {
+        return;
+    }
+    let rows = (out.len() / cols).min(a.len() / inner);
+    let (out, a) = (&mut out[..rows * cols], &a[..rows * inner]);
+    match backend.usable() {
+        #[cfg(target_arch = "x86_64")]
+        Backend::Gfni => simd::mat_mul_add(out, a, b, inner, cols),
+        other => {
+            for (o, coef) in out.chunks_mut(cols).zip(a.chunks(inner)) {
+                for (i, &c) in coef.iter().enumerate() {
+                    mul_add_with(other, o, c, &b[i * cols..(i + 1) * cols]);
+                }
+            }
+        }
+    }
+}
+
+/// `dst[t] ^= Σ_i a_i[t] · b_i[t]`: a sum of Schur products accumulated in
+/// one pass (one backend dispatch; on GFNI each 64-byte chunk of `dst`
+/// stays in a register over all pairs). Pairs shorter than `dst` are
+/// skipped (no panic).
+pub fn schur_sum_add(dst: &mut [u8], pairs: &[(&[u8], &[u8])]) {
+    schur_sum_add_with(Backend::detect(), dst, pairs)
+}
+
+/// [`schur_sum_add`] on a chosen backend.
+pub fn schur_sum_add_with(backend: Backend, dst: &mut [u8], pairs: &[(&[u8], &[u8])]) {
+    let len = dst.len();
+    if pairs.iter().any(|(a, b)| a.len() < len || b.len() < len) {
+        let ok: Vec<(&[u8], &[u8])> = pairs
+            .iter()
+            .copied()
+            .filter(|(a, b)| a.len() >= len && b.len() >= len)
+            .collect();
+        return schur_sum_add_with(backend, dst, &ok);
+    }
+    match backend.usable() {
+        #[cfg(target_arch = "x86_64")]
+        Backend::Gfni => simd::schur_sum_add(dst, pairs),
+        Backend::Scalar => pairs.iter().for_each(|(a, b)| {
+            dst.iter_mut()
+                .zip(a.iter().zip(b.iter()))
+                .for_each(|(d, (&x, &y))| *d ^= mul(x, y))
+        }),
+        _ => pairs.iter().for_each(|(a, b)| {
+            dst.iter_mut()
+                .zip(a.iter().zip(b.iter()))
+                .for_each(|(d, (&x, &y))| *d ^= table::mul(x, y))
+        }),
+    }
+}
+
 /// `v[t] = c · v[t]` on the detected backend.
 pub fn scale(v: &mut [u8], c: u8) {
     let src = v.to_vec();
@@ -181,6 +254,45 @@ mod tests {
                 let mut got = b[..len].to_vec();
                 mul_add_with(backend, &mut got, c, &a);
                 prop_assert_eq!(&got, &want_axpy, "{}", backend.name());
+            }
+        }
+
+        #[test]
+        fn batched_kernels_equal_the_scalar_reference(
+            rows in 0usize..5, inner in 1usize..40, cols in 1usize..150,
+            seed in any::<u64>(),
+        ) {
+            let mut x = seed | 1;
+            let mut bytes = |len: usize| -> Vec<u8> {
+                (0..len).map(|_| { x ^= x << 13; x ^= x >> 7; x ^= x << 17; x as u8 }).collect()
+            };
+            let (a, b, out0) = (bytes(rows * inner), bytes(inner * cols), bytes(rows * cols));
+            // Reference: plain dot products.
+            let mut want = out0.clone();
+            for r in 0..rows {
+                for c in 0..cols {
+                    for i in 0..inner {
+                        want[r * cols + c] ^= mul(a[r * inner + i], b[i * cols + c]);
+                    }
+                }
+            }
+            let rows_a: Vec<Vec<u8>> = (0..inner).map(|_| bytes(cols)).collect();
+            let rows_b: Vec<Vec<u8>> = (0..inner).map(|_| bytes(cols + 3)).collect();
+            let pairs: Vec<(&[u8], &[u8])> =
+                rows_a.iter().zip(&rows_b).map(|(p, q)| (&p[..], &q[..])).collect();
+            let mut want_sum = out0[..cols.min(out0.len())].to_vec();
+            for (p, q) in &pairs {
+                for (t, d) in want_sum.iter_mut().enumerate() {
+                    *d ^= mul(p[t], q[t]);
+                }
+            }
+            for backend in Backend::ALL {
+                let mut got = out0.clone();
+                mat_mul_add_with(backend, &mut got, &a, &b, inner, cols);
+                prop_assert_eq!(&got, &want, "{}", backend.name());
+                let mut got = out0[..cols.min(out0.len())].to_vec();
+                schur_sum_add_with(backend, &mut got, &pairs);
+                prop_assert_eq!(&got, &want_sum, "{}", backend.name());
             }
         }
 

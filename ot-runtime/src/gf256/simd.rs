@@ -82,3 +82,73 @@ unsafe fn mul_add_gfni(dst: &mut [u8], c: u8, src: &[u8]) {
         }
     }
 }
+
+/// `out[r·cols..][..cols] ^= Σ_i a[r·inner + i] · b[i·cols..][..cols]`
+/// (a matrix product accumulated into `out`; shapes checked by the
+/// caller), same precondition as [`mul_slices`].
+pub fn mat_mul_add(out: &mut [u8], a: &[u8], b: &[u8], inner: usize, cols: usize) {
+    debug_assert!(super::Backend::Gfni.is_supported());
+    // SAFETY: as in `mul_slices`.
+    unsafe { mat_mul_add_gfni(out, a, b, inner, cols) }
+}
+
+/// `dst[t] ^= Σ_i a_i[t] · b_i[t]` (every slice at least `dst.len()`
+/// long, checked by the caller), same precondition as [`mul_slices`].
+pub fn schur_sum_add(dst: &mut [u8], pairs: &[(&[u8], &[u8])]) {
+    debug_assert!(super::Backend::Gfni.is_supported());
+    // SAFETY: as in `mul_slices`.
+    unsafe { schur_sum_add_gfni(dst, pairs) }
+}
+
+#[target_feature(enable = "gfni,avx512f,avx512bw")]
+unsafe fn mat_mul_add_gfni(out: &mut [u8], a: &[u8], b: &[u8], inner: usize, cols: usize) {
+    let rows = out.len() / cols.max(1);
+    for r in 0..rows.min(a.len() / inner.max(1)) {
+        let coef = &a[r * inner..(r + 1) * inner];
+        for c in (0..cols).step_by(64) {
+            let m = if cols - c >= 64 {
+                !0u64
+            } else {
+                tail_mask(cols - c)
+            };
+            let o = r * cols + c;
+            // SAFETY: lanes c..min(c + 64, cols) of row r of `out` and of
+            // rows 0..inner of `b` are in bounds (the caller checked
+            // out.len() >= rows·cols, b.len() >= inner·cols); masked-off
+            // lanes are not accessed.
+            unsafe {
+                let mut acc = _mm512_maskz_loadu_epi8(m, out.as_ptr().add(o).cast());
+                for (i, &ci) in coef.iter().enumerate() {
+                    let x = _mm512_maskz_loadu_epi8(m, b.as_ptr().add(i * cols + c).cast());
+                    let k = _mm512_set1_epi8(ci as i8);
+                    acc = _mm512_xor_si512(acc, _mm512_gf2p8mul_epi8(x, k));
+                }
+                _mm512_mask_storeu_epi8(out.as_mut_ptr().add(o).cast(), m, acc);
+            }
+        }
+    }
+}
+
+#[target_feature(enable = "gfni,avx512f,avx512bw")]
+unsafe fn schur_sum_add_gfni(dst: &mut [u8], pairs: &[(&[u8], &[u8])]) {
+    let len = dst.len();
+    for c in (0..len).step_by(64) {
+        let m = if len - c >= 64 {
+            !0u64
+        } else {
+            tail_mask(len - c)
+        };
+        // SAFETY: lanes c..min(c + 64, len) are inside `dst` and inside
+        // every `a_i`, `b_i` (the caller checked their lengths); masked-off
+        // lanes are not accessed.
+        unsafe {
+            let mut acc = _mm512_maskz_loadu_epi8(m, dst.as_ptr().add(c).cast());
+            for (x, y) in pairs {
+                let x = _mm512_maskz_loadu_epi8(m, x.as_ptr().add(c).cast());
+                let y = _mm512_maskz_loadu_epi8(m, y.as_ptr().add(c).cast());
+                acc = _mm512_xor_si512(acc, _mm512_gf2p8mul_epi8(x, y));
+            }
+            _mm512_mask_storeu_epi8(dst.as_mut_ptr().add(c).cast(), m, acc);
+        }
+    }
+}

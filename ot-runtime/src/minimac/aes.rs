@@ -1,5 +1,5 @@
-//! Oblivious AES-128 on MiniMac: the S-box masks, the AES linear layer on
-//! shares and on public values, and the per-layer kernels of
+//! Oblivious AES-128 on MiniMac: the S-box masks (one-time tables), the
+//! AES linear layer on shares, and the per-layer kernels of
 //! `protocols/minimac_aes.otp`.
 //!
 //! **Layout.** A batch of `B` blocks uses `m = ⌈B / k⌉` groups: slot `s`
@@ -9,31 +9,34 @@
 //! except the S-box.
 //!
 //! **S-box** (our design; DZ16's exact S-box preprocessing is not public,
-//! see the `.otp`). `S(x) = A(x^254) + 0x63` with `A` the GF(2)-linear part
-//! of the affine map. Since `x^254 = (x^127)^2` and squaring is GF(2)-linear,
-//! `S(x) = g(x^127) + 0x63` with `g(v) = A(v^2)` GF(2)-linear ([`g`]). Per
-//! S-box input the dealer gives an **S-box mask** ([`WORDS`] words): the
-//! powers `[[r^j]]`, `j = 1..127` in `C`, a `[[s]]*` uniform in `C*` given
-//! its slots, and `[[g(s)]]` in `C`. Then
-//! 1. open `ε = x + r` (a `C` word: reveals the slots only, uniform);
-//! 2. `[[x^127]]* = Σ_{j=0}^{127} C(ε^{127−j}) ∘ [[r^j]]` (every binomial
-//!    coefficient of `127 = 1111111b` is odd; a public vector times a `C`
-//!    word is a `C*` word and keeps the MAC relation);
-//! 3. open `δ = x^127 + s` (in `C*`, masked by `s*`), and
-//!    `[[S(x)]] = (g(δ) + 0x63) + [[g(s)]]` (`g` additive).
+//! see the `.otp`): a one-time truth table (Ishai, Kushilevitz, Meldgaard,
+//! Orlandi, Paskin-Cherniavsky, "On the Power of Correlated Randomness in
+//! Secure Computation", TCC 2013, §3, cited by DZ16) in MiniMac's SIMD
+//! representation. Per S-box input the dealer gives an **S-box mask**
+//! ([`WORDS`] words): `[[ρ]]*` (uniform in `C*` given its uniform slots
+//! `ρ`), `[[z]]*` (uniform in `C*` with zero slots) and the table
+//! `[[T_v]] = [[S(v + ρ)]]` in `C` for every byte `v` (slot-wise). Then
+//! 1. open `ε = x + ρ` (a `C*` word: reveals the slots only, uniform);
+//! 2. `[[S(x)]]* = Σ_v C(1_{ε = v}) ∘ [[T_v]] + [[z]]*`, where `1_{ε = v}`
+//!    is the public 0/1 slot vector of the slots where `ε` is `v`: slot
+//!    `i` of the sum is `T_{ε_i}[i] = S(ε_i + ρ_i) = S(x_i)`; a public `C`
+//!    word times a `C` word is a `C*` word with a valid MAC ([`lookup`]).
 //!
-//! Step 3 of layer `t` and step 1 of layer `t + 1` share one opening: the
-//! next S-box inputs are affine in `S(x)`, so their shared part is
-//! computed from `[[g(s)]]` before `δ` is known and their public part from
-//! `g(δ) + 0x63` after ([`next_layer`] on both). Each value is so carried
-//! as a public part plus a shared part.
+//! No public vector needs encoding: the systematic coordinates of
+//! `C(1_{ε = v})` are 0/1, so coordinate `i < k` of the sum is
+//! `T_{ε_i}[i]` (a selection), and redundancy coordinate `t` is
+//! `Σ_i L_i[t] · T_{ε_i}[t]` (`L_i` the code's redundancy rows), one
+//! [`crate::gf256::schur_sum_add`] per value, for the codeword and the MAC
+//! shares alike. The output stays in `C*` and feeds the linear layer and
+//! the next opening directly (masked by the next `[[ρ]]*`), so one opening
+//! per AES round suffices.
 #![forbid(unsafe_code)]
 
 use rand_core::{CryptoRng, RngCore};
 
 use super::prep::masked_square_word;
 use super::shares::{check_seed, in_code, mac_diff, opened_values, Codes, Opened, Shares};
-use crate::gf256::{add_assign, mul, mul_slices, pow};
+use crate::gf256::{add_assign, mul, pow, schur_sum_add};
 use crate::Block;
 use std::sync::Arc;
 
@@ -41,54 +44,65 @@ use std::sync::Arc;
 pub const LAYERS: usize = 10;
 /// S-boxes per layer and block: 16 of the state, 4 of the key schedule.
 pub const SBOXES: usize = 20;
-/// Powers `r^1..r^127` per S-box mask.
-pub const POWERS: usize = 127;
-/// Words of one S-box mask: the powers, `s*` and `g(s)`.
-pub const WORDS: usize = POWERS + 2;
+/// Entries of an S-box table: one per byte value.
+pub const TABLE: usize = 256;
+/// Words of one S-box mask: `ρ*`, `z*` and the table `T_0..T_255`.
+pub const WORDS: usize = TABLE + 2;
+/// Word index of `[[ρ]]*` in an S-box mask.
+pub const RHO: usize = 0;
+/// Word index of `[[z]]*` in an S-box mask.
+pub const ZERO: usize = 1;
+/// Word index of `[[T_0]]` in an S-box mask (`T_v` at `FIRST_ENTRY + v`).
+pub const FIRST_ENTRY: usize = 2;
 /// Round constants of the key schedule (FIPS-197 §5.2).
 const RCON: [u8; LAYERS] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
 
 /// `g(v) = A(v^2)`: the squaring followed by the linear part of the
 /// S-box's affine map (FIPS-197 §5.1.1: `b ⊕ b⋘1 ⊕ b⋘2 ⊕ b⋘3 ⊕ b⋘4`).
-/// GF(2)-linear, so `g(δ + s) = g(δ) + g(s)`.
+/// GF(2)-linear; `S(x) = g(x^127) + 0x63` (as `x^254 = (x^127)^2`).
 pub fn g(v: u8) -> u8 {
     let y = mul(v, v);
     y ^ y.rotate_left(1) ^ y.rotate_left(2) ^ y.rotate_left(3) ^ y.rotate_left(4)
 }
 
-/// The AES S-box as this design computes it: `g(x^127) + 0x63`.
+/// The AES S-box, `g(x^127) + 0x63` (the reference the tables are built
+/// from; tested against FIPS-197 Figure 7).
 pub fn sbox(x: u8) -> u8 {
     g(pow(x, 127)) ^ 0x63
 }
 
-/// The [`WORDS`] words of one fresh S-box mask (module docs), for the dealer.
+/// The [`WORDS`] words of one fresh S-box mask (module docs), for the
+/// dealer: the 256 table rows are encoded as one matrix product.
 pub(super) fn sbox_mask_words<R: RngCore + CryptoRng + ?Sized>(
     codes: &Codes,
+    sbox_table: &[u8; 256],
     rng: &mut R,
 ) -> Vec<Vec<u8>> {
-    let k = codes.base.k();
-    let (mut r, mut s) = (vec![0u8; k], vec![0u8; k]);
-    rng.fill_bytes(&mut r);
-    rng.fill_bytes(&mut s);
+    let (k, n) = (codes.base.k(), codes.base.n());
+    let mut rho = vec![0u8; k];
+    rng.fill_bytes(&mut rho);
     let mut out = Vec::with_capacity(WORDS);
-    let mut pw = r.clone();
-    for _ in 0..POWERS {
-        out.push(codes.base.encode(&pw));
-        let prev = pw.clone();
-        mul_slices(&mut pw, &prev, &r);
-    }
-    out.push(masked_square_word(codes, &s, rng));
-    let gs: Vec<u8> = s.iter().map(|&v| g(v)).collect();
-    out.push(codes.base.encode(&gs));
+    out.push(masked_square_word(codes, &rho, rng));
+    out.push(masked_square_word(codes, &vec![0u8; k], rng));
+    let msgs: Vec<u8> = (0..TABLE)
+        .flat_map(|v| rho.iter().map(move |&r| sbox_table[(v as u8 ^ r) as usize]))
+        .collect();
+    let mut words = vec![0u8; TABLE * n];
+    codes.base.encode_many(&msgs, &mut words);
+    out.extend(words.chunks(n).map(<[u8]>::to_vec));
     out
+}
+
+/// The AES S-box as a table (built once per deal).
+pub(super) fn sbox_table() -> [u8; 256] {
+    std::array::from_fn(|x| sbox(x as u8))
 }
 
 /// Values the AES linear layer acts on: public slot vectors and shares.
 trait Lin: Clone {
     fn plus(&self, o: &Self) -> Self;
     fn times(&self, c: u8) -> Self;
-    /// Adds a public constant to every slot (shares: nothing, the public
-    /// part carries constants).
+    /// Adds a public constant to every slot.
     fn konst(&mut self, c: u8);
 }
 
@@ -113,7 +127,9 @@ impl Lin for Shares {
     fn times(&self, c: u8) -> Self {
         self.scale(c)
     }
-    fn konst(&mut self, _c: u8) {}
+    fn konst(&mut self, c: u8) {
+        *self = self.add_constant(c);
+    }
 }
 
 /// From layer `t`'s S-box outputs `y` (16 state bytes, then the 4 bytes of
@@ -164,10 +180,8 @@ pub type AesMasks = Vec<[Shares; WORDS]>;
 #[derive(Clone, Debug, Default)]
 pub struct AesRun {
     m: usize,
-    /// Shared parts of round key `t`.
+    /// Shares of round key `t` (as `C*` words).
     ks_sh: Vec<Shares>,
-    /// Public parts of the latest round key whose public part is known.
-    ks_pub: Vec<Vec<u8>>,
     /// What the next opening broadcasts.
     to_open: Shares,
     /// Every opened batch so far (as `C*` words) and the opened words,
@@ -210,7 +224,7 @@ fn join<S: std::borrow::Borrow<Shares>>(parts: &[S]) -> Shares {
 /// Whether `io` (party 0's `32·m` input masks: `16·m` for the plaintexts,
 /// then `16·m` for the ciphertexts) and `key` are `me`'s shares of values
 /// in `C` and `masks` its S-box masks for the run ([`LAYERS`] layers of
-/// `20·m`).
+/// `20·m`; `ρ*` and `z*` in `C*`, the table in `C`).
 pub fn aes_ok(
     io: &Shares,
     key: &Shares,
@@ -229,7 +243,7 @@ pub fn aes_ok(
         && masks.len() == LAYERS
         && masks.iter().all(|layer| {
             layer.iter().enumerate().all(|(w, s)| {
-                s.holder() == h && s.len() == SBOXES * m && s.is_square() == (w == WORDS - 2)
+                s.holder() == h && s.len() == SBOXES * m && s.is_square() == (w < FIRST_ENTRY)
             })
         })
 }
@@ -265,22 +279,24 @@ pub fn aes_unmask(masked: &Opened, own: &[u8], m: usize, k: usize) -> Opened {
 /// The run before the first opening: the plaintexts are `[[r_in]] + d`
 /// (`d`: party 0's broadcast), S-box inputs of layer 1 are `pt + key` and
 /// `RotWord(w_3)` of the key; the first opening is these plus the masks
-/// `r` of layer 1.
+/// `ρ*` of layer 1.
 pub fn aes_begin(io: &Shares, d: &[u8], key: &Shares, masks: &AesMasks, m: usize) -> AesRun {
     let pt = super::input_finish(&io.slice(0, 16 * m).unwrap_or_default(), &[d.to_vec()]);
-    let ks = split(key, m);
-    let mut x: Vec<Shares> = split(&pt, m)
+    let ks: Vec<Shares> = split(&key.clone().into_square(), m);
+    let mut x: Vec<Shares> = split(&pt.into_square(), m)
         .iter()
         .zip(&ks)
         .map(|(p, k)| p.plus(k))
         .collect();
     x.extend([13, 14, 15, 12].map(|i| ks[i].clone()));
-    let k = key.codes().base.k();
+    let to_open = match masks.first() {
+        Some(layer) => join(&x).plus(&layer[RHO]),
+        None => join(&x),
+    };
     AesRun {
         m,
-        to_open: join(&x).plus(&masks[0][0]),
+        to_open,
         ks_sh: ks,
-        ks_pub: vec![vec![0u8; m * k]; 16],
         acc: Vec::new(),
         acc_y: Vec::new(),
         out_mask: io.slice(16 * m, 16 * m).unwrap_or_default(),
@@ -293,8 +309,7 @@ pub fn aes_shares(st: &AesRun, _count: usize, _len: usize) -> Vec<u8> {
     st.to_open.parts().0.to_vec()
 }
 
-/// Whether every word of the opening lies in its code (`C` for the first
-/// opening, `C*` after).
+/// Whether every word of the opening lies in its code (`C*`).
 pub fn aes_in_code(st: &AesRun, y: &[u8]) -> bool {
     in_code(&st.to_open, y)
 }
@@ -307,97 +322,76 @@ fn public_parts(vals: &[Vec<u8>], first: usize, count: usize, m: usize) -> Vec<V
         .collect()
 }
 
-/// `[[x^127]]*` from the opened `ε = x + r` (`eps`: one `k`-slot vector per
-/// value) and the powers `[[r^j]]` (module docs, step 2).
-fn power_127(eps: &[Vec<u8>], r: &[Shares]) -> Shares {
-    let Some(first) = r.first() else {
-        return Shares::default();
-    };
-    let codes = first.codes().clone();
+/// `[[S(x)]]* = Σ_v C(1_{ε = v}) ∘ [[T_v]] + [[z]]*` for every value
+/// (module docs, step 2) from the opened `ε = x + ρ` (`eps`: one `k`-slot
+/// vector per value) and the layer's S-box masks.
+pub fn lookup(eps: &[Vec<u8>], layer: &[Shares; WORDS]) -> Shares {
+    let z = &layer[ZERO];
+    let codes = z.codes().clone();
     let (n, k) = (codes.base.n(), codes.base.k());
-    let total = eps.len();
+    let total = eps.len().min(z.len());
     let (mut x, mut mac) = (vec![0u8; total * n], vec![0u8; total * n]);
-    let (mut c, mut prev, mut w, mut t) = (vec![0u8; k], vec![0u8; k], vec![0u8; n], vec![0u8; n]);
-    let mut consts = Vec::with_capacity(total);
-    for (l, e) in eps.iter().enumerate() {
-        let range = l * n..(l + 1) * n;
-        c.fill(1);
-        for j in (1..=POWERS).rev() {
-            codes.base.encode_into(&c, &mut w);
-            let (rx, rm) = r[j - 1].parts();
-            mul_slices(&mut t, &w, &rx[range.clone()]);
-            add_assign(&mut x[range.clone()], &t);
-            mul_slices(&mut t, &w, &rm[range.clone()]);
-            add_assign(&mut mac[range.clone()], &t);
-            prev.copy_from_slice(&c);
-            mul_slices(&mut c, &prev, e);
+    let rows: Vec<&[u8]> = (0..k).map(|i| codes.base.redundancy_row(i)).collect();
+    let mut pairs: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
+    for (l, e) in eps.iter().take(total).enumerate() {
+        let w = l * n..(l + 1) * n;
+        for (part, out) in [(0, &mut x), (1, &mut mac)] {
+            let out = &mut out[w.clone()];
+            let entry = |i: usize| {
+                let t = &layer[FIRST_ENTRY + e[i] as usize];
+                let (sx, sm) = t.parts();
+                &(if part == 0 { sx } else { sm })[w.clone()]
+            };
+            for (i, o) in out[..k.min(e.len())].iter_mut().enumerate() {
+                *o = entry(i)[i];
+            }
+            pairs.clear();
+            pairs.extend(
+                rows.iter()
+                    .zip(0..k.min(e.len()))
+                    .map(|(row, i)| (*row, &entry(i)[k..])),
+            );
+            schur_sum_add(&mut out[k..], &pairs);
         }
-        consts.push(c.clone());
     }
-    Shares::new(first.holder().clone(), true, x, mac)
-        .and_then(|v| v.add_public(&consts))
-        .unwrap_or_default()
+    let (zx, zm) = z.parts();
+    add_assign(&mut x, zx);
+    add_assign(&mut mac, zm);
+    Shares::new(z.holder().clone(), true, x, mac).unwrap_or_default()
 }
 
 /// Absorbs opening `t` (`1..=11`, module docs): records it for the MAC
-/// check; for `t ≥ 2` the public parts of layer `t − 1`'s S-box outputs
-/// `g(δ) + 0x63` and what follows from them; for `t ≤ 10` the S-box inputs
-/// `ε` of layer `t`, `[[x^127]]*`, the shared parts of its outputs and the
-/// next opening; for `t = 11` the ciphertexts.
+/// check; for `t ≤ 10` the S-box inputs `ε` of layer `t`, the S-box
+/// outputs [`lookup`], round key `t` and the next opening (the next
+/// layer's inputs plus its `ρ*`, or for `t = 10` the ciphertexts plus
+/// party 0's output masks); for `t = 11` the masked ciphertexts.
 pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
     let mut st = st.clone();
     let m = st.m;
     let vals = opened_values(&st.to_open, y);
-    let sq = st.to_open.clone().into_square();
-    st.acc.push(Arc::new(sq));
+    st.acc.push(Arc::new(std::mem::take(&mut st.to_open)));
     st.acc_y.push(Arc::new(y.to_vec()));
-    let (mut x_pub, mut rest) = (None, 0);
-    if t >= 2 {
-        let mut ys = public_parts(&vals, 0, SBOXES, m);
-        for v in ys.iter_mut() {
-            v.iter_mut().for_each(|b| *b = g(*b) ^ 0x63);
-        }
-        let (x, kt) = next_layer(&ys, &st.ks_pub, t - 1);
-        st.ks_pub = kt;
-        x_pub = Some(x);
-        rest = SBOXES * m;
-    }
+    let Some(first) = st.acc.last().map(|a| a.holder().clone()) else {
+        return st;
+    };
     if t > LAYERS {
-        let out = public_parts(&vals, rest, 16, m);
-        let x = x_pub.unwrap_or_default();
-        let k = st.to_open.codes().base.k();
+        let out = public_parts(&vals, 0, 16, m);
+        let k = first.codes.base.k();
         st.out = (0..m * k)
-            .map(|b| (0..16).map(|p| out[p][b] ^ x[p][b]).collect())
+            .map(|b| (0..16).map(|p| out[p][b]).collect())
             .collect();
         return st;
     }
     let Some(layer) = masks.get(t - 1) else {
         return st;
     };
-    let eps: Vec<Vec<u8>> = match &x_pub {
-        Some(x) => {
-            let k = st.to_open.codes().base.k();
-            (0..SBOXES * m)
-                .map(|l| {
-                    let (p, gi) = (l / m, l % m);
-                    let mut e = vals[rest + l].clone();
-                    add_assign(&mut e, &x[p][gi * k..(gi + 1) * k]);
-                    e
-                })
-                .collect()
-        }
-        None => vals,
-    };
-    let v = power_127(&eps, &layer[..POWERS]);
-    let d = v.plus(&layer[WORDS - 2]);
-    let (x_sh, kt) = next_layer(&split(&layer[WORDS - 1], m), &st.ks_sh, t);
+    let y_sh = lookup(&vals, layer);
+    let (x_sh, kt) = next_layer(&split(&y_sh, m), &st.ks_sh, t);
     st.ks_sh = kt;
-    let next = if t < LAYERS {
-        join(&x_sh).plus(&masks[t][0])
-    } else {
-        join(&x_sh).plus(&st.out_mask)
+    st.to_open = match masks.get(t) {
+        Some(next) if t < LAYERS => join(&x_sh).plus(&next[RHO]),
+        _ => join(&x_sh).plus(&st.out_mask.clone().into_square()),
     };
-    st.to_open = join(&[d, next.into_square()]);
     st
 }
 

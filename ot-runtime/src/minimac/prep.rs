@@ -9,12 +9,12 @@
 //! benchmarks, or where one trusted machine is acceptable. No actively
 //! secure offline phase is implemented.
 //!
-//! **File format** (version 2, little-endian): a 72-byte header
+//! **File format** (version 3, little-endian): a 72-byte header
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | magic `OTMMPREP` |
-//! | 8..10 | version (1) |
+//! | 8..10 | version (3) |
 //! | 10..12 | party index |
 //! | 12..14 | party count |
 //! | 14..16 | `k` (slots per value) |
@@ -33,8 +33,10 @@
 //! see [`deal`]), each re-encoding pair as `r` in `C` and `r*` in `C*`
 //! (`4n` bytes), the input masks of every party (owner-major, `2n` bytes
 //! each), the clear slots of the party's own input masks (`k` bytes each),
-//! each S-box mask as its [`super::aes::WORDS`] words (`r^1..r^127` in `C`,
-//! `s*` in `C*`, `g(s)` in `C`; `2n` bytes each), and a SHA-256 of everything before it (32 bytes).
+//! each S-box mask as its [`super::aes::WORDS`] words (`ρ*` and `z*` in
+//! `C*`, then the table `T_0..T_255` in `C`; `2n` bytes each), and a
+//! SHA-256 of everything before it (32 bytes). Files of other versions
+//! are refused ([`PrepError::Version`]).
 //!
 //! **Consumption.** [`PrepStore::open`] reads the file and the record
 //! `<file>.consumed` next to it (one line: batch id, random values,
@@ -60,8 +62,9 @@ use crate::reed_solomon::CodeError;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"OTMMPREP";
-/// Current file version (2 added re-encoding pairs and input masks).
-pub const VERSION: u16 = 2;
+/// Current file version (2 added re-encoding pairs and input masks; 3
+/// replaced the S-box masks' powers `r^1..r^127` by one-time tables).
+pub const VERSION: u16 = 3;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 72;
 const DIGEST_LEN: usize = 32;
@@ -335,9 +338,17 @@ pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
         deal_word(&codes.base.encode(&msg), &alpha, &mut ps, rng);
         deal_word(&masked_square_word(&codes, &msg, rng), &alpha, &mut ps, rng);
     }
-    let mut ss = vec![Vec::with_capacity(counts.sboxes * WORDS * 2 * n); p];
+    let mut ss = (0..p)
+        .map(|_| {
+            try_with_capacity(
+                counts.sboxes.checked_mul(WORDS * 2 * n),
+                "dealt S-box masks",
+            )
+        })
+        .collect::<Result<Vec<Vec<u8>>, _>>()?;
+    let table = super::aes::sbox_table();
     for _ in 0..counts.sboxes {
-        for word in super::aes::sbox_mask_words(&codes, rng) {
+        for word in super::aes::sbox_mask_words(&codes, &table, rng) {
             deal_word(&word, &alpha, &mut ss, rng);
         }
     }
@@ -388,27 +399,16 @@ impl PartyPrep {
         }
     }
 
-    /// The file bytes (module docs).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let n = self.params.n;
-        let sections = [
-            &self.alpha,
-            &self.randoms,
-            &self.triples,
-            &self.pairs,
-            &self.inputs,
-            &self.own_masks,
-            &self.sboxes,
-        ];
-        let body: usize = sections.iter().map(|v| v.len()).sum();
-        let mut out = Vec::with_capacity(HEADER_LEN + body + DIGEST_LEN);
+    /// The file's header (module docs).
+    fn header(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER_LEN);
         out.extend_from_slice(MAGIC);
         for v in [
             VERSION as usize,
             self.me,
             self.params.parties,
             self.params.k,
-            n,
+            self.params.n,
         ] {
             out.extend_from_slice(&(v as u16).to_le_bytes());
         }
@@ -418,11 +418,40 @@ impl PartyPrep {
         for v in [c.randoms, c.triples, c.pairs, c.inputs, c.sboxes] {
             out.extend_from_slice(&(v as u64).to_le_bytes());
         }
-        for v in sections {
-            out.extend_from_slice(v);
+        out
+    }
+
+    /// The header and the sections in file order.
+    fn sections(&self) -> [&[u8]; 7] {
+        [
+            &self.alpha,
+            &self.randoms,
+            &self.triples,
+            &self.pairs,
+            &self.inputs,
+            &self.own_masks,
+            &self.sboxes,
+        ]
+    }
+
+    /// Writes the file (header, sections, digest) to `w`, hashing as it
+    /// goes (no copy of the material).
+    fn write_file<W: Write>(&self, w: &mut W) -> std::io::Result<()> {
+        let mut h = Sha256::new();
+        let header = self.header();
+        for part in std::iter::once(&header[..]).chain(self.sections()) {
+            h.update(part);
+            w.write_all(part)?;
         }
-        let d = Sha256::digest(&out);
-        out.extend_from_slice(&d);
+        w.write_all(&h.finalize())
+    }
+
+    /// The file bytes (module docs).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let body: usize = self.sections().iter().map(|v| v.len()).sum();
+        let mut out = Vec::with_capacity(HEADER_LEN + body + DIGEST_LEN);
+        // Writing to a vector cannot fail.
+        let _ = self.write_file(&mut out);
         out
     }
 
@@ -526,10 +555,14 @@ impl PartyPrep {
     /// Writes the file `dir/minimac-<batch>-p<me>.prep` and returns its path.
     pub fn write_to(&self, dir: &Path) -> Result<PathBuf, PrepError> {
         let path = dir.join(format!("minimac-{}-p{}.prep", self.batch, self.me));
-        fs::write(&path, self.to_bytes()).map_err(|source| PrepError::Io {
+        let io = |source| PrepError::Io {
             path: path.clone(),
             source,
-        })?;
+        };
+        let mut f =
+            std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&path).map_err(io)?);
+        self.write_file(&mut f).map_err(io)?;
+        f.flush().map_err(io)?;
         Ok(path)
     }
 }
@@ -759,7 +792,8 @@ impl PrepStore {
     /// each of the [`WORDS`] words.
     pub fn take_sbox_masks(&mut self, m: usize) -> Result<[Shares; WORDS], PrepError> {
         let mut square = [false; WORDS];
-        square[WORDS - 2] = true;
+        square[super::aes::RHO] = true;
+        square[super::aes::ZERO] = true;
         self.take_words(
             "S-box masks",
             m,
@@ -860,23 +894,69 @@ mod tests {
         assert!(codes.base.contains(&r) && tag == mr);
     }
 
-    #[test]
-    fn dealt_pairs_and_input_masks_are_consistent() {
+    /// The dealer's material for `parties` with `k = 10, n = 30`, the
+    /// codes and the MAC key.
+    fn dealt(parties: usize, counts: Counts, seed: u64) -> (Vec<PartyPrep>, Arc<Codes>, Vec<u8>) {
         let params = PrepParams {
-            parties: 2,
+            parties,
             k: 10,
             n: 30,
         };
+        let mut rng = Rng::deterministic_for_tests(seed);
+        let preps = deal_counts(params, 2, counts, &mut rng).unwrap();
+        let mut alpha = vec![0u8; 30];
+        preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        (preps, Codes::get(10, 30).unwrap(), alpha)
+    }
+
+    #[test]
+    fn dealt_sbox_masks_are_one_time_tables_with_valid_macs() {
+        use super::super::aes::{sbox, FIRST_ENTRY, RHO, ZERO};
+        let counts = Counts {
+            sboxes: 2,
+            ..Counts::default()
+        };
+        let (preps, codes, alpha) = dealt(3, counts, 7);
+        // Word w of S-box mask t: the codeword and its MAC.
+        let word = |t: usize, w: usize| {
+            let (mut x, mut m) = (vec![0u8; 30], vec![0u8; 30]);
+            for p in &preps {
+                let o = (t * WORDS + w) * 60;
+                add_assign(&mut x, &p.sboxes[o..o + 30]);
+                add_assign(&mut m, &p.sboxes[o + 30..o + 60]);
+            }
+            (x, m)
+        };
+        let mut tag = vec![0u8; 30];
+        for t in 0..2 {
+            let (rho, _) = word(t, RHO);
+            let (z, _) = word(t, ZERO);
+            assert!(codes.square.contains(&rho) && !codes.base.contains(&rho));
+            assert!(codes.square.contains(&z) && z[..10] == [0u8; 10] && z != [0u8; 30]);
+            for w in 0..WORDS {
+                let (x, m) = word(t, w);
+                mul_slices(&mut tag, &alpha, &x);
+                assert_eq!(tag, m, "MAC of word {w}");
+                if w >= FIRST_ENTRY {
+                    let v = (w - FIRST_ENTRY) as u8;
+                    assert!(codes.base.contains(&x));
+                    for i in 0..10 {
+                        assert_eq!(x[i], sbox(v ^ rho[i]), "T_{v} slot {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dealt_pairs_and_input_masks_are_consistent() {
         let counts = Counts {
             pairs: 2,
             inputs: 3,
             ..Counts::default()
         };
-        let mut rng = Rng::deterministic_for_tests(6);
-        let preps = deal_counts(params, 2, counts, &mut rng).unwrap();
-        let codes = Codes::get(10, 30).unwrap();
-        let mut alpha = vec![0u8; 30];
-        preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        let (preps, codes, alpha) = dealt(2, counts, 6);
+        let params = preps[0].params;
         let sum = |f: &dyn Fn(&PartyPrep) -> &[u8], o: usize| {
             let mut w = vec![0u8; 30];
             preps

@@ -247,6 +247,24 @@ impl Shares {
         Ok(r)
     }
 
+    /// `[[x + c]]` for a public field element `c` in every slot of every
+    /// value: the constant polynomial `c` is the all-`c` word, in `C` and
+    /// in `C*`, so no encoding is needed (`P_0` adds it to its share,
+    /// every party `α_i · c` to its MAC share; DZ13 §3).
+    pub fn add_constant(&self, c: u8) -> Shares {
+        let mut r = self.clone();
+        let n = self.n();
+        if self.holder.me == 0 {
+            r.x.iter_mut().for_each(|v| *v ^= c);
+        }
+        let mut tag = vec![0u8; n];
+        mul_add(&mut tag, c, &self.holder.alpha);
+        for m in r.mac.chunks_mut(n) {
+            add_assign(m, &tag);
+        }
+        r
+    }
+
     /// Adds the public word `w` to value `l` of `r` (codeword share at
     /// `P_0`, `α_i ∘ w` to the MAC share everywhere).
     fn add_public_word(&self, r: &mut Shares, l: usize, w: &[u8], tag: &mut [u8]) {
