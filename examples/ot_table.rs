@@ -415,8 +415,8 @@ fn run_role(
 /// (`iknp_setup.otp`, the base OTs) before the clock, then `reps + 1`
 /// extensions of `n` OTs from it (`iknp_extend.otp` / `kos_extend.otp`
 /// through `ot::ExtSender` / `ot::ExtReceiver`, the first a warm-up), each
-/// timed alone. The session allocates each extension's outputs inside the
-/// clock (the other rows reuse the previous run's buffers).
+/// timed alone. Each extension writes into the previous one's buffers
+/// (`recycle`), as the other rows do (`reuse_outputs`).
 #[allow(clippy::too_many_arguments)]
 fn run_ext_role(
     malicious: bool,
@@ -442,15 +442,17 @@ fn run_ext_role(
         let mut s = ext.setup_sender(ch)?;
         for rep in 0..=reps {
             let t = Instant::now();
-            std::hint::black_box(s.extend(ch, n)?);
+            let y = std::hint::black_box(s.extend(ch, n)?);
             if rep > 0 {
                 times.push(t.elapsed());
             }
+            s.recycle(y);
         }
     } else {
         let mut rc = ext.setup_receiver(ch)?;
         for _ in 0..=reps {
-            std::hint::black_box(rc.extend(ch, r)?);
+            let x = std::hint::black_box(rc.extend(ch, r)?);
+            rc.recycle(x);
         }
     }
     // The extension's bytes do not depend on the counter or the session id.

@@ -71,6 +71,9 @@ struct Session {
     /// OTs extended so far (the next extension's `first`); `None` after a
     /// failure.
     next: Option<usize>,
+    /// The previous extension's output struct (its intermediate buffers,
+    /// and a buffer handed back by `recycle`), reused by the next one.
+    prev: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl Session {
@@ -137,6 +140,7 @@ impl OtExtension {
             rng: self.fork(),
             sid: Block::ZERO,
             next: Some(0),
+            prev: None,
         })
     }
 
@@ -185,14 +189,24 @@ impl OtExtension {
 
 /// Runs role `$role` of one extension (`kos_extend.otp` for a malicious
 /// session, else `iknp_extend.otp`) at counter `$first` with input
-/// `$input { .. }`, and evaluates to its output `$out`.
+/// `$input { .. }`, reusing the previous extension's buffers, and
+/// evaluates to its output `$out` (the rest of the output struct is kept
+/// for the next extension).
 macro_rules! extension {
-    ($s:ident, $ch:ident, $n:ident, $first:ident, $role:ident, $input:ident { $($f:ident),* }, $out:ident) => {{
+    ($s:ident, $ch:ident, $n:ident, $first:ident, $role:ident, $input:ident { $($f:ident),* }, $output:ident . $out:ident) => {{
         let rng = $s.rng.fork();
+        let prev = $s.prev.take();
         macro_rules! run {
             ($m:ident) => {{
                 let params = crate::$m::Params::new($n, $s.threads, $s.sha1, $s.sid, $first)?;
-                crate::$m::$role::new(params, crate::$m::$input { $($f),* }, rng)?.run($ch)?.$out
+                let mut role = crate::$m::$role::new(params, crate::$m::$input { $($f),* }, rng)?;
+                if let Some(p) = prev.and_then(|b| b.downcast::<crate::$m::$output>().ok()) {
+                    role = role.reuse_outputs(*p);
+                }
+                let mut out = role.run($ch)?;
+                let value = std::mem::take(&mut out.$out);
+                $s.prev = Some(Box::new(out));
+                value
             }};
         }
         if $s.malicious {
@@ -201,6 +215,20 @@ macro_rules! extension {
             run!(iknp_extend)
         }
     }};
+}
+
+/// Puts `buffer` back as the `$out` of the kept output struct, so the next
+/// extension writes into it.
+macro_rules! recycle {
+    ($s:expr, $output:ident . $out:ident, $buffer:ident) => {
+        if let Some(p) = $s.prev.as_mut() {
+            if let Some(o) = p.downcast_mut::<crate::kos_extend::$output>() {
+                o.$out = $buffer;
+            } else if let Some(o) = p.downcast_mut::<crate::iknp_extend::$output>() {
+                o.$out = $buffer;
+            }
+        }
+    };
 }
 
 impl ExtSender {
@@ -219,7 +247,7 @@ impl ExtSender {
                 first,
                 Sender,
                 SenderInput { delta, base_chosen },
-                y
+                SenderOutput.y
             ))
         })
     }
@@ -232,6 +260,24 @@ impl ExtSender {
     /// Whether a failed call has made this party refuse further use.
     pub fn is_poisoned(&self) -> bool {
         self.session.next.is_none()
+    }
+}
+
+impl ExtSender {
+    /// Hands back the output of an earlier [`ExtSender::extend`] (values no
+    /// longer needed): the next extension writes into its buffer instead
+    /// of allocating (the session keeps each extension's intermediate
+    /// buffers for the next one anyway; they are overwritten, not wiped).
+    pub fn recycle(&mut self, buffer: Vec<[Block; 2]>) {
+        recycle!(self.session, SenderOutput.y, buffer);
+    }
+}
+
+impl ExtReceiver {
+    /// Hands back the output of an earlier [`ExtReceiver::extend`]: the
+    /// next extension writes into its buffer (see [`ExtSender::recycle`]).
+    pub fn recycle(&mut self, buffer: Vec<Block>) {
+        recycle!(self.session, ReceiverOutput.x, buffer);
     }
 }
 
@@ -249,7 +295,7 @@ impl ExtReceiver {
                 first,
                 Receiver,
                 ReceiverInput { r, base_keys },
-                x
+                ReceiverOutput.x
             ))
         })
     }
