@@ -13,7 +13,8 @@
 //! cargo run --release --example ot_table -- --only kos   # some protocols, comma-separated (iknp, kos, deltaiknp, deltakos, iknpchosen, koschosen,
 //!                                                        # ss2/ss4/ss8, ssmal2.., deltass2.., deltassmal2..: SoftSpokenOT with k = 2, 4, 8; kkrt, oos, rr16;
 //!                                                        # quietbipsw, quietgar: QuietOT's 1-out-of-6 / 1-out-of-32 bit OTs (PCF output);
-//!                                                        # quietbipswrot, quietgarrot: converted to 1-out-of-2 random OTs of blocks)
+//!                                                        # quietbipswrot, quietgarrot: converted to 1-out-of-2 random OTs of blocks;
+//!                                                        # iknpext, kosext: one extension of a session set up before the clock)
 //! cargo run --release --example ot_table -- --no-sha1    # skip the SHA-1 measurements
 //! ```
 //! Every row is measured in fresh processes (a `--measure` child runs the
@@ -29,8 +30,9 @@ use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_iknp, delta_kos, delta_softspoken, delta_softspoken_base, delta_softspoken_malicious,
-    iknp, iknp_chosen, kkrt, kos, kos_chosen, oos, quiet_bipsw, quiet_bipsw_rot, quiet_gar,
-    quiet_gar_rot, rr16, softspoken, softspoken_malicious, AboOt, BaseOt, BaseOtKind, OtExtension,
+    iknp, iknp_chosen, iknp_extend, iknp_setup, kkrt, kos, kos_chosen, kos_extend, oos,
+    quiet_bipsw, quiet_bipsw_rot, quiet_gar, quiet_gar_rot, rr16, softspoken, softspoken_malicious,
+    AboOt, BaseOt, BaseOtKind, OtExtension,
 };
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};
@@ -59,6 +61,10 @@ enum Proto {
     Oos,
     /// Approximate K-out-of-N OT (`rr16.otp`), K = N/2, over KOS.
     Rr16,
+    // ---- Setup once, extend many times (iknp_setup.otp, then
+    // iknp_extend.otp / kos_extend.otp): one extension timed ----
+    IknpExt,
+    KosExt,
     // ---- QuietOT (quiet_*.otp): setup over IKNP, local expansion ----
     /// Random 1-out-of-6 OTs of bits (`quiet_bipsw.otp`, no conversion).
     QuietBipsw,
@@ -70,7 +76,7 @@ enum Proto {
     QuietGarRot,
 }
 
-const ALL: [Proto; 25] = [
+const ALL: [Proto; 27] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -93,6 +99,9 @@ const ALL: [Proto; 25] = [
     Proto::Kkrt,
     Proto::Oos,
     Proto::Rr16,
+    // ---- setup once, extend many times ----
+    Proto::IknpExt,
+    Proto::KosExt,
     // ---- QuietOT ----
     Proto::QuietBipsw,
     Proto::QuietGar,
@@ -117,6 +126,9 @@ impl Proto {
             Proto::Kkrt => ("1-out-of-2^128 OPRF", "passive", "KKRT16"),
             Proto::Oos => ("1-out-of-2^76 OT", "malicious", "OOS17"),
             Proto::Rr16 => ("approx. N/2-out-of-N OT", "malicious", "RR16"),
+            // ---- one extension of a session set up before the clock ----
+            Proto::IknpExt => ("extend after setup", "passive", "IKNP03"),
+            Proto::KosExt => ("extend after setup", "malicious", "KOS15"),
             // ---- QuietOT: one output = one OT of the kind in the first column
             // (the bit-OT rows are the PCF output, no conversion) ----
             Proto::QuietBipsw => ("1-out-of-6 bit OT", "passive", "QuietOT-BIPSW"),
@@ -322,6 +334,9 @@ fn run_role(
         Proto::Kkrt | Proto::Oos => {
             return run_one_of_n_role(p, n, sha1, threads, sender, reps, ch)
         }
+        Proto::IknpExt | Proto::KosExt => {
+            return run_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch, &r)
+        }
         Proto::Rr16 => {
             let (params, _) = rr16_params(n)?;
             let choices = if sender {
@@ -395,6 +410,73 @@ fn run_role(
         }
     };
     Ok((spec, times))
+}
+
+/// [`run_role`] for the "extend after setup" rows: one session setup
+/// (`iknp_setup.otp`, the base OTs) before the clock, then `reps + 1`
+/// extensions of `n` OTs from it (`iknp_extend.otp` / `kos_extend.otp`
+/// through `ot::ExtSender` / `ot::ExtReceiver`, the first a warm-up), each
+/// timed alone. Each extension writes into the previous one's buffers
+/// (`recycle`), as the other rows do (`reuse_outputs`).
+#[allow(clippy::too_many_arguments)]
+fn run_ext_role(
+    malicious: bool,
+    n: usize,
+    sha1: bool,
+    threads: usize,
+    sender: bool,
+    reps: usize,
+    ch: &mut dyn Channel,
+    r: &Bits,
+) -> Res<((usize, usize), Vec<Duration>)> {
+    let ext = if malicious {
+        OtExtension::kos()
+    } else {
+        OtExtension::iknp()
+    };
+    let mut ext = ext
+        .with_sha1(sha1)
+        .with_threads(threads)
+        .with_base(base_kind(malicious));
+    let mut times = vec![];
+    if sender {
+        let mut s = ext.setup_sender(ch)?;
+        for rep in 0..=reps {
+            let t = Instant::now();
+            let y = std::hint::black_box(s.extend(ch, n)?);
+            if rep > 0 {
+                times.push(t.elapsed());
+            }
+            s.recycle(y);
+        }
+    } else {
+        let mut rc = ext.setup_receiver(ch)?;
+        for _ in 0..=reps {
+            let x = std::hint::black_box(rc.extend(ch, r)?);
+            rc.recycle(x);
+        }
+    }
+    // The extension's bytes do not depend on the counter or the session id.
+    let spec = if malicious {
+        let c = kos_extend::comm(&kos_extend::Params::new(n, threads, sha1, Block::ZERO, 0)?);
+        (c.sender, c.receiver)
+    } else {
+        let c = iknp_extend::comm(&iknp_extend::Params::new(n, threads, sha1, Block::ZERO, 0)?);
+        (c.sender, c.receiver)
+    };
+    Ok((spec, times))
+}
+
+/// Bytes (sent, received) a row's sender exchanges once per measurement
+/// rather than per run: the session setup of the "extend after setup"
+/// rows (`iknp_setup.otp` plus its 128 base OTs, roles swapped).
+fn once_comm(p: Proto) -> Res<(usize, usize)> {
+    if !matches!(p, Proto::IknpExt | Proto::KosExt) {
+        return Ok((0, 0));
+    }
+    let c = iknp_setup::comm(&iknp_setup::Params::new()?);
+    let (bs, br) = base_comm(base_kind(p.malicious()), 128)?;
+    Ok((c.sender + br, c.receiver + bs))
 }
 
 /// The timed loop of a Delta-OT row: per run, the pair's base phase
@@ -683,12 +765,14 @@ struct Measured {
 
 impl Measured {
     /// The best timed run, and the sender's bytes per run (`runs` counts
-    /// the warm-up too).
+    /// the warm-up too) after taking away `once`, what it exchanged once
+    /// per measurement (see [`once_comm`]).
     fn of(
         spec: (usize, usize),
         times: Vec<Duration>,
         st: ot::runtime::channel::ChannelStats,
         runs: u64,
+        once: (usize, usize),
     ) -> Measured {
         let mut sorted = times;
         sorted.sort();
@@ -699,8 +783,8 @@ impl Measured {
                 .copied()
                 .unwrap_or(Duration::MAX),
             spec,
-            sent: st.bytes_sent / runs,
-            received: st.bytes_received / runs,
+            sent: st.bytes_sent.saturating_sub(once.0 as u64) / runs,
+            received: st.bytes_received.saturating_sub(once.1 as u64) / runs,
         }
     }
 }
@@ -727,7 +811,7 @@ fn measure(
             h.join().map_err(|_| "receiver thread panicked")??;
             Ok(out)
         })?;
-        return Ok(Measured::of(spec, times, a.stats(), runs));
+        return Ok(Measured::of(spec, times, a.stats(), runs, once_comm(p)?));
     }
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let port = listener.local_addr()?.port();
@@ -749,7 +833,7 @@ fn measure(
     if !status.success() {
         return Err(format!("receiver process failed: {status}").into());
     }
-    Ok(Measured::of(spec, times, ch.stats(), runs))
+    Ok(Measured::of(spec, times, ch.stats(), runs, once_comm(p)?))
 }
 
 /// Quiet time before each measurement: the previous one's processes have
@@ -882,6 +966,10 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         let c = iknp::comm(&iknp::Params::new(k, 1, false)?);
         let (bs, br) = base_comm(BaseOtKind::Co15, 128)?;
         return Ok((c.sender + br, c.receiver + bs));
+    }
+    if matches!(p, Proto::IknpExt | Proto::KosExt) {
+        // No base OTs per extension (the setup is in `once_comm`).
+        return Ok((0, 0));
     }
     let kind = base_kind(p.malicious());
     let Some(k) = p.softspoken_k() else {

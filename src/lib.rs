@@ -14,6 +14,7 @@ pub use ot_macros::protocol;
 pub use ot_runtime as runtime;
 
 pub mod delta;
+pub mod ext_session;
 mod softspoken_parties;
 pub mod traits;
 
@@ -67,6 +68,21 @@ pub mod kos_chosen {
     crate::protocol!("protocols/kos_chosen.otp");
 }
 
+/// Setup of an OT-extension session that extends many times (the base
+/// OTs, once), from `protocols/iknp_setup.otp`; see [`ext_session`].
+pub mod iknp_setup {
+    crate::protocol!("protocols/iknp_setup.otp");
+}
+/// One IKNP extension from a session's setup (no base OTs), from
+/// `protocols/iknp_extend.otp`; see [`ext_session`].
+pub mod iknp_extend {
+    crate::protocol!("protocols/iknp_extend.otp");
+}
+/// One KOS extension from a session's setup (extends `IknpExtend` with the
+/// corrected KOS check), from `protocols/kos_extend.otp`; see [`ext_session`].
+pub mod kos_extend {
+    crate::protocol!("protocols/kos_extend.otp");
+}
 /// Delta-OT (correlated OT) from IKNP, from `protocols/delta_iknp.otp`.
 pub mod delta_iknp {
     crate::protocol!("protocols/delta_iknp.otp");
@@ -334,6 +350,7 @@ pub mod orlandi_triple {
 }
 
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
+pub use ext_session::{ExtReceiver, ExtSender, ExtSessionPoisoned};
 pub use softspoken_parties::AboOt;
 pub use traits::{
     AboOtReceiver, AboOtSender, BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender,

@@ -444,10 +444,7 @@ pub fn hash_blocks(
     session: Block,
     threads: usize,
 ) -> Vec<Block> {
-    let n = count.min(cols.len());
-    let mut out = Block::zeroed_vec(n);
-    hash_blocks_chunk(cols, count, sha1, session, threads, 0, n, &mut out);
-    out
+    hash_blocks_from(cols, count, 0, sha1, session, threads)
 }
 
 /// Chunk of [`hash_blocks`]: `cols` is the chunk, `count` whole; writes
@@ -464,24 +461,52 @@ pub fn hash_blocks_chunk(
     len: usize,
     out: &mut [Block],
 ) {
+    hash_blocks_from_chunk(cols, count, 0, sha1, session, threads, offset, len, out);
+}
+
+/// [`hash_blocks`] for OTs `first..first + count` of a session that
+/// extends many times from one setup: `out[i] = H(first + i, cols[i])`, so
+/// the tweaks of different extensions (disjoint index ranges) never meet
+/// (`protocols/iknp_extend.otp`). The index wraps modulo 2^64, which the
+/// protocol's parameter check rules out.
+pub fn hash_blocks_from(
+    cols: &[Block],
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<Block> {
+    let n = count.min(cols.len());
+    let mut out = Block::zeroed_vec(n);
+    hash_blocks_from_chunk(cols, count, first, sha1, session, threads, 0, n, &mut out);
+    out
+}
+
+/// Chunk of [`hash_blocks_from`]: as [`hash_blocks_chunk`], with the
+/// tweak index of entry `offset + i` at `first + offset + i`.
+#[allow(clippy::too_many_arguments)]
+pub fn hash_blocks_from_chunk(
+    cols: &[Block],
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
     let sess = session_tweak(session);
-    hash_rows_chunk(
-        cols,
-        count,
-        threads,
-        offset,
-        len,
-        out,
-        |first, input, part| {
-            let tweak = first as u64;
-            let r = if sha1 {
-                hash::sha1_ro_many_into(sess, tweak, input, part)
-            } else {
-                hash::tccr_many_into(sess, tweak, input, part)
-            };
-            debug_assert!(r.is_ok(), "lengths are equal");
-        },
-    );
+    hash_rows_chunk(cols, count, threads, offset, len, out, |at, input, part| {
+        let tweak = (first as u64).wrapping_add(at as u64);
+        let r = if sha1 {
+            hash::sha1_ro_many_into(sess, tweak, input, part)
+        } else {
+            hash::tccr_many_into(sess, tweak, input, part)
+        };
+        debug_assert!(r.is_ok(), "lengths are equal");
+    });
 }
 
 /// The driver of the row hashes ([`hash_blocks_chunk`],
@@ -520,10 +545,7 @@ pub fn hash_block_pairs(
     session: Block,
     threads: usize,
 ) -> Vec<[Block; 2]> {
-    let n = count.min(q.len());
-    let mut out = Block::zeroed_pairs(n);
-    hash_block_pairs_chunk(q, delta, count, sha1, session, threads, 0, n, &mut out);
-    out
+    hash_block_pairs_from(q, delta, count, 0, sha1, session, threads)
 }
 
 /// Chunk of [`hash_block_pairs`]: `q` is the chunk; writes
@@ -541,7 +563,46 @@ pub fn hash_block_pairs_chunk(
     len: usize,
     out: &mut [[Block; 2]],
 ) {
+    hash_block_pairs_from_chunk(q, delta, count, 0, sha1, session, threads, offset, len, out);
+}
+
+/// [`hash_block_pairs`] for OTs `first..first + count` of a session that
+/// extends many times from one setup (see [`hash_blocks_from`]):
+/// `out[i] = [H(first + i, q[i]), H(first + i, q[i] ⊕ Δ)]`.
+pub fn hash_block_pairs_from(
+    q: &[Block],
+    delta: Block,
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<[Block; 2]> {
+    let n = count.min(q.len());
+    let mut out = Block::zeroed_pairs(n);
+    hash_block_pairs_from_chunk(
+        q, delta, count, first, sha1, session, threads, 0, n, &mut out,
+    );
+    out
+}
+
+/// Chunk of [`hash_block_pairs_from`]: as [`hash_block_pairs_chunk`], with
+/// the tweak index of entry `offset + i` at `first + offset + i`.
+#[allow(clippy::too_many_arguments)]
+pub fn hash_block_pairs_from_chunk(
+    q: &[Block],
+    delta: Block,
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [[Block; 2]],
+) {
     let sess = session_tweak(session);
+    let base = first as u64;
     let n = out
         .len()
         .min(len)
@@ -561,7 +622,11 @@ pub fn hash_block_pairs_chunk(
                 for (d, &x) in dst.iter_mut().zip(inp) {
                     *d = [x, x ^ delta];
                 }
-                hash::tccr_pairs_in_place(sess, (offset + start + c * HASH_BATCH) as u64, dst);
+                hash::tccr_pairs_in_place(
+                    sess,
+                    base.wrapping_add((offset + start + c * HASH_BATCH) as u64),
+                    dst,
+                );
             }
         });
         return;
@@ -577,7 +642,7 @@ pub fn hash_block_pairs_chunk(
             .enumerate()
         {
             let k = inp.len();
-            let tweak = (offset + start + c * HASH_BATCH) as u64;
+            let tweak = base.wrapping_add((offset + start + c * HASH_BATCH) as u64);
             for (d, x) in x1[..k].iter_mut().zip(inp) {
                 *d = *x ^ delta;
             }
@@ -717,6 +782,29 @@ mod tests {
     fn matrix(rows: usize, cols: usize, seed: u128) -> BitMatrix {
         let s: Vec<Block> = (0..rows as u128).map(|i| Block(seed ^ (i << 70))).collect();
         prg_rows(&prg_keys(&s), cols, 1)
+    }
+
+    /// The hashes of an extension at global index `first` are those of one
+    /// long run at positions `first..`, for both hashes and both oracles.
+    #[test]
+    fn hashes_from_an_offset_continue_the_global_index() {
+        let (first, n) = (1000, 300);
+        let all = blocks(first + n, 9);
+        let (tail, delta, sid) = (&all[first..], Block(77), Block(5));
+        for sha1 in [false, true] {
+            let whole = hash_blocks(&all, first + n, sha1, sid, 2);
+            assert_eq!(
+                hash_blocks_from(tail, n, first, sha1, sid, 2),
+                whole[first..]
+            );
+            let pairs = hash_block_pairs(&all, delta, first + n, sha1, sid, 2);
+            let from = hash_block_pairs_from(tail, delta, n, first, sha1, sid, 2);
+            assert_eq!(from, pairs[first..]);
+            assert_ne!(
+                hash_blocks_from(tail, n, first + 1, sha1, sid, 2),
+                whole[first..]
+            );
+        }
     }
 
     /// Bit `c` of the PRG stream of `seed`, bit by bit.
