@@ -62,6 +62,17 @@ fn cost_agrees_with_the_generated_comm() {
         assert_eq!(v["per_party"].as_u64(), Some(c.per_party as u64));
         assert_eq!(v["check_bytes"].as_u64(), Some(c.check_bytes as u64));
         assert_eq!(v["round_count"].as_u64(), Some(c.rounds as u64));
+        assert!(v["dealer"].is_null(), "{v}");
+        // With a dealer: its bytes next to the parties'.
+        let v = cost_json("protocols/beaver_dealer.otp", &[&p]);
+        let params = ot::beaver_dealer::Params::new(n).unwrap();
+        let d = ot::beaver_dealer::comm_of(&params, n);
+        assert_eq!(v["dealer"]["role"].as_str(), Some("Dealer"), "{v}");
+        assert_eq!(
+            v["dealer"]["sent"].as_u64(),
+            Some(d.per_party as u64),
+            "{v}"
+        );
     }
 }
 

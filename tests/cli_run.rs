@@ -3,7 +3,9 @@
 //! protocol, another OT count or the same role, an address that refuses or
 //! does not resolve, and (TLS) a certificate from another CA exit 2. n
 //! parties agree over the TCP mesh and (TLS) over the TLS mesh, where a
-//! party whose certificate names another index is refused.
+//! party whose certificate names another index is refused. Three Beaver
+//! parties and their dealer (TCP and TLS) and two Orlandi triple makers
+//! (TCP) as separate processes check their results with each other.
 
 mod common_cli;
 use common_cli::otp;
@@ -149,7 +151,7 @@ fn n_parties_over_the_tcp_mesh_agree() {
             "{o}"
         );
     }
-    for (args, msg) in [
+    refused(&[
         (
             "run iknp --party 0 --peers a:1,b:1",
             "`iknp` is not an n-party protocol",
@@ -159,11 +161,129 @@ fn n_parties_over_the_tcp_mesh_agree() {
             "need at least 2 addresses",
         ),
         (
-            "run sum_n --party 0 --peers 127.0.0.1:0,no.such.host.invalid:1",
+            "run sum_n --party 0 --peers 127.0.0.1:0,no.such.host.invalid:1 --input 1",
             "cannot resolve peer address `no.such.host.invalid:1`",
         ),
         ("run iknp", "give --role sender|receiver"),
-    ] {
+    ]);
+}
+
+/// `otp run` arguments for endpoint `who` of a Beaver mesh: `None` is the
+/// dealer, `Some(i)` party i with input shares `(i + 1, 2i + 3)`.
+fn beaver_args(who: Option<usize>, peers: &str) -> Vec<String> {
+    let mut v: Vec<String> = ["run", "beaver_dealer", "--peers", peers, "--timeout", "20"]
+        .map(String::from)
+        .to_vec();
+    match who {
+        None => v.push("--dealer".into()),
+        Some(i) => v.extend([
+            "--party".into(),
+            i.to_string(),
+            "--input".into(),
+            format!("{},{}", i + 1, 2 * i + 3),
+        ]),
+    }
+    v
+}
+
+#[test]
+fn beaver_parties_and_their_dealer_as_four_processes_multiply() {
+    let peers: Vec<String> = (0..4).map(|_| format!("127.0.0.1:{}", port())).collect();
+    let peers = peers.join(",");
+    let children: Vec<Child> = [Some(1), Some(2), None]
+        .into_iter()
+        .map(|who| spawn(&refs(&beaver_args(who, &peers))))
+        .collect();
+    let first = otp(&refs(&beaver_args(Some(0), &peers)));
+    let mut all = vec![first];
+    all.extend(children.into_iter().map(finish));
+    // x = 1 + 2 + 3 = 6, y = 3 + 5 + 7 = 15.
+    for (code, out, err) in &all[..3] {
+        assert_eq!(*code, 0, "{err}");
+        assert!(
+            out.contains("x·y = 90 (x = 6, y = 15, checked)")
+                && out.contains("outputs agree with all 2 peers"),
+            "{out}"
+        );
+    }
+    let (code, out, err) = &all[3];
+    assert_eq!(*code, 0, "{err}");
+    assert!(out.contains("dealer of 3 parties: dealt"), "{out}");
+    refused(&[
+        (
+            "run sum_n --dealer --peers a:1,b:1,c:1",
+            "`sum_n` has no dealer",
+        ),
+        (
+            "run beaver_dealer --dealer --party 1 --peers a:1,b:1,c:1",
+            "either --party I or --dealer",
+        ),
+        (
+            "run beaver_dealer --dealer --peers a:1,b:1",
+            "need at least 2 party addresses and the dealer's last",
+        ),
+        (
+            "run beaver_dealer --party 2 --peers a:1,b:1,c:1 --input 1,2",
+            "an index below the number of parties (2)",
+        ),
+        (
+            "run beaver_dealer --party 0 --peers a:1,b:1,c:1 --input 1",
+            "--input X,Y",
+        ),
+        (
+            "run beaver_dealer --dealer --peers a:1,b:1,c:1 --input 1",
+            "the dealer of beaver_dealer takes no --input",
+        ),
+    ]);
+}
+
+#[test]
+fn orlandi_triples_made_by_two_processes_open_to_products() {
+    let peers: Vec<String> = (0..2).map(|_| format!("127.0.0.1:{}", port())).collect();
+    let peers = peers.join(",");
+    let args = |i: &'static str| {
+        [
+            "run",
+            "orlandi_triple",
+            "--party",
+            i,
+            "--peers",
+            &peers,
+            "--triples",
+            "2",
+            "--key-bits",
+            "1024",
+            "--timeout",
+            "60",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let other = spawn(&refs(&args("1")));
+    let first = otp(&refs(&args("0")));
+    for (code, out, err) in [first, finish(other)] {
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("2 triples opened, c = a·b for all")
+                && out.contains("outputs agree with all 1 peer"),
+            "{out}"
+        );
+    }
+    refused(&[
+        (
+            "run orlandi_triple --party 0 --peers a:1,b:1 --key-bits 1000",
+            "the Paillier key sizes are 1024, 2048 and 3072",
+        ),
+        (
+            "run orlandi_triple --party 0 --peers a:1,b:1 --triples 0",
+            "--triples 0",
+        ),
+    ]);
+}
+
+/// Each `otp` command line exits 2 with a message containing its text.
+fn refused(cases: &[(&str, &str)]) {
+    for (args, msg) in cases {
         let args: Vec<&str> = args.split_whitespace().collect();
         let (code, _, err) = otp(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -171,9 +291,13 @@ fn n_parties_over_the_tcp_mesh_agree() {
     }
 }
 
+fn refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
 #[cfg(feature = "tls")]
 mod tls {
-    use super::{finish, pair, port, spawn};
+    use super::{beaver_args, finish, pair, port, refs, spawn};
     use ot::runtime::channel::TestPki;
     use std::path::PathBuf;
 
@@ -200,10 +324,6 @@ mod tls {
             files.extend([c.display().to_string(), k.display().to_string()]);
         }
         files
-    }
-
-    fn refs(v: &[String]) -> Vec<&str> {
-        v.iter().map(String::as_str).collect()
     }
 
     #[test]
@@ -298,6 +418,36 @@ mod tls {
             results.iter().any(|(_, _, err)| err.contains("TLS mesh")),
             "{results:?}"
         );
+        let _ = std::fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn beaver_parties_and_dealer_over_the_tls_mesh_multiply() {
+        let base = std::env::temp_dir().join(format!("otp-cli-tlsdealer-{}", std::process::id()));
+        // The dealer is endpoint 3: its certificate names `party-3`.
+        let f = pki_for(&base, &["party-0", "party-1", "party-2", "party-3"]);
+        let peers: Vec<String> = (0..4).map(|_| format!("127.0.0.1:{}", port())).collect();
+        let peers = peers.join(",");
+        let children: Vec<_> = [Some(0), Some(1), Some(2), None]
+            .into_iter()
+            .enumerate()
+            .map(|(e, who)| {
+                let mut args = beaver_args(who, &peers);
+                for (flag, value) in [
+                    ("--cert", &f[1 + 2 * e]),
+                    ("--key", &f[2 + 2 * e]),
+                    ("--peer-ca", &f[0]),
+                ] {
+                    args.extend([flag.to_string(), value.clone()]);
+                }
+                spawn(&refs(&args))
+            })
+            .collect();
+        let results: Vec<_> = children.into_iter().map(finish).collect();
+        for (code, out, err) in &results {
+            assert_eq!(*code, 0, "{err}");
+            assert!(out.contains("x·y = 90") || out.contains("dealt"), "{out}");
+        }
         let _ = std::fs::remove_dir_all(base);
     }
 }

@@ -419,9 +419,12 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
         };
         (from, to)
     }));
-    let dealer = match &ir.dealer {
-        Some(d) => format!("; {d} sends {dealer_sent} bytes to the {parties} parties"),
-        None => String::new(),
+    let (dealer, dealer_json) = match &ir.dealer {
+        Some(d) => (
+            format!("; {d} sends {dealer_sent} bytes to the {parties} parties"),
+            json!({"role": d, "sent": dealer_sent as u64}),
+        ),
+        None => (String::new(), serde_json::Value::Null),
     };
     let summary = format!(
         "  {rounds} round{} ({checks} broadcast check{}); {who} sends {per_party} bytes to its {peers} peers ({check_bytes} of them check digests){dealer}\n",
@@ -437,6 +440,7 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
             "round_count": rounds as u64,
             "per_party": per_party as u64,
             "check_bytes": check_bytes as u64,
+            "dealer": dealer_json,
         }),
     ))
 }

@@ -125,10 +125,11 @@ enum Cmd {
         json: bool,
     },
     /// Run one party of a shipped random-OT protocol against a peer on
-    /// another machine (TCP, or TLS 1.3 with --cert/--key/--peer-ca when
-    /// built with feature `tls`); both sides check at the end that their
+    /// another machine, or one party (or the dealer) of a shipped n-party
+    /// protocol in a mesh (TCP, or TLS 1.3 with --cert/--key/--peer-ca when
+    /// built with feature `tls`); the parties check at the end that their
     /// outputs agree.
-    Run(run::Opts),
+    Run(Box<run::Opts>),
 }
 
 /// A command's failure: the one-line message is printed as `otp: ...`

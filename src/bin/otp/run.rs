@@ -35,21 +35,34 @@ pub enum Role {
 /// What `otp run` was asked.
 #[derive(clap::Args)]
 pub struct Opts {
-    /// Protocol: co15, np00, mr19, iknp, kos, softspoken, softspoken_malicious.
+    /// Protocol: co15, np00, mr19, iknp, kos, softspoken, softspoken_malicious;
+    /// n-party: coin_flip_n, sum_n, beaver_dealer, orlandi_triple.
     pub protocol: String,
     /// This side's role (two-party protocols).
     #[arg(long, value_enum)]
     pub role: Option<Role>,
-    /// n-party protocols (coin_flip_n, sum_n): this party's index into --peers.
+    /// n-party protocols (coin_flip_n, sum_n, beaver_dealer, orlandi_triple):
+    /// this party's index into --peers.
     #[arg(long, value_name = "I")]
     pub party: Option<usize>,
+    /// beaver_dealer: run the trusted dealer instead of a party; its address
+    /// is the last of --peers.
+    #[arg(long)]
+    pub dealer: bool,
     /// n-party protocols: every party's address, in index order (ours is
     /// where we listen), e.g. a:7000,b:7000,c:7000.
     #[arg(long, value_delimiter = ',', value_name = "ADDRS")]
     pub peers: Vec<String>,
-    /// sum_n: this party's input.
-    #[arg(long)]
-    pub input: Option<u64>,
+    /// sum_n: this party's input x; beaver_dealer: this party's additive
+    /// shares x,y of the two factors (u64, mod 2^64).
+    #[arg(long, value_delimiter = ',', value_name = "U64S")]
+    pub input: Vec<u64>,
+    /// orlandi_triple: how many multiplication triples to make.
+    #[arg(long, default_value_t = 4, value_name = "M")]
+    pub triples: usize,
+    /// orlandi_triple: this party's Paillier key size (1024, 2048 or 3072).
+    #[arg(long, default_value_t = 2048, value_name = "BITS")]
+    pub key_bits: u32,
     /// Wait for the peer on this address (e.g. 0.0.0.0:7000).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
@@ -86,7 +99,7 @@ const HELLO: &[u8] = b"otp run v1";
 
 /// Runs `otp run`.
 pub fn run(o: &Opts) -> Result<(), Fail> {
-    if o.party.is_some() || !o.peers.is_empty() {
+    if o.party.is_some() || o.dealer || !o.peers.is_empty() {
         return crate::run_mesh::run(o);
     }
     let e = entry(&o.protocol)?;
