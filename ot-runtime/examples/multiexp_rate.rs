@@ -22,13 +22,13 @@ use std::time::Instant;
 use ot_runtime::paillier::{multi_exp, FixedBase, Integer, KeySize, SecretKey};
 use ot_runtime::rng::Rng;
 
-fn arg(name: &str, default: f64) -> f64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+/// The value after `name` on the command line, parsed.
+fn flag<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::args()
+        .skip_while(|a| a != name)
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 /// Microseconds per call of `f`, run for about `secs` seconds (at least
@@ -47,8 +47,8 @@ fn micros(secs: f64, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let secs = arg("--secs", 0.3);
-    let size = match arg("--bits", 2048.0) as u32 {
+    let secs: f64 = flag("--secs").unwrap_or(0.3);
+    let size = match flag::<u32>("--bits").unwrap_or(2048) {
         1024 => KeySize::Bits1024,
         3072 => KeySize::Bits3072,
         _ => KeySize::Bits2048,

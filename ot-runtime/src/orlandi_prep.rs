@@ -48,8 +48,9 @@ use crate::wire::{Wire, WireError};
 use crate::Block;
 
 /// Modulus sizes a party's Paillier key may have (each party picks its
-/// own; [`TripleKey::generate`] makes the default, 2048 bits).
-pub const KEY_BITS: [u32; 3] = [1024, 2048, 3072];
+/// own; [`TripleKey::generate`] makes the default, 2048 bits). 1024-bit
+/// keys are too small for the packed `γ` ([`key_fits`]).
+pub const KEY_BITS: [u32; 2] = [2048, 3072];
 /// A ciphertext on the wire: a field of 3072-bit capacity (a message field
 /// needs a compile-time size), smaller keys' ciphertexts zero-padded.
 pub type CtWire = Ciphertext3072;
@@ -186,7 +187,7 @@ pub fn generate(
     let Some(sk) = sk.secret() else {
         return Generated::default();
     };
-    if secrets.len() != 6 * count || count % SLOTS != 0 {
+    if secrets.len() != 6 * count || !count.is_multiple_of(SLOTS) {
         return Generated::default();
     }
     let pk = sk.public();
