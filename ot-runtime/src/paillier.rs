@@ -10,10 +10,16 @@
 //!   §4): the public key carries `h_s = (−x²)^n mod n²` for a random `x`,
 //!   and `Enc(m; α) = (1 + m·n)·h_s^α mod n²` with `α` of `⌈k/2⌉` bits (`k`
 //!   the modulus size), computed from a precomputed table of `h_s`
-//!   (fixed-base windowed exponentiation: `⌈k/2⌉ / 5` multiplications and
-//!   no squarings). Semantic security then rests on DCR plus the assumption
-//!   of that paper that short exponents of `h_s` look random.
-//!   [`PublicKey::encrypt_with_r`] is the textbook `(1 + m·n)·r^n`.
+//!   ([`FixedBase`], windows of [`FIXED_BASE_WINDOW`] bits: `⌈k/2⌉ / 7`
+//!   multiplications and no squarings; the key owner's
+//!   [`SecretKey::encrypt_with_alpha`] uses the table's CRT halves).
+//!   Semantic security then rests on DCR **plus** the assumption of that
+//!   paper that `h_s^α` for a `⌈k/2⌉`-bit `α` is indistinguishable from a
+//!   random element of the subgroup `h_s` generates; a caller that wants DCR
+//!   alone uses the full randomizer, [`PublicKey::encrypt_with_r`], the
+//!   textbook `(1 + m·n)·r^n`.
+//! * [`multi_exp`]: simultaneous multi-exponentiation (Straus) for products
+//!   of powers such as Triple Generation's `α^b·α'^{b'}`.
 //! * CRT decryption: `c^{p−1} mod p²` and `c^{q−1} mod q²`, then
 //!   recombination (half-size exponents modulo quarter-size moduli).
 //! * Homomorphic addition `c1·c2`, addition of a plaintext, and
