@@ -17,13 +17,15 @@
 //! triples with parameters `s` and `d`, for n in `--parties` (default 2,
 //! 3, 9), s in `--s` (default 1, 21), M in `--m` (default 5, 10, 30), next
 //! to the Paillier kernel time per run and party measured in the same run
-//! (the operation mix of the `.otp`: encryptions, `α^b` exponentiations,
-//! CRT decryptions, key tables) and their ratio. Rows whose estimated
+//! (the operation mix of the `.otp`: own-key and peer-key encryptions,
+//! two-base `α^b·α'^{b'}` multi-exponentiations, CRT decryptions) and
+//! their ratio. `--online ""` skips the online table; `--kernel-reps`
+//! (default 100) sets the calls per kernel measurement. Rows whose estimated
 //! kernel time exceeds `--budget` seconds (default 120) are skipped and
 //! say so.
 //!
 //! ```text
-//! cargo run --release --example orlandi_bench [-- --reps 50 --batch 2000 --online 2,3,4,5,6,7,8,9 --parties 2,3,9 --s 1,21 --m 5,10,30 --d 0 --bits 2048 --budget 120]
+//! cargo run --release --example orlandi_bench [-- --reps 50 --batch 2000 --online 2,3,4,5,6,7,8,9 --parties 2,3,9 --s 1,21 --m 5,10,30 --d 0 --bits 2048|3072 --budget 120 --kernel-reps 100]
 //! ```
 //! The online rows use triples from the test dealer (`orlandi::deal_triples`)
 //! so that they time the multiplication alone.
@@ -33,7 +35,7 @@ use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::orlandi::{deal, deal_triples, Shares};
 use ot::runtime::orlandi_prep::{peer_keys, PkWire, TripleKey};
 use ot::runtime::paillier::PublicKey;
-use ot::runtime::paillier::{Integer, KeySize, SecretKey};
+use ot::runtime::paillier::{multi_exp, random_bits, Integer, KeySize, SecretKey};
 use ot::runtime::pedersen::msm_vartime;
 use ot::runtime::rng::Rng;
 use ot::{orlandi_mul, orlandi_triple};
@@ -132,32 +134,41 @@ fn time_triples(keys: &[SecretKey], n: usize, m: usize, s: usize, d: usize) -> R
     first.ok_or_else(|| "no parties".into())
 }
 
-/// Seconds per Paillier operation at the keys' size, measured here.
+/// Seconds per Paillier operation at the keys' size, measured here (each
+/// over `reps` calls; `--kernel-reps`, default 100).
 struct PaillierCosts {
+    enc_own: f64,
     enc: f64,
-    expo: f64,
+    mexp: f64,
     dec: f64,
     table: f64,
 }
 
 impl PaillierCosts {
-    fn measure(sk: &SecretKey, rng: &mut Rng) -> Res<PaillierCosts> {
+    fn measure(sk: &SecretKey, rng: &mut Rng, reps: usize) -> Res<PaillierCosts> {
         let pk = sk.public();
         let m = Integer::from(123_456_789u64);
-        let (c, _) = pk.encrypt(&m, rng)?;
-        let b = Integer::from(1u32) << 252;
+        let (c, alpha) = pk.encrypt(&m, rng)?;
+        let bases = [
+            c.as_integer().clone(),
+            pk.encrypt(&m, rng)?.0.as_integer().clone(),
+        ];
+        let exps = [random_bits(253, rng), random_bits(253, rng)];
         let per = |r: f64| 1.0 / r;
         Ok(PaillierCosts {
-            enc: per(rate(100, || {
+            enc_own: per(rate(reps, || {
+                std::hint::black_box(sk.encrypt_with_alpha(&m, &alpha).ok());
+            })),
+            enc: per(rate(reps, || {
                 std::hint::black_box(pk.encrypt(&m, rng).ok());
             })),
-            expo: per(rate(100, || {
-                std::hint::black_box(pk.mul_plain(&c, &b));
+            mexp: per(rate(reps, || {
+                std::hint::black_box(multi_exp(&bases, &exps, pk.n_squared()));
             })),
-            dec: per(rate(50, || {
+            dec: per(rate(reps.div_ceil(2), || {
                 std::hint::black_box(sk.decrypt(&c));
             })),
-            table: per(rate(3, || {
+            table: per(rate(reps.div_ceil(30), || {
                 std::hint::black_box(PublicKey::from_parts(pk.n().clone(), pk.h_s().clone()).ok());
             })),
         })
@@ -167,23 +178,25 @@ impl PaillierCosts {
     /// parameters `s`, `d`, `n` parties ([`mix`] per run; key tables are
     /// cached across runs, built before timing, and not counted).
     fn per_run(&self, n: usize, m: usize, s: usize, d: usize) -> f64 {
-        let [enc, expo, dec] = mix(n, m, s, d);
-        enc * self.enc + expo * self.expo + dec * self.dec
+        let [own, enc, mexp, dec] = mix(n, m, s, d);
+        own * self.enc_own + enc * self.enc + mexp * self.mexp + dec * self.dec
     }
 }
 
-/// Paillier operations one party performs in a run (encryptions, `c^b`
-/// exponentiations, CRT decryptions), from the `.otp`: `K = (2d + 1)m`
-/// kept and `k = sK` opened pairs, `G = 2(K + k)` raw triples; G
-/// encryptions (α), (n−1)G gammas of one `c^b` and one encryption, G
-/// decryptions; the subset check's 2kn re-encryptions and 2k(n−1)
-/// recomputed gammas. The commitment arithmetic is not counted.
-fn mix(n: usize, m: usize, s: usize, d: usize) -> [f64; 3] {
+/// Paillier operations one party performs in a run (own-key CRT
+/// encryptions, encryptions under a peer's key, two-base `c^b·c'^{b'}`
+/// multi-exponentiations, CRT decryptions), from the `.otp`: `K = (2d +
+/// 1)m` kept and `k = sK` opened pairs, `P = K + k` pairs of raw triples,
+/// `G = 2P`; G own-key encryptions (α); (n−1)P packed gammas of one
+/// multi-exponentiation and one encryption each; P decryptions; the subset
+/// check's 2k(n−1) re-encryptions of the peers' α and k(n−1) recomputed
+/// gammas. The commitment arithmetic is not counted.
+fn mix(n: usize, m: usize, s: usize, d: usize) -> [f64; 4] {
     let kept = (2 * d + 1) * m;
     let k = s * kept;
-    let (n, g, o) = (n as f64, 2.0 * (kept + k) as f64, 2.0 * k as f64);
-    let gammas = (n - 1.0) * (g + o);
-    [g + o * n + gammas, gammas, g]
+    let (n, p, o) = (n as f64, (kept + k) as f64, k as f64);
+    let gammas = (n - 1.0) * (p + o);
+    [2.0 * p, gammas + 2.0 * o * (n - 1.0), gammas, p]
 }
 
 /// Operations per second of `f` run `count` times.
@@ -195,35 +208,18 @@ fn rate(count: usize, mut f: impl FnMut()) -> f64 {
     count as f64 / t.elapsed().as_secs_f64()
 }
 
-fn main() -> Res<()> {
-    let reps = arg("--reps", 50);
-    let batch = arg("--batch", 2000);
-    let mut rng = Rng::from_entropy();
-
-    // Kernels.
-    let pts: Vec<Point> = (0..2).map(|_| random_point(&mut rng)).collect();
-    let sc: Vec<Scalar> = (0..2).map(|_| random_scalar(&mut rng)).collect();
+/// The online multiplication rows for `n` in `online`, with the kernel
+/// limit of the same run.
+fn online_table(online: &[usize], reps: usize, batch: usize, rng: &mut Rng) -> Res<()> {
+    let pts: Vec<Point> = (0..2).map(|_| random_point(rng)).collect();
+    let sc: Vec<Scalar> = (0..2).map(|_| random_scalar(rng)).collect();
     let msm2 = rate(4000, || {
         std::hint::black_box(msm_vartime(&sc, &pts));
     });
-    let sk = SecretKey::generate(KeySize::Bits2048, &mut rng);
-    let pk = sk.public();
-    let m = Integer::from(123_456_789u64);
-    let enc = rate(200, || {
-        std::hint::black_box(pk.encrypt(&m, &mut rng).ok());
-    });
-    let (c, _) = pk.encrypt(&m, &mut rng)?;
-    let dec = rate(100, || {
-        std::hint::black_box(sk.decrypt(&c));
-    });
-    let b = Integer::from(1u32) << 252;
-    let expo = rate(200, || {
-        std::hint::black_box(pk.mul_plain(&c, &b));
-    });
-    println!("kernels (this run): 2-point vartime MSM {msm2:.0}/s; Paillier-2048 encrypt {enc:.0}/s, CRT decrypt {dec:.0}/s, c^b (|b| = 253 bits) {expo:.0}/s");
+    println!("kernels (this run): 2-point vartime MSM {msm2:.0}/s (Paillier rates: see the preprocessing section)");
     println!();
     println!(" n | 1 mul: best ms | median ms | batch {batch}: mul/s | kernel limit mul/s | ratio");
-    for n in list("--online", &[2, 3, 4, 5, 6, 7, 8, 9]) {
+    for &n in online {
         let mut t = time_muls(n, 1, reps)?;
         t.sort();
         let best = t.first().copied().unwrap_or_default();
@@ -244,6 +240,18 @@ fn main() -> Res<()> {
     }
     println!();
     println!("VIFF (ACNS 2010, 1 GHz Opteron, LAN): 27.4 ms per online multiplication with 2 parties, 15.9 ms with 3.");
+    Ok(())
+}
+
+fn main() -> Res<()> {
+    let reps = arg("--reps", 50);
+    let batch = arg("--batch", 2000);
+    let mut rng = Rng::from_entropy();
+
+    let online = list("--online", &[2, 3, 4, 5, 6, 7, 8, 9]);
+    if !online.is_empty() {
+        online_table(&online, reps, batch, &mut rng)?;
+    }
 
     // Preprocessing.
     let parties = list("--parties", &[2, 3, 9]);
@@ -255,8 +263,8 @@ fn main() -> Res<()> {
     let budget = arg("--budget", 120) as f64;
     let nkeys = parties.iter().copied().max().unwrap_or(2);
     let bits = arg("--bits", 2048);
+    // 1024-bit keys are too small for the packed gammas (OwnKeyUnfit).
     let size = match bits {
-        1024 => KeySize::Bits1024,
         3072 => KeySize::Bits3072,
         _ => KeySize::Bits2048,
     };
@@ -265,24 +273,25 @@ fn main() -> Res<()> {
         .map(|_| SecretKey::generate(size, &mut rng))
         .collect();
     let keygen = t.elapsed().as_secs_f64() / nkeys as f64;
-    let costs = PaillierCosts::measure(&keys[0], &mut rng)?;
+    let costs = PaillierCosts::measure(&keys[0], &mut rng, arg("--kernel-reps", 100))?;
     // Build every key's fixed-base table once (the protocol caches them per
     // key, as a long-running party would have them).
     let wires: Vec<PkWire> = keys.iter().map(|k| PkWire::encode(k.public())).collect();
     std::hint::black_box(peer_keys(&wires));
     println!();
     println!(
-        "Paillier-{} kernels (this run, one thread): encrypt {:.0}/s, c^b (|b| = 253 bits) {:.0}/s, CRT decrypt {:.0}/s, key table {:.1}/s; key generation {:.2} s per key (once, not per run)",
+        "Paillier-{} kernels (this run, one thread): own-key CRT encrypt {:.0}/s, encrypt {:.0}/s, c^b·c'^b' (|b| = 253 bits, Straus) {:.0}/s, CRT decrypt {:.0}/s, key table {:.1}/s; key generation {:.2} s per key (once, not per run)",
         size.bits(),
+        1.0 / costs.enc_own,
         1.0 / costs.enc,
-        1.0 / costs.expo,
+        1.0 / costs.mexp,
         1.0 / costs.dec,
         1.0 / costs.table,
         keygen
     );
     println!();
-    let [e, x, dd] = mix(2, 1, 1, 0);
-    println!("Paillier operations per output triple and party, n = 2, s = 1, d = 0: {e} encryptions, {x} c^b, {dd} CRT decryptions");
+    let [o, e, x, dd] = mix(2, 1, 1, 0);
+    println!("Paillier operations per output triple and party, n = 2, s = 1, d = 0: {o} own-key encryptions, {e} encryptions, {x} two-base multi-exponentiations, {dd} CRT decryptions ({:.1} ms)", costs.per_run(2, 1, 1, 0) * 1e3);
     println!(" n |  s |  M | d | s per run | s per triple | triples/s | kernel s per run and party | ratio (kernel / measured)");
     for &n in &parties {
         for &s in &ss {

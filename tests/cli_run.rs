@@ -5,7 +5,7 @@
 //! parties agree over the TCP mesh and (TLS) over the TLS mesh, where a
 //! party whose certificate names another index is refused. Three Beaver
 //! parties and their dealer (TCP and TLS) and two Orlandi triple makers
-//! (TCP) as separate processes check their results with each other.
+//! (TCP, 2048-bit keys) as separate processes check their results with each other.
 
 mod common_cli;
 use common_cli::otp;
@@ -252,7 +252,7 @@ fn orlandi_triples_made_by_two_processes_open_to_products() {
             "--triples",
             "2",
             "--key-bits",
-            "1024",
+            "2048",
             "--timeout",
             "60",
         ]
@@ -271,8 +271,8 @@ fn orlandi_triples_made_by_two_processes_open_to_products() {
     }
     refused(&[
         (
-            "run orlandi_triple --party 0 --peers a:1,b:1 --key-bits 1000",
-            "the Paillier key sizes are 1024, 2048 and 3072",
+            "run orlandi_triple --party 0 --peers a:1,b:1 --key-bits 1024",
+            "the preprocessing's Paillier key sizes are 2048 and 3072",
         ),
         (
             "run orlandi_triple --party 0 --peers a:1,b:1 --triples 0",

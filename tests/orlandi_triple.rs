@@ -15,13 +15,14 @@ use ot::runtime::ec::Scalar;
 use ot::runtime::mesh::{run_parties, tamper_party, MemoryMesh, Mesh, TamperMesh};
 use ot::runtime::orlandi::{deal, Shares};
 use ot::runtime::orlandi_prep::TripleKey;
-use ot::runtime::paillier::{Integer, SecretKey};
+use ot::runtime::paillier::{Integer, KeySize, SecretKey};
 use ot::runtime::paillier_wire::Ciphertext3072;
 use ot::runtime::rng::Rng;
 use ot::runtime::wire::Wire;
 use ot::{orlandi_mul, orlandi_open, orlandi_triple};
 
-/// 3072-bit keys for up to nine parties, generated once per test binary.
+/// 2048-bit keys (the default size) for up to nine parties, generated once
+/// per test binary.
 fn keys() -> &'static [SecretKey] {
     static KEYS: OnceLock<Vec<SecretKey>> = OnceLock::new();
     KEYS.get_or_init(|| {
@@ -51,6 +52,8 @@ const D: usize = 0;
 const K: usize = S * (2 * D + 1) * M;
 /// Raw triples per run, `2(1 + s)(2d + 1)m`.
 const G: usize = 2 * (S + 1) * (2 * D + 1) * M;
+/// Packed `γ` per run and peer, one per pair of raw triples.
+const PAIRS: usize = G / 2;
 /// Bytes of a 3072-bit ciphertext.
 const CT: usize = 768;
 
@@ -154,6 +157,34 @@ fn bad_parameters_are_a_readable_error() {
             "{e}"
         );
     }
+    // A packed γ's slot would overflow beyond 2048 parties.
+    let e = orlandi_triple::Params::new(2049, 1, 1, 0).expect_err("rejected");
+    assert!(e.to_string().contains('n'), "{e}");
+    assert!(orlandi_triple::Params::new(2048, 1, 1, 0).is_ok());
+}
+
+#[test]
+fn a_key_too_small_for_two_slots_is_the_named_abort() {
+    // Two 768-bit slots do not fit a 1024-bit key's plaintext space.
+    let small = SecretKey::generate(KeySize::Bits1024, &mut Rng::deterministic_for_tests(0x5a));
+    let outs = run_parties(MemoryMesh::new(2), |mesh| {
+        let me = mesh.me();
+        let params = orlandi_triple::Params::new(2, 1, S, D).expect("params");
+        let sk = if me == 0 {
+            small.clone()
+        } else {
+            keys()[me].clone()
+        };
+        let input = orlandi_triple::PInput {
+            sk: TripleKey::new(sk),
+        };
+        orlandi_triple::P::new(me, params, session(12), input, Rng::from_entropy())?.run(mesh)
+    });
+    match &outs[0] {
+        Err(orlandi_triple::Error::OwnKeyUnfit { .. }) => {}
+        other => panic!("expected OwnKeyUnfit, got {other:?}"),
+    }
+    assert!(outs[1].is_err(), "the peer stops with an error");
 }
 
 /// Memory meshes for `n` parties where party `who`'s outgoing frames pass
@@ -200,14 +231,15 @@ fn assert_all_abort_in_checks(outs: &[Result<orlandi_triple::POutput, orlandi_tr
 
 #[test]
 fn a_tampered_gamma_is_caught_and_every_party_aborts() {
-    // P[1]'s γ to P[0] for raw triple 0 encrypts one more than it should
-    // (γ·(1 + n) = Enc(m + 1)): c_0 is off by one. If the pair is opened the
+    // P[1]'s γ to P[0] for pair 0 encrypts one more than it should
+    // (γ·(1 + n) = Enc(m + 1), the low slot: raw triple 0): c_0 is off by
+    // one. If the pair is opened the
     // subset check's a·b = c fails, else the Triple Test: at every party.
     let n = 3;
     let n0 = keys()[0].public().n().clone();
     let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
-        if k == GAMMA_FRAME && to == 0 && f.len() >= G * CT {
-            let off = f.len() - G * CT;
+        if k == GAMMA_FRAME && to == 0 && f.len() >= PAIRS * CT {
+            let off = f.len() - PAIRS * CT;
             rewrite_ct(f, off, &n0, |c| c.clone() * (Integer::from(&n0) + 1u32));
         }
     });
@@ -309,11 +341,11 @@ fn a_bad_triple_with_d_1_is_caught_at_every_party() {
     // should; the triple is either opened by the subset check or lands in
     // a bucket after its Triple Test, which fails: every party aborts.
     let (n, m, d) = (3, 1, 1);
-    let g = 2 * (S + 1) * (2 * d + 1) * m;
+    let pairs = (S + 1) * (2 * d + 1) * m;
     let n0 = keys()[0].public().n().clone();
     let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
-        if k == GAMMA_FRAME && to == 0 && f.len() >= g * CT {
-            let off = f.len() - g * CT;
+        if k == GAMMA_FRAME && to == 0 && f.len() >= pairs * CT {
+            let off = f.len() - pairs * CT;
             rewrite_ct(f, off, &n0, |c| c.clone() * (Integer::from(&n0) + 1u32));
         }
     });
@@ -326,8 +358,8 @@ fn a_malformed_ciphertext_is_the_named_abort() {
     // P[1] sends P[0] a γ of zero bytes (not a unit mod n²).
     let n = 3;
     let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
-        if k == GAMMA_FRAME && to == 0 && f.len() >= G * CT {
-            let off = f.len() - G * CT;
+        if k == GAMMA_FRAME && to == 0 && f.len() >= PAIRS * CT {
+            let off = f.len() - PAIRS * CT;
             f[off..off + CT].fill(0);
         }
     });
@@ -361,8 +393,10 @@ fn a_truncated_message_is_a_typed_error() {
 #[test]
 fn a_gamma_that_does_not_recompute_is_caught_by_its_receiver() {
     // P[1] reveals a wrong mask d for its first opened γ to P[0]: P[0]'s
-    // recomputation in the subset check fails (BadGamma naming P[1]).
-    let (n, reveal) = (3, 2 * K * (96 + 192));
+    // recomputation in the subset check fails (BadGamma naming P[1]). One
+    // reveal per opened pair: two 96-byte slot masks and a 192-byte
+    // randomizer.
+    let (n, reveal) = (3, K * (2 * 96 + 192));
     let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
         if to == 0 && k > GAMMA_FRAME && (reveal..=reveal + 32 * n).contains(&f.len()) {
             let off = f.len() - reveal;

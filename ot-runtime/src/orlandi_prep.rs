@@ -8,7 +8,9 @@
 //!
 //! Layout. A run generates `count = 2·(m + k)` raw triples, numbered
 //! `t`; pair `p` is the raw triples `2p` (kept) and `2p + 1` (sacrificed in
-//! its Triple Test). A party's secrets are `a ‖ b ‖ ρ1 ‖ ρ2` (the share
+//! its Triple Test). Raw triple `t` sits in slot `t mod 2` of its pair's
+//! packed `γ` ([`crate::orlandi_triple`]): its `α_t` encrypts
+//! `a_t·2^(768·(t mod 2))`, and one `γ` per pair and peer answers both. A party's secrets are `a ‖ b ‖ ρ1 ‖ ρ2` (the share
 //! layout of [`crate::orlandi::mask_commitments`], `2·count` values), its
 //! shares of the raw triples one [`Shares`] batch `a ‖ b ‖ c` of
 //! `3·count` values. The challenge ([`Challenge`]) opens `k` pairs and
@@ -33,7 +35,7 @@ use sha2::{Digest, Sha256};
 use crate::ec::{Point, Scalar};
 use crate::orlandi::{mask_commitments, mul_finish, mul_masked, Shares};
 use crate::orlandi_triple::{
-    gamma, group_order, key_fits, product_share, random_mask, scalar_to_integer,
+    gamma, group_order, in_slot, key_fits, product_share, random_mask, scalar_to_integer, SLOTS,
 };
 use crate::paillier::{Ciphertext, Integer, KeySize, PublicKey, SecretKey};
 use crate::paillier_wire::{
@@ -46,8 +48,9 @@ use crate::wire::{Wire, WireError};
 use crate::Block;
 
 /// Modulus sizes a party's Paillier key may have (each party picks its
-/// own; [`TripleKey::generate`] makes the default, 2048 bits).
-pub const KEY_BITS: [u32; 3] = [1024, 2048, 3072];
+/// own; [`TripleKey::generate`] makes the default, 2048 bits). 1024-bit
+/// keys are too small for the packed `γ` ([`key_fits`]).
+pub const KEY_BITS: [u32; 2] = [2048, 3072];
 /// A ciphertext on the wire: a field of 3072-bit capacity (a message field
 /// needs a compile-time size), smaller keys' ciphertexts zero-padded.
 pub type CtWire = Ciphertext3072;
@@ -171,7 +174,9 @@ pub fn public_key(sk: &TripleKey) -> PkWire {
 
 /// Step 1 of Triple Generation: from the sampled secrets (`a ‖ b ‖ ρ1 ‖ ρ2`,
 /// `6·count` scalars) and a seed for the Paillier randomizers, the
-/// encryptions `α_t = Enc(a_t; R_t)` under the party's own key.
+/// encryptions `α_t = Enc(a_t·2^(768·(t mod 2)); R_t)` under the party's
+/// own key (by CRT, [`SecretKey::encrypt_with_alpha`]: the party knows its
+/// factors).
 pub fn generate(
     sk: &TripleKey,
     me: usize,
@@ -182,7 +187,7 @@ pub fn generate(
     let Some(sk) = sk.secret() else {
         return Generated::default();
     };
-    if secrets.len() != 6 * count {
+    if secrets.len() != 6 * count || !count.is_multiple_of(SLOTS) {
         return Generated::default();
     }
     let pk = sk.public();
@@ -190,7 +195,7 @@ pub fn generate(
         .into_par_iter()
         .map(|t| {
             let r = pk.random_alpha(&mut Lane::new(seed, t as u64));
-            let c = pk.encrypt_with_alpha(&scalar_to_integer(&secrets[t]), &r);
+            let c = sk.encrypt_with_alpha(&slotted(&secrets[t], t), &r);
             c.ok().map(|c| (r, c))
         })
         .collect();
@@ -205,6 +210,11 @@ pub fn generate(
         c: Vec::new(),
         rc: Vec::new(),
     }
+}
+
+/// The plaintext of `α_t`: `a_t` shifted into its slot `t mod 2`.
+fn slotted(a: &Scalar, t: usize) -> Integer {
+    in_slot(&scalar_to_integer(a), t % SLOTS)
 }
 
 /// The party's `α_t` on the wire.
@@ -232,8 +242,9 @@ impl PeerKeys {
 /// parties reuse their keys across runs.
 static KEY_CACHE: std::sync::OnceLock<std::sync::Mutex<HashMap<[u8; 32], PublicKey>>> =
     std::sync::OnceLock::new();
-/// Keys kept in [`KEY_CACHE`] before it is emptied (bounds its memory).
-const KEY_CACHE_MAX: usize = 64;
+/// Keys kept in [`KEY_CACHE`] before it is emptied (bounds its memory: a
+/// 2048-bit key's table is about 10 MB, a 3072-bit one about 22 MB).
+const KEY_CACHE_MAX: usize = 16;
 
 /// The key encoded in `k` (see [`peer_keys`]), from the cache if it was
 /// decoded before.
@@ -282,51 +293,59 @@ pub fn incoming_ok(keys: &PeerKeys, me: usize, j: usize, cts: &[CtWire]) -> bool
     j == me || ciphertexts_ok(keys, me, cts)
 }
 
-/// The mask `d` and randomizer `R'` of the `γ` that this party sends party
-/// `j` for raw triple `t` (lane `j·count + t` of `gseed`).
+/// The slot masks `d_s` and randomizer `R'` of the `γ` that this party
+/// sends party `j` for pair `p` (lane `j·pairs + p` of `gseed`).
 fn gamma_randomness(
     pk: &PublicKey,
     gseed: Block,
     j: usize,
-    t: usize,
-    count: usize,
-) -> (Integer, Integer) {
-    let mut rng = Lane::new(gseed, (j * count + t) as u64);
-    let d = random_mask(&mut rng);
+    p: usize,
+    pairs: usize,
+) -> (Vec<Integer>, Integer) {
+    let mut rng = Lane::new(gseed, (j * pairs + p) as u64);
+    let d = (0..SLOTS).map(|_| random_mask(&mut rng)).collect();
     (d, pk.random_alpha(&mut rng))
 }
 
-/// The mask `d` alone (drawn first, so it does not depend on the key).
-fn gamma_mask(gseed: Block, j: usize, t: usize, count: usize) -> Integer {
-    random_mask(&mut Lane::new(gseed, (j * count + t) as u64))
+/// The slot masks alone (drawn first, so they do not depend on the key).
+fn gamma_masks(gseed: Block, j: usize, p: usize, pairs: usize) -> Vec<Integer> {
+    let mut rng = Lane::new(gseed, (j * pairs + p) as u64);
+    (0..SLOTS).map(|_| random_mask(&mut rng)).collect()
 }
 
-/// Step 2 of Triple Generation: for every other party `j` and raw triple
-/// `t`, `γ_jt = α_jt^{b_t} · Enc_j(d; R')` with `d` uniform in `[0, p³)` and
-/// a fresh short randomizer `R'` (VIFF multiplies by `Enc(1; 1)^d = g^d`,
-/// without fresh randomness). Element `j` goes to party `j`; the own
-/// element is empty-valued and not sent.
+/// The ciphertexts `α_{2p}, α_{2p+1}` of pair `p` in `alpha` under `pk`.
+fn pair_alphas(pk: &PublicKey, alpha: &[CtWire], p: usize) -> Option<Vec<Ciphertext>> {
+    (0..SLOTS)
+        .map(|s| alpha.get(SLOTS * p + s).and_then(|a| ciphertext(pk, a)))
+        .collect()
+}
+
+/// Step 2 of Triple Generation: for every other party `j` and pair `p`,
+/// one packed `γ_jp = α_{j,2p}^{b_2p} · α_{j,2p+1}^{b_2p+1} · Enc_j(d_0 +
+/// d_1·2^768; R')` with `d_s` uniform in `[0, p³)` and a fresh short
+/// randomizer `R'` (VIFF multiplies by `Enc(1; 1)^d = g^d`, without fresh
+/// randomness). Element `j` goes to party `j`; the own element is
+/// empty-valued and not sent.
 pub fn gammas(
     keys: &PeerKeys,
     alpha: &[Vec<CtWire>],
     g: &Generated,
     gseed: Block,
     me: usize,
-    count: usize,
+    pairs: usize,
 ) -> Vec<Vec<CtWire>> {
     (0..alpha.len())
         .map(|j| {
             let (Some(pk), false) = (keys.get(j), j == me) else {
-                return vec![CtWire::default(); count];
+                return vec![CtWire::default(); pairs];
             };
-            (0..count)
+            (0..pairs)
                 .into_par_iter()
-                .map(|t| {
-                    let (d, r) = gamma_randomness(pk, gseed, j, t, count);
-                    alpha[j]
-                        .get(t)
-                        .and_then(|a| ciphertext(pk, a))
-                        .and_then(|a| gamma(pk, &a, &g.b(t), &d, &r).ok())
+                .map(|p| {
+                    let (d, r) = gamma_randomness(pk, gseed, j, p, pairs);
+                    let b = [g.b(SLOTS * p), g.b(SLOTS * p + 1)];
+                    pair_alphas(pk, &alpha[j], p)
+                        .and_then(|a| gamma(pk, &a, &b, &d, &r).ok())
                         .map(|c| encode_ciphertext(&c))
                         .unwrap_or_default()
                 })
@@ -335,10 +354,10 @@ pub fn gammas(
         .collect()
 }
 
-/// Step 3 of Triple Generation: `c_t = a_t·b_t + Dec(Π_j γ_jt) − Σ_j d_jt`
-/// (one CRT decryption per raw triple; `d_jt` the masks this party used
-/// towards `j`), with the sampled randomness `ρc1 ‖ ρc2` (`2·count`) of
-/// its commitments.
+/// Step 3 of Triple Generation: `c_t = a_t·b_t + slot_t(Dec(Π_j γ_jp)) −
+/// Σ_j d_jt` for both raw triples `t` of each pair `p` (one CRT decryption
+/// per pair; `d_jt` the slot masks this party used towards `j`), with the
+/// sampled randomness `ρc1 ‖ ρc2` (`2·count`) of its commitments.
 pub fn products(
     g: &Generated,
     sk: &TripleKey,
@@ -351,19 +370,23 @@ pub fn products(
         return g.clone();
     };
     let pk = sk.public();
-    let count = g.count;
-    let c = (0..count)
+    let pairs = g.count / SLOTS;
+    let c: Vec<Vec<Scalar>> = (0..pairs)
         .into_par_iter()
-        .map(|t| {
+        .map(|p| {
             let others = (0..gamma_in.len()).filter(|&j| j != me);
             let received: Vec<Ciphertext> = others
                 .clone()
-                .filter_map(|j| gamma_in[j].get(t).and_then(|w| ciphertext(pk, w)))
+                .filter_map(|j| gamma_in[j].get(p).and_then(|w| ciphertext(pk, w)))
                 .collect();
-            let sent: Vec<Integer> = others.map(|j| gamma_mask(gseed, j, t, count)).collect();
-            product_share(sk, &received, &g.a(t), &g.b(t), &sent)
+            let sent: Vec<Vec<Integer>> = others.map(|j| gamma_masks(gseed, j, p, pairs)).collect();
+            let t = SLOTS * p;
+            let a = [g.a(t), g.a(t + 1)];
+            let b = [g.b(t), g.b(t + 1)];
+            product_share(sk, &received, &a, &b, &sent)
         })
         .collect();
+    let c = c.concat();
     Generated {
         c,
         rc: rc.to_vec(),
@@ -497,38 +520,40 @@ pub fn alpha_nonces(g: &Generated, ch: &Challenge, _k: usize) -> Vec<NonceWire> 
         .collect()
 }
 
-/// For every party `j` other than `me`, `f(j, t)` for every opened raw
-/// triple `t` (the default for `j == me`, which is not sent).
+/// For every party `j` other than `me`, `f(j, p)` for every opened pair
+/// `p` (the default for `j == me`, which is not sent).
 fn per_opened<T: Default>(
     ch: &Challenge,
     parties: usize,
     me: usize,
     f: impl Fn(usize, usize) -> T,
 ) -> Vec<Vec<T>> {
-    let t = ch.opened_triples();
     (0..parties)
         .map(|j| {
-            t.iter()
-                .map(|&t| if j == me { T::default() } else { f(j, t) })
+            ch.opened
+                .iter()
+                .map(|&p| if j == me { T::default() } else { f(j, p) })
                 .collect()
         })
         .collect()
 }
 
-/// What a party reveals of one `γ` it sent for an opened raw triple: the
-/// mask `d` and the randomizer `R'`.
+/// What a party reveals of one `γ` it sent for an opened pair: the slot
+/// masks `d_0`, `d_1` and the randomizer `R'`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GammaReveal {
-    d: Mask,
+    d: [Mask; SLOTS],
     r: NonceWire,
 }
 
 impl Wire for GammaReveal {
-    const SIZE: usize = Mask::SIZE + NonceWire::SIZE;
+    const SIZE: usize = SLOTS * Mask::SIZE + NonceWire::SIZE;
 
     fn write(&self, out: &mut [u8]) {
-        let (d, r) = out.split_at_mut(Mask::SIZE);
-        self.d.write(d);
+        let (d, r) = out.split_at_mut(SLOTS * Mask::SIZE);
+        for (d, out) in self.d.iter().zip(d.chunks_exact_mut(Mask::SIZE)) {
+            d.write(out);
+        }
         self.r.write(r);
     }
 
@@ -539,16 +564,16 @@ impl Wire for GammaReveal {
                 got: bytes.len(),
             });
         }
-        let (d, r) = bytes.split_at(Mask::SIZE);
+        let (d, r) = bytes.split_at(SLOTS * Mask::SIZE);
         Ok(GammaReveal {
-            d: Mask::read(d)?,
+            d: [Mask::read(&d[..Mask::SIZE])?, Mask::read(&d[Mask::SIZE..])?],
             r: NonceWire::read(r)?,
         })
     }
 }
 
-/// For every party `j`, the masks `d` and randomizers `R'` of this party's
-/// `γ` to `j` for the opened raw triples.
+/// For every party `j`, the slot masks `d_s` and randomizers `R'` of this
+/// party's `γ` to `j` for the opened pairs.
 pub fn gamma_reveals(
     keys: &PeerKeys,
     gseed: Block,
@@ -558,12 +583,16 @@ pub fn gamma_reveals(
     count: usize,
     _k: usize,
 ) -> Vec<Vec<GammaReveal>> {
-    per_opened(ch, parties, me, |j, t| {
+    let pairs = count / SLOTS;
+    per_opened(ch, parties, me, |j, p| {
         keys.get(j)
             .map(|pk| {
-                let (d, r) = gamma_randomness(pk, gseed, j, t, count);
+                let (d, r) = gamma_randomness(pk, gseed, j, p, pairs);
                 GammaReveal {
-                    d: Mask::from_integer_or_zero(&d),
+                    d: [
+                        Mask::from_integer_or_zero(&d[0]),
+                        Mask::from_integer_or_zero(&d[1]),
+                    ],
                     r: NonceWire::from_integer_or_zero(&r),
                 }
             })
@@ -571,17 +600,22 @@ pub fn gamma_reveals(
     })
 }
 
-/// Subset check, party `j`'s encryptions: `α_jt = Enc_j(a_jt; R_jt)` for
-/// every opened raw triple (VIFF's check 1), with `a_jt` from `j`'s
-/// revealed opening (`a ‖ b ‖ c ‖ ρ1 ‖ ρ2`).
+/// Subset check, party `j`'s encryptions: `α_jt = Enc_j(a_jt·2^(768·(t
+/// mod 2)); R_jt)` for every opened raw triple (VIFF's check 1), with
+/// `a_jt` from `j`'s revealed opening (`a ‖ b ‖ c ‖ ρ1 ‖ ρ2`). Nothing to
+/// check for `j == me` (the party's own encryptions).
 pub fn alpha_ok(
     keys: &PeerKeys,
+    me: usize,
     j: usize,
     alpha_j: &[CtWire],
     rev_j: &[Scalar],
     nonces_j: &[NonceWire],
     ch: &Challenge,
 ) -> bool {
+    if j == me {
+        return true;
+    }
     let Some(pk) = keys.get(j) else {
         return false;
     };
@@ -594,7 +628,7 @@ pub fn alpha_ok(
         if r.significant_bits() > pk.randomizer_bits() {
             return false;
         }
-        let want = pk.encrypt_with_alpha(&scalar_to_integer(&rev_j[q]), &r);
+        let want = pk.encrypt_with_alpha(&slotted(&rev_j[q], t), &r);
         let got = alpha_j.get(t).and_then(|a| ciphertext(pk, a));
         matches!((want, got), (Ok(w), Some(g)) if w == g)
     })
@@ -608,8 +642,9 @@ pub fn products_ok(values: &[Scalar], k: usize) -> bool {
 }
 
 /// Subset check, this party's incoming `γ` from party `j` (VIFF's checks 4
-/// and 5): each recomputes from `j`'s revealed `b`, its mask `d` (which
-/// must be below `p³`) and randomizer `R'`. Nothing to check for `j == me`.
+/// and 5): each opened pair's `γ` recomputes from `j`'s revealed `b` of
+/// both its triples, the slot masks `d_s` (each below `p³`) and the
+/// randomizer `R'`. Nothing to check for `j == me`.
 pub fn gamma_ok(
     g: &Generated,
     j: usize,
@@ -624,23 +659,22 @@ pub fn gamma_ok(
     let Some(pk) = g.pk.as_ref() else {
         return false;
     };
-    let t = ch.opened_triples();
-    let q = t.len();
-    if rev_j.len() < 2 * q || reveal_j.len() != q {
+    let q = SLOTS * ch.opened.len();
+    if rev_j.len() < 2 * q || reveal_j.len() != ch.opened.len() {
         return false;
     }
     let p3 = group_order().pow(3u32);
-    t.par_iter().enumerate().all(|(i, &t)| {
-        let d = reveal_j[i].d.to_integer();
+    ch.opened.par_iter().enumerate().all(|(i, &p)| {
+        let d: Vec<Integer> = reveal_j[i].d.iter().map(Mask::to_integer).collect();
         let r = reveal_j[i].r.to_integer();
-        if d >= p3 || r.significant_bits() > pk.randomizer_bits() {
+        if d.iter().any(|d| *d >= p3) || r.significant_bits() > pk.randomizer_bits() {
             return false;
         }
-        let want = g
-            .alpha
-            .get(t)
-            .and_then(|a| gamma(pk, a, &rev_j[q + i], &d, &r).ok());
-        let got = gamma_j.get(t).and_then(|c| ciphertext(pk, c));
+        // b of the pair's two opened triples (opened_triples order).
+        let b = &rev_j[q + SLOTS * i..q + SLOTS * (i + 1)];
+        let alphas = g.alpha.get(SLOTS * p..SLOTS * (p + 1));
+        let want = alphas.and_then(|a| gamma(pk, a, b, &d, &r).ok());
+        let got = gamma_j.get(p).and_then(|c| ciphertext(pk, c));
         matches!((want, got), (Some(w), Some(g)) if w == g)
     })
 }

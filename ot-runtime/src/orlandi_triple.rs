@@ -15,16 +15,32 @@
 //! and the Triple Test) is `protocols/orlandi_triple.otp`, which calls
 //! these kernels through [`crate::orlandi_prep`].
 //!
-//! No simultaneous multi-exponentiation is needed: `Enc(d; α')` is one
-//! fixed-base table product, and only `α_i^{b_j}` (a 253-bit exponent) is a
-//! variable-base exponentiation.
+//! **Two raw triples per `γ`** (slot packing, as VIFF-era Paillier
+//! implementations pack several `Z_p` values into one plaintext). The
+//! plaintext space of a 2048-bit key holds two slots of [`SLOT_BITS`] bits:
+//! `P_i` encrypts the second triple of a pair already shifted,
+//! `α' = Enc_i(a'·2^768)`, and `P_j` answers both triples of the pair with
+//! one `γ = α^b·α'^{b'}·Enc_i(d + d'·2^768; fresh)` (a two-base
+//! simultaneous exponentiation, [`crate::paillier::multi_exp`]), so `P_i`
+//! decrypts `(a·b + d) + (a'·b' + d')·2^768` once for both. Slack argument:
+//! each slot sums, over the `n − 1` other parties, `a·b + d < p² + p³`, so
+//! a slot stays below `(n − 1)(p² + p³) < 2^757·2^11 = 2^768` for `n ≤`
+//! [`MAX_PARTIES`] (the `.otp` requires it) and nothing carries into the
+//! next slot; the masks keep their full range `[0, p³)`, so each slot hides
+//! `a·b` exactly as an unpacked `γ` would (statistical distance `≤ p²/p³`);
+//! and the packed value stays below `n` when `n > 2^768·(n_parties −
+//! 1)(p² + p³)` ([`key_fits`]: true for 2048- and 3072-bit keys, false for
+//! 1024-bit ones). Both triples of a pair are opened or kept together by the
+//! subset check, so revealing a `γ`'s masks never touches a kept triple.
 
 use rand_core::{CryptoRng, RngCore};
 use rug::integer::Order;
 use rug::ops::Pow;
 
 use crate::ec::Scalar;
-use crate::paillier::{random_below, Ciphertext, Integer, PaillierError, PublicKey, SecretKey};
+use crate::paillier::{
+    multi_exp, random_below, Ciphertext, Integer, PaillierError, PublicKey, SecretKey,
+};
 
 /// The Ristretto group order `p` as an integer.
 pub fn group_order() -> Integer {
@@ -59,37 +75,74 @@ pub fn random_mask<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Integer {
     random_below(&group_order().pow(3u32), rng)
 }
 
-/// Whether the key's plaintext space holds the sum the decrypting party
-/// computes for `parties` parties without wrapping: `n > (parties − 1)·(p² + p³)`
-/// (the slides' "encrypted computation could overflow, require N >> p").
-pub fn key_fits(pk: &PublicKey, parties: usize) -> bool {
+/// Bits of one slot of a packed `γ` plaintext (see the module docs).
+pub const SLOT_BITS: u32 = 768;
+/// Raw triples (slots) per `γ`: the two triples of a Triple Test pair.
+pub const SLOTS: usize = 2;
+/// Most parties for which a slot cannot overflow: `(n − 1)(p² + p³) <
+/// 2^768` needs `n − 1 < 2^11`.
+pub const MAX_PARTIES: usize = 2048;
+
+/// The exclusive bound `(parties − 1)(p² + p³)` of one slot's plaintext.
+fn slot_bound(parties: usize) -> Integer {
     let p = group_order();
-    let bound = (Integer::from(&p * &p) + p.clone().pow(3u32)) * parties.saturating_sub(1) as u64;
-    *pk.n() > bound
+    (Integer::from(&p * &p) + p.pow(3u32)) * parties.saturating_sub(1) as u64
 }
 
-/// `γ = α^b · Enc(d; α')` under the receiver's key `pk` with a fresh short
-/// randomizer `α'` (step 2b): an encryption of `a·b + d` for `α = Enc(a)`.
+/// Whether the key's plaintext space holds the packed sum the decrypting
+/// party computes for `parties` parties without wrapping: a slot below
+/// `2^SLOT_BITS` and `n > 2^SLOT_BITS·(parties − 1)(p² + p³)` (the slides'
+/// "encrypted computation could overflow, require N >> p").
+pub fn key_fits(pk: &PublicKey, parties: usize) -> bool {
+    let slot = slot_bound(parties);
+    parties <= MAX_PARTIES && slot.significant_bits() <= SLOT_BITS && *pk.n() > (slot << SLOT_BITS)
+}
+
+/// `v·2^(SLOT_BITS·slot)`: a value placed in its slot.
+pub fn in_slot(v: &Integer, slot: usize) -> Integer {
+    Integer::from(v << (SLOT_BITS * slot as u32))
+}
+
+/// The packed mask `Σ_s d_s·2^(SLOT_BITS·s)` of a `γ`.
+pub fn packed_mask(d: &[Integer]) -> Integer {
+    d.iter()
+        .enumerate()
+        .fold(Integer::new(), |acc, (s, d)| acc + in_slot(d, s))
+}
+
+/// `γ = Π_s α_s^{b_s} · Enc(Σ_s d_s·2^(768s); α')` under the receiver's
+/// key `pk` with a fresh short randomizer `α'` (step 2b, one `γ` for the
+/// up to [`SLOTS`] raw triples of a pair, whose `α_s` encrypt `a_s` already
+/// shifted into slot `s`): an encryption of `Σ_s (a_s·b_s + d_s)·2^(768s)`.
+/// The powers are one simultaneous multi-exponentiation.
 pub fn gamma(
     pk: &PublicKey,
-    alpha: &Ciphertext,
-    b: &Scalar,
-    d: &Integer,
+    alphas: &[Ciphertext],
+    b: &[Scalar],
+    d: &[Integer],
     randomizer: &Integer,
 ) -> Result<Ciphertext, PaillierError> {
-    let masked = pk.encrypt_with_alpha(d, randomizer)?;
-    Ok(pk.add(&pk.mul_plain(alpha, &scalar_to_integer(b)), &masked))
+    if alphas.len() != b.len() || alphas.is_empty() || alphas.len() > SLOTS {
+        return Err(PaillierError::PlaintextRange);
+    }
+    let masked = pk.encrypt_with_alpha(&packed_mask(d), randomizer)?;
+    let bases: Vec<Integer> = alphas.iter().map(|c| c.as_integer().clone()).collect();
+    let exps: Vec<Integer> = b.iter().map(scalar_to_integer).collect();
+    let power = multi_exp(&bases, &exps, pk.n_squared()).ok_or(PaillierError::PlaintextRange)?;
+    Ok(pk.add(&pk.ciphertext(power)?, &masked))
 }
 
-/// `c_i = a_i·b_i + Dec(Π_j γ_ij) − Σ_j d_ji mod p` (step 3a, one CRT
-/// decryption for all the `γ` received).
+/// `c_s = a_s·b_s + slot_s(Dec(Π_j γ_ij)) − Σ_j d_ji,s mod p` for each slot
+/// `s` of a pair (step 3a, one CRT decryption for all the `γ` received and
+/// both triples; `masks_sent[j]` the slot masks this party used towards
+/// party `j`).
 pub fn product_share(
     sk: &SecretKey,
     gammas: &[Ciphertext],
-    a: &Scalar,
-    b: &Scalar,
-    masks_sent: &[Integer],
-) -> Scalar {
+    a: &[Scalar],
+    b: &[Scalar],
+    masks_sent: &[Vec<Integer>],
+) -> Vec<Scalar> {
     let pk = sk.public();
     let mut acc: Option<Ciphertext> = None;
     for g in gammas {
@@ -99,10 +152,14 @@ pub fn product_share(
         });
     }
     let received = acc.map(|c| sk.decrypt(&c)).unwrap_or_default();
-    let sent: Integer = masks_sent.iter().sum();
-    a * b + integer_to_scalar(&(received - sent))
+    (0..a.len().min(b.len()))
+        .map(|s| {
+            let slot = Integer::from(&received >> (SLOT_BITS * s as u32)).keep_bits(SLOT_BITS);
+            let sent: Integer = masks_sent.iter().filter_map(|d| d.get(s)).sum();
+            a[s] * b[s] + integer_to_scalar(&(slot - sent))
+        })
+        .collect()
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,29 +179,46 @@ mod tests {
     }
 
     #[test]
-    fn three_parties_get_shares_of_the_product() {
+    fn three_parties_get_shares_of_packed_products() {
         let n = 3;
         let mut rng = Rng::deterministic_for_tests(6);
         let keys: Vec<SecretKey> = (0..n)
-            .map(|_| SecretKey::generate(KeySize::Bits1024, &mut rng))
+            .map(|_| SecretKey::generate(KeySize::Bits2048, &mut rng))
             .collect();
         assert!(keys.iter().all(|k| key_fits(k.public(), n)));
-        let a: Vec<Scalar> = (0..n).map(|_| random_scalar(&mut rng)).collect();
-        let b: Vec<Scalar> = (0..n).map(|_| random_scalar(&mut rng)).collect();
-        let alphas: Vec<Ciphertext> = (0..n)
+        let small = SecretKey::generate(KeySize::Bits1024, &mut rng);
+        assert!(
+            !key_fits(small.public(), n),
+            "two slots do not fit 1024 bits"
+        );
+        assert!(!key_fits(keys[0].public(), MAX_PARTIES + 1));
+        // Two raw triples (one pair) per party; a[i][s], b[i][s].
+        let draw = |rng: &mut Rng| -> Vec<Vec<Scalar>> {
+            (0..n)
+                .map(|_| (0..SLOTS).map(|_| random_scalar(rng)).collect())
+                .collect()
+        };
+        let (a, b) = (draw(&mut rng), draw(&mut rng));
+        // α of raw triple s encrypts a·2^(768s).
+        let alphas: Vec<Vec<Ciphertext>> = (0..n)
             .map(|i| {
-                keys[i]
-                    .public()
-                    .encrypt(&scalar_to_integer(&a[i]), &mut rng)
-                    .expect("enc")
-                    .0
+                (0..SLOTS)
+                    .map(|s| {
+                        let pt = in_slot(&scalar_to_integer(&a[i][s]), s);
+                        keys[i].public().encrypt(&pt, &mut rng).expect("enc").0
+                    })
+                    .collect()
             })
             .collect();
-        // d[j][i]: the mask P_j uses in its answer to P_i.
-        let d: Vec<Vec<Integer>> = (0..n)
-            .map(|_| (0..n).map(|_| random_mask(&mut rng)).collect())
+        // d[j][i][s]: the slot-s mask P_j uses in its answer to P_i.
+        let d: Vec<Vec<Vec<Integer>>> = (0..n)
+            .map(|_| {
+                (0..n)
+                    .map(|_| (0..SLOTS).map(|_| random_mask(&mut rng)).collect())
+                    .collect()
+            })
             .collect();
-        let c: Vec<Scalar> = (0..n)
+        let c: Vec<Vec<Scalar>> = (0..n)
             .map(|i| {
                 let pk = keys[i].public();
                 let gammas: Vec<Ciphertext> = (0..n)
@@ -154,14 +228,19 @@ mod tests {
                         gamma(pk, &alphas[i], &b[j], &d[j][i], &r).expect("gamma")
                     })
                     .collect();
-                let sent: Vec<Integer> = (0..n)
+                let sent: Vec<Vec<Integer>> = (0..n)
                     .filter(|&j| j != i)
                     .map(|j| d[i][j].clone())
                     .collect();
                 product_share(&keys[i], &gammas, &a[i], &b[i], &sent)
             })
             .collect();
-        let sum = |v: &[Scalar]| v.iter().sum::<Scalar>();
-        assert_eq!(sum(&c), sum(&a) * sum(&b));
+        for s in 0..SLOTS {
+            let sum = |v: &[Vec<Scalar>]| v.iter().map(|x| x[s]).sum::<Scalar>();
+            assert_eq!(sum(&c), sum(&a) * sum(&b), "slot {s}");
+        }
+        // Mismatched slot counts are an error, not a panic.
+        let pk = keys[0].public();
+        assert!(gamma(pk, &alphas[0], &b[1][..1], &d[1][0], &Integer::from(1)).is_err());
     }
 }

@@ -1,10 +1,12 @@
 //! Paillier on GMP (`ot_runtime::paillier`): known answers on small keys,
 //! decryption of encryptions and the homomorphisms (proptest, 1024-bit
-//! key), one 2048-bit round trip, and malformed ciphertexts as typed errors.
+//! key), one 2048-bit round trip, and malformed ciphertexts as typed errors;
+//! the exponentiation kernels (Straus multi-exponentiation, fixed-base
+//! tables, the key owner's CRT encryption) against `pow_mod` (proptest).
 
 use std::sync::OnceLock;
 
-use ot_runtime::paillier::{KeySize, PaillierError, SecretKey};
+use ot_runtime::paillier::{multi_exp, FixedBase, KeySize, PaillierError, SecretKey};
 use ot_runtime::rng::Rng;
 use proptest::prelude::*;
 use rug::Integer;
@@ -131,5 +133,35 @@ proptest! {
         prop_assert_eq!(sk.decrypt(&pk.add_plain(&ca, &k)), Integer::from(&a + &k));
         let bytes = pk.to_bytes(&ca);
         prop_assert_eq!(pk.ciphertext_from_bytes(&bytes), Ok(ca));
+    }
+
+    #[test]
+    fn multi_exp_is_the_product_of_powers(
+        bases in proptest::collection::vec(any::<u128>(), 0..5),
+        exps in proptest::collection::vec(proptest::collection::vec(any::<u64>(), 0..5), 5),
+    ) {
+        let n2 = key().public().n_squared();
+        let k = bases.len();
+        let bases: Vec<Integer> = bases.into_iter().map(|b| Integer::from(b) * 0x1_0000_0001u64 + 2u32).collect();
+        // Exponents of 0 to 256 bits (253 bits is Triple Generation's).
+        let exps: Vec<Integer> = exps[..k]
+            .iter()
+            .map(|limbs| Integer::from_digits(limbs, rug::integer::Order::Lsf))
+            .collect();
+        let naive = bases.iter().zip(&exps).fold(Integer::from(1), |acc, (b, e)| {
+            acc * b.clone().pow_mod(e, n2).expect("pow") % n2
+        });
+        prop_assert_eq!(multi_exp(&bases, &exps, n2), Some(naive));
+    }
+
+    #[test]
+    fn fixed_base_and_crt_encryption_match_the_reference(e in any::<[u64; 16]>(), m in any::<u128>(), w in 1u32..9) {
+        let sk = key();
+        let pk = sk.public();
+        let e = Integer::from_digits(&e, rug::integer::Order::Lsf).keep_bits(pk.randomizer_bits());
+        let t = FixedBase::new(pk.h_s(), pk.n_squared(), pk.randomizer_bits(), w);
+        prop_assert_eq!(t.pow(&e, pk.n_squared()), pk.h_s().clone().pow_mod(&e, pk.n_squared()).expect("pow"));
+        let m = Integer::from(m);
+        prop_assert_eq!(sk.encrypt_with_alpha(&m, &e), pk.encrypt_with_alpha(&m, &e));
     }
 }

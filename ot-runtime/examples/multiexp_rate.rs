@@ -1,0 +1,165 @@
+//! Exponentiation methods modulo `n²` for the Orlandi preprocessing's
+//! Paillier operations, measured in one run next to a single modular
+//! multiplication and squaring of the same size:
+//!
+//! * products of `k` powers `Π c_i^{b_i}` with 253-bit exponents (Triple
+//!   Generation's `α^b·α'^{b'}`, `k = 2`): naive (`k` GMP `powm` and `k − 1`
+//!   multiplications) against Straus' simultaneous multi-exponentiation
+//!   (`paillier::multi_exp`);
+//! * the short randomizer `h_s^α` (exponent `⌈k/2⌉` bits): GMP `powm`
+//!   against the fixed-base windowed table (`paillier::FixedBase`) for
+//!   windows 4 to 8 (multiplications per exponentiation, table size and
+//!   build time), and the key owner's CRT form (`SecretKey::encrypt_with_alpha`);
+//! * one CRT decryption.
+//!
+//! `cargo run --release -p ot-runtime --example multiexp_rate [-- --bits 2048 --secs 0.3]`
+//!
+//! Under an instruction counter, pass `--secs 0` to run every method once.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use ot_runtime::paillier::{multi_exp, FixedBase, Integer, KeySize, SecretKey};
+use ot_runtime::rng::Rng;
+
+/// The value after `name` on the command line, parsed.
+fn flag<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::args()
+        .skip_while(|a| a != name)
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// Microseconds per call of `f`, run for about `secs` seconds (at least
+/// once).
+fn micros(secs: f64, mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    let mut calls = 0usize;
+    loop {
+        f();
+        calls += 1;
+        if start.elapsed().as_secs_f64() >= secs {
+            break;
+        }
+    }
+    start.elapsed().as_secs_f64() * 1e6 / calls as f64
+}
+
+fn main() {
+    let secs: f64 = flag("--secs").unwrap_or(0.3);
+    let size = match flag::<u32>("--bits").unwrap_or(2048) {
+        1024 => KeySize::Bits1024,
+        3072 => KeySize::Bits3072,
+        _ => KeySize::Bits2048,
+    };
+    let mut rng = Rng::from_entropy();
+    let sk = SecretKey::generate(size, &mut rng);
+    let pk = sk.public();
+    let n2 = pk.n_squared();
+    let ct = |rng: &mut Rng| {
+        pk.encrypt(&Integer::from(12345u32), rng)
+            .map(|(c, _)| c.as_integer().clone())
+            .unwrap_or_default()
+    };
+    let (x, y) = (ct(&mut rng), ct(&mut rng));
+    let b253 = |rng: &mut Rng| ot_runtime::paillier::random_bits(253, rng);
+
+    println!(
+        "Paillier-{}: operations modulo n² ({} bits), microseconds per operation (one thread, this run)",
+        size.bits(),
+        n2.significant_bits()
+    );
+    let mul = micros(secs, || {
+        black_box(Integer::from(&x * &y) % n2);
+    });
+    let sqr = micros(secs, || {
+        black_box(Integer::from(x.square_ref()) % n2);
+    });
+    let e = b253(&mut rng);
+    let powm = micros(secs, || {
+        black_box(x.clone().pow_mod(&e, n2).ok());
+    });
+    println!("  modular multiplication (mul + mod)   {mul:>9.2}");
+    println!("  modular squaring (sqr + mod)         {sqr:>9.2}");
+    println!(
+        "  c^b, |b| = 253 (GMP powm)            {powm:>9.2}   = {:.0} multiplications",
+        powm / mul
+    );
+    println!();
+    println!("Products of k powers, 253-bit exponents (Triple Generation's γ: k = 2):");
+    println!("  k | naive (k powm + k-1 mul) | Straus (multi_exp) | naive / Straus");
+    for k in [1usize, 2, 3, 4, 8] {
+        let bases: Vec<Integer> = (0..k).map(|_| ct(&mut rng)).collect();
+        let exps: Vec<Integer> = (0..k).map(|_| b253(&mut rng)).collect();
+        let naive_f = || {
+            bases
+                .iter()
+                .zip(&exps)
+                .fold(Integer::from(1), |acc, (b, e)| {
+                    acc * b.clone().pow_mod(e, n2).unwrap_or_default() % n2
+                })
+        };
+        let straus_f = || multi_exp(&bases, &exps, n2).unwrap_or_default();
+        assert_eq!(naive_f(), straus_f(), "methods agree");
+        let naive = micros(secs, || {
+            black_box(naive_f());
+        });
+        let straus = micros(secs, || {
+            black_box(straus_f());
+        });
+        println!(
+            "  {k} | {naive:>24.1} | {straus:>18.1} | {:.2}",
+            naive / straus
+        );
+    }
+    println!();
+    let bits = pk.randomizer_bits();
+    let alpha = ot_runtime::paillier::random_bits(bits, &mut rng);
+    let h = pk.h_s();
+    let powm_r = micros(secs, || {
+        black_box(h.clone().pow_mod(&alpha, n2).ok());
+    });
+    println!("Short randomizer h_s^α, |α| = {bits} bits:");
+    println!("  GMP powm                             {powm_r:>9.2}");
+    println!("  fixed-base window | µs per exp | multiplications | table MB | table build ms");
+    for w in 4..=8u32 {
+        let t0 = Instant::now();
+        let table = FixedBase::new(h, n2, bits, w);
+        let build = t0.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(
+            table.pow(&alpha, n2),
+            h.clone().pow_mod(&alpha, n2).unwrap_or_default()
+        );
+        let fb = micros(secs, || {
+            black_box(table.pow(&alpha, n2));
+        });
+        let entries = (1u64 << w) * u64::from(bits.div_ceil(w));
+        let mb = entries as f64 * f64::from(n2.significant_bits()) / 8.0 / 1e6;
+        println!(
+            "  {w:>17} | {fb:>10.1} | {:>15} | {mb:>8.1} | {build:>14.0}",
+            bits.div_ceil(w)
+        );
+    }
+    let m = Integer::from(987_654_321u64);
+    let enc_pub = micros(secs, || {
+        black_box(pk.encrypt_with_alpha(&m, &alpha).ok());
+    });
+    let enc_crt = micros(secs, || {
+        black_box(sk.encrypt_with_alpha(&m, &alpha).ok());
+    });
+    let c = pk
+        .encrypt_with_alpha(&m, &alpha)
+        .unwrap_or_else(|_| unreachable!());
+    let dec = micros(secs, || {
+        black_box(sk.decrypt(&c));
+    });
+    println!();
+    println!(
+        "Encryption (1 + m·n)·h_s^α with the key's table (window {}):",
+        ot_runtime::paillier::FIXED_BASE_WINDOW
+    );
+    println!("  public key (any party)               {enc_pub:>9.2}");
+    println!("  key owner, CRT halves                {enc_crt:>9.2}");
+    println!("CRT decryption                         {dec:>9.2}");
+}
