@@ -14,9 +14,12 @@
 //! and 4096 blocks and the amortised time per block, checks every
 //! ciphertext against the `aes` crate, and prints the kernel rates of the
 //! same run (AES-NI blocks/s and the ratio of the amortised rate to it,
-//! Reed–Solomon encodings/s), and the dealer's time per block.
+//! Reed–Solomon encodings/s), the dealer's time per block and the size of
+//! each party's preprocessing file. By default the dealer gives party 0 a
+//! seed its shares are expanded from and party 1 explicit shares
+//! (`--explicit`: explicit shares for both).
 //!
-//! `cargo run --release --example oblivious_aes [-- --reps 5 --max 4096 --k 32]`
+//! `cargo run --release --example oblivious_aes [-- --reps 5 --max 4096 --k 32 --explicit]`
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -24,7 +27,7 @@ use std::time::{Duration, Instant};
 use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::minimac::aes::{AesMasks, LAYERS, SBOXES, WORDS};
-use ot::runtime::minimac::prep::{deal_counts, Counts, PrepParams, PrepStore};
+use ot::runtime::minimac::prep::{deal_with, Counts, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::{Codes, Opened};
 use ot::runtime::rng::Rng;
 use ot::{minimac_aes, minimac_input};
@@ -122,14 +125,23 @@ fn reference(key: &[u8; 16], pts: &[[u8; 16]]) -> Vec<[u8; 16]> {
         .collect()
 }
 
-/// Runs `runs` encryptions of `blocks` random blocks; returns the online
-/// times of party 0 and the dealer's time (dealing and writing the files).
+/// What [`measure`] reports: party 0's online times, the dealer's time
+/// (dealing and writing the files) and the bytes of each party's file.
+struct Measured {
+    times: Vec<Duration>,
+    dealt: Duration,
+    file_bytes: Vec<u64>,
+}
+
+/// Runs `runs` encryptions of `blocks` random blocks on preprocessing
+/// dealt with share mode `mode`.
 fn measure(
     dir: &std::path::Path,
     code: Code,
+    mode: ShareMode,
     blocks: usize,
     runs: usize,
-) -> Res<(Vec<Duration>, Duration)> {
+) -> Res<Measured> {
     let Code { k: kk, n: nn } = code;
     let params = PrepParams {
         parties: PARTIES,
@@ -144,11 +156,15 @@ fn measure(
     };
     let mut rng = Rng::from_entropy();
     let dealt = Instant::now();
-    let files: Vec<PathBuf> = deal_counts(params, blocks as u64, counts, &mut rng)?
+    let files: Vec<PathBuf> = deal_with(params, blocks as u64, counts, mode, &mut rng)?
         .iter()
         .map(|p| p.write_to(dir))
         .collect::<Result<_, _>>()?;
     let dealt = dealt.elapsed();
+    let file_bytes = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map(|m| m.len()))
+        .collect::<Result<_, _>>()?;
     let mut key = [0u8; 16];
     rng.fill_bytes(&mut key);
     let mut shares = [[0u8; 16]; PARTIES];
@@ -193,11 +209,15 @@ fn measure(
         let _ = std::fs::remove_file(r);
     }
     let mut outs = outs.into_iter();
-    let t = outs.next().ok_or("no party")??;
+    let times = outs.next().ok_or("no party")??;
     for o in outs {
         o?;
     }
-    Ok((t, dealt))
+    Ok(Measured {
+        times,
+        dealt,
+        file_bytes,
+    })
 }
 
 /// Rates of the kernels in this run: AES-128 blocks/s (the `aes` crate)
@@ -230,6 +250,11 @@ fn main() -> Res<()> {
     let reps = arg(&args, "--reps", 5).max(1);
     let max = arg(&args, "--max", 4096);
     let k = arg(&args, "--k", 32).clamp(2, 85);
+    let mode = if args.iter().any(|a| a == "--explicit") {
+        ShareMode::Explicit
+    } else {
+        ShareMode::Seeded
+    };
     let code = Code { k, n: 3 * k };
     let Code { k: kk, n: nn } = code;
     let dir = std::env::temp_dir().join(format!("oblivious-aes-{}", std::process::id()));
@@ -245,23 +270,39 @@ fn main() -> Res<()> {
         WORDS,
         2.0 * nn as f64 / kk as f64
     );
-    measure(&dir, code, 1, 1)?; // warm-up
+    println!(
+        "dealer: {} (--explicit: every party's shares in its file)",
+        match mode {
+            ShareMode::Seeded => "party 0 gets a seed its shares are expanded from (AES-CTR), party 1 explicit shares",
+            _ => "explicit shares for every party",
+        }
+    );
+    measure(&dir, code, mode, 1, 1)?; // warm-up
     let (mut amortised, mut last) = (None, 0);
     for blocks in [1usize, 16, 256, 4096].into_iter().filter(|&b| b <= max) {
         let runs = if blocks >= 4096 { 1 } else { reps };
-        let (mut t, dealt) = measure(&dir, code, blocks, runs)?;
+        let Measured {
+            times: mut t,
+            dealt,
+            file_bytes,
+        } = measure(&dir, code, mode, blocks, runs)?;
         t.sort();
         let med = t[t.len() / 2];
         amortised = Some(med.as_secs_f64() / blocks as f64);
         last = blocks;
         println!(
             "{blocks:>5} blocks: best {:>9.3} ms  median {:>9.3} ms  {:>9.2} µs per block  ({} runs; \
-             dealer {:.1} µs per block)",
+             dealer {:.1} µs per block; files {} bytes)",
             t[0].as_secs_f64() * 1e3,
             med.as_secs_f64() * 1e3,
             med.as_secs_f64() * 1e6 / blocks as f64,
             runs,
-            dealt.as_secs_f64() * 1e6 / (blocks * runs) as f64
+            dealt.as_secs_f64() * 1e6 / (blocks * runs) as f64,
+            file_bytes
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" + ")
         );
     }
     let (aes_rate, enc_rate) = kernel_rates(code);
