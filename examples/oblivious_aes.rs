@@ -22,6 +22,7 @@
 //! `cargo run --release --example oblivious_aes [-- --reps 5 --max 4096 --k 32 --explicit]`
 
 use std::path::PathBuf;
+use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use aes::cipher::{BlockEncrypt, KeyInit};
@@ -55,9 +56,11 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
 /// One oblivious encryption of `pts` (party 0's) under the key whose XOR
 /// share this party holds: the key shares entered, then AES with party 0's
 /// plaintexts. Returns the ciphertexts (party 0 only) and the online time
-/// (taking the material from the store is not timed).
+/// (taking the material from the store is not timed; both parties wait at
+/// `ready` before the clock starts, so neither times the other's taking).
 fn encrypt<M: Mesh + ?Sized>(
     mesh: &mut M,
+    ready: &Barrier,
     Code { k: kk, n: nn }: Code,
     store: &mut PrepStore,
     key_share: [u8; 16],
@@ -66,11 +69,17 @@ fn encrypt<M: Mesh + ?Sized>(
 ) -> Res<(Option<Opened>, Duration)> {
     let (me, n) = (mesh.me(), mesh.parties());
     let m = pts.len().div_ceil(kk);
-    let (masks_in, own_key) = store.take_inputs(16 * m)?;
-    let (io, own) = store.take_inputs(32 * m)?;
-    let masks: AesMasks = (0..LAYERS)
-        .map(|_| store.take_sbox_masks(SBOXES * m))
-        .collect::<Result<_, _>>()?;
+    let taken = (|| -> Res<_> {
+        let key_masks = store.take_inputs(16 * m)?;
+        let io_masks = store.take_inputs(32 * m)?;
+        let masks: AesMasks = (0..LAYERS)
+            .map(|_| store.take_sbox_masks(SBOXES * m))
+            .collect::<Result<_, _>>()?;
+        Ok((key_masks, io_masks, masks))
+    })();
+    // (Waited for before an error is returned, so the peer never hangs.)
+    ready.wait();
+    let ((masks_in, own_key), (io, own), masks) = taken?;
     let start = Instant::now();
     // Value p·m + g: key byte p in every slot.
     let mut x = vec![0u8; 16 * m * kk];
@@ -181,12 +190,13 @@ fn measure(
                 .collect()
         })
         .collect();
+    let ready = Barrier::new(PARTIES);
     let outs = run_parties(local_tcp_mesh(PARTIES)?, |mesh| -> Res<Vec<Duration>> {
         let me = mesh.me();
         let mut store = PrepStore::open(&files[me], me, params)?;
         let mut times = Vec::new();
         for (r, pts) in plaintexts.iter().enumerate() {
-            let (ct, t) = encrypt(mesh, code, &mut store, shares[me], pts, r as u8)?;
+            let (ct, t) = encrypt(mesh, &ready, code, &mut store, shares[me], pts, r as u8)?;
             match (me, ct) {
                 (0, Some(ct)) => {
                     let want = reference(&key, pts);
