@@ -14,17 +14,21 @@
 //! and 4096 blocks and the amortised time per block, checks every
 //! ciphertext against the `aes` crate, and prints the kernel rates of the
 //! same run (AES-NI blocks/s and the ratio of the amortised rate to it,
-//! Reed–Solomon encodings/s), and the dealer's time per block.
+//! Reed–Solomon encodings/s), the dealer's time per block and the size of
+//! each party's preprocessing file. By default the dealer gives party 0 a
+//! seed its shares are expanded from and party 1 explicit shares
+//! (`--explicit`: explicit shares for both).
 //!
-//! `cargo run --release --example oblivious_aes [-- --reps 5 --max 4096 --k 32]`
+//! `cargo run --release --example oblivious_aes [-- --reps 5 --max 4096 --k 32 --explicit]`
 
 use std::path::PathBuf;
+use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::minimac::aes::{AesMasks, LAYERS, SBOXES, WORDS};
-use ot::runtime::minimac::prep::{deal_counts, Counts, PrepParams, PrepStore};
+use ot::runtime::minimac::prep::{deal_with, Counts, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::{Codes, Opened};
 use ot::runtime::rng::Rng;
 use ot::{minimac_aes, minimac_input};
@@ -52,9 +56,11 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
 /// One oblivious encryption of `pts` (party 0's) under the key whose XOR
 /// share this party holds: the key shares entered, then AES with party 0's
 /// plaintexts. Returns the ciphertexts (party 0 only) and the online time
-/// (taking the material from the store is not timed).
+/// (taking the material from the store is not timed; both parties wait at
+/// `ready` before the clock starts, so neither times the other's taking).
 fn encrypt<M: Mesh + ?Sized>(
     mesh: &mut M,
+    ready: &Barrier,
     Code { k: kk, n: nn }: Code,
     store: &mut PrepStore,
     key_share: [u8; 16],
@@ -63,11 +69,17 @@ fn encrypt<M: Mesh + ?Sized>(
 ) -> Res<(Option<Opened>, Duration)> {
     let (me, n) = (mesh.me(), mesh.parties());
     let m = pts.len().div_ceil(kk);
-    let (masks_in, own_key) = store.take_inputs(16 * m)?;
-    let (io, own) = store.take_inputs(32 * m)?;
-    let masks: AesMasks = (0..LAYERS)
-        .map(|_| store.take_sbox_masks(SBOXES * m))
-        .collect::<Result<_, _>>()?;
+    let taken = (|| -> Res<_> {
+        let key_masks = store.take_inputs(16 * m)?;
+        let io_masks = store.take_inputs(32 * m)?;
+        let masks: AesMasks = (0..LAYERS)
+            .map(|_| store.take_sbox_masks(SBOXES * m))
+            .collect::<Result<_, _>>()?;
+        Ok((key_masks, io_masks, masks))
+    })();
+    // (Waited for before an error is returned, so the peer never hangs.)
+    ready.wait();
+    let ((masks_in, own_key), (io, own), masks) = taken?;
     let start = Instant::now();
     // Value p·m + g: key byte p in every slot.
     let mut x = vec![0u8; 16 * m * kk];
@@ -122,14 +134,23 @@ fn reference(key: &[u8; 16], pts: &[[u8; 16]]) -> Vec<[u8; 16]> {
         .collect()
 }
 
-/// Runs `runs` encryptions of `blocks` random blocks; returns the online
-/// times of party 0 and the dealer's time (dealing and writing the files).
+/// What [`measure`] reports: party 0's online times, the dealer's time
+/// (dealing and writing the files) and the bytes of each party's file.
+struct Measured {
+    times: Vec<Duration>,
+    dealt: Duration,
+    file_bytes: Vec<u64>,
+}
+
+/// Runs `runs` encryptions of `blocks` random blocks on preprocessing
+/// dealt with share mode `mode`.
 fn measure(
     dir: &std::path::Path,
     code: Code,
+    mode: ShareMode,
     blocks: usize,
     runs: usize,
-) -> Res<(Vec<Duration>, Duration)> {
+) -> Res<Measured> {
     let Code { k: kk, n: nn } = code;
     let params = PrepParams {
         parties: PARTIES,
@@ -144,11 +165,15 @@ fn measure(
     };
     let mut rng = Rng::from_entropy();
     let dealt = Instant::now();
-    let files: Vec<PathBuf> = deal_counts(params, blocks as u64, counts, &mut rng)?
+    let files: Vec<PathBuf> = deal_with(params, blocks as u64, counts, mode, &mut rng)?
         .iter()
         .map(|p| p.write_to(dir))
         .collect::<Result<_, _>>()?;
     let dealt = dealt.elapsed();
+    let file_bytes = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map(|m| m.len()))
+        .collect::<Result<_, _>>()?;
     let mut key = [0u8; 16];
     rng.fill_bytes(&mut key);
     let mut shares = [[0u8; 16]; PARTIES];
@@ -165,12 +190,13 @@ fn measure(
                 .collect()
         })
         .collect();
+    let ready = Barrier::new(PARTIES);
     let outs = run_parties(local_tcp_mesh(PARTIES)?, |mesh| -> Res<Vec<Duration>> {
         let me = mesh.me();
         let mut store = PrepStore::open(&files[me], me, params)?;
         let mut times = Vec::new();
         for (r, pts) in plaintexts.iter().enumerate() {
-            let (ct, t) = encrypt(mesh, code, &mut store, shares[me], pts, r as u8)?;
+            let (ct, t) = encrypt(mesh, &ready, code, &mut store, shares[me], pts, r as u8)?;
             match (me, ct) {
                 (0, Some(ct)) => {
                     let want = reference(&key, pts);
@@ -193,11 +219,15 @@ fn measure(
         let _ = std::fs::remove_file(r);
     }
     let mut outs = outs.into_iter();
-    let t = outs.next().ok_or("no party")??;
+    let times = outs.next().ok_or("no party")??;
     for o in outs {
         o?;
     }
-    Ok((t, dealt))
+    Ok(Measured {
+        times,
+        dealt,
+        file_bytes,
+    })
 }
 
 /// Rates of the kernels in this run: AES-128 blocks/s (the `aes` crate)
@@ -230,6 +260,11 @@ fn main() -> Res<()> {
     let reps = arg(&args, "--reps", 5).max(1);
     let max = arg(&args, "--max", 4096);
     let k = arg(&args, "--k", 32).clamp(2, 85);
+    let mode = if args.iter().any(|a| a == "--explicit") {
+        ShareMode::Explicit
+    } else {
+        ShareMode::Seeded
+    };
     let code = Code { k, n: 3 * k };
     let Code { k: kk, n: nn } = code;
     let dir = std::env::temp_dir().join(format!("oblivious-aes-{}", std::process::id()));
@@ -245,23 +280,39 @@ fn main() -> Res<()> {
         WORDS,
         2.0 * nn as f64 / kk as f64
     );
-    measure(&dir, code, 1, 1)?; // warm-up
+    println!(
+        "dealer: {} (--explicit: every party's shares in its file)",
+        match mode {
+            ShareMode::Seeded => "party 0 gets a seed its shares are expanded from (AES-CTR), party 1 explicit shares",
+            _ => "explicit shares for every party",
+        }
+    );
+    measure(&dir, code, mode, 1, 1)?; // warm-up
     let (mut amortised, mut last) = (None, 0);
     for blocks in [1usize, 16, 256, 4096].into_iter().filter(|&b| b <= max) {
         let runs = if blocks >= 4096 { 1 } else { reps };
-        let (mut t, dealt) = measure(&dir, code, blocks, runs)?;
+        let Measured {
+            times: mut t,
+            dealt,
+            file_bytes,
+        } = measure(&dir, code, mode, blocks, runs)?;
         t.sort();
         let med = t[t.len() / 2];
         amortised = Some(med.as_secs_f64() / blocks as f64);
         last = blocks;
         println!(
             "{blocks:>5} blocks: best {:>9.3} ms  median {:>9.3} ms  {:>9.2} µs per block  ({} runs; \
-             dealer {:.1} µs per block)",
+             dealer {:.1} µs per block; files {} bytes)",
             t[0].as_secs_f64() * 1e3,
             med.as_secs_f64() * 1e3,
             med.as_secs_f64() * 1e6 / blocks as f64,
             runs,
-            dealt.as_secs_f64() * 1e6 / (blocks * runs) as f64
+            dealt.as_secs_f64() * 1e6 / (blocks * runs) as f64,
+            file_bytes
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" + ")
         );
     }
     let (aes_rate, enc_rate) = kernel_rates(code);

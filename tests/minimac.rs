@@ -530,12 +530,25 @@ fn bad_preprocessing_files_are_typed_errors() {
         PrepStore::open(&p, 2, params(3)),
         Err(PrepError::BadMagic)
     ));
+    // A later version, and the previous one (3: explicit shares only,
+    // no share mode).
+    for v in [9u8, 3] {
+        let mut bad = bytes.clone();
+        bad[8] = v;
+        std::fs::write(&p, &bad).unwrap();
+        let e = PrepStore::open(&p, 2, params(3)).unwrap_err();
+        assert!(
+            matches!(e, PrepError::Version { found } if found == u16::from(v)),
+            "{e}"
+        );
+    }
+    // A share mode this build does not know.
     let mut bad = bytes;
-    bad[8] = 9;
+    bad[18] = 7;
     std::fs::write(&p, &bad).unwrap();
     assert!(matches!(
         PrepStore::open(&p, 2, params(3)),
-        Err(PrepError::Version { found: 9 })
+        Err(PrepError::Truncated { .. })
     ));
 }
 

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 use ot::runtime::minimac::aes::{AesMasks, FIRST_ENTRY, LAYERS, RHO, SBOXES};
-use ot::runtime::minimac::prep::{deal_counts, Counts, PrepParams, PrepStore};
+use ot::runtime::minimac::prep::{deal_with, Counts, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::{Codes, Opened, Shares};
 use ot::runtime::rng::Rng;
 use ot::{minimac_aes, minimac_input};
@@ -33,6 +33,11 @@ fn params(parties: usize) -> PrepParams {
 
 /// The dealer's files for one AES run of `m` groups of `K` blocks.
 fn files(parties: usize, m: usize) -> Vec<PathBuf> {
+    files_with(parties, m, ShareMode::Explicit)
+}
+
+/// [`files`] with the dealer's share mode `mode`.
+fn files_with(parties: usize, m: usize, mode: ShareMode) -> Vec<PathBuf> {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "minimac-aes-test-{}-{}",
@@ -45,7 +50,7 @@ fn files(parties: usize, m: usize) -> Vec<PathBuf> {
         sboxes: LAYERS * SBOXES * m,
         ..Counts::default()
     };
-    deal_counts(params(parties), 3, counts, &mut Rng::from_entropy())
+    deal_with(params(parties), 3, counts, mode, &mut Rng::from_entropy())
         .unwrap()
         .iter()
         .map(|p| p.write_to(&dir).unwrap())
@@ -188,8 +193,23 @@ fn run<F>(n: usize, key: [u8; 16], pts: &[[u8; 16]], how: (usize, Cheat), tcp: b
 where
     F: Fn(Vec<Res<Option<Opened>>>),
 {
+    run_with(ShareMode::Explicit, n, key, pts, how, tcp, check)
+}
+
+/// [`run`] on preprocessing dealt with share mode `mode`.
+fn run_with<F>(
+    mode: ShareMode,
+    n: usize,
+    key: [u8; 16],
+    pts: &[[u8; 16]],
+    how: (usize, Cheat),
+    tcp: bool,
+    check: F,
+) where
+    F: Fn(Vec<Res<Option<Opened>>>),
+{
     let m = pts.len().div_ceil(K);
-    let f = files(n, m);
+    let f = files_with(n, m, mode);
     let shares = split_key(key, n, &mut Rng::from_entropy());
     let body = |mesh: &mut dyn Mesh| party(mesh, &f, shares[mesh.me()], pts, m, how);
     let outs = if tcp {
@@ -267,18 +287,21 @@ fn random_blocks_over_the_memory_mesh_and_tcp() {
     }
 }
 
-#[test]
-fn a_cheating_party_is_caught_and_no_ciphertext_is_output() {
+/// Every cheat, by the parties that matter for `n` players (each run on
+/// preprocessing of share mode `mode`), ends in the named abort at every
+/// party and no ciphertext.
+fn cheats_are_caught(mode: ShareMode) {
     for n in [2, 3] {
         for (who, how) in [
             (0, Cheat::NonCodeword),
             (n - 1, Cheat::Codeword),
             (1, Cheat::KeyMac),
             (n - 1, Cheat::MaskMac),
+            (0, Cheat::MaskMac),
             (0, Cheat::Table),
             (1, Cheat::OutputMask),
         ] {
-            run(n, FIPS_KEY, &[FIPS_PT], (who, how), false, |outs| {
+            run_with(mode, n, FIPS_KEY, &[FIPS_PT], (who, how), false, |outs| {
                 for o in outs {
                     let e = o.expect_err("no ciphertext after a failed check");
                     let got = e.downcast_ref::<minimac_aes::Error>();
@@ -288,11 +311,53 @@ fn a_cheating_party_is_caught_and_no_ciphertext_is_output() {
                         }
                         _ => matches!(got, Some(minimac_aes::Error::MacCheckFailed { .. })),
                     };
-                    assert!(ok, "{how:?} by party {who} of {n}: got {e:?}");
+                    assert!(ok, "{how:?} by party {who} of {n} ({mode:?}): got {e:?}");
                 }
             });
         }
     }
+}
+
+#[test]
+fn a_cheating_party_is_caught_and_no_ciphertext_is_output() {
+    cheats_are_caught(ShareMode::Explicit);
+}
+
+/// Seed-expanded preprocessing (every party but the last expands its
+/// shares from a seed) gives the same AES as explicit shares, over both
+/// meshes, for 2 and 3 players.
+#[test]
+fn seed_expanded_preprocessing_gives_aes() {
+    for n in [2, 3] {
+        let check = expect_ciphertexts(FIPS_KEY, &[FIPS_PT]);
+        run_with(
+            ShareMode::Seeded,
+            n,
+            FIPS_KEY,
+            &[FIPS_PT],
+            (0, Cheat::Honest),
+            false,
+            check,
+        );
+        let (key, pts) = random_blocks(K + 3);
+        let check = expect_ciphertexts(key, &pts);
+        run_with(
+            ShareMode::Seeded,
+            n,
+            key,
+            &pts,
+            (0, Cheat::Honest),
+            true,
+            check,
+        );
+    }
+}
+
+/// With seed-expanded preprocessing, a seeded party (0) and the explicit
+/// last party cheating are caught as with explicit shares.
+#[test]
+fn with_seed_expanded_preprocessing_cheats_are_caught() {
+    cheats_are_caught(ShareMode::Seeded);
 }
 
 #[test]

@@ -36,7 +36,7 @@ use rand_core::{CryptoRng, RngCore};
 
 use super::prep::masked_square_word;
 use super::shares::{check_seed, in_code, mac_diff, opened_values, Codes, Opened, Shares};
-use crate::gf256::{add_assign, mul, pow, schur_sum_add};
+use crate::gf256::{add_assign, mul, mul_add, pow, schur_sum_add};
 use crate::Block;
 use std::sync::Arc;
 
@@ -99,21 +99,20 @@ pub(super) fn sbox_table() -> [u8; 256] {
 }
 
 /// Values the AES linear layer acts on: public slot vectors and shares.
+/// In place: the layer allocates one value per output (no temporaries).
 trait Lin: Clone {
-    fn plus(&self, o: &Self) -> Self;
-    fn times(&self, c: u8) -> Self;
+    /// `self += c · o` (`o` of the same layout; `c = 1`: a plain sum).
+    fn add_scaled(&mut self, o: &Self, c: u8);
     /// Adds a public constant to every slot.
     fn konst(&mut self, c: u8);
 }
 
 impl Lin for Vec<u8> {
-    fn plus(&self, o: &Self) -> Self {
-        let mut r = self.clone();
-        add_assign(&mut r, o);
-        r
-    }
-    fn times(&self, c: u8) -> Self {
-        self.iter().map(|&v| mul(v, c)).collect()
+    fn add_scaled(&mut self, o: &Self, c: u8) {
+        match c {
+            1 => add_assign(self, o),
+            _ => mul_add(self, c, o),
+        }
     }
     fn konst(&mut self, c: u8) {
         self.iter_mut().for_each(|v| *v ^= c);
@@ -121,11 +120,17 @@ impl Lin for Vec<u8> {
 }
 
 impl Lin for Shares {
-    fn plus(&self, o: &Self) -> Self {
-        self.add(o).unwrap_or_else(|_| self.clone())
-    }
-    fn times(&self, c: u8) -> Self {
-        self.scale(c)
+    /// Codeword and MAC shares both (linear, DZ13 §3); operands come
+    /// from one run, so of one holder and code.
+    fn add_scaled(&mut self, o: &Self, c: u8) {
+        let (ox, om) = o.parts();
+        let (x, m) = self.parts_mut();
+        for (d, s) in [(x, ox), (m, om)] {
+            match c {
+                1 => add_assign(d, s),
+                _ => mul_add(d, c, s),
+            }
+        }
     }
     fn konst(&mut self, c: u8) {
         *self = self.add_constant(c);
@@ -138,33 +143,42 @@ impl Lin for Shares {
 /// ShiftRows, MixColumns and AddRoundKey, then `RotWord` of the new key's
 /// last word), or for `t = 10` the ciphertext (no MixColumns).
 fn next_layer<T: Lin>(y: &[T], ks: &[T], t: usize) -> (Vec<T>, Vec<T>) {
-    let mut sw: Vec<T> = y[16..20].to_vec();
-    sw[0].konst(RCON[t - 1]);
     let mut kt: Vec<T> = Vec::with_capacity(16);
     for i in 0..16 {
-        let prev = if i < 4 {
-            sw[i].clone()
+        let mut w = ks[i].clone();
+        if i < 4 {
+            w.add_scaled(&y[16 + i], 1);
+            if i == 0 {
+                w.konst(RCON[t - 1]);
+            }
         } else {
-            kt[i - 4].clone()
-        };
-        kt.push(ks[i].plus(&prev));
+            w.add_scaled(&kt[i - 4], 1);
+        }
+        kt.push(w);
     }
-    let sr: Vec<T> = (0..16)
-        .map(|i| y[((i / 4 + i % 4) % 4) * 4 + i % 4].clone())
+    let sr: Vec<&T> = (0..16)
+        .map(|i| &y[((i / 4 + i % 4) % 4) * 4 + i % 4])
         .collect();
     if t == LAYERS {
-        return ((0..16).map(|i| sr[i].plus(&kt[i])).collect(), kt);
+        let ct = (0..16)
+            .map(|i| {
+                let mut v = kt[i].clone();
+                v.add_scaled(sr[i], 1);
+                v
+            })
+            .collect();
+        return (ct, kt);
     }
     let mut x = Vec::with_capacity(SBOXES);
     for c in 0..4 {
         let a = &sr[c * 4..c * 4 + 4];
         for r in 0..4 {
-            let v = a[r]
-                .times(2)
-                .plus(&a[(r + 1) % 4].times(3))
-                .plus(&a[(r + 2) % 4])
-                .plus(&a[(r + 3) % 4]);
-            x.push(v.plus(&kt[c * 4 + r]));
+            // MixColumns row r: 2·a_r + 3·a_{r+1} + a_{r+2} + a_{r+3}.
+            let mut v = kt[c * 4 + r].clone();
+            for (d, coef) in [(0, 2), (1, 3), (2, 1), (3, 1)] {
+                v.add_scaled(a[(r + d) % 4], coef);
+            }
+            x.push(v);
         }
     }
     x.extend([13, 14, 15, 12].map(|i| kt[i].clone()));
@@ -180,10 +194,12 @@ pub type AesMasks = Vec<[Shares; WORDS]>;
 #[derive(Clone, Debug, Default)]
 pub struct AesRun {
     m: usize,
-    /// Shares of round key `t` (as `C*` words).
-    ks_sh: Vec<Shares>,
+    /// Shares of round key `t` (as `C*` words). (Shared, as `to_open`
+    /// and `out_mask`: the `.otp` passes the state by reference, so each
+    /// step clones it; the clone copies no share.)
+    ks_sh: Arc<Vec<Shares>>,
     /// What the next opening broadcasts.
-    to_open: Shares,
+    to_open: Arc<Shares>,
     /// Every opened batch so far (as `C*` words) and the opened words,
     /// for the deferred MAC check.
     /// (Shared, so that cloning the state between rounds copies no
@@ -193,7 +209,7 @@ pub struct AesRun {
     /// Shares of party 0's output masks (`16·m` values in `C`, slots
     /// known to party 0 only): the last opening reveals the ciphertexts
     /// plus these.
-    out_mask: Shares,
+    out_mask: Arc<Shares>,
     /// The masked ciphertexts, once the last opening is absorbed.
     out: Opened,
 }
@@ -283,23 +299,20 @@ pub fn aes_unmask(masked: &Opened, own: &[u8], m: usize, k: usize) -> Opened {
 pub fn aes_begin(io: &Shares, d: &[u8], key: &Shares, masks: &AesMasks, m: usize) -> AesRun {
     let pt = super::input_finish(&io.slice(0, 16 * m).unwrap_or_default(), &[d.to_vec()]);
     let ks: Vec<Shares> = split(&key.clone().into_square(), m);
-    let mut x: Vec<Shares> = split(&pt.into_square(), m)
-        .iter()
-        .zip(&ks)
-        .map(|(p, k)| p.plus(k))
-        .collect();
+    let mut x: Vec<Shares> = split(&pt.into_square(), m);
+    x.iter_mut().zip(&ks).for_each(|(p, k)| p.add_scaled(k, 1));
     x.extend([13, 14, 15, 12].map(|i| ks[i].clone()));
-    let to_open = match masks.first() {
-        Some(layer) => join(&x).plus(&layer[RHO]),
-        None => join(&x),
-    };
+    let mut to_open = join(&x);
+    if let Some(layer) = masks.first() {
+        to_open.add_scaled(&layer[RHO], 1);
+    }
     AesRun {
         m,
-        to_open,
-        ks_sh: ks,
+        to_open: Arc::new(to_open),
+        ks_sh: Arc::new(ks),
         acc: Vec::new(),
         acc_y: Vec::new(),
-        out_mask: io.slice(16 * m, 16 * m).unwrap_or_default(),
+        out_mask: Arc::new(io.slice(16 * m, 16 * m).unwrap_or_default()),
         out: Vec::new(),
     }
 }
@@ -325,38 +338,46 @@ fn public_parts(vals: &[Vec<u8>], first: usize, count: usize, m: usize) -> Vec<V
 /// `[[S(x)]]* = Σ_v C(1_{ε = v}) ∘ [[T_v]] + [[z]]*` for every value
 /// (module docs, step 2) from the opened `ε = x + ρ` (`eps`: one `k`-slot
 /// vector per value) and the layer's S-box masks.
+///
+/// One pass per value and part (codeword share, MAC share), fused with
+/// the addition of `[[z]]*`: the output starts as `z*`'s shares,
+/// coordinate `i < k` gains `T_{ε_i}[i]` and the redundancy coordinates
+/// `Σ_i L_i ∘ T_{ε_i}[k..]` ([`crate::gf256::schur_sum_add`]); the table
+/// words are looked up once per value (tested against the definition,
+/// `lookup_is_the_definition`).
 pub fn lookup(eps: &[Vec<u8>], layer: &[Shares; WORDS]) -> Shares {
     let z = &layer[ZERO];
     let codes = z.codes().clone();
     let (n, k) = (codes.base.n(), codes.base.k());
     let total = eps.len().min(z.len());
-    let (mut x, mut mac) = (vec![0u8; total * n], vec![0u8; total * n]);
+    let (zx, zm) = z.parts();
+    let (mut x, mut mac) = (zx[..total * n].to_vec(), zm[..total * n].to_vec());
     let rows: Vec<&[u8]> = (0..k).map(|i| codes.base.redundancy_row(i)).collect();
+    let tables: Vec<(&[u8], &[u8])> = layer[FIRST_ENTRY..].iter().map(Shares::parts).collect();
     let mut pairs: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
     for (l, e) in eps.iter().take(total).enumerate() {
         let w = l * n..(l + 1) * n;
-        for (part, out) in [(0, &mut x), (1, &mut mac)] {
-            let out = &mut out[w.clone()];
-            let entry = |i: usize| {
-                let t = &layer[FIRST_ENTRY + e[i] as usize];
-                let (sx, sm) = t.parts();
-                &(if part == 0 { sx } else { sm })[w.clone()]
+        let slots = k.min(e.len());
+        for part in 0..2 {
+            let out = if part == 0 {
+                &mut x[w.clone()]
+            } else {
+                &mut mac[w.clone()]
             };
-            for (i, o) in out[..k.min(e.len())].iter_mut().enumerate() {
-                *o = entry(i)[i];
-            }
             pairs.clear();
-            pairs.extend(
-                rows.iter()
-                    .zip(0..k.min(e.len()))
-                    .map(|(row, i)| (*row, &entry(i)[k..])),
-            );
+            for (i, (row, &v)) in rows.iter().zip(&e[..slots]).enumerate() {
+                let Some(&(tx, tm)) = tables.get(v as usize) else {
+                    continue;
+                };
+                let Some(word) = (if part == 0 { tx } else { tm }).get(w.clone()) else {
+                    continue;
+                };
+                out[i] ^= word[i];
+                pairs.push((*row, &word[k..]));
+            }
             schur_sum_add(&mut out[k..], &pairs);
         }
     }
-    let (zx, zm) = z.parts();
-    add_assign(&mut x, zx);
-    add_assign(&mut mac, zm);
     Shares::new(z.holder().clone(), true, x, mac).unwrap_or_default()
 }
 
@@ -364,12 +385,13 @@ pub fn lookup(eps: &[Vec<u8>], layer: &[Shares; WORDS]) -> Shares {
 /// check; for `t ≤ 10` the S-box inputs `ε` of layer `t`, the S-box
 /// outputs [`lookup`], round key `t` and the next opening (the next
 /// layer's inputs plus its `ρ*`, or for `t = 10` the ciphertexts plus
-/// party 0's output masks); for `t = 11` the masked ciphertexts.
+/// party 0's output masks); for `t = 11` the masked ciphertexts. (The
+/// state's clone shares its batches: no share is copied.)
 pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
     let mut st = st.clone();
     let m = st.m;
     let vals = opened_values(&st.to_open, y);
-    st.acc.push(Arc::new(std::mem::take(&mut st.to_open)));
+    st.acc.push(std::mem::take(&mut st.to_open));
     st.acc_y.push(Arc::new(y.to_vec()));
     let Some(first) = st.acc.last().map(|a| a.holder().clone()) else {
         return st;
@@ -387,11 +409,14 @@ pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
     };
     let y_sh = lookup(&vals, layer);
     let (x_sh, kt) = next_layer(&split(&y_sh, m), &st.ks_sh, t);
-    st.ks_sh = kt;
-    st.to_open = match masks.get(t) {
-        Some(next) if t < LAYERS => join(&x_sh).plus(&next[RHO]),
-        _ => join(&x_sh).plus(&st.out_mask.clone().into_square()),
-    };
+    st.ks_sh = Arc::new(kt);
+    let mut to_open = join(&x_sh);
+    match masks.get(t) {
+        Some(next) if t < LAYERS => to_open.add_scaled(&next[RHO], 1),
+        // (`r_out` is a `C` word, so also a `C*` word: added as it is.)
+        _ => to_open.add_scaled(&st.out_mask, 1),
+    }
+    st.to_open = Arc::new(to_open);
     st
 }
 
@@ -434,6 +459,60 @@ mod tests {
         ] {
             assert_eq!(sbox(x), s, "S({x:#04x})");
         }
+    }
+
+    /// [`lookup`] equals its definition: `Σ_v C(1_{ε = v}) ∘ T_v + z`
+    /// per value and part, with the public indicator words encoded and
+    /// multiplied coordinate by coordinate (scalar reference).
+    #[test]
+    fn lookup_is_the_definition() {
+        use crate::rng::Rng;
+        let codes = super::super::Codes::get(8, 24).unwrap();
+        let holder = super::super::Holder {
+            me: 0,
+            parties: 2,
+            codes: codes.clone(),
+            alpha: Arc::new(vec![3u8; 24]),
+        };
+        let (vals, n, k) = (3usize, 24usize, 8usize);
+        let mut rng = Rng::deterministic_for_tests(17);
+        let mut random = |len: usize| {
+            let mut v = vec![0u8; len];
+            rng.fill_bytes(&mut v);
+            v
+        };
+        let layer: [Shares; WORDS] = std::array::from_fn(|w| {
+            Shares::new(
+                holder.clone(),
+                w < FIRST_ENTRY,
+                random(vals * n),
+                random(vals * n),
+            )
+            .unwrap()
+        });
+        let eps: Vec<Vec<u8>> = (0..vals).map(|_| random(k)).collect();
+        let got = lookup(&eps, &layer);
+        for (l, e) in eps.iter().enumerate() {
+            for part in 0..2 {
+                let pick = |s: &Shares| {
+                    let (x, m) = s.parts();
+                    (if part == 0 { x } else { m })[l * n..(l + 1) * n].to_vec()
+                };
+                let mut want = pick(&layer[ZERO]);
+                for v in 0..=255u8 {
+                    let ind: Vec<u8> = e.iter().map(|&s| u8::from(s == v)).collect();
+                    let c = codes.base.encode(&ind);
+                    let t = pick(&layer[FIRST_ENTRY + v as usize]);
+                    for j in 0..n {
+                        want[j] ^= mul(c[j], t[j]);
+                    }
+                }
+                let (x, m) = got.parts();
+                let have = &(if part == 0 { x } else { m })[l * n..(l + 1) * n];
+                assert_eq!(have, &want[..], "value {l}, part {part}");
+            }
+        }
+        assert!(got.is_square());
     }
 
     #[test]

@@ -9,17 +9,44 @@
 //! benchmarks, or where one trusted machine is acceptable. No actively
 //! secure offline phase is implemented.
 //!
-//! **File format** (version 3, little-endian): a 72-byte header
+//! **Seed-expanded shares** ([`ShareMode::Seeded`], [`deal_seeded`]).
+//! Every party but the last receives a 128-bit seed instead of its shares:
+//! its codeword and MAC shares of each section (random values, triples,
+//! pairs, input masks, S-box masks) are the bytes of an AES-CTR stream
+//! ([`crate::prg::Prg`]) keyed by a section key derived from the seed
+//! (SHA-256 of a domain label, the seed and the section number), byte `o`
+//! of the section being byte `o` of the stream, so any range is expanded
+//! on its own. Only the last party gets explicit shares: the dealt word
+//! minus the other parties' stream bytes. Dealer output and the other parties' file I/O shrink
+//! by a factor of about `n`: a seeded file holds its header, `α_i`, the
+//! seed, its own input masks' clear slots and a digest.
+//!
+//! *Security.* Against any set `A` of at most `n − 1` corrupt parties some
+//! party `h` is honest. If `h` is not the last party, `h`'s shares are
+//! `PRG(seed_h)`, and `A` never sees `seed_h`: by the PRG's security they
+//! are indistinguishable from uniform bytes, and with uniform bytes in
+//! their place the dealt shares are distributed exactly as explicit
+//! additive shares (every proper subset of the shares of a word is
+//! uniform, the last share fixes the sum). If `h` is the last party, the
+//! shares `A` holds are stream bytes from seeds independent of the dealt
+//! words, and the word enters only `h`'s share, which `A` does not see.
+//! So a PRG-expanded share is as good as a uniform one against every party
+//! that does not know the seed; the MAC key shares `α_i` stay explicit
+//! and uniform, so the MAC check's soundness is unchanged. The seed is as
+//! secret as the shares it replaces (keep the file private).
+//!
+//! **File format** (version 4, little-endian): a 72-byte header
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | magic `OTMMPREP` |
-//! | 8..10 | version (3) |
+//! | 8..10 | version (4) |
 //! | 10..12 | party index |
 //! | 12..14 | party count |
 //! | 14..16 | `k` (slots per value) |
 //! | 16..18 | `n` (code length) |
-//! | 18..24 | zero |
+//! | 18 | share mode: 0 explicit, 1 seed-expanded |
+//! | 19..24 | zero |
 //! | 24..32 | batch id |
 //! | 32..40 | number of random values |
 //! | 40..48 | number of triples |
@@ -27,16 +54,18 @@
 //! | 56..64 | number of input masks per party |
 //! | 64..72 | number of S-box masks (oblivious AES, [`super::aes`]) |
 //!
-//! then the party's share `α_i` (`n` bytes), each random value as its
+//! then the party's share `α_i` (`n` bytes), for a seed-expanded file the
+//! seed (16 bytes) and otherwise each random value as its
 //! codeword share and MAC share (`2n` bytes), each triple as `a`, `b`, `c`
 //! (`6n` bytes; `c` a word of the Schur square `C*` whose slots are `a ∘ b`,
 //! see [`deal`]), each re-encoding pair as `r` in `C` and `r*` in `C*`
 //! (`4n` bytes), the input masks of every party (owner-major, `2n` bytes
-//! each), the clear slots of the party's own input masks (`k` bytes each),
-//! each S-box mask as its [`super::aes::WORDS`] words (`ρ*` and `z*` in
-//! `C*`, then the table `T_0..T_255` in `C`; `2n` bytes each), and a
-//! SHA-256 of everything before it (32 bytes). Files of other versions
-//! are refused ([`PrepError::Version`]).
+//! each), then (in both modes) the clear slots of the party's own input
+//! masks (`k` bytes each), for an explicit file each S-box mask as its
+//! [`super::aes::WORDS`] words (`ρ*` and `z*` in `C*`, then the table
+//! `T_0..T_255` in `C`; `2n` bytes each), and a SHA-256 of everything
+//! before it (32 bytes). Files of other versions (3: explicit shares only,
+//! no share-mode byte) are refused ([`PrepError::Version`]).
 //!
 //! **Consumption.** [`PrepStore::open`] reads the file and the record
 //! `<file>.consumed` next to it (one line: batch id, random values,
@@ -58,16 +87,23 @@ use sha2::{Digest, Sha256};
 use super::aes::WORDS;
 use super::shares::{Codes, Holder, Shares};
 use crate::gf256::{add_assign, mul_slices};
+use crate::prg::Prg;
 use crate::reed_solomon::CodeError;
+use crate::Block;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"OTMMPREP";
 /// Current file version (2 added re-encoding pairs and input masks; 3
-/// replaced the S-box masks' powers `r^1..r^127` by one-time tables).
-pub const VERSION: u16 = 3;
+/// replaced the S-box masks' powers `r^1..r^127` by one-time tables; 4
+/// added seed-expanded shares, [`ShareMode`]).
+pub const VERSION: u16 = 4;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 72;
 const DIGEST_LEN: usize = 32;
+/// Length of a party's seed in a seed-expanded file.
+const SEED_LEN: usize = 16;
+/// Domain label of the section keys of seed-expanded shares.
+const SEED_DOMAIN: &[u8] = b"ot-runtime/minimac/prep-share-stream/v1";
 
 /// The parameter set of a preprocessing batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,6 +221,200 @@ pub struct PartyPrep {
     /// S-box masks for oblivious AES ([`super::aes`]), each as its
     /// [`WORDS`] words (codeword and MAC share), `2n · WORDS` bytes each.
     pub sboxes: Vec<u8>,
+    /// For a seed-expanded file ([`ShareMode::Seeded`]): the seed and the
+    /// counts its streams cover (the five share sections above are then
+    /// empty; `own_masks` is explicit).
+    pub seeded: Option<Seeded>,
+}
+
+/// How the dealer hands out the parties' shares (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShareMode {
+    /// Every party's shares in its file.
+    #[default]
+    Explicit,
+    /// Every party but the last gets a seed its shares are expanded from;
+    /// the last party gets explicit shares.
+    Seeded,
+}
+
+/// A party's seed and the material it expands to ([`PartyPrep::seeded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seeded {
+    /// The party's seed (as secret as the shares it stands for).
+    pub seed: Block,
+    /// The material its streams cover.
+    pub counts: Counts,
+}
+
+/// The share sections of a file, in file order (their numbers key the
+/// section streams of seed-expanded shares).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Section {
+    Randoms = 0,
+    Triples = 1,
+    Pairs = 2,
+    Inputs = 3,
+    Sboxes = 4,
+}
+
+impl Section {
+    /// The section's bytes in an explicit file.
+    fn bytes(self, p: &PartyPrep) -> &Vec<u8> {
+        match self {
+            Section::Randoms => &p.randoms,
+            Section::Triples => &p.triples,
+            Section::Pairs => &p.pairs,
+            Section::Inputs => &p.inputs,
+            Section::Sboxes => &p.sboxes,
+        }
+    }
+
+    fn bytes_mut(self, p: &mut PartyPrep) -> &mut Vec<u8> {
+        match self {
+            Section::Randoms => &mut p.randoms,
+            Section::Triples => &mut p.triples,
+            Section::Pairs => &mut p.pairs,
+            Section::Inputs => &mut p.inputs,
+            Section::Sboxes => &mut p.sboxes,
+        }
+    }
+
+    /// The counter of the section's items.
+    fn count(self, c: &mut Counts) -> &mut usize {
+        match self {
+            Section::Randoms => &mut c.randoms,
+            Section::Triples => &mut c.triples,
+            Section::Pairs => &mut c.pairs,
+            Section::Inputs => &mut c.inputs,
+            Section::Sboxes => &mut c.sboxes,
+        }
+    }
+
+    /// The key of the section's stream for a party's seed (module docs).
+    fn key(self, seed: Block) -> Block {
+        let mut h = Sha256::new();
+        h.update(SEED_DOMAIN);
+        h.update(seed.to_bytes());
+        h.update([self as u8]);
+        let d = h.finalize();
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&d[..16]);
+        Block::from_bytes(b)
+    }
+}
+
+/// A seekable byte stream: byte `o` is byte `o mod 16` of block `o / 16`
+/// of `Prg(key)` (AES-CTR), so a range of a seed-expanded section is
+/// expanded without the bytes before it.
+#[derive(Clone, Debug)]
+pub struct ShareStream {
+    prg: Prg,
+    buf: [Block; 1],
+    /// Bytes of `buf` already used (16: none left).
+    used: usize,
+}
+
+impl ShareStream {
+    /// The stream of `key` from byte `offset` on.
+    pub fn at(key: Block, offset: u64) -> ShareStream {
+        let mut s = ShareStream {
+            prg: Prg::new_at(key, offset / 16),
+            buf: [Block::ZERO],
+            used: 16,
+        };
+        let skip = (offset % 16) as usize;
+        if skip > 0 {
+            s.prg.fill(&mut s.buf);
+            s.used = skip;
+        }
+        s
+    }
+
+    /// Fills `out` with the next stream bytes.
+    pub fn fill(&mut self, out: &mut [u8]) {
+        let have = (16 - self.used).min(out.len());
+        let buf = Block::slice_as_bytes(&self.buf);
+        out[..have].copy_from_slice(&buf[self.used..self.used + have]);
+        self.used += have;
+        let rest = &mut out[have..];
+        let whole = rest.len() / 16 * 16;
+        // Whole blocks straight from the generator (`fill_bytes` of a
+        // multiple of 16 bytes uses every block it consumes).
+        self.prg.fill_bytes(&mut rest[..whole]);
+        let tail = &mut rest[whole..];
+        if !tail.is_empty() {
+            self.prg.fill(&mut self.buf);
+            let buf = Block::slice_as_bytes(&self.buf);
+            tail.copy_from_slice(&buf[..tail.len()]);
+            self.used = tail.len();
+        }
+    }
+}
+
+/// The dealer's output of one section for every party: the explicit bytes
+/// kept, and the streams the shares of the first `parties − 1` parties
+/// come from.
+struct Dealing {
+    out: Vec<Vec<u8>>,
+    streams: Vec<ShareStream>,
+    /// Whether the first `parties − 1` parties' bytes are kept.
+    explicit: bool,
+}
+
+impl Dealing {
+    /// Section `sec` for the parties' stream seeds `seeds` (`parties − 1`
+    /// of them), `bytes` per party reserved (fallibly) where kept.
+    fn new(
+        sec: Section,
+        seeds: &[Block],
+        mode: ShareMode,
+        bytes: Option<usize>,
+        what: &'static str,
+    ) -> Result<Dealing, PrepError> {
+        let explicit = mode == ShareMode::Explicit;
+        let out = (0..=seeds.len())
+            .map(|j| {
+                let keep = explicit || j == seeds.len();
+                try_with_capacity(if keep { bytes } else { Some(0) }, what)
+            })
+            .collect::<Result<Vec<Vec<u8>>, _>>()?;
+        let streams = seeds
+            .iter()
+            .map(|&s| ShareStream::at(sec.key(s), 0))
+            .collect();
+        Ok(Dealing {
+            out,
+            streams,
+            explicit,
+        })
+    }
+
+    /// Splits `word` into additive shares for every party and appends, for
+    /// each party, its codeword share and its share of `α ∘ word` (the
+    /// first `parties − 1` from their streams, the last the rest).
+    fn word(&mut self, word: &[u8], alpha: &[u8]) {
+        let n = word.len();
+        let mut last_m = vec![0u8; n];
+        mul_slices(&mut last_m, alpha, word);
+        let mut last_x = word.to_vec();
+        let mut xs = vec![0u8; n];
+        let mut ms = vec![0u8; n];
+        for (o, st) in self.out.iter_mut().zip(self.streams.iter_mut()) {
+            st.fill(&mut xs);
+            st.fill(&mut ms);
+            add_assign(&mut last_x, &xs);
+            add_assign(&mut last_m, &ms);
+            if self.explicit {
+                o.extend_from_slice(&xs);
+                o.extend_from_slice(&ms);
+            }
+        }
+        if let Some(o) = self.out.last_mut() {
+            o.extend_from_slice(&last_x);
+            o.extend_from_slice(&last_m);
+        }
+    }
 }
 
 /// How much material the dealer makes ([`deal_counts`]).
@@ -201,33 +431,6 @@ pub struct Counts {
     /// S-box masks for oblivious AES ([`super::aes`]), each one k-slot
     /// vector of S-box inputs.
     pub sboxes: usize,
-}
-
-/// Splits `word` into additive shares for every party and appends, for
-/// each party, its codeword share and its share of `α ∘ word`.
-fn deal_word<R: RngCore + CryptoRng + ?Sized>(
-    word: &[u8],
-    alpha: &[u8],
-    out: &mut [Vec<u8>],
-    rng: &mut R,
-) {
-    let n = word.len();
-    let mut mac = vec![0u8; n];
-    mul_slices(&mut mac, alpha, word);
-    let (mut last_x, mut last_m) = (word.to_vec(), mac);
-    let parties = out.len();
-    for o in out.iter_mut().take(parties - 1) {
-        let mut xs = vec![0u8; n];
-        let mut ms = vec![0u8; n];
-        rng.fill_bytes(&mut xs);
-        rng.fill_bytes(&mut ms);
-        add_assign(&mut last_x, &xs);
-        add_assign(&mut last_m, &ms);
-        o.extend_from_slice(&xs);
-        o.extend_from_slice(&ms);
-    }
-    out[parties - 1].extend_from_slice(&last_x);
-    out[parties - 1].extend_from_slice(&last_m);
 }
 
 /// The trusted dealer: `randoms` random values and `triples` triples for
@@ -274,10 +477,34 @@ pub(super) fn masked_square_word<R: RngCore + CryptoRng + ?Sized>(
 /// random `C*` word with the slots of `r`: DZ13 §3 / DLT14 §2, so the
 /// opened `x* − r*` reveals only the slots `x − r`) and `counts.inputs`
 /// input masks per party, whose clear slots only their owner receives.
+/// Every party's shares are explicit ([`ShareMode::Explicit`]).
 pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
     params: PrepParams,
     batch: u64,
     counts: Counts,
+    rng: &mut R,
+) -> Result<Vec<PartyPrep>, PrepError> {
+    deal_with(params, batch, counts, ShareMode::Explicit, rng)
+}
+
+/// [`deal_counts`] with seed-expanded shares ([`ShareMode::Seeded`],
+/// module docs): every party but the last gets a seed, the last explicit
+/// shares.
+pub fn deal_seeded<R: RngCore + CryptoRng + ?Sized>(
+    params: PrepParams,
+    batch: u64,
+    counts: Counts,
+    rng: &mut R,
+) -> Result<Vec<PartyPrep>, PrepError> {
+    deal_with(params, batch, counts, ShareMode::Seeded, rng)
+}
+
+/// The dealer ([`deal_counts`]) with the share mode `mode`.
+pub fn deal_with<R: RngCore + CryptoRng + ?Sized>(
+    params: PrepParams,
+    batch: u64,
+    counts: Counts,
+    mode: ShareMode,
     rng: &mut R,
 ) -> Result<Vec<PartyPrep>, PrepError> {
     let Counts {
@@ -303,19 +530,27 @@ pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
         add_assign(&mut last, a);
     }
     alphas[p - 1] = last;
-    // Per party: 2n bytes per random value, 6n per triple (counts are the
-    // caller's: reserved fallibly, within the memory budget).
-    let mut rs = (0..p)
-        .map(|_| try_with_capacity(randoms.checked_mul(2 * n), "dealt random values"))
-        .collect::<Result<Vec<Vec<u8>>, _>>()?;
+    // The stream seeds of the first p - 1 parties (handed out in a seeded
+    // deal; a fresh explicit deal's shares are stream bytes too).
+    let seeds: Vec<Block> = (0..p - 1)
+        .map(|_| {
+            let mut b = [0u8; 16];
+            rng.fill_bytes(&mut b);
+            Block::from_bytes(b)
+        })
+        .collect();
+    // Per party: 2n bytes per random value, 6n per triple, ... (counts are
+    // the caller's: reserved fallibly, within the memory budget).
+    let section = |sec, per: usize, count: usize, what| {
+        Dealing::new(sec, &seeds, mode, count.checked_mul(per), what)
+    };
+    let mut rs = section(Section::Randoms, 2 * n, randoms, "dealt random values")?;
     let mut msg = vec![0u8; k];
     for _ in 0..randoms {
         rng.fill_bytes(&mut msg);
-        deal_word(&codes.base.encode(&msg), &alpha, &mut rs, rng);
+        rs.word(&codes.base.encode(&msg), &alpha);
     }
-    let mut ts = (0..p)
-        .map(|_| try_with_capacity(triples.checked_mul(6 * n), "dealt triples"))
-        .collect::<Result<Vec<Vec<u8>>, _>>()?;
+    let mut ts = section(Section::Triples, 6 * n, triples, "dealt triples")?;
     let mut ma = vec![0u8; k];
     let mut c = vec![0u8; n];
     // The zero-message mask of `c` (see `deal`): coordinates k..2k-1 of
@@ -329,43 +564,50 @@ pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
         rng.fill_bytes(&mut zero_msg[k..]);
         add_assign(&mut c, &codes.square.encode(&zero_msg));
         for w in [&a, &b, &c] {
-            deal_word(w, &alpha, &mut ts, rng);
+            ts.word(w, &alpha);
         }
     }
-    let mut ps = vec![Vec::with_capacity(counts.pairs * 4 * n); p];
+    let mut ps = section(Section::Pairs, 4 * n, counts.pairs, "dealt pairs")?;
     for _ in 0..counts.pairs {
         rng.fill_bytes(&mut msg);
-        deal_word(&codes.base.encode(&msg), &alpha, &mut ps, rng);
-        deal_word(&masked_square_word(&codes, &msg, rng), &alpha, &mut ps, rng);
+        ps.word(&codes.base.encode(&msg), &alpha);
+        ps.word(&masked_square_word(&codes, &msg, rng), &alpha);
     }
-    let mut ss = (0..p)
-        .map(|_| {
-            try_with_capacity(
-                counts.sboxes.checked_mul(WORDS * 2 * n),
-                "dealt S-box masks",
-            )
-        })
-        .collect::<Result<Vec<Vec<u8>>, _>>()?;
+    let mut ss = section(
+        Section::Sboxes,
+        WORDS * 2 * n,
+        counts.sboxes,
+        "dealt S-box masks",
+    )?;
     let table = super::aes::sbox_table();
     for _ in 0..counts.sboxes {
         for word in super::aes::sbox_mask_words(&codes, &table, rng) {
-            deal_word(&word, &alpha, &mut ss, rng);
+            ss.word(&word, &alpha);
         }
     }
-    let mut is = vec![Vec::with_capacity(p * counts.inputs * 2 * n); p];
+    let mut is = section(
+        Section::Inputs,
+        2 * n,
+        counts.inputs.saturating_mul(p),
+        "dealt input masks",
+    )?;
     let mut own = vec![Vec::with_capacity(counts.inputs * k); p];
     for o in own.iter_mut() {
         for _ in 0..counts.inputs {
             rng.fill_bytes(&mut msg);
-            deal_word(&codes.base.encode(&msg), &alpha, &mut is, rng);
+            is.word(&codes.base.encode(&msg), &alpha);
             o.extend_from_slice(&msg);
         }
     }
+    let seeded = |me: usize| match mode {
+        ShareMode::Seeded => seeds.get(me).map(|&seed| Seeded { seed, counts }),
+        ShareMode::Explicit => None,
+    };
     Ok(alphas
         .into_iter()
-        .zip(rs.into_iter().zip(ts))
-        .zip(ps.into_iter().zip(is.into_iter().zip(own)))
-        .zip(ss)
+        .zip(rs.out.into_iter().zip(ts.out))
+        .zip(ps.out.into_iter().zip(is.out.into_iter().zip(own)))
+        .zip(ss.out)
         .enumerate()
         .map(
             |(me, (((alpha, (randoms, triples)), (pairs, (inputs, own_masks))), sboxes))| {
@@ -380,6 +622,7 @@ pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
                     inputs,
                     own_masks,
                     sboxes,
+                    seeded: seeded(me),
                 }
             },
         )
@@ -387,8 +630,34 @@ pub fn deal_counts<R: RngCore + CryptoRng + ?Sized>(
 }
 
 impl PartyPrep {
+    /// The same material with explicit shares: a seed-expanded party's
+    /// sections expanded from its seed (module docs); an explicit party's
+    /// unchanged.
+    pub fn to_explicit(&self) -> PartyPrep {
+        let mut out = self.clone();
+        let Some(sd) = out.seeded.take() else {
+            return out;
+        };
+        let (n, p, c) = (self.params.n, self.params.parties, sd.counts);
+        for (sec, len) in [
+            (Section::Randoms, c.randoms * 2 * n),
+            (Section::Triples, c.triples * 6 * n),
+            (Section::Pairs, c.pairs * 4 * n),
+            (Section::Inputs, c.inputs * p * 2 * n),
+            (Section::Sboxes, c.sboxes * WORDS * 2 * n),
+        ] {
+            let bytes = sec.bytes_mut(&mut out);
+            *bytes = vec![0u8; len];
+            ShareStream::at(sec.key(sd.seed), 0).fill(bytes);
+        }
+        out
+    }
+
     /// The amounts of material this party holds.
     pub fn counts(&self) -> Counts {
+        if let Some(sd) = &self.seeded {
+            return sd.counts;
+        }
         let n = self.params.n;
         Counts {
             randoms: self.randoms.len() / (2 * n),
@@ -412,7 +681,8 @@ impl PartyPrep {
         ] {
             out.extend_from_slice(&(v as u16).to_le_bytes());
         }
-        out.extend_from_slice(&[0u8; 6]);
+        out.push(u8::from(self.seeded.is_some()));
+        out.extend_from_slice(&[0u8; 5]);
         out.extend_from_slice(&self.batch.to_le_bytes());
         let c = self.counts();
         for v in [c.randoms, c.triples, c.pairs, c.inputs, c.sboxes] {
@@ -421,10 +691,15 @@ impl PartyPrep {
         out
     }
 
-    /// The header and the sections in file order.
-    fn sections(&self) -> [&[u8]; 7] {
+    /// The sections in file order (for a seed-expanded file the seed in
+    /// place of the empty share sections).
+    fn sections(&self) -> [&[u8]; 8] {
+        let seed = self.seeded.as_ref().map_or(&[][..], |sd| {
+            Block::slice_as_bytes(std::slice::from_ref(&sd.seed))
+        });
         [
             &self.alpha,
+            seed,
             &self.randoms,
             &self.triples,
             &self.pairs,
@@ -479,6 +754,16 @@ impl PartyPrep {
         if version != VERSION {
             return Err(PrepError::Version { found: version });
         }
+        let seeded = match bytes[18] {
+            0 => false,
+            1 => true,
+            _ => {
+                return Err(PrepError::Truncated {
+                    expected: HEADER_LEN,
+                    got: bytes.len(),
+                })
+            }
+        };
         let found = PrepParams {
             parties: u16_at(12),
             k: u16_at(14),
@@ -502,16 +787,19 @@ impl PartyPrep {
         // Section lengths in bytes: alpha, randoms, triples, pairs, input
         // masks of every party, own clear masks (None on overflow).
         let ni = u64_at(56);
+        // A seed-expanded file has the seed and no share sections.
+        let shares = |l: Option<u64>| if seeded { Some(0) } else { l };
         let lens = [
             Some(n),
-            u64_at(32).checked_mul(2 * n),
-            u64_at(40).checked_mul(6 * n),
-            u64_at(48).checked_mul(4 * n),
-            ni.checked_mul(2 * n).and_then(|v| v.checked_mul(p)),
+            Some(if seeded { SEED_LEN as u64 } else { 0 }),
+            shares(u64_at(32).checked_mul(2 * n)),
+            shares(u64_at(40).checked_mul(6 * n)),
+            shares(u64_at(48).checked_mul(4 * n)),
+            shares(ni.checked_mul(2 * n).and_then(|v| v.checked_mul(p))),
             ni.checked_mul(k),
-            u64_at(64).checked_mul(WORDS as u64 * 2 * n),
+            shares(u64_at(64).checked_mul(WORDS as u64 * 2 * n)),
         ];
-        let mut lens_usize = [0usize; 7];
+        let mut lens_usize = [0usize; 8];
         let mut total = Some((HEADER_LEN + DIGEST_LEN) as u64);
         for (l, out) in lens.iter().zip(lens_usize.iter_mut()) {
             total = total.and_then(|t| l.and_then(|l| t.checked_add(l)));
@@ -537,18 +825,34 @@ impl PartyPrep {
             rest = t;
             h.to_vec()
         });
-        let take = |i: usize, parts: &mut [Vec<u8>; 7]| std::mem::take(&mut parts[i]);
+        let take = |i: usize, parts: &mut [Vec<u8>; 8]| std::mem::take(&mut parts[i]);
+        let as_count = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+        let seeded = seeded.then(|| {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(&parts[1]);
+            Seeded {
+                seed: Block::from_bytes(b),
+                counts: Counts {
+                    randoms: as_count(u64_at(32)),
+                    triples: as_count(u64_at(40)),
+                    pairs: as_count(u64_at(48)),
+                    inputs: as_count(ni),
+                    sboxes: as_count(u64_at(64)),
+                },
+            }
+        });
         Ok(PartyPrep {
             me,
             params,
             batch,
             alpha: take(0, &mut parts),
-            randoms: take(1, &mut parts),
-            triples: take(2, &mut parts),
-            pairs: take(3, &mut parts),
-            inputs: take(4, &mut parts),
-            own_masks: take(5, &mut parts),
-            sboxes: take(6, &mut parts),
+            randoms: take(2, &mut parts),
+            triples: take(3, &mut parts),
+            pairs: take(4, &mut parts),
+            inputs: take(5, &mut parts),
+            own_masks: take(6, &mut parts),
+            sboxes: take(7, &mut parts),
+            seeded,
         })
     }
 
@@ -724,29 +1028,53 @@ impl PrepStore {
         })
     }
 
+    /// Bytes `range` of section `sec`: borrowed from an explicit file,
+    /// expanded from the seed's stream for a seed-expanded one.
+    fn section_bytes(
+        &self,
+        sec: Section,
+        range: std::ops::Range<usize>,
+    ) -> std::borrow::Cow<'_, [u8]> {
+        match &self.prep.seeded {
+            Some(sd) => {
+                let mut out = vec![0u8; range.len()];
+                ShareStream::at(sec.key(sd.seed), range.start as u64).fill(&mut out);
+                std::borrow::Cow::Owned(out)
+            }
+            None => std::borrow::Cow::Borrowed(&sec.bytes(&self.prep)[range]),
+        }
+    }
+
+    /// Wipes bytes `range` of section `sec` (explicit files; a seeded
+    /// section holds nothing to wipe).
+    fn wipe(&mut self, sec: Section, range: std::ops::Range<usize>) {
+        if let Some(b) = sec.bytes_mut(&mut self.prep).get_mut(range) {
+            b.fill(0);
+        }
+    }
+
     /// Takes `m` items of `W` words (`square[w]`: word `w` lies in `C*`)
-    /// from the section `pick` (whose counter is `count`), never handed
-    /// out again: the record is advanced first, the material wiped after.
+    /// from the section `sec`, never handed out again: the record is
+    /// advanced first, the material wiped after.
     fn take_words<const W: usize>(
         &mut self,
         kind: &'static str,
         m: usize,
-        count: fn(&mut Counts) -> &mut usize,
-        pick: fn(&mut PartyPrep) -> &mut Vec<u8>,
+        sec: Section,
         square: [bool; W],
     ) -> Result<[Shares; W], PrepError> {
         let (mut used, mut left) = (self.used, self.left());
-        let first = *count(&mut used);
-        *count(&mut used) += m;
-        self.commit(kind, m, *count(&mut left), used)?;
-        let src = std::mem::take(pick(&mut self.prep));
+        let first = *sec.count(&mut used);
+        *sec.count(&mut used) += m;
+        self.commit(kind, m, *sec.count(&mut left), used)?;
+        let item = W * 2 * self.prep.params.n;
+        let range = first * item..(first + m) * item;
+        let src = self.section_bytes(sec, range.clone());
         let out: Result<Vec<Shares>, PrepError> = (0..W)
-            .map(|w| self.shares(&src, first..first + m, W, w, square[w]))
+            .map(|w| self.shares(&src, 0..m, W, w, square[w]))
             .collect();
-        let n = self.prep.params.n;
-        let sec = pick(&mut self.prep);
-        *sec = src;
-        sec[first * W * 2 * n..(first + m) * W * 2 * n].fill(0);
+        drop(src);
+        self.wipe(sec, range);
         out?.try_into().map_err(|_| PrepError::Truncated {
             expected: 0,
             got: 0,
@@ -755,37 +1083,19 @@ impl PrepStore {
 
     /// Takes `m` random values `[[r]]` (never handed out again).
     pub fn take_randoms(&mut self, m: usize) -> Result<Shares, PrepError> {
-        let [r] = self.take_words(
-            "random values",
-            m,
-            |c| &mut c.randoms,
-            |p| &mut p.randoms,
-            [false],
-        )?;
+        let [r] = self.take_words("random values", m, Section::Randoms, [false])?;
         Ok(r)
     }
 
     /// Takes `m` triples `([[a]], [[b]], [[c]]*)`, `c` in `C*` with slots `a ∘ b`.
     pub fn take_triples(&mut self, m: usize) -> Result<[Shares; 3], PrepError> {
-        self.take_words(
-            "triples",
-            m,
-            |c| &mut c.triples,
-            |p| &mut p.triples,
-            [false, false, true],
-        )
+        self.take_words("triples", m, Section::Triples, [false, false, true])
     }
 
     /// Takes `m` re-encoding pairs `([[r]], [[r]]*)`: `r` in `C`, `r*` in
     /// `C*` with the same slots and otherwise uniformly random.
     pub fn take_pairs(&mut self, m: usize) -> Result<[Shares; 2], PrepError> {
-        self.take_words(
-            "pairs",
-            m,
-            |c| &mut c.pairs,
-            |p| &mut p.pairs,
-            [false, true],
-        )
+        self.take_words("pairs", m, Section::Pairs, [false, true])
     }
 
     /// Takes `m` S-box masks ([`super::aes`]): word `w` of every mask, for
@@ -794,13 +1104,7 @@ impl PrepStore {
         let mut square = [false; WORDS];
         square[super::aes::RHO] = true;
         square[super::aes::ZERO] = true;
-        self.take_words(
-            "S-box masks",
-            m,
-            |c| &mut c.sboxes,
-            |p| &mut p.sboxes,
-            square,
-        )
+        self.take_words("S-box masks", m, Section::Sboxes, square)
     }
 
     /// Takes `m` input masks of every party: the shares `[[r]]` of all
@@ -814,15 +1118,19 @@ impl PrepStore {
         };
         self.commit("input masks", m, self.left().inputs, used)?;
         let per = self.total.inputs;
-        let items =
-            (0..self.prep.params.parties).flat_map(|j| j * per + first..j * per + first + m);
-        let s = self.shares(&self.prep.inputs, items, 1, 0, false)?;
         let (k, n) = (self.prep.params.k, self.prep.params.n);
+        let ranges: Vec<std::ops::Range<usize>> = (0..self.prep.params.parties)
+            .map(|j| (j * per + first) * 2 * n..(j * per + first + m) * 2 * n)
+            .collect();
+        let mut src = Vec::with_capacity(ranges.len() * m * 2 * n);
+        for r in &ranges {
+            src.extend_from_slice(&self.section_bytes(Section::Inputs, r.clone()));
+        }
+        let s = self.shares(&src, 0..ranges.len() * m, 1, 0, false)?;
         let own = self.prep.own_masks[first * k..(first + m) * k].to_vec();
         self.prep.own_masks[first * k..(first + m) * k].fill(0);
-        for j in 0..self.prep.params.parties {
-            let o = (j * per + first) * 2 * n;
-            self.prep.inputs[o..o + m * 2 * n].fill(0);
+        for r in ranges {
+            self.wipe(Section::Inputs, r);
         }
         Ok((s, own))
     }
@@ -873,22 +1181,8 @@ mod tests {
         let codes = Codes::get(10, 30).unwrap();
         let mut alpha = vec![0u8; 30];
         preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
+        check_triples(&preps, &codes, &alpha, 3);
         let mut tag = vec![0u8; 30];
-        for t in 0..3 {
-            let (a, ma) = open(&preps, t, 3, 0, 30);
-            let (b, _) = open(&preps, t, 3, 1, 30);
-            let (c, mc) = open(&preps, t, 3, 2, 30);
-            assert!(codes.base.contains(&a) && codes.base.contains(&b));
-            assert!(codes.square.contains(&c));
-            let mut ab = vec![0u8; 30];
-            mul_slices(&mut ab, &a, &b);
-            assert_eq!(c[..10], ab[..10], "slots of c are a ∘ b");
-            assert_ne!(c, ab, "c is masked beyond its slots");
-            for (w, m) in [(&a, &ma), (&c, &mc)] {
-                mul_slices(&mut tag, &alpha, w);
-                assert_eq!(&tag, m, "MAC = α ∘ word");
-            }
-        }
         let (r, mr) = open(&preps, 1, 1, 0, 30);
         mul_slices(&mut tag, &alpha, &r);
         assert!(codes.base.contains(&r) && tag == mr);
@@ -897,30 +1191,126 @@ mod tests {
     /// The dealer's material for `parties` with `k = 10, n = 30`, the
     /// codes and the MAC key.
     fn dealt(parties: usize, counts: Counts, seed: u64) -> (Vec<PartyPrep>, Arc<Codes>, Vec<u8>) {
+        dealt_with(parties, counts, seed, ShareMode::Explicit)
+    }
+
+    /// [`dealt`] with share mode `mode`, seeded parties' shares expanded.
+    fn dealt_with(
+        parties: usize,
+        counts: Counts,
+        seed: u64,
+        mode: ShareMode,
+    ) -> (Vec<PartyPrep>, Arc<Codes>, Vec<u8>) {
         let params = PrepParams {
             parties,
             k: 10,
             n: 30,
         };
         let mut rng = Rng::deterministic_for_tests(seed);
-        let preps = deal_counts(params, 2, counts, &mut rng).unwrap();
+        let preps: Vec<PartyPrep> = deal_with(params, 2, counts, mode, &mut rng)
+            .unwrap()
+            .iter()
+            .map(PartyPrep::to_explicit)
+            .collect();
         let mut alpha = vec![0u8; 30];
         preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
         (preps, Codes::get(10, 30).unwrap(), alpha)
     }
 
     #[test]
+    fn share_stream_ranges_equal_the_sequential_stream() {
+        let key = Block::from_bytes([9u8; 16]);
+        // Scalar reference: the whole stream, block by block.
+        let mut prg = Prg::new(key);
+        let whole: Vec<u8> = (0..40).flat_map(|_| prg.next_block().to_bytes()).collect();
+        for start in [0usize, 1, 15, 16, 17, 100, 333] {
+            for lens in [&[0usize, 5, 16, 40][..], &[31, 1, 2, 60], &[7; 9]] {
+                let mut s = ShareStream::at(key, start as u64);
+                let mut at = start;
+                for &l in lens {
+                    let mut out = vec![0u8; l];
+                    s.fill(&mut out);
+                    assert_eq!(out, whole[at..at + l], "start {start}, lens {lens:?}");
+                    at += l;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seed_expanded_files_are_small_and_expand_to_valid_material() {
+        let counts = Counts {
+            randoms: 3,
+            triples: 2,
+            pairs: 2,
+            inputs: 2,
+            sboxes: 2,
+        };
+        let params = PrepParams {
+            parties: 3,
+            k: 10,
+            n: 30,
+        };
+        let mut rng = Rng::deterministic_for_tests(11);
+        let seeded = deal_seeded(params, 4, counts, &mut rng).unwrap();
+        let explicit = deal_counts(params, 4, counts, &mut rng).unwrap();
+        for (j, (s, e)) in seeded.iter().zip(&explicit).enumerate() {
+            assert_eq!(s.counts(), counts);
+            let (sb, eb) = (s.to_bytes(), e.to_bytes());
+            if j + 1 < 3 {
+                assert!(s.seeded.is_some() && s.sboxes.is_empty());
+                assert_eq!(sb.len(), HEADER_LEN + 30 + SEED_LEN + 2 * 10 + DIGEST_LEN);
+                assert!(20 * sb.len() < eb.len(), "{} vs {}", sb.len(), eb.len());
+            } else {
+                assert!(s.seeded.is_none() && sb.len() == eb.len());
+            }
+            // The file round-trips, seed included.
+            assert_eq!(&PartyPrep::from_bytes(&sb, j, params).unwrap(), s);
+        }
+        // Expanded, every item is a valid dealt item.
+        let (preps, codes, alpha) = dealt_with(3, counts, 11, ShareMode::Seeded);
+        check_triples(&preps, &codes, &alpha, 2);
+        check_sbox_masks(&preps, &codes, &alpha, 2);
+    }
+
+    #[test]
     fn dealt_sbox_masks_are_one_time_tables_with_valid_macs() {
-        use super::super::aes::{sbox, FIRST_ENTRY, RHO, ZERO};
         let counts = Counts {
             sboxes: 2,
             ..Counts::default()
         };
         let (preps, codes, alpha) = dealt(3, counts, 7);
+        check_sbox_masks(&preps, &codes, &alpha, 2);
+    }
+
+    /// Triples `0..count` of `preps` are masked products with valid MACs.
+    fn check_triples(preps: &[PartyPrep], codes: &Codes, alpha: &[u8], count: usize) {
+        let mut tag = vec![0u8; 30];
+        for t in 0..count {
+            let (a, ma) = open(preps, t, 3, 0, 30);
+            let (b, _) = open(preps, t, 3, 1, 30);
+            let (c, mc) = open(preps, t, 3, 2, 30);
+            assert!(codes.base.contains(&a) && codes.base.contains(&b));
+            assert!(codes.square.contains(&c));
+            let mut ab = vec![0u8; 30];
+            mul_slices(&mut ab, &a, &b);
+            assert_eq!(c[..10], ab[..10], "slots of c are a ∘ b");
+            assert_ne!(c, ab, "c is masked beyond its slots");
+            for (w, m) in [(&a, &ma), (&c, &mc)] {
+                mul_slices(&mut tag, alpha, w);
+                assert_eq!(&tag, m, "MAC = α ∘ word");
+            }
+        }
+    }
+
+    /// S-box masks `0..count` of `preps` are one-time tables with valid
+    /// MACs.
+    fn check_sbox_masks(preps: &[PartyPrep], codes: &Codes, alpha: &[u8], count: usize) {
+        use super::super::aes::{sbox, FIRST_ENTRY, RHO, ZERO};
         // Word w of S-box mask t: the codeword and its MAC.
         let word = |t: usize, w: usize| {
             let (mut x, mut m) = (vec![0u8; 30], vec![0u8; 30]);
-            for p in &preps {
+            for p in preps {
                 let o = (t * WORDS + w) * 60;
                 add_assign(&mut x, &p.sboxes[o..o + 30]);
                 add_assign(&mut m, &p.sboxes[o + 30..o + 60]);
@@ -928,14 +1318,14 @@ mod tests {
             (x, m)
         };
         let mut tag = vec![0u8; 30];
-        for t in 0..2 {
+        for t in 0..count {
             let (rho, _) = word(t, RHO);
             let (z, _) = word(t, ZERO);
             assert!(codes.square.contains(&rho) && !codes.base.contains(&rho));
             assert!(codes.square.contains(&z) && z[..10] == [0u8; 10] && z != [0u8; 30]);
             for w in 0..WORDS {
                 let (x, m) = word(t, w);
-                mul_slices(&mut tag, &alpha, &x);
+                mul_slices(&mut tag, alpha, &x);
                 assert_eq!(tag, m, "MAC of word {w}");
                 if w >= FIRST_ENTRY {
                     let v = (w - FIRST_ENTRY) as u8;
