@@ -40,7 +40,7 @@ use crate::traits::{len_param, BaseOtKind, OtError, OtExtension};
 /// or OOS's linear code.
 #[derive(Clone, Debug)]
 enum SessionCode {
-    Pseudorandom(PrCode),
+    Pseudorandom(Box<PrCode>),
     Linear(Arc<LinearCode>),
 }
 
@@ -249,7 +249,9 @@ impl OprfBatch {
         let q = self.q.get(i)?;
         let j = self.first + i;
         Some(match &self.code {
-            SessionCode::Pseudorandom(c) => oprf_eval(c, &self.key, q, self.sid, self.sha1, j, x),
+            SessionCode::Pseudorandom(c) => {
+                oprf_eval(&**c, &self.key, q, self.sid, self.sha1, j, x)
+            }
             SessionCode::Linear(c) => oprf_eval(&**c, &self.key, q, self.sid, self.sha1, j, x),
         })
     }
@@ -277,7 +279,7 @@ impl OprfBatch {
         let (key, q, sid, sha1, first) = (&self.key, &self.q, self.sid, self.sha1, self.first);
         match &self.code {
             SessionCode::Pseudorandom(c) => {
-                oprf_eval_many_at_into(c, key, q, sid, sha1, first, start, inputs, threads, out)
+                oprf_eval_many_at_into(&**c, key, q, sid, sha1, first, start, inputs, threads, out)
             }
             SessionCode::Linear(c) => {
                 oprf_eval_many_at_into(&**c, key, q, sid, sha1, first, start, inputs, threads, out)
@@ -349,7 +351,7 @@ impl OprfSender {
                         SenderOutput,
                         |o| (std::mem::take(&mut o.q), o.ot_code.clone())
                     );
-                    (q, s.sid, SessionCode::Pseudorandom(code))
+                    (q, s.sid, SessionCode::Pseudorandom(Box::new(code)))
                 }
             };
             Ok(OprfBatch {

@@ -256,8 +256,8 @@ fn overflowing_counter_is_refused() {
 }
 
 /// A receiver whose second extension's matrix has column 5 flipped in
-/// rows 0..64 (a column that is no codeword: BCH(511, 76) has distance
-/// >= 171) is caught by that extension's check with
+/// rows 0..64 (a column that is no codeword: BCH(511, 76) has minimum
+/// distance at least 171) is caught by that extension's check with
 /// `CorrelationCheckFailed`; the sender then refuses every further call.
 #[test]
 fn oos_tampered_second_extension_aborts_and_poisons() {
