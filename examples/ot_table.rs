@@ -136,8 +136,8 @@ impl Proto {
             // ---- one extension of a session set up before the clock ----
             Proto::IknpExt => ("extend after setup", "passive", "IKNP03"),
             Proto::KosExt => ("extend after setup", "malicious", "KOS15"),
-            Proto::KkrtExt => ("OPRF extend after setup", "passive", "KKRT16"),
-            Proto::OosExt => ("1-of-2^76 extend after setup", "malicious", "OOS17"),
+            Proto::KkrtExt => ("OPRF, extend", "passive", "KKRT16"),
+            Proto::OosExt => ("1-of-2^76 OT, extend", "malicious", "OOS17"),
             // ---- QuietOT: one output = one OT of the kind in the first column
             // (the bit-OT rows are the PCF output, no conversion) ----
             Proto::QuietBipsw => ("1-out-of-6 bit OT", "passive", "QuietOT-BIPSW"),
