@@ -286,10 +286,7 @@ pub fn hash_words(
     session: Block,
     threads: usize,
 ) -> Vec<Block> {
-    let n = count.min(w.len());
-    let mut out = Block::zeroed_vec(n);
-    hash_words_chunk(w, count, sha1, session, threads, 0, n, &mut out);
-    out
+    hash_words_from(w, count, 0, sha1, session, threads)
 }
 
 /// Chunk of [`hash_words`]: `w` is the chunk; writes
