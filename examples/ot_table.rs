@@ -14,7 +14,8 @@
 //!                                                        # ss2/ss4/ss8, ssmal2.., deltass2.., deltassmal2..: SoftSpokenOT with k = 2, 4, 8; kkrt, oos, rr16;
 //!                                                        # quietbipsw, quietgar: QuietOT's 1-out-of-6 / 1-out-of-32 bit OTs (PCF output);
 //!                                                        # quietbipswrot, quietgarrot: converted to 1-out-of-2 random OTs of blocks;
-//!                                                        # iknpext, kosext: one extension of a session set up before the clock)
+//!                                                        # iknpext, kosext: one extension of a session set up before the clock;
+//!                                                        # kkrtext, oosext: the same for KKRT / OOS sessions)
 //! cargo run --release --example ot_table -- --no-sha1    # skip the SHA-1 measurements
 //! ```
 //! Every row is measured in fresh processes (a `--measure` child runs the
@@ -65,6 +66,10 @@ enum Proto {
     // iknp_extend.otp / kos_extend.otp): one extension timed ----
     IknpExt,
     KosExt,
+    // ---- the same for KKRT / OOS sessions (kkrt_setup.otp, then
+    // kkrt_extend.otp / oos_extend.otp) ----
+    KkrtExt,
+    OosExt,
     // ---- QuietOT (quiet_*.otp): setup over IKNP, local expansion ----
     /// Random 1-out-of-6 OTs of bits (`quiet_bipsw.otp`, no conversion).
     QuietBipsw,
@@ -76,7 +81,7 @@ enum Proto {
     QuietGarRot,
 }
 
-const ALL: [Proto; 27] = [
+const ALL: [Proto; 29] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -102,6 +107,8 @@ const ALL: [Proto; 27] = [
     // ---- setup once, extend many times ----
     Proto::IknpExt,
     Proto::KosExt,
+    Proto::KkrtExt,
+    Proto::OosExt,
     // ---- QuietOT ----
     Proto::QuietBipsw,
     Proto::QuietGar,
@@ -129,6 +136,8 @@ impl Proto {
             // ---- one extension of a session set up before the clock ----
             Proto::IknpExt => ("extend after setup", "passive", "IKNP03"),
             Proto::KosExt => ("extend after setup", "malicious", "KOS15"),
+            Proto::KkrtExt => ("OPRF, extend", "passive", "KKRT16"),
+            Proto::OosExt => ("1-of-2^76 OT, extend", "malicious", "OOS17"),
             // ---- QuietOT: one output = one OT of the kind in the first column
             // (the bit-OT rows are the PCF output, no conversion) ----
             Proto::QuietBipsw => ("1-out-of-6 bit OT", "passive", "QuietOT-BIPSW"),
@@ -337,6 +346,9 @@ fn run_role(
         Proto::IknpExt | Proto::KosExt => {
             return run_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch, &r)
         }
+        Proto::KkrtExt | Proto::OosExt => {
+            return run_oprf_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch)
+        }
         Proto::Rr16 => {
             let (params, _) = rr16_params(n)?;
             let choices = if sender {
@@ -467,10 +479,84 @@ fn run_ext_role(
     Ok((spec, times))
 }
 
+/// [`run_ext_role`] for KKRT / OOS sessions (`ot::Oprf`): one setup
+/// (`kkrt_setup.otp`, its 512 base OTs) before the clock, then `reps + 1`
+/// extensions of `n` instances (`kkrt_extend.otp` / `oos_extend.otp`),
+/// each timed with the sender's one evaluation per instance on the
+/// receiver's input (`OprfBatch::encode_many_into`), as the KKRT / OOS
+/// rows are.
+fn run_oprf_ext_role(
+    malicious: bool,
+    n: usize,
+    sha1: bool,
+    threads: usize,
+    sender: bool,
+    reps: usize,
+    ch: &mut dyn Channel,
+) -> Res<((usize, usize), Vec<Duration>)> {
+    let oprf = if malicious {
+        ot::Oprf::oos()
+    } else {
+        ot::Oprf::kkrt()
+    };
+    let mut oprf = oprf
+        .with_sha1(sha1)
+        .with_threads(threads)
+        .with_base(base_kind(malicious));
+    let inputs = one_of_n_inputs(n);
+    let mut times = vec![];
+    if sender {
+        let mut evals = vec![Block::ZERO; n];
+        let mut s = oprf.setup_sender(ch)?;
+        for rep in 0..=reps {
+            let t = Instant::now();
+            let batch = s.extend(ch, n)?;
+            std::hint::black_box(batch.encode_many_into(0, &inputs, &mut evals, threads));
+            if rep > 0 {
+                times.push(t.elapsed());
+            }
+            s.recycle(batch);
+        }
+    } else {
+        let mut rc = oprf.setup_receiver(ch)?;
+        for _ in 0..=reps {
+            let x = std::hint::black_box(rc.extend(ch, &inputs)?);
+            rc.recycle(x);
+        }
+    }
+    // The extension's bytes do not depend on the counter or the session id.
+    let spec = if malicious {
+        let c = ot::oos_extend::comm(&ot::oos_extend::Params::new(
+            n,
+            threads,
+            sha1,
+            Block::ZERO,
+            0,
+        )?);
+        (c.sender, c.receiver)
+    } else {
+        let c = ot::kkrt_extend::comm(&ot::kkrt_extend::Params::new(
+            n,
+            threads,
+            sha1,
+            Block::ZERO,
+            0,
+        )?);
+        (c.sender, c.receiver)
+    };
+    Ok((spec, times))
+}
+
 /// Bytes (sent, received) a row's sender exchanges once per measurement
 /// rather than per run: the session setup of the "extend after setup"
-/// rows (`iknp_setup.otp` plus its 128 base OTs, roles swapped).
+/// rows (`iknp_setup.otp` plus its 128 base OTs, roles swapped;
+/// `kkrt_setup.otp` plus its 512 IKNP / KOS base OTs for KKRT / OOS).
 fn once_comm(p: Proto) -> Res<(usize, usize)> {
+    if matches!(p, Proto::KkrtExt | Proto::OosExt) {
+        let c = ot::kkrt_setup::comm(&ot::kkrt_setup::Params::new()?);
+        let (es, er) = one_of_n_base_comm(p.malicious())?;
+        return Ok((c.sender + er, c.receiver + es));
+    }
     if !matches!(p, Proto::IknpExt | Proto::KosExt) {
         return Ok((0, 0));
     }
@@ -967,7 +1053,10 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         let (bs, br) = base_comm(BaseOtKind::Co15, 128)?;
         return Ok((c.sender + br, c.receiver + bs));
     }
-    if matches!(p, Proto::IknpExt | Proto::KosExt) {
+    if matches!(
+        p,
+        Proto::IknpExt | Proto::KosExt | Proto::KkrtExt | Proto::OosExt
+    ) {
         // No base OTs per extension (the setup is in `once_comm`).
         return Ok((0, 0));
     }

@@ -56,30 +56,31 @@ impl std::fmt::Display for ExtSessionPoisoned {
 
 impl std::error::Error for ExtSessionPoisoned {}
 
-fn poisoned(kind: ExtSessionPoisoned) -> OtError {
+pub(crate) fn poisoned(kind: ExtSessionPoisoned) -> OtError {
     OtError(Box::new(kind))
 }
 
 /// What both roles keep besides their secrets: the configuration, the
 /// setup's session id and the counter.
-struct Session {
-    malicious: bool,
-    sha1: bool,
-    threads: usize,
-    rng: Rng,
-    sid: Block,
+/// (Shared with the KKRT/OOS sessions of [`crate::oprf_session`].)
+pub(crate) struct Session {
+    pub(crate) malicious: bool,
+    pub(crate) sha1: bool,
+    pub(crate) threads: usize,
+    pub(crate) rng: Rng,
+    pub(crate) sid: Block,
     /// OTs extended so far (the next extension's `first`); `None` after a
     /// failure.
-    next: Option<usize>,
+    pub(crate) next: Option<usize>,
     /// The previous extension's output struct (its intermediate buffers,
     /// and a buffer handed back by `recycle`), reused by the next one.
-    prev: Option<Box<dyn std::any::Any + Send>>,
+    pub(crate) prev: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl Session {
     /// Runs `extend` with the next counter value and advances it by `n`,
     /// or leaves the session poisoned if it fails.
-    fn advance<R>(
+    pub(crate) fn advance<R>(
         &mut self,
         n: usize,
         extend: impl FnOnce(&mut Self, usize) -> Result<R, OtError>,

@@ -15,6 +15,7 @@ pub use ot_runtime as runtime;
 
 pub mod delta;
 pub mod ext_session;
+pub mod oprf_session;
 mod softspoken_parties;
 pub mod traits;
 
@@ -194,6 +195,24 @@ pub mod oos {
     oprf_sender_output!();
 }
 
+/// Setup of a KKRT or OOS session (the 512 base OTs, once), from
+/// `protocols/kkrt_setup.otp`; see [`oprf_session`].
+pub mod kkrt_setup {
+    crate::protocol!("protocols/kkrt_setup.otp");
+}
+
+/// One extension of a KKRT session (no base OTs), from
+/// `protocols/kkrt_extend.otp`; see [`oprf_session`].
+pub mod kkrt_extend {
+    crate::protocol!("protocols/kkrt_extend.otp");
+}
+
+/// One extension of an OOS session (no base OTs, with the consistency
+/// check), from `protocols/oos_extend.otp`; see [`oprf_session`].
+pub mod oos_extend {
+    crate::protocol!("protocols/oos_extend.otp");
+}
+
 /// RR16 malicious approximate K-out-of-N OT [RR16, EUROCRYPT 2017, §4:
 /// cut-and-choose over random OTs], from `protocols/rr16.otp`. Sizes for
 /// [`rr16::Params::new`] come from [`runtime::rr16::sizes`].
@@ -351,6 +370,7 @@ pub mod orlandi_triple {
 
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use ext_session::{ExtReceiver, ExtSender, ExtSessionPoisoned};
+pub use oprf_session::{Oprf, OprfBatch, OprfReceiver, OprfSender};
 pub use softspoken_parties::AboOt;
 pub use traits::{
     AboOtReceiver, AboOtSender, BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender,

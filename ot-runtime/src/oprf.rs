@@ -96,6 +96,13 @@ pub fn bits_word(s: &Bits) -> Word {
     w
 }
 
+/// A [`Word`] as its 512 bits (bit `i` of the result = bit `i % 128` of
+/// block `i / 128`): the inverse of [`bits_word`], for a session that
+/// keeps the sender's secret `s` as a word between extensions.
+pub fn word_bits(w: &Word) -> Bits {
+    Bits::from_blocks(w, WORD_BITS).unwrap_or_else(|_| Bits::zeros(WORD_BITS))
+}
+
 /// Receiver's `U` of KKRT/OOS: row `i` is `t^i ⊕ G(seeds[i]) ⊕ c^i`,
 /// column `j` of `C` being `code.encode(inputs[j])`. Full variant of
 /// [`code_matrix_chunk`] (`t.rows() x t.cols()`).
@@ -279,10 +286,7 @@ pub fn hash_words(
     session: Block,
     threads: usize,
 ) -> Vec<Block> {
-    let n = count.min(w.len());
-    let mut out = Block::zeroed_vec(n);
-    hash_words_chunk(w, count, sha1, session, threads, 0, n, &mut out);
-    out
+    hash_words_from(w, count, 0, sha1, session, threads)
 }
 
 /// Chunk of [`hash_words`]: `w` is the chunk; writes
@@ -299,11 +303,50 @@ pub fn hash_words_chunk(
     len: usize,
     out: &mut [Block],
 ) {
+    hash_words_from_chunk(w, count, 0, sha1, session, threads, offset, len, out);
+}
+
+/// [`hash_words`] for instances `first..first + count` of a session that
+/// extends many times from one setup (`protocols/kkrt_extend.otp`,
+/// `protocols/oos_extend.otp`): `out[i] = H(first + i, w[i])`, so the
+/// tweaks `(session, 4 (first + i) + b)` of different extensions (disjoint
+/// index ranges) never meet. With `first = 0` it is [`hash_words`]. The
+/// tweak wraps modulo 2^64, which the protocols' parameter check
+/// (`4 (first + m)` fits a `usize`) rules out.
+pub fn hash_words_from(
+    w: &[Word],
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<Block> {
+    let n = count.min(w.len());
+    let mut out = Block::zeroed_vec(n);
+    hash_words_from_chunk(w, count, first, sha1, session, threads, 0, n, &mut out);
+    out
+}
+
+/// Chunk of [`hash_words_from`]: as [`hash_words_chunk`], with entry
+/// `offset + i` hashed at instance index `first + offset + i`.
+#[allow(clippy::too_many_arguments)]
+pub fn hash_words_from_chunk(
+    w: &[Word],
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
     let sess = session_tweak(session);
-    hash_rows_chunk(w, count, threads, offset, len, out, |first, input, part| {
+    hash_rows_chunk(w, count, threads, offset, len, out, |at, input, part| {
+        let first = first.wrapping_add(at);
         if sha1 {
             for (k, (o, x)) in part.iter_mut().zip(input).enumerate() {
-                *o = sha1_row(session, (first + k) as u64, x);
+                *o = sha1_row(session, first.wrapping_add(k) as u64, x);
             }
             return;
         }
@@ -315,7 +358,7 @@ pub fn hash_words_chunk(
         {
             let flat: &[Block] = bytemuck::cast_slice(inp);
             let tmp = &mut tmp[..flat.len()];
-            let tweak = 4 * (first + c * HASH_BATCH) as u64;
+            let tweak = 4u64.wrapping_mul(first.wrapping_add(c * HASH_BATCH) as u64);
             let r = hash::tccr_many_into(sess, tweak, flat, tmp);
             debug_assert!(r.is_ok(), "equal lengths");
             for (d, h) in dst.iter_mut().zip(tmp.chunks_exact(4)) {
@@ -367,6 +410,28 @@ pub fn oprf_eval_many_into<C: Code>(
     threads: usize,
     out: &mut [Block],
 ) -> usize {
+    oprf_eval_many_at_into(code, key, q, session, sha1, 0, first, inputs, threads, out)
+}
+
+/// [`oprf_eval_many_into`] for the rows of one extension of a session
+/// (`protocols/kkrt_extend.otp`, `protocols/oos_extend.otp`) whose
+/// instance `k` has the global index `base + k`: writes
+/// `out[k] = H(base + first + k, q[first + k] ⊕ (C(inputs[k]) ∧ key))`
+/// for the same `k` as [`oprf_eval_many_into`] and returns their number.
+/// With `base = 0` it is [`oprf_eval_many_into`].
+#[allow(clippy::too_many_arguments)]
+pub fn oprf_eval_many_at_into<C: Code>(
+    code: &C,
+    key: &Word,
+    q: &[Word],
+    session: Block,
+    sha1: bool,
+    base: usize,
+    first: usize,
+    inputs: &[Block],
+    threads: usize,
+    out: &mut [Block],
+) -> usize {
     let q = q.get(first..).unwrap_or(&[]);
     let n = inputs.len().min(q.len()).min(out.len());
     for_parts(&mut out[..n], threads, HASH_BATCH, |start, part| {
@@ -379,8 +444,8 @@ pub fn oprf_eval_many_into<C: Code>(
             for (w, qj) in words.iter_mut().zip(&q[j0..j0 + k]) {
                 *w = mask_word(qj, w, key);
             }
-            let off = first + j0;
-            hash_words_chunk(words, off + k, sha1, session, 1, off, k, dst);
+            let off = base.wrapping_add(first + j0);
+            hash_words_from_chunk(words, k, off, sha1, session, 1, 0, k, dst);
         }
     });
     n
@@ -657,6 +722,37 @@ mod tests {
             });
             assert_eq!(h[j], e);
         }
+    }
+
+    #[test]
+    fn hashes_from_a_starting_index_are_the_global_hashes() {
+        let w: Vec<Word> = (0..300u128)
+            .map(|i| [Block(i * 3), Block(i + 7), Block(!i), Block(i << 64)])
+            .collect();
+        let sid = Block(0x5e55);
+        for sha1 in [false, true] {
+            let whole = hash_words(&w, 300, sha1, sid, 1);
+            // Entries 100.. hashed as a session's second extension.
+            let tail = hash_words_from(&w[100..], 200, 100, sha1, sid, 2);
+            assert_eq!(tail, whole[100..]);
+            let mut part = vec![Block::ZERO; 50];
+            hash_words_from_chunk(&w[150..], 200, 100, sha1, sid, 1, 50, 50, &mut part);
+            assert_eq!(part, whole[150..200]);
+            assert_eq!(hash_words_from(&w, 300, 0, sha1, sid, 1), whole);
+        }
+        // The sender's evaluation at global index base + first + k.
+        let code = PrCode::from_session(Block(8));
+        let key = [Block(0xf0f0), Block(!0), Block(3), Block(1 << 90)];
+        let inputs: Vec<Block> = (0..150u128).map(Block).collect();
+        let mut out = vec![Block::ZERO; 150];
+        let n = oprf_eval_many_at_into(&code, &key, &w, sid, false, 1000, 20, &inputs, 2, &mut out);
+        assert_eq!(n, 150);
+        for (k, &x) in inputs.iter().enumerate() {
+            let e = oprf_eval(&code, &key, &w[20 + k], sid, false, 1020 + k, x);
+            assert_eq!(out[k], e, "instance {k}");
+        }
+        assert_eq!(word_bits(&key).len(), 512);
+        assert_eq!(bits_word(&word_bits(&key)), key);
     }
 
     #[test]
