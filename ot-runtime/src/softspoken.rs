@@ -24,7 +24,7 @@ use zeroize::Zeroize;
 use crate::abo::{AboReceiverLeaves, AboSenderLeaves};
 use crate::stream::{bits_blocks, bypass_cache, clear_padding, for_parts, prg_keys, PrgKey};
 use crate::transpose::{self, Backend};
-use crate::vole::{sums_tile, Scratch, MAX_VOLE_DEPTH, TILE_BLOCKS};
+use crate::vole::{sums_tile, Scratch, TileCorr, MAX_GROUP_DEPTH, MAX_VOLE_DEPTH, TILE_BLOCKS};
 use crate::xor::xor_masked_into;
 use crate::{BitMatrix, Bits, Block};
 
@@ -279,7 +279,7 @@ pub fn ss_receiver_vole_chunk(
         while j0 < bpr {
             let tb = TILE_BLOCKS.min(bpr - j0);
             let mask = Some(&rb[j0..j0 + tb]);
-            sums_tile(keys, k, base + j0, tb, &mut s, u, v, bpr, j0, mask);
+            sums_tile(keys, k, base + j0, tb, &mut s, u, v, bpr, j0, mask, None);
             j0 += tb;
         }
     };
@@ -373,40 +373,61 @@ pub fn ss_sender_columns_chunk(
     let cb = c.as_blocks();
     let backend = Backend::selected();
     let base = offset / 128;
-    for_parts(&mut out[..n], threads, 128 * TILE_BLOCKS, |start, part| {
-        let mut s = Scratch::new();
-        s.skip_first = true;
-        let nb = part.len().div_ceil(128);
-        let mut u = vec![Block::ZERO; trees * TILE_BLOCKS];
-        let mut v = vec![Block::ZERO; rows_v * TILE_BLOCKS];
-        let b0 = start / 128;
-        let mut b = 0;
-        while b < nb {
-            let tb = TILE_BLOCKS.min(nb - b);
-            let (u, v) = (&mut u[..trees * tb], &mut v[..rows_v * tb]);
-            sums_tile(&keys.keys, k, base + b0 + b, tb, &mut s, u, v, tb, 0, None);
-            for (j, row) in v.chunks_exact_mut(tb).take(KAPPA).enumerate() {
-                let t = j / k;
-                if t < c.rows() {
-                    let at = t * cbpr + b0 + b;
-                    xor_masked_into(row, &cb[at..at + tb], masks[j]);
+    // For k <= 3 the masked correction is XORed in as the VOLE kernel
+    // writes each row of V (no pass over the tile); larger k add it after.
+    let fused = k <= MAX_GROUP_DEPTH;
+    let tile = TILE_BLOCKS;
+    for_parts(&mut out[..n], threads, 128 * tile, |start, part| {
+        SENDER_SCRATCH.with_borrow_mut(|(s, u, v)| {
+            s.skip_first = true;
+            let nb = part.len().div_ceil(128);
+            u.resize(trees * tile, Block::ZERO);
+            v.resize(rows_v * tile, Block::ZERO);
+            let b0 = start / 128;
+            let mut b = 0;
+            while b < nb {
+                let tb = tile.min(nb - b);
+                let (u, v) = (&mut u[..trees * tb], &mut v[..rows_v * tb]);
+                let corr = TileCorr {
+                    c: cb,
+                    cbpr,
+                    col: b0 + b,
+                    masks: &masks,
+                };
+                let corr = Some(&corr).filter(|_| fused);
+                sums_tile(&keys.keys, k, base + b0 + b, tb, s, u, v, tb, 0, None, corr);
+                if !fused {
+                    for (j, row) in v.chunks_exact_mut(tb).take(KAPPA).enumerate() {
+                        let t = j / k;
+                        if t < c.rows() {
+                            let at = t * cbpr + b0 + b;
+                            xor_masked_into(row, &cb[at..at + tb], masks[j]);
+                        }
+                    }
                 }
+                let c0 = b * 128;
+                let c1 = (c0 + tb * 128).min(part.len());
+                let r = transpose::transpose_cols(
+                    backend,
+                    &v[..KAPPA * tb],
+                    KAPPA,
+                    tb * 128,
+                    0..c1 - c0,
+                    &mut part[c0..c1],
+                    stream_dst,
+                );
+                debug_assert!(r.is_ok(), "shapes are consistent");
+                b += tb;
             }
-            let c0 = b * 128;
-            let c1 = (c0 + tb * 128).min(part.len());
-            let r = transpose::transpose_cols(
-                backend,
-                &v[..KAPPA * tb],
-                KAPPA,
-                tb * 128,
-                0..c1 - c0,
-                &mut part[c0..c1],
-                stream_dst,
-            );
-            debug_assert!(r.is_ok(), "shapes are consistent");
-            b += tb;
-        }
+        });
     });
+}
+
+thread_local! {
+    /// The sender's per-thread scratch (VOLE scratch, a tile of `u` and of
+    /// `V`), kept across chunks: no allocation or clearing per chunk.
+    static SENDER_SCRATCH: std::cell::RefCell<(Scratch, Vec<Block>, Vec<Block>)> =
+        std::cell::RefCell::new((Scratch::new(), Vec::new(), Vec::new()));
 }
 
 #[cfg(test)]
@@ -482,6 +503,59 @@ mod tests {
                 match &want {
                     None => want = Some(got),
                     Some(w) => assert_eq!(&got, w, "k {k} backend {backend:?}"),
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+        /// The sender's fused kernel (VOLE sums with the masked correction
+        /// written in, then the transpose) on every AES backend against the
+        /// definition `q_i = t_i ⊕ r_i·Δ`, with `t` the receiver's columns
+        /// on the software AES backend (the portable path, whose cube sums
+        /// and correction pass are plain slice code): every k, lengths with
+        /// partial tiles and steps, chunk offsets and threads.
+        #[test]
+        fn sender_kernel_matches_definition_on_every_backend(
+            k in 1usize..=MAX_VOLE_DEPTH,
+            cols in 1usize..(128 * 40),
+            off_blocks in 0usize..3,
+            threads in 1usize..3,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            use crate::aes::AesBackend;
+            use crate::stream::prg_keys_on;
+            let mut rng = Rng::deterministic_for_tests(seed);
+            let trees = ss_trees(k);
+            let leaves: Vec<Block> = (0..trees << k).map(|_| rng.next_block()).collect();
+            let alphas: Vec<usize> = (0..trees)
+                .map(|_| (rng.next_block().as_u128() as usize) % (1 << k))
+                .collect();
+            let delta = ss_delta(&alphas, k);
+            let off = 128 * off_blocks;
+            let total = off + cols;
+            let r = Bits::random(&mut rng, total);
+            let soft = prg_keys_on(&leaves, AesBackend::Soft).expect("software AES");
+            let sk = VoleSenderKeys { k, keys: soft };
+            let mut vu = BitMatrix::default();
+            ss_receiver_vole_chunk(&sk, &r, total, 1, off, cols, &mut vu);
+            let mut c = BitMatrix::default();
+            ss_corrections_chunk(&vu, trees, off, cols, &mut c);
+            let mut t = vec![Block::ZERO; cols];
+            crate::stream::transpose_columns_chunk(&vu, 1, off, cols, &mut t);
+            let re = reindexed(&leaves, &alphas, k);
+            for backend in AesBackend::available() {
+                let Some(keys) = prg_keys_on(&re, backend) else {
+                    continue;
+                };
+                let rk = VoleReceiverKeys { k, alphas: alphas.clone(), keys };
+                let mut q = vec![Block(7); cols];
+                ss_sender_columns_chunk(&rk, &c, threads, off, cols, &mut q);
+                for i in 0..cols {
+                    let want = if r.get(off + i) { t[i] ^ delta } else { t[i] };
+                    proptest::prop_assert_eq!(q[i], want, "k {} backend {:?} column {}", k, backend, i);
                 }
             }
         }

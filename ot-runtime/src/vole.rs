@@ -37,7 +37,20 @@ pub const MAX_VOLE_DEPTH: usize = 8;
 
 mod fused;
 
-use fused::{group_sums, put, Group, MAX_GROUP_DEPTH};
+pub(crate) use fused::MAX_GROUP_DEPTH;
+use fused::{group_sums, put, Group};
+
+/// The OT sender's correction of one tile for [`sums_tile`]: rows
+/// `t·k + b` of `V` get `c_t & masks[t·k + b]` ([Roy22, Fig. 8]:
+/// `Q = W ⊕ Δ·c`, `masks` all ones where the bit of `Δ` is set), with row
+/// `t` of `c` at `c[t·cbpr + col ..][..tb]` for `t < c.len() / cbpr`
+/// (missing rows read as zero).
+pub(crate) struct TileCorr<'a> {
+    pub(crate) c: &'a [Block],
+    pub(crate) cbpr: usize,
+    pub(crate) col: usize,
+    pub(crate) masks: &'a [u64],
+}
 
 /// Column blocks per tile: 32 blocks (512 bytes a row); the `k` partial
 /// sums of the cross-group schedule (at most 4 KiB) stay in L1.
@@ -90,7 +103,10 @@ impl Scratch {
 /// first `g` cube levels in registers, `V_b` for `b < g` accumulated in
 /// place); the group sums continue along the cube as a binary counter
 /// (levels `g..k`). With `mask` (the tile's `tb` blocks), every `u_t` is
-/// written as `u_t ⊕ mask` (the receiver's corrections `u_t ⊕ r`).
+/// written as `u_t ⊕ mask` (the receiver's corrections `u_t ⊕ r`). With
+/// `corr` and `k <= MAX_GROUP_DEPTH` (one group a tree), every `V` row is
+/// written with its masked correction XORed in (see [`TileCorr`]); for
+/// larger `k`, `corr` is ignored.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sums_tile(
     leaves: &[PrgKey],
@@ -103,6 +119,7 @@ pub(crate) fn sums_tile(
     bpr: usize,
     j0: usize,
     mask: Option<&[Block]>,
+    corr: Option<&TileCorr<'_>>,
 ) {
     let g = k.min(MAX_GROUP_DEPTH);
     let gl = 1usize << g;
@@ -131,6 +148,14 @@ pub(crate) fn sums_tile(
                 skip_first: s.skip_first && pos == 0,
                 first: pos == 0,
                 mask: if g == k { mask } else { None },
+                corr: corr.filter(|_| g == k).and_then(|tc| {
+                    let row = tc.c.get(t * tc.cbpr + tc.col..)?.get(..tb)?;
+                    let mut m = [0u64; MAX_GROUP_DEPTH];
+                    for (b, mb) in m.iter_mut().enumerate().take(g) {
+                        *mb = tc.masks.get(t * k + b).copied().unwrap_or(0);
+                    }
+                    Some((row, m))
+                }),
             };
             group_sums(&grp, node, &mut rows[..g], &mut s.rows);
         }
@@ -205,7 +230,7 @@ fn sums_chunk(
     while j0 < bpr {
         let tb = TILE_BLOCKS.min(bpr - j0);
         let counter = base.saturating_add(j0);
-        sums_tile(leaves, k, counter, tb, &mut s, ub, vb, bpr, j0, None);
+        sums_tile(leaves, k, counter, tb, &mut s, ub, vb, bpr, j0, None, None);
         finish(ub, vb, bpr, j0, tb);
         j0 += tb;
     }

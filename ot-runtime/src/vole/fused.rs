@@ -22,7 +22,7 @@
 
 use crate::aes::AesBackend;
 use crate::stream::PrgKey;
-use crate::xor::xor_into;
+use crate::xor::{xor_into, xor_masked_into};
 use crate::Block;
 
 /// Largest `g`: groups of up to 8 leaves.
@@ -43,13 +43,18 @@ pub(crate) fn put(dst: &mut [Block], src: &[Block], first: bool) {
 /// zero and not expanded (the punctured leaf of a re-indexed tree);
 /// `first` stores the `V_b` rows instead of adding into them; `mask`
 /// (length `n`) is XORed into `u` as it is written (the receiver's
-/// correction `u ⊕ r`, without another pass over `u`).
+/// correction `u ⊕ r`, without another pass over `u`); `corr` (a row `c`
+/// of length `n` and one all-ones-or-zero mask per `V_b`) is XORed into
+/// every `V_b` as `c & mask_b` when it is written (the sender's
+/// `Q = W ⊕ Δ·c`, [Roy22, Fig. 8], without another pass over `V`; the
+/// work does not depend on the masks).
 pub(crate) struct Group<'a> {
     pub(crate) keys: &'a [PrgKey],
     pub(crate) counter: u64,
     pub(crate) skip_first: bool,
     pub(crate) first: bool,
     pub(crate) mask: Option<&'a [Block]>,
+    pub(crate) corr: Option<(&'a [Block], [u64; MAX_GROUP_DEPTH])>,
 }
 
 /// One group (`g = v.len()`, `1 <= g <= MAX_GROUP_DEPTH`, `2^g` keys):
@@ -67,13 +72,19 @@ pub(crate) fn group_sums(
     debug_assert!((1..=MAX_GROUP_DEPTH).contains(&g) && grp.keys.len() == 1 << g);
     debug_assert!(v.iter().all(|r| r.len() == u.len()));
     let mask = grp.mask.filter(|m| m.len() == u.len());
+    let corr = grp.corr.filter(|(c, _)| c.len() == u.len());
     #[cfg(target_arch = "x86_64")]
-    if fast::group_sums(grp, mask, u, v) {
+    if fast::group_sums(grp, mask, corr, u, v) {
         return;
     }
     portable(grp, u, v, scratch);
     if let Some(m) = mask {
         xor_into(u, m);
+    }
+    if let Some((c, masks)) = corr {
+        for (vb, &m) in v.iter_mut().zip(&masks) {
+            xor_masked_into(vb, c, m);
+        }
     }
 }
 
@@ -115,11 +126,16 @@ mod fast {
     pub(super) fn group_sums(
         grp: &Group<'_>,
         mask: Option<&[Block]>,
+        corr: Option<(&[Block], [u64; MAX_GROUP_DEPTH])>,
         u: &mut [Block],
         v: &mut [&mut [Block]],
     ) -> bool {
         let (keys, counter, first) = (grp.keys, grp.counter, grp.first);
         let m = mask.map_or(core::ptr::null(), |m| m.as_ptr());
+        let (cp, cm) = corr.map_or((core::ptr::null(), [0; MAX_GROUP_DEPTH]), |(c, m)| {
+            (c.as_ptr(), m)
+        });
+        let corr = Corr { c: cp, masks: cm };
         const NONE: [Block; 11] = [Block::ZERO; 11];
         let mut rks = [&NONE; 8];
         let mut backend = None;
@@ -147,9 +163,9 @@ mod fast {
                 };
                 // SAFETY: the backend was detected when the keys were built
                 // (an `Aes128` is only made on a supported backend); `u` and
-                // every `v[b]` (and `m` unless null) are valid for `n`
-                // blocks (checked by the caller: `v[b].len() == u.len()`,
-                // the mask filtered to that length), and the kernel writes
+                // every `v[b]` (and `m`, `corr.c` unless null) are valid for
+                // `n` blocks (checked by the caller: `v[b].len() == u.len()`,
+                // the mask and correction filtered to that length), and the kernel writes
                 // whole steps in bounds and the tail through scratch.
                 unsafe {
                     if grp.skip_first {
@@ -161,6 +177,7 @@ mod fast {
                             v,
                             first,
                             m,
+                            &corr,
                         )
                     } else {
                         $m::group::<{ 1 << $g }, $g, $w, false>(
@@ -171,6 +188,7 @@ mod fast {
                             v,
                             first,
                             m,
+                            &corr,
                         )
                     }
                 }
@@ -188,6 +206,13 @@ mod fast {
         true
     }
 
+    /// The correction of [`Group::corr`] as the kernels take it: `c` null
+    /// for none.
+    pub(super) struct Corr {
+        pub(super) c: *const Block,
+        pub(super) masks: [u64; MAX_GROUP_DEPTH],
+    }
+
     /// The group kernel over one register type: `$lanes` blocks a register,
     /// `W` column registers per leaf, `G = 2^GD` leaves: `G · W` chains.
     macro_rules! backend {
@@ -197,7 +222,8 @@ mod fast {
             counters: |$c:ident| $ctr:expr,
             step: |$ix:ident| $inc:expr,
             bcast: |$kp:ident| $bc:expr,
-            xor: $xor:path, enc: $enc:path, last: $last:path,
+            splat: |$sx:ident| $splat:expr,
+            xor: $xor:path, and: $and:path, enc: $enc:path, last: $last:path,
             load: |$lp:ident| $ld:expr,
             store: |$sp:ident, $sv:ident| $st:expr
         ) => {
@@ -208,9 +234,11 @@ mod fast {
                 /// [`super::super::group_sums`].
                 ///
                 /// # Safety
-                /// The CPU has `$feat`; `u`, each `v[b]` and `m` (unless
-                /// null: then no mask) are valid for `n` blocks.
+                /// The CPU has `$feat`; `u`, each `v[b]`, `m` and `corr.c`
+                /// (unless null: then no mask, no correction) are valid for
+                /// `n` blocks.
                 #[target_feature(enable = $feat)]
+                #[allow(clippy::too_many_arguments)]
                 pub(in super::super) unsafe fn group<
                     const G: usize,
                     const GD: usize,
@@ -224,8 +252,14 @@ mod fast {
                     v: [*mut Block; GD],
                     first: bool,
                     m: *const Block,
+                    corr: &Corr,
                 ) {
                     let s = $lanes * W;
+                    let mut cm = [$zero; GD];
+                    for (x, &w) in cm.iter_mut().zip(&corr.masks) {
+                        let $sx = w;
+                        *x = $splat;
+                    }
                     let mut i = 0;
                     while i + s <= n {
                         let mut vi = v;
@@ -233,6 +267,11 @@ mod fast {
                             *p = p.add(i);
                         }
                         let mi = if m.is_null() { m } else { m.add(i) };
+                        let ci = if corr.c.is_null() {
+                            corr.c
+                        } else {
+                            corr.c.add(i)
+                        };
                         step::<G, GD, W, SKIP>(
                             rk,
                             c.wrapping_add(i as u64),
@@ -240,6 +279,8 @@ mod fast {
                             vi,
                             first,
                             mi,
+                            ci,
+                            &cm,
                         );
                         i += s;
                     }
@@ -262,6 +303,8 @@ mod fast {
                             pv,
                             true,
                             core::ptr::null(),
+                            core::ptr::null(),
+                            &cm,
                         );
                         let r = n - i;
                         if !m.is_null() {
@@ -271,6 +314,10 @@ mod fast {
                         for (b, t) in tv.iter().enumerate() {
                             let dst = core::slice::from_raw_parts_mut(v[b].add(i), r);
                             put(dst, &t[..r], first);
+                            if !corr.c.is_null() {
+                                let cr = core::slice::from_raw_parts(corr.c.add(i), r);
+                                xor_masked_into(dst, cr, corr.masks[b]);
+                            }
                         }
                     }
                 }
@@ -278,6 +325,7 @@ mod fast {
                 /// One step of `$lanes · W` blocks at counter `c`.
                 #[target_feature(enable = $feat)]
                 #[inline]
+                #[allow(clippy::too_many_arguments)]
                 unsafe fn step<
                     const G: usize,
                     const GD: usize,
@@ -290,6 +338,8 @@ mod fast {
                     v: [*mut Block; GD],
                     first: bool,
                     m: *const Block,
+                    cp: *const Block,
+                    cm: &[$V; GD],
                 ) {
                     let mut ctr = [$zero; W];
                     {
@@ -363,6 +413,16 @@ mod fast {
                         };
                         $st;
                     }
+                    if !cp.is_null() {
+                        // The correction row, masked per V_b: Q = W ⊕ Δ_b·c.
+                        for w in 0..W {
+                            let $lp = cp.add($lanes * w);
+                            let cw = $ld;
+                            for (ab, &mb) in acc.iter_mut().zip(cm) {
+                                ab[w] = $xor(ab[w], $and(cw, mb));
+                            }
+                        }
+                    }
                     for (b, ab) in acc.iter().enumerate() {
                         for (w, &a) in ab.iter().enumerate() {
                             let $sp = v[b].add($lanes * w);
@@ -389,7 +449,8 @@ mod fast {
         ),
         step: |x| _mm512_add_epi64(x, _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4)),
         bcast: |p| _mm512_broadcast_i32x4(_mm_loadu_si128(p.cast())),
-        xor: _mm512_xor_si512, enc: _mm512_aesenc_epi128, last: _mm512_aesenclast_epi128,
+        splat: |w| _mm512_set1_epi64(w as i64),
+        xor: _mm512_xor_si512, and: _mm512_and_si512, enc: _mm512_aesenc_epi128, last: _mm512_aesenclast_epi128,
         load: |p| _mm512_loadu_si512(p.cast()),
         store: |p, x| _mm512_storeu_si512(p.cast(), x)
     );
@@ -400,7 +461,8 @@ mod fast {
         counters: |c| _mm_set_epi64x(0, c as i64),
         step: |x| _mm_add_epi64(x, _mm_set_epi64x(0, 1)),
         bcast: |p| _mm_loadu_si128(p.cast()),
-        xor: _mm_xor_si128, enc: _mm_aesenc_si128, last: _mm_aesenclast_si128,
+        splat: |w| _mm_set1_epi64x(w as i64),
+        xor: _mm_xor_si128, and: _mm_and_si128, enc: _mm_aesenc_si128, last: _mm_aesenclast_si128,
         load: |p| _mm_loadu_si128(p.cast()),
         store: |p, x| _mm_storeu_si128(p.cast(), x)
     );
