@@ -14,6 +14,7 @@ pub mod diag;
 pub mod ir;
 pub mod parse;
 pub mod read;
+pub mod scale;
 pub mod source;
 pub mod types;
 
@@ -165,7 +166,9 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
+/// Parses and checks what `load` read, without generating code: the IR is
+/// complete (everything `otp check` reports), `tokens` stay empty.
+fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
     let Loaded {
         sources,
         files,
@@ -277,13 +280,21 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         .filter_map(|f| f.abs_path.clone())
         .collect();
     ir.spec_hash = spec_hash(&sources);
-    let tokens = codegen::generate(&ir);
     Ok(Compiled {
         sources,
         warnings,
         ir: Some(ir),
-        tokens,
+        tokens: TokenStream::new(),
     })
+}
+
+/// Checks, then generates the module items.
+fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
+    let mut c = check_loaded(loaded)?;
+    if let Some(ir) = &c.ir {
+        c.tokens = codegen::generate(ir);
+    }
+    Ok(c)
 }
 
 /// SHA-256 over every source file read (prelude, the protocol, imports and
@@ -307,6 +318,17 @@ const MAIN_FILE: source::FileId = 1;
 /// Compiles a `.otp` file given by path relative to `base_dir` (the crate's
 /// manifest directory for the macro).
 pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
+    compile_loaded(load_path(rel, base_dir)?)
+}
+
+/// Parses and checks a `.otp` file like [`compile_path`], without
+/// generating code (`tokens` is empty): every error and warning, and the IR.
+pub fn check_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
+    check_loaded(load_path(rel, base_dir)?)
+}
+
+/// Reads a `.otp` file and everything it imports.
+fn load_path(rel: &str, base_dir: &Path) -> Result<Loaded, Failure> {
     let abs = base_dir.join(rel);
     let bytes = std::fs::read(&abs).map_err(|e| {
         let mut sources = SourceMap::default();
@@ -327,7 +349,7 @@ pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
             ))],
         }
     })?;
-    compile_loaded(load(rel.to_string(), Some(abs), bytes)?)
+    load(rel.to_string(), Some(abs), bytes)
 }
 
 /// Compiles `.otp` source text (the inline `protocol! { ... }` form).
