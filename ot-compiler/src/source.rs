@@ -62,6 +62,11 @@ impl SourceMap {
         (self.files.len() - 1) as FileId
     }
 
+    /// How many files are loaded (the id the next one gets).
+    pub fn file_count(&self) -> FileId {
+        self.files.len() as FileId
+    }
+
     /// The file of a span.
     pub fn file(&self, id: FileId) -> &SourceFile {
         &self.files[id as usize]
