@@ -79,13 +79,21 @@ struct Var {
 }
 
 /// Flattens `extends` and `insert` into one item list.
-pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>, Vec<Item>)> {
+/// A protocol without `extends` is returned as it is (not copied).
+pub fn expand<'p>(
+    proto: &'p Protocol,
+    scope: &Scope,
+    depth: usize,
+) -> R<(Vec<RoleDecl>, std::borrow::Cow<'p, [Item]>)> {
     let Some(base_name) = &proto.extends else {
         if let Some(Item::Insert(ins)) = proto.items.iter().find(|i| matches!(i, Item::Insert(_))) {
             return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
                 .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
         }
-        return Ok((proto.roles.clone(), proto.items.clone()));
+        return Ok((
+            proto.roles.clone(),
+            std::borrow::Cow::Borrowed(&proto.items),
+        ));
     };
     if depth > 16 {
         return Err(Diagnostic::error(
@@ -106,7 +114,8 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
         )
         .with_help(suggest(&base_name.name, "protocol", &names)));
     };
-    let (base_roles, mut items) = expand(base, scope, depth + 1)?;
+    let (base_roles, items) = expand(base, scope, depth + 1)?;
+    let mut items = items.into_owned();
     let roles = if proto.roles.is_empty() {
         base_roles
     } else {
@@ -168,7 +177,7 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
             other => items.push(other.clone()),
         }
     }
-    Ok((roles, items))
+    Ok((roles, items.into()))
 }
 
 struct Checker<'a> {
@@ -225,7 +234,8 @@ struct Checker<'a> {
 /// note naming the protocol (and the round or block it is in).
 ///
 /// Errors are recovered per item and per statement: every independent
-/// error is returned (in source order, at most [`MAX_ERRORS`]); a use of a
+/// error is returned (in source order; the caller caps them at
+/// [`MAX_ERRORS`]); a use of a
 /// value whose definition failed is not reported again.
 pub fn check_protocol(
     proto: &Protocol,
@@ -237,7 +247,10 @@ pub fn check_protocol(
     if let Err(d) = ok.as_ref() {
         errors.push(d.clone());
     }
-    let errors: Vec<Diagnostic> = finish_errors(errors)
+    // Follow-on errors dropped here; the caller caps the count.
+    errors.retain(|d| d.message != CASCADE);
+    errors.sort_by_key(|d| (d.span.file, d.span.start));
+    let errors: Vec<Diagnostic> = errors
         .into_iter()
         .map(|d| d.with_context(format!("in protocol `{}`", proto.name.name)))
         .collect();
@@ -287,7 +300,7 @@ fn check_protocol_inner(
         ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
     }
     ck.scan_ahead(&items);
-    for item in &items {
+    for item in items.iter() {
         let done = ck.item(item, &mut ir);
         let mut errs = std::mem::take(&mut ck.pending);
         if let Err(d) = done {

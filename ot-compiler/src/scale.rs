@@ -9,7 +9,11 @@ use std::fmt::Write;
 pub fn many_rounds(n: usize) -> String {
     let mut s = String::from("protocol Scale(role A, role B) {\n    input A { x0: Block }\n");
     for i in 0..n {
-        let (from, to) = if i.is_multiple_of(2) { ("A", "B") } else { ("B", "A") };
+        let (from, to) = if i.is_multiple_of(2) {
+            ("A", "B")
+        } else {
+            ("B", "A")
+        };
         let _ = writeln!(
             s,
             "    round r{i}: {from} -> {to} : M{i} {{ x{i}: Block }}\n    at {to} {{ x{} = !x{i}; }}",
