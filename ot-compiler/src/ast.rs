@@ -24,6 +24,9 @@ pub struct File {
     pub functionalities: Vec<Functionality>,
     /// `protocol Name(...) { ... }`
     pub protocols: Vec<Protocol>,
+    /// Names of the top-level items that failed to parse (their uses are
+    /// not reported again).
+    pub broken: Vec<String>,
 }
 
 /// An intrinsic signature bound to a Rust function path.

@@ -27,6 +27,41 @@ pub struct Scope<'a> {
     pub functionalities: BTreeMap<String, &'a Functionality>,
     /// Protocols by name.
     pub protocols: BTreeMap<String, &'a Protocol>,
+    /// Names of top-level items that failed to parse or to be declared:
+    /// a use of one is not reported again (the item's own error says it).
+    pub broken: BTreeSet<String>,
+}
+
+/// The message of a follow-on error: a use of a name whose definition
+/// already failed with its own error. Such errors are dropped, never shown.
+pub const CASCADE: &str = "\0follow-on error";
+
+/// At most this many errors are reported for one file.
+pub const MAX_ERRORS: usize = 20;
+
+/// Keeps the real errors in source order, at most [`MAX_ERRORS`] of them
+/// (the last one then says how many more there were).
+pub fn finish_errors(mut errors: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    errors.retain(|d| d.message != CASCADE);
+    errors.sort_by_key(|d| (d.span.file, d.span.start));
+    if errors.len() > MAX_ERRORS {
+        let more = errors.len() - MAX_ERRORS;
+        let next = errors[MAX_ERRORS].span;
+        errors.truncate(MAX_ERRORS);
+        errors.push(
+            Diagnostic::error(
+                next,
+                format!(
+                    "{more} more error{} not shown",
+                    if more == 1 { "" } else { "s" }
+                ),
+            )
+            .with_help(format!(
+                "only the first {MAX_ERRORS} errors are reported; fix these and check again"
+            )),
+        );
+    }
+    errors
 }
 
 type R<T> = Result<T, Diagnostic>;
@@ -44,13 +79,21 @@ struct Var {
 }
 
 /// Flattens `extends` and `insert` into one item list.
-pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>, Vec<Item>)> {
+/// A protocol without `extends` is returned as it is (not copied).
+pub fn expand<'p>(
+    proto: &'p Protocol,
+    scope: &Scope,
+    depth: usize,
+) -> R<(Vec<RoleDecl>, std::borrow::Cow<'p, [Item]>)> {
     let Some(base_name) = &proto.extends else {
         if let Some(Item::Insert(ins)) = proto.items.iter().find(|i| matches!(i, Item::Insert(_))) {
             return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
                 .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
         }
-        return Ok((proto.roles.clone(), proto.items.clone()));
+        return Ok((
+            proto.roles.clone(),
+            std::borrow::Cow::Borrowed(&proto.items),
+        ));
     };
     if depth > 16 {
         return Err(Diagnostic::error(
@@ -71,7 +114,8 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
         )
         .with_help(suggest(&base_name.name, "protocol", &names)));
     };
-    let (base_roles, mut items) = expand(base, scope, depth + 1)?;
+    let (base_roles, items) = expand(base, scope, depth + 1)?;
+    let mut items = items.into_owned();
     let roles = if proto.roles.is_empty() {
         base_roles
     } else {
@@ -133,7 +177,7 @@ pub fn expand(proto: &Protocol, scope: &Scope, depth: usize) -> R<(Vec<RoleDecl>
             other => items.push(other.clone()),
         }
     }
-    Ok((roles, items))
+    Ok((roles, items.into()))
 }
 
 struct Checker<'a> {
@@ -176,23 +220,51 @@ struct Checker<'a> {
     nonzero_params: HashSet<String>,
     /// Each parameter's `requires` as written (for help lines).
     param_requires: HashMap<String, String>,
+    /// Errors of statements recovered from inside the current item.
+    pending: Vec<Diagnostic>,
+    /// Values whose definition failed: (role environment, name), role
+    /// `usize::MAX` for constants, parameters and sub-protocol calls.
+    poisoned: HashSet<(usize, String)>,
+    /// (sender, receiver) of rounds that failed: the receiver's uses of the
+    /// sender's values may have been meant for them, so are not reported.
+    failed_links: HashSet<(usize, usize)>,
 }
 
 /// Checks one protocol; returns its IR and warnings. Every error carries a
 /// note naming the protocol (and the round or block it is in).
+///
+/// Errors are recovered per item and per statement: every independent
+/// error is returned (in source order; the caller caps them at
+/// [`MAX_ERRORS`]); a use of a
+/// value whose definition failed is not reported again.
 pub fn check_protocol(
     proto: &Protocol,
     scope: &Scope,
     src: &SourceMap,
-) -> R<(Ir, Vec<Diagnostic>)> {
-    check_protocol_inner(proto, scope, src)
-        .map_err(|d| d.with_context(format!("in protocol `{}`", proto.name.name)))
+) -> Result<(Ir, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let mut errors = vec![];
+    let ok = check_protocol_inner(proto, scope, src, &mut errors);
+    if let Err(d) = ok.as_ref() {
+        errors.push(d.clone());
+    }
+    // Follow-on errors dropped here; the caller caps the count.
+    errors.retain(|d| d.message != CASCADE);
+    errors.sort_by_key(|d| (d.span.file, d.span.start));
+    let errors: Vec<Diagnostic> = errors
+        .into_iter()
+        .map(|d| d.with_context(format!("in protocol `{}`", proto.name.name)))
+        .collect();
+    match ok {
+        Ok(done) if errors.is_empty() => Ok(done),
+        _ => Err(errors),
+    }
 }
 
 fn check_protocol_inner(
     proto: &Protocol,
     scope: &Scope,
     src: &SourceMap,
+    errors: &mut Vec<Diagnostic>,
 ) -> R<(Ir, Vec<Diagnostic>)> {
     let (mut roles, items) = expand(proto, scope, 0)?;
     check_roles_declared(proto, &roles)?;
@@ -211,9 +283,15 @@ fn check_protocol_inner(
             ));
         }
         ck.scan_ahead(&items);
-        nparty::check(proto, &mut ck, &items, &mut ir)?;
+        let done = nparty::check(proto, &mut ck, &items, &mut ir);
+        errors.append(&mut ck.pending);
+        done?;
         record_intrinsics(&mut ir, scope);
         ck.check_outputs()?;
+        errors.append(&mut ck.pending);
+        if !errors.is_empty() {
+            return Ok((ir, vec![]));
+        }
         ck.check_received_used(&ir)?;
         ck.warn_unused(&ir);
         return Ok((ir, ck.warnings));
@@ -222,11 +300,24 @@ fn check_protocol_inner(
         ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
     }
     ck.scan_ahead(&items);
-    for item in &items {
-        ck.item(item, &mut ir)
-            .map_err(|d| d.with_context(item_context(proto, item)))?;
+    for item in items.iter() {
+        let done = ck.item(item, &mut ir);
+        let mut errs = std::mem::take(&mut ck.pending);
+        if let Err(d) = done {
+            ck.poison_item(item);
+            errs.push(d);
+        }
+        errors.extend(
+            errs.into_iter()
+                .map(|d| d.with_context(item_context(proto, item))),
+        );
     }
     ck.check_outputs()?;
+    errors.append(&mut ck.pending);
+    // The passes over the whole protocol below assume every item checked.
+    if !errors.is_empty() {
+        return Ok((ir, vec![]));
+    }
     if let Some(r) = &proto.realizes {
         realize::check(&ck, r, &mut ir)
             .map_err(|d| d.with_context(format!("in `realizes {}`", r.func.name)))?;
@@ -306,6 +397,9 @@ impl<'a> Checker<'a> {
             party_held: HashMap::new(),
             nonzero_params: HashSet::new(),
             param_requires: HashMap::new(),
+            pending: vec![],
+            poisoned: HashSet::new(),
+            failed_links: HashSet::new(),
         }
     }
 
@@ -392,17 +486,22 @@ impl<'a> Checker<'a> {
     /// Outputs must be defined with the declared types.
     fn check_outputs(&mut self) -> R<()> {
         for (role, f) in std::mem::take(&mut self.outputs_decl) {
+            if self.is_poisoned(role, &f.name.name) {
+                continue;
+            }
             let declared = self.ty(&f.ty, None)?;
             match self.env[role].get_mut(&f.name.name) {
                 Some(v) => {
                     v.exported = true;
                     if v.ty != declared {
-                        return Err(Diagnostic::error(f.ty.span, format!("shape mismatch: output `{}` of `{}` is declared `{declared}`, but is computed as `{}`", f.name.name, self.roles[role].name.name, v.ty))
-                            .with_help(format!("declare it as `{}: {}`", f.name.name, v.ty)));
+                        let d = Diagnostic::error(f.ty.span, format!("shape mismatch: output `{}` of `{}` is declared `{declared}`, but is computed as `{}`", f.name.name, self.roles[role].name.name, v.ty))
+                            .with_help(format!("declare it as `{}: {}`", f.name.name, v.ty));
+                        self.pending.push(d);
                     }
                 }
                 None => {
-                    return Err(self.unknown_value(role, &f.name.name, f.name.span, "return"));
+                    let d = self.unknown_value(role, &f.name.name, f.name.span, "return");
+                    self.pending.push(d);
                 }
             }
         }
@@ -472,6 +571,47 @@ fn line_ref(src: &SourceMap, here: Span, there: Span) -> String {
 }
 
 impl<'a> Checker<'a> {
+    /// Marks a value whose definition failed, so its uses are not reported.
+    fn poison(&mut self, role: usize, name: &str) {
+        self.poisoned.insert((role, name.to_string()));
+    }
+
+    /// Whether `name` (at `role`) is a value whose definition failed.
+    fn is_poisoned(&self, role: usize, name: &str) -> bool {
+        let call = name.split_once('.').map(|(c, _)| c).unwrap_or(name);
+        self.poisoned.contains(&(role, name.to_string()))
+            || self.poisoned.contains(&(usize::MAX, call.to_string()))
+    }
+
+    /// After `item` failed: everything it would have defined, for every
+    /// role (the failure may be in the roles themselves).
+    fn poison_item(&mut self, item: &Item) {
+        let roles = 0..self.roles.len();
+        let mut names: Vec<&str> = vec![];
+        match item {
+            Item::Const(c) => self.poison(usize::MAX, &c.name.name),
+            Item::Param(p) => self.poison(usize::MAX, &p.name.name),
+            Item::Do(d) => self.poison(usize::MAX, &d.name.name),
+            Item::Io(io) => names.extend(io.fields.iter().map(|f| f.name.name.as_str())),
+            Item::At(b) => names.extend(b.stmts.iter().filter_map(assigned)),
+            Item::Round(r) => {
+                if let (Ok(from), Some(to)) = (self.role(&r.from), self.target_roles(&r.to)) {
+                    self.failed_links.extend(to.into_iter().map(|t| (from, t)));
+                }
+                names.extend(r.fields.iter().map(|f| f.name.name.as_str()));
+                for b in &r.body {
+                    names.extend(b.stmts.iter().filter_map(assigned));
+                }
+            }
+            Item::Insert(_) => {}
+        }
+        for role in roles {
+            for n in &names {
+                self.poison(role, n);
+            }
+        }
+    }
+
     fn role_names(&self) -> Vec<String> {
         self.roles.iter().map(|r| r.name.name.clone()).collect()
     }
@@ -556,6 +696,9 @@ impl<'a> Checker<'a> {
     /// The error for a name a role does not know (yet). `verb` is what the
     /// role tries to do with it: "use", "send" or "return".
     fn unknown_value(&self, role: usize, name: &str, span: Span, verb: &str) -> Diagnostic {
+        if self.is_poisoned(role, name) {
+            return Diagnostic::error(span, CASCADE);
+        }
         let rname = &self.roles[role].name.name;
         let verbs = match verb {
             "send" => "sends",
@@ -584,6 +727,9 @@ impl<'a> Checker<'a> {
         }
         for (other, env) in self.env.iter().enumerate() {
             if other != role && (env.contains_key(name) || self.later[other].contains_key(name)) {
+                if self.failed_links.contains(&(other, role)) {
+                    return Diagnostic::error(span, CASCADE);
+                }
                 let oname = &self.roles[other].name.name;
                 return Diagnostic::error(span, format!("`{name}` belongs to `{oname}`; `{rname}` cannot {verb} it because no round sends it to `{rname}`"))
                     .with_help(format!("send it in a round `{oname} -> {rname}`, or compute it in `at {rname} {{ ... }}`"));
@@ -629,9 +775,23 @@ impl<'a> Checker<'a> {
         Diagnostic::error(span, format!("unknown value `{name}` at `{rname}`")).with_help(help)
     }
 
+    /// Checks a block statement by statement: a failed statement's error is
+    /// kept (in `pending`) and the rest of the block is still checked.
     fn at_block(&mut self, block: &AtBlock, ir: &mut Ir) -> R<()> {
         let role = self.env_role(self.role(&block.role)?);
         for s in &block.stmts {
+            if let Err(d) = self.stmt(role, s, ir) {
+                if let Some(name) = assigned(s) {
+                    self.poison(role, name);
+                }
+                self.pending.push(d);
+            }
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, role: usize, s: &Stmt, ir: &mut Ir) -> R<()> {
+        {
             match s {
                 Stmt::Assign { name, value } => {
                     let t = self.expr(role, value)?;
@@ -684,6 +844,9 @@ impl<'a> Checker<'a> {
 
     fn do_stmt(&mut self, d: &DoStmt, ir: &mut Ir) -> R<()> {
         let Some(func) = self.scope.functionalities.get(&d.func.name).copied() else {
+            if self.scope.broken.contains(&d.func.name) {
+                return Err(Diagnostic::error(d.func.span, CASCADE));
+            }
             let names: Vec<String> = self.scope.functionalities.keys().cloned().collect();
             return Err(Diagnostic::error(
                 d.func.span,
@@ -983,6 +1146,9 @@ impl<'a> Checker<'a> {
                             arity(0)?;
                             Ok(Ty::Extern(e.name.name.clone(), e.path.clone()))
                         }
+                        None if self.scope.broken.contains(other) => {
+                            Err(Diagnostic::error(name.span, CASCADE))
+                        }
                         None => {
                             let mut names: Vec<String> =
                                 BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
@@ -1026,6 +1192,9 @@ impl<'a> Checker<'a> {
                 if subst.is_some() {
                     // A name in a signature or functionality that is not bound: keep it symbolic.
                     return Ok(Shape::Param(n.clone()));
+                }
+                if self.is_poisoned(usize::MAX, n) {
+                    return Err(Diagnostic::error(e.span, CASCADE));
                 }
                 let mut names: Vec<String> = self.params.keys().cloned().collect();
                 names.extend(self.consts.keys().cloned());
@@ -1092,6 +1261,9 @@ impl<'a> Checker<'a> {
             });
         }
         if role == usize::MAX {
+            if self.is_poisoned(role, name) {
+                return Err(Diagnostic::error(span, CASCADE));
+            }
             return Err(Diagnostic::error(
                 span,
                 format!("unknown constant or parameter `{name}`"),
@@ -1105,7 +1277,12 @@ impl<'a> Checker<'a> {
                     ty: v.ty.clone(),
                 })
             }
-            None => Err(self.unknown_value(role, name, span, "use")),
+            None => {
+                let d = self.unknown_value(role, name, span, "use");
+                // One error per unknown name: its later uses follow from it.
+                self.poison(role, name);
+                Err(d)
+            }
         }
     }
 
@@ -1304,6 +1481,9 @@ impl<'a> Checker<'a> {
             return b;
         }
         let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
+            if self.scope.broken.contains(&name.name) {
+                return Err(Diagnostic::error(name.span, CASCADE));
+            }
             let names: Vec<String> = self.scope.intrinsics.keys().cloned().collect();
             return Err(
                 Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name))
@@ -1955,4 +2135,12 @@ fn split_at_value(items: &mut Vec<Item>, name: &str, after: bool) -> Option<usiz
     items.insert(idx + 1, Item::At(second));
     // "after" inserts at pos + 1 = idx + 1 (between the halves); "before" at pos = idx + 1.
     Some(if after { idx } else { idx + 1 })
+}
+
+/// The name a statement assigns, if any.
+fn assigned(s: &Stmt) -> Option<&str> {
+    match s {
+        Stmt::Assign { name, .. } => Some(name.name.as_str()),
+        Stmt::Check { .. } => None,
+    }
 }

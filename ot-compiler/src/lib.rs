@@ -14,6 +14,7 @@ pub mod diag;
 pub mod ir;
 pub mod parse;
 pub mod read;
+pub mod scale;
 pub mod source;
 pub mod types;
 
@@ -62,6 +63,9 @@ struct Loaded {
     files: Vec<ast::File>,
     /// Index into `files` of the file that was asked for.
     main: usize,
+    /// Syntax errors of the files (each file still contributes the items
+    /// that parsed).
+    errors: Vec<Diagnostic>,
 }
 
 /// One file to load: display name, absolute path, text, and the chain of
@@ -98,16 +102,15 @@ fn load(
     )];
     let mut seen: Vec<PathBuf> = vec![main_key];
     let mut main = usize::MAX;
+    let mut errors = vec![];
     while let Some((name, abs, text, chain)) = queue.pop() {
-        let id = sources.add(
+        let (parsed, mut errs) = parse::parse_file_recovering(&text, sources.file_count());
+        errors.append(&mut errs);
+        sources.add(
             name.clone(),
             abs.as_ref().map(|p| p.display().to_string()),
-            text.clone(),
+            text,
         );
-        let parsed = match parse::parse_file(&text, id) {
-            Ok(f) => f,
-            Err(e) => return Err(failed(sources, e)),
-        };
         if main == usize::MAX {
             main = files.len();
         }
@@ -157,6 +160,7 @@ fn load(
         sources,
         files,
         main,
+        errors,
     })
 }
 
@@ -165,54 +169,54 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
+/// Parses and checks what `load` read, without generating code: the IR is
+/// complete (everything `otp check` reports), `tokens` stay empty.
+fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
     let Loaded {
         sources,
         files,
         main,
+        mut errors,
     } = loaded;
-    let fail = |sources: &SourceMap, d: Diagnostic| Failure {
-        sources: sources.clone(),
-        errors: vec![d],
-    };
     let mut scope = check::Scope {
         intrinsics: BTreeMap::new(),
         extern_types: BTreeMap::new(),
         functionalities: BTreeMap::new(),
         protocols: BTreeMap::new(),
+        broken: files
+            .iter()
+            .flat_map(|f| f.broken.iter().cloned())
+            .collect(),
     };
+    // Declaration errors are collected: each is independent of the others.
     for f in &files {
         for i in &f.intrinsics {
             if let Some(prev) = scope.intrinsics.insert(i.name.name.clone(), i) {
                 let (l, _) = sources.line_col(prev.span.file, prev.span.start);
-                return Err(fail(
-                    &sources,
-                    Diagnostic::error(
-                        i.name.span,
-                        format!(
-                            "intrinsic `{}` is already declared ({}:{l})",
-                            i.name.name,
-                            sources.file(prev.span.file).name
-                        ),
+                errors.push(Diagnostic::error(
+                    i.name.span,
+                    format!(
+                        "intrinsic `{}` is already declared ({}:{l})",
+                        i.name.name,
+                        sources.file(prev.span.file).name
                     ),
                 ));
             }
             if syn::parse_str::<syn::Path>(&i.path).is_err() {
-                return Err(fail(
-                    &sources,
-                    Diagnostic::error(i.span, format!("`{}` is not a valid Rust path", i.path)),
+                errors.push(Diagnostic::error(
+                    i.span,
+                    format!("`{}` is not a valid Rust path", i.path),
                 ));
             }
         }
         for e in &f.extern_types {
             if syn::parse_str::<syn::Path>(&e.path).is_err() {
-                return Err(fail(
-                    &sources,
-                    Diagnostic::error(
-                        e.name.span,
-                        format!("`{}` is not a valid Rust path", e.path),
-                    ),
+                errors.push(Diagnostic::error(
+                    e.name.span,
+                    format!("`{}` is not a valid Rust path", e.path),
                 ));
+                scope.broken.insert(e.name.name.clone());
+                continue;
             }
             scope.extern_types.insert(e.name.name.clone(), e);
         }
@@ -222,54 +226,63 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         for p in &f.protocols {
             if let Some(prev) = scope.protocols.insert(p.name.name.clone(), p) {
                 let (l, _) = sources.line_col(prev.name.span.file, prev.name.span.start);
-                return Err(fail(
-                    &sources,
-                    Diagnostic::error(
-                        p.name.span,
-                        format!(
-                            "protocol `{}` is already declared ({}:{l})",
-                            p.name.name,
-                            sources.file(prev.name.span.file).name
-                        ),
+                errors.push(Diagnostic::error(
+                    p.name.span,
+                    format!(
+                        "protocol `{}` is already declared ({}:{l})",
+                        p.name.name,
+                        sources.file(prev.name.span.file).name
                     ),
                 ));
             }
         }
     }
+    let fail = |sources: &SourceMap, errors: Vec<Diagnostic>| Failure {
+        sources: sources.clone(),
+        errors: check::finish_errors(errors),
+    };
     let main_file = &files[main];
     let proto = match main_file.protocols.as_slice() {
         [p] => p,
+        // The protocol did not parse: its syntax error says so.
+        [] if !errors.is_empty() => return Err(fail(&sources, errors)),
         [] => {
             let span = Span {
                 file: MAIN_FILE,
                 start: 0,
                 end: 1,
             };
-            return Err(fail(
-                &sources,
+            errors.push(
                 Diagnostic::error(span, "this file declares no protocol")
                     .with_help("add `protocol Name(role A, role B) { ... }`"),
-            ));
+            );
+            return Err(fail(&sources, errors));
         }
         [_, second, ..] => {
-            return Err(fail(
-                &sources,
+            errors.push(
                 Diagnostic::error(
                     second.name.span,
                     "a `.otp` file compiled by `protocol!` must declare exactly one protocol",
                 )
                 .with_help("move it to its own file and `import` it"),
-            ));
+            );
+            return Err(fail(&sources, errors));
         }
     };
-    let (mut ir, warnings) =
-        check::check_protocol(proto, &scope, &sources).map_err(|d| fail(&sources, d))?;
+    let (mut ir, warnings) = match check::check_protocol(proto, &scope, &sources) {
+        Ok(done) if errors.is_empty() => done,
+        Ok(_) => return Err(fail(&sources, errors)),
+        Err(mut errs) => {
+            errors.append(&mut errs);
+            return Err(fail(&sources, errors));
+        }
+    };
     if let Some((span, msg)) = ir.unsupported.take() {
-        return Err(fail(
-            &sources,
+        errors.push(
             Diagnostic::error(span, msg)
                 .with_help("the protocol checks; it cannot be compiled to Rust by this version"),
-        ));
+        );
+        return Err(fail(&sources, errors));
     }
     ir.files = sources
         .files
@@ -277,13 +290,21 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         .filter_map(|f| f.abs_path.clone())
         .collect();
     ir.spec_hash = spec_hash(&sources);
-    let tokens = codegen::generate(&ir);
     Ok(Compiled {
         sources,
         warnings,
         ir: Some(ir),
-        tokens,
+        tokens: TokenStream::new(),
     })
+}
+
+/// Checks, then generates the module items.
+fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
+    let mut c = check_loaded(loaded)?;
+    if let Some(ir) = &c.ir {
+        c.tokens = codegen::generate(ir);
+    }
+    Ok(c)
 }
 
 /// SHA-256 over every source file read (prelude, the protocol, imports and
@@ -307,6 +328,17 @@ const MAIN_FILE: source::FileId = 1;
 /// Compiles a `.otp` file given by path relative to `base_dir` (the crate's
 /// manifest directory for the macro).
 pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
+    compile_loaded(load_path(rel, base_dir)?)
+}
+
+/// Parses and checks a `.otp` file like [`compile_path`], without
+/// generating code (`tokens` is empty): every error and warning, and the IR.
+pub fn check_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
+    check_loaded(load_path(rel, base_dir)?)
+}
+
+/// Reads a `.otp` file and everything it imports.
+fn load_path(rel: &str, base_dir: &Path) -> Result<Loaded, Failure> {
     let abs = base_dir.join(rel);
     let bytes = std::fs::read(&abs).map_err(|e| {
         let mut sources = SourceMap::default();
@@ -327,7 +359,7 @@ pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
             ))],
         }
     })?;
-    compile_loaded(load(rel.to_string(), Some(abs), bytes)?)
+    load(rel.to_string(), Some(abs), bytes)
 }
 
 /// Compiles `.otp` source text (the inline `protocol! { ... }` form).

@@ -59,6 +59,124 @@ pub fn parse_file(text: &str, file: FileId) -> Result<crate::ast::File, Diagnost
     Ok(out)
 }
 
+/// Parses one file, recovering from syntax errors per top-level item: when
+/// the file does not parse, it is split at its top-level items (`protocol`,
+/// `intrinsic`, `functionality`, `extern type`, `import` outside any
+/// bracket) and each is parsed on its own, so one broken item does not hide
+/// the errors or the declarations of the others. Returns what parsed and
+/// the errors, in source order.
+pub fn parse_file_recovering(text: &str, file: FileId) -> (crate::ast::File, Vec<Diagnostic>) {
+    let first = match parse_file(text, file) {
+        Ok(f) => return (f, vec![]),
+        Err(d) => d,
+    };
+    let starts = item_starts(text);
+    // Each item is parsed with the text before it blanked (so positions
+    // stay those of the file): linear per item, so only for a modest count.
+    if starts.len() < 2 || starts.len() > 256 {
+        let mut out = crate::ast::File::default();
+        out.broken
+            .extend(starts.iter().filter_map(|&s| item_name(&text[s..])));
+        return (out, vec![first]);
+    }
+    let mut out = crate::ast::File::default();
+    let mut errors = vec![];
+    let mut padded = String::with_capacity(text.len());
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        padded.clear();
+        padded.extend(
+            text[..start]
+                .bytes()
+                .map(|b| if b == b'\n' { '\n' } else { ' ' }),
+        );
+        padded.push_str(&text[start..end]);
+        match parse_file(&padded, file) {
+            Ok(f) => {
+                out.imports.extend(f.imports);
+                out.intrinsics.extend(f.intrinsics);
+                out.extern_types.extend(f.extern_types);
+                out.functionalities.extend(f.functionalities);
+                out.protocols.extend(f.protocols);
+            }
+            Err(d) => {
+                out.broken.extend(item_name(&text[start..end]));
+                errors.push(d);
+            }
+        }
+    }
+    if errors.is_empty() {
+        // The split found nothing wrong on its own: report the whole-file error.
+        errors.push(first);
+    }
+    (out, errors)
+}
+
+/// Byte offsets where top-level items start: a keyword that begins an item,
+/// outside brackets, strings and comments. The first item starts at 0 (so
+/// leading text that is not an item is parsed with it).
+fn item_starts(text: &str) -> Vec<usize> {
+    const KEYWORDS: [&str; 5] = ["protocol", "intrinsic", "functionality", "extern", "import"];
+    let b = text.as_bytes();
+    let mut starts = vec![0];
+    let (mut depth, mut i) = (0i64, 0);
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += 1;
+                }
+            }
+            b'{' | b'(' | b'[' => depth += 1,
+            b'}' | b')' | b']' => depth -= 1,
+            c if depth <= 0 && word(c) && (i == 0 || !word(b[i - 1])) => {
+                let mut j = i;
+                while j < b.len() && word(b[j]) {
+                    j += 1;
+                }
+                if KEYWORDS.contains(&&text[i..j]) && i > 0 {
+                    starts.push(i);
+                    // A stray closing bracket must not shift the next item.
+                    depth = 0;
+                }
+                i = j;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    starts
+}
+
+/// The name a top-level item declares (`protocol Name`, `extern type Name`).
+fn item_name(item: &str) -> Option<String> {
+    let mut words = item
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty());
+    let kw = words.next()?;
+    let name = match kw {
+        "extern" => words.nth(1),
+        "import" => None,
+        _ => words.next(),
+    };
+    name.map(str::to_string)
+}
+
 /// A Rust path as written, without the spaces the grammar allows around `::`.
 fn rust_path(text: &str) -> String {
     text.split_whitespace().collect()

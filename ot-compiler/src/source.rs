@@ -35,6 +35,9 @@ pub struct SourceFile {
     pub abs_path: Option<String>,
     /// The text.
     pub text: String,
+    /// Byte offset of the start of each line (so locating a span is a
+    /// binary search, not a scan of the file).
+    line_starts: Vec<u32>,
 }
 
 /// All files loaded for one compilation.
@@ -47,12 +50,21 @@ pub struct SourceMap {
 impl SourceMap {
     /// Adds a file and returns its id.
     pub fn add(&mut self, name: String, abs_path: Option<String>, text: String) -> FileId {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))
+            .collect();
         self.files.push(SourceFile {
             name,
             abs_path,
             text,
+            line_starts,
         });
         (self.files.len() - 1) as FileId
+    }
+
+    /// How many files are loaded (the id the next one gets).
+    pub fn file_count(&self) -> FileId {
+        self.files.len() as FileId
     }
 
     /// The file of a span.
@@ -62,22 +74,32 @@ impl SourceMap {
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, file: FileId, offset: u32) -> (usize, usize) {
-        let text = &self.file(file).text;
-        let offset = (offset as usize).min(text.len());
-        let before = &text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let f = self.file(file);
+        let text = &f.text;
+        let mut offset = (offset as usize).min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        // Index of the last line starting at or before `offset`.
+        let line = f.line_starts.partition_point(|&s| s as usize <= offset);
+        let line_start = f
+            .line_starts
+            .get(line.wrapping_sub(1))
+            .copied()
+            .unwrap_or(0) as usize;
         let col = text[line_start..offset].chars().count() + 1;
-        (line, col)
+        (line.max(1), col)
     }
 
     /// The full text of the (1-based) line.
     pub fn line_text(&self, file: FileId, line: usize) -> &str {
-        self.file(file)
-            .text
-            .lines()
-            .nth(line.saturating_sub(1))
-            .unwrap_or("")
+        let f = self.file(file);
+        let Some(&start) = f.line_starts.get(line.saturating_sub(1)) else {
+            return "";
+        };
+        let rest = &f.text[start as usize..];
+        let line = rest.split('\n').next().unwrap_or("");
+        line.strip_suffix('\r').unwrap_or(line)
     }
 
     /// The source text covered by a span.

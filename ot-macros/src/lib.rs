@@ -7,7 +7,9 @@
 //! The path is relative to the invoking crate's `CARGO_MANIFEST_DIR`. The
 //! inline form `protocol! { protocol X(...) { ... } }` compiles the tokens
 //! as `.otp` text. The macro never panics: every problem becomes one
-//! `compile_error!` holding `file:line:col`, a snippet with a caret and a help line.
+//! `compile_error!` holding `file:line:col`, a snippet with a caret and a
+//! help line; independent problems are all reported (up to 20), each as
+//! its own `compile_error!`.
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
@@ -38,10 +40,16 @@ pub fn protocol(input: TokenStream) -> TokenStream {
     };
     match result {
         Ok(c) => c.tokens.into(),
-        Err(f) => {
-            let msg = format!("\n{}", f.render());
-            quote!(::core::compile_error!(#msg);).into()
-        }
+        // One `compile_error!` per independent error, in source order.
+        Err(f) => f
+            .errors
+            .iter()
+            .map(|d| {
+                let msg = format!("\n{}", d.render(&f.sources));
+                quote!(::core::compile_error!(#msg);)
+            })
+            .collect::<proc_macro2::TokenStream>()
+            .into(),
     }
 }
 

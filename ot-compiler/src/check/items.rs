@@ -223,6 +223,11 @@ impl Checker<'_> {
     /// value must have.
     fn sent_field(&mut self, r: &Round, f: &Field, from: usize) -> R<Ty> {
         let declared = self.ty(&f.ty, None)?;
+        if !self.env[from].contains_key(&f.name.name) && self.is_poisoned(from, &f.name.name) {
+            // Its definition failed with its own error: send it as declared,
+            // so the receiver's uses of it give no follow-on errors.
+            return Ok(declared);
+        }
         let have = match self.env[from].get_mut(&f.name.name) {
             Some(v) => {
                 v.exported = true;

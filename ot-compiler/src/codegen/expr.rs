@@ -75,11 +75,19 @@ impl ExprGen {
     }
 
     /// Generates a statement knowing which values are live after it.
-    pub(super) fn stmt_live(&self, s: &TStmt, role: &str, live: &BTreeSet<String>) -> TokenStream {
+    /// `live` tells whether a value is read after the statement; only the
+    /// statement's own locals are asked (linear in the statement's size).
+    pub(super) fn stmt_live(
+        &self,
+        s: &TStmt,
+        role: &str,
+        live: &dyn Fn(&str) -> bool,
+    ) -> TokenStream {
         let mut counts = BTreeMap::new();
         let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
         count_locals(e, &mut counts);
-        *self.stmt_ctx.borrow_mut() = Some((live.clone(), counts));
+        let live: BTreeSet<String> = counts.keys().filter(|n| live(n)).cloned().collect();
+        *self.stmt_ctx.borrow_mut() = Some((live, counts));
         let out = self.stmt(s, role);
         *self.stmt_ctx.borrow_mut() = None;
         out

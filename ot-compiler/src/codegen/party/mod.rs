@@ -260,7 +260,7 @@ fn stmt_code(
     live: &std::collections::BTreeSet<String>,
 ) -> TokenStream {
     match s {
-        TStmt::Assign(..) => eg.stmt_live(s, role, live),
+        TStmt::Assign(..) => eg.stmt_live(s, role, &|n| live.contains(n)),
         TStmt::Check(cond, abort, text) => {
             let c = eg.owned(cond);
             let a = id(abort);

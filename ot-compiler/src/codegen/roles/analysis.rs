@@ -8,7 +8,7 @@ use crate::ir::*;
 use crate::types::Ty;
 use proc_macro2::Ident;
 use quote::format_ident;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One state of a role: the communication event it waits on (None: done).
 pub(super) struct StateInfo {
@@ -72,30 +72,47 @@ fn stream_reads(ir: &Ir, st: &Stream) -> BTreeSet<String> {
     used
 }
 
-/// For each event index `k` (and one past the end), the values read at or
-/// after event `k` (outputs count as read at the end).
-pub(super) fn used_after(ir: &Ir, ri: usize) -> Vec<BTreeSet<String>> {
+/// Which values role `ri` still reads after a point of its projection:
+/// for each value, the index of the last event that reads it (outputs
+/// count as read at the end, index `events.len()`). One entry per value,
+/// so the analysis stays linear in the number of events.
+pub(super) struct LastRead(HashMap<String, usize>);
+
+impl LastRead {
+    /// Whether `name` is read at or after event `k`.
+    pub(super) fn live_at(&self, k: usize, name: &str) -> bool {
+        self.0.get(name).is_some_and(|&last| last >= k)
+    }
+}
+
+/// The last read of every value of role `ri` (see [`LastRead`]).
+pub(super) fn last_reads(ir: &Ir, ri: usize) -> LastRead {
     let events = &ir.events[ri];
-    let mut used_after: Vec<BTreeSet<String>> = vec![BTreeSet::new(); events.len() + 1];
-    let mut acc: BTreeSet<String> = ir.outputs[ri].iter().map(|(n, _)| n.clone()).collect();
-    used_after[events.len()] = acc.clone();
+    let mut last: HashMap<String, usize> = ir.outputs[ri]
+        .iter()
+        .map(|(n, _)| (n.clone(), events.len()))
+        .collect();
+    let mut read = BTreeSet::new();
     for (k, ev) in events.iter().enumerate().rev() {
         match ev {
             Event::Stmt(TStmt::Assign(_, e)) | Event::Stmt(TStmt::Check(e, _, _)) => {
-                locals_in(e, &mut acc)
+                locals_in(e, &mut read)
             }
-            Event::Send(r) => acc.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
+            Event::Send(r) => read.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
             Event::Sub(k) => {
                 for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
-                    c.args.iter().for_each(|a| locals_in(a, &mut acc));
+                    c.args.iter().for_each(|a| locals_in(a, &mut read));
                 }
             }
-            Event::Stream(st) => acc.extend(stream_reads(ir, st)),
+            Event::Stream(st) => read.extend(stream_reads(ir, st)),
             _ => {}
         }
-        used_after[k] = acc.clone();
+        // Walking backwards, the first read seen is the last one.
+        for n in std::mem::take(&mut read) {
+            last.entry(n).or_insert(k);
+        }
     }
-    used_after
+    LastRead(last)
 }
 
 /// The name and doc comment of the state waiting on `event` (None: `Done`).
@@ -173,7 +190,7 @@ pub(super) fn states(
     ir: &Ir,
     ri: usize,
     types: &BTreeMap<String, Ty>,
-    used_after: &[BTreeSet<String>],
+    live: &LastRead,
 ) -> Vec<StateInfo> {
     let events = &ir.events[ri];
     let rname = &ir.roles[ri];
@@ -190,9 +207,11 @@ pub(super) fn states(
     for &ci in comm_idx.iter().chain(std::iter::once(&events.len())) {
         let entry = prev_send.map(|e| e + 1).unwrap_or(ci);
         define_stmts(&events[cursor..entry], &mut defined);
+        // Entries only move forward, so a value not read at or after this
+        // one is dead for good: dropping it keeps this loop linear.
+        defined.retain(|n| live.live_at(entry, n));
         let vars: Vec<(String, Ty)> = defined
             .iter()
-            .filter(|n| used_after[entry].contains(*n))
             .map(|n| (n.clone(), types.get(n).cloned().unwrap_or(Ty::Bit)))
             .collect();
         let (name, doc) = state_name(ir, rname, events.get(ci));

@@ -49,7 +49,7 @@ pub(super) struct RoleGen<'a> {
     role_mod: Ident,
     claims: BTreeMap<String, String>,
     scratch_keys: BTreeSet<String>,
-    used_after: Vec<BTreeSet<String>>,
+    live: analysis::LastRead,
     states: Vec<StateInfo>,
 }
 
@@ -59,8 +59,8 @@ impl<'a> RoleGen<'a> {
         let claims = output_claims(ir, ri);
         let scratch_keys = scratch_keys(ir, ri, &claims);
         let types = analysis::value_types(ir, ri);
-        let used_after = analysis::used_after(ir, ri);
-        let states = analysis::states(ir, ri, &types, &used_after);
+        let live = analysis::last_reads(ir, ri);
+        let states = analysis::states(ir, ri, &types, &live);
         RoleGen {
             ir,
             eg,
@@ -69,7 +69,7 @@ impl<'a> RoleGen<'a> {
             role_mod: format_ident!("{}_state", snake(&ir.roles[ri])),
             claims,
             scratch_keys,
-            used_after,
+            live,
             states,
         }
     }
@@ -87,7 +87,10 @@ impl<'a> RoleGen<'a> {
         let mut out = vec![];
         for (i, ev) in self.events().iter().enumerate().take(to).skip(from) {
             if let Event::Stmt(s) = ev {
-                out.push(self.eg.stmt_live(s, self.rname(), &self.used_after[i + 1]));
+                out.push(
+                    self.eg
+                        .stmt_live(s, self.rname(), &|n| self.live.live_at(i + 1, n)),
+                );
             }
         }
         out

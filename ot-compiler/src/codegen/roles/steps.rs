@@ -123,10 +123,10 @@ impl RoleGen<'_> {
         let rd = &self.ir.rounds[r];
         let m = format_ident!("{}", rd.msg);
         let method = format_ident!("send_{}", rd.name);
-        let live_after = &self.used_after[ei + 1];
+        let live = &self.live;
         let fields = rd.fields.iter().map(|(n, t)| {
             let i = id(n);
-            if live_after.contains(n) && !t.is_copy() {
+            if live.live_at(ei + 1, n) && !t.is_copy() {
                 quote!(#i: ::core::clone::Clone::clone(&#i))
             } else {
                 quote!(#i)
