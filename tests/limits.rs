@@ -8,6 +8,22 @@ use ot::runtime::channel::{Channel, MemoryChannel};
 use ot::runtime::limits::{self, memory_budget};
 use ot::{iknp, kos, OtExtension, RandomOtSender};
 
+/// One input and one output of the same size, for the budget of a role's
+/// inputs and outputs together.
+mod io_total {
+    ot::protocol! {
+        protocol IoTotal(role A, role B) {
+            param m: usize;
+            input  A { x: Bits[m] }
+            output A { y: Bits[m] }
+            output B { z: Bits[m] }
+            at A { y = x ^ x; }
+            round go: A -> B : Go { w: Bits[m] } { at A { w = x; } }
+            at B { z = w; }
+        }
+    }
+}
+
 fn too_large(e: &(dyn std::error::Error + 'static)) -> String {
     let text = e.to_string();
     assert!(text.contains("parameter `m` too large"), "{text}");
@@ -59,6 +75,16 @@ fn iknp_and_kos_params_refuse_huge_batches() {
         "{e}"
     );
     assert!(iknp::Params::new(1 << 10, 1, false).is_ok());
+    // Each value fits the budget, a role's inputs and outputs together do
+    // not (checked in this test, which owns the process-wide budget).
+    let m = 8 << 20;
+    let Err(e @ io_total::Error::TooLarge { value, bytes, .. }) = io_total::Params::new(m) else {
+        panic!("expected TooLarge for the inputs and outputs together")
+    };
+    assert_eq!(value, "the inputs and outputs of `A` together");
+    assert_eq!(bytes, Some(2 << 20));
+    assert!(e.to_string().contains("more than the memory budget"), "{e}");
+    assert!(io_total::Params::new(m / 2).is_ok());
     limits::set_memory_budget(0);
     assert_eq!(memory_budget(), old);
     assert!(iknp::Params::new(1 << 16, 1, false).is_ok());

@@ -81,8 +81,7 @@ fn meminfo_total(text: &str) -> Option<usize> {
 }
 
 /// A buffer the allocator could not provide (or whose size overflows).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("cannot allocate {what}: {bytes:?} bytes (memory budget {budget} bytes)")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AllocError {
     /// What the buffer holds.
     pub what: &'static str,
@@ -91,6 +90,27 @@ pub struct AllocError {
     /// The memory budget at the time.
     pub budget: usize,
 }
+
+/// Says which of the three causes it was: a size that overflows, one over
+/// the budget, or one the allocator refused (the operating system's limit).
+impl core::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (what, budget) = (self.what, self.budget);
+        match self.bytes {
+            None => write!(f, "cannot allocate {what}: its size overflows usize"),
+            Some(b) if b > budget => write!(
+                f,
+                "cannot allocate {what}: {b} bytes, more than the memory budget of {budget} bytes"
+            ),
+            Some(b) => write!(
+                f,
+                "cannot allocate {what}: {b} bytes refused by the allocator (within the memory budget of {budget} bytes)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AllocError {}
 
 /// The [`AllocError`] for `len` entries of `T` (`None`: the caller's size
 /// computation overflowed) if their size overflows or exceeds
@@ -170,10 +190,12 @@ mod tests {
         assert_eq!(try_vec::<u8>(3, "x").unwrap(), vec![0, 0, 0]);
         let e = try_vec::<u64>(usize::MAX, "x").unwrap_err();
         assert_eq!(e.bytes, None);
+        assert!(e.to_string().contains("overflows"), "{e}");
         let over = memory_budget() / 8 + 1;
         let e = try_vec::<u64>(over, "blocks").unwrap_err();
         assert!(e.bytes.is_some_and(|b| b > e.budget));
         assert!(e.to_string().contains("blocks"));
+        assert!(e.to_string().contains("more than the memory budget"), "{e}");
         let mut v = vec![1u32; 2];
         try_resize(&mut v, 4, "x").unwrap();
         assert_eq!(v, [1, 1, 0, 0]);

@@ -231,6 +231,7 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
         })
     });
     let length_checks: Vec<TokenStream> = length_checks.collect();
+    let role_totals = role_io_totals(ir, &is_param);
     values
         .iter()
         .filter_map(|(what, t)| {
@@ -246,7 +247,54 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
             })
         })
         .chain(length_checks)
+        .chain(role_totals)
         .collect()
+}
+
+/// Per role, its inputs and outputs together (they are alive at the same
+/// time: the inputs are borrowed for the whole run and the outputs are
+/// returned at its end) against the memory budget, after the per-value
+/// checks so that a single oversized value is named as such. Only for a
+/// role with at least two sizes that depend on the parameters (one is
+/// already checked alone).
+fn role_io_totals(ir: &Ir, is_param: &dyn Fn(&str) -> bool) -> Vec<TokenStream> {
+    let mut checks = vec![];
+    for (ri, role) in ir.roles.iter().enumerate() {
+        let mut ps = vec![];
+        let sizes: Vec<TokenStream> = ir.inputs[ri]
+            .iter()
+            .chain(&ir.outputs[ri])
+            .filter(|(_, t)| {
+                let mut own = vec![];
+                super::wire::ty_params(t, &mut own);
+                let depends = param_list(&own, is_param).is_some();
+                if depends {
+                    ps.extend(own);
+                }
+                depends
+            })
+            .map(|(_, t)| super::wire::checked_bytes(t))
+            .collect();
+        if sizes.len() < 2 {
+            continue;
+        }
+        ps.sort();
+        ps.dedup();
+        let Some(ps) = param_list(&ps, is_param) else {
+            continue;
+        };
+        let what = format!("the inputs and outputs of `{role}` together");
+        checks.push(quote! {
+            let __total = [#(#sizes),*]
+                .into_iter()
+                .try_fold(0usize, |__acc, __b| __acc.checked_add(__b?));
+            match __total {
+                Some(__b) if __b <= __budget => {}
+                __b => return Err(Error::TooLarge { value: #what, params: #ps, bytes: __b, limit: __budget }),
+            }
+        });
+    }
+    checks
 }
 
 /// The parameters a size depends on, as text for `Error::TooLarge`; `None`
