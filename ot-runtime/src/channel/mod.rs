@@ -244,6 +244,39 @@ pub trait Channel {
     fn flush(&mut self) -> Result<(), ChannelError> {
         Ok(())
     }
+
+    /// Announces the payload length of the next frame the caller will
+    /// receive (`None`: not known), so that a transport that reads ahead
+    /// buffers at most that frame plus [`READ_AHEAD_SLACK`] rather than
+    /// its configured read-ahead limit (issue 15, item 1).
+    ///
+    /// [`TcpChannel`] reads ahead only while a send waits for a peer that
+    /// is not reading (two peers that both send before receiving), and
+    /// [`TlsChannel`]'s reader thread decrypts ahead of the caller: with an
+    /// announcement, a peer that floods us and never reads makes us buffer
+    /// at most the frame we expect plus the slack before our send times
+    /// out. Generated drivers announce before each send the frame their
+    /// role receives next (in a two-party protocol a peer sends nothing
+    /// else before reading ours). The announcement stays in force until
+    /// the next one. A too-small announcement only reduces read-ahead;
+    /// receiving works whatever was announced. The default ignores it.
+    fn expect_next_frame(&mut self, len: Option<usize>) {
+        let _ = len;
+    }
+}
+
+/// What a transport may buffer beyond an announced next frame
+/// ([`Channel::expect_next_frame`]): room for its header, a session
+/// binding and one socket read.
+pub const READ_AHEAD_SLACK: usize = 128 << 10;
+
+/// The read-ahead bound under an announcement: the announced frame and its
+/// header plus [`READ_AHEAD_SLACK`], never above the configured `limit`.
+pub(crate) fn read_ahead_cap(limit: usize, expected: Option<usize>) -> usize {
+    match expected {
+        Some(len) => limit.min(len.saturating_add(8 + READ_AHEAD_SLACK)),
+        None => limit,
+    }
 }
 
 impl<C: Channel + ?Sized> Channel for &mut C {
@@ -273,6 +306,9 @@ impl<C: Channel + ?Sized> Channel for &mut C {
     }
     fn flush(&mut self) -> Result<(), ChannelError> {
         (**self).flush()
+    }
+    fn expect_next_frame(&mut self, len: Option<usize>) {
+        (**self).expect_next_frame(len)
     }
 }
 
@@ -305,6 +341,9 @@ impl<C: Channel + ?Sized> Channel for Box<C> {
     }
     fn flush(&mut self) -> Result<(), ChannelError> {
         (**self).flush()
+    }
+    fn expect_next_frame(&mut self, len: Option<usize>) {
+        (**self).expect_next_frame(len)
     }
 }
 

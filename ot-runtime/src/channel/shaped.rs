@@ -109,4 +109,7 @@ impl<C: Channel> Channel for ShapedChannel<C> {
     fn flush(&mut self) -> Result<(), ChannelError> {
         self.inner.flush()
     }
+    fn expect_next_frame(&mut self, len: Option<usize>) {
+        self.inner.expect_next_frame(len)
+    }
 }

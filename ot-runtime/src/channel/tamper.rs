@@ -110,4 +110,7 @@ where
     fn flush(&mut self) -> Result<(), ChannelError> {
         self.inner.flush()
     }
+    fn expect_next_frame(&mut self, len: Option<usize>) {
+        self.inner.expect_next_frame(len)
+    }
 }

@@ -317,6 +317,9 @@ pub struct TcpChannel {
     queue_limit: usize,
     /// Most bytes read ahead while a send waits for queue space.
     read_ahead_limit: usize,
+    /// The next frame's payload length as announced by the caller
+    /// ([`Channel::expect_next_frame`]), which lowers the read-ahead bound.
+    expected: Option<usize>,
     /// Minimum transfer rate in bytes per second once a transfer has
     /// started (0: none).
     min_rate: u64,
@@ -422,6 +425,7 @@ impl TcpChannel {
             current_rto: None,
             queue_limit: DEFAULT_QUEUE_LIMIT,
             read_ahead_limit: DEFAULT_READ_AHEAD_LIMIT,
+            expected: None,
             min_rate: DEFAULT_MIN_RATE,
             deadline: None,
             writer_stuck: false,
@@ -485,7 +489,9 @@ impl TcpChannel {
     /// both send a lot before receiving make progress; it does not count as
     /// progress of the send, so a peer that floods us and never reads what
     /// we send is cut off by the time-out, having made us buffer at most
-    /// this much plus one read (64 KiB).
+    /// this much plus one read (64 KiB). A caller that announces its next
+    /// frame ([`Channel::expect_next_frame`], as generated drivers do)
+    /// lowers the bound to that frame plus [`super::READ_AHEAD_SLACK`].
     #[must_use]
     pub fn with_read_ahead_limit(mut self, bytes: usize) -> Self {
         self.read_ahead_limit = bytes;
@@ -695,7 +701,8 @@ impl TcpChannel {
                 let drained = start_in_flight.saturating_sub(last_in_flight);
                 return Err(self.expired(Some(&drain), drained));
             }
-            if stalled && !self.eof && self.buffered() < self.read_ahead_limit {
+            let cap = super::read_ahead_cap(self.read_ahead_limit, self.expected);
+            if stalled && !self.eof && self.buffered() < cap {
                 self.set_rto(POLL)?;
                 match self.read_more() {
                     Ok(_) => {}
@@ -928,6 +935,10 @@ impl Channel for TcpChannel {
     /// sends queued frames on its own.
     fn flush(&mut self) -> Result<(), ChannelError> {
         self.wait_writer(|in_flight| in_flight == 0)
+    }
+
+    fn expect_next_frame(&mut self, len: Option<usize>) {
+        self.expected = len;
     }
 }
 

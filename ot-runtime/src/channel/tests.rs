@@ -562,6 +562,51 @@ fn tcp_flood_while_not_reading_times_out_with_bounded_read_ahead() {
     flood.join().unwrap();
 }
 
+/// The same flood against a channel whose caller announced its next frame
+/// (as generated drivers do): the default 1 GiB read-ahead limit is not
+/// used, the buffer stays within the announced frame plus the slack and
+/// one read, and the small frame announced is still received afterwards.
+#[test]
+fn tcp_flood_read_ahead_is_bounded_by_the_announced_frame() {
+    let (ch, mut raw) = raw_peer(Duration::from_millis(400));
+    let mut ch = ch.with_write_queue_limit(1 << 20);
+    ch.expect_next_frame(Some(1000));
+    let flood = thread::spawn(move || {
+        let junk = vec![0x5a; 1 << 16];
+        while raw.write_all(&junk).is_ok() {}
+    });
+    let start = Instant::now();
+    let err = loop {
+        if let Err(e) = ch.send(&pattern(0, 1 << 20)) {
+            break e;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the send never failed"
+        );
+    };
+    assert!(matches!(err, ChannelError::Timeout { .. }), "{err:?}");
+    let bound = 1000 + 8 + super::READ_AHEAD_SLACK + 2 * (64 << 10);
+    assert!(
+        ch.read_ahead_capacity() <= bound,
+        "read ahead {} bytes, bound {bound}",
+        ch.read_ahead_capacity()
+    );
+    drop(ch);
+    flood.join().unwrap();
+}
+
+#[test]
+fn read_ahead_cap_follows_the_announcement() {
+    use super::{read_ahead_cap, READ_AHEAD_SLACK};
+    assert_eq!(read_ahead_cap(1 << 30, None), 1 << 30);
+    assert_eq!(read_ahead_cap(1 << 30, Some(0)), 8 + READ_AHEAD_SLACK);
+    assert_eq!(read_ahead_cap(1 << 30, Some(100)), 108 + READ_AHEAD_SLACK);
+    // Never above the configured limit, and no overflow.
+    assert_eq!(read_ahead_cap(4096, Some(1 << 20)), 4096);
+    assert_eq!(read_ahead_cap(usize::MAX, Some(usize::MAX)), usize::MAX);
+}
+
 /// A peer that sends a valid header, then one byte every 20 ms: the frame
 /// fails with `TooSlow` once the time-out plus `len / min_rate` has passed,
 /// although no single gap reaches the time-out.

@@ -279,6 +279,9 @@ struct State {
     /// First error of the writer thread; it has exited.
     write_error: Option<io::Error>,
     writer_done: bool,
+    /// The next frame's payload length as announced by the caller
+    /// ([`Channel::expect_next_frame`]), which lowers the read-ahead bound.
+    expected: Option<usize>,
 }
 
 impl Shared {
@@ -381,7 +384,9 @@ fn reader_loop(
             let st = shared.lock();
             let st = shared
                 .cv
-                .wait_while(st, |st| st.inbound.len() >= read_ahead_limit)
+                .wait_while(st, |st| {
+                    st.inbound.len() >= super::read_ahead_cap(read_ahead_limit, st.expected)
+                })
                 .unwrap_or_else(|p| p.into_inner());
             drop(st);
         }
@@ -787,6 +792,12 @@ impl Channel for TlsChannel {
 
     fn stats(&self) -> ChannelStats {
         self.stats.get()
+    }
+
+    fn expect_next_frame(&mut self, len: Option<usize>) {
+        self.shared.lock().expected = len;
+        // A larger bound may let the reader go on.
+        self.shared.cv.notify_all();
     }
 
     /// Waits until every queued frame has been encrypted and written.

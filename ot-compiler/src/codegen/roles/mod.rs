@@ -263,16 +263,38 @@ impl<'a> RoleGen<'a> {
         // Driver steps before the peer's session binding is checked (sends
         // only) and from the first step that reads on.
         let (mut pre, mut post) = (vec![], vec![]);
-        for si in 0..self.states.len() {
-            if let Some(s) = self.step(si) {
-                steps.push(s.code);
-                if s.reads || !post.is_empty() {
-                    post.push(s.driver);
+        let all: Vec<_> = (0..self.states.len())
+            .filter_map(|si| self.step(si))
+            .collect();
+        for (i, s) in all.iter().enumerate() {
+            steps.push(s.code.clone());
+            let before_check = !s.reads && post.is_empty();
+            let driver = if s.sends {
+                // Before sending, announce the frame this role reads next
+                // (none left: 0), so a peer that floods instead of reading
+                // makes the channel buffer at most that (issue 15, item 1).
+                // Before the peer's session binding has been checked, that
+                // is the binding (the peer reads first, so it sends
+                // nothing else meanwhile).
+                let next = if before_check {
+                    quote!(::core::option::Option::Some(BINDING_BYTES))
                 } else {
-                    pre.push(s.driver);
-                }
-                transcript.push(s.transcript);
+                    all[i + 1..].iter().find(|t| t.reads).map_or_else(
+                        || quote!(::core::option::Option::Some(0)),
+                        |t| t.first_frame.clone(),
+                    )
+                };
+                let d = &s.driver;
+                quote!(#rt::channel::Channel::expect_next_frame(&mut *ch, #next); #d)
+            } else {
+                s.driver.clone()
+            };
+            if before_check {
+                pre.push(driver);
+            } else {
+                post.push(driver);
             }
+            transcript.push(s.transcript.clone());
         }
         let t_const = format_ident!("{}_TRANSCRIPT", snake(rname).to_uppercase());
         let tdoc =

@@ -22,6 +22,14 @@ pub(super) struct Step {
     /// receive, a sub-protocol call): the peer's session binding is checked
     /// before the first such step.
     pub(super) reads: bool,
+    /// Whether the step sends (a message, a streamed send, a sub-protocol
+    /// call): the driver announces the frame it receives next before it.
+    pub(super) sends: bool,
+    /// For a step that reads: the payload length of its first frame as an
+    /// `Option<usize>` expression over the driver's state `__s` (`None`:
+    /// not known before the step, e.g. a sub-protocol's own frames), for
+    /// [`Channel::expect_next_frame`](ot_runtime::channel::Channel).
+    pub(super) first_frame: TokenStream,
 }
 
 /// What every step method starts and ends with.
@@ -156,6 +164,8 @@ impl RoleGen<'_> {
             driver: super::driver::send(&method, &rd.name),
             transcript: transcript_step(true, r),
             reads: false,
+            sends: true,
+            first_frame: quote!(::core::option::Option::None),
         }
     }
 
@@ -190,6 +200,8 @@ impl RoleGen<'_> {
             driver: super::driver::recv(&m, &method, &rd.name),
             transcript: transcript_step(false, r),
             reads: true,
+            sends: false,
+            first_frame: quote!(::core::option::Option::Some(msgs::#m::wire_len(&__s.params))),
         }
     }
 
@@ -232,6 +244,8 @@ impl RoleGen<'_> {
             driver: super::driver::on_channel(&method),
             transcript: transcript_step(st.sending, st.round),
             reads: !st.sending,
+            sends: st.sending,
+            first_frame: quote!(::core::option::Option::None),
         }
     }
 
@@ -272,6 +286,9 @@ impl RoleGen<'_> {
             driver: super::driver::on_channel(&method),
             transcript: quote!(#rt::session::Step::Sub(#k)),
             reads: true,
+            // The sub-protocol's own driver announces its frames.
+            sends: false,
+            first_frame: quote!(::core::option::Option::None),
         })
     }
 }
