@@ -527,16 +527,10 @@ fn tcp_loopback_socket_tuning() {
     }
 }
 
-/// A peer that floods us and never reads what we send: the send fails with
-/// the time-out (reading ahead is not progress), and what we buffered
-/// stays within the read-ahead limit.
-#[test]
-fn tcp_flood_while_not_reading_times_out_with_bounded_read_ahead() {
-    let (ch, mut raw) = raw_peer(Duration::from_millis(400));
-    let limit = 4 << 20;
-    let mut ch = ch
-        .with_write_queue_limit(1 << 20)
-        .with_read_ahead_limit(limit);
+/// Floods `ch` from `raw` while sending on `ch` until a send fails: the
+/// failure must be the time-out, within 10 s (reading ahead is not
+/// progress). Returns the flooding thread, which ends once `ch` is dropped.
+fn flood_until_send_times_out(ch: &mut TcpChannel, mut raw: TcpStream) -> thread::JoinHandle<()> {
     let flood = thread::spawn(move || {
         let junk = vec![0x5a; 1 << 16];
         while raw.write_all(&junk).is_ok() {}
@@ -553,6 +547,20 @@ fn tcp_flood_while_not_reading_times_out_with_bounded_read_ahead() {
     };
     assert!(matches!(err, ChannelError::Timeout { .. }), "{err:?}");
     assert!(start.elapsed() < Duration::from_secs(10));
+    flood
+}
+
+/// A peer that floods us and never reads what we send: the send fails with
+/// the time-out (reading ahead is not progress), and what we buffered
+/// stays within the read-ahead limit.
+#[test]
+fn tcp_flood_while_not_reading_times_out_with_bounded_read_ahead() {
+    let (ch, raw) = raw_peer(Duration::from_millis(400));
+    let limit = 4 << 20;
+    let mut ch = ch
+        .with_write_queue_limit(1 << 20)
+        .with_read_ahead_limit(limit);
+    let flood = flood_until_send_times_out(&mut ch, raw);
     assert!(
         ch.read_ahead_capacity() <= limit + 2 * (64 << 10),
         "read ahead {} bytes",
@@ -564,28 +572,14 @@ fn tcp_flood_while_not_reading_times_out_with_bounded_read_ahead() {
 
 /// The same flood against a channel whose caller announced its next frame
 /// (as generated drivers do): the default 1 GiB read-ahead limit is not
-/// used, the buffer stays within the announced frame plus the slack and
-/// one read, and the small frame announced is still received afterwards.
+/// what bounds it; the buffer stays within the announced frame plus the
+/// slack and one read.
 #[test]
 fn tcp_flood_read_ahead_is_bounded_by_the_announced_frame() {
-    let (ch, mut raw) = raw_peer(Duration::from_millis(400));
+    let (ch, raw) = raw_peer(Duration::from_millis(400));
     let mut ch = ch.with_write_queue_limit(1 << 20);
     ch.expect_next_frame(Some(1000));
-    let flood = thread::spawn(move || {
-        let junk = vec![0x5a; 1 << 16];
-        while raw.write_all(&junk).is_ok() {}
-    });
-    let start = Instant::now();
-    let err = loop {
-        if let Err(e) = ch.send(&pattern(0, 1 << 20)) {
-            break e;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the send never failed"
-        );
-    };
-    assert!(matches!(err, ChannelError::Timeout { .. }), "{err:?}");
+    let flood = flood_until_send_times_out(&mut ch, raw);
     let bound = 1000 + 8 + super::READ_AHEAD_SLACK + 2 * (64 << 10);
     assert!(
         ch.read_ahead_capacity() <= bound,
