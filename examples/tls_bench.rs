@@ -7,14 +7,22 @@
 //!
 //! Prints M OT/s over each transport, the TLS/TCP ratio, and the raw
 //! throughput of each channel (one 256 MiB stream of 256 KiB frames) so the
-//! cost of the encryption itself is visible next to the protocols'.
+//! cost of the encryption itself is visible next to the protocols'. Then
+//! the n-party coin flip (`protocols/coin_flip_n.otp`: two checked
+//! broadcasts) over the TCP mesh and the TLS mesh for n = 3 and 9, one
+//! thread per party: latency best / median of `--mesh-reps` runs (default
+//! 50), the session hello included.
 
 use std::thread;
 use std::time::{Duration, Instant};
 
+use ot::coin_flip_n;
 use ot::runtime::channel::{local_pair_tcp, local_pair_tls, Channel};
+use ot::runtime::mesh::{local_tcp_mesh, local_tls_mesh, run_parties, Mesh};
+use ot::runtime::rng::Rng;
 use ot::runtime::Bits;
 use ot::{OtExtension, RandomOtReceiver, RandomOtSender};
+use std::sync::Barrier;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -69,6 +77,42 @@ fn stream_mb_per_s<C: Channel + Send>(a: &mut C, b: &mut C) -> Res<f64> {
     Ok(256.0 * 1.048576 / start.elapsed().as_secs_f64())
 }
 
+/// Party 0's coin-flip latency in microseconds (best, median) over `reps`
+/// runs, all parties starting each run together.
+fn coin_flip_latency<M: Mesh + Send>(meshes: Vec<M>, reps: usize) -> Res<(f64, f64)> {
+    let n = meshes.len();
+    let barrier = Barrier::new(n);
+    let outs = run_parties(meshes, |m| -> Result<Vec<Duration>, String> {
+        let params = coin_flip_n::Params::new(n).map_err(|e| e.to_string())?;
+        let mut times = Vec::with_capacity(reps);
+        for rep in 0..reps {
+            let mut session = [0u8; 16];
+            session[..8].copy_from_slice(&(rep as u64).to_le_bytes());
+            barrier.wait();
+            let start = Instant::now();
+            coin_flip_n::P::new(
+                m.me(),
+                params,
+                session,
+                coin_flip_n::PInput {},
+                Rng::from_entropy(),
+            )
+            .and_then(|p| p.run(m))
+            .map_err(|e| e.to_string())?;
+            times.push(start.elapsed());
+        }
+        Ok(times)
+    });
+    let mut first = None;
+    for o in outs {
+        first.get_or_insert(o?);
+    }
+    let mut t = first.ok_or("no parties")?;
+    t.sort();
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    Ok((us(t[0]), us(t[t.len() / 2])))
+}
+
 fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().collect();
     let get = |flag: &str, default: usize| {
@@ -104,5 +148,23 @@ fn main() -> Res<()> {
         "raw stream of 256 KiB frames: TCP {tcp:.0} MB/s, TLS {tls:.0} MB/s ({:.2})",
         tls / tcp
     );
+    let mesh_reps = get("--mesh-reps", 50).max(1);
+    println!("n-party coin flip (two checked broadcasts), one thread per party, {mesh_reps} runs: microseconds best / median");
+    println!(
+        "{:>2} {:>19} {:>19} {:>14}",
+        "n", "TCP mesh", "TLS mesh", "TLS/TCP median"
+    );
+    for parties in [3, 9] {
+        let tcp = coin_flip_latency(local_tcp_mesh(parties)?, mesh_reps)?;
+        let tls = coin_flip_latency(local_tls_mesh(parties)?, mesh_reps)?;
+        println!(
+            "{parties:>2} {:>8.0} / {:>8.0} {:>8.0} / {:>8.0} {:>14.2}",
+            tcp.0,
+            tcp.1,
+            tls.0,
+            tls.1,
+            tls.1 / tcp.1
+        );
+    }
     Ok(())
 }
