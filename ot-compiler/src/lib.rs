@@ -37,6 +37,12 @@ pub struct Compiled {
     pub ir: Option<ir::Ir>,
     /// The generated module items.
     pub tokens: TokenStream,
+    /// The declaration of every intrinsic in scope, by name.
+    pub intrinsic_decls: BTreeMap<String, Span>,
+    /// Items tied to a place of the sources, which `protocol!` appends to
+    /// `tokens`: the intrinsic signature checks and the warnings as rustc
+    /// warnings (see [`codegen::Located`]). Empty when only checking.
+    pub located: Vec<codegen::Located>,
 }
 
 /// A failed compilation: the diagnostics and the sources to render them.
@@ -290,11 +296,18 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         .filter_map(|f| f.abs_path.clone())
         .collect();
     ir.spec_hash = spec_hash(&sources);
+    let intrinsic_decls = scope
+        .intrinsics
+        .iter()
+        .map(|(n, i)| (n.clone(), i.name.span))
+        .collect();
     Ok(Compiled {
         sources,
         warnings,
         ir: Some(ir),
         tokens: TokenStream::new(),
+        intrinsic_decls,
+        located: vec![],
     })
 }
 
@@ -303,6 +316,9 @@ fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
     let mut c = check_loaded(loaded)?;
     if let Some(ir) = &c.ir {
         c.tokens = codegen::generate(ir);
+        c.located = codegen::intrinsic_checks(ir, &c.intrinsic_decls, &c.sources);
+        c.located
+            .extend(codegen::warning_items(&c.warnings, &c.sources));
     }
     Ok(c)
 }

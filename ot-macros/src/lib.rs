@@ -10,6 +10,13 @@
 //! `compile_error!` holding `file:line:col`, a snippet with a caret and a
 //! help line; independent problems are all reported (up to 20), each as
 //! its own `compile_error!`.
+//!
+//! Alongside the module items come checks that each intrinsic's Rust
+//! function takes what its `.otp` declaration says (a mismatch is a rustc
+//! error naming the intrinsic and its declaration) and the checker's
+//! warnings as `deprecated` lint warnings (silenced by
+//! `#[allow(deprecated)]` on the enclosing module). In the inline form both
+//! are spanned at their place in the invoking file.
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
@@ -21,12 +28,14 @@ use std::path::PathBuf;
 pub fn protocol(input: TokenStream) -> TokenStream {
     let input2: proc_macro2::TokenStream = input.into();
     let base = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
+    // For the inline form: the span of each token, by its position.
+    let mut places = Places::new();
     let result = match syn::parse2::<syn::LitStr>(input2.clone()) {
         Ok(lit) => ot_compiler::compile_path(&lit.value(), &base),
         Err(_) => {
             // Inline form: the source text is the tokens' own text, laid out at
             // their positions in the invoking file, so diagnostics point there.
-            let text = inline_text(&input2);
+            let text = inline_text(&input2, &mut places);
             let name = proc_macro::Span::call_site()
                 .local_file()
                 .map(|p| p.display().to_string())
@@ -39,7 +48,26 @@ pub fn protocol(input: TokenStream) -> TokenStream {
         }
     };
     match result {
-        Ok(c) => c.tokens.into(),
+        Ok(c) => {
+            // The located items come first, so that rustc reports an
+            // intrinsic's located error before the same mistake at the
+            // generated call.
+            let mut out = proc_macro2::TokenStream::new();
+            for item in c.located {
+                let span = if item.span.file == MAIN_FILE {
+                    let (line, col) = c.sources.line_col(item.span.file, item.span.start);
+                    places.find(line, col.saturating_sub(1))
+                } else {
+                    None
+                };
+                match span {
+                    Some(span) => out.extend(respan(item.tokens, span)),
+                    None => out.extend(item.tokens),
+                }
+            }
+            out.extend(c.tokens);
+            out.into()
+        }
         // One `compile_error!` per independent error, in source order.
         Err(f) => f
             .errors
@@ -53,14 +81,53 @@ pub fn protocol(input: TokenStream) -> TokenStream {
     }
 }
 
+/// The file id of the protocol's own source (the prelude is file 0).
+const MAIN_FILE: u32 = 1;
+
+/// The spans of the inline form's tokens by (line, column) in the invoking
+/// file, in source order.
+struct Places(Vec<((usize, usize), proc_macro2::Span)>);
+
+impl Places {
+    fn new() -> Self {
+        Places(vec![])
+    }
+
+    /// The span of the token at `(line, column)` (0-based column), or of the
+    /// last token before it.
+    fn find(&self, line: usize, column: usize) -> Option<proc_macro2::Span> {
+        let i = self.0.partition_point(|(p, _)| *p <= (line, column));
+        i.checked_sub(1).map(|i| self.0[i].1)
+    }
+}
+
+/// Gives every token of `ts` the span `span` (keeping groups' structure).
+fn respan(ts: proc_macro2::TokenStream, span: proc_macro2::Span) -> proc_macro2::TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    ts.into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut n = Group::new(g.delimiter(), respan(g.stream(), span));
+                n.set_span(span);
+                TokenTree::Group(n)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
+}
+
 /// Reconstructs `.otp` text from tokens. Each token is placed at its own
 /// line and column in the invoking Rust file (from its span), so a
 /// diagnostic's `line:col` is the position in that `.rs` file; where the
-/// compiler gives no location, tokens are separated by spaces.
-fn inline_text(ts: &proc_macro2::TokenStream) -> String {
+/// compiler gives no location, tokens are separated by spaces. Records
+/// each placed token's span in `places`.
+fn inline_text(ts: &proc_macro2::TokenStream, places: &mut Places) -> String {
     let mut out = String::new();
     let mut pos = (1usize, 0usize);
-    write_tokens(ts, &mut out, &mut pos);
+    write_tokens(ts, &mut out, &mut pos, places);
     out
 }
 
@@ -92,10 +159,18 @@ fn push(out: &mut String, pos: &mut (usize, usize), text: &str) {
     }
 }
 
-fn write_tokens(ts: &proc_macro2::TokenStream, out: &mut String, pos: &mut (usize, usize)) {
+fn write_tokens(
+    ts: &proc_macro2::TokenStream,
+    out: &mut String,
+    pos: &mut (usize, usize),
+    places: &mut Places,
+) {
     use proc_macro2::{Delimiter, TokenTree};
     for tt in ts.clone() {
         let placed = seek(out, pos, tt.span().start());
+        if placed {
+            places.0.push((*pos, tt.span()));
+        }
         if !placed && !out.is_empty() && !out.ends_with([' ', '\n']) {
             push(out, pos, " ");
         }
@@ -108,7 +183,7 @@ fn write_tokens(ts: &proc_macro2::TokenStream, out: &mut String, pos: &mut (usiz
                     Delimiter::None => ("", ""),
                 };
                 push(out, pos, o);
-                write_tokens(&g.stream(), out, pos);
+                write_tokens(&g.stream(), out, pos, places);
                 if !seek(out, pos, g.span_close().start()) {
                     push(out, pos, " ");
                 }

@@ -313,7 +313,7 @@ fn param_list(ps: &[String], is_param: &dyn Fn(&str) -> bool) -> Option<String> 
 }
 
 /// Calls `f` on `e` and every sub-expression of it.
-fn sub_exprs(e: &crate::ir::TExpr, f: &mut dyn FnMut(&crate::ir::TExpr)) {
+pub(super) fn sub_exprs(e: &crate::ir::TExpr, f: &mut dyn FnMut(&crate::ir::TExpr)) {
     use crate::ir::TExprKind as K;
     f(e);
     match &e.kind {
