@@ -1061,9 +1061,23 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         return Ok((0, 0));
     }
     let kind = base_kind(p.malicious());
+    // The Delta-OT rows run their set-up as a protocol of its own
+    // (`delta_base.otp`, `delta_softspoken_base.otp`: its session binding
+    // and messages) around the base OTs / all-but-one OTs.
+    let (ds, dr) = match p {
+        Proto::DeltaIknp | Proto::DeltaKos => {
+            let c = ot::delta_base::comm(&ot::delta_base::Params::new()?);
+            (c.sender, c.receiver)
+        }
+        Proto::DeltaSs(k) | Proto::DeltaSsMal(k) => {
+            let c = delta_softspoken_base::comm(&delta_softspoken_base::Params::new(k)?);
+            (c.sender, c.receiver)
+        }
+        _ => (0, 0),
+    };
     let Some(k) = p.softspoken_k() else {
         let (bs, br) = base_comm(kind, 128)?;
-        return Ok((br, bs));
+        return Ok((br + ds, bs + dr));
     };
     let trees = 128usize.div_ceil(k);
     let (bs, br) = base_comm(kind, trees * k)?;
@@ -1074,7 +1088,7 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         let c = ot::abo_ot::comm(&ot::abo_ot::Params::new(trees, k)?);
         (c.sender, c.receiver)
     };
-    Ok((cr + br, cs + bs))
+    Ok((cr + br + ds, cs + bs + dr))
 }
 
 /// Raw fixed-key AES throughput of the runtime (blocks/s), single core.
