@@ -77,7 +77,8 @@ fn pair() -> (Recording, Recording, Log, Log) {
 
 /// Every announcement of a non-zero frame is followed, before the next
 /// announcement, by at most one relevant frame: the first frame received
-/// after it, which must have exactly the announced length. (An
+/// after it, which must have exactly the announced length. (`None` lifts
+/// the bound at the end of a run.) (An
 /// announcement of 0 — "nothing more in this protocol" — may be followed
 /// by frames of an enclosing protocol that announces nothing before
 /// reading, so it is not checked here.) Returns how many were checked.
@@ -155,6 +156,9 @@ fn ot_extension_drivers_announce_the_frames_they_receive() {
                 .any(|e| matches!(e, Event::Announce(_))),
             "{name}: no announcement"
         );
+        // Each run ends by lifting its announcement.
+        assert_eq!(ls.last(), Some(&Event::Announce(None)), "{name} sender");
+        assert_eq!(lr.last(), Some(&Event::Announce(None)), "{name} receiver");
         total += check(&ls, &format!("{name} sender")) + check(&lr, &format!("{name} receiver"));
     }
     assert!(total >= 8, "only {total} announcements checked");

@@ -296,6 +296,10 @@ impl<'a> RoleGen<'a> {
             }
             transcript.push(s.transcript.clone());
         }
+        // The announcements belong to this run: afterwards the channel's
+        // configured read-ahead limit applies again (to whatever the
+        // caller exchanges next, e.g. another protocol).
+        post.push(quote!(#rt::channel::Channel::expect_next_frame(&mut *ch, ::core::option::Option::None);));
         let t_const = format_ident!("{}_TRANSCRIPT", snake(rname).to_uppercase());
         let tdoc =
             format!("The sequence of steps of `{rname}` (projection of the global round list).");
