@@ -216,25 +216,24 @@ pub fn run<C: MeshChannel>(
         println!("ciphertext {b}: {}", hex(c));
     }
     let b = p.blocks;
-    let mut shown = format!(
-        "{b} block{} in {:.3} ms ({:.1} µs per block; key input + AES, 15 rounds; preprocessing taken in {:.3} ms)",
+    let agreed = if o.no_check {
+        None
+    } else {
+        Some(check(at, mesh, &p, &ct)?)
+    };
+    let shown = format!(
+        "{b} block{}{}: latency {:.3} ms, {:.1} µs per block (key input + AES, 15 rounds; preprocessing taken in {:.3} ms); all",
         crate::check::plural(b),
+        if agreed.is_some() {
+            ", checked against AES-128 under the combined key"
+        } else {
+            ", not checked (--no-check)"
+        },
         secs * 1e3,
         secs * 1e6 / b as f64,
         taken * 1e3
     );
-    if o.no_check {
-        return Ok(Outcome {
-            shown,
-            agreed: None,
-        });
-    }
-    let agreed = check(at, mesh, &p, &ct)?;
-    shown.push_str(", checked against AES-128 under the combined key");
-    Ok(Outcome {
-        shown,
-        agreed: Some(agreed),
-    })
+    Ok(Outcome { shown, agreed })
 }
 
 /// The deployment check: the parties exchange their key shares, party 0
