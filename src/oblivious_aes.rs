@@ -35,11 +35,13 @@ pub fn groups(blocks: usize, k: usize) -> usize {
     blocks.div_ceil(k.max(1))
 }
 
-/// The material a run of `groups` groups takes from each party's store.
+/// The material a run of `groups` groups takes from each party's store
+/// (saturating: an absurd count asks for more than any store holds or any
+/// dealer can allocate, a typed error there).
 pub fn counts(groups: usize) -> Counts {
     Counts {
-        inputs: INPUTS_PER_GROUP * groups,
-        sboxes: SBOXES_PER_GROUP * groups,
+        inputs: INPUTS_PER_GROUP.saturating_mul(groups),
+        sboxes: SBOXES_PER_GROUP.saturating_mul(groups),
         ..Counts::default()
     }
 }
@@ -62,10 +64,10 @@ impl Material {
     /// ([`counts`]); every party must take the same amounts, in the same
     /// order, from files of the same batch.
     pub fn take(store: &mut PrepStore, groups: usize) -> Result<Material, PrepError> {
-        let key_masks = store.take_inputs(16 * groups)?;
-        let io_masks = store.take_inputs(32 * groups)?;
+        let key_masks = store.take_inputs(16usize.saturating_mul(groups))?;
+        let io_masks = store.take_inputs(32usize.saturating_mul(groups))?;
         let sbox_masks = (0..LAYERS)
-            .map(|_| store.take_sbox_masks(SBOXES * groups))
+            .map(|_| store.take_sbox_masks(SBOXES.saturating_mul(groups)))
             .collect::<Result<_, _>>()?;
         Ok(Material {
             params: store.params(),
@@ -83,7 +85,7 @@ impl Material {
 
     /// Blocks this material covers (`groups · k`).
     pub fn blocks(&self) -> usize {
-        self.groups * self.params.k
+        self.groups.saturating_mul(self.params.k)
     }
 }
 
@@ -167,10 +169,11 @@ pub fn encrypt<M: Mesh + ?Sized>(
         sbox_masks,
     } = material;
     let (k, code_n) = (params.k, params.n);
-    if pts.len() > m * k {
+    let room = m.saturating_mul(k);
+    if pts.len() > room {
         return Err(Error::TooManyBlocks {
             given: pts.len(),
-            room: m * k,
+            room,
         });
     }
     let [s_key, s_aes] = sessions(session);

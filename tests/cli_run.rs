@@ -524,6 +524,10 @@ fn minimac_aes_bad_options_and_files_exit_2_before_connecting() {
         (p1(&two[1], &one), "only party 0 gives plaintexts"),
         (p1(&two[1], ""), "need --blocks B"),
         (
+            p1(&two[1], "--blocks 18446744073709551615"),
+            "this run of 18446744073709551615 blocks needs",
+        ),
+        (
             format!("run minimac_aes --party 0 --peers a:1,b:1 --prep {} {one}", two[0]),
             "needs --key-share HEX",
         ),
@@ -547,6 +551,10 @@ fn minimac_aes_bad_options_and_files_exit_2_before_connecting() {
         ("deal minimac_aes --parties 1 --blocks 1 --out x".into(), "--parties 1: at least 2"),
         ("deal minimac_aes --parties 2 --blocks 0 --out x".into(), "--blocks must be at least 1"),
         ("deal minimac_aes --parties 2 --blocks 1 --k 86 --out x".into(), "--k 86: 1 to 85"),
+        (
+            format!("deal minimac_aes --parties 2 --blocks 18446744073709551615 --out {}", dir.join("huge").display()),
+            "dealing: MiniMac preprocessing",
+        ),
         ("deal sum_n --parties 2 --blocks 1 --out x".into(), "not `sum_n`"),
     ];
     let cases: Vec<(&str, &str)> = cases.iter().map(|(a, m)| (a.as_str(), *m)).collect();
