@@ -374,7 +374,13 @@ fn mm_args(
         file.into(),
     ]);
     v.extend(["--key-share".into(), hex16(share)]);
-    if i == 0 {
+    if i == 0 && pts.len() > 3 {
+        // Longer batches from a file, one block a line.
+        let lines: Vec<String> = pts.iter().map(|p| hex16(p)).collect();
+        let path = format!("{file}.plaintexts");
+        std::fs::write(&path, lines.join("\n")).expect("plaintext file");
+        v.extend(["--input-file".into(), path]);
+    } else if i == 0 {
         let inputs: Vec<String> = pts.iter().map(|p| hex16(p)).collect();
         v.extend(["--input".into(), inputs.join(",")]);
     } else {
@@ -450,7 +456,8 @@ fn minimac_aes_parties_as_processes_encrypt_like_aes_and_consume_their_files() {
         let extra: &[&str] = if seeded { &["--seeded"] } else { &[] };
         // 8 blocks of k = 4: two groups.
         let files = deal_files(&dir, parties, 8, extra);
-        // 3 blocks (one group), then 4 blocks without the check (the other).
+        // 3 blocks (one group), then 4 blocks (from a file) without the
+        // check (the other group).
         let (key, shares, pts) = aes_inputs(parties, 3);
         assert_aes(&mm_run(&files, &shares, &pts, |_| vec![]), &key, &pts, true);
         let (key, shares, pts) = aes_inputs(parties, 4);
@@ -522,6 +529,9 @@ fn minimac_aes_bad_options_and_files_exit_2_before_connecting() {
         ),
         (p0(&two[0], &format!("{one} --blocks 2")), "--blocks 2, but 1 plaintexts"),
         (p1(&two[1], &one), "only party 0 gives plaintexts"),
+        (p0(&two[0], "--input-file no/such.txt"), "cannot read --input-file `no/such.txt`"),
+        (p0(&two[0], &format!("--input-file {g}")), "bad --input-file"),
+        (p0(&two[0], &format!("{one} --input-file {g}")), "not both"),
         (p1(&two[1], ""), "need --blocks B"),
         (
             p1(&two[1], "--blocks 18446744073709551615"),

@@ -58,6 +58,11 @@ pub struct Opts {
     /// only: the plaintext blocks (32 hex digits each).
     #[arg(long, value_delimiter = ',', value_name = "VALUES")]
     pub input: Vec<String>,
+    /// minimac_aes, party 0: read the plaintext blocks from this file
+    /// instead of --input (32 hex digits each, separated by white space or
+    /// commas; for batches too long for a command line).
+    #[arg(long, value_name = "FILE")]
+    pub input_file: Option<PathBuf>,
     /// minimac_aes: this party's preprocessing file (from `otp deal
     /// minimac_aes`).
     #[arg(long, value_name = "FILE")]

@@ -49,12 +49,36 @@ fn block_hex(flag: &str, v: &str) -> Result<[u8; 16], Fail> {
     Ok(out)
 }
 
+/// Party 0's plaintexts, from `--input` or `--input-file`.
+fn plaintexts(o: &Opts) -> Result<Vec<[u8; 16]>, Fail> {
+    let Some(path) = &o.input_file else {
+        return o.input.iter().map(|v| block_hex("--input", v)).collect();
+    };
+    if !o.input.is_empty() {
+        return Err(Fail(
+            "give the plaintexts with --input or --input-file, not both".into(),
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Fail(format!(
+            "cannot read --input-file `{}`: {e}",
+            path.display()
+        ))
+    })?;
+    let flag = format!("--input-file `{}` block", path.display());
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(|w| block_hex(&flag, w))
+        .collect()
+}
+
 /// Checks the options of `minimac_aes` and opens the party's file, before
 /// anything connects (`None` for other protocols).
 pub fn prepare(o: &Opts, at: &Endpoint) -> Result<Option<Prepared>, Fail> {
     if o.protocol != "minimac_aes" {
         for (given, flag) in [
             (o.prep.is_some(), "--prep"),
+            (o.input_file.is_some(), "--input-file"),
             (o.key_share.is_some(), "--key-share"),
             (o.blocks.is_some(), "--blocks"),
             (o.no_check, "--no-check"),
@@ -71,14 +95,10 @@ pub fn prepare(o: &Opts, at: &Endpoint) -> Result<Option<Prepared>, Fail> {
             Fail("minimac_aes needs --key-share HEX: this party's XOR share of the AES key (32 hex digits)".into())
         })?,
     )?;
-    let pts = o
-        .input
-        .iter()
-        .map(|v| block_hex("--input", v))
-        .collect::<Result<Vec<_>, _>>()?;
+    let pts = plaintexts(o)?;
     let blocks = match (at.me, o.blocks) {
         (0, _) if pts.is_empty() => return Err(Fail(
-            "minimac_aes party 0 needs its plaintexts: --input HEX[,HEX...] (32 hex digits each)"
+            "minimac_aes party 0 needs its plaintexts: --input HEX[,HEX...] (32 hex digits each) or --input-file FILE"
                 .into(),
         )),
         (0, Some(b)) if b != pts.len() => {
@@ -88,7 +108,7 @@ pub fn prepare(o: &Opts, at: &Endpoint) -> Result<Option<Prepared>, Fail> {
             )))
         }
         (0, _) => pts.len(),
-        (_, _) if !pts.is_empty() => {
+        (_, _) if !pts.is_empty() || o.input_file.is_some() => {
             return Err(Fail(
                 "only party 0 gives plaintexts (--input) in minimac_aes".into(),
             ))
