@@ -227,6 +227,9 @@ pub fn run<C: MeshChannel>(
     let material = Material::take(&mut p.store, groups(p.blocks, k))
         .map_err(|e| Fail(format!("preprocessing: {e}")))?;
     let taken = taking.elapsed().as_secs_f64();
+    // Every party has its material before any clock starts (reading a
+    // large explicit file takes seconds; no party times another's reading).
+    exchange(at, mesh, b"ready", "ready")?;
     let start = Instant::now();
     let ct = encrypt(mesh, material, &p.key_share, &p.pts, session)
         .map_err(|e| Fail(format!("minimac_aes: {e}")))?;
