@@ -26,12 +26,12 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use aes::cipher::{BlockEncrypt, KeyInit};
+use ot::oblivious_aes::{self, counts, groups, Material};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
-use ot::runtime::minimac::aes::{AesMasks, LAYERS, SBOXES, WORDS};
-use ot::runtime::minimac::prep::{deal_with, Counts, PrepParams, PrepStore, ShareMode};
-use ot::runtime::minimac::{Codes, Opened};
+use ot::runtime::minimac::aes::WORDS;
+use ot::runtime::minimac::prep::{deal_with, PrepParams, PrepStore, ShareMode};
+use ot::runtime::minimac::Codes;
 use ot::runtime::rng::Rng;
-use ot::{minimac_aes, minimac_input};
 use rand_core::RngCore;
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
@@ -54,72 +54,27 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
 }
 
 /// One oblivious encryption of `pts` (party 0's) under the key whose XOR
-/// share this party holds: the key shares entered, then AES with party 0's
-/// plaintexts. Returns the ciphertexts (party 0 only) and the online time
-/// (taking the material from the store is not timed; both parties wait at
-/// `ready` before the clock starts, so neither times the other's taking).
+/// share this party holds ([`ot::oblivious_aes`]: the key shares entered,
+/// then AES with party 0's plaintexts). Returns the ciphertexts (party 0
+/// only) and the online time (taking the material from the store is not
+/// timed; both parties wait at `ready` before the clock starts, so neither
+/// times the other's taking).
 fn encrypt<M: Mesh + ?Sized>(
     mesh: &mut M,
     ready: &Barrier,
-    Code { k: kk, n: nn }: Code,
     store: &mut PrepStore,
     key_share: [u8; 16],
     pts: &[[u8; 16]],
     tag: u8,
-) -> Res<(Option<Opened>, Duration)> {
-    let (me, n) = (mesh.me(), mesh.parties());
-    let m = pts.len().div_ceil(kk);
-    let taken = (|| -> Res<_> {
-        let key_masks = store.take_inputs(16 * m)?;
-        let io_masks = store.take_inputs(32 * m)?;
-        let masks: AesMasks = (0..LAYERS)
-            .map(|_| store.take_sbox_masks(SBOXES * m))
-            .collect::<Result<_, _>>()?;
-        Ok((key_masks, io_masks, masks))
-    })();
+) -> Res<(Option<Vec<[u8; 16]>>, Duration)> {
+    let k = store.params().k;
+    let taken = Material::take(store, groups(pts.len(), k));
     // (Waited for before an error is returned, so the peer never hangs.)
     ready.wait();
-    let ((masks_in, own_key), (io, own), masks) = taken?;
+    let material = taken?;
     let start = Instant::now();
-    // Value p·m + g: key byte p in every slot.
-    let mut x = vec![0u8; 16 * m * kk];
-    for p in 0..16 {
-        x[p * m * kk..(p + 1) * m * kk].fill(key_share[p]);
-    }
-    let p = minimac_input::Params::new(n, 16 * m, kk)?;
-    let input = minimac_input::PInput {
-        x,
-        masks: masks_in,
-        own: own_key,
-    };
-    let v = minimac_input::P::new(me, p, [tag; 16], input, Rng::from_entropy())?
-        .run(mesh)?
-        .shares;
-    let mut key = v.slice(0, 16 * m);
-    for j in 1..n {
-        key = key
-            .zip(v.slice(j * 16 * m, 16 * m))
-            .and_then(|(a, b)| a.add(&b).ok());
-    }
-    let key = key.ok_or("key shares")?;
-    // Party 0's plaintexts: byte p of block g·k + s in slot s of value p·m + g.
-    let mut pt = vec![0u8; 16 * m * kk];
-    for (b, blk) in pts.iter().enumerate() {
-        for p in 0..16 {
-            pt[p * m * kk + b] = blk[p];
-        }
-    }
-    let p = minimac_aes::Params::new(n, m, kk, nn)?;
-    let input = minimac_aes::PInput {
-        pt: (me == 0).then_some(pt),
-        own: (me == 0).then_some(own),
-        io: io.slice(0, 32 * m).ok_or("party 0's masks")?,
-        key,
-        masks,
-    };
-    let ct = minimac_aes::P::new(me, p, [tag ^ 0x80; 16], input, Rng::from_entropy())?
-        .run(mesh)?
-        .ct;
+    let pts = if mesh.me() == 0 { pts } else { &[] };
+    let ct = oblivious_aes::encrypt(mesh, material, &key_share, pts, [tag; 16])?;
     Ok((ct, start.elapsed()))
 }
 
@@ -158,11 +113,7 @@ fn measure(
         n: nn,
     };
     let m = blocks.div_ceil(kk);
-    let counts = Counts {
-        inputs: 48 * m * runs,
-        sboxes: LAYERS * SBOXES * m * runs,
-        ..Counts::default()
-    };
+    let counts = counts(m * runs);
     let mut rng = Rng::from_entropy();
     let dealt = Instant::now();
     let files: Vec<PathBuf> = deal_with(params, blocks as u64, counts, mode, &mut rng)?
@@ -196,11 +147,11 @@ fn measure(
         let mut store = PrepStore::open(&files[me], me, params)?;
         let mut times = Vec::new();
         for (r, pts) in plaintexts.iter().enumerate() {
-            let (ct, t) = encrypt(mesh, &ready, code, &mut store, shares[me], pts, r as u8)?;
+            let (ct, t) = encrypt(mesh, &ready, &mut store, shares[me], pts, r as u8)?;
             match (me, ct) {
                 (0, Some(ct)) => {
                     let want = reference(&key, pts);
-                    if ct[..blocks].iter().zip(&want).any(|(a, b)| a[..] != b[..]) {
+                    if ct != want {
                         return Err("a ciphertext differs from the aes crate's".into());
                     }
                 }

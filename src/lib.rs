@@ -15,6 +15,7 @@ pub use ot_runtime as runtime;
 
 pub mod delta;
 pub mod ext_session;
+pub mod oblivious_aes;
 pub mod oprf_session;
 mod softspoken_parties;
 pub mod traits;

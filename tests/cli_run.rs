@@ -6,6 +6,10 @@
 //! party whose certificate names another index is refused. Three Beaver
 //! parties and their dealer (TCP and TLS) and two Orlandi triple makers
 //! (TCP, 2048-bit keys) as separate processes check their results with each other.
+//! MiniMac oblivious AES: `otp deal minimac_aes` files, then 2 and 3
+//! parties (TCP, and 2 over TLS) encrypt as the `aes` crate does, runs
+//! consume the files, and every bad option or file exits 2 before
+//! connecting (files of different deals: at the hello).
 
 mod common_cli;
 use common_cli::otp;
@@ -281,6 +285,307 @@ fn orlandi_triples_made_by_two_processes_open_to_products() {
     ]);
 }
 
+/// A fresh directory for one test's preprocessing files.
+fn prep_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("otp-cli-mm-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// `otp deal minimac_aes` into `dir` (k = 4: small files): the file of
+/// each party.
+fn deal_files(dir: &std::path::Path, parties: usize, blocks: usize, extra: &[&str]) -> Vec<String> {
+    let (n, b) = (parties.to_string(), blocks.to_string());
+    let d = dir.display().to_string();
+    let mut args = vec![
+        "deal",
+        "minimac_aes",
+        "--parties",
+        &n,
+        "--blocks",
+        &b,
+        "--k",
+        "4",
+        "--out",
+        &d,
+    ];
+    args.extend(extra);
+    let (code, out, err) = otp(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("send each file to its party only"), "{out}");
+    let files: Vec<String> = (0..parties)
+        .map(|i| {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(&format!("party {i}: ")))
+                .unwrap_or_else(|| panic!("party {i}'s file in {out}"));
+            let path = &line[format!("party {i}: ").len()..];
+            path[..path.rfind(" (").expect("size")].to_string()
+        })
+        .collect();
+    files
+}
+
+fn hex16(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A random key, its XOR shares for `parties` and `blocks` random plaintexts.
+fn aes_inputs(parties: usize, blocks: usize) -> ([u8; 16], Vec<[u8; 16]>, Vec<[u8; 16]>) {
+    use rand_core::RngCore;
+    let mut rng = ot::runtime::rng::Rng::from_entropy();
+    let mut r = || {
+        let mut b = [0u8; 16];
+        rng.fill_bytes(&mut b);
+        b
+    };
+    let shares: Vec<[u8; 16]> = (0..parties).map(|_| r()).collect();
+    let key = shares
+        .iter()
+        .fold([0u8; 16], |k, s| std::array::from_fn(|i| k[i] ^ s[i]));
+    (key, shares, (0..blocks).map(|_| r()).collect())
+}
+
+/// AES-128 from the `aes` crate.
+fn aes_ref(key: &[u8; 16], pt: &[u8; 16]) -> [u8; 16] {
+    use aes::cipher::{BlockEncrypt, KeyInit};
+    let mut b = (*pt).into();
+    aes::Aes128::new(key.into()).encrypt_block(&mut b);
+    b.into()
+}
+
+/// `otp run minimac_aes` arguments of party `i` (party 0 with the
+/// plaintexts, the others with their count), plus `extra`.
+fn mm_args(
+    i: usize,
+    peers: &str,
+    file: &str,
+    share: &[u8; 16],
+    pts: &[[u8; 16]],
+    extra: &[String],
+) -> Vec<String> {
+    let mut v: Vec<String> = ["run", "minimac_aes", "--peers", peers, "--timeout", "60"]
+        .map(String::from)
+        .to_vec();
+    v.extend([
+        "--party".into(),
+        i.to_string(),
+        "--prep".into(),
+        file.into(),
+    ]);
+    v.extend(["--key-share".into(), hex16(share)]);
+    if i == 0 && pts.len() > 3 {
+        // Longer batches from a file, one block a line.
+        let lines: Vec<String> = pts.iter().map(|p| hex16(p)).collect();
+        let path = format!("{file}.plaintexts");
+        std::fs::write(&path, lines.join("\n")).expect("plaintext file");
+        v.extend(["--input-file".into(), path]);
+    } else if i == 0 {
+        let inputs: Vec<String> = pts.iter().map(|p| hex16(p)).collect();
+        v.extend(["--input".into(), inputs.join(",")]);
+    } else {
+        v.extend(["--blocks".into(), pts.len().to_string()]);
+    }
+    v.extend(extra.iter().cloned());
+    v
+}
+
+/// Runs every party of one oblivious encryption as its own process
+/// (`extra(i)`: more options of party i): each party's result.
+fn mm_run(
+    files: &[String],
+    shares: &[[u8; 16]],
+    pts: &[[u8; 16]],
+    extra: impl Fn(usize) -> Vec<String>,
+) -> Vec<(i32, String, String)> {
+    let peers: Vec<String> = files
+        .iter()
+        .map(|_| format!("127.0.0.1:{}", port()))
+        .collect();
+    let peers = peers.join(",");
+    let children: Vec<Child> = (0..files.len())
+        .map(|i| {
+            spawn(&refs(&mm_args(
+                i,
+                &peers,
+                &files[i],
+                &shares[i],
+                pts,
+                &extra(i),
+            )))
+        })
+        .collect();
+    children.into_iter().map(finish).collect()
+}
+
+/// Party 0 printed the `aes` crate's ciphertexts of `pts` under `key`,
+/// and every party finished (checked, unless `checked` is false).
+fn assert_aes(results: &[(i32, String, String)], key: &[u8; 16], pts: &[[u8; 16]], checked: bool) {
+    for (i, (code, out, err)) in results.iter().enumerate() {
+        assert_eq!(*code, 0, "party {i}: {err}");
+        assert!(out.contains(&format!("{} block", pts.len())), "{out}");
+        assert_eq!(
+            out.contains("checked against AES-128 under the combined key")
+                && out.contains(&format!(
+                    "outputs agree with all {} peer",
+                    results.len() - 1
+                )),
+            checked,
+            "{out}"
+        );
+        let cts: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("ciphertext "))
+            .collect();
+        if i > 0 {
+            assert!(cts.is_empty(), "party {i} got ciphertexts: {out}");
+            continue;
+        }
+        assert_eq!(cts.len(), pts.len(), "{out}");
+        for (b, pt) in pts.iter().enumerate() {
+            let want = format!("ciphertext {b}: {}", hex16(&aes_ref(key, pt)));
+            assert_eq!(cts[b], want, "{out}");
+        }
+    }
+}
+
+#[test]
+fn minimac_aes_parties_as_processes_encrypt_like_aes_and_consume_their_files() {
+    for (parties, seeded) in [(2, false), (3, true)] {
+        let dir = prep_dir(&format!("tcp{parties}"));
+        let extra: &[&str] = if seeded { &["--seeded"] } else { &[] };
+        // 8 blocks of k = 4: two groups.
+        let files = deal_files(&dir, parties, 8, extra);
+        // 3 blocks (one group), then 4 blocks (from a file) without the
+        // check (the other group).
+        let (key, shares, pts) = aes_inputs(parties, 3);
+        assert_aes(&mm_run(&files, &shares, &pts, |_| vec![]), &key, &pts, true);
+        let (key, shares, pts) = aes_inputs(parties, 4);
+        let no_check = |_| vec!["--no-check".to_string()];
+        assert_aes(&mm_run(&files, &shares, &pts, no_check), &key, &pts, false);
+        // Every party's file is used up: refused before connecting.
+        for (i, f) in files.iter().enumerate() {
+            let args = mm_args(
+                i,
+                "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3",
+                f,
+                &shares[0],
+                &pts,
+                &[],
+            );
+            let mut args = refs(&args);
+            if parties == 2 {
+                args[3] = "127.0.0.1:1,127.0.0.1:2";
+            }
+            let (code, _, err) = otp(&args);
+            assert_eq!(code, 2, "{err}");
+            assert!(err.contains("is consumed"), "{err}");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn minimac_aes_bad_options_and_files_exit_2_before_connecting() {
+    let dir = prep_dir("bad");
+    // One group of k = 4 for 2 parties; one for 3 parties.
+    let two = deal_files(&dir.join("two"), 2, 4, &[]);
+    let three = deal_files(&dir.join("three"), 3, 4, &["--seeded"]);
+    let (truncated, garbage) = (dir.join("truncated.prep"), dir.join("garbage.prep"));
+    let bytes = std::fs::read(&two[0]).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() - 5]).unwrap();
+    std::fs::write(
+        &garbage,
+        b"this is not a preprocessing file at all, but longer than a header..",
+    )
+    .unwrap();
+    let (t, g) = (
+        truncated.display().to_string(),
+        garbage.display().to_string(),
+    );
+    let key = "00112233445566778899aabbccddeeff";
+    let p0 = |file: &str, rest: &str| {
+        format!("run minimac_aes --party 0 --peers 127.0.0.1:1,127.0.0.1:2 --prep {file} --key-share {key} {rest}")
+    };
+    let p1 = |file: &str, rest: &str| {
+        format!("run minimac_aes --party 1 --peers 127.0.0.1:1,127.0.0.1:2 --prep {file} --key-share {key} {rest}")
+    };
+    let one = format!("--input {key}");
+    let cases: Vec<(String, &str)> = vec![
+        (p0(&two[1], &one), "is party 1's file, this is party 0"),
+        (p0(&three[0], &one), "was dealt for 3 parties, --peers names 2"),
+        (
+            p0(&two[0], &format!("--input {}", [key; 5].join(","))),
+            "has material for 4 more blocks (1 groups of k = 4), this run of 5 blocks needs 2",
+        ),
+        (p0("no/such.prep", &one), "--prep `no/such.prep`: MiniMac preprocessing"),
+        (p0(&t, &one), "truncated or corrupt"),
+        (p0(&g, &one), "not a preprocessing file"),
+        (p0(&two[0], ""), "party 0 needs its plaintexts: --input"),
+        (p0(&two[0], "--input 0011"), "bad --input `0011`: 32 hex digits"),
+        (
+            p0(&two[0], "--input 00112233445566778899aabbccddeezz"),
+            "bad --input `00112233445566778899aabbccddeezz`",
+        ),
+        (p0(&two[0], &format!("{one} --blocks 2")), "--blocks 2, but 1 plaintexts"),
+        (p1(&two[1], &one), "only party 0 gives plaintexts"),
+        (p0(&two[0], "--input-file no/such.txt"), "cannot read --input-file `no/such.txt`"),
+        (p0(&two[0], &format!("--input-file {g}")), "bad --input-file"),
+        (p0(&two[0], &format!("{one} --input-file {g}")), "not both"),
+        (p1(&two[1], ""), "need --blocks B"),
+        (
+            p1(&two[1], "--blocks 18446744073709551615"),
+            "this run of 18446744073709551615 blocks needs",
+        ),
+        (
+            format!("run minimac_aes --party 0 --peers a:1,b:1 --prep {} {one}", two[0]),
+            "needs --key-share HEX",
+        ),
+        (
+            format!("run minimac_aes --party 0 --peers a:1,b:1 --prep {} {one} --key-share 0g112233445566778899aabbccddeeff", two[0]),
+            "bad --key-share `0g112233445566778899aabbccddeeff`",
+        ),
+        (
+            format!("run minimac_aes --party 0 --peers a:1,b:1 --prep {} {one} --key-share 00", two[0]),
+            "bad --key-share `00`: 32 hex digits (16 bytes) expected",
+        ),
+        (
+            format!("run minimac_aes --party 0 --peers a:1,b:1 --key-share {key} {one}"),
+            "needs --prep FILE",
+        ),
+        (
+            format!("run sum_n --party 0 --peers a:1,b:1 --input 1 --prep {}", two[0]),
+            "--prep is for minimac_aes",
+        ),
+        ("run sum_n --party 0 --peers a:1,b:1 --input x".into(), "bad --input `x`: a u64"),
+        ("deal minimac_aes --parties 1 --blocks 1 --out x".into(), "--parties 1: at least 2"),
+        ("deal minimac_aes --parties 2 --blocks 0 --out x".into(), "--blocks must be at least 1"),
+        ("deal minimac_aes --parties 2 --blocks 1 --k 86 --out x".into(), "--k 86: 1 to 85"),
+        (
+            format!("deal minimac_aes --parties 2 --blocks 18446744073709551615 --out {}", dir.join("huge").display()),
+            "dealing: MiniMac preprocessing",
+        ),
+        ("deal sum_n --parties 2 --blocks 1 --out x".into(), "not `sum_n`"),
+    ];
+    let cases: Vec<(&str, &str)> = cases.iter().map(|(a, m)| (a.as_str(), *m)).collect();
+    refused(&cases);
+    // Each party's own file, but from different deals: refused at the
+    // hello, before the protocol.
+    let other = deal_files(&dir.join("other"), 2, 4, &[]);
+    let (_, shares, pts) = aes_inputs(2, 1);
+    let results = mm_run(
+        &[two[0].clone(), other[1].clone()],
+        &shares,
+        &pts,
+        |_| vec![],
+    );
+    for (code, out, err) in &results {
+        assert_eq!(*code, 2, "{out} {err}");
+        assert!(err.contains("from another deal"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Each `otp` command line exits 2 with a message containing its text.
 fn refused(cases: &[(&str, &str)]) {
     for (args, msg) in cases {
@@ -418,6 +723,29 @@ mod tls {
             results.iter().any(|(_, _, err)| err.contains("TLS mesh")),
             "{results:?}"
         );
+        let _ = std::fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn minimac_aes_parties_over_the_tls_mesh_encrypt_like_aes() {
+        let base = std::env::temp_dir().join(format!("otp-cli-tlsmm-{}", std::process::id()));
+        let f = pki_for(&base.join("pki"), &["party-0", "party-1"]);
+        let files = super::deal_files(&base.join("prep"), 2, 2, &["--seeded"]);
+        let (key, shares, pts) = super::aes_inputs(2, 2);
+        let tls = |i: usize| {
+            [
+                "--cert",
+                &f[1 + 2 * i],
+                "--key",
+                &f[2 + 2 * i],
+                "--peer-ca",
+                &f[0],
+            ]
+            .map(String::from)
+            .to_vec()
+        };
+        let results = super::mm_run(&files, &shares, &pts, tls);
+        super::assert_aes(&results, &key, &pts, true);
         let _ = std::fs::remove_dir_all(base);
     }
 

@@ -732,48 +732,13 @@ impl PartyPrep {
 
     /// Parses a file's bytes for party `me` and parameters `params`.
     pub fn from_bytes(bytes: &[u8], me: usize, params: PrepParams) -> Result<PartyPrep, PrepError> {
-        if bytes.len() < HEADER_LEN {
-            if bytes.len() >= 8 && &bytes[..8] != MAGIC {
-                return Err(PrepError::BadMagic);
-            }
-            return Err(PrepError::Truncated {
-                expected: HEADER_LEN,
-                got: bytes.len(),
-            });
-        }
-        if &bytes[..8] != MAGIC {
-            return Err(PrepError::BadMagic);
-        }
-        let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]) as usize;
-        let u64_at = |o: usize| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&bytes[o..o + 8]);
-            u64::from_le_bytes(b)
-        };
-        let version = u16_at(8) as u16;
-        if version != VERSION {
-            return Err(PrepError::Version { found: version });
-        }
-        let seeded = match bytes[18] {
-            0 => false,
-            1 => true,
-            _ => {
-                return Err(PrepError::Truncated {
-                    expected: HEADER_LEN,
-                    got: bytes.len(),
-                })
-            }
-        };
-        let found = PrepParams {
-            parties: u16_at(12),
-            k: u16_at(14),
-            n: u16_at(16),
-        };
-        let file_me = u16_at(10);
-        if file_me != me {
+        let header = PrepHeader::parse(bytes)?;
+        let seeded = header.mode == ShareMode::Seeded;
+        let found = header.params;
+        if header.me != me {
             return Err(PrepError::WrongParty {
                 expected: me,
-                found: file_me,
+                found: header.me,
             });
         }
         if found != params {
@@ -782,8 +747,13 @@ impl PartyPrep {
                 found,
             });
         }
+        let u64_at = |o: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&bytes[o..o + 8]);
+            u64::from_le_bytes(b)
+        };
         let (n, k, p) = (params.n as u64, params.k as u64, params.parties as u64);
-        let batch = u64_at(24);
+        let batch = header.batch;
         // Section lengths in bytes: alpha, randoms, triples, pairs, input
         // masks of every party, own clear masks (None on overflow).
         let ni = u64_at(56);
@@ -871,6 +841,92 @@ impl PartyPrep {
     }
 }
 
+/// What a preprocessing file's header says (module docs), read without
+/// loading the material ([`read_header`]): enough to tell, before a run,
+/// whose file it is, for which parameters and how much it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrepHeader {
+    /// The party the file is for.
+    pub me: usize,
+    /// The parameter set it was dealt for.
+    pub params: PrepParams,
+    /// How the party's shares are held.
+    pub mode: ShareMode,
+    /// Batch id.
+    pub batch: u64,
+    /// The material the file holds, used or not (what is left is
+    /// [`PrepStore::left`]).
+    pub counts: Counts,
+}
+
+impl PrepHeader {
+    /// Parses the first [`HEADER_LEN`] bytes of a file: the magic, the
+    /// version and the share mode are checked (`BadMagic`, `Version`,
+    /// `Truncated`); the rest is checked when the file is loaded.
+    pub fn parse(bytes: &[u8]) -> Result<PrepHeader, PrepError> {
+        if bytes.len() >= 8 && &bytes[..8] != MAGIC {
+            return Err(PrepError::BadMagic);
+        }
+        let truncated = PrepError::Truncated {
+            expected: HEADER_LEN,
+            got: bytes.len(),
+        };
+        if bytes.len() < HEADER_LEN {
+            return Err(truncated);
+        }
+        let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]) as usize;
+        let u64_at = |o: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&bytes[o..o + 8]);
+            u64::from_le_bytes(b)
+        };
+        let version = u16_at(8) as u16;
+        if version != VERSION {
+            return Err(PrepError::Version { found: version });
+        }
+        let mode = match bytes[18] {
+            0 => ShareMode::Explicit,
+            1 => ShareMode::Seeded,
+            _ => return Err(truncated),
+        };
+        let count = |o: usize| usize::try_from(u64_at(o)).unwrap_or(usize::MAX);
+        Ok(PrepHeader {
+            me: u16_at(10),
+            params: PrepParams {
+                parties: u16_at(12),
+                k: u16_at(14),
+                n: u16_at(16),
+            },
+            mode,
+            batch: u64_at(24),
+            counts: Counts {
+                randoms: count(32),
+                triples: count(40),
+                pairs: count(48),
+                inputs: count(56),
+                sboxes: count(64),
+            },
+        })
+    }
+}
+
+/// Reads the header of the file at `path` (only its first [`HEADER_LEN`]
+/// bytes; [`PrepHeader::parse`]).
+pub fn read_header(path: &Path) -> Result<PrepHeader, PrepError> {
+    use std::io::Read;
+    let io = |source| PrepError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    fs::File::open(path)
+        .map_err(io)?
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    PrepHeader::parse(&bytes)
+}
+
 /// A party's loaded preprocessing, handing out each item once (module
 /// docs).
 #[derive(Debug)]
@@ -945,6 +1001,11 @@ impl PrepStore {
     /// Batch id.
     pub fn batch(&self) -> u64 {
         self.prep.batch
+    }
+
+    /// The parameter set the file was dealt for.
+    pub fn params(&self) -> PrepParams {
+        self.prep.params
     }
 
     /// Material not yet handed out, of every kind.
@@ -1215,6 +1276,56 @@ mod tests {
         let mut alpha = vec![0u8; 30];
         preps.iter().for_each(|p| add_assign(&mut alpha, &p.alpha));
         (preps, Codes::get(10, 30).unwrap(), alpha)
+    }
+
+    #[test]
+    fn the_header_says_whose_file_it_is_and_what_it_holds() {
+        let counts = Counts {
+            inputs: 3,
+            sboxes: 2,
+            ..Counts::default()
+        };
+        let params = PrepParams {
+            parties: 3,
+            k: 10,
+            n: 30,
+        };
+        let mut rng = Rng::deterministic_for_tests(12);
+        for mode in [ShareMode::Explicit, ShareMode::Seeded] {
+            for (j, p) in deal_with(params, 77, counts, mode, &mut rng)
+                .unwrap()
+                .iter()
+                .enumerate()
+            {
+                let bytes = p.to_bytes();
+                let h = PrepHeader::parse(&bytes).unwrap();
+                // The last party's shares are explicit in both modes.
+                let want = if j == 2 { ShareMode::Explicit } else { mode };
+                assert_eq!(
+                    h,
+                    PrepHeader {
+                        me: j,
+                        params,
+                        mode: want,
+                        batch: 77,
+                        counts
+                    }
+                );
+                assert!(matches!(
+                    PrepHeader::parse(&bytes[..HEADER_LEN - 1]),
+                    Err(PrepError::Truncated { .. })
+                ));
+                let mut bad = bytes[..HEADER_LEN].to_vec();
+                bad[0] ^= 1;
+                assert!(matches!(PrepHeader::parse(&bad), Err(PrepError::BadMagic)));
+                bad[0] ^= 1;
+                bad[8] = 3;
+                assert!(matches!(
+                    PrepHeader::parse(&bad),
+                    Err(PrepError::Version { found: 3 })
+                ));
+            }
+        }
     }
 
     #[test]

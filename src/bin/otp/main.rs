@@ -9,6 +9,7 @@
 //! otp bench [PROTOCOL...] [--ots 2^20]       run both roles here: OT/s, bytes/OT, ratio to AES
 //! otp run PROTOCOL --role R --listen|--connect ADDR   one party across machines (TCP or TLS)
 //! otp run PROTOCOL --party I --peers A,B,C   one of n parties over the TCP mesh
+//! otp deal minimac_aes --parties N --blocks B --out DIR   a trusted dealer's files, one per party
 //! ```
 //! Paths are relative to the current directory. Exit codes: 0 success, 1
 //! warnings under `check --deny-warnings`, 2 errors (bad input of any kind:
@@ -18,6 +19,7 @@
 mod bench;
 mod check;
 mod cost;
+mod deal;
 mod diagram;
 mod expand;
 mod load;
@@ -130,6 +132,11 @@ enum Cmd {
     /// built with feature `tls`); the parties check at the end that their
     /// outputs agree.
     Run(Box<run::Opts>),
+    /// Run the trusted dealer of MiniMac oblivious AES (`minimac_aes`):
+    /// one preprocessing file per party, for `otp run minimac_aes --prep`.
+    /// The dealer knows every share: it must be trusted by all parties,
+    /// and each file must reach its party over a private channel.
+    Deal(deal::Opts),
 }
 
 /// A command's failure: the one-line message is printed as `otp: ...`
@@ -166,6 +173,7 @@ fn main() -> ExitCode {
             json,
         } => bench::run(&protocols, &ots, threads, tcp, json),
         Cmd::Run(opts) => run::run(&opts),
+        Cmd::Deal(opts) => deal::run(&opts),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

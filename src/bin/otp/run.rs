@@ -36,13 +36,13 @@ pub enum Role {
 #[derive(clap::Args)]
 pub struct Opts {
     /// Protocol: co15, np00, mr19, iknp, kos, softspoken, softspoken_malicious;
-    /// n-party: coin_flip_n, sum_n, beaver_dealer, orlandi_triple.
+    /// n-party: coin_flip_n, sum_n, beaver_dealer, orlandi_triple, minimac_aes.
     pub protocol: String,
     /// This side's role (two-party protocols).
     #[arg(long, value_enum)]
     pub role: Option<Role>,
-    /// n-party protocols (coin_flip_n, sum_n, beaver_dealer, orlandi_triple):
-    /// this party's index into --peers.
+    /// n-party protocols (coin_flip_n, sum_n, beaver_dealer, orlandi_triple,
+    /// minimac_aes): this party's index into --peers.
     #[arg(long, value_name = "I")]
     pub party: Option<usize>,
     /// beaver_dealer: run the trusted dealer instead of a party; its address
@@ -54,9 +54,30 @@ pub struct Opts {
     #[arg(long, value_delimiter = ',', value_name = "ADDRS")]
     pub peers: Vec<String>,
     /// sum_n: this party's input x; beaver_dealer: this party's additive
-    /// shares x,y of the two factors (u64, mod 2^64).
-    #[arg(long, value_delimiter = ',', value_name = "U64S")]
-    pub input: Vec<u64>,
+    /// shares x,y of the two factors (u64, mod 2^64); minimac_aes, party 0
+    /// only: the plaintext blocks (32 hex digits each).
+    #[arg(long, value_delimiter = ',', value_name = "VALUES")]
+    pub input: Vec<String>,
+    /// minimac_aes, party 0: read the plaintext blocks from this file
+    /// instead of --input (32 hex digits each, separated by white space or
+    /// commas; for batches too long for a command line).
+    #[arg(long, value_name = "FILE")]
+    pub input_file: Option<PathBuf>,
+    /// minimac_aes: this party's preprocessing file (from `otp deal
+    /// minimac_aes`).
+    #[arg(long, value_name = "FILE")]
+    pub prep: Option<PathBuf>,
+    /// minimac_aes: this party's XOR share of the AES-128 key (32 hex digits).
+    #[arg(long, value_name = "HEX")]
+    pub key_share: Option<String>,
+    /// minimac_aes: the number of blocks party 0 encrypts (required at the
+    /// other parties; at party 0 the number of --input blocks).
+    #[arg(long, value_name = "B")]
+    pub blocks: Option<usize>,
+    /// minimac_aes: skip the check after the run (which reveals the key
+    /// shares, the plaintexts and the ciphertexts to every party).
+    #[arg(long)]
+    pub no_check: bool,
     /// orlandi_triple: how many multiplication triples to make.
     #[arg(long, default_value_t = 4, value_name = "M")]
     pub triples: usize,

@@ -14,6 +14,10 @@
 //! * `orlandi_triple`: the parties open the triples they made with
 //!   `orlandi_open` (whose openings are checked against the commitments)
 //!   and check `c = a·b` for each (this spends the triples).
+//! * `minimac_aes` ([`minimac`]): unless `--no-check`, the parties exchange
+//!   their key shares, party 0 sends the others its plaintexts and
+//!   ciphertexts, and every party checks them against AES-128 under the
+//!   combined key (this reveals the key: a deployment test).
 //!
 //! The session id is derived from the protocol and the peer list, so all
 //! parties agree on it.
@@ -30,8 +34,10 @@ use sha2::{Digest, Sha256};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
+mod minimac;
+
 /// The n-party protocols `otp run` knows.
-const PROTOCOLS: &str = "coin_flip_n, sum_n, beaver_dealer, orlandi_triple";
+const PROTOCOLS: &str = "coin_flip_n, sum_n, beaver_dealer, orlandi_triple, minimac_aes";
 
 /// The endpoint this process runs, resolved from the options.
 struct Endpoint {
@@ -46,7 +52,7 @@ struct Endpoint {
 /// Checks the protocol name, `--party`/`--dealer` and `--peers`.
 fn endpoint(o: &Opts) -> Result<Endpoint, Fail> {
     let with_dealer = match o.protocol.as_str() {
-        "coin_flip_n" | "sum_n" | "orlandi_triple" => false,
+        "coin_flip_n" | "sum_n" | "orlandi_triple" | "minimac_aes" => false,
         "beaver_dealer" => true,
         _ => {
             return Err(Fail(format!(
@@ -102,6 +108,9 @@ fn endpoint(o: &Opts) -> Result<Endpoint, Fail> {
 /// Checks the protocol's own options before anything connects.
 fn options(o: &Opts, at: &Endpoint) -> Result<(), Fail> {
     let inputs = o.input.len();
+    if o.protocol != "minimac_aes" {
+        numbers(o)?;
+    }
     match o.protocol.as_str() {
         "sum_n" if inputs != 1 => Err(Fail("sum_n needs this party's --input X".into())),
         "beaver_dealer" if !at.dealer && inputs != 2 => Err(Fail(
@@ -121,6 +130,17 @@ fn options(o: &Opts, at: &Endpoint) -> Result<(), Fail> {
     }
 }
 
+/// The `--input` values as u64s (sum_n, beaver_dealer).
+fn numbers(o: &Opts) -> Result<Vec<u64>, Fail> {
+    o.input
+        .iter()
+        .map(|v| {
+            v.parse()
+                .map_err(|_| Fail(format!("bad --input `{v}`: a u64 expected")))
+        })
+        .collect()
+}
+
 /// The Paillier key size `--key-bits` names.
 fn key_size(bits: u32) -> Result<KeySize, Fail> {
     // 1024-bit keys are too small for the preprocessing's two packed slots.
@@ -137,6 +157,7 @@ fn key_size(bits: u32) -> Result<KeySize, Fail> {
 pub fn run(o: &Opts) -> Result<(), Fail> {
     let at = endpoint(o)?;
     options(o, &at)?;
+    let prepared = minimac::prepare(o, &at)?;
     let addrs: Vec<SocketAddr> = o
         .peers
         .iter()
@@ -158,17 +179,17 @@ pub fn run(o: &Opts) -> Result<(), Fail> {
     let timeout = Duration::from_secs(o.timeout.max(1));
     if o.cert.is_some() || o.key.is_some() || o.peer_ca.is_some() {
         let mesh = tls::connect(o, at.me, &addrs, timeout)?;
-        return run_on(o, &at, session, mesh);
+        return run_on(o, &at, session, mesh, prepared);
     }
     let mesh = TcpMesh::connect(at.me, &addrs, timeout).map_err(|e| Fail(format!("mesh: {e}")))?;
-    run_on(o, &at, session, mesh)
+    run_on(o, &at, session, mesh, prepared)
 }
 
 /// What a party ends with: a line to print and the bytes every party must
-/// agree on.
+/// agree on (`None`: no comparison, as after `minimac_aes --no-check`).
 struct Outcome {
     shown: String,
-    agreed: Vec<u8>,
+    agreed: Option<Vec<u8>>,
 }
 
 /// Runs the protocol on an established mesh, prints the result and checks
@@ -178,12 +199,22 @@ fn run_on<C: MeshChannel>(
     at: &Endpoint,
     session: [u8; 16],
     mut mesh: ChannelMesh<C>,
+    prepared: Option<minimac::Prepared>,
 ) -> Result<(), Fail> {
     let start = Instant::now();
-    let outcome = match o.protocol.as_str() {
-        "coin_flip_n" => coin(at, session, &mut mesh)?,
-        "sum_n" => sum(o, at, session, &mut mesh)?,
-        "beaver_dealer" if at.dealer => {
+    let outcome = match (o.protocol.as_str(), prepared) {
+        (_, Some(p)) => match minimac::run(o, at, session, &mut mesh, p) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                // Hang up gracefully, so the peers read our last frames
+                // (our hello, when it is what they refuse) before the reset.
+                mesh.close();
+                return Err(e);
+            }
+        },
+        ("coin_flip_n", None) => coin(at, session, &mut mesh)?,
+        ("sum_n", None) => sum(o, at, session, &mut mesh)?,
+        ("beaver_dealer", None) if at.dealer => {
             deal(at, session, &mut mesh)?;
             let secs = start.elapsed().as_secs_f64();
             println!(
@@ -194,7 +225,7 @@ fn run_on<C: MeshChannel>(
             mesh.close();
             return Ok(());
         }
-        "beaver_dealer" => beaver(o, at, session, &mut mesh)?,
+        ("beaver_dealer", None) => beaver(o, at, session, &mut mesh)?,
         _ => triples(o, at, session, &mut mesh, start)?,
     };
     let secs = start.elapsed().as_secs_f64();
@@ -206,7 +237,11 @@ fn run_on<C: MeshChannel>(
         outcome.shown,
         sent(&mesh)
     );
-    let differ = compare(at, &mut mesh, &outcome.agreed)?;
+    let Some(agreed) = outcome.agreed else {
+        mesh.close();
+        return Ok(());
+    };
+    let differ = compare(at, &mut mesh, &agreed)?;
     // Wait for every peer to hang up before the process exits: closing the
     // sockets at exit with frames unread would reset the links and could
     // cost a slower peer our digest.
@@ -299,7 +334,7 @@ fn coin<C: MeshChannel>(
     let bytes = Block::slice_as_bytes(&[out.coin]).to_vec();
     Ok(Outcome {
         shown: format!("coin = {}", hex(&bytes)),
-        agreed: bytes,
+        agreed: Some(bytes),
     })
 }
 
@@ -309,7 +344,7 @@ fn sum<C: MeshChannel>(
     session: [u8; 16],
     mesh: &mut ChannelMesh<C>,
 ) -> Result<Outcome, Fail> {
-    let [x] = o.input[..] else {
+    let [x] = numbers(o)?[..] else {
         return Err(Fail("sum_n needs this party's --input X".into()));
     };
     let params = sum_n::Params::new(at.parties).map_err(|e| Fail(e.to_string()))?;
@@ -324,7 +359,7 @@ fn sum<C: MeshChannel>(
     .map_err(|e| Fail(e.to_string()))?;
     Ok(Outcome {
         shown: format!("sum = {}", out.sum),
-        agreed: out.sum.to_le_bytes().to_vec(),
+        agreed: Some(out.sum.to_le_bytes().to_vec()),
     })
 }
 
@@ -349,7 +384,7 @@ fn beaver<C: MeshChannel>(
     session: [u8; 16],
     mesh: &mut ChannelMesh<C>,
 ) -> Result<Outcome, Fail> {
-    let [x, y] = o.input[..] else {
+    let [x, y] = numbers(o)?[..] else {
         return Err(Fail(
             "beaver_dealer needs this party's shares of both factors: --input X,Y".into(),
         ));
@@ -383,7 +418,7 @@ fn beaver<C: MeshChannel>(
     }
     Ok(Outcome {
         shown: format!("x·y = {sz} (x = {sx}, y = {sy}, checked)"),
-        agreed: sz.to_le_bytes().to_vec(),
+        agreed: Some(sz.to_le_bytes().to_vec()),
     })
 }
 
@@ -438,7 +473,7 @@ fn triples<C: MeshChannel>(
             m as f64 / secs,
             o.key_bits
         ),
-        agreed,
+        agreed: Some(agreed),
     })
 }
 

@@ -1,0 +1,226 @@
+//! Oblivious AES-128 on MiniMac from a party's dealt preprocessing: the
+//! glue that runs the two generated protocols in sequence, as
+//! `examples/oblivious_aes.rs` and `otp run minimac_aes` do.
+//!
+//! The AES key is XOR-split between the parties. Each party enters its
+//! 16-byte share with [`crate::minimac_input`] (one round; every share in
+//! every slot of `m` values per key byte), the parties add the entered
+//! shares locally (GF(2^8) addition is XOR, so the sum is the key), then
+//! run [`crate::minimac_aes`], party 0 with its plaintexts; party 0 alone
+//! gets the ciphertexts. Both flows, and every check that aborts, are the
+//! `.otp` files'; this module only takes the dealt material out of the
+//! party's [`PrepStore`] and lays the bytes out (block `g·k + s` in slot
+//! `s` of group `g`; byte position `p` of group `g` is value `p·m + g`).
+//!
+//! **Material per run of `B` blocks** (`m = ⌈B / k⌉` groups, [`counts`]):
+//! `48·m` input masks per party (16 per group for every party's key share,
+//! 32 of party 0's for the plaintexts and the masked ciphertexts) and
+//! `200·m` S-box masks (ten layers of 20 per group).
+
+use crate::{minimac_aes, minimac_input};
+use ot_runtime::mesh::Mesh;
+use ot_runtime::minimac::aes::{AesMasks, LAYERS, SBOXES};
+use ot_runtime::minimac::prep::{Counts, PrepError, PrepParams, PrepStore};
+use ot_runtime::minimac::Shares;
+use ot_runtime::rng::Rng;
+use sha2::{Digest, Sha256};
+
+/// Input masks each party uses per group of `k` blocks.
+pub const INPUTS_PER_GROUP: usize = 48;
+/// S-box masks used per group of `k` blocks.
+pub const SBOXES_PER_GROUP: usize = LAYERS * SBOXES;
+
+/// Groups of `k` blocks that hold `blocks` blocks.
+pub fn groups(blocks: usize, k: usize) -> usize {
+    blocks.div_ceil(k.max(1))
+}
+
+/// The material a run of `groups` groups takes from each party's store
+/// (saturating: an absurd count asks for more than any store holds or any
+/// dealer can allocate, a typed error there).
+pub fn counts(groups: usize) -> Counts {
+    Counts {
+        inputs: INPUTS_PER_GROUP.saturating_mul(groups),
+        sboxes: SBOXES_PER_GROUP.saturating_mul(groups),
+        ..Counts::default()
+    }
+}
+
+/// One party's material for one run, taken out of its store
+/// ([`Material::take`]: never handed out again).
+pub struct Material {
+    params: PrepParams,
+    groups: usize,
+    /// Shares of every party's key-input masks and this party's own slots.
+    key_masks: (Shares, Vec<u8>),
+    /// Shares of party 0's plaintext and ciphertext masks (and this
+    /// party's own slots: used at party 0 only).
+    io_masks: (Shares, Vec<u8>),
+    sbox_masks: AesMasks,
+}
+
+impl Material {
+    /// Takes the material of a run of `groups` groups from `store`
+    /// ([`counts`]); every party must take the same amounts, in the same
+    /// order, from files of the same batch.
+    pub fn take(store: &mut PrepStore, groups: usize) -> Result<Material, PrepError> {
+        let key_masks = store.take_inputs(16usize.saturating_mul(groups))?;
+        let io_masks = store.take_inputs(32usize.saturating_mul(groups))?;
+        let sbox_masks = (0..LAYERS)
+            .map(|_| store.take_sbox_masks(SBOXES.saturating_mul(groups)))
+            .collect::<Result<_, _>>()?;
+        Ok(Material {
+            params: store.params(),
+            groups,
+            key_masks,
+            io_masks,
+            sbox_masks,
+        })
+    }
+
+    /// Groups of `k` blocks this material covers.
+    pub fn groups(&self) -> usize {
+        self.groups
+    }
+
+    /// Blocks this material covers (`groups · k`).
+    pub fn blocks(&self) -> usize {
+        self.groups.saturating_mul(self.params.k)
+    }
+}
+
+/// Why an oblivious encryption failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// Entering the key shares (`minimac_input`) failed or aborted.
+    KeyInput(minimac_input::Error),
+    /// The AES evaluation (`minimac_aes`) failed or aborted.
+    Aes(minimac_aes::Error),
+    /// Party 0 gave more plaintexts than the material covers.
+    TooManyBlocks {
+        /// Plaintexts given.
+        given: usize,
+        /// Blocks the material covers.
+        room: usize,
+    },
+    /// The entered key shares or the taken masks do not have the
+    /// expected layout.
+    Layout,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::KeyInput(e) => write!(f, "entering the key shares: {e}"),
+            Error::Aes(e) => write!(f, "{e}"),
+            Error::TooManyBlocks { given, room } => write!(
+                f,
+                "{given} plaintexts, but the material covers {room} blocks"
+            ),
+            Error::Layout => write!(f, "the key shares or masks have the wrong layout"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::KeyInput(e) => Some(e),
+            Error::Aes(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// The session ids of the key input and of the AES run, derived from
+/// `session` with a domain label each.
+fn sessions(session: [u8; 16]) -> [[u8; 16]; 2] {
+    [b"key-input".as_slice(), b"aes"].map(|label| {
+        let mut h = Sha256::new();
+        h.update(b"ot/oblivious-aes/session/v1");
+        h.update((label.len() as u64).to_le_bytes());
+        h.update(label);
+        h.update(session);
+        let mut s = [0u8; 16];
+        s.copy_from_slice(&h.finalize()[..16]);
+        s
+    })
+}
+
+/// One oblivious encryption on `mesh` with this party's `material` and
+/// XOR share `key_share` of the key: party 0 gives its plaintexts `pts`
+/// (at most [`Material::blocks`]; the rest of the last group is zero) and
+/// gets their ciphertexts, every other party passes `&[]` and gets `None`.
+/// `session` must be fresh and the same at every party.
+pub fn encrypt<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    material: Material,
+    key_share: &[u8; 16],
+    pts: &[[u8; 16]],
+    session: [u8; 16],
+) -> Result<Option<Vec<[u8; 16]>>, Error> {
+    let (me, n) = (mesh.me(), mesh.parties());
+    let Material {
+        params,
+        groups: m,
+        key_masks: (masks_in, own_key),
+        io_masks: (io, own),
+        sbox_masks,
+    } = material;
+    let (k, code_n) = (params.k, params.n);
+    let room = m.saturating_mul(k);
+    if pts.len() > room {
+        return Err(Error::TooManyBlocks {
+            given: pts.len(),
+            room,
+        });
+    }
+    let [s_key, s_aes] = sessions(session);
+    // Value p·m + g: key byte p in every slot.
+    let mut x = vec![0u8; 16 * m * k];
+    for (p, v) in x.chunks_mut(m * k).enumerate() {
+        v.fill(key_share[p]);
+    }
+    let p = minimac_input::Params::new(n, 16 * m, k).map_err(Error::KeyInput)?;
+    let input = minimac_input::PInput {
+        x,
+        masks: masks_in,
+        own: own_key,
+    };
+    let v = minimac_input::P::new(me, p, s_key, input, Rng::from_entropy())
+        .and_then(|p| p.run(mesh))
+        .map_err(Error::KeyInput)?
+        .shares;
+    let mut key = v.slice(0, 16 * m).ok_or(Error::Layout)?;
+    for j in 1..n {
+        let s = v.slice(j * 16 * m, 16 * m).ok_or(Error::Layout)?;
+        key = key.add(&s).map_err(|_| Error::Layout)?;
+    }
+    // Byte p of block g·k + s in slot s of value p·m + g.
+    let mut pt = vec![0u8; 16 * m * k];
+    for (b, blk) in pts.iter().enumerate() {
+        for (p, &byte) in blk.iter().enumerate() {
+            pt[p * m * k + b] = byte;
+        }
+    }
+    let p = minimac_aes::Params::new(n, m, k, code_n).map_err(Error::Aes)?;
+    let input = minimac_aes::PInput {
+        pt: (me == 0).then_some(pt),
+        own: (me == 0).then_some(own),
+        // Party 0's masks are the first 32·m of every party's.
+        io: io.slice(0, 32 * m).ok_or(Error::Layout)?,
+        key,
+        masks: sbox_masks,
+    };
+    let ct = minimac_aes::P::new(me, p, s_aes, input, Rng::from_entropy())
+        .and_then(|p| p.run(mesh))
+        .map_err(Error::Aes)?
+        .ct;
+    Ok(ct.map(|ct| {
+        ct.iter()
+            .take(pts.len())
+            .map(|c| std::array::from_fn(|i| c.get(i).copied().unwrap_or(0)))
+            .collect()
+    }))
+}
