@@ -12,7 +12,9 @@
 //! cargo run --release -p ot-runtime --example softspoken_speed [-- k... [--iters N] [--only KERNEL]]
 //! ```
 //!
-//! `--only recv|corrections|transpose|sender|prg|aes` repeats only that
+//! Before them, the 128 x 128 tile transpose alone (ns per tile, in cache).
+//!
+//! `--only recv|corrections|transpose|sender|prg|aes|tiles` repeats only that
 //! kernel `--iters` times (the others run once): the difference of the
 //! instruction counts of two runs with different `--iters`, divided by
 //! the difference times 16384, is the kernel's instructions per OT.
@@ -73,6 +75,24 @@ fn main() {
         ot_runtime::aes::backend_name(),
         1e3 / aes_ns
     );
+    // The 128 x 128 tile transpose alone, in cache: one contiguous tile
+    // (no staging), then 128 rows of 8 and of 128 tiles (the receiver's
+    // chunk layout: rows 2 KiB apart, staged through L1).
+    for (stride, reps) in [(1usize, 4000usize), (8, 1000), (128, 100)] {
+        let src: Vec<Block> = (0..128 * stride).map(|_| rng.next_block()).collect();
+        let mut dst = vec![Block::ZERO; 128 * stride];
+        let backend = ot_runtime::transpose::Backend::selected();
+        let n = if its("tiles") == 1 { 1 } else { reps };
+        let per_tile = best_ns(n, || {
+            let r = ot_runtime::transpose::transpose_128_rows_with(backend, &src, stride, &mut dst);
+            debug_assert!(r.is_ok());
+        }) * LEN as f64
+            / stride as f64;
+        println!(
+            "transpose ({}), rows of {stride} tiles: {per_tile:.0} ns per 128 x 128 tile",
+            backend.name()
+        );
+    }
     for k in ks {
         let trees = ss_trees(k);
         let (sk, rk) = ss_keys_in_the_clear(&mut rng, k, None);

@@ -398,96 +398,64 @@ pub(super) fn gfni_supported() -> bool {
     })
 }
 
-/// Byte-shuffle tables of the tile kernel, computed at compile time.
-///
-/// The kernel is a permutation of the 14 "bit address" bits of a tile
-/// (7 row bits `r`, 7 column bits `col`). A source tile is 128 rows of 16
-/// bytes: byte address `(r, col/8)`, bit `col%8`. The destination is 128
-/// rows of 16 bytes: byte address `(col, r/8)`, bit `r%8`.
-/// `vgf2p8affineqb` swaps the bit-in-byte index with the byte-in-qword
-/// index (an 8 x 8 bit transpose per qword); everything else is byte
-/// movement done with two-source byte permutes (`vpermt2b`).
-struct Tables {
-    /// Step 1, for column half `h`: from rows `8g..8g+8` (two registers,
-    /// byte `16k + c` = byte `c` of row `8g + k`) gather qword `c'` =
-    /// bytes `8h + c'` of the 8 rows, row `k` at byte `7 - k` (the affine
-    /// instruction reads matrix rows in reverse order).
-    gather: [[u8; 64]; 2],
-    /// Step 2: 16 x 64 byte transpose in four butterfly stages; stage `s`
-    /// output `v` of a register pair.
-    stage: [[[u8; 64]; 2]; 4],
-}
+/// Labels of the 14 "bit address" bits of a 128 x 128 tile, for deriving
+/// the byte-permutation tables of [`gfni_tile`]: `C0 + i` is bit `i` of the
+/// column, `R0 + i` bit `i` of the row. A source tile is 128 rows of 16
+/// bytes (byte `(r, col / 8)`, bit `col % 8`), the destination 128 rows of
+/// 16 bytes (byte `(col, r / 8)`, bit `r % 8`).
+const C0: u8 = 0;
+/// First row-bit label (see [`C0`]).
+const R0: u8 = 7;
 
-/// Logical bit labels used to derive [`Tables::stage`]: `n0..n5` are the
-/// destination row bits within a 64-column half (0..=5), `g0..g3` the
-/// source row-group bits (6..=9).
-const fn stage_tables() -> [[[u8; 64]; 2]; 4] {
-    // Position layouts: bit i of a byte position holds logical bit L[i].
-    let layouts: [[u8; 6]; 5] = [
-        [0, 1, 2, 3, 4, 5],
-        [0, 1, 2, 3, 4, 9],
-        [0, 1, 2, 3, 8, 9],
-        [0, 1, 2, 7, 8, 9],
-        // Final: byte 16 * (n1 n0) + g, i.e. 4 destination rows of 16 bytes.
-        [6, 7, 8, 9, 0, 1],
-    ];
-    let mut out = [[[0u8; 64]; 2]; 4];
-    let mut s = 0;
-    while s < 4 {
-        // Stage s moves g_{3-s} (register bit 3-s) into the byte position
-        // and n_{5-s} out of it into the register index (value v).
-        let g_label = 9 - s as u8;
-        let n_label = 5 - s as u8;
-        let (lin, lout) = (layouts[s], layouts[s + 1]);
-        let mut v = 0;
-        while v < 2 {
-            let mut p = 0;
-            while p < 64 {
-                let mut val = [0u8; 10];
-                let mut i = 0;
-                while i < 6 {
-                    val[lout[i] as usize] = ((p >> i) & 1) as u8;
-                    i += 1;
-                }
-                val[n_label as usize] = v as u8;
-                let mut src = 0usize;
-                let mut i = 0;
-                while i < 6 {
-                    src |= (val[lin[i] as usize] as usize) << i;
-                    i += 1;
-                }
-                out[s][v][p] = (val[g_label as usize] as usize * 64 + src) as u8;
-                p += 1;
+/// What the 6 bits of a byte position `p` in a zmm register mean: bit `i`
+/// of `p` is the value of label `.0[i]`, complemented when `.1[i]` is set.
+type Layout = ([u8; 6], [bool; 6]);
+
+/// The `vpermb` index that rearranges a register from layout `from` to
+/// layout `to` (both over the same six labels): byte `p` of the result is
+/// the source byte whose labels have the values `p` has under `to`.
+const fn perm_table(from: Layout, to: Layout) -> [u8; 64] {
+    let mut out = [0u8; 64];
+    let mut p = 0;
+    while p < 64 {
+        let mut q = 0u8;
+        let mut i = 0;
+        while i < 6 {
+            // Where label `from.0[i]` sits in `to`.
+            let mut j = 0;
+            while to.0[j] != from.0[i] {
+                j += 1;
             }
-            v += 1;
+            let v = ((p >> j) & 1 == 1) ^ to.1[j] ^ from.1[i];
+            q |= (v as u8) << i;
+            i += 1;
         }
-        s += 1;
+        out[p] = q;
+        p += 1;
     }
     out
 }
 
-const fn gather_tables() -> [[u8; 64]; 2] {
-    let mut out = [[0u8; 64]; 2];
-    let mut h = 0;
-    while h < 2 {
-        let mut c = 0;
-        while c < 8 {
-            let mut k = 0;
-            while k < 8 {
-                out[h][8 * c + 7 - k] = (16 * k + 8 * h + c) as u8;
-                k += 1;
-            }
-            c += 1;
-        }
-        h += 1;
-    }
-    out
-}
+/// Layout of a loaded register (four source rows): bytes `c3..c6` of a
+/// row, rows `r0, r1` (register index = `r2..r6`; bit in byte = `c0..c2`).
+const LOAD: Layout = ([C0 + 3, C0 + 4, C0 + 5, C0 + 6, R0, R0 + 1], [false; 6]);
+/// Before the first exchange: row bits `r0, r1` complemented in the
+/// byte-in-qword bits (`vgf2p8affineqb` reads matrix rows in reverse
+/// order), `c6` where `r2` will come in.
+const PRE: Layout = (
+    [R0, R0 + 1, C0 + 6, C0 + 3, C0 + 4, C0 + 5],
+    [true, true, false, false, false, false],
+);
+/// Before the final permutation: `c0, c1` (byte in qword after the 8 x 8
+/// bit transposes), `r3..r6` brought in by the exchanges.
+const POST: Layout = ([C0, C0 + 1, R0 + 3, R0 + 4, R0 + 5, R0 + 6], [false; 6]);
+/// Stored register: four destination rows `c0, c1` of 16 bytes `r3..r6`.
+const STORE: Layout = ([R0 + 3, R0 + 4, R0 + 5, R0 + 6, C0, C0 + 1], [false; 6]);
 
-static TABLES: Tables = Tables {
-    gather: gather_tables(),
-    stage: stage_tables(),
-};
+/// `vpermb` index from [`LOAD`] to [`PRE`].
+static PERM_PRE: [u8; 64] = perm_table(LOAD, PRE);
+/// `vpermb` index from [`POST`] to [`STORE`].
+static PERM_STORE: [u8; 64] = perm_table(POST, STORE);
 
 /// 64-byte aligned staging area: [`STAGE_TILES`] tiles, each 128 rows x 16
 /// bytes contiguous.
@@ -629,7 +597,9 @@ unsafe fn gfni_tiles_streamed(src: *const u8, ss: usize, ntiles: usize, dst: *mu
 /// tile after another), groups of [`STAGE_TILES`] tiles are first copied
 /// into an L1 buffer, tile by tile, so that the kernel loads four rows per
 /// 64-byte load (no lane inserts) and each source cache line is read once
-/// even when rows are a power of two apart (same cache set).
+/// even when rows are a power of two apart (same cache set). Four tiles at
+/// a time are staged with 64-byte loads and stores (a 4 x 4 transpose of
+/// 128-bit lanes per four rows), the rest with 16-byte copies.
 ///
 /// # Safety
 /// [`gfni_supported`] must be true; every source byte
@@ -649,9 +619,30 @@ unsafe fn gfni_tiles<S: TileSink>(src: *const u8, ss: usize, ntiles: usize, sink
     let mut t0 = 0;
     while t0 < ntiles {
         let n = STAGE_TILES.min(ntiles - t0);
+        // Whole groups of four tiles: four rows of 64 bytes (four tiles
+        // each) per step, 4 x 4 transposed by 128-bit lanes, so every
+        // staged register holds four rows of one tile (one 64-byte store
+        // instead of four 16-byte copies).
+        let quads = n / 4;
+        for q in 0..quads {
+            for j in (0..128).step_by(4) {
+                let row = |k: usize| src.add((j + k) * ss + 16 * (t0 + 4 * q)).cast::<__m512i>();
+                let (r0, r1) = (_mm512_loadu_si512(row(0)), _mm512_loadu_si512(row(1)));
+                let (r2, r3) = (_mm512_loadu_si512(row(2)), _mm512_loadu_si512(row(3)));
+                let a = _mm512_shuffle_i64x2::<0x44>(r0, r1);
+                let c = _mm512_shuffle_i64x2::<0x44>(r2, r3);
+                let bb = _mm512_shuffle_i64x2::<0xee>(r0, r1);
+                let d = _mm512_shuffle_i64x2::<0xee>(r2, r3);
+                let at = |t: usize| b.add(2048 * (4 * q + t) + 16 * j).cast::<__m512i>();
+                _mm512_storeu_si512(at(0), _mm512_shuffle_i64x2::<0x88>(a, c));
+                _mm512_storeu_si512(at(1), _mm512_shuffle_i64x2::<0xdd>(a, c));
+                _mm512_storeu_si512(at(2), _mm512_shuffle_i64x2::<0x88>(bb, d));
+                _mm512_storeu_si512(at(3), _mm512_shuffle_i64x2::<0xdd>(bb, d));
+            }
+        }
         for j in 0..128 {
             let row = src.add(j * ss + 16 * t0);
-            for t in 0..n {
+            for t in 4 * quads..n {
                 core::ptr::copy_nonoverlapping(row.add(16 * t), b.add(2048 * t + 16 * j), 16);
             }
         }
@@ -663,17 +654,28 @@ unsafe fn gfni_tiles<S: TileSink>(src: *const u8, ss: usize, ntiles: usize, sink
     }
 }
 
-/// One 128 x 128 tile given as 128 contiguous rows of 16 bytes, entirely in
-/// zmm registers (see [`Tables`]), one 64-column half `h` at a time:
+/// One 128 x 128 tile given as 128 contiguous rows of 16 bytes, in zmm
+/// registers: the tile is a permutation of its 14 address bits (see
+/// [`C0`]), done as five exchanges of a register-index bit with a
+/// byte-position bit, one 8 x 8 bit transpose per qword and two in-register
+/// byte permutations, with no two-source byte permute (`vpermt2b` costs two
+/// cycles, every step here one or half of one):
 ///
-/// 1. rows `8g..8g+8` are two 64-byte loads and `vpermt2b` gathers, per
-///    column byte `c = 8h + c'`, the 8 row bytes into qword `c'`;
-/// 2. `vgf2p8affineqb` with the unit-vector operand transposes each qword
-///    as an 8 x 8 bit matrix, so byte `8c' + b` of the result is byte `g`
-///    of destination row `64h + 8c' + b`;
-/// 3. the 16 registers (one per `g`) are byte-transposed (16 x 64 bytes)
-///    by four `vpermt2b` butterfly stages, leaving four complete 16-byte
-///    destination rows per register.
+/// 1. `vpermb` to [`PRE`]; exchange `r2` (register bit 0) with `c6`
+///    (dword in qword: `vpsllq`/`vpsrlq` + masked blend);
+/// 2. `vgf2p8affineqb` with the unit-vector operand: each qword, as an
+///    8 x 8 bit matrix, is transposed (`c0..c2` become the byte in qword,
+///    `r0..r2` the bit in byte);
+/// 3. exchange `r3` with `c2` (shift + blend), `r4` with `c3`
+///    (`vpunpck{l,h}qdq`), `r5` with `c4` (`vpermt2q`), `r6` with `c5`
+///    (`vshufi64x2`);
+/// 4. `vpermb` to [`STORE`]: four whole destination rows per register.
+///
+/// Steps 1-3 up to `r5` keep `r6` fixed, so they run on 16 registers at a
+/// time (rows with `r6 = 0`, then `r6 = 1`) into `mid`; the `r6` exchange
+/// and step 4 run on the registers with `c6 = 0`, then `c6 = 1`, which
+/// hold destination rows `0..64` and `64..128`: registers reach the sink
+/// in increasing order.
 ///
 /// # Safety
 /// [`gfni_supported`]; `src` readable for 2048 bytes; the sink's rows
@@ -681,38 +683,75 @@ unsafe fn gfni_tiles<S: TileSink>(src: *const u8, ss: usize, ntiles: usize, sink
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 #[inline]
 unsafe fn gfni_tile<S: TileSink>(src: *const u8, t: usize, sink: &mut S) {
+    let lo = gfni_tile_half(src);
+    let hi = gfni_tile_half(src.add(1024));
+    // Index bits are now (c6, c2, c3, c4, r6); bytes are POST but with c5
+    // where r6 goes.
+    let store = _mm512_loadu_si512(PERM_STORE.as_ptr().cast());
+    for h in 0..2 {
+        // Registers with c6 = h: destination rows 64 h .. 64 h + 64.
+        let mut y = [_mm512_setzero_si512(); 16];
+        for i in 0..8 {
+            let (a, b) = (lo[2 * i + h], hi[2 * i + h]);
+            // r6 <-> c5 (index bit 4): 256-bit halves.
+            y[i] = _mm512_permutexvar_epi8(store, _mm512_shuffle_i64x2::<0x44>(a, b));
+            y[i + 8] = _mm512_permutexvar_epi8(store, _mm512_shuffle_i64x2::<0xee>(a, b));
+        }
+        // y[j] has index bits (c2, c3, c4, c5) = j: destination rows
+        // 64 h + 4 j .. + 4.
+        for (j, v) in y.iter().enumerate() {
+            sink.put(t, 16 * h + j, *v);
+        }
+    }
+}
+
+/// Steps 1-3 of [`gfni_tile`] up to the `r5` exchange for the 16 registers
+/// (64 source rows) at `src`: register `i` of the result has index bits
+/// `(c6, c2, c3, c4)` = `i`.
+///
+/// # Safety
+/// [`gfni_supported`]; `src` readable for 1024 bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+#[inline]
+unsafe fn gfni_tile_half(src: *const u8) -> [__m512i; 16] {
     // Byte i of every qword = 1 << i: the affine step then yields the
     // transposed 8 x 8 bit matrix of the data operand.
     let unit = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
-    // Plain loops, not `core::array::from_fn`: a closure called from a
-    // function without these target features cannot keep the registers and
-    // returns the array through memory (a `memcpy` per tile).
-    let mut st = [[_mm512_setzero_si512(); 2]; 4];
-    for (s, pair) in st.iter_mut().enumerate() {
-        pair[0] = _mm512_loadu_si512(TABLES.stage[s][0].as_ptr().cast());
-        pair[1] = _mm512_loadu_si512(TABLES.stage[s][1].as_ptr().cast());
+    let pre = _mm512_loadu_si512(PERM_PRE.as_ptr().cast());
+    let lanes_lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    let lanes_hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    // Upper dword of every qword.
+    const HI32: __mmask16 = 0xaaaa;
+    // Register i: rows 4 i .. 4 i + 4; index bits r2..r5.
+    let mut x = [_mm512_setzero_si512(); 16];
+    for i in 0..8 {
+        // r2 <-> c6, r2 complemented in the byte position (see PRE).
+        let a = _mm512_permutexvar_epi8(pre, _mm512_loadu_si512(src.add(128 * i).cast()));
+        let b = _mm512_permutexvar_epi8(pre, _mm512_loadu_si512(src.add(128 * i + 64).cast()));
+        let l = _mm512_mask_blend_epi32(HI32, b, _mm512_slli_epi64::<32>(a));
+        let h = _mm512_mask_blend_epi32(HI32, _mm512_srli_epi64::<32>(b), a);
+        x[2 * i] = _mm512_gf2p8affine_epi64_epi8::<0>(unit, l);
+        x[2 * i + 1] = _mm512_gf2p8affine_epi64_epi8::<0>(unit, h);
     }
-    for h in 0..2 {
-        let gather = _mm512_loadu_si512(TABLES.gather[h].as_ptr().cast());
-        let mut x = [_mm512_setzero_si512(); 16];
-        for (g, v) in x.iter_mut().enumerate() {
-            let a = _mm512_loadu_si512(src.add(128 * g).cast());
-            let b = _mm512_loadu_si512(src.add(128 * g + 64).cast());
-            *v = _mm512_gf2p8affine_epi64_epi8::<0>(unit, _mm512_permutex2var_epi8(a, gather, b));
-        }
-        for (s, idx) in st.iter().enumerate() {
-            let bit = 8 >> s;
-            for lo in 0..16 {
-                if lo & bit == 0 {
-                    let (p, q) = (x[lo], x[lo | bit]);
-                    x[lo] = _mm512_permutex2var_epi8(p, idx[0], q);
-                    x[lo | bit] = _mm512_permutex2var_epi8(p, idx[1], q);
-                }
-            }
-        }
-        // Register q now holds destination rows 64h + 4q .. 64h + 4q + 4.
-        for (q, v) in x.iter().enumerate() {
-            sink.put(t, 16 * h + q, *v);
-        }
+    // r3 <-> c2 (index bit 1).
+    for j in 0..8 {
+        let i = (j & 1) | ((j & 6) << 1);
+        let (a, b) = (x[i], x[i + 2]);
+        x[i] = _mm512_mask_blend_epi32(HI32, a, _mm512_slli_epi64::<32>(b));
+        x[i + 2] = _mm512_mask_blend_epi32(HI32, _mm512_srli_epi64::<32>(a), b);
     }
+    // r4 <-> c3 (index bit 2): qword in lane.
+    for j in 0..8 {
+        let i = (j & 3) | ((j & 4) << 1);
+        let (a, b) = (x[i], x[i + 4]);
+        x[i] = _mm512_unpacklo_epi64(a, b);
+        x[i + 4] = _mm512_unpackhi_epi64(a, b);
+    }
+    // r5 <-> c4 (index bit 3): lane bit 0.
+    for i in 0..8 {
+        let (a, b) = (x[i], x[i + 8]);
+        x[i] = _mm512_permutex2var_epi64(a, lanes_lo, b);
+        x[i + 8] = _mm512_permutex2var_epi64(a, lanes_hi, b);
+    }
+    x
 }
