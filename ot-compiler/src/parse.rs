@@ -1278,3 +1278,44 @@ fn int_literal(text: &str, span: Span) -> Expr {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moves_of(src: &str) -> Vec<(String, bool)> {
+        let f = parse_file(src, 0).unwrap_or_else(|d| panic!("{}", d.message));
+        let i = &f.intrinsics[0];
+        i.params
+            .iter()
+            .zip(&i.moves)
+            .map(|(p, m)| (p.name.name.clone(), *m))
+            .collect()
+    }
+
+    #[test]
+    fn move_before_a_named_type() {
+        let got = moves_of(
+            "intrinsic f(st: move MiniMacAes, b: move Block, v: move [Block; 4], k: Block, \
+             moved: movement) -> Block = a::f;",
+        );
+        let want = [
+            ("st", true),
+            ("b", true),
+            ("v", true),
+            ("k", false),
+            ("moved", false),
+        ];
+        assert_eq!(
+            got,
+            want.map(|(n, m)| (n.to_string(), m)).to_vec(),
+            "`move` marks exactly the parameters written with it"
+        );
+        // A type whose name starts with `move` is a type, not the mark.
+        let f = parse_file("intrinsic f(x: movement) -> Block = a::f;", 0)
+            .unwrap_or_else(|d| panic!("{}", d.message));
+        assert!(
+            matches!(&f.intrinsics[0].params[0].ty.kind, TypeKind::Named(n, _) if n.name == "movement")
+        );
+    }
+}
