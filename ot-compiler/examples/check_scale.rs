@@ -6,8 +6,11 @@
 //! and the peak resident memory (`VmHWM`), then the time of compiling every
 //! shipped `protocols/*.otp`.
 //!
-//! Usage: `cargo run --release -p ot-compiler --example check_scale [-- ROUNDS STMTS]`
-//! (defaults 50000 and 16000), from the workspace root.
+//! Also a flat operator chain of TERMS terms of each kind (`x ^ x ^ ...`,
+//! `k + k + ...`) and an expression nested 256 parentheses deep.
+//!
+//! Usage: `cargo run --release -p ot-compiler --example check_scale [-- ROUNDS STMTS [TERMS]]`
+//! (defaults 50000, 16000 and 20000), from the workspace root.
 use std::path::Path;
 use std::time::Instant;
 
@@ -20,6 +23,7 @@ fn main() {
     }
     let rounds: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(50_000);
     let stmts: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(16_000);
+    let terms: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let me = std::env::current_exe().expect("own path");
     // Checking (what `otp check` does), then the whole front end of
     // `protocol!` (check and code generation). The generated Rust is about
@@ -29,6 +33,9 @@ fn main() {
         ("block", stmts, "check"),
         ("rounds", rounds.min(5000), "codegen"),
         ("block", stmts, "codegen"),
+        ("chain", terms, "check"),
+        ("chain", terms, "codegen"),
+        ("nested", 256, "codegen"),
     ];
     for (kind, n, mode) in runs {
         let status = std::process::Command::new(&me)
@@ -68,6 +75,8 @@ fn main() {
 fn one(kind: &str, n: usize, codegen: bool) {
     let text = match kind {
         "rounds" => ot_compiler::scale::many_rounds(n),
+        "chain" => ot_compiler::scale::long_chain(n),
+        "nested" => ot_compiler::scale::deep_parens(n),
         _ => ot_compiler::scale::long_block(n),
     };
     let dir = std::env::temp_dir().join(format!("otp-scale-{}", std::process::id()));

@@ -142,6 +142,8 @@ pub enum Item {
     Do(DoStmt),
     /// `insert after r { ... }` (only in a protocol that `extends` another)
     Insert(Insert),
+    /// `omit name, ...;` (only in a protocol that `extends` another)
+    Omit(Omit),
 }
 
 /// A compile-time constant.
@@ -302,6 +304,16 @@ pub struct Insert {
     /// Inserted items.
     pub items: Vec<Item>,
     /// The header.
+    pub span: Span,
+}
+
+/// `omit a, b;`: base items left out of a protocol that `extends` it.
+#[derive(Clone, Debug)]
+pub struct Omit {
+    /// The names: of a round, a `do` call, a value (every statement
+    /// assigning it) or an output field of the base.
+    pub names: Vec<Ident>,
+    /// The whole item.
     pub span: Span,
 }
 

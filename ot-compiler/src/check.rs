@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 mod ints;
 mod items;
 mod nparty;
+mod omit;
 mod realize;
 
 pub use ints::BUILTIN_PREFIX;
@@ -90,6 +91,10 @@ pub fn expand<'p>(
             return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
                 .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
         }
+        if let Some(Item::Omit(o)) = proto.items.iter().find(|i| matches!(i, Item::Omit(_))) {
+            return Err(Diagnostic::error(o.span, format!("`omit` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
+                .with_help(format!("write `protocol {} extends Base {{ ... }}`, or delete what you would omit", proto.name.name)));
+        }
         return Ok((
             proto.roles.clone(),
             std::borrow::Cow::Borrowed(&proto.items),
@@ -121,8 +126,16 @@ pub fn expand<'p>(
     } else {
         proto.roles.clone()
     };
+    // `omit` applies to the base, before anything is inserted or added.
+    let mut omitted = vec![];
+    for item in &proto.items {
+        if let Item::Omit(o) = item {
+            omitted.extend(omit::apply(&mut items, o, base_name)?);
+        }
+    }
     for item in &proto.items {
         match item {
+            Item::Omit(_) => {}
             Item::Insert(ins) => {
                 let mut pos = items.iter().position(|it| match it {
                     Item::Round(r) => r.name.name == ins.anchor.name,
@@ -177,6 +190,7 @@ pub fn expand<'p>(
             other => items.push(other.clone()),
         }
     }
+    omit::check_unused(&items, proto.realizes.as_ref(), &omitted)?;
     Ok((roles, items.into()))
 }
 
@@ -480,6 +494,7 @@ impl<'a> Checker<'a> {
                 ins.span,
                 "`insert` must appear directly in a protocol that `extends` another",
             )),
+            Item::Omit(o) => Err(omit_misplaced(o)),
         }
     }
 
@@ -603,7 +618,7 @@ impl<'a> Checker<'a> {
                     names.extend(b.stmts.iter().filter_map(assigned));
                 }
             }
-            Item::Insert(_) => {}
+            Item::Insert(_) | Item::Omit(_) => {}
         }
         for role in roles {
             for n in &names {
@@ -1288,6 +1303,11 @@ impl<'a> Checker<'a> {
 
     /// Types an expression evaluated by `role` (`usize::MAX`: no role, only params/consts).
     fn expr(&mut self, role: usize, e: &Expr) -> R<TExpr> {
+        // Recursive once per operand of a chain: grow the stack as needed.
+        crate::parse::deep(|| self.expr_at(role, e))
+    }
+
+    fn expr_at(&mut self, role: usize, e: &Expr) -> R<TExpr> {
         match &e.kind {
             ExprKind::Int(v) => {
                 ints::literal_range(*v, &Ty::Usize, e.span)?;
@@ -2135,6 +2155,15 @@ fn split_at_value(items: &mut Vec<Item>, name: &str, after: bool) -> Option<usiz
     items.insert(idx + 1, Item::At(second));
     // "after" inserts at pos + 1 = idx + 1 (between the halves); "before" at pos = idx + 1.
     Some(if after { idx } else { idx + 1 })
+}
+
+/// `omit` inside an `insert` body.
+fn omit_misplaced(o: &Omit) -> Diagnostic {
+    Diagnostic::error(
+        o.span,
+        "`omit` must appear directly in a protocol that `extends` another",
+    )
+    .with_help("move it out of the `insert` body")
 }
 
 /// The name a statement assigns, if any.

@@ -14,6 +14,32 @@ pub struct TExpr {
     pub ty: Ty,
 }
 
+/// Dropped without recursion: an operator chain is as deep as it is long.
+impl Drop for TExpr {
+    fn drop(&mut self) {
+        fn take(k: &mut TExprKind, out: &mut Vec<TExpr>) {
+            match std::mem::replace(k, TExprKind::Int(0)) {
+                TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => out.extend([*a, *b]),
+                TExprKind::Unary(_, a) => out.push(*a),
+                TExprKind::Call(_, args) | TExprKind::Array(args) => out.extend(args),
+                TExprKind::Comprehension { body, lo, hi, .. } => out.extend([*body, *lo, *hi]),
+                _ => {}
+            }
+        }
+        if !matches!(
+            self.kind,
+            TExprKind::Index(..) | TExprKind::Binary(..) | TExprKind::Unary(..)
+        ) {
+            return;
+        }
+        let mut pending = vec![];
+        take(&mut self.kind, &mut pending);
+        while let Some(mut e) = pending.pop() {
+            take(&mut e.kind, &mut pending);
+        }
+    }
+}
+
 /// Typed expression forms.
 #[derive(Clone, Debug)]
 pub enum TExprKind {

@@ -344,13 +344,13 @@ const MAIN_FILE: source::FileId = 1;
 /// Compiles a `.otp` file given by path relative to `base_dir` (the crate's
 /// manifest directory for the macro).
 pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
-    compile_loaded(load_path(rel, base_dir)?)
+    parse::on_compiler_stack(|| compile_loaded(load_path(rel, base_dir)?))
 }
 
 /// Parses and checks a `.otp` file like [`compile_path`], without
 /// generating code (`tokens` is empty): every error and warning, and the IR.
 pub fn check_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
-    check_loaded(load_path(rel, base_dir)?)
+    parse::on_compiler_stack(|| check_loaded(load_path(rel, base_dir)?))
 }
 
 /// Reads a `.otp` file and everything it imports.
@@ -381,6 +381,10 @@ fn load_path(rel: &str, base_dir: &Path) -> Result<Loaded, Failure> {
 /// Compiles `.otp` source text (the inline `protocol! { ... }` form).
 /// Imports resolve relative to `base_dir`.
 pub fn compile_str(name: &str, text: &str, base_dir: &Path) -> Result<Compiled, Failure> {
+    parse::on_compiler_stack(|| compile_str_inner(name, text, base_dir))
+}
+
+fn compile_str_inner(name: &str, text: &str, base_dir: &Path) -> Result<Compiled, Failure> {
     compile_loaded(
         load(
             name.to_string(),

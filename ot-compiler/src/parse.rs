@@ -22,6 +22,7 @@ use grammar::{OtpParser, Rule};
 pub fn parse_file(text: &str, file: FileId) -> Result<crate::ast::File, Diagnostic> {
     // Track literal tokens too, so errors point at the exact spot (`->` expected here).
     pest::set_error_detail(true);
+    check_brackets(text, file)?;
     let mut pairs = OtpParser::parse(Rule::file, text).map_err(|e| parse_error(e, file, text))?;
     let root = pairs.next().ok_or_else(|| {
         Diagnostic::error(
@@ -71,9 +72,15 @@ pub fn parse_file_recovering(text: &str, file: FileId) -> (crate::ast::File, Vec
         Err(d) => d,
     };
     let starts = item_starts(text);
+    if starts.len() == 1 {
+        // One item: recover inside its body.
+        let mut out = crate::ast::File::default();
+        out.broken.extend(item_name(text));
+        return (out, body_errors(text, 0, file, first));
+    }
     // Each item is parsed with the text before it blanked (so positions
     // stay those of the file): linear per item, so only for a modest count.
-    if starts.len() < 2 || starts.len() > 256 {
+    if starts.len() > 256 {
         let mut out = crate::ast::File::default();
         out.broken
             .extend(starts.iter().filter_map(|&s| item_name(&text[s..])));
@@ -101,7 +108,7 @@ pub fn parse_file_recovering(text: &str, file: FileId) -> (crate::ast::File, Vec
             }
             Err(d) => {
                 out.broken.extend(item_name(&text[start..end]));
-                errors.push(d);
+                errors.extend(body_errors(&text[start..end], start, file, d));
             }
         }
     }
@@ -112,35 +119,135 @@ pub fn parse_file_recovering(text: &str, file: FileId) -> (crate::ast::File, Vec
     (out, errors)
 }
 
+/// The syntax errors of a broken top-level item at `offset`: `first` (the
+/// item's own, earliest error), then the errors of the protocol items after
+/// the one holding it, each parsed on its own (and, in a broken `at` block
+/// or round body, each statement on its own), so independent mistakes in
+/// later rounds and statements are reported together.
+fn body_errors(item: &str, offset: usize, file: FileId, first: Diagnostic) -> Vec<Diagnostic> {
+    let Some(open) = body_start(item) else {
+        return vec![first];
+    };
+    let body_end = item
+        .trim_end()
+        .strip_suffix('}')
+        .map_or(item.len(), str::len);
+    if body_end <= open {
+        return vec![first];
+    }
+    let body = &item[open + 1..body_end];
+    let base = offset + open + 1;
+    let starts = starts_of(body, PROTO_ITEMS);
+    let mut errors = vec![first];
+    let after = errors[0].span.start as usize;
+    for (k, &s) in starts.iter().enumerate() {
+        let e = starts.get(k + 1).copied().unwrap_or(body.len());
+        let chunk = &body[s..e];
+        // Before the first item: blank or comments (an error there is `first`).
+        if k == 0 || base + e <= after {
+            continue;
+        }
+        if base + s <= after {
+            // The item holding the first error: later statements of its block.
+            let more = stmt_errors(chunk, base + s, file, errors[0].clone());
+            errors.extend(more.into_iter().skip(1));
+            continue;
+        }
+        if let Err(err) = OtpParser::parse(Rule::item_probe, chunk) {
+            let d = shifted(parse_error(err, file, chunk), base + s);
+            errors.extend(stmt_errors(chunk, base + s, file, d));
+        }
+    }
+    errors
+}
+
+/// In a broken `at` block or round body (`chunk` at `offset`): the
+/// statements of its innermost block, each parsed on its own; `first` when
+/// that finds nothing more.
+fn stmt_errors(chunk: &str, offset: usize, file: FileId, first: Diagnostic) -> Vec<Diagnostic> {
+    let at = first.span.start as usize - offset;
+    // The block holding the error: the last `{` before it.
+    let Some(open) = chunk[..at.min(chunk.len())].rfind('{') else {
+        return vec![first];
+    };
+    let mut errors = vec![first];
+    let mut s = open + 1;
+    let b = chunk.as_bytes();
+    let mut depth = 0i64;
+    for i in open + 1..b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'}' if depth == 0 => break,
+            b'}' => depth -= 1,
+            b';' if depth == 0 => {
+                let stmt = &chunk[s..=i];
+                if s > at && !stmt.trim().is_empty() {
+                    if let Err(err) = OtpParser::parse(Rule::stmt_probe, stmt) {
+                        errors.push(shifted(parse_error(err, file, stmt), offset + s));
+                    }
+                }
+                s = i + 1;
+            }
+            _ => {}
+        }
+    }
+    errors
+}
+
+/// `d`, found in a piece of text starting at byte `by` of the file.
+fn shifted(mut d: Diagnostic, by: usize) -> Diagnostic {
+    d.span.start += by as u32;
+    d.span.end += by as u32;
+    d
+}
+
+/// The `{` opening a protocol's body (not one of `realizes ... with { }`).
+fn body_start(item: &str) -> Option<usize> {
+    if !item.trim_start().starts_with("protocol") {
+        return None;
+    }
+    let b = item.as_bytes();
+    let mut depth = 0i64;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'{' if depth == 0 => {
+                if !item[..i].trim_end().ends_with("with") {
+                    return Some(i);
+                }
+                depth += 1;
+            }
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Byte offsets where top-level items start: a keyword that begins an item,
 /// outside brackets, strings and comments. The first item starts at 0 (so
 /// leading text that is not an item is parsed with it).
 fn item_starts(text: &str) -> Vec<usize> {
     const KEYWORDS: [&str; 5] = ["protocol", "intrinsic", "functionality", "extern", "import"];
+    starts_of(text, &KEYWORDS)
+}
+
+/// Byte offsets where a word of `keywords` stands outside brackets,
+/// strings and comments (and 0).
+fn starts_of(text: &str, keywords: &[&str]) -> Vec<usize> {
     let b = text.as_bytes();
     let mut starts = vec![0];
     let (mut depth, mut i) = (0i64, 0);
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     while i < b.len() {
+        if let Some(end) = skip_trivia(b, i) {
+            i = end + 1;
+            continue;
+        }
         match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += 1;
-                }
-            }
             b'{' | b'(' | b'[' => depth += 1,
             b'}' | b')' | b']' => depth -= 1,
             c if depth <= 0 && word(c) && (i == 0 || !word(b[i - 1])) => {
@@ -148,7 +255,7 @@ fn item_starts(text: &str) -> Vec<usize> {
                 while j < b.len() && word(b[j]) {
                     j += 1;
                 }
-                if KEYWORDS.contains(&&text[i..j]) && i > 0 {
+                if keywords.contains(&&text[i..j]) && i > 0 {
                     starts.push(i);
                     // A stray closing bracket must not shift the next item.
                     depth = 0;
@@ -187,51 +294,118 @@ fn first(pair: Pair<Rule>) -> Pair<Rule> {
     inner.next().unwrap_or(pair)
 }
 
-/// How deep the syntax tree may nest. Every later pass (AST building,
-/// checking, code generation) recurses over it, and a compiler must not
-/// overflow its stack on an absurd input. The shipped protocols need at
-/// most 30 (an operator counts 3, see `check_depth`).
-const MAX_DEPTH: usize = 160;
+/// How deep brackets and expressions may nest: parentheses, brackets,
+/// braces and prefix operators (`!!x`) each count one level, so 256
+/// levels of parentheses inside a protocol's `at` block are accepted.
+/// Binary operators do not nest: a chain `a ^ b ^ c ^ ...` of any length is
+/// one level. Beyond the limit the input is rejected (with its location)
+/// before anything recurses over it.
+pub const MAX_NESTING: usize = 300;
 
-/// Rejects input nested too deeply, before anything recurses over it. An
-/// expression's operators count as nesting too (`!!!!x`, `a + b + c + ...`
-/// become chains of nodes).
+/// The stack the compiler's recursive passes run on (parser, checker, code
+/// generation; they recurse once per nesting level and once per operand of
+/// an operator chain). Reserved, not committed: untouched pages cost no
+/// memory.
+const COMPILER_STACK: usize = 256 << 20;
+
+/// Runs `f` (a whole compilation) on the compiler's own large stack.
+pub(crate) fn on_compiler_stack<T>(f: impl FnOnce() -> T) -> T {
+    stacker::grow(COMPILER_STACK, f)
+}
+
+/// Runs `f`, a step of a recursive pass, growing the stack first when
+/// little is left (for passes run outside [`on_compiler_stack`]).
+pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
+    stacker::maybe_grow(256 * 1024, 16 << 20, f)
+}
+
+fn too_deep(file: FileId, at: usize) -> Diagnostic {
+    Diagnostic::error(
+        Span {
+            file,
+            start: at as u32,
+            end: at as u32 + 1,
+        },
+        format!("this is nested too deeply for the compiler (more than {MAX_NESTING} levels)"),
+    )
+    .with_help("split the expression into several assignments")
+}
+
+/// At a comment or string starting at `i`: the index of its last byte.
+fn skip_trivia(b: &[u8], mut i: usize) -> Option<usize> {
+    match b[i] {
+        b'/' if b.get(i + 1) == Some(&b'/') => {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        }
+        b'/' if b.get(i + 1) == Some(&b'*') => {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                i += 1;
+            }
+            i += 1;
+        }
+        b'"' => {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    Some(i)
+}
+
+/// Rejects bracket nesting beyond [`MAX_NESTING`] with a plain scan of the
+/// text (outside comments and strings), before the parser recurses into it.
+fn check_brackets(text: &str, file: FileId) -> Result<(), Diagnostic> {
+    let b = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0);
+    while i < b.len() {
+        if let Some(end) = skip_trivia(b, i) {
+            i = end + 1;
+            continue;
+        }
+        match b[i] {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(too_deep(file, i));
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Rejects expressions nested too deeply, before anything recurses over
+/// them: each expression (a parenthesized one, an index, an argument) and
+/// each prefix operator is a level; the operands of a binary operator chain
+/// are not (the chain is flat in the text).
 fn check_depth(root: Pair<Rule>, file: FileId) -> Result<(), Diagnostic> {
     let mut stack = vec![(root, 0usize)];
     while let Some((pair, depth)) = stack.pop() {
-        // Operators nest too: each becomes a node over its operands, and
-        // every pass recurses through several frames per node.
-        let ops: usize = if pair.as_rule() == Rule::expr {
-            pair.clone()
-                .into_inner()
-                .map(|p| match p.as_rule() {
-                    Rule::not_op | Rule::neg_op => 4,
-                    Rule::expr
-                    | Rule::paren
-                    | Rule::sample
-                    | Rule::array_lit
-                    | Rule::call
-                    | Rule::int_lit
-                    | Rule::bool_lit
-                    | Rule::ident => 0,
-                    _ => 3,
-                })
-                .sum()
-        } else {
-            0
+        let depth = match pair.as_rule() {
+            Rule::expr => {
+                // The longest run of prefix operators on one operand.
+                let (mut run, mut longest) = (0, 0);
+                for p in pair.clone().into_inner() {
+                    run = match p.as_rule() {
+                        Rule::not_op | Rule::neg_op => run + 1,
+                        _ => 0,
+                    };
+                    longest = longest.max(run);
+                }
+                depth + 1 + longest
+            }
+            _ => depth,
         };
-        let depth = depth + 1 + ops;
-        if depth > MAX_DEPTH {
-            let s = pair.as_span();
-            return Err(Diagnostic::error(
-                Span {
-                    file,
-                    start: s.start() as u32,
-                    end: s.start() as u32 + 1,
-                },
-                "this is nested too deeply for the compiler",
-            )
-            .with_help("split the expression into several assignments"));
+        if depth > MAX_NESTING {
+            return Err(too_deep(file, pair.as_span().start()));
         }
         stack.extend(pair.into_inner().map(|p| (p, depth)));
     }
@@ -259,7 +433,7 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::func_error => "`error = path::ErrorType;`",
         Rule::role_list | Rule::role_decl => "a role declaration `role Name`",
         Rule::proto_item => {
-            "a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`)"
+            "a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`, `omit`)"
         }
         Rule::const_decl => "`const NAME: Type = value;`",
         Rule::param_decl => "`param name: Type;`",
@@ -285,6 +459,7 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::do_inputs | Rule::input_bind => "an input binding `Role.field = value`",
         Rule::insert => "`insert after round { ... }`",
         Rule::insert_where => "`after` or `before`",
+        Rule::omit | Rule::omit_kw => "`omit name;`",
         Rule::ty | Rule::array_ty | Rule::named_ty => "a type",
         Rule::expr | Rule::primary => "an expression",
         Rule::infix
@@ -522,7 +697,7 @@ const OPERATORS: &[&str] = &[
 ];
 const EXPR_START: &[&str] = &["!", "(", "-", "[", "_", "sample", "true", "false", "0x"];
 const PROTO_ITEMS: &[&str] = &[
-    "const", "param", "input", "output", "at", "round", "do", "insert",
+    "const", "param", "input", "output", "at", "round", "do", "insert", "omit",
 ];
 const TOP_ITEMS: &[&str] = &["protocol", "intrinsic", "functionality", "extern", "import"];
 
@@ -556,7 +731,7 @@ fn describe_expected(mut toks: Vec<Tok>) -> Vec<String> {
     }
     if PROTO_ITEMS.iter().all(|k| has(&toks, k)) {
         groups.push(
-            "a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`)"
+            "a protocol item (`const`, `param`, `input`, `output`, `at`, `round`, `do`, `insert`, `omit`)"
                 .to_string(),
         );
         remove(&mut toks, PROTO_ITEMS);
@@ -863,6 +1038,15 @@ impl Cx {
                         ..span
                     },
                 })
+            }
+            Rule::omit => {
+                let span = self.span(&p);
+                let names = p
+                    .into_inner()
+                    .filter(|q| q.as_rule() == Rule::ident)
+                    .map(|q| self.ident(Some(q)))
+                    .collect();
+                Item::Omit(Omit { names, span })
             }
             _ => return None,
         })
@@ -1276,5 +1460,46 @@ fn int_literal(text: &str, span: Span) -> Expr {
             ),
             span,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moves_of(src: &str) -> Vec<(String, bool)> {
+        let f = parse_file(src, 0).unwrap_or_else(|d| panic!("{}", d.message));
+        let i = &f.intrinsics[0];
+        i.params
+            .iter()
+            .zip(&i.moves)
+            .map(|(p, m)| (p.name.name.clone(), *m))
+            .collect()
+    }
+
+    #[test]
+    fn move_before_a_named_type() {
+        let got = moves_of(
+            "intrinsic f(st: move MiniMacAes, b: move Block, v: move [Block; 4], k: Block, \
+             moved: movement) -> Block = a::f;",
+        );
+        let want = [
+            ("st", true),
+            ("b", true),
+            ("v", true),
+            ("k", false),
+            ("moved", false),
+        ];
+        assert_eq!(
+            got,
+            want.map(|(n, m)| (n.to_string(), m)).to_vec(),
+            "`move` marks exactly the parameters written with it"
+        );
+        // A type whose name starts with `move` is a type, not the mark.
+        let f = parse_file("intrinsic f(x: movement) -> Block = a::f;", 0)
+            .unwrap_or_else(|d| panic!("{}", d.message));
+        assert!(
+            matches!(&f.intrinsics[0].params[0].ty.kind, TypeKind::Named(n, _) if n.name == "movement")
+        );
     }
 }

@@ -37,3 +37,27 @@ pub fn long_block(n: usize) -> String {
     let _ = writeln!(s, "    }}\n    output B {{ y{}: Block }}\n}}", n.max(2) - 1);
     s
 }
+
+/// A two-party protocol whose sender computes one flat operator chain of
+/// `n` terms of each kind (`x ^ x ^ ...` on blocks, `k + k + ...` on
+/// `u64`) and sends both results.
+pub fn long_chain(n: usize) -> String {
+    let n = n.max(1);
+    let xor = vec!["x"; n].join(" ^ ");
+    let sum = vec!["k"; n].join(" + ");
+    format!(
+        "protocol Scale(role A, role B) {{\n    input A {{ x: Block, k: u64 }}\n    at A {{\n        y = {xor};\n        s = {sum};\n    }}\n    round go: A -> B : Go {{ y: Block, s: u64 }}\n    output B {{ y: Block, s: u64 }}\n}}\n"
+    )
+}
+
+/// Like [`long_chain`] with one expression nested `depth` parentheses
+/// deep: `x ^ (x ^ (x ^ ... (x) ...))`.
+pub fn deep_parens(depth: usize) -> String {
+    let mut e = String::from("x");
+    for _ in 0..depth {
+        e = format!("x ^ ({e})");
+    }
+    format!(
+        "protocol Scale(role A, role B) {{\n    input A {{ x: Block }}\n    at A {{\n        y = {e};\n    }}\n    round go: A -> B : Go {{ y: Block }}\n    output B {{ y: Block }}\n}}\n"
+    )
+}

@@ -775,6 +775,105 @@ fn extends_with_unknown_anchor() {
 }
 
 #[test]
+fn omit_leaves_base_items_out() {
+    // The receiver's output and what only it needs are gone; the sender's
+    // side and every round stay.
+    let text =
+        format!("{CHOSEN_BASE}protocol NoChosen extends Co15 {{\n    omit chosen, table_a;\n}}");
+    let ir = ok_str(&text).ir.unwrap();
+    assert!(ir.outputs[1].is_empty(), "{:?}", ir.outputs[1]);
+    assert_eq!(ir.outputs[0].len(), 1);
+    assert_eq!(
+        ir.rounds.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
+        rounds_of("protocols/co15.otp")
+    );
+    // The quiet conversions omit the base's bit-OT expansion.
+    for rel in [
+        "protocols/quiet_bipsw_rot.otp",
+        "protocols/quiet_gar_rot.otp",
+    ] {
+        let ir = ok_path(rel).ir.unwrap();
+        for outs in &ir.outputs {
+            assert!(outs.iter().all(|(n, _)| n != "ots"), "{rel}: {outs:?}");
+        }
+    }
+}
+
+#[test]
+fn omit_of_something_still_used() {
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit a_a;\n}}");
+    assert_diag(
+        &fail_str(&text),
+        "test.otp",
+        3,
+        10,
+        "`a_a` is omitted, but the statement assigning `messages` at `Sender` still uses it",
+        "omit what uses `a_a` too",
+    );
+    // An omitted round takes its fields with it.
+    let text =
+        format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit chosen, choose_hi;\n}}");
+    assert_diag(
+        &fail_str(&text),
+        "test.otp",
+        3,
+        18,
+        "`big_b_hi` (of the omitted `choose_hi`) is gone, but the statement assigning `b_a` at `Sender` still uses it",
+        "keep `choose_hi`",
+    );
+    // An output the derived protocol's `realizes` maps.
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 realizes RandomOt(Sender = Sender, Receiver = Receiver) with {{ Sender.messages = messages, Receiver.choices = choices, Receiver.chosen = chosen }} {{\n    omit chosen;\n}}");
+    assert_diag(
+        &fail_str(&text),
+        "test.otp",
+        3,
+        10,
+        "`chosen` is omitted, but",
+        "omit what uses `chosen` too",
+    );
+}
+
+#[test]
+fn omit_of_an_unknown_name() {
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit chosen, table_b;\n}}");
+    assert_diag(
+        &fail_str(&text),
+        "test.otp",
+        3,
+        18,
+        "`Co15` has no round, call, value or output named `table_b` to omit",
+        "did you mean `table_a`?",
+    );
+    // Parameters and inputs are not omittable.
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit n;\n}}");
+    assert!(fail_str(&text).contains("no round, call, value or output named `n`"));
+}
+
+#[test]
+fn omit_without_extends_or_inside_insert() {
+    let text = "protocol P(role A, role B) {\n    omit x;\n}";
+    assert_diag(
+        &fail_str(text),
+        "test.otp",
+        2,
+        5,
+        "`omit` is only allowed in a protocol that `extends` another",
+        "extends Base",
+    );
+    let text = format!(
+        "{CHOSEN_BASE}protocol Bad extends Co15 {{\n    insert after setup {{ omit chosen; }}\n}}"
+    );
+    assert_diag(
+        &fail_str(&text),
+        "test.otp",
+        3,
+        26,
+        "`omit` must appear directly in a protocol that `extends` another",
+        "move it out of the `insert` body",
+    );
+}
+
+#[test]
 fn extends_unknown_base() {
     let text = format!("{CHOSEN_BASE}protocol Bad extends Co51 {{ }}");
     assert_diag(

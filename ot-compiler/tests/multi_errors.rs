@@ -168,6 +168,58 @@ protocol Q(role A, role B) { at A { x = ; } }
 }
 
 #[test]
+fn syntax_errors_in_later_rounds_and_statements_of_one_protocol() {
+    // One protocol (the whole file): a broken statement, a second broken
+    // statement in the same block, a broken round header and a broken
+    // statement inside a later round's body are all reported, in order;
+    // the intact items between them produce nothing.
+    let text = "\
+protocol P(role A, role B) {
+    input A { a: Block }
+    at A { x = a ^ ; y = a; w = a ^ ^ a; }
+    round r1: A -> B : M1 { x: Block }
+    round r2: B -> A M2 { x: Block }
+    at B { z = x; }
+    round r3: B -> A : M3 { z: Block } { at B { q = z ^ z; v = !; } }
+    output A { z: Block }
+}
+";
+    let (n, r) = errors(text);
+    assert_eq!(
+        heads(&r),
+        [
+            "error: syntax error: expected an expression, found `;` --> multi.otp:3:20",
+            "error: syntax error: expected an expression, found `^` --> multi.otp:3:37",
+            "error: syntax error: expected `:`, found `M2` --> multi.otp:5:22",
+            "error: syntax error: expected an expression, found `;` --> multi.otp:7:65",
+        ],
+        "{r}"
+    );
+    assert_eq!(n, 4);
+}
+
+#[test]
+fn syntax_errors_in_a_protocol_are_capped_at_twenty() {
+    let mut text = String::from("protocol Many(role A, role B) {\n    input A { a: Block }\n");
+    for i in 0..30 {
+        text.push_str(&format!("    at A {{ x{i} = a ^ ; }}\n"));
+    }
+    text.push_str("}\n");
+    let (n, r) = errors(&text);
+    assert_eq!(n, 21, "{r}");
+    let h = heads(&r);
+    assert_eq!(
+        h[0],
+        "error: syntax error: expected an expression, found `;` --> multi.otp:3:21"
+    );
+    assert_eq!(
+        h[19],
+        "error: syntax error: expected an expression, found `;` --> multi.otp:22:22"
+    );
+    assert_eq!(h[20], "error: 10 more errors not shown --> multi.otp:23:22");
+}
+
+#[test]
 fn at_most_twenty_errors_are_reported() {
     let mut text =
         String::from("protocol Many(role A, role B) {\n    input A { a: Block }\n    at A {\n");

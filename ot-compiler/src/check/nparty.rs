@@ -304,6 +304,7 @@ impl Checker<'_> {
                 ins.span,
                 "`insert` must appear directly in a protocol that `extends` another",
             )),
+            Item::Omit(o) => Err(super::omit_misplaced(o)),
         }
     }
 

@@ -111,6 +111,11 @@ impl ExprGen {
     }
 
     pub(super) fn gen(&self, e: &TExpr) -> (TokenStream, Mode) {
+        // Recursive once per operand of a chain: grow the stack as needed.
+        crate::parse::deep(|| self.gen_at(e))
+    }
+
+    fn gen_at(&self, e: &TExpr) -> (TokenStream, Mode) {
         let rt = rt();
         match &e.kind {
             TExprKind::Int(v) => {
