@@ -74,10 +74,40 @@ from_protocol_errors!(
     delta_softspoken_malicious
 );
 
+crate::runtime::__if_tokio! {
+    /// The default of the async functionality methods: `trait_name` is
+    /// implemented without an async version.
+    fn no_async<'a, T: 'a>(
+        trait_name: &'static str,
+    ) -> crate::runtime::channel::BoxFuture<'a, Result<T, OtError>> {
+        Box::pin(async move {
+            Err(OtError(
+                format!("this {trait_name} implementation has no async version").into(),
+            ))
+        })
+    }
+}
+
 /// Sender of random OTs: gets two random messages per OT.
 pub trait RandomOtSender {
     /// Runs `n` random OTs; returns `[m0, m1]` for each.
     fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError>;
+
+    crate::runtime::__if_tokio! {
+        /// The async twin of [`RandomOtSender::send_random`] (cargo feature `tokio`),
+        /// which the async drivers (`run_async`) of protocols calling this
+        /// functionality use. Generated realizations implement it; the
+        /// default fails with an [`OtError`] saying the implementation has
+        /// no async version.
+        #[allow(unused_variables)]
+        fn send_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            n: usize,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
+            no_async("RandomOtSender")
+        }
+    }
 }
 
 /// Receiver of random OTs: gets the message of its choice.
@@ -88,18 +118,66 @@ pub trait RandomOtReceiver {
         ch: &mut dyn Channel,
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError>;
+
+    crate::runtime::__if_tokio! {
+        /// The async twin of [`RandomOtReceiver::receive_random`] (cargo feature `tokio`),
+        /// which the async drivers (`run_async`) of protocols calling this
+        /// functionality use. Generated realizations implement it; the
+        /// default fails with an [`OtError`] saying the implementation has
+        /// no async version.
+        #[allow(unused_variables)]
+        fn receive_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            choices: &'a Bits,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            no_async("RandomOtReceiver")
+        }
+    }
 }
 
 /// Sender of chosen-message OTs.
 pub trait OtSender {
     /// Transfers one of `messages[i]` per OT.
     fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError>;
+
+    crate::runtime::__if_tokio! {
+        /// The async twin of [`OtSender::send`] (cargo feature `tokio`),
+        /// which the async drivers (`run_async`) of protocols calling this
+        /// functionality use. Generated realizations implement it; the
+        /// default fails with an [`OtError`] saying the implementation has
+        /// no async version.
+        #[allow(unused_variables)]
+        fn send_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            messages: &'a [[Block; 2]],
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<(), OtError>> {
+            no_async("OtSender")
+        }
+    }
 }
 
 /// Receiver of chosen-message OTs.
 pub trait OtReceiver {
     /// Receives `messages[i][c_i]` per OT.
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError>;
+
+    crate::runtime::__if_tokio! {
+        /// The async twin of [`OtReceiver::receive`] (cargo feature `tokio`),
+        /// which the async drivers (`run_async`) of protocols calling this
+        /// functionality use. Generated realizations implement it; the
+        /// default fails with an [`OtError`] saying the implementation has
+        /// no async version.
+        #[allow(unused_variables)]
+        fn receive_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            choices: &'a Bits,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            no_async("OtReceiver")
+        }
+    }
 }
 
 /// Sender of correlated OTs (Delta-OT): holds one global `delta` for its
@@ -118,6 +196,22 @@ pub trait CorrelatedOtSender {
     /// Runs `n` correlated OTs under [`CorrelatedOtSender::delta`]; returns
     /// the `z_i`.
     fn send_correlated(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<Block>, OtError>;
+
+    crate::runtime::__if_tokio! {
+        /// The async twin of [`CorrelatedOtSender::send_correlated`] (cargo feature `tokio`),
+        /// which the async drivers (`run_async`) of protocols calling this
+        /// functionality use. Generated realizations implement it; the
+        /// default fails with an [`OtError`] saying the implementation has
+        /// no async version.
+        #[allow(unused_variables)]
+        fn send_correlated_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            n: usize,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            no_async("CorrelatedOtSender")
+        }
+    }
 }
 
 /// Receiver of correlated OTs.
@@ -128,6 +222,22 @@ pub trait CorrelatedOtReceiver {
         ch: &mut dyn Channel,
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError>;
+
+    crate::runtime::__if_tokio! {
+        /// The async twin of [`CorrelatedOtReceiver::receive_correlated`] (cargo feature `tokio`),
+        /// which the async drivers (`run_async`) of protocols calling this
+        /// functionality use. Generated realizations implement it; the
+        /// default fails with an [`OtError`] saying the implementation has
+        /// no async version.
+        #[allow(unused_variables)]
+        fn receive_correlated_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            choices: &'a Bits,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            no_async("CorrelatedOtReceiver")
+        }
+    }
 }
 
 /// Sender of all-but-one OTs (the `AllButOneOt` functionality of
@@ -142,6 +252,23 @@ pub trait AboOtSender {
         trees: usize,
         k: usize,
     ) -> Result<crate::runtime::abo::AboSenderLeaves, OtError>;
+
+    crate::runtime::__if_tokio! {
+        /// The async twin of [`AboOtSender::send_abo`] (cargo feature `tokio`),
+        /// which the async drivers (`run_async`) of protocols calling this
+        /// functionality use. Generated realizations implement it; the
+        /// default fails with an [`OtError`] saying the implementation has
+        /// no async version.
+        #[allow(unused_variables)]
+        fn send_abo_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            trees: usize,
+            k: usize,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<crate::runtime::abo::AboSenderLeaves, OtError>> {
+            no_async("AboOtSender")
+        }
+    }
 }
 
 /// Receiver of all-but-one OTs: gets every leaf of tree `t` except leaf
@@ -155,6 +282,24 @@ pub trait AboOtReceiver {
         k: usize,
         alphas: &[usize],
     ) -> Result<crate::runtime::abo::AboReceiverLeaves, OtError>;
+
+    crate::runtime::__if_tokio! {
+        /// The async twin of [`AboOtReceiver::receive_abo`] (cargo feature `tokio`),
+        /// which the async drivers (`run_async`) of protocols calling this
+        /// functionality use. Generated realizations implement it; the
+        /// default fails with an [`OtError`] saying the implementation has
+        /// no async version.
+        #[allow(unused_variables)]
+        fn receive_abo_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            trees: usize,
+            k: usize,
+            alphas: &'a [usize],
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<crate::runtime::abo::AboReceiverLeaves, OtError>> {
+            no_async("AboOtReceiver")
+        }
+    }
 }
 
 /// Which base-OT protocol a [`BaseOt`] runs.
@@ -244,6 +389,20 @@ impl RandomOtSender for BaseOt {
         on_base!(self, SenderRealization, [co15, np00, mr19], |p| p
             .send_random(ch, n))
     }
+    crate::runtime::__if_tokio! {
+        fn send_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            n: usize,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
+            Box::pin(async move {
+                let n = len_param(n)?;
+                on_base!(self, SenderRealization, [co15, np00, mr19], |p| p
+                    .send_random_async(ch, n)
+                    .await)
+            })
+        }
+    }
 }
 
 impl RandomOtReceiver for BaseOt {
@@ -255,6 +414,20 @@ impl RandomOtReceiver for BaseOt {
         len_param(choices.len())?;
         on_base!(self, ReceiverRealization, [co15, np00, mr19], |p| p
             .receive_random(ch, choices))
+    }
+    crate::runtime::__if_tokio! {
+        fn receive_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            choices: &'a Bits,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            Box::pin(async move {
+                len_param(choices.len())?;
+                on_base!(self, ReceiverRealization, [co15, np00, mr19], |p| p
+                    .receive_random_async(ch, choices)
+                    .await)
+            })
+        }
     }
 }
 
@@ -341,6 +514,12 @@ impl OtExtension {
         self
     }
 
+    /// Uses this RNG instead of OS randomness (reproducible runs).
+    pub fn with_rng(mut self, rng: Rng) -> Self {
+        self.rng = rng;
+        self
+    }
+
     pub(crate) fn fork(&mut self) -> Rng {
         self.rng.fork()
     }
@@ -386,6 +565,25 @@ impl RandomOtSender for OtExtension {
             |p| p.send_random(ch, n)
         )
     }
+
+    crate::runtime::__if_tokio! {
+        fn send_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            n: usize,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
+            Box::pin(async move {
+                let n = len_param(n)?;
+                on_extension!(
+                    self,
+                    SenderRealization,
+                    SenderSubs,
+                    [iknp, kos, softspoken, softspoken_malicious],
+                    |p| p.send_random_async(ch, n).await
+                )
+            })
+        }
+    }
 }
 
 impl RandomOtReceiver for OtExtension {
@@ -402,6 +600,25 @@ impl RandomOtReceiver for OtExtension {
             [iknp, kos, softspoken, softspoken_malicious],
             |p| p.receive_random(ch, choices)
         )
+    }
+
+    crate::runtime::__if_tokio! {
+        fn receive_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            choices: &'a Bits,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            Box::pin(async move {
+                len_param(choices.len())?;
+                on_extension!(
+                    self,
+                    ReceiverRealization,
+                    ReceiverSubs,
+                    [iknp, kos, softspoken, softspoken_malicious],
+                    |p| p.receive_random_async(ch, choices).await
+                )
+            })
+        }
     }
 }
 

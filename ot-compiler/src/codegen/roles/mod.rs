@@ -1,12 +1,14 @@
 //! One typestate per role of a two-party protocol: input and output
 //! structs, the state structs, `new`, the step methods, `finish`, the
-//! blocking driver and the role's transcript.
+//! blocking driver, the async driver (gated on the runtime's `tokio`
+//! feature) and the role's transcript.
 
 mod analysis;
 mod driver;
 mod steps;
 
 use super::expr::ExprGen;
+use super::io::{gate, Io};
 use super::names::{id, rt, snake};
 use super::stream::{give_back, output_claims, scratch_keys};
 use super::wire::rust_ty;
@@ -261,12 +263,21 @@ impl<'a> RoleGen<'a> {
         let first_name = &self.states[0].name;
         let (mut steps, mut transcript) = (vec![], vec![]);
         // Driver steps before the peer's session binding is checked (sends
-        // only) and from the first step that reads on.
+        // only) and from the first step that reads on; the same for the
+        // async driver, which exists when every step has an async twin.
         let (mut pre, mut post) = (vec![], vec![]);
+        let (mut apre, mut apost, mut async_ok) = (vec![], vec![], true);
         for si in 0..self.states.len() {
             if let Some(s) = self.step(si) {
                 steps.push(s.code);
-                if s.reads || !post.is_empty() {
+                steps.push(s.async_code);
+                let to_post = s.reads || !post.is_empty();
+                match s.async_driver {
+                    Some(d) if to_post => apost.push(d),
+                    Some(d) => apre.push(d),
+                    None => async_ok = false,
+                }
+                if to_post {
                     post.push(s.driver);
                 } else {
                     pre.push(s.driver);
@@ -283,7 +294,24 @@ impl<'a> RoleGen<'a> {
         let state_structs = self.state_structs();
         let (subs_def, subs_arg, subs_init) = self.subs_struct();
         let new_fn = self.new_fn(&input, &subs_arg, &subs_init);
-        let run_fn = driver::run_fn(&output, rname, self.ri, &pre, &post);
+        let run_fn = driver::run_fn(Io::Blocking, &output, rname, self.ri, &pre, &post);
+        let run_async = if async_ok {
+            let run_async = driver::run_fn(Io::Async, &output, rname, self.ri, &apre, &apost);
+            let party = if self.ir.roles.len() == 2 {
+                driver::async_party(role, role_mod, first_name, &output)
+            } else {
+                quote!()
+            };
+            gate(
+                Io::Async,
+                quote! {
+                    impl #role<#role_mod::#first_name> { #run_async }
+                    #party
+                },
+            )
+        } else {
+            quote!()
+        };
         let finish = self.finish_impl(&output);
         let role_doc = format!("Role `{rname}` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the role in its next state.", self.ir.location);
         let items = quote! {
@@ -321,6 +349,7 @@ impl<'a> RoleGen<'a> {
                 }
                 #run_fn
             }
+            #run_async
             #(#steps)*
             #finish
         };
