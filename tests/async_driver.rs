@@ -14,7 +14,7 @@ use ot::runtime::channel::{
 };
 use ot::runtime::code::LinearCode;
 use ot::runtime::rng::Rng;
-use ot::runtime::session::{run_pair, AsyncParty, DualOf, Party};
+use ot::runtime::session::{run_pair, AsyncParty, DualOf, Party, PartyResult};
 use ot::runtime::{Bits, Block};
 use ot::*;
 use std::fmt::Debug;
@@ -119,11 +119,7 @@ where
 
 /// `x` async (a tokio TCP client) against `y` blocking (a `TcpChannel`
 /// server on a thread).
-fn mixed<X, Y>(
-    rt: &tokio::runtime::Runtime,
-    x: X,
-    y: Y,
-) -> (Result<X::Output, X::Error>, Result<Y::Output, Y::Error>)
+fn mixed<X, Y>(rt: &tokio::runtime::Runtime, x: X, y: Y) -> (PartyResult<X>, PartyResult<Y>)
 where
     X: AsyncParty + Send,
     Y: Party + Send,
@@ -652,4 +648,125 @@ fn async_binding_refuses_another_protocol() {
     });
     assert!(matches!(a, Err(co15::Error::PeerMismatch { .. })), "{a:?}");
     assert!(matches!(b, Err(np00::Error::PeerMismatch { .. })), "{b:?}");
+}
+
+/// The async channel's frames: bounded receives, typed errors for a frame
+/// that is too long, a hang-up between frames and one inside a frame, and
+/// payload byte counters; a blocking `TcpChannel` reads its frames.
+#[test]
+fn tokio_channel_frames_and_errors() {
+    use ot::runtime::channel::{Channel, ChannelError};
+    use tokio::io::AsyncWriteExt;
+    let rt = runtime();
+    rt.block_on(async {
+        let (mut a, mut b) = duplex_pair(64);
+        // Larger than the duplex buffer and than the write buffer.
+        let big = vec![7u8; 100_000];
+        let send = async {
+            a.send(b"hello").await.unwrap();
+            a.send(&big).await.unwrap();
+            a.send(&[1, 2, 3]).await.unwrap();
+            a.flush().await.unwrap();
+            a
+        };
+        let recv = async {
+            let mut buf = vec![];
+            b.recv_into(&mut buf, 5).await.unwrap();
+            assert_eq!(buf, b"hello");
+            let mut out = vec![0u8; 200_000];
+            assert_eq!(b.recv_into_slice(&mut out).await.unwrap(), big.len());
+            assert!(out[..big.len()] == big[..]);
+            let err = b.recv_into(&mut buf, 2).await.unwrap_err();
+            assert!(
+                matches!(err, ChannelError::Oversized { len: 3, max: 2 }),
+                "{err:?}"
+            );
+            b
+        };
+        let (a, b) = tokio::join!(send, recv);
+        assert_eq!(a.stats().bytes_sent, 5 + 100_000 + 3);
+        assert_eq!(a.stats().messages_sent, 3);
+        assert_eq!(b.stats().bytes_received, 5 + 100_000);
+        drop(a);
+        let mut b = b;
+        let err = b.recv_into(&mut vec![], 10).await.unwrap_err();
+        assert!(matches!(err, ChannelError::Closed), "{err:?}");
+
+        // A peer that hangs up inside a frame: truncated, not a hang.
+        let (x, y) = tokio::io::duplex(1024);
+        let mut y = TokioChannel::new(y);
+        let mut x = x;
+        x.write_all(&10u64.to_le_bytes()).await.unwrap();
+        x.write_all(b"abc").await.unwrap();
+        drop(x);
+        let err = y.recv_into(&mut vec![], 100).await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ChannelError::Truncated {
+                    expected: 10,
+                    got: 3
+                }
+            ),
+            "{err:?}"
+        );
+    });
+
+    // A blocking TcpChannel reads the async channel's frames and answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::scope(|sc| {
+        let h = sc.spawn(move || {
+            let mut ch = TcpChannel::accept(&listener, Duration::from_secs(60)).unwrap();
+            let got = ch.recv(1 << 20).unwrap();
+            ch.send(&got[..4]).unwrap();
+            ch.flush().unwrap();
+            got.len()
+        });
+        let back = rt.block_on(async {
+            let mut ch = TokioChannel::connect(addr).await.unwrap();
+            ch.send(&[9u8; 70_000]).await.unwrap();
+            let mut buf = vec![];
+            ch.recv_into(&mut buf, 4).await.unwrap();
+            buf
+        });
+        assert_eq!(back, [9u8; 4]);
+        assert_eq!(h.join().unwrap(), 70_000);
+    });
+}
+
+/// The async driver moves exactly the frames and bytes of the blocking one
+/// (the binding, IKNP's rounds, the base OTs' rounds), and the
+/// specification's `comm` bounds what IKNP itself sends.
+#[test]
+fn async_traffic_matches_blocking() {
+    use ot::runtime::channel::{Channel, MemoryChannel};
+    use ot::runtime::session::run_pair_over;
+    let m = 5000;
+    let p = iknp::Params::new(m, 1, false).unwrap();
+    let make = || {
+        let s = iknp::SenderSubs { base: base(5) };
+        let s = iknp::Sender::new(p, iknp::SenderInput {}, rng(2), s).unwrap();
+        let ri = iknp::ReceiverInput { r: bits(1, m) };
+        let r = iknp::ReceiverSubs { base: base(6) };
+        (s, iknp::Receiver::new(p, ri, rng(3), r).unwrap())
+    };
+    let (s, r) = make();
+    let (mut ma, mut mb) = MemoryChannel::pair();
+    let (a, b) = run_pair_over(s, r, &mut ma, &mut mb);
+    a.unwrap();
+    b.unwrap();
+    let (s, r) = make();
+    let (ta, tb) = runtime().block_on(async {
+        let (mut ca, mut cb) = local_pair_tokio_tcp().await.unwrap();
+        let (a, b) = tokio::join!(s.run_async(&mut ca), r.run_async(&mut cb));
+        a.unwrap();
+        b.unwrap();
+        (ca.stats(), cb.stats())
+    });
+    assert_eq!(ta, ma.stats());
+    assert_eq!(tb, mb.stats());
+    let comm = iknp::comm(&p);
+    assert!(tb.bytes_sent >= comm.receiver as u64);
+    assert!(ta.bytes_sent >= comm.sender as u64);
 }
