@@ -74,6 +74,25 @@ from_protocol_errors!(
     delta_softspoken_malicious
 );
 
+/// Declares the async twin `$name` of functionality method `$tr::$bl`
+/// (cargo feature `tokio`): a boxed future over an async channel, whose
+/// default fails with an [`OtError`] (see [`no_async`]).
+macro_rules! async_twin {
+    ($lt:lifetime, $tr:literal, $bl:literal, $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        crate::runtime::__if_tokio! {
+            #[doc = concat!("The async twin of [`", $tr, "::", $bl, "`] (cargo feature `tokio`), which the async drivers (`run_async`) of protocols calling this functionality use. Generated realizations implement it; the default fails with an [`OtError`] saying the implementation has no async version.")]
+            #[allow(unused_variables)]
+            fn $name<$lt>(
+                &$lt mut self,
+                ch: &$lt mut dyn crate::runtime::channel::AsyncChannel,
+                $($arg: $ty),*
+            ) -> crate::runtime::channel::BoxFuture<$lt, Result<$ret, OtError>> {
+                no_async($tr)
+            }
+        }
+    };
+}
+
 crate::runtime::__if_tokio! {
     /// The default of the async functionality methods: `trait_name` is
     /// implemented without an async version.
@@ -93,21 +112,7 @@ pub trait RandomOtSender {
     /// Runs `n` random OTs; returns `[m0, m1]` for each.
     fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError>;
 
-    crate::runtime::__if_tokio! {
-        /// The async twin of [`RandomOtSender::send_random`] (cargo feature `tokio`),
-        /// which the async drivers (`run_async`) of protocols calling this
-        /// functionality use. Generated realizations implement it; the
-        /// default fails with an [`OtError`] saying the implementation has
-        /// no async version.
-        #[allow(unused_variables)]
-        fn send_random_async<'a>(
-            &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
-            n: usize,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
-            no_async("RandomOtSender")
-        }
-    }
+    async_twin!('a, "RandomOtSender", "send_random", send_random_async(n: usize) -> Vec<[Block; 2]>);
 }
 
 /// Receiver of random OTs: gets the message of its choice.
@@ -119,21 +124,7 @@ pub trait RandomOtReceiver {
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError>;
 
-    crate::runtime::__if_tokio! {
-        /// The async twin of [`RandomOtReceiver::receive_random`] (cargo feature `tokio`),
-        /// which the async drivers (`run_async`) of protocols calling this
-        /// functionality use. Generated realizations implement it; the
-        /// default fails with an [`OtError`] saying the implementation has
-        /// no async version.
-        #[allow(unused_variables)]
-        fn receive_random_async<'a>(
-            &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
-            choices: &'a Bits,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
-            no_async("RandomOtReceiver")
-        }
-    }
+    async_twin!('a, "RandomOtReceiver", "receive_random", receive_random_async(choices: &'a Bits) -> Vec<Block>);
 }
 
 /// Sender of chosen-message OTs.
@@ -141,21 +132,7 @@ pub trait OtSender {
     /// Transfers one of `messages[i]` per OT.
     fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError>;
 
-    crate::runtime::__if_tokio! {
-        /// The async twin of [`OtSender::send`] (cargo feature `tokio`),
-        /// which the async drivers (`run_async`) of protocols calling this
-        /// functionality use. Generated realizations implement it; the
-        /// default fails with an [`OtError`] saying the implementation has
-        /// no async version.
-        #[allow(unused_variables)]
-        fn send_async<'a>(
-            &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
-            messages: &'a [[Block; 2]],
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<(), OtError>> {
-            no_async("OtSender")
-        }
-    }
+    async_twin!('a, "OtSender", "send", send_async(messages: &'a [[Block; 2]]) -> ());
 }
 
 /// Receiver of chosen-message OTs.
@@ -163,21 +140,7 @@ pub trait OtReceiver {
     /// Receives `messages[i][c_i]` per OT.
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError>;
 
-    crate::runtime::__if_tokio! {
-        /// The async twin of [`OtReceiver::receive`] (cargo feature `tokio`),
-        /// which the async drivers (`run_async`) of protocols calling this
-        /// functionality use. Generated realizations implement it; the
-        /// default fails with an [`OtError`] saying the implementation has
-        /// no async version.
-        #[allow(unused_variables)]
-        fn receive_async<'a>(
-            &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
-            choices: &'a Bits,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
-            no_async("OtReceiver")
-        }
-    }
+    async_twin!('a, "OtReceiver", "receive", receive_async(choices: &'a Bits) -> Vec<Block>);
 }
 
 /// Sender of correlated OTs (Delta-OT): holds one global `delta` for its
@@ -197,21 +160,7 @@ pub trait CorrelatedOtSender {
     /// the `z_i`.
     fn send_correlated(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<Block>, OtError>;
 
-    crate::runtime::__if_tokio! {
-        /// The async twin of [`CorrelatedOtSender::send_correlated`] (cargo feature `tokio`),
-        /// which the async drivers (`run_async`) of protocols calling this
-        /// functionality use. Generated realizations implement it; the
-        /// default fails with an [`OtError`] saying the implementation has
-        /// no async version.
-        #[allow(unused_variables)]
-        fn send_correlated_async<'a>(
-            &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
-            n: usize,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
-            no_async("CorrelatedOtSender")
-        }
-    }
+    async_twin!('a, "CorrelatedOtSender", "send_correlated", send_correlated_async(n: usize) -> Vec<Block>);
 }
 
 /// Receiver of correlated OTs.
@@ -223,21 +172,7 @@ pub trait CorrelatedOtReceiver {
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError>;
 
-    crate::runtime::__if_tokio! {
-        /// The async twin of [`CorrelatedOtReceiver::receive_correlated`] (cargo feature `tokio`),
-        /// which the async drivers (`run_async`) of protocols calling this
-        /// functionality use. Generated realizations implement it; the
-        /// default fails with an [`OtError`] saying the implementation has
-        /// no async version.
-        #[allow(unused_variables)]
-        fn receive_correlated_async<'a>(
-            &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
-            choices: &'a Bits,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
-            no_async("CorrelatedOtReceiver")
-        }
-    }
+    async_twin!('a, "CorrelatedOtReceiver", "receive_correlated", receive_correlated_async(choices: &'a Bits) -> Vec<Block>);
 }
 
 /// Sender of all-but-one OTs (the `AllButOneOt` functionality of
@@ -253,22 +188,7 @@ pub trait AboOtSender {
         k: usize,
     ) -> Result<crate::runtime::abo::AboSenderLeaves, OtError>;
 
-    crate::runtime::__if_tokio! {
-        /// The async twin of [`AboOtSender::send_abo`] (cargo feature `tokio`),
-        /// which the async drivers (`run_async`) of protocols calling this
-        /// functionality use. Generated realizations implement it; the
-        /// default fails with an [`OtError`] saying the implementation has
-        /// no async version.
-        #[allow(unused_variables)]
-        fn send_abo_async<'a>(
-            &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
-            trees: usize,
-            k: usize,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<crate::runtime::abo::AboSenderLeaves, OtError>> {
-            no_async("AboOtSender")
-        }
-    }
+    async_twin!('a, "AboOtSender", "send_abo", send_abo_async(trees: usize, k: usize) -> crate::runtime::abo::AboSenderLeaves);
 }
 
 /// Receiver of all-but-one OTs: gets every leaf of tree `t` except leaf
@@ -283,23 +203,7 @@ pub trait AboOtReceiver {
         alphas: &[usize],
     ) -> Result<crate::runtime::abo::AboReceiverLeaves, OtError>;
 
-    crate::runtime::__if_tokio! {
-        /// The async twin of [`AboOtReceiver::receive_abo`] (cargo feature `tokio`),
-        /// which the async drivers (`run_async`) of protocols calling this
-        /// functionality use. Generated realizations implement it; the
-        /// default fails with an [`OtError`] saying the implementation has
-        /// no async version.
-        #[allow(unused_variables)]
-        fn receive_abo_async<'a>(
-            &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
-            trees: usize,
-            k: usize,
-            alphas: &'a [usize],
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<crate::runtime::abo::AboReceiverLeaves, OtError>> {
-            no_async("AboOtReceiver")
-        }
-    }
+    async_twin!('a, "AboOtReceiver", "receive_abo", receive_abo_async(trees: usize, k: usize, alphas: &'a [usize]) -> crate::runtime::abo::AboReceiverLeaves);
 }
 
 /// Which base-OT protocol a [`BaseOt`] runs.

@@ -687,8 +687,10 @@ fn tokio_channel_frames_and_errors() {
         assert_eq!(a.stats().bytes_sent, 5 + 100_000 + 3);
         assert_eq!(a.stats().messages_sent, 3);
         assert_eq!(b.stats().bytes_received, 5 + 100_000);
+        drop((a, b));
+        // A peer that hangs up between frames: closed.
+        let (a, mut b) = duplex_pair(64);
         drop(a);
-        let mut b = b;
         let err = b.recv_into(&mut vec![], 10).await.unwrap_err();
         assert!(matches!(err, ChannelError::Closed), "{err:?}");
 

@@ -75,63 +75,44 @@ pub trait AsyncChannel: Send {
     fn stats(&self) -> ChannelStats;
 }
 
-impl<C: AsyncChannel + ?Sized> AsyncChannel for &mut C {
-    fn send<'a>(&'a mut self, msg: &'a [u8]) -> BoxFuture<'a, Result<(), ChannelError>> {
-        (**self).send(msg)
-    }
-    fn send_vec(&mut self, msg: Vec<u8>) -> BoxFuture<'_, Result<(), ChannelError>> {
-        (**self).send_vec(msg)
-    }
-    fn recv_into<'a>(
-        &'a mut self,
-        buf: &'a mut Vec<u8>,
-        max_len: usize,
-    ) -> BoxFuture<'a, Result<(), ChannelError>> {
-        (**self).recv_into(buf, max_len)
-    }
-    fn recv_into_slice<'a>(
-        &'a mut self,
-        out: &'a mut [u8],
-    ) -> BoxFuture<'a, Result<usize, ChannelError>> {
-        (**self).recv_into_slice(out)
-    }
-    fn flush(&mut self) -> BoxFuture<'_, Result<(), ChannelError>> {
-        (**self).flush()
-    }
-    fn stats(&self) -> ChannelStats {
-        (**self).stats()
-    }
+/// An `AsyncChannel` impl for a pointer type `$t` to a channel `C`,
+/// forwarding every method.
+macro_rules! forward_async_channel {
+    ($t:ty) => {
+        impl<C: AsyncChannel + ?Sized> AsyncChannel for $t {
+            fn send<'a>(&'a mut self, msg: &'a [u8]) -> BoxFuture<'a, Result<(), ChannelError>> {
+                (**self).send(msg)
+            }
+            fn send_vec(&mut self, msg: Vec<u8>) -> BoxFuture<'_, Result<(), ChannelError>> {
+                (**self).send_vec(msg)
+            }
+            fn recv_into<'a>(
+                &'a mut self,
+                buf: &'a mut Vec<u8>,
+                max_len: usize,
+            ) -> BoxFuture<'a, Result<(), ChannelError>> {
+                (**self).recv_into(buf, max_len)
+            }
+            fn recv_into_slice<'a>(
+                &'a mut self,
+                out: &'a mut [u8],
+            ) -> BoxFuture<'a, Result<usize, ChannelError>> {
+                (**self).recv_into_slice(out)
+            }
+            fn flush(&mut self) -> BoxFuture<'_, Result<(), ChannelError>> {
+                (**self).flush()
+            }
+            fn stats(&self) -> ChannelStats {
+                (**self).stats()
+            }
+        }
+    };
 }
 
-/// Boxed async channels (`Box<dyn AsyncChannel>`) are async channels, so a
-/// transport can be chosen at run time.
-impl<C: AsyncChannel + ?Sized> AsyncChannel for Box<C> {
-    fn send<'a>(&'a mut self, msg: &'a [u8]) -> BoxFuture<'a, Result<(), ChannelError>> {
-        (**self).send(msg)
-    }
-    fn send_vec(&mut self, msg: Vec<u8>) -> BoxFuture<'_, Result<(), ChannelError>> {
-        (**self).send_vec(msg)
-    }
-    fn recv_into<'a>(
-        &'a mut self,
-        buf: &'a mut Vec<u8>,
-        max_len: usize,
-    ) -> BoxFuture<'a, Result<(), ChannelError>> {
-        (**self).recv_into(buf, max_len)
-    }
-    fn recv_into_slice<'a>(
-        &'a mut self,
-        out: &'a mut [u8],
-    ) -> BoxFuture<'a, Result<usize, ChannelError>> {
-        (**self).recv_into_slice(out)
-    }
-    fn flush(&mut self) -> BoxFuture<'_, Result<(), ChannelError>> {
-        (**self).flush()
-    }
-    fn stats(&self) -> ChannelStats {
-        (**self).stats()
-    }
-}
+forward_async_channel!(&mut C);
+// Boxed async channels (`Box<dyn AsyncChannel>`) are async channels, so a
+// transport can be chosen at run time.
+forward_async_channel!(Box<C>);
 
 /// Length-prefixed frames over a tokio byte stream `S` (the frame format of
 /// [`TcpChannel`](super::TcpChannel), so either end may be blocking).
