@@ -83,6 +83,21 @@ impl AboOtSender for AboOt {
         on_abo!(self, SenderRealization, SenderSubs, |p| p
             .send_abo(ch, trees, k))
     }
+
+    crate::runtime::__if_tokio! {
+        fn send_abo_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            trees: usize,
+            k: usize,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<AboSenderLeaves, OtError>> {
+            Box::pin(async move {
+                on_abo!(self, SenderRealization, SenderSubs, |p| p
+                    .send_abo_async(ch, trees, k)
+                    .await)
+            })
+        }
+    }
 }
 
 impl AboOtReceiver for AboOt {
@@ -95,6 +110,22 @@ impl AboOtReceiver for AboOt {
     ) -> Result<AboReceiverLeaves, OtError> {
         on_abo!(self, ReceiverRealization, ReceiverSubs, |p| p
             .receive_abo(ch, trees, k, alphas))
+    }
+
+    crate::runtime::__if_tokio! {
+        fn receive_abo_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            trees: usize,
+            k: usize,
+            alphas: &'a [usize],
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<AboReceiverLeaves, OtError>> {
+            Box::pin(async move {
+                on_abo!(self, ReceiverRealization, ReceiverSubs, |p| p
+                    .receive_abo_async(ch, trees, k, alphas)
+                    .await)
+            })
+        }
     }
 }
 

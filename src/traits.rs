@@ -74,10 +74,45 @@ from_protocol_errors!(
     delta_softspoken_malicious
 );
 
+/// Declares the async twin `$name` of functionality method `$tr::$bl`
+/// (cargo feature `tokio`): a boxed future over an async channel, whose
+/// default fails with an [`OtError`] (see [`no_async`]).
+macro_rules! async_twin {
+    ($lt:lifetime, $tr:literal, $bl:literal, $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        crate::runtime::__if_tokio! {
+            #[doc = concat!("The async twin of [`", $tr, "::", $bl, "`] (cargo feature `tokio`), which the async drivers (`run_async`) of protocols calling this functionality use. Generated realizations implement it; the default fails with an [`OtError`] saying the implementation has no async version.")]
+            #[allow(unused_variables)]
+            fn $name<$lt>(
+                &$lt mut self,
+                ch: &$lt mut dyn crate::runtime::channel::AsyncChannel,
+                $($arg: $ty),*
+            ) -> crate::runtime::channel::BoxFuture<$lt, Result<$ret, OtError>> {
+                no_async($tr)
+            }
+        }
+    };
+}
+
+crate::runtime::__if_tokio! {
+    /// The default of the async functionality methods: `trait_name` is
+    /// implemented without an async version.
+    fn no_async<'a, T: 'a>(
+        trait_name: &'static str,
+    ) -> crate::runtime::channel::BoxFuture<'a, Result<T, OtError>> {
+        Box::pin(async move {
+            Err(OtError(
+                format!("this {trait_name} implementation has no async version").into(),
+            ))
+        })
+    }
+}
+
 /// Sender of random OTs: gets two random messages per OT.
 pub trait RandomOtSender {
     /// Runs `n` random OTs; returns `[m0, m1]` for each.
     fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError>;
+
+    async_twin!('a, "RandomOtSender", "send_random", send_random_async(n: usize) -> Vec<[Block; 2]>);
 }
 
 /// Receiver of random OTs: gets the message of its choice.
@@ -88,18 +123,24 @@ pub trait RandomOtReceiver {
         ch: &mut dyn Channel,
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError>;
+
+    async_twin!('a, "RandomOtReceiver", "receive_random", receive_random_async(choices: &'a Bits) -> Vec<Block>);
 }
 
 /// Sender of chosen-message OTs.
 pub trait OtSender {
     /// Transfers one of `messages[i]` per OT.
     fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError>;
+
+    async_twin!('a, "OtSender", "send", send_async(messages: &'a [[Block; 2]]) -> ());
 }
 
 /// Receiver of chosen-message OTs.
 pub trait OtReceiver {
     /// Receives `messages[i][c_i]` per OT.
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError>;
+
+    async_twin!('a, "OtReceiver", "receive", receive_async(choices: &'a Bits) -> Vec<Block>);
 }
 
 /// Sender of correlated OTs (Delta-OT): holds one global `delta` for its
@@ -118,6 +159,8 @@ pub trait CorrelatedOtSender {
     /// Runs `n` correlated OTs under [`CorrelatedOtSender::delta`]; returns
     /// the `z_i`.
     fn send_correlated(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<Block>, OtError>;
+
+    async_twin!('a, "CorrelatedOtSender", "send_correlated", send_correlated_async(n: usize) -> Vec<Block>);
 }
 
 /// Receiver of correlated OTs.
@@ -128,6 +171,8 @@ pub trait CorrelatedOtReceiver {
         ch: &mut dyn Channel,
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError>;
+
+    async_twin!('a, "CorrelatedOtReceiver", "receive_correlated", receive_correlated_async(choices: &'a Bits) -> Vec<Block>);
 }
 
 /// Sender of all-but-one OTs (the `AllButOneOt` functionality of
@@ -142,6 +187,8 @@ pub trait AboOtSender {
         trees: usize,
         k: usize,
     ) -> Result<crate::runtime::abo::AboSenderLeaves, OtError>;
+
+    async_twin!('a, "AboOtSender", "send_abo", send_abo_async(trees: usize, k: usize) -> crate::runtime::abo::AboSenderLeaves);
 }
 
 /// Receiver of all-but-one OTs: gets every leaf of tree `t` except leaf
@@ -155,6 +202,8 @@ pub trait AboOtReceiver {
         k: usize,
         alphas: &[usize],
     ) -> Result<crate::runtime::abo::AboReceiverLeaves, OtError>;
+
+    async_twin!('a, "AboOtReceiver", "receive_abo", receive_abo_async(trees: usize, k: usize, alphas: &'a [usize]) -> crate::runtime::abo::AboReceiverLeaves);
 }
 
 /// Which base-OT protocol a [`BaseOt`] runs.
@@ -244,6 +293,20 @@ impl RandomOtSender for BaseOt {
         on_base!(self, SenderRealization, [co15, np00, mr19], |p| p
             .send_random(ch, n))
     }
+    crate::runtime::__if_tokio! {
+        fn send_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            n: usize,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
+            Box::pin(async move {
+                let n = len_param(n)?;
+                on_base!(self, SenderRealization, [co15, np00, mr19], |p| p
+                    .send_random_async(ch, n)
+                    .await)
+            })
+        }
+    }
 }
 
 impl RandomOtReceiver for BaseOt {
@@ -255,6 +318,20 @@ impl RandomOtReceiver for BaseOt {
         len_param(choices.len())?;
         on_base!(self, ReceiverRealization, [co15, np00, mr19], |p| p
             .receive_random(ch, choices))
+    }
+    crate::runtime::__if_tokio! {
+        fn receive_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            choices: &'a Bits,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            Box::pin(async move {
+                len_param(choices.len())?;
+                on_base!(self, ReceiverRealization, [co15, np00, mr19], |p| p
+                    .receive_random_async(ch, choices)
+                    .await)
+            })
+        }
     }
 }
 
@@ -341,6 +418,12 @@ impl OtExtension {
         self
     }
 
+    /// Uses this RNG instead of OS randomness (reproducible runs).
+    pub fn with_rng(mut self, rng: Rng) -> Self {
+        self.rng = rng;
+        self
+    }
+
     pub(crate) fn fork(&mut self) -> Rng {
         self.rng.fork()
     }
@@ -386,6 +469,25 @@ impl RandomOtSender for OtExtension {
             |p| p.send_random(ch, n)
         )
     }
+
+    crate::runtime::__if_tokio! {
+        fn send_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            n: usize,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
+            Box::pin(async move {
+                let n = len_param(n)?;
+                on_extension!(
+                    self,
+                    SenderRealization,
+                    SenderSubs,
+                    [iknp, kos, softspoken, softspoken_malicious],
+                    |p| p.send_random_async(ch, n).await
+                )
+            })
+        }
+    }
 }
 
 impl RandomOtReceiver for OtExtension {
@@ -402,6 +504,25 @@ impl RandomOtReceiver for OtExtension {
             [iknp, kos, softspoken, softspoken_malicious],
             |p| p.receive_random(ch, choices)
         )
+    }
+
+    crate::runtime::__if_tokio! {
+        fn receive_random_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            choices: &'a Bits,
+        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            Box::pin(async move {
+                len_param(choices.len())?;
+                on_extension!(
+                    self,
+                    ReceiverRealization,
+                    ReceiverSubs,
+                    [iknp, kos, softspoken, softspoken_malicious],
+                    |p| p.receive_random_async(ch, choices).await
+                )
+            })
+        }
     }
 }
 

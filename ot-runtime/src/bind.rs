@@ -18,6 +18,8 @@
 //! message because message lengths depend on the parameters: a peer with
 //! another `n` must be refused for its parameters, not for a frame length.
 
+#[cfg(feature = "tokio")]
+use crate::channel::AsyncChannel;
 use crate::channel::{Channel, ChannelError};
 use crate::mesh::hello::{Stated, MAGIC};
 use crate::mesh::{Hello, HelloField, MAX_HELLO};
@@ -122,13 +124,16 @@ impl Binding {
         Binding { ours, frame }
     }
 
+    /// Our binding frame.
+    fn frame(&self) -> Result<Vec<u8>, BindError> {
+        self.frame
+            .clone()
+            .ok_or(BindError::Mismatch(Mismatch::Malformed))
+    }
+
     /// Sends our binding as one frame (not flushed).
     pub fn send<C: Channel + ?Sized>(&self, ch: &mut C) -> Result<(), BindError> {
-        let frame = self
-            .frame
-            .clone()
-            .ok_or(BindError::Mismatch(Mismatch::Malformed))?;
-        ch.send_vec(frame).map_err(BindError::Channel)
+        ch.send_vec(self.frame()?).map_err(BindError::Channel)
     }
 
     /// Receives the peer's binding (into `buf`) and compares it with ours.
@@ -138,7 +143,12 @@ impl Binding {
         buf: &mut Vec<u8>,
     ) -> Result<(), BindError> {
         ch.recv_into(buf, MAX_HELLO).map_err(BindError::Channel)?;
-        let theirs = Stated::decode(buf).map_err(|_| BindError::Mismatch(Mismatch::Malformed))?;
+        self.check_frame(buf)
+    }
+
+    /// Compares the peer's binding frame with ours.
+    fn check_frame(&self, frame: &[u8]) -> Result<(), BindError> {
+        let theirs = Stated::decode(frame).map_err(|_| BindError::Mismatch(Mismatch::Malformed))?;
         let peer = 1 - self.ours.me as usize;
         match self.ours.first_difference(&theirs, peer) {
             None => Ok(()),
@@ -162,6 +172,42 @@ impl Binding {
         buf: &mut Vec<u8>,
     ) -> Option<Mismatch> {
         match self.check(ch, buf) {
+            Err(BindError::Mismatch(m)) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// The async twins of [`Binding::send`], [`Binding::check`] and
+/// [`Binding::mismatch_after_error`], for the generated `run_async`
+/// drivers: the same frames, so an async party binds with a blocking one.
+#[cfg(feature = "tokio")]
+impl Binding {
+    /// Sends our binding as one frame (not flushed).
+    pub async fn send_async<C: AsyncChannel + ?Sized>(&self, ch: &mut C) -> Result<(), BindError> {
+        ch.send_vec(self.frame()?).await.map_err(BindError::Channel)
+    }
+
+    /// Receives the peer's binding (into `buf`) and compares it with ours.
+    pub async fn check_async<C: AsyncChannel + ?Sized>(
+        &self,
+        ch: &mut C,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), BindError> {
+        ch.recv_into(buf, MAX_HELLO)
+            .await
+            .map_err(BindError::Channel)?;
+        self.check_frame(buf)
+    }
+
+    /// The peer's [`Mismatch`] after an earlier step failed (see
+    /// [`Binding::mismatch_after_error`]).
+    pub async fn mismatch_after_error_async<C: AsyncChannel + ?Sized>(
+        &self,
+        ch: &mut C,
+        buf: &mut Vec<u8>,
+    ) -> Option<Mismatch> {
+        match self.check_async(ch, buf).await {
             Err(BindError::Mismatch(m)) => Some(m),
             _ => None,
         }

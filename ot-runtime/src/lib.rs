@@ -54,6 +54,26 @@ pub mod stream;
 pub mod wire;
 pub mod xor;
 
+/// Expands to its input when this crate is built with the `tokio` feature
+/// and to nothing otherwise: generated protocol code wraps its async items
+/// (`run_async`, async step twins, async functionality methods) in it, so
+/// they compile only where the runtime has async channels (a proc macro
+/// cannot see the user crate's features) and cost nothing otherwise.
+#[cfg(feature = "tokio")]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __if_tokio {
+    ($($t:tt)*) => { $($t)* };
+}
+
+/// See the `tokio` variant: without the feature, async items vanish.
+#[cfg(not(feature = "tokio"))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __if_tokio {
+    ($($t:tt)*) => {};
+}
+
 pub use bits::Bits;
 pub use bits::ShapeError;
 pub use block::Block;

@@ -61,6 +61,20 @@ pub trait Party: Sized {
     fn run_on(self, ch: &mut dyn Channel) -> Result<Self::Output, Self::Error>;
 }
 
+/// A role of a generated protocol that also runs over an
+/// [`AsyncChannel`](crate::channel::AsyncChannel) (cargo feature `tokio`):
+/// `run_async` of the role's first state, as a boxed future.
+#[cfg(feature = "tokio")]
+pub trait AsyncParty: Party {
+    /// Runs the role to completion over an async channel.
+    fn run_on_async<'a>(
+        self,
+        ch: &'a mut dyn crate::channel::AsyncChannel,
+    ) -> crate::channel::BoxFuture<'a, Result<Self::Output, Self::Error>>
+    where
+        Self: 'a;
+}
+
 /// Marks `Self` as the dual of `Peer` (the other role of the same protocol).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` and `{Peer}` are not dual roles of one protocol",

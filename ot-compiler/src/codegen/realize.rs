@@ -1,8 +1,13 @@
 //! `realizes`: per functionality role, a `{Role}Realization` struct that
 //! implements the functionality's role trait by running this protocol
 //! (parameters from the trait method's arguments or the struct's fields,
-//! a fresh RNG forked per run, sub-protocol parties built per run).
+//! a fresh RNG forked per run, sub-protocol parties built per run). For the
+//! traits of `ot::traits` the impl also has the async twin of the method
+//! (`send_random_async`: a boxed future running `run_async`), gated on the
+//! runtime's `tokio` feature, so a protocol's async driver runs its
+//! sub-protocols asynchronously too.
 
+use super::io::{gate, has_async_twin, Io};
 use super::names::{id, path_tokens, rt};
 use super::wire::rust_ty;
 use crate::ir::*;
@@ -25,17 +30,17 @@ pub(super) fn error_ty(path: &Option<String>) -> TokenStream {
 }
 
 /// How a trait method takes a value of type `t`: `Copy` values by value,
-/// vectors as slices, the rest by reference.
-fn arg_ty(t: &Ty) -> TokenStream {
+/// vectors as slices, the rest by reference (with lifetime `lt`, if any).
+fn arg_ty(t: &Ty, lt: &TokenStream) -> TokenStream {
     match t {
         _ if t.is_copy() => rust_ty(t),
         Ty::Array(e, s) if s.small().is_none() => {
             let e = rust_ty(e);
-            quote!(&[#e])
+            quote!(&#lt [#e])
         }
         _ => {
             let t = rust_ty(t);
-            quote!(&#t)
+            quote!(&#lt #t)
         }
     }
 }
@@ -79,7 +84,7 @@ pub(super) fn realize_items(ir: &Ir) -> TokenStream {
         let (subs_field, subs_init, subs_arg) = if has_subs {
             let doc = format!("Builds the sub-protocol parties of one run of `{rname}` (called once per run, with the RNG).");
             (
-                quote!(#[doc = #doc] pub subs: &'a mut dyn FnMut(&mut #rt::rng::Rng) -> #subs_ty,),
+                quote!(#[doc = #doc] pub subs: &'a mut (dyn FnMut(&mut #rt::rng::Rng) -> #subs_ty + ::core::marker::Send),),
                 quote!(let subs = (self.subs)(&mut *self.rng);),
                 quote!(, subs),
             )
@@ -87,8 +92,9 @@ pub(super) fn realize_items(ir: &Ir) -> TokenStream {
             (quote!(), quote!(), quote!())
         };
         let anames: Vec<_> = rr.args.iter().map(|(a, _)| id(a)).collect();
-        let atys: Vec<_> = rr.args.iter().map(|(_, t)| arg_ty(t)).collect();
-        let ins = rr.inputs.iter().map(|(p, a)| {
+        let atys: Vec<_> = rr.args.iter().map(|(_, t)| arg_ty(t, &quote!())).collect();
+        let async_atys: Vec<_> = rr.args.iter().map(|(_, t)| arg_ty(t, &quote!('__a))).collect();
+        let ins: Vec<TokenStream> = rr.inputs.iter().map(|(p, a)| {
             let (p, copy) = (id(p), rr.args.iter().any(|(n, t)| n == a && t.is_copy()));
             let a = id(a);
             if copy {
@@ -96,7 +102,7 @@ pub(super) fn realize_items(ir: &Ir) -> TokenStream {
             } else {
                 quote!(#p: ::std::borrow::ToOwned::to_owned(#a))
             }
-        });
+        }).collect();
         let outs: Vec<_> = rr.outputs.iter().map(|(o, _)| id(o)).collect();
         let otys: Vec<_> = rr.outputs.iter().map(|(_, t)| rust_ty(t)).collect();
         let (ret_ty, ret) = match outs.len() {
@@ -105,6 +111,30 @@ pub(super) fn realize_items(ir: &Ir) -> TokenStream {
         };
         let tpath = path_tokens(&rr.trait_path, quote!(missing_trait));
         let method = format_ident!("{}", rr.method);
+        let method_async = Io::Async.method(&method);
+        let async_doc = format!("The async twin of `{}` (cargo feature `tokio`): runs the protocol's `run_async` on the given async channel.", rr.method);
+        let async_fn = if has_async_twin(&rr.trait_path) {
+            gate(Io::Async, quote! {
+                #[doc = #async_doc]
+                fn #method_async<'__a>(&'__a mut self, ch: &'__a mut dyn #rt::channel::AsyncChannel, #(#anames: #async_atys),*) -> #rt::channel::BoxFuture<'__a, ::core::result::Result<#ret_ty, #err>> {
+                    let __err = |e: Error| -> #err { <#err as ::core::convert::From<#boxed>>::from(::std::boxed::Box::new(e)) };
+                    #subs_init
+                    let rng = self.rng.fork();
+                    let __role = (|| {
+                        let params = Params::new(#(#pvals),*)?;
+                        let input = #input { #(#ins),* };
+                        #role::new(params, input, rng #subs_arg)
+                    })();
+                    ::std::boxed::Box::pin(async move {
+                        #[allow(unused_variables)]
+                        let __out = __role.map_err(__err)?.run_async(ch).await.map_err(__err)?;
+                        Ok(#ret)
+                    })
+                }
+            })
+        } else {
+            quote!()
+        };
         let doc = format!(
             "Role `{rname}` of `{}` ({}) as role `{}` of functionality `{}` (its `realizes` clause): implements `{}` by running the protocol on the given channel, with an RNG forked from `rng` per run.",
             ir.name, ir.location, rr.func_role, re.func, rr.trait_path
@@ -128,6 +158,7 @@ pub(super) fn realize_items(ir: &Ir) -> TokenStream {
                     let __out = #role::new(params, input, rng #subs_arg).map_err(__err)?.run(ch).map_err(__err)?;
                     Ok(#ret)
                 }
+                #async_fn
             }
         }
     });

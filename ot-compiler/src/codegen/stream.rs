@@ -2,6 +2,7 @@
 //! the buffers (outputs, scratch) its whole arrays live in.
 
 use super::expr::{locals_in, ExprGen};
+use super::io::Io;
 use super::names::{id, path_tokens, rt};
 use super::wire::{rust_ty, shape};
 use crate::ir::*;
@@ -25,14 +26,18 @@ pub(super) fn chunk_dims(ty: &Ty) -> (TokenStream, TokenStream) {
 /// stages before the send, the send or receive of the field's chunk, and
 /// the stages after it. Each stage calls its intrinsic's chunk variant with
 /// streamed arguments replaced by their chunk (and arrays of the round's
-/// width by their slice), then `offset, len, out`.
+/// width by their slice), then `offset, len, out`. The blocking and the
+/// async driver's steps are this one template (`io`): they differ only in
+/// awaiting each chunk's send or receive, so both keep one chunk in flight
+/// per stage and the same bounded memory.
 pub(super) fn stream_loop(
     ir: &Ir,
     eg: &ExprGen,
     st: &Stream,
     claims: &BTreeMap<String, String>,
+    io: Io,
 ) -> (TokenStream, TokenStream) {
-    let mut g = StreamGen::new(ir, eg, st, claims);
+    let mut g = StreamGen::new(ir, eg, st, claims, io);
     let mut per_chunk = vec![];
     if !st.sending {
         per_chunk.push(g.recv_chunk());
@@ -69,6 +74,8 @@ struct StreamGen<'a> {
     kept: BTreeMap<String, (Keep, Ty)>,
     /// Values that some stage of this stream reads (chunk by chunk).
     read_in_stream: BTreeSet<String>,
+    /// The driver the loop is generated for.
+    io: Io,
 }
 
 impl<'a> StreamGen<'a> {
@@ -77,6 +84,7 @@ impl<'a> StreamGen<'a> {
         eg: &'a ExprGen,
         st: &'a Stream,
         claims: &'a BTreeMap<String, String>,
+        io: Io,
     ) -> Self {
         let rd = &ir.rounds[st.round];
         let (field, fty) = &rd.fields[0];
@@ -117,6 +125,7 @@ impl<'a> StreamGen<'a> {
             setup,
             kept,
             read_in_stream,
+            io,
         }
     }
 
@@ -266,6 +275,7 @@ impl<'a> StreamGen<'a> {
         let rt = rt();
         let (rn, field, fty) = (self.rn, self.field, self.fty);
         let fc = format_ident!("__c_{}", field);
+        let aw = self.io.aw();
         let (chunk_len, decode, init) = match fty {
             Ty::Array(elem, _) => {
                 let ety = rust_ty(elem);
@@ -288,6 +298,7 @@ impl<'a> StreamGen<'a> {
                 let __want = #chunk_len;
                 let __got = ch
                     .recv_into_slice(#rt::wire::blocks_recv_buffer(&mut #fc, __len))
+                    #aw
                     .map_err(|source| Error::Channel { round: #rn, source })?;
                 if __got != __want {
                     return Err(Error::Length { round: #rn, expected: __want, got: __got });
@@ -301,7 +312,7 @@ impl<'a> StreamGen<'a> {
             });
             quote! {
                 let __want = #chunk_len;
-                ch.recv_into(&mut __buf, __want).map_err(|source| Error::Channel { round: #rn, source })?;
+                ch.recv_into(&mut __buf, __want)#aw.map_err(|source| Error::Channel { round: #rn, source })?;
                 if __buf.len() != __want {
                     return Err(Error::Length { round: #rn, expected: __want, got: __buf.len() });
                 }
@@ -315,6 +326,7 @@ impl<'a> StreamGen<'a> {
                 #fc.reset(__rows, __len);
                 let __got = ch
                     .recv_into_slice(#rt::Block::slice_as_bytes_mut(#fc.as_blocks_mut()))
+                    #aw
                     .map_err(|source| Error::Channel { round: #rn, source })?;
                 if __got != __want {
                     return Err(Error::Length { round: #rn, expected: __want, got: __got });
@@ -330,12 +342,13 @@ impl<'a> StreamGen<'a> {
         let rt = rt();
         let (rn, field, fty) = (self.rn, self.field, self.fty);
         let fc = format_ident!("__c_{}", field);
+        let aw = self.io.aw();
         match fty {
             Ty::Array(..) if block_shaped(fty) => quote! {
                 if #fc.len() != __len {
                     return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
                 }
-                ch.send(&#rt::wire::block_bytes(&#fc)).map_err(|source| Error::Channel { round: #rn, source })?;
+                ch.send(&#rt::wire::block_bytes(&#fc))#aw.map_err(|source| Error::Channel { round: #rn, source })?;
             },
             Ty::Array(..) => {
                 self.setup
@@ -346,7 +359,7 @@ impl<'a> StreamGen<'a> {
                     }
                     __bytes.clear();
                     #rt::wire::write_slice(&#fc, &mut __bytes);
-                    ch.send(&__bytes).map_err(|source| Error::Channel { round: #rn, source })?;
+                    ch.send(&__bytes)#aw.map_err(|source| Error::Channel { round: #rn, source })?;
                 }
             }
             _ => self.send_matrix_chunk(),
@@ -359,6 +372,7 @@ impl<'a> StreamGen<'a> {
         let rt = rt();
         let (rn, field) = (self.rn, self.field);
         let fc = format_ident!("__c_{}", field);
+        let aw = self.io.aw();
         let check = quote! {
             if #fc.rows() != __rows || #fc.cols() != __len {
                 return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.cols() });
@@ -369,10 +383,12 @@ impl<'a> StreamGen<'a> {
             .after
             .iter()
             .for_each(|s| locals_in(&s.call, &mut read_after));
-        if read_after.contains(field) {
+        // The async channel writes large frames from the caller's slice
+        // (no copy either), so it always sends by reference.
+        if read_after.contains(field) || self.io == Io::Async {
             quote! {
                 #check
-                ch.send(#rt::Block::slice_as_bytes(#fc.as_blocks())).map_err(|source| Error::Channel { round: #rn, source })?;
+                ch.send(#rt::Block::slice_as_bytes(#fc.as_blocks()))#aw.map_err(|source| Error::Channel { round: #rn, source })?;
             }
         } else {
             // Nothing reads the chunk after the send: the channel may

@@ -18,11 +18,16 @@
 //! - [`ShapedChannel`]: adds latency and a bandwidth cap, for benchmarks.
 //! - `TlsChannel` (cargo feature `tls`): the same frames over TLS 1.3 with
 //!   mutual certificate authentication, for untrusted networks.
+//! - `AsyncChannel` and `TokioChannel` (cargo feature `tokio`): the async
+//!   twin of [`Channel`] that generated `run_async` drivers use, with the
+//!   frames of [`TcpChannel`] over any tokio byte stream.
 //!
 //! After any error other than [`ChannelError::Timeout`] returned by a
 //! `recv` that consumed nothing, the channel's framing may be out of step
 //! with the peer: treat it as broken and drop it.
 
+#[cfg(feature = "tokio")]
+pub mod async_channel;
 mod memory;
 mod pool;
 mod shaped;
@@ -31,6 +36,8 @@ mod tcp;
 #[cfg(feature = "tls")]
 pub mod tls;
 
+#[cfg(feature = "tokio")]
+pub use async_channel::{duplex_pair, local_pair_tokio_tcp, AsyncChannel, BoxFuture, TokioChannel};
 pub use memory::MemoryChannel;
 pub use shaped::ShapedChannel;
 pub use tamper::TamperChannel;

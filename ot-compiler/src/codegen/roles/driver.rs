@@ -1,42 +1,49 @@
-//! The blocking two-party driver `run(&mut impl Channel)`: each step's
-//! statements (encode, frame, send, flush; receive with the exact length,
-//! decode) in the role's order.
+//! The two-party drivers, blocking `run(&mut impl Channel)` and async
+//! `run_async(&mut impl AsyncChannel)`, from one set of templates (see
+//! [`Io`]): each step's statements (encode, frame, send, flush; receive
+//! with the exact length, decode) in the role's order.
 
+use crate::codegen::io::Io;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 /// Runs a send step and transmits its message.
-pub(super) fn send(method: &Ident, rn: &str) -> TokenStream {
+pub(super) fn send(io: Io, method: &Ident, rn: &str) -> TokenStream {
+    let aw = io.aw();
     quote! {
         let (__m, __s) = __s.#method()?;
         __buf.clear();
         __m.encode(&__s.params, &mut __buf)?;
-        ch.send_vec(::core::mem::take(&mut __buf)).map_err(|source| Error::Channel { round: #rn, source })?;
-        ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;
+        ch.send_vec(::core::mem::take(&mut __buf))#aw.map_err(|source| Error::Channel { round: #rn, source })?;
+        ch.flush()#aw.map_err(|source| Error::Channel { round: #rn, source })?;
     }
 }
 
 /// Receives a message of exactly its length, decodes it, runs the step.
-pub(super) fn recv(m: &Ident, method: &Ident, rn: &str) -> TokenStream {
+pub(super) fn recv(io: Io, m: &Ident, method: &Ident, rn: &str) -> TokenStream {
+    let aw = io.aw();
     quote! {
         let __len = msgs::#m::wire_len(&__s.params);
-        ch.recv_into(&mut __buf, __len).map_err(|source| Error::Channel { round: #rn, source })?;
+        ch.recv_into(&mut __buf, __len)#aw.map_err(|source| Error::Channel { round: #rn, source })?;
         let __m = msgs::#m::decode(&__buf, &__s.params)?;
         let __s = __s.#method(__m)?;
     }
 }
 
-/// Runs a step that uses the channel itself (a stream, a sub-protocol).
-pub(super) fn on_channel(method: &Ident) -> TokenStream {
+/// Runs a step that uses the channel itself (a stream, a sub-protocol):
+/// the step method of this driver (`method`, or `method_async`).
+pub(super) fn on_channel(io: Io, method: &Ident) -> TokenStream {
+    let (aw, method) = (io.aw(), io.method(method));
     quote! {
-        let __s = __s.#method(&mut ch)?;
+        let __s = __s.#method(&mut ch)#aw?;
     }
 }
 
-/// The `run` method of the first state: the session binding, every step in
-/// order (the peer's binding checked before the first step that reads),
-/// then `finish`.
+/// The driver method of the first state (`run`, or `run_async`): the
+/// session binding, every step in order (the peer's binding checked before
+/// the first step that reads), then `finish`.
 pub(super) fn run_fn(
+    io: Io,
     output: &Ident,
     rname: &str,
     ri: usize,
@@ -44,28 +51,54 @@ pub(super) fn run_fn(
     post: &[TokenStream],
 ) -> TokenStream {
     let rt = crate::codegen::names::rt();
-    let run_doc = format!("Runs `{rname}` to completion over a channel (blocking driver): sends the session binding (`BINDING_BYTES`: protocol, `SPEC_HASH`, parameters, role) as its first frame, checks the peer's before its first step that reads (a different peer is `Error::PeerMismatch`), and encodes, frames, sends, receives and decodes every message with its exact length from `Params`.");
+    let (aw, chan, asyncness) = (io.aw(), io.channel(), io.asyncness());
+    let (run, send, check, mismatch) = match io {
+        Io::Blocking => (
+            quote!(run),
+            quote!(send),
+            quote!(check),
+            quote!(mismatch_after_error),
+        ),
+        Io::Async => (
+            quote!(run_async),
+            quote!(send_async),
+            quote!(check_async),
+            quote!(mismatch_after_error_async),
+        ),
+    };
+    let what = match io {
+        Io::Blocking => "over a channel (blocking driver)",
+        Io::Async => "over an async channel (async driver, cargo feature `tokio`: the same frames as `run`, so either party may be blocking)",
+    };
+    let run_doc = format!("Runs `{rname}` to completion {what}: sends the session binding (`BINDING_BYTES`: protocol, `SPEC_HASH`, parameters, role) as its first frame, checks the peer's before its first step that reads (a different peer is `Error::PeerMismatch`), and encodes, frames, sends, receives and decodes every message with its exact length from `Params`.");
     // The binding goes out with the first message; a role that reads first
     // flushes it at once, so the peer never waits for it.
     let flush = if pre.is_empty() {
-        quote!(ch.flush().map_err(|source| Error::Channel { round: "binding", source })?;)
+        quote!(ch.flush()#aw.map_err(|source| Error::Channel { round: "binding", source })?;)
     } else {
         quote!()
     };
     // A send before the check may fail because the peer refused our binding
     // and hung up: then its binding, still queued, names the mismatch.
+    let pre_block = match io {
+        Io::Blocking => quote!((|| -> Result<_, Error> {
+            #(#pre)*
+            Ok(__s)
+        })()),
+        Io::Async => quote!(async {
+            #(#pre)*
+            Ok::<_, Error>(__s)
+        }.await),
+    };
     let pre = if pre.is_empty() {
         quote!()
     } else {
         quote! {
-            let __pre = (|| -> Result<_, Error> {
-                #(#pre)*
-                Ok(__s)
-            })();
+            let __pre = #pre_block;
             let __s = match __pre {
                 Ok(__s) => __s,
                 Err(__e) => {
-                    return Err(match __bind.mismatch_after_error(&mut ch, &mut __buf) {
+                    return Err(match __bind.#mismatch(&mut ch, &mut __buf)#aw {
                         Some(what) => Error::PeerMismatch { what },
                         None => __e,
                     })
@@ -76,20 +109,41 @@ pub(super) fn run_fn(
     quote! {
         #[doc = #run_doc]
         #[allow(unused_variables, unused_mut)]
-        pub fn run<C: #rt::channel::Channel + ?Sized>(self, mut ch: &mut C) -> Result<#output, Error> {
+        pub #asyncness fn #run<C: #chan + ?Sized>(self, mut ch: &mut C) -> Result<#output, Error> {
             let __bind_err = |e: #rt::bind::BindError| match e {
                 #rt::bind::BindError::Mismatch(what) => Error::PeerMismatch { what },
                 #rt::bind::BindError::Channel(source) => Error::Channel { round: "binding", source },
             };
             let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
             let __bind = #rt::bind::Binding::new(PROTOCOL, SPEC_HASH, self.params.encode(), #ri);
-            __bind.send(&mut ch).map_err(__bind_err)?;
+            __bind.#send(&mut ch)#aw.map_err(__bind_err)?;
             #flush
             let __s = self;
             #pre
-            __bind.check(&mut ch, &mut __buf).map_err(__bind_err)?;
+            __bind.#check(&mut ch, &mut __buf)#aw.map_err(__bind_err)?;
             #(#post)*
             __s.finish()
+        }
+    }
+}
+
+/// The runtime's `AsyncParty` impl of a role's first state (its
+/// `run_async` as a boxed future), for generic async code.
+pub(super) fn async_party(
+    role: &Ident,
+    role_mod: &Ident,
+    first: &Ident,
+    output: &Ident,
+) -> TokenStream {
+    let rt = crate::codegen::names::rt();
+    quote! {
+        impl #rt::session::AsyncParty for #role<#role_mod::#first> {
+            fn run_on_async<'a>(self, ch: &'a mut dyn #rt::channel::AsyncChannel) -> #rt::channel::BoxFuture<'a, Result<#output, Error>>
+            where
+                Self: 'a,
+            {
+                ::std::boxed::Box::pin(self.run_async(ch))
+            }
         }
     }
 }

@@ -1,12 +1,14 @@
 //! One typestate per role of a two-party protocol: input and output
 //! structs, the state structs, `new`, the step methods, `finish`, the
-//! blocking driver and the role's transcript.
+//! blocking driver, the async driver (gated on the runtime's `tokio`
+//! feature) and the role's transcript.
 
 mod analysis;
 mod driver;
 mod steps;
 
 use super::expr::ExprGen;
+use super::io::{gate, Io};
 use super::names::{id, rt, snake};
 use super::stream::{give_back, output_claims, scratch_keys};
 use super::wire::rust_ty;
@@ -261,21 +263,30 @@ impl<'a> RoleGen<'a> {
         let first_name = &self.states[0].name;
         let (mut steps, mut transcript) = (vec![], vec![]);
         // Driver steps before the peer's session binding is checked (sends
-        // only) and from the first step that reads on.
+        // only) and from the first step that reads on; the same for the
+        // async driver, which exists when every step has an async twin.
         let (mut pre, mut post) = (vec![], vec![]);
+        let (mut apre, mut apost, mut async_ok) = (vec![], vec![], true);
         let all: Vec<_> = (0..self.states.len())
             .filter_map(|si| self.step(si))
             .collect();
         for (i, s) in all.iter().enumerate() {
             steps.push(s.code.clone());
+            steps.push(s.async_code.clone());
             let before_check = !s.reads && post.is_empty();
+            match &s.async_driver {
+                Some(d) if before_check => apre.push(d.clone()),
+                Some(d) => apost.push(d.clone()),
+                None => async_ok = false,
+            }
             let driver = if s.sends {
                 // Before sending, announce the frame this role reads next
                 // (none left: 0), so a peer that floods instead of reading
                 // makes the channel buffer at most that (issue 15, item 1).
                 // Before the peer's session binding has been checked, that
                 // is the binding (the peer reads first, so it sends
-                // nothing else meanwhile).
+                // nothing else meanwhile). The async channel reads only
+                // when awaited, so its driver needs no announcement.
                 let next = if before_check {
                     quote!(::core::option::Option::Some(BINDING_BYTES))
                 } else {
@@ -309,7 +320,24 @@ impl<'a> RoleGen<'a> {
         let state_structs = self.state_structs();
         let (subs_def, subs_arg, subs_init) = self.subs_struct();
         let new_fn = self.new_fn(&input, &subs_arg, &subs_init);
-        let run_fn = driver::run_fn(&output, rname, self.ri, &pre, &post);
+        let run_fn = driver::run_fn(Io::Blocking, &output, rname, self.ri, &pre, &post);
+        let run_async = if async_ok {
+            let run_async = driver::run_fn(Io::Async, &output, rname, self.ri, &apre, &apost);
+            let party = if self.ir.roles.len() == 2 {
+                driver::async_party(role, role_mod, first_name, &output)
+            } else {
+                quote!()
+            };
+            gate(
+                Io::Async,
+                quote! {
+                    impl #role<#role_mod::#first_name> { #run_async }
+                    #party
+                },
+            )
+        } else {
+            quote!()
+        };
         let finish = self.finish_impl(&output);
         let role_doc = format!("Role `{rname}` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the role in its next state.", self.ir.location);
         let items = quote! {
@@ -347,6 +375,7 @@ impl<'a> RoleGen<'a> {
                 }
                 #run_fn
             }
+            #run_async
             #(#steps)*
             #finish
         };

@@ -1,8 +1,12 @@
 //! The step methods of a role typestate, one per communication event
 //! (send, receive, streamed round, sub-protocol call), each with its part
-//! of the blocking driver and of the role's transcript.
+//! of the blocking and the async driver and of the role's transcript. A
+//! step that uses the channel itself (a stream, a sub-protocol call) has an
+//! async twin (`send_extend_async`, `run_base_async`) generated from the
+//! same template.
 
 use super::RoleGen;
+use crate::codegen::io::{gate, has_async_twin, Io};
 use crate::codegen::names::{id, path_tokens, rt};
 use crate::codegen::stream::{give_back, stream_loop};
 use crate::codegen::wire::{check_shape, rust_ty};
@@ -14,8 +18,13 @@ use quote::{format_ident, quote};
 pub(super) struct Step {
     /// The step method (and its `Incoming`/`Outgoing` impl).
     pub(super) code: TokenStream,
-    /// The driver's statements running the step over a channel.
+    /// The blocking driver's statements running the step over a channel.
     pub(super) driver: TokenStream,
+    /// The async twin of the step method, if it takes the channel (gated).
+    pub(super) async_code: TokenStream,
+    /// The async driver's statements, or None if the step has no async
+    /// twin (a sub-protocol call through a trait without async methods).
+    pub(super) async_driver: Option<TokenStream>,
     /// The step's entry in the role's transcript.
     pub(super) transcript: TokenStream,
     /// Whether the step reads from the channel (a receive, a streamed
@@ -58,6 +67,7 @@ impl RoleGen<'_> {
         middle: TokenStream,
         result: TokenStream,
         mut_subs: bool,
+        io: Io,
     ) -> TokenStream {
         let (role, role_mod) = (&self.role, &self.role_mod);
         let StepCtx {
@@ -73,21 +83,31 @@ impl RoleGen<'_> {
         } else {
             quote!(subs)
         };
-        quote! {
-            impl #role<#role_mod::#cur> {
-                #[doc = #doc]
-                #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-                pub fn #method(self #args) -> Result<#ret, Error> {
-                    let #role { params, mut rng, #subs, st, mut bufs, mut scratch } = self;
-                    let #role_mod::#cur { #(#cur_fields),* } = st;
-                    #(#prologue)*
-                    #middle
-                    #(#body)*
-                    #gives
-                    Ok(#result)
-                }
+        let (asyncness, method) = (io.asyncness(), io.method(method));
+        let doc = match io {
+            Io::Blocking => doc.to_string(),
+            Io::Async => {
+                format!("{doc} The async twin of the blocking step (cargo feature `tokio`).")
             }
-        }
+        };
+        gate(
+            io,
+            quote! {
+                impl #role<#role_mod::#cur> {
+                    #[doc = #doc]
+                    #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                    pub #asyncness fn #method(self #args) -> Result<#ret, Error> {
+                        let #role { params, mut rng, #subs, st, mut bufs, mut scratch } = self;
+                        let #role_mod::#cur { #(#cur_fields),* } = st;
+                        #(#prologue)*
+                        #middle
+                        #(#body)*
+                        #gives
+                        Ok(#result)
+                    }
+                }
+            },
+        )
     }
 
     /// The role in the next state, and its type.
@@ -151,6 +171,7 @@ impl RoleGen<'_> {
             quote!(let __msg = msgs::#m { #(#fields),* };),
             quote!((__msg, #next)),
             false,
+            Io::Blocking,
         );
         let code = quote! {
             #method_code
@@ -161,7 +182,9 @@ impl RoleGen<'_> {
         };
         Step {
             code,
-            driver: super::driver::send(&method, &rd.name),
+            driver: super::driver::send(Io::Blocking, &method, &rd.name),
+            async_code: quote!(),
+            async_driver: Some(super::driver::send(Io::Async, &method, &rd.name)),
             transcript: transcript_step(true, r),
             reads: false,
             sends: true,
@@ -187,6 +210,7 @@ impl RoleGen<'_> {
             quote!(let msgs::#m { #(#fnames),* } = msg;),
             next,
             false,
+            Io::Blocking,
         );
         let code = quote! {
             #method_code
@@ -197,7 +221,9 @@ impl RoleGen<'_> {
         };
         Step {
             code,
-            driver: super::driver::recv(&m, &method, &rd.name),
+            driver: super::driver::recv(Io::Blocking, &m, &method, &rd.name),
+            async_code: quote!(),
+            async_driver: Some(super::driver::recv(Io::Async, &m, &method, &rd.name)),
             transcript: transcript_step(false, r),
             reads: true,
             sends: false,
@@ -216,13 +242,28 @@ impl RoleGen<'_> {
     }
 
     fn stream_step(&self, c: &StepCtx, st: &Stream) -> Step {
-        let rt = rt();
         let rd = &self.ir.rounds[st.round];
         let method = format_ident!("{}_{}", if st.sending { "send" } else { "recv" }, rd.name);
+        Step {
+            code: self.stream_method(c, st, &method, Io::Blocking),
+            driver: super::driver::on_channel(Io::Blocking, &method),
+            async_code: self.stream_method(c, st, &method, Io::Async),
+            async_driver: Some(super::driver::on_channel(Io::Async, &method)),
+            transcript: transcript_step(st.sending, st.round),
+            reads: !st.sending,
+            sends: st.sending,
+            first_frame: quote!(::core::option::Option::None),
+        }
+    }
+
+    /// The step method of a streamed round for driver `io`.
+    fn stream_method(&self, c: &StepCtx, st: &Stream, method: &Ident, io: Io) -> TokenStream {
+        let rd = &self.ir.rounds[st.round];
         let rn = &rd.name;
-        let (setup, chunk_step) = stream_loop(self.ir, self.eg, st, &self.claims);
+        let (setup, chunk_step) = stream_loop(self.ir, self.eg, st, &self.claims, io);
+        let aw = io.aw();
         let flush = if st.sending {
-            quote!(ch.flush().map_err(|source| Error::Channel { round: #rn, source })?;)
+            quote!(ch.flush()#aw.map_err(|source| Error::Channel { round: #rn, source })?;)
         } else {
             quote!()
         };
@@ -237,27 +278,52 @@ impl RoleGen<'_> {
             #flush
         };
         let (next, next_ty) = self.next_role(c);
-        let args = quote!(, ch: &mut dyn #rt::channel::Channel);
+        let chan = io.channel();
+        let args = quote!(, ch: &mut dyn #chan);
         let doc = self.stream_doc(st);
-        Step {
-            code: self.step_method(c, &doc, &method, args, next_ty, middle, next, false),
-            driver: super::driver::on_channel(&method),
-            transcript: transcript_step(st.sending, st.round),
-            reads: !st.sending,
-            sends: st.sending,
-            first_frame: quote!(::core::option::Option::None),
-        }
+        self.step_method(c, &doc, method, args, next_ty, middle, next, false, io)
     }
 
     fn sub_step(&self, c: &StepCtx, k: usize) -> Option<Step> {
         let rt = rt();
-        let rname = self.rname();
         let sub = &self.ir.subs[k];
         let call = sub.calls.iter().find(|c| c.role == self.ri)?;
         let method = format_ident!("run_{}", sub.name);
+        let twin = has_async_twin(&call.trait_path);
+        let k16 = k as u16;
+        Some(Step {
+            code: self.sub_method(c, sub, call, &method, Io::Blocking),
+            driver: super::driver::on_channel(Io::Blocking, &method),
+            async_code: if twin {
+                self.sub_method(c, sub, call, &method, Io::Async)
+            } else {
+                quote!()
+            },
+            async_driver: twin.then(|| super::driver::on_channel(Io::Async, &method)),
+            transcript: quote!(#rt::session::Step::Sub(#k16)),
+            reads: true,
+            // The sub-protocol's own driver announces its frames.
+            sends: false,
+            first_frame: quote!(::core::option::Option::None),
+        })
+    }
+
+    /// The step method of a sub-protocol call for driver `io`: the
+    /// functionality trait's method (`send_random`), or its async twin
+    /// (`send_random_async`, a boxed future).
+    fn sub_method(
+        &self,
+        c: &StepCtx,
+        sub: &IrSub,
+        call: &SubCall,
+        method: &Ident,
+        io: Io,
+    ) -> TokenStream {
+        let rname = self.rname();
         let field = id(&sub.name);
         let tpath: TokenStream = path_tokens(&call.trait_path, quote!(missing_trait));
-        let fmethod = format_ident!("{}", call.method);
+        let fmethod = io.method(&format_ident!("{}", call.method));
+        let aw = io.aw();
         let args: Vec<TokenStream> = call.args.iter().map(|a| self.eg.arg(a)).collect();
         let outs: Vec<Ident> = call.outputs.iter().map(|(n, _)| id(n)).collect();
         let otys: Vec<TokenStream> = call.outputs.iter().map(|(_, t)| rust_ty(t)).collect();
@@ -274,22 +340,15 @@ impl RoleGen<'_> {
         let doc = format!("Sub-protocol call `{}`: runs `{}` as its role `{}` through `{}::{}` on the same channel, then `{rname}`'s local computation up to its next step.", sub.name, sub.func, call.func_role, call.trait_path, call.method);
         let middle = quote! {
             let __out = #tpath::#fmethod(&mut *subs.#field, ch, #(#args),*)
+                #aw
                 .map_err(|e| Error::SubProtocol { call: #call_name, source: ::core::convert::Into::into(e) })?;
             #bind
             #(#checks)*
         };
         let (next, next_ty) = self.next_role(c);
-        let chan = quote!(, ch: &mut dyn #rt::channel::Channel);
-        let k = k as u16;
-        Some(Step {
-            code: self.step_method(c, &doc, &method, chan, next_ty, middle, next, true),
-            driver: super::driver::on_channel(&method),
-            transcript: quote!(#rt::session::Step::Sub(#k)),
-            reads: true,
-            // The sub-protocol's own driver announces its frames.
-            sends: false,
-            first_frame: quote!(::core::option::Option::None),
-        })
+        let chan = io.channel();
+        let chan = quote!(, ch: &mut dyn #chan);
+        self.step_method(c, &doc, method, chan, next_ty, middle, next, true, io)
     }
 }
 
