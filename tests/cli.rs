@@ -126,3 +126,22 @@ fn bad_input_is_a_readable_error_with_exit_code_2() {
     let _ = std::fs::remove_dir_all(dir);
     let _ = std::fs::remove_dir_all(dir2);
 }
+
+/// A reader that has gone (`otp ... | head -1`) ends `otp` quietly: no
+/// panic message, status 0. The pipe's read end is closed before `otp`
+/// starts, so its first write fails.
+#[test]
+fn a_closed_stdout_pipe_is_not_a_panic() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_otp"))
+        .args(["rounds", "protocols/iknp.otp"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("otp runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}

@@ -143,7 +143,28 @@ enum Cmd {
 /// (empty when diagnostics were already printed) and the process exits 2.
 pub struct Fail(pub String);
 
+/// `println!` panics when stdout is a pipe whose reader has gone
+/// (`otp deal ... | head -1`): end quietly then, with the status a command
+/// that is done writing has (0), as tools killed by the pipe's signal do
+/// in effect; every other panic keeps the default report.
+fn quiet_when_stdout_closes() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info)
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_when_stdout_closes();
     let cli = Cli::parse();
     let color = cli.color;
     let result = match cli.cmd {
