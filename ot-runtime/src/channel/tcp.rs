@@ -501,7 +501,7 @@ impl TcpChannel {
     /// Bytes currently held in the read-ahead buffer (allocated, not only
     /// unconsumed), for tests of the memory bound.
     #[cfg(test)]
-    pub(super) fn read_ahead_capacity(&self) -> usize {
+    pub(crate) fn read_ahead_capacity(&self) -> usize {
         self.rbuf.len()
     }
 

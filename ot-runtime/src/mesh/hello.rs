@@ -156,6 +156,8 @@ impl<'a> Reader<'a> {
 /// not a hello is [`MeshError::Setup`] naming the peer. Generated drivers
 /// call this first. Its bytes are counted in [`Mesh::stats`] like any frame
 /// (one frame each way per peer), but not in a protocol's predicted `comm`.
+/// It announces our hello's length as the next frame of every link
+/// ([`Mesh::expect_next_frame`]) and lifts the announcement when done.
 pub fn handshake<M: Mesh + ?Sized>(mesh: &mut M, hello: &Hello) -> Result<(), MeshError> {
     let (me, n) = (mesh.me(), mesh.parties());
     let too_many = || MeshError::setup(None, "party count or index exceeds u32");
@@ -165,8 +167,21 @@ pub fn handshake<M: Mesh + ?Sized>(mesh: &mut M, hello: &Hello) -> Result<(), Me
         me: u32::try_from(me).map_err(|_| too_many())?,
     };
     let frame = ours.encode().map_err(|e| MeshError::setup(None, e))?;
+    // A peer of the same session sends a hello of our hello's length
+    // (a longer one differs from ours and is refused anyway).
     for peer in (0..n).filter(|&p| p != me) {
-        mesh.send_to(peer, &frame)?;
+        mesh.expect_next_frame(peer, Some(frame.len()));
+    }
+    let res = exchange(mesh, &ours, &frame);
+    super::announce_end(mesh);
+    res
+}
+
+/// Sends our hello frame to every peer, then reads and compares theirs.
+fn exchange<M: Mesh + ?Sized>(mesh: &mut M, ours: &Stated, frame: &[u8]) -> Result<(), MeshError> {
+    let (me, n) = (mesh.me(), mesh.parties());
+    for peer in (0..n).filter(|&p| p != me) {
+        mesh.send_to(peer, frame)?;
     }
     mesh.flush()?;
     let mut buf = Vec::new();

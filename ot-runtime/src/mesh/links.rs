@@ -94,6 +94,9 @@ struct Link<C> {
     /// A handle on the link's socket (TCP links), to close it gracefully
     /// when the mesh is dropped.
     socket: Option<TcpStream>,
+    /// An announcement ([`Mesh::expect_next_frame`]) made while a reader
+    /// thread held the channel, applied when it comes home.
+    announced: Option<Option<usize>>,
 }
 
 /// A [`Mesh`] made of one two-party [`MeshChannel`] per peer.
@@ -177,6 +180,7 @@ impl<C: MeshChannel> ChannelMesh<C> {
                     spare: Vec::new(),
                     stats: StatsCounter::default(),
                     socket: None,
+                    announced: None,
                 }),
                 (true, Some(_)) => return Err(MeshError::setup(j, "a channel to ourselves")),
                 (false, None) => return Err(MeshError::setup(j, "no channel to this party")),
@@ -244,7 +248,11 @@ impl<C: MeshChannel> ChannelMesh<C> {
         let seq = self.next_seq;
         self.next_seq += 1;
         if let Some(Some(link)) = self.links.get_mut(done.peer) {
-            link.chan = Some(done.chan);
+            let mut chan = done.chan;
+            if let Some(len) = link.announced.take() {
+                chan.expect_next_frame(len);
+            }
+            link.chan = Some(chan);
             link.pending = Some(Arrived {
                 seq,
                 frame: done.buf,
@@ -563,6 +571,18 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
             _ => ChannelStats::default(),
         }
     }
+
+    /// Passes the announcement to the link's channel; while a reader
+    /// thread holds the channel, it is kept and applied when the channel
+    /// comes home (before any send on the link can run).
+    fn expect_next_frame(&mut self, peer: usize, len: Option<usize>) {
+        if let Some(Some(link)) = self.links.get_mut(peer) {
+            match link.chan.as_mut() {
+                Some(chan) => chan.expect_next_frame(len),
+                None => link.announced = Some(len),
+            }
+        }
+    }
 }
 
 /// Largest frame read (and discarded) while draining a link being closed.
@@ -592,6 +612,20 @@ fn linger<C: MeshChannel>(mut links: Vec<(C, TcpStream)>, timeout: Duration, sto
     }
     for (chan, _) in &mut links {
         drain(chan, timeout, stop);
+    }
+}
+
+#[cfg(test)]
+impl ChannelMesh<crate::channel::TcpChannel> {
+    /// Bytes the TCP link to `peer` holds read ahead (0 while a reader
+    /// thread has the channel), for tests of the memory bound.
+    pub(super) fn read_ahead_of(&self, peer: usize) -> usize {
+        match self.links.get(peer) {
+            Some(Some(Link {
+                chan: Some(chan), ..
+            })) => chan.read_ahead_capacity(),
+            _ => 0,
+        }
     }
 }
 

@@ -286,6 +286,55 @@ pub trait Mesh {
     /// and what it received and accepted. All zero for an index with no
     /// link.
     fn stats(&self, peer: usize) -> ChannelStats;
+
+    /// Announces the payload length of the next frame this party will
+    /// receive from `peer` (`Some(0)`: nothing more comes on that link;
+    /// `None`: not known, the link's configured bound applies), as
+    /// [`Channel::expect_next_frame`](crate::channel::Channel::expect_next_frame)
+    /// on that link: a transport that reads ahead while a send waits
+    /// (TCP, TLS) then buffers at most that frame plus
+    /// [`READ_AHEAD_SLACK`](crate::channel::READ_AHEAD_SLACK) from a peer
+    /// that floods the link instead of reading.
+    ///
+    /// Generated n-party drivers announce, before writing each round, the
+    /// frame they read next on every link (in a round every party writes
+    /// before it reads, so on each link the peer sends at most that frame
+    /// before reading ours), and lift the bound (`None`) when the run ends
+    /// or fails. Announce the exact length or more: a larger frame is
+    /// still received, but if both ends of a link announce less than what
+    /// they send each other and both frames exceed the socket buffers, the
+    /// sends wait for each other until the time-out. The default ignores
+    /// it; an index with no link is ignored.
+    fn expect_next_frame(&mut self, peer: usize, len: Option<usize>) {
+        let _ = (peer, len);
+    }
+}
+
+/// Announces on every link of `mesh` (endpoints `0..parties()` other than
+/// `me()`) the next frame that party will read from it
+/// ([`Mesh::expect_next_frame`]): `reads` lists the party's coming
+/// receives in order, each as the peers it reads one frame from and that
+/// frame's length; a peer in none of them gets `Some(0)` (nothing more
+/// comes on that link). Generated drivers call this before each send.
+pub fn announce_reads<M: Mesh + ?Sized>(mesh: &mut M, reads: &[(Vec<usize>, usize)]) {
+    let me = mesh.me();
+    for peer in (0..mesh.parties()).filter(|&p| p != me) {
+        let next = reads
+            .iter()
+            .find(|(from, _)| from.contains(&peer))
+            .map_or(0, |&(_, len)| len);
+        mesh.expect_next_frame(peer, Some(next));
+    }
+}
+
+/// Lifts every link's announcement ([`Mesh::expect_next_frame`] with
+/// `None`): generated drivers call this when a run ends, successfully or
+/// not, so the links fall back to their configured read-ahead bound.
+pub fn announce_end<M: Mesh + ?Sized>(mesh: &mut M) {
+    let me = mesh.me();
+    for peer in (0..mesh.parties()).filter(|&p| p != me) {
+        mesh.expect_next_frame(peer, None);
+    }
 }
 
 /// Implements the [`Mesh`] methods other than the two sends by forwarding
@@ -325,6 +374,10 @@ macro_rules! forward_mesh {
         fn stats(&self, peer: usize) -> ChannelStats {
             let $s = self;
             $inner.stats(peer)
+        }
+        fn expect_next_frame(&mut self, peer: usize, len: Option<usize>) {
+            let $s = self;
+            $inner.expect_next_frame(peer, len)
         }
     };
 }

@@ -222,3 +222,66 @@ fn shaped_channels_make_a_mesh() {
     });
     assert_eq!(got, [1, 0]);
 }
+
+/// A peer that floods one link of a TCP mesh and never reads what we send
+/// (issue 15, item 1): our flush fails with the time-out, and what the
+/// link read ahead meanwhile stays within the frame announced for it
+/// ([`Mesh::expect_next_frame`], through [`announce_reads`] as generated
+/// drivers call it) plus the slack and one socket read; without the
+/// announcement, the link's configured read-ahead limit is what bounds it.
+#[test]
+fn tcp_mesh_flood_read_ahead_is_bounded_by_the_announced_frame() {
+    use crate::channel::{TcpChannel, READ_AHEAD_SLACK};
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+    use std::time::Instant;
+
+    let announced = 1000;
+    let bound = announced + 8 + READ_AHEAD_SLACK + 2 * (64 << 10);
+    let flooded = |announce: bool| -> usize {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut raw = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let timeout = Duration::from_millis(400);
+        let ch = TcpChannel::accept(&listener, timeout)
+            .unwrap()
+            .with_write_queue_limit(1 << 20)
+            .with_read_ahead_limit(8 << 20);
+        let mut mesh = ChannelMesh::from_channels(0, vec![None, Some(ch)], timeout).unwrap();
+        if announce {
+            announce_reads(&mut mesh, &[(vec![1], announced)]);
+        }
+        let flood = std::thread::spawn(move || {
+            let junk = vec![0x5a; 1 << 16];
+            while raw.write_all(&junk).is_ok() {}
+        });
+        let start = Instant::now();
+        let frame = vec![7u8; 1 << 20];
+        let err = loop {
+            if let Err(e) = mesh.send_to(1, &frame).and_then(|()| mesh.flush()) {
+                break e;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "never failed");
+        };
+        assert!(
+            matches!(
+                err,
+                MeshError::Peer {
+                    peer: 1,
+                    source: ChannelError::Timeout { .. }
+                }
+            ),
+            "{err:?}"
+        );
+        let held = mesh.read_ahead_of(1);
+        drop(mesh);
+        flood.join().unwrap();
+        held
+    };
+    let with = flooded(true);
+    assert!(with <= bound, "read ahead {with} bytes, bound {bound}");
+    let without = flooded(false);
+    assert!(
+        without > bound,
+        "without an announcement only the configured limit bounds the read-ahead ({without} bytes)"
+    );
+}

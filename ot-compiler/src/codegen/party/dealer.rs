@@ -8,6 +8,7 @@
 //! received from it).
 
 use super::analysis::{dealer_receives, dealer_sends, dealer_stmt, parties, uses_defs_of, Op};
+use super::driver::Drive;
 use super::{held_ty, io_items, stmt_code};
 use crate::codegen::expr::ExprGen;
 use crate::codegen::names::{id, rt, snake};
@@ -192,7 +193,7 @@ impl<'a> DealerGen<'a> {
     }
 
     /// The step leaving state `si` (not `Done`) and its driver statements.
-    fn step(&self, si: usize) -> (TokenStream, TokenStream) {
+    fn step(&self, si: usize) -> (TokenStream, Drive) {
         let at = self.states[si].op.unwrap_or_default();
         let (role, ty) = (&self.role, self.state_ty(si));
         let (open, next) = (self.state_pat(si), self.state_pat(si + 1));
@@ -254,7 +255,12 @@ impl<'a> DealerGen<'a> {
                     }
                 }
             };
-            return (code, super::driver::send_each(&method, rn, None));
+            let drive = Drive {
+                code: super::driver::send_each(&method, rn, None),
+                sends: true,
+                read: None,
+            };
+            return (code, drive);
         }
         let method = format_ident!("recv_{rn}");
         let parts: Vec<Ident> = rd
@@ -290,7 +296,12 @@ impl<'a> DealerGen<'a> {
             }
         };
         let from = quote!((0..__n).collect());
-        (code, super::driver::recv_from(&m, &method, rn, from))
+        let drive = Drive {
+            code: super::driver::recv_from(&m, &method, rn, from.clone()),
+            sends: false,
+            read: Some((from, quote!(msgs::#m::wire_len(&__s.params)))),
+        };
+        (code, drive)
     }
 
     /// `DealerInput`, `DealerOutput`.
@@ -331,12 +342,28 @@ impl<'a> DealerGen<'a> {
             steps.push(s);
             drive.push(dr);
         }
+        let (reads, drive) = super::driver::announced(drive);
+        let run_body = super::driver::lifted(
+            &quote!(#output),
+            quote! {
+                let __n = { let params = &self.params; #n };
+                if mesh.me() != __n || mesh.parties() != __n.wrapping_add(1) {
+                    return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
+                }
+                #hello
+                let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
+                let __s = self;
+                #reads
+                #(#drive)*
+                __s.finish()
+            },
+        );
         let last = self.states.len() - 1;
         let (done, done_pat) = (self.state_ty(last), self.state_pat(last));
         let outs = self.ir.outputs[1].iter().map(|(o, _)| id(o));
         let doc = format!("The dealer `{d}` of `{pname}` (`{}`), as a typestate: it runs its own steps (`at {d}` and the rounds it sends or receives), not the parties'. On a mesh it is endpoint `n`, after the parties `0..n`.", self.ir.location);
         let new_doc = format!("Starts `{d}` of session `session` (the same 16 bytes at every party, fresh for every run) with its inputs and randomness: checks the inputs and runs its computation up to its first round.");
-        let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then the session hello with every party, then its rounds.");
+        let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then the session hello with every party, then its rounds; before each send it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.");
         quote! {
             #io
             #[doc = concat!("States of `", #d, "`.")]
@@ -363,15 +390,7 @@ impl<'a> DealerGen<'a> {
                 #[doc = #run_doc]
                 #[allow(unused_variables, unused_mut, clippy::all)]
                 pub fn run<M: #rt::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
-                    let __n = { let params = &self.params; #n };
-                    if mesh.me() != __n || mesh.parties() != __n.wrapping_add(1) {
-                        return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
-                    }
-                    #hello
-                    let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
-                    let __s = self;
-                    #(#drive)*
-                    __s.finish()
+                    #run_body
                 }
             }
             #(#steps)*

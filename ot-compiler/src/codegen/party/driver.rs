@@ -8,6 +8,51 @@ use crate::codegen::names::rt;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
+/// One step of a driver: its statements, whether it writes frames (it is
+/// then preceded by the announcement of the frames the party reads next on
+/// every link), and the frame it reads, if any: the peers it reads one
+/// frame from (a `Vec<usize>` expression) and that frame's exact length.
+pub(super) struct Drive {
+    pub(super) code: TokenStream,
+    pub(super) sends: bool,
+    pub(super) read: Option<(TokenStream, TokenStream)>,
+}
+
+/// The statements of a driver's steps with the announcements
+/// (`ot_runtime::mesh::announce_reads`) before every step that writes, and
+/// the list of the driver's reads they are taken from (`__reads`, built
+/// once the first state `__s` is in scope).
+pub(super) fn announced(steps: Vec<Drive>) -> (TokenStream, Vec<TokenStream>) {
+    let rt = rt();
+    let mut reads = vec![];
+    let mut out = vec![];
+    for d in steps {
+        if d.sends {
+            let k = reads.len();
+            out.push(quote!(#rt::mesh::announce_reads(mesh, &__reads[#k..]);));
+        }
+        out.push(d.code);
+        if let Some((from, len)) = d.read {
+            reads.push(quote!((#from, #len)));
+        }
+    }
+    let list = quote! {
+        let __reads: ::std::vec::Vec<(::std::vec::Vec<usize>, usize)> = ::std::vec![#(#reads),*];
+    };
+    (list, out)
+}
+
+/// The body of a `run` method (`body`, returning its result) run so that
+/// every link's announcement is lifted when it ends, with or without error.
+pub(super) fn lifted(output: &TokenStream, body: TokenStream) -> TokenStream {
+    let rt = rt();
+    quote! {
+        let __res = (|| -> Result<#output, Error> { #body })();
+        #rt::mesh::announce_end(mesh);
+        __res
+    }
+}
+
 /// The digests of a batched check, taken before the send step, and the
 /// statement putting them at the start of a frame `b`.
 fn prefix(digests: Option<&Ident>, b: TokenStream) -> (TokenStream, TokenStream) {
@@ -172,17 +217,17 @@ pub(super) fn hello() -> TokenStream {
 }
 
 /// The `run` method of the first state.
-pub(super) fn run_fn(g: &PartyGen, steps: &[TokenStream]) -> TokenStream {
+pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
     let rt = rt();
     let output = format_ident!("{}Output", g.pname());
     let n = crate::codegen::wire::shape(&super::analysis::parties(g.ir));
     let ends = super::analysis::endpoints(g.ir);
     let hello = hello();
-    let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) with every peer first, then every round, writing all of a round's messages before reading any and reading peers in arrival order.", g.pname());
-    quote! {
-        #[doc = #doc]
-        #[allow(unused_variables, unused_mut, clippy::all)]
-        pub fn run<M: #rt::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
+    let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) with every peer first, then every round, writing all of a round's messages before reading any and reading peers in arrival order. Before writing a round it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.", g.pname());
+    let (reads, steps) = announced(steps);
+    let body = lifted(
+        &quote!(#output),
+        quote! {
             let __n = { let params = &self.params; #n };
             if mesh.me() != self.me || mesh.parties() != #ends {
                 return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
@@ -191,8 +236,16 @@ pub(super) fn run_fn(g: &PartyGen, steps: &[TokenStream]) -> TokenStream {
             let __peers: ::std::vec::Vec<usize> = (0..__n).filter(|&__p| __p != self.me).collect();
             let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
             let __s = self;
+            #reads
             #(#steps)*
             __s.finish()
+        },
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(unused_variables, unused_mut, clippy::all)]
+        pub fn run<M: #rt::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
+            #body
         }
     }
 }

@@ -591,7 +591,7 @@ impl<'a> PartyGen<'a> {
                 driver.push(drive);
             }
         }
-        let run_fn = driver::run_fn(self, &driver);
+        let run_fn = driver::run_fn(self, driver);
         let finish = self.finish_impl();
         let doc = format!("A party `{p}[me]` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the party in its next state. Every party runs the same steps; `me` is its index and `n` (a parameter) the number of parties.", self.ir.location);
         quote! {

@@ -7,6 +7,7 @@
 use super::analysis::{
     check_batched, checked, dealer_sends, endpoints, fixed, parties, peer, Op, PState,
 };
+use super::driver::Drive;
 use super::PartyGen;
 use crate::codegen::names::{id, rt};
 use crate::codegen::wire::{check_shape, shape};
@@ -46,7 +47,7 @@ impl PartyGen<'_> {
     }
 
     /// The step leaving state `si` and its driver statements (None: `Done`).
-    pub(super) fn step(&self, si: usize) -> Option<(TokenStream, TokenStream)> {
+    pub(super) fn step(&self, si: usize) -> Option<(TokenStream, Drive)> {
         let s = &self.plan.states[si];
         let at = s.op?;
         let next = &self.plan.states[si + 1];
@@ -78,7 +79,55 @@ impl PartyGen<'_> {
         };
         let generic = self.trait_impl(s, next, op);
         let method = self.method(s, next, at, parts, extra);
+        let (sends, read) = self.frames(op, stashed, carried);
+        let drive = Drive {
+            code: drive,
+            sends,
+            read,
+        };
         Some((quote!(#method #generic), drive))
+    }
+
+    /// What the driver step of `op` does on the mesh: whether it writes,
+    /// and the frame it reads (from which peers, of which exact length).
+    /// A receive whose messages a batched check already read reads nothing;
+    /// a batched check reads the digests and the carried round's message in
+    /// one frame.
+    fn frames(
+        &self,
+        op: Op,
+        stashed: bool,
+        carried: Option<usize>,
+    ) -> (bool, Option<(TokenStream, TokenStream)>) {
+        let rt = rt();
+        let wire = |r: usize| {
+            let m = format_ident!("{}", self.ir.rounds[r].msg);
+            quote!(msgs::#m::wire_len(&__s.params))
+        };
+        let peers = quote!(::core::clone::Clone::clone(&__peers));
+        match op {
+            Op::Send(_) | Op::Stmt(_) => (matches!(op, Op::Send(_)), None),
+            Op::Recv(_) if stashed => (false, None),
+            Op::Recv(r) if fixed(self.ir, r).is_some() => (
+                false,
+                Some((self.fixed_senders(r, quote!(__s.me)), wire(r))),
+            ),
+            Op::Recv(r) => (false, Some((peers, wire(r)))),
+            Op::Check(r) => {
+                let digests = match fixed(self.ir, r) {
+                    Some(_) => quote!(#rt::mpc::DIGEST_LEN),
+                    None => quote!(#rt::mpc::DIGEST_LEN.wrapping_mul(__n)),
+                };
+                let len = match carried {
+                    Some(r2) => {
+                        let w = wire(r2);
+                        quote!(#digests.wrapping_add(#w))
+                    }
+                    None => digests,
+                };
+                (carried.is_none(), Some((peers, len)))
+            }
+        }
     }
 
     /// The `Outgoing`/`Incoming` implementation behind the generic
