@@ -89,6 +89,14 @@ impl Drop for Bits {
     }
 }
 
+impl Bits {
+    /// Overwrites every bit with 0 (the length is kept); see
+    /// [`crate::wipe::Wipe`].
+    pub(crate) fn wipe_bytes(&mut self) {
+        zeroize::Zeroize::zeroize(self.bytes.as_mut_slice());
+    }
+}
+
 impl core::fmt::Debug for Bits {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Bits[{}](", self.len)?;

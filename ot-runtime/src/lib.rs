@@ -31,6 +31,7 @@ pub mod rr16;
 pub mod softspoken;
 pub mod transpose;
 pub mod vole;
+pub mod wipe;
 
 pub mod channel;
 pub mod ec;

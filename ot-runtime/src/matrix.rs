@@ -27,6 +27,12 @@ impl core::fmt::Debug for BitMatrix {
 }
 
 impl BitMatrix {
+    /// Overwrites every bit with 0 (the shape is kept); see
+    /// [`crate::wipe::Wipe`].
+    pub(crate) fn wipe_blocks(&mut self) {
+        zeroize::Zeroize::zeroize(self.data.as_mut_slice());
+    }
+
     /// An all-zero `rows x cols` matrix.
     pub fn new(rows: usize, cols: usize) -> BitMatrix {
         let bpr = cols.div_ceil(128);

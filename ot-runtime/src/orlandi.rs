@@ -75,6 +75,17 @@ pub struct Shares {
     coms: Vec<Vec<Point>>,
 }
 
+/// The additive shares and the commitment randomness are wiped when a
+/// batch is dropped (the commitments are public).
+impl Drop for Shares {
+    fn drop(&mut self) {
+        use crate::wipe::Wipe;
+        self.x.wipe();
+        self.r1.wipe();
+        self.r2.wipe();
+    }
+}
+
 impl Shares {
     /// Party `me`'s shares from their parts (`coms[j][k]`: the commitment of
     /// party `j`'s share of value `k`). Every part must have one length and

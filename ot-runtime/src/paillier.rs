@@ -482,6 +482,25 @@ impl PublicKey {
     }
 }
 
+/// The factors, their squares and the CRT constants are wiped when the key
+/// is dropped (see [`crate::wipe`] for what wiping a GMP integer reaches).
+impl Drop for SecretKey {
+    fn drop(&mut self) {
+        use crate::wipe::Wipe;
+        for v in [
+            &mut self.p,
+            &mut self.q,
+            &mut self.p2,
+            &mut self.q2,
+            &mut self.hp,
+            &mut self.hq,
+            &mut self.q_inv,
+        ] {
+            v.wipe();
+        }
+    }
+}
+
 impl SecretKey {
     /// A fresh key pair with a modulus of `size` bits.
     pub fn generate<R: RngCore + CryptoRng + ?Sized>(size: KeySize, rng: &mut R) -> SecretKey {

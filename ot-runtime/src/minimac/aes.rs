@@ -472,7 +472,7 @@ mod tests {
             me: 0,
             parties: 2,
             codes: codes.clone(),
-            alpha: Arc::new(vec![3u8; 24]),
+            alpha: Arc::new(crate::minimac::MacKey(vec![3u8; 24])),
         };
         let (vals, n, k) = (3usize, 24usize, 8usize);
         let mut rng = Rng::deterministic_for_tests(17);

@@ -982,7 +982,7 @@ impl PrepStore {
                 me,
                 parties: params.parties,
                 codes,
-                alpha: Arc::new(prep.alpha.clone()),
+                alpha: Arc::new(super::MacKey(prep.alpha.clone())),
             },
             total: prep.counts(),
             prep,

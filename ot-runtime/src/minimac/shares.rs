@@ -104,7 +104,34 @@ pub struct Holder {
     /// The codes `C` and `C*`.
     pub codes: Arc<Codes>,
     /// The party's share of the MAC key `α`.
-    pub alpha: Arc<Vec<u8>>,
+    pub alpha: Arc<MacKey>,
+}
+
+/// A party's share of the MAC key `α` (`n` bytes), wiped when dropped (a
+/// [`Holder`] shares it through an `Arc`: the last holder wipes it).
+/// Dereferences to its bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MacKey(pub Vec<u8>);
+
+impl Drop for MacKey {
+    fn drop(&mut self) {
+        crate::wipe::Wipe::wipe(&mut self.0);
+    }
+}
+
+impl core::ops::Deref for MacKey {
+    type Target = Vec<u8>;
+    fn deref(&self) -> &Vec<u8> {
+        &self.0
+    }
+}
+
+/// The codeword shares and MAC shares are wiped when a batch is dropped.
+impl Drop for Shares {
+    fn drop(&mut self) {
+        crate::wipe::Wipe::wipe(&mut self.x);
+        crate::wipe::Wipe::wipe(&mut self.mac);
+    }
 }
 
 impl Shares {
