@@ -155,8 +155,11 @@ fn check_all(name: &str, logs: &[Vec<Vec<Event>>]) {
     }
 }
 
+/// A recorded endpoint of either mesh.
+type Endpoint = Recording<Box<dyn Mesh + Send>>;
+
 /// Both meshes of `n` endpoints, recorded.
-fn meshes(n: usize) -> [(String, Vec<Recording<Box<dyn Mesh + Send>>>); 2] {
+fn meshes(n: usize) -> [(String, Vec<Endpoint>); 2] {
     let boxed = |v: Vec<Box<dyn Mesh + Send>>| v.into_iter().map(Recording::new).collect();
     let mem = MemoryMesh::new(n)
         .into_iter()
@@ -176,7 +179,7 @@ fn meshes(n: usize) -> [(String, Vec<Recording<Box<dyn Mesh + Send>>>); 2] {
 /// Runs `f` at every endpoint of both meshes and checks every link.
 fn announced<F>(name: &str, endpoints: impl Fn(usize) -> usize, f: F)
 where
-    F: Fn(&mut Recording<Box<dyn Mesh + Send>>, usize) + Sync,
+    F: Fn(&mut Endpoint, usize) + Sync,
 {
     for n in [2, 3] {
         for (mesh_name, ms) in meshes(endpoints(n)) {
