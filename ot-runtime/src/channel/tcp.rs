@@ -1,6 +1,6 @@
 //! Length-prefixed frames over TCP, with a background writer thread.
 
-use std::io::{self, IoSlice, Read, Write};
+use std::io::{self, IoSlice, IoSliceMut, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::mpsc::{self, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -13,6 +13,11 @@ use crate::Block;
 
 /// Size of the length prefix of each frame.
 const HEADER: usize = 8;
+
+/// The length prefix of a frame of `len` payload bytes.
+fn frame_header(len: usize) -> [u8; HEADER] {
+    (len as u64).to_le_bytes()
+}
 /// Size of the writer's coalescing buffer for small frames; it is written
 /// out whenever it holds this many bytes (or the queue runs empty).
 const COALESCE: usize = 64 * 1024;
@@ -86,6 +91,25 @@ impl WriterShared {
 struct Frame {
     header: [u8; HEADER],
     payload: Payload,
+    /// Leading bytes of the header and payload that the caller already
+    /// wrote itself (see [`TcpChannel::write_now`]).
+    written: usize,
+}
+
+impl Frame {
+    /// The header's and the payload's bytes not written yet.
+    fn rest(&self) -> (&[u8], &[u8]) {
+        unwritten(&self.header, self.payload.bytes(), self.written)
+    }
+}
+
+/// What is left of a frame (`header`, `payload`) after its first `written`
+/// bytes.
+fn unwritten<'a>(header: &'a [u8], payload: &'a [u8], written: usize) -> (&'a [u8], &'a [u8]) {
+    (
+        &header[written.min(header.len())..],
+        &payload[written.saturating_sub(header.len()).min(payload.len())..],
+    )
 }
 
 /// A queued frame's payload: bytes, or the storage of a block chunk handed
@@ -138,17 +162,18 @@ fn writer_loop(mut stream: TcpStream, rx: mpsc::Receiver<Frame>, shared: Arc<Wri
             }
             Err(TryRecvError::Disconnected) => return Ok(()),
         };
-        if frame.payload.bytes().len() < DIRECT {
+        if frame.written == 0 && frame.payload.bytes().len() < DIRECT {
             pending.extend_from_slice(&frame.header);
             pending.extend_from_slice(frame.payload.bytes());
             if pending.len() >= COALESCE {
                 write_pending(&mut stream, &mut pending, &shared)?;
             }
         } else {
+            let (header, payload) = frame.rest();
             let mut slices = [
                 IoSlice::new(&pending),
-                IoSlice::new(&frame.header),
-                IoSlice::new(frame.payload.bytes()),
+                IoSlice::new(header),
+                IoSlice::new(payload),
             ];
             let last = write_accounted(&mut stream, &mut slices, &shared)?;
             pending.clear();
@@ -243,7 +268,12 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 /// more than 4 GiB if a protocol ever wants to; the receiver's `max_len` is
 /// what bounds allocation.
 ///
-/// Writing: every frame is handed to a writer thread as an owned buffer
+/// Writing: when nothing is queued for the writer thread, a frame is first
+/// written on the calling thread with a non-blocking send (Linux), and a
+/// frame the socket takes whole is done there: no copy, no hand-off (on a
+/// local link, where the peer reads as fast as we write, that is every
+/// bulk chunk). Whatever the socket does not take is handed to a writer
+/// thread as an owned buffer
 /// (copied once by [`Channel::send`], not at all by [`Channel::send_vec`],
 /// nor by [`Channel::send_blocks`] for chunks of 16 KiB or more, whose
 /// caller gets a spent chunk buffer back in exchange).
@@ -262,7 +292,8 @@ fn is_timeout(kind: io::ErrorKind) -> bool {
 ///
 /// Reading: small frames are served from a read-ahead buffer; the bulk of a
 /// large frame is read from the socket straight into the caller's buffer of
-/// [`Channel::recv_into`], whose allocation is reused (and, as long as its
+/// [`Channel::recv_into`] (with [`Channel::recv_into_slice`] and nothing
+/// read ahead, all of it: header and payload in one vectored read), whose allocation is reused (and, as long as its
 /// length already covers the frame, not even zero-filled again), so a
 /// receive loop with one reused buffer neither allocates nor copies twice.
 ///
@@ -717,35 +748,79 @@ impl TcpChannel {
         }
     }
 
-    /// Queues one frame of `payload_len` bytes for the writer thread,
-    /// waiting for queue space first; `payload` makes the frame's buffer only
-    /// then, when the writer has had the chance to return a spent buffer to
-    /// its pool.
-    fn hand_off(
-        &mut self,
-        payload_len: usize,
-        payload: impl FnOnce(&WriterShared) -> Payload,
-    ) -> Result<(), ChannelError> {
+    /// Starts a frame with payload `bytes`: waits for queue space, then
+    /// writes what the socket takes right now ([`TcpChannel::write_now`]).
+    /// Returns how many leading bytes of the frame (header first) went out;
+    /// the caller queues the rest with [`TcpChannel::queue_rest`] unless
+    /// that is all of it ([`HEADER`] + `bytes.len()`).
+    fn start_frame(&mut self, bytes: &[u8]) -> Result<usize, ChannelError> {
         self.check_deadline()?;
-        let len = HEADER + payload_len;
+        let len = HEADER + bytes.len();
         let limit = self.queue_limit;
         self.wait_writer(|in_flight| in_flight == 0 || in_flight.saturating_add(len) <= limit)?;
-        let payload = payload(&self.shared);
-        debug_assert_eq!(payload.bytes().len(), payload_len);
+        Ok(self.write_now(&frame_header(bytes.len()), bytes))
+    }
+
+    /// Queues the rest of a frame begun by [`TcpChannel::start_frame`]
+    /// (`written` of its bytes went out) for the writer thread; `payload` is
+    /// the frame's whole payload, made only now, so that the writer has had
+    /// the chance to return a spent buffer to its pool.
+    fn queue_rest(&mut self, payload: Payload, written: usize) -> Result<(), ChannelError> {
+        let header = frame_header(payload.bytes().len());
+        let queued = HEADER + payload.bytes().len() - written;
         let frame = Frame {
-            header: (payload_len as u64).to_le_bytes(),
+            header,
             payload,
+            written,
         };
-        self.shared.lock().in_flight += len;
+        self.shared.lock().in_flight += queued;
         let sent = self.tx.as_ref().map(|tx| tx.send(frame));
         match sent {
             Some(Ok(())) => Ok(()),
             _ => {
                 let mut st = self.shared.lock();
-                st.in_flight = st.in_flight.saturating_sub(len);
+                st.in_flight = st.in_flight.saturating_sub(queued);
                 Err(Self::writer_failed(&mut st).unwrap_or(ChannelError::Closed))
             }
         }
+    }
+
+    /// Writes as much of a frame as the socket takes right now, on the
+    /// calling thread and without blocking, when nothing is queued for the
+    /// writer thread (so nothing may go out before it); returns the number
+    /// of leading bytes written (header first), which the writer thread
+    /// then skips. On a local link the socket usually takes a whole chunk:
+    /// the frame then costs no hand-off to the writer thread (no wake-up,
+    /// no context switch on a busy core). A full socket or an error leaves
+    /// the rest to the writer thread, which blocks or reports the error as
+    /// before.
+    #[cfg(target_os = "linux")]
+    fn write_now(&self, header: &[u8], payload: &[u8]) -> usize {
+        if self.shared.lock().in_flight != 0 {
+            return 0;
+        }
+        let sock = socket2::SockRef::from(&self.stream);
+        let mut done = 0;
+        loop {
+            let (h, p) = unwritten(header, payload, done);
+            if h.is_empty() && p.is_empty() {
+                return done;
+            }
+            let slices = [IoSlice::new(h), IoSlice::new(p)];
+            match sock.send_vectored_with_flags(&slices, libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) {
+                Ok(0) => return done,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return done,
+            }
+        }
+    }
+
+    /// Without a non-blocking send, every frame goes through the writer
+    /// thread.
+    #[cfg(not(target_os = "linux"))]
+    fn write_now(&self, _header: &[u8], _payload: &[u8]) -> usize {
+        0
     }
 
     /// Fills the read-ahead buffer to at least `n` bytes, stopping early at
@@ -806,7 +881,7 @@ impl TcpChannel {
         } else {
             buf.truncate(len);
         }
-        self.recv_payload(buf)
+        self.recv_payload(buf, 0)
     }
 
     /// Reads and checks the next frame's length header (at most `max_len`).
@@ -840,13 +915,84 @@ impl TcpChannel {
         Ok(len)
     }
 
-    /// Reads a frame's payload (whose header was read) into all of `buf`.
-    fn recv_payload(&mut self, buf: &mut [u8]) -> Result<(), ChannelError> {
+    /// Receives one frame of at most `out.len()` bytes into `out` (see
+    /// [`Channel::recv_into_slice`]). A large destination with nothing read
+    /// ahead is filled by one vectored read of the header and as much of
+    /// the payload as has arrived, straight into `out`, instead of reading
+    /// up to [`READ_CHUNK`] bytes into the read-ahead buffer and copying
+    /// them out. Bytes beyond the frame (the next frame's) go back to the
+    /// read-ahead buffer, and so does everything read if the frame is
+    /// oversized, so the channel's state is that of the plain path.
+    fn recv_slice(&mut self, out: &mut [u8]) -> Result<usize, ChannelError> {
+        if self.buffered() > 0 || self.eof || out.len() < READ_CHUNK {
+            let len = self.recv_header(out.len())?;
+            self.recv_payload(&mut out[..len], 0)?;
+            return Ok(len);
+        }
+        self.check_deadline()?;
+        self.arm_read(None, 0)?;
+        let mut header = [0u8; HEADER];
+        let res = loop {
+            let mut bufs = [IoSliceMut::new(&mut header), IoSliceMut::new(out)];
+            match self.stream.read_vectored(&mut bufs) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                other => break other,
+            }
+        };
+        let n = match res {
+            Ok(n) => n,
+            Err(e) if is_timeout(e.kind()) => return Err(self.expired(None, 0)),
+            Err(e) if is_hangup(e.kind()) => 0,
+            Err(e) => return Err(ChannelError::Io(e)),
+        };
+        if n < HEADER {
+            // End of stream or a partial header: the plain path finishes
+            // the header (or reports the end).
+            self.eof |= n == 0;
+            self.unread(&[&header[..n]]);
+            let len = self.recv_header(out.len())?;
+            self.recv_payload(&mut out[..len], 0)?;
+            return Ok(len);
+        }
+        let got = n - HEADER;
+        let len = match usize::try_from(u64::from_le_bytes(header)) {
+            Ok(len) if len <= out.len() => len,
+            _ => {
+                self.unread(&[&header, &out[..got]]);
+                return self.recv_header(out.len());
+            }
+        };
+        if got > len {
+            self.unread(&[&out[len..got]]);
+        }
+        self.recv_payload(&mut out[..len], got.min(len))?;
+        Ok(len)
+    }
+
+    /// Puts bytes read past what the caller took back into the (empty)
+    /// read-ahead buffer.
+    fn unread(&mut self, parts: &[&[u8]]) {
+        debug_assert_eq!(self.buffered(), 0);
+        self.rpos = 0;
+        self.rend = 0;
+        for p in parts {
+            if self.rbuf.len() < self.rend + p.len() {
+                self.rbuf.resize(self.rend + p.len(), 0);
+            }
+            self.rbuf[self.rend..self.rend + p.len()].copy_from_slice(p);
+            self.rend += p.len();
+        }
+    }
+
+    /// Reads a frame's payload (whose header was read) into all of `buf`,
+    /// whose first `got` bytes already hold it.
+    fn recv_payload(&mut self, buf: &mut [u8], got: usize) -> Result<(), ChannelError> {
         let len = buf.len();
         let t = self.transfer(len);
-        let mut got = len.min(self.buffered());
-        buf[..got].copy_from_slice(&self.rbuf[self.rpos..self.rpos + got]);
-        self.rpos += got;
+        let take = (len - got).min(self.buffered());
+        buf[got..got + take].copy_from_slice(&self.rbuf[self.rpos..self.rpos + take]);
+        self.rpos += take;
+        let mut got = got + take;
 
         let rest = len - got;
         if rest >= READ_CHUNK {
@@ -873,32 +1019,47 @@ fn clamp(d: Duration) -> Duration {
 }
 
 impl Channel for TcpChannel {
+    /// A frame the socket takes at once is written from `msg` itself;
+    /// otherwise it is copied (into a recycled buffer) for the writer
+    /// thread.
     fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
-        self.hand_off(msg.len(), |sh| Payload::Bytes(sh.pool.copy_of(msg)))?;
+        let written = self.start_frame(msg)?;
+        if written < HEADER + msg.len() {
+            let payload = Payload::Bytes(self.shared.pool.copy_of(msg));
+            self.queue_rest(payload, written)?;
+        }
         self.stats.on_send(msg.len());
         Ok(())
     }
 
     fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
         let len = msg.len();
-        self.hand_off(len, |_| Payload::Bytes(msg))?;
+        let written = self.start_frame(&msg)?;
+        if written < HEADER + len {
+            self.queue_rest(Payload::Bytes(msg), written)?;
+        } else {
+            Payload::Bytes(msg).recycle(&self.shared);
+        }
         self.stats.on_send(len);
         Ok(())
     }
 
-    /// Large chunks are handed to the writer thread as they are (no copy);
-    /// `blocks` gets a spent chunk buffer of the same length back.
+    /// A frame the socket takes at once is written from `blocks`, which
+    /// keeps its storage; otherwise a large chunk is handed to the writer
+    /// thread as it is (no copy) and `blocks` gets a spent chunk buffer of
+    /// the same length back.
     fn send_blocks(&mut self, blocks: &mut Vec<Block>) -> Result<(), ChannelError> {
         let len = 16 * blocks.len();
         if len < DIRECT {
             return self.send(Block::slice_as_bytes(blocks));
         }
-        self.hand_off(len, |sh| {
+        let written = self.start_frame(Block::slice_as_bytes(blocks))?;
+        if written < HEADER + len {
             let n = blocks.len();
-            let mut spare = sh.blocks.take(n).unwrap_or_default();
+            let mut spare = self.shared.blocks.take(n).unwrap_or_default();
             spare.resize(n, Block::ZERO);
-            Payload::Blocks(core::mem::replace(blocks, spare))
-        })?;
+            self.queue_rest(Payload::Blocks(core::mem::replace(blocks, spare)), written)?;
+        }
         self.stats.on_send(len);
         Ok(())
     }
@@ -921,9 +1082,7 @@ impl Channel for TcpChannel {
     }
 
     fn recv_into_slice(&mut self, out: &mut [u8]) -> Result<usize, ChannelError> {
-        let len = self.recv_header(out.len())?;
-        self.recv_payload(&mut out[..len])?;
-        Ok(len)
+        self.recv_slice(out)
     }
 
     fn stats(&self) -> ChannelStats {
