@@ -203,6 +203,27 @@ fn keys_of_1024_bits_make_unpacked_triples() {
     triples_feed_the_multiplication_with(3, M, 0, &[0, 2]);
 }
 
+#[test]
+fn a_missing_key_is_the_named_abort() {
+    // The default input holds no key: the first check refuses it.
+    let outs = run_parties(MemoryMesh::new(2), |mesh| {
+        let me = mesh.me();
+        let params = orlandi_triple::Params::new(2, 1, S, D).expect("params");
+        let sk = if me == 0 {
+            TripleKey::default()
+        } else {
+            TripleKey::new(keys()[me].clone())
+        };
+        let input = orlandi_triple::PInput { sk };
+        orlandi_triple::P::new(me, params, session(12), input, Rng::from_entropy())?.run(mesh)
+    });
+    match &outs[0] {
+        Err(orlandi_triple::Error::OwnKeyUnfit { .. }) => {}
+        other => panic!("expected OwnKeyUnfit, got {other:?}"),
+    }
+    assert!(outs[1].is_err(), "the peer stops with an error");
+}
+
 /// Memory meshes for `n` parties where party `who`'s outgoing frames pass
 /// through `tamper(to, frame_index, frame)`.
 fn tampered<F>(n: usize, who: usize, tamper: F) -> Vec<Box<dyn Mesh + Send>>
