@@ -4,15 +4,19 @@
 //! latency of one multiplication (`protocols/orlandi_mul.otp` with m = 1,
 //! best and median of `--reps` runs; each run is the session hello, the
 //! checked broadcast of d and e, and its digest exchange) and throughput of
-//! one batched run of `--batch` products. In the same run it measures the
-//! kernels that bound them: the two-point variable-time multiscalar
-//! multiplication per product and party commitment (each party computes n
-//! per product), and Paillier encryptions (2048-bit, short randomizer) and
-//! CRT decryptions per second, the operations of the preprocessing.
+//! one batched run of `--batch` products, alone and followed by an
+//! opening of the products (`protocols/orlandi.otp`, whose batched check
+//! consumes the products' deferred commitments). In the same run it
+//! measures the kernels that bound them: the Pippenger multiscalar
+//! multiplication of the batched checks (2 points per product in the
+//! multiplication, 3 more in the opening), and Paillier encryptions
+//! (short randomizer) and CRT decryptions per second, the operations of
+//! the preprocessing.
 //!
 //!
 //! The preprocessing (`protocols/orlandi_triple.otp`, Paillier keys of
-//! `--bits` bits, default 2048; the seed's second table): seconds per run and per triple of Random
+//! `--bits` bits, default 2048, 1024 for VIFF's size with unpacked `γ`;
+//! the seed's second table): seconds per run and per triple of Random
 //! Triple making `M`
 //! triples with parameters `s` and `d`, for n in `--parties` (default 2,
 //! 3, 9), s in `--s` (default 1, 21), M in `--m` (default 5, 10, 30), next
@@ -25,7 +29,7 @@
 //! say so.
 //!
 //! ```text
-//! cargo run --release --example orlandi_bench [-- --reps 50 --batch 2000 --online 2,3,4,5,6,7,8,9 --parties 2,3,9 --s 1,21 --m 5,10,30 --d 0 --bits 2048|3072 --budget 120 --kernel-reps 100]
+//! cargo run --release --example orlandi_bench [-- --reps 50 --batch 2000 --online 2,3,4,5,6,7,8,9 --parties 2,3,9 --s 1,21 --m 5,10,30 --d 0 --bits 1024|2048|3072 --budget 120 --kernel-reps 100]
 //! ```
 //! The online rows use triples from the test dealer (`orlandi::deal_triples`)
 //! so that they time the multiplication alone.
@@ -34,11 +38,13 @@ use ot::runtime::ec::{random_point, random_scalar, Point, Scalar};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::orlandi::{deal, deal_triples, Shares};
 use ot::runtime::orlandi_prep::{peer_keys, PkWire, TripleKey};
+use ot::runtime::orlandi_triple::packs;
 use ot::runtime::paillier::PublicKey;
 use ot::runtime::paillier::{multi_exp, random_bits, Integer, KeySize, SecretKey};
 use ot::runtime::pedersen::msm_vartime;
 use ot::runtime::rng::Rng;
-use ot::{orlandi_mul, orlandi_triple};
+use ot::{orlandi_mul, orlandi_open, orlandi_triple};
+use rand_core::RngCore;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
@@ -78,19 +84,30 @@ fn material(n: usize, m: usize, count: usize) -> Vec<Vec<[Shares; 5]>> {
     per_party
 }
 
-fn mul_run<M: Mesh + ?Sized>(mesh: &mut M, s: &[Shares; 5], rep: usize) -> Res<()> {
+/// One run of `orlandi_mul` (then, with `open`, one `orlandi_open` of the
+/// products, whose check consumes their deferred commitments).
+fn mul_run<M: Mesh + ?Sized>(mesh: &mut M, s: &[Shares; 5], rep: usize, open: bool) -> Res<()> {
     let [x, y, a, b, c] = s.clone();
-    let params = orlandi_mul::Params::new(mesh.parties(), x.len())?;
+    let m = x.len();
+    let params = orlandi_mul::Params::new(mesh.parties(), m)?;
     let mut session = [0u8; 16];
     session[..8].copy_from_slice(&(rep as u64).to_le_bytes());
-    session[8..].copy_from_slice(&(x.len() as u64).to_le_bytes());
+    session[8..].copy_from_slice(&(m as u64).to_le_bytes());
     let input = orlandi_mul::PInput { x, y, a, b, c };
-    orlandi_mul::P::new(mesh.me(), params, session, input, Rng::from_entropy())?.run(mesh)?;
+    let z = orlandi_mul::P::new(mesh.me(), params, session, input, Rng::from_entropy())?
+        .run(mesh)?
+        .z;
+    if open {
+        session[15] ^= 0x80;
+        let params = orlandi_open::Params::new(mesh.parties(), m)?;
+        let input = orlandi_open::PInput { v: z };
+        orlandi_open::P::new(mesh.me(), params, session, input, Rng::from_entropy())?.run(mesh)?;
+    }
     Ok(())
 }
 
 /// Party 0's wall-clock time of each run (all parties start together).
-fn time_muls(n: usize, m: usize, reps: usize) -> Res<Vec<Duration>> {
+fn time_muls(n: usize, m: usize, reps: usize, open: bool) -> Res<Vec<Duration>> {
     let mat = material(n, m, reps);
     let barrier = Barrier::new(n);
     let outs = run_parties(local_tcp_mesh(n)?, |mesh| -> Res<Vec<Duration>> {
@@ -99,7 +116,7 @@ fn time_muls(n: usize, m: usize, reps: usize) -> Res<Vec<Duration>> {
         for (rep, s) in mat[me].iter().enumerate() {
             barrier.wait();
             let t = Instant::now();
-            mul_run(mesh, s, rep)?;
+            mul_run(mesh, s, rep, open)?;
             times.push(t.elapsed());
         }
         Ok(times)
@@ -140,8 +157,10 @@ struct PaillierCosts {
     enc_own: f64,
     enc: f64,
     mexp: f64,
+    pow: f64,
     dec: f64,
     table: f64,
+    packs: bool,
 }
 
 impl PaillierCosts {
@@ -165,12 +184,16 @@ impl PaillierCosts {
             mexp: per(rate(reps, || {
                 std::hint::black_box(multi_exp(&bases, &exps, pk.n_squared()));
             })),
+            pow: per(rate(reps, || {
+                std::hint::black_box(pk.mul_plain(&c, &exps[0]));
+            })),
             dec: per(rate(reps.div_ceil(2), || {
                 std::hint::black_box(sk.decrypt(&c));
             })),
             table: per(rate(reps.div_ceil(30), || {
                 std::hint::black_box(PublicKey::from_parts(pk.n().clone(), pk.h_s().clone()).ok());
             })),
+            packs: packs(pk),
         })
     }
 
@@ -178,25 +201,37 @@ impl PaillierCosts {
     /// parameters `s`, `d`, `n` parties ([`mix`] per run; key tables are
     /// cached across runs, built before timing, and not counted).
     fn per_run(&self, n: usize, m: usize, s: usize, d: usize) -> f64 {
-        let [own, enc, mexp, dec] = mix(n, m, s, d);
-        own * self.enc_own + enc * self.enc + mexp * self.mexp + dec * self.dec
+        let [own, enc, mexp, pow, dec] = mix(n, m, s, d, self.packs);
+        own * self.enc_own + enc * self.enc + mexp * self.mexp + pow * self.pow + dec * self.dec
     }
 }
 
 /// Paillier operations one party performs in a run (own-key CRT
 /// encryptions, encryptions under a peer's key, two-base `c^b·c'^{b'}`
-/// multi-exponentiations, CRT decryptions), from the `.otp`: `K = (2d +
-/// 1)m` kept and `k = sK` opened pairs, `P = K + k` pairs of raw triples,
-/// `G = 2P`; G own-key encryptions (α); (n−1)P packed gammas of one
-/// multi-exponentiation and one encryption each; P decryptions; the subset
-/// check's 2k(n−1) re-encryptions of the peers' α and k(n−1) recomputed
-/// gammas. The commitment arithmetic is not counted.
-fn mix(n: usize, m: usize, s: usize, d: usize) -> [f64; 4] {
+/// multi-exponentiations, one-base `c^b`, CRT decryptions), from the
+/// `.otp`: `K = (2d + 1)m` kept and `k = sK` opened pairs, `P = K + k`
+/// pairs of raw triples, `G = 2P`; G own-key encryptions (α); (n−1)P
+/// gammas sent and k(n−1) recomputed, with keys that pack each one
+/// multi-exponentiation and one encryption (P decryptions), with keys that
+/// do not (1024 bits) two `c^b` and two encryptions (2P decryptions); the
+/// subset check's 2k(n−1) re-encryptions of the peers' α. The commitment
+/// arithmetic is not counted.
+fn mix(n: usize, m: usize, s: usize, d: usize, packed: bool) -> [f64; 5] {
     let kept = (2 * d + 1) * m;
     let k = s * kept;
     let (n, p, o) = (n as f64, (kept + k) as f64, k as f64);
     let gammas = (n - 1.0) * (p + o);
-    [2.0 * p, gammas + 2.0 * o * (n - 1.0), gammas, p]
+    if packed {
+        [2.0 * p, gammas + 2.0 * o * (n - 1.0), gammas, 0.0, p]
+    } else {
+        [
+            2.0 * p,
+            2.0 * gammas + 2.0 * o * (n - 1.0),
+            0.0,
+            2.0 * gammas,
+            2.0 * p,
+        ]
+    }
 }
 
 /// Operations per second of `f` run `count` times.
@@ -211,31 +246,59 @@ fn rate(count: usize, mut f: impl FnMut()) -> f64 {
 /// The online multiplication rows for `n` in `online`, with the kernel
 /// limit of the same run.
 fn online_table(online: &[usize], reps: usize, batch: usize, rng: &mut Rng) -> Res<()> {
-    let pts: Vec<Point> = (0..2).map(|_| random_point(rng)).collect();
-    let sc: Vec<Scalar> = (0..2).map(|_| random_scalar(rng)).collect();
+    // Per product and party, the commitment arithmetic is: in the
+    // multiplication's joint batched check, 2 points (C_d, C_e; 128-bit
+    // weights) of one large multiscalar multiplication; in the later
+    // opening's check, the 3 points its deferred commitment is made of (C_x,
+    // C_y with full-size coefficients, C_c with a 128-bit weight). Measured
+    // as one Pippenger MSM of that shape over `batch` products, one thread.
+    let pts: Vec<Point> = (0..5 * batch).map(|_| random_point(rng)).collect();
+    let short =
+        |rng: &mut Rng| Scalar::from(rng.next_u64() as u128 | ((rng.next_u64() as u128) << 64));
+    // The first 3·batch weights are 128-bit (C_d, C_e, then C_c), the last
+    // 2·batch full-size (C_x, C_y).
+    let sc: Vec<Scalar> = (0..5 * batch)
+        .map(|i| {
+            if i < 3 * batch {
+                short(rng)
+            } else {
+                random_scalar(rng)
+            }
+        })
+        .collect();
+    let msm_rate = |k: usize| {
+        batch as f64
+            * rate(8, || {
+                std::hint::black_box(msm_vartime(&sc[..k * batch], &pts[..k * batch]));
+            })
+    };
+    let (mul_limit, full_limit) = (msm_rate(2), msm_rate(5));
+    let two: Vec<Point> = pts[..2].to_vec();
     let msm2 = rate(4000, || {
-        std::hint::black_box(msm_vartime(&sc, &pts));
+        std::hint::black_box(msm_vartime(&sc[5 * batch - 2..], &two));
     });
-    println!("kernels (this run): 2-point vartime MSM {msm2:.0}/s (Paillier rates: see the preprocessing section)");
+    println!("kernels (this run, one thread): Pippenger MSM of the batched checks: {mul_limit:.0} products/s (2 points each, multiplication), {full_limit:.0} products/s (5 points each, multiplication + opening); 2-point vartime MSM {msm2:.0}/s (the former per-party commitment of a product)");
     println!();
-    println!(" n | 1 mul: best ms | median ms | batch {batch}: mul/s | kernel limit mul/s | ratio");
+    println!(" n | 1 mul: best ms | median ms | batch {batch}: mul/s | kernel limit | ratio | batch {batch} mul + open: mul/s | kernel limit | ratio");
     for &n in online {
-        let mut t = time_muls(n, 1, reps)?;
+        let mut t = time_muls(n, 1, reps, false)?;
         t.sort();
         let best = t.first().copied().unwrap_or_default();
         let median = t.get(t.len() / 2).copied().unwrap_or_default();
-        let tb = time_muls(n, batch, 1)?;
-        let per_s = batch as f64 / tb[0].as_secs_f64();
-        // Each party computes n two-point MSMs per product (one per party's
-        // commitment); the parties share the machine's cores.
-        let limit = msm2 / n as f64;
+        let per_s = |open| -> Res<f64> {
+            Ok(batch as f64 / time_muls(n, batch, 1, open)?[0].as_secs_f64())
+        };
+        let (mul_s, full_s) = (per_s(false)?, per_s(true)?);
         println!(
-            " {n} | {:>14.3} | {:>9.3} | {:>17.0} | {:>18.0} | {:.2}",
+            " {n} | {:>14.3} | {:>9.3} | {:>17.0} | {:>12.0} | {:.2} | {:>21.0} | {:>12.0} | {:.2}",
             best.as_secs_f64() * 1e3,
             median.as_secs_f64() * 1e3,
-            per_s,
-            limit,
-            per_s / limit
+            mul_s,
+            mul_limit,
+            mul_s / mul_limit,
+            full_s,
+            full_limit,
+            full_s / full_limit
         );
     }
     println!();
@@ -263,8 +326,10 @@ fn main() -> Res<()> {
     let budget = arg("--budget", 120) as f64;
     let nkeys = parties.iter().copied().max().unwrap_or(2);
     let bits = arg("--bits", 2048);
-    // 1024-bit keys are too small for the packed gammas (OwnKeyUnfit).
+    // 1024-bit keys (VIFF's size) are too small for the packed gammas and
+    // run unpacked.
     let size = match bits {
+        1024 => KeySize::Bits1024,
         3072 => KeySize::Bits3072,
         _ => KeySize::Bits2048,
     };
@@ -280,18 +345,20 @@ fn main() -> Res<()> {
     std::hint::black_box(peer_keys(&wires));
     println!();
     println!(
-        "Paillier-{} kernels (this run, one thread): own-key CRT encrypt {:.0}/s, encrypt {:.0}/s, c^b·c'^b' (|b| = 253 bits, Straus) {:.0}/s, CRT decrypt {:.0}/s, key table {:.1}/s; key generation {:.2} s per key (once, not per run)",
+        "Paillier-{} kernels (this run, one thread; γ {}): own-key CRT encrypt {:.0}/s, encrypt {:.0}/s, c^b·c'^b' (|b| = 253 bits, Straus) {:.0}/s, c^b {:.0}/s, CRT decrypt {:.0}/s, key table {:.1}/s; key generation {:.2} s per key (once, not per run)",
         size.bits(),
+        if costs.packs { "packed" } else { "unpacked" },
         1.0 / costs.enc_own,
         1.0 / costs.enc,
         1.0 / costs.mexp,
+        1.0 / costs.pow,
         1.0 / costs.dec,
         1.0 / costs.table,
         keygen
     );
     println!();
-    let [o, e, x, dd] = mix(2, 1, 1, 0);
-    println!("Paillier operations per output triple and party, n = 2, s = 1, d = 0: {o} own-key encryptions, {e} encryptions, {x} two-base multi-exponentiations, {dd} CRT decryptions ({:.1} ms)", costs.per_run(2, 1, 1, 0) * 1e3);
+    let [o, e, x, pw, dd] = mix(2, 1, 1, 0, costs.packs);
+    println!("Paillier operations per output triple and party, n = 2, s = 1, d = 0: {o} own-key encryptions, {e} encryptions, {x} two-base multi-exponentiations, {pw} c^b, {dd} CRT decryptions ({:.1} ms)", costs.per_run(2, 1, 1, 0) * 1e3);
     println!(" n |  s |  M | d | s per run | s per triple | triples/s | kernel s per run and party | ratio (kernel / measured)");
     for &n in &parties {
         for &s in &ss {

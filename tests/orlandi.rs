@@ -148,29 +148,38 @@ where
     tamper_party(MemoryMesh::new(n), who, tamper)
 }
 
-#[test]
-fn a_tampered_opening_names_the_party() {
-    let (n, cheat, m) = (4, 2, 5);
-    let shares = dealt(n, m);
-    // The same wrong share to everyone (and the matching digest in
-    // the broadcast check): consistent, but not what was committed.
-    let s = ot::runtime::mpc::session_block(session(9));
+/// Memory meshes where party `cheat` flips byte `byte` of its opening
+/// (frame 1 of a one-round protocol `spec` under session `tag`) for
+/// everyone, with the matching digest in the broadcast check: consistent,
+/// but not what was committed.
+fn wrong_opening(
+    n: usize,
+    cheat: usize,
+    byte: usize,
+    spec: &'static [u8; 32],
+    tag: u8,
+) -> Vec<Box<dyn Mesh + Send>> {
+    let s = ot::runtime::mpc::session_block(session(tag));
     let mut digest = None;
-    let meshes = tampered(n, cheat, move |_, k, f: &mut Vec<u8>| {
+    tampered(n, cheat, move |_, k, f: &mut Vec<u8>| {
         if k == OPEN_FRAME {
-            f[32 * 3] ^= 1; // the low byte of the fourth share
+            f[byte] ^= 1;
             digest = Some(ot::runtime::mpc::broadcast_digest(
-                &orlandi_open::SPEC_HASH,
-                s,
-                "open",
-                cheat,
-                f,
+                spec, s, "open", cheat, f,
             ));
         }
         if let (OPEN_DIGESTS, Some(d)) = (k, digest) {
             f[cheat * 32..(cheat + 1) * 32].copy_from_slice(&d);
         }
-    });
+    })
+}
+
+#[test]
+fn a_tampered_opening_names_the_party() {
+    let (n, cheat, m) = (4, 2, 5);
+    let shares = dealt(n, m);
+    // The low byte of the fourth share.
+    let meshes = wrong_opening(n, cheat, 32 * 3, &orlandi_open::SPEC_HASH, 9);
     let outs = run_parties(meshes, |mesh| {
         let me = mesh.me();
         open(&mut **mesh, &shares[me], 9)
@@ -184,6 +193,78 @@ fn a_tampered_opening_names_the_party() {
             other => panic!("party {i}: expected BadOpening, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn a_tampered_opening_of_products_names_the_party() {
+    // Products keep their commitments deferred (coefficients on those of
+    // x, y, c); the joint batched check of their opening still fails and
+    // the per-sender fallback names the cheater at every honest party.
+    let (n, cheat, m) = (3, 1, 7);
+    let (x, y) = (dealt(n, m), dealt(n, m));
+    let t = deal_triples(n, m, &mut Rng::from_entropy());
+    let masked: Vec<Shares> = (0..n)
+        .map(|i| ot::runtime::orlandi::mul_masked(&x[i], &y[i], &t[i][0], &t[i][1]))
+        .collect();
+    let openings: Vec<Vec<Scalar>> = masked
+        .iter()
+        .map(|s| ot::runtime::orlandi::opening(s, 2 * m))
+        .collect();
+    let de = ot::runtime::orlandi::open_values(&openings, 2 * m);
+    let z: Vec<Shares> = (0..n)
+        .map(|i| ot::runtime::orlandi::mul_finish(&x[i], &y[i], &t[i][2], &de))
+        .collect();
+    // The honest run opens x·y.
+    let outs = run_parties(MemoryMesh::new(n), |mesh| {
+        let me = mesh.me();
+        open(mesh, &z[me], 14)
+    });
+    let want: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * k)).collect();
+    for o in outs {
+        assert_eq!(o.expect("open"), want);
+    }
+    // A flipped bit in the randomness ρ1 of the third product.
+    let meshes = wrong_opening(n, cheat, 32 * (m + 2), &orlandi_open::SPEC_HASH, 15);
+    let outs = run_parties(meshes, |mesh| {
+        let me = mesh.me();
+        open(&mut **mesh, &z[me], 15)
+    });
+    assert_named(&outs, cheat, |e| match e {
+        orlandi_open::Error::BadOpening { party, culprit, .. } => Some((*party, *culprit)),
+        _ => None,
+    });
+}
+
+/// Every honest party (all but `cheat`) fails with the error `named` maps
+/// to `(party, culprit)`, naming itself and `cheat`.
+fn assert_named<T: std::fmt::Debug, E: std::fmt::Debug>(
+    outs: &[Result<T, E>],
+    cheat: usize,
+    named: impl Fn(&E) -> Option<(usize, Option<usize>)>,
+) {
+    for (i, o) in outs.iter().enumerate().filter(|(i, _)| *i != cheat) {
+        match o {
+            Err(e) => assert_eq!(named(e), Some((i, Some(cheat))), "party {i}: {e:?}"),
+            Ok(v) => panic!("party {i}: expected the named abort, got {v:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_tampered_masked_opening_in_a_multiplication_names_the_party() {
+    let (n, cheat, m) = (3, 2, 4);
+    let (x, y) = (dealt(n, m), dealt(n, m));
+    let t = deal_triples(n, m, &mut Rng::from_entropy());
+    // e of the second product (values d ‖ e, then ρ1, ρ2).
+    let meshes = wrong_opening(n, cheat, 32 * (m + 1), &orlandi_mul::SPEC_HASH, 16);
+    let outs = run_parties(meshes, |mesh| {
+        let me = mesh.me();
+        mul(&mut **mesh, &x[me], &y[me], &t[me], 16)
+    });
+    assert_named(&outs, cheat, |e| match e {
+        orlandi_mul::Error::BadOpening { party, culprit, .. } => Some((*party, *culprit)),
+        _ => None,
+    });
 }
 
 #[test]

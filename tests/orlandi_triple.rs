@@ -5,7 +5,8 @@
 //! bucket's leak-tolerant multiplication is the named abort at every honest
 //! party; a tampered `γ` and a party whose encryption disagrees
 //! with its commitment (it lies about its share `a_i`) make every party
-//! abort with the subset check's or the Triple Test's named error; a
+//! abort with the subset check's or the Triple Test's named error (also
+//! with 1024-bit keys, whose `γ` are unpacked); a
 //! malformed ciphertext is the named `BadCiphertext` abort and a truncated
 //! message a typed error, never a panic.
 
@@ -38,6 +39,27 @@ fn keys() -> &'static [SecretKey] {
     })
 }
 
+/// Two 1024-bit keys (VIFF's size, too small for the packed `γ`), generated
+/// once per test binary.
+fn small_keys() -> &'static [SecretKey] {
+    static KEYS: OnceLock<Vec<SecretKey>> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut rng = Rng::deterministic_for_tests(0x5a);
+        (0..2)
+            .map(|_| SecretKey::generate(KeySize::Bits1024, &mut rng))
+            .collect()
+    })
+}
+
+/// Party `me`'s key: a 1024-bit one for the parties in `small` (the
+/// `k`-th of them gets small key `k mod 2`), else the default size.
+fn key_for(me: usize, small: &[usize]) -> SecretKey {
+    match small.iter().position(|&i| i == me) {
+        Some(k) => small_keys()[k % 2].clone(),
+        None => keys()[me].clone(),
+    }
+}
+
 fn session(tag: u8) -> [u8; 16] {
     let mut s = [0x3c; 16];
     s[0] = tag;
@@ -61,18 +83,21 @@ fn triples<Me: Mesh + ?Sized>(
     mesh: &mut Me,
     tag: u8,
 ) -> Result<orlandi_triple::POutput, orlandi_triple::Error> {
-    distilled(mesh, tag, M, D)
+    distilled(mesh, tag, M, D, &[])
 }
 
+/// One run making `m` triples with leak tolerance `d`; the parties in
+/// `small` use 1024-bit keys ([`key_for`]).
 fn distilled<Me: Mesh + ?Sized>(
     mesh: &mut Me,
     tag: u8,
     m: usize,
     d: usize,
+    small: &[usize],
 ) -> Result<orlandi_triple::POutput, orlandi_triple::Error> {
     let params = orlandi_triple::Params::new(mesh.parties(), m, S, d)?;
     let input = orlandi_triple::PInput {
-        sk: TripleKey::new(keys()[mesh.me()].clone()),
+        sk: TripleKey::new(key_for(mesh.me(), small)),
     };
     orlandi_triple::P::new(mesh.me(), params, session(tag), input, Rng::from_entropy())?.run(mesh)
 }
@@ -89,13 +114,19 @@ fn open<Me: Mesh + ?Sized>(mesh: &mut Me, v: &Shares, tag: u8) -> Vec<Scalar> {
 /// Runs the preprocessing for `n` parties with leak tolerance `d`, checks
 /// that the `m` triples open to products and multiplies with them.
 fn triples_feed_the_multiplication(n: usize, m: usize, d: usize) {
+    triples_feed_the_multiplication_with(n, m, d, &[]);
+}
+
+/// As [`triples_feed_the_multiplication`], the parties in `small` with
+/// 1024-bit keys.
+fn triples_feed_the_multiplication_with(n: usize, m: usize, d: usize, small: &[usize]) {
     let xs: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 1009 + 17)).collect();
     let ys: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 7 + 3)).collect();
     let mut rng = Rng::from_entropy();
     let (sx, sy) = (deal(&xs, n, &mut rng), deal(&ys, n, &mut rng));
     let outs = run_parties(MemoryMesh::new(n), |mesh| {
         let me = mesh.me();
-        let t = distilled(mesh, 1, m, d).expect("triples");
+        let t = distilled(mesh, 1, m, d, small).expect("triples");
         // The commitments open (orlandi_open checks every sender's
         // opening against them) and c = a·b.
         let abc =
@@ -164,20 +195,26 @@ fn bad_parameters_are_a_readable_error() {
 }
 
 #[test]
-fn a_key_too_small_for_two_slots_is_the_named_abort() {
-    // Two 768-bit slots do not fit a 1024-bit key's plaintext space.
-    let small = SecretKey::generate(KeySize::Bits1024, &mut Rng::deterministic_for_tests(0x5a));
+fn keys_of_1024_bits_make_unpacked_triples() {
+    // Two 768-bit slots do not fit a 1024-bit key's plaintext space: such a
+    // key gets two ciphertexts per γ, next to parties whose keys pack.
+    triples_feed_the_multiplication_with(2, M, 0, &[0]);
+    triples_feed_the_multiplication_with(2, 2, 0, &[0, 1]);
+    triples_feed_the_multiplication_with(3, M, 0, &[0, 2]);
+}
+
+#[test]
+fn a_missing_key_is_the_named_abort() {
+    // The default input holds no key: the first check refuses it.
     let outs = run_parties(MemoryMesh::new(2), |mesh| {
         let me = mesh.me();
         let params = orlandi_triple::Params::new(2, 1, S, D).expect("params");
         let sk = if me == 0 {
-            small.clone()
+            TripleKey::default()
         } else {
-            keys()[me].clone()
+            TripleKey::new(keys()[me].clone())
         };
-        let input = orlandi_triple::PInput {
-            sk: TripleKey::new(sk),
-        };
+        let input = orlandi_triple::PInput { sk };
         orlandi_triple::P::new(me, params, session(12), input, Rng::from_entropy())?.run(mesh)
     });
     match &outs[0] {
@@ -245,6 +282,50 @@ fn a_tampered_gamma_is_caught_and_every_party_aborts() {
     });
     let outs = run_parties(meshes, |mesh| triples(&mut **mesh, 5));
     assert_all_abort_in_checks(&outs);
+}
+
+#[test]
+fn a_tampered_unpacked_gamma_is_caught_and_every_party_aborts() {
+    // P[0] has a 1024-bit key, so P[1]'s γ to it is two ciphertexts mod a
+    // 2048-bit n², the first in the low 2048 bits of the field; P[1] makes
+    // the first of pair 0 encrypt one more (raw triple 0's c is off by one).
+    let n = 3;
+    let n0 = small_keys()[0].public().n().clone();
+    let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
+        if k == GAMMA_FRAME && to == 0 && f.len() >= PAIRS * CT {
+            let off = f.len() - PAIRS * CT;
+            let n2 = Integer::from(&n0 * &n0);
+            let v = Ciphertext3072::read(&f[off..off + CT])
+                .expect("length")
+                .to_integer();
+            let (lo, hi) = (v.clone().keep_bits(2048), Integer::from(&v >> 2048));
+            let lo = lo * (Integer::from(&n0) + 1u32) % &n2;
+            let v = Ciphertext3072::from_integer(&(lo + (hi << 2048))).expect("fits");
+            v.write(&mut f[off..off + CT]);
+        }
+    });
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, 13, M, D, &[0]));
+    assert_all_abort_in_checks(&outs);
+}
+
+#[test]
+fn a_wrong_reveal_of_an_unpacked_gamma_is_caught_by_its_receiver() {
+    // As below, for a receiver P[0] with a 1024-bit key (its γ carry two
+    // randomizers in the reveal's one field).
+    let (n, reveal) = (2, K * (2 * 96 + 192));
+    let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
+        if to == 0 && k > GAMMA_FRAME && (reveal..=reveal + 32 * n).contains(&f.len()) {
+            let off = f.len() - reveal;
+            f[off + 2 * 96] ^= 1; // the randomizer of the first γ
+        }
+    });
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, 14, M, D, &[0]));
+    match &outs[0] {
+        Err(orlandi_triple::Error::BadGamma { party, culprit, .. }) => {
+            assert_eq!((*party, *culprit), (0, Some(1)));
+        }
+        other => panic!("expected BadGamma, got {other:?}"),
+    }
 }
 
 type Tamper = Box<dyn FnMut(usize, u64, &mut Vec<u8>) + Send>;
@@ -323,7 +404,7 @@ fn a_wrong_opening_in_a_bucket_multiplication_is_caught_at_every_honest_party() 
             }
         }
     });
-    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, tag, 1, d));
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, tag, 1, d, &[]));
     for (i, o) in outs.iter().enumerate().filter(|&(i, _)| i != cheat) {
         match o {
             Err(orlandi_triple::Error::BadOpening { party, culprit, .. }) => {
@@ -349,7 +430,7 @@ fn a_bad_triple_with_d_1_is_caught_at_every_party() {
             rewrite_ct(f, off, &n0, |c| c.clone() * (Integer::from(&n0) + 1u32));
         }
     });
-    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, 11, m, d));
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, 11, m, d, &[]));
     assert_all_abort_in_checks(&outs);
 }
 

@@ -20,6 +20,8 @@
 //! has checked first ([`shape_ok`]); on mismatched inputs they truncate and
 //! never panic.
 
+use std::sync::{Arc, OnceLock};
+
 use curve25519_dalek::constants::RISTRETTO_BASEPOINT_POINT;
 use curve25519_dalek::traits::VartimeMultiscalarMul;
 use rand_core::{CryptoRng, RngCore};
@@ -66,13 +68,130 @@ pub enum ShareError {
 /// `x`, the commitment randomness `ρ1`, `ρ2`, and every party's commitment
 /// `coms[j][k] = Com(x_jk; ρ_jk1, ρ_jk2)`. The default is an empty batch
 /// of no parties.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// The commitments of a product ([`mul_finish`]) are kept *deferred*, as
+/// public linear combinations of commitments computed before
+/// ([`Coms::Deferred`]): a batched opening check ([`openings_ok`]) folds
+/// them into its one multiscalar multiplication, and anything else that
+/// needs the points computes them once (cached, shared by clones).
+#[derive(Clone, Debug, Default)]
 pub struct Shares {
     me: usize,
     x: Vec<Scalar>,
     r1: Vec<Scalar>,
     r2: Vec<Scalar>,
-    coms: Vec<Vec<Point>>,
+    coms: Coms,
+}
+
+impl PartialEq for Shares {
+    fn eq(&self, other: &Shares) -> bool {
+        self.me == other.me
+            && self.x == other.x
+            && self.r1 == other.r1
+            && self.r2 == other.r2
+            && self.pts() == other.pts()
+    }
+}
+
+impl Eq for Shares {}
+
+/// Every party's commitments of a batch: computed points, or deferred.
+#[derive(Clone, Debug)]
+enum Coms {
+    /// `coms[j][k]`: party `j`'s commitment of value `k`.
+    Points(Vec<Vec<Point>>),
+    /// Public linear combinations of earlier commitments.
+    Deferred(Arc<Deferred>),
+}
+
+impl Default for Coms {
+    fn default() -> Coms {
+        Coms::Points(Vec::new())
+    }
+}
+
+/// Most scaled terms a deferred batch keeps; an operation that would make
+/// more computes the points instead.
+const MAX_TERMS: usize = 6;
+
+/// Deferred commitments of `n` parties' shares of `m` values: party `j`'s
+/// commitment of value `k` is `base[j][k] + Σ_t coef_t[k]·points_t[j][k]`,
+/// plus `g0[k]·G` for `j = 0` (the public constants a product subtracts).
+#[derive(Debug)]
+struct Deferred {
+    base: Vec<Vec<Point>>,
+    terms: Vec<(Vec<Scalar>, Vec<Vec<Point>>)>,
+    g0: Vec<Scalar>,
+    points: OnceLock<Vec<Vec<Point>>>,
+}
+
+impl Deferred {
+    /// Deferred commitments from their parts, shared behind an `Arc`.
+    fn coms(
+        base: Vec<Vec<Point>>,
+        terms: Vec<(Vec<Scalar>, Vec<Vec<Point>>)>,
+        g0: Vec<Scalar>,
+    ) -> Coms {
+        Coms::Deferred(Arc::new(Deferred {
+            base,
+            terms,
+            g0,
+            points: OnceLock::new(),
+        }))
+    }
+
+    /// The points: per party and value one variable-time multiscalar
+    /// multiplication (Straus) over the scaled terms, split across threads.
+    fn points(&self) -> &Vec<Vec<Point>> {
+        self.points.get_or_init(|| {
+            self.base
+                .iter()
+                .enumerate()
+                .map(|(j, base)| {
+                    (0..base.len())
+                        .into_par_iter()
+                        .with_min_len(32)
+                        .map(|k| {
+                            let g = (j == 0).then(|| (self.g0[k], RISTRETTO_BASEPOINT_POINT));
+                            let (s, p): (Vec<Scalar>, Vec<Point>) = self
+                                .terms
+                                .iter()
+                                .map(|(c, pts)| (c[k], pts[j][k]))
+                                .chain(g)
+                                .unzip();
+                            base[k] + Point::vartime_multiscalar_mul(s, p)
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+    }
+
+    /// `-self`: the base points negated, the coefficients negated.
+    fn neg(&self) -> Deferred {
+        Deferred {
+            base: self
+                .base
+                .iter()
+                .map(|row| row.iter().map(|p| -p).collect())
+                .collect(),
+            terms: self
+                .terms
+                .iter()
+                .map(|(c, p)| (c.iter().map(|c| -c).collect(), p.clone()))
+                .collect(),
+            g0: self.g0.iter().map(|c| -c).collect(),
+            points: OnceLock::new(),
+        }
+    }
+}
+
+/// Elementwise `a + b` of two per-party point tables.
+fn add_points(a: &[Vec<Point>], b: &[Vec<Point>]) -> Vec<Vec<Point>> {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| a.iter().zip(b).map(|(u, v)| u + v).collect())
+        .collect()
 }
 
 /// The additive shares and the commitment randomness are wiped when a
@@ -108,8 +227,16 @@ impl Shares {
             x,
             r1,
             r2,
-            coms,
+            coms: Coms::Points(coms),
         })
+    }
+
+    /// Every party's commitments as points (deferred ones computed once).
+    fn pts(&self) -> &[Vec<Point>] {
+        match &self.coms {
+            Coms::Points(p) => p,
+            Coms::Deferred(d) => d.points(),
+        }
     }
 
     /// Number of shared values.
@@ -129,7 +256,10 @@ impl Shares {
 
     /// Number of parties.
     pub fn parties(&self) -> usize {
-        self.coms.len()
+        match &self.coms {
+            Coms::Points(p) => p.len(),
+            Coms::Deferred(d) => d.base.len(),
+        }
     }
 
     /// This party's additive shares.
@@ -144,18 +274,19 @@ impl Shares {
 
     /// The commitments of party `j`'s shares (`None` if `j` is out of range).
     pub fn commitments(&self, j: usize) -> Option<&[Point]> {
-        self.coms.get(j).map(Vec::as_slice)
+        self.pts().get(j).map(Vec::as_slice)
     }
 
     /// The commitment `C = Σ_j C_j` to value `k` itself.
     pub fn joint_commitment(&self, k: usize) -> Option<Point> {
-        self.coms.iter().map(|c| c.get(k).copied()).sum()
+        self.pts().iter().map(|c| c.get(k).copied()).sum()
     }
 
     /// Whether this party's own commitments open to its shares (a local
     /// consistency check of a batch received from elsewhere).
     pub fn own_commitments_match(&self) -> bool {
-        let own = &self.coms[self.me.min(self.coms.len().saturating_sub(1))];
+        let coms = self.pts();
+        let own = &coms[self.me.min(coms.len().saturating_sub(1))];
         own.len() == self.len()
             && (0..self.len()).all(|k| commit_vartime(self.x[k], self.r1[k], self.r2[k]) == own[k])
     }
@@ -195,7 +326,7 @@ impl Shares {
             x: fs(&self.x),
             r1: fs(&self.r1),
             r2: fs(&self.r2),
-            coms: self.coms.iter().map(|row| fp(row)).collect(),
+            coms: Coms::Points(self.pts().iter().map(|row| fp(row)).collect()),
         }
     }
 
@@ -212,12 +343,13 @@ impl Shares {
             x: fs(&self.x, &other.x),
             r1: fs(&self.r1, &other.r1),
             r2: fs(&self.r2, &other.r2),
-            coms: self
-                .coms
-                .iter()
-                .zip(&other.coms)
-                .map(|(a, b)| fp(a, b))
-                .collect(),
+            coms: Coms::Points(
+                self.pts()
+                    .iter()
+                    .zip(other.pts())
+                    .map(|(a, b)| fp(a, b))
+                    .collect(),
+            ),
         }
     }
 
@@ -235,16 +367,78 @@ impl Shares {
         )
     }
 
-    /// `[x + y]`, elementwise (local).
+    /// `[x + y]`, elementwise (local). Deferred commitments stay deferred
+    /// (their terms are joined) up to [`MAX_TERMS`] terms.
     pub fn add(&self, other: &Shares) -> Result<Shares, ShareError> {
         self.same_layout(other)?;
-        Ok(self.zip_with(other, |a, b| a + b, |a, b| a + b))
+        Ok(match self.add_deferred(other) {
+            Some(coms) => Shares {
+                coms,
+                ..self.zip_with_scalars(other, |a, b| a + b)
+            },
+            None => self.zip_with(other, |a, b| a + b, |a, b| a + b),
+        })
     }
 
-    /// `[x − y]`, elementwise (local).
+    /// `[x − y]`, elementwise (local); deferred as in [`Shares::add`].
     pub fn sub(&self, other: &Shares) -> Result<Shares, ShareError> {
         self.same_layout(other)?;
-        Ok(self.zip_with(other, |a, b| a - b, |a, b| a - b))
+        let neg = match (&self.coms, &other.coms) {
+            (Coms::Points(_), Coms::Points(_)) => {
+                return Ok(self.zip_with(other, |a, b| a - b, |a, b| a - b))
+            }
+            (_, Coms::Deferred(d)) => Coms::Deferred(Arc::new(d.neg())),
+            (_, Coms::Points(p)) => Coms::Points(
+                p.iter()
+                    .map(|row| row.iter().map(|q| -q).collect())
+                    .collect(),
+            ),
+        };
+        let minus = Shares {
+            coms: neg,
+            ..other.clone()
+        };
+        Ok(match self.add_deferred(&minus) {
+            Some(coms) => Shares {
+                coms,
+                ..self.zip_with_scalars(other, |a, b| a - b)
+            },
+            None => self.zip_with(other, |a, b| a - b, |a, b| a - b),
+        })
+    }
+
+    /// The scalar parts of `self` and `other` combined elementwise by `f`
+    /// (no commitments).
+    fn zip_with_scalars(&self, other: &Shares, f: impl Fn(Scalar, Scalar) -> Scalar) -> Shares {
+        let z = |a: &[Scalar], b: &[Scalar]| a.iter().zip(b).map(|(u, v)| f(*u, *v)).collect();
+        Shares {
+            me: self.me,
+            x: z(&self.x, &other.x),
+            r1: z(&self.r1, &other.r1),
+            r2: z(&self.r2, &other.r2),
+            coms: Coms::default(),
+        }
+    }
+
+    /// The deferred commitments of `self + other` when at least one of
+    /// them is deferred and the sum has at most [`MAX_TERMS`] terms
+    /// (point operands join the base, with one addition per point).
+    fn add_deferred(&self, other: &Shares) -> Option<Coms> {
+        match (&self.coms, &other.coms) {
+            (Coms::Points(p), Coms::Deferred(d)) | (Coms::Deferred(d), Coms::Points(p)) => Some(
+                Deferred::coms(add_points(&d.base, p), d.terms.clone(), d.g0.clone()),
+            ),
+            (Coms::Deferred(a), Coms::Deferred(b))
+                if a.terms.len() + b.terms.len() <= MAX_TERMS =>
+            {
+                Some(Deferred::coms(
+                    add_points(&a.base, &b.base),
+                    [a.terms.clone(), b.terms.clone()].concat(),
+                    a.g0.iter().zip(&b.g0).map(|(u, v)| u + v).collect(),
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// `[c·x]` for one public constant `c` (local).
@@ -268,10 +462,18 @@ impl Shares {
         if self.me == 0 {
             out.x.iter_mut().zip(c).for_each(|(x, c)| *x += c);
         }
-        if let Some(c0) = out.coms.first_mut() {
-            c0.iter_mut()
-                .zip(c)
-                .for_each(|(p, c)| *p += RISTRETTO_BASEPOINT_POINT * c);
+        match &mut out.coms {
+            Coms::Points(p) => {
+                if let Some(c0) = p.first_mut() {
+                    c0.iter_mut()
+                        .zip(c)
+                        .for_each(|(p, c)| *p += RISTRETTO_BASEPOINT_POINT * c);
+                }
+            }
+            Coms::Deferred(d) => {
+                let g0 = d.g0.iter().zip(c).map(|(g, c)| g + c).collect();
+                out.coms = Deferred::coms(d.base.clone(), d.terms.clone(), g0);
+            }
         }
         Ok(out)
     }
@@ -315,7 +517,7 @@ impl Shares {
                 .collect()
         };
         let coms = self
-            .coms
+            .pts()
             .iter()
             .map(|c| {
                 rows.par_iter()
@@ -333,7 +535,7 @@ impl Shares {
             x: lin(&self.x),
             r1: lin(&self.r1),
             r2: lin(&self.r2),
-            coms,
+            coms: Coms::Points(coms),
         })
     }
 
@@ -366,11 +568,12 @@ pub fn opening(s: &Shares, _count: usize) -> Vec<Scalar> {
     [s.x.as_slice(), &s.r1, &s.r2].concat()
 }
 
-/// Batch-verification weights: 128-bit scalars from the PRG keyed by a
-/// seed the verifier sampled after receiving the openings, one stream per
-/// sender `j`.
-fn weights(seed: Block, j: usize, m: usize) -> Vec<Scalar> {
-    let mut prg = Prg::new_at(seed, (j as u64) << 40);
+/// Batch-verification weights: `m` 128-bit scalars from the PRG keyed by
+/// a seed the verifier sampled after receiving the openings. Every sender's
+/// check uses the same weights, so the joint check ([`openings_ok`]) is
+/// the sum of the per-sender ones ([`opening_ok`]).
+fn weights(seed: Block, m: usize) -> Vec<Scalar> {
+    let mut prg = Prg::new(seed);
     (0..m)
         .map(|_| Scalar::from(prg.next_block().as_u128()))
         .collect()
@@ -381,32 +584,118 @@ fn dot(w: &[Scalar], v: &[Scalar]) -> Scalar {
     w.iter().zip(v).map(|(a, b)| a * b).sum()
 }
 
-/// Whether party `j`'s opening `x_j ‖ ρ_j1 ‖ ρ_j2` of every value matches
-/// the commitments `coms` of its shares: checked as one random linear
-/// combination, `Com(Σ w_k x_jk; Σ w_k ρ_jk1, Σ w_k ρ_jk2) = Σ w_k C_jk`
-/// with 128-bit weights from `seed` (sampled by the verifier after the
-/// openings arrived). If any opening is wrong the equation fails except
-/// with probability at most `2^-128` (for fixed other weights, at most one
-/// `w_k` cancels a non-zero difference in the prime-order group), so the
-/// check is as sound as checking every value and costs one multiscalar
-/// multiplication instead of `len` commitments.
-fn openings_match(coms: &[Point], opening: &[Scalar], seed: Block, j: usize) -> bool {
-    let m = coms.len();
+/// `Σ_k s_k·P_k` in variable time (public data), one Pippenger
+/// multiscalar multiplication per thread on a share of the terms.
+fn msm_par(s: &[Scalar], p: &[Point]) -> Point {
+    let chunk = s
+        .len()
+        .div_ceil(rayon::current_num_threads().max(1))
+        .max(256);
+    s.par_chunks(chunk)
+        .zip(p.par_chunks(chunk))
+        .map(|(s, p)| msm_vartime(s, p))
+        .sum()
+}
+
+/// One row of a per-party point table: party `j`'s points, or (`None`)
+/// the joint `Σ_j P_jk` of each value.
+fn row(table: &[Vec<Point>], party: Option<usize>) -> Vec<Point> {
+    match party {
+        Some(j) => table.get(j).cloned().unwrap_or_default(),
+        None => table
+            .iter()
+            .skip(1)
+            .fold(table.first().cloned().unwrap_or_default(), |acc, r| {
+                acc.iter().zip(r).map(|(a, b)| a + b).collect()
+            }),
+    }
+}
+
+/// `Σ_k w_k·C_k` over the batch, for party `j`'s commitments `C_jk`
+/// (`party = Some(j)`) or the joint `C_k = Σ_j C_jk` (`None`). Deferred
+/// commitments ([`mul_finish`]) enter as their terms: `Σ_k w_k·(B_k + Σ_t
+/// c_tk·P_tk + g_k·G)` is one multiscalar multiplication over `B`, every
+/// `P_t` (scalars `w_k·c_tk`) and `G`, with no point computed per value.
+fn weighted_commitment(s: &Shares, w: &[Scalar], party: Option<usize>) -> Point {
+    match &s.coms {
+        Coms::Points(p) => msm_par(w, &row(p, party)),
+        Coms::Deferred(d) => {
+            let mut sc = w.to_vec();
+            let mut pt = row(&d.base, party);
+            for (c, p) in &d.terms {
+                sc.extend(w.iter().zip(c).map(|(w, c)| w * c));
+                pt.extend(row(p, party));
+            }
+            if party.is_none_or(|j| j == 0) {
+                sc.push(dot(w, &d.g0));
+                pt.push(RISTRETTO_BASEPOINT_POINT);
+            }
+            msm_par(&sc, &pt)
+        }
+    }
+}
+
+/// Whether `opening = x ‖ ρ1 ‖ ρ2` (`3m` scalars for `w.len() = m`)
+/// matches `Σ_k w_k·C_k = target`: `Com(Σ w_k x_k; Σ w_k ρ_k1, Σ w_k ρ_k2)
+/// = target`.
+fn combination_matches(opening: &[Scalar], w: &[Scalar], target: Point) -> bool {
+    let m = w.len();
     if opening.len() != 3 * m {
         return false;
     }
-    let w = weights(seed, j, m);
     let (x, rest) = opening.split_at(m);
     let (r1, r2) = rest.split_at(m);
-    commit_vartime(dot(&w, x), dot(&w, r1), dot(&w, r2)) == msm_vartime(&w, coms)
+    commit_vartime(dot(w, x), dot(w, r1), dot(w, r2)) == target
 }
 
-/// The open check of party `j`'s broadcast opening of the batch `s` (see
-/// [`openings_match`]): `false` names `P_j` as the cheater.
+/// Whether an opening `x ‖ ρ1 ‖ ρ2` matches the commitments `coms`, as one
+/// random linear combination (see [`opening_ok`]).
+fn openings_match(coms: &[Point], opening: &[Scalar], seed: Block) -> bool {
+    let w = weights(seed, coms.len());
+    combination_matches(opening, &w, msm_par(&w, coms))
+}
+
+/// The batched open check of party `j`'s broadcast opening `x_j ‖ ρ_j1 ‖
+/// ρ_j2` of the batch `s` against `j`'s commitments: `Com(Σ w_k x_jk; Σ w_k
+/// ρ_jk1, Σ w_k ρ_jk2) = Σ w_k C_jk` with 128-bit weights from `seed`
+/// (sampled by the verifier after the openings arrived). If any value's
+/// opening is wrong the equation fails except with probability at most
+/// `2^-128` (for fixed other weights, at most one `w_k < 2^128` cancels a
+/// non-zero difference in the group of prime order `p > 2^252`): the
+/// small-exponent batch test of Bellare, Garay and Rabin, "Fast Batch
+/// Verification for Modular Exponentiation and Digital Signatures",
+/// EUROCRYPT 1998, §3.3, applied to Pedersen commitments. `false` names
+/// `P_j` as the cheater. The `.otp` calls it only when the joint check
+/// [`openings_ok`] failed, to find the sender.
 pub fn opening_ok(s: &Shares, j: usize, opening: &[Scalar], seed: Block) -> bool {
-    s.coms
-        .get(j)
-        .is_some_and(|c| openings_match(c, opening, seed, j))
+    j < s.parties() && {
+        let w = weights(seed, s.len());
+        combination_matches(opening, &w, weighted_commitment(s, &w, Some(j)))
+    }
+}
+
+/// The joint batched open check of every party's opening of `s`:
+/// `Com(Σ_j Σ_k w_k x_jk; …) = Σ_k w_k C_k` with the joint commitments
+/// `C_k = Σ_j C_jk`, one multiscalar multiplication for the whole round
+/// (whatever `n`), with deferred product commitments folded in as their
+/// terms ([`weighted_commitment`]). With the weights of [`opening_ok`] both
+/// sides are the sums over `j` of the per-sender sides, so if every sender
+/// passes its check this one passes: a failure here always has a sender to
+/// name. If it passes, every opened value `Σ_j x_jk` is the committed one
+/// except with probability `2^-128` (binding of Pedersen commitments and
+/// the batch test, as in [`opening_ok`]); corrupt parties whose individual
+/// openings err by amounts that cancel in the sum change no output (the
+/// check of Orlandi's open, which VIFF runs on `C = Σ_j C_j` only).
+pub fn openings_ok(s: &Shares, openings: &[Vec<Scalar>], seed: Block) -> bool {
+    let m = s.len();
+    if openings.len() != s.parties() || openings.iter().any(|o| o.len() != 3 * m) {
+        return false;
+    }
+    let sum: Vec<Scalar> = (0..3 * m)
+        .map(|i| openings.iter().map(|o| o[i]).sum())
+        .collect();
+    let w = weights(seed, m);
+    combination_matches(&sum, &w, weighted_commitment(s, &w, None))
 }
 
 /// The opened values `Σ_j x_jk` for `k < count`, from every party's
@@ -427,14 +716,16 @@ pub fn mul_masked(x: &Shares, y: &Shares, a: &Shares, b: &Shares) -> Shares {
 /// `[z] = e·[x] + d·[y] − d·e + [c]` for every value, with `opened = d ‖ e`
 /// the opened `x − a` and `y − b` (the online multiplication of the slides,
 /// "Online Multiplication": `z = xy` when `c = ab`). The public `d·e` is
-/// subtracted from `P_0`'s share and `d·e·G` from `C_0`. Each commitment is
-/// one two-point (three for `C_0`) multiscalar multiplication on public
-/// values, in variable time, split across threads.
+/// subtracted from `P_0`'s share and `d·e·G` from `C_0`. The commitments
+/// `C_z = e·C_x + d·C_y + C_c (− de·G)` are deferred: kept as these
+/// coefficients on the points of `x`, `y` and `c`, so an opening of `z`
+/// checks them inside its one multiscalar multiplication
+/// ([`openings_ok`]); any other use computes them once.
 pub fn mul_finish(x: &Shares, y: &Shares, c: &Shares, opened: &[Scalar]) -> Shares {
-    let m = x.len().min(opened.len() / 2);
+    let m = x.len().min(y.len()).min(c.len()).min(opened.len() / 2);
     let (d, e) = (&opened[..m], &opened[m..2 * m]);
     let lin = |xv: &[Scalar], yv: &[Scalar], cv: &[Scalar], sub_de: bool| -> Vec<Scalar> {
-        (0..m.min(yv.len()).min(cv.len()))
+        (0..m)
             .map(|k| {
                 let z = e[k] * xv[k] + d[k] * yv[k] + cv[k];
                 if sub_de {
@@ -445,31 +736,12 @@ pub fn mul_finish(x: &Shares, y: &Shares, c: &Shares, opened: &[Scalar]) -> Shar
             })
             .collect()
     };
-    let coms = x
-        .coms
-        .iter()
-        .zip(&y.coms)
-        .zip(&c.coms)
-        .enumerate()
-        .map(|(j, ((cx, cy), cc))| {
-            let k_max = m.min(cx.len()).min(cy.len()).min(cc.len());
-            (0..k_max)
-                .into_par_iter()
-                .with_min_len(32)
-                .map(|k| {
-                    let p = if j == 0 {
-                        Point::vartime_multiscalar_mul(
-                            [e[k], d[k], -(d[k] * e[k])],
-                            [cx[k], cy[k], RISTRETTO_BASEPOINT_POINT],
-                        )
-                    } else {
-                        Point::vartime_multiscalar_mul([e[k], d[k]], [cx[k], cy[k]])
-                    };
-                    p + cc[k]
-                })
-                .collect()
-        })
-        .collect();
+    let cut = |s: &Shares| -> Vec<Vec<Point>> { s.pts().iter().map(|r| r[..m].to_vec()).collect() };
+    let coms = Deferred::coms(
+        cut(c),
+        vec![(e.to_vec(), cut(x)), (d.to_vec(), cut(y))],
+        d.iter().zip(e).map(|(d, e)| -(d * e)).collect(),
+    );
     Shares {
         me: x.me,
         x: lin(&x.x, &y.x, &c.x, x.me == 0),
@@ -519,7 +791,7 @@ pub fn mask_opening_ok(
     seed: Block,
 ) -> bool {
     coms.get(me * m..(me + 1) * m)
-        .is_some_and(|c| openings_match(c, opening, seed, me))
+        .is_some_and(|c| openings_match(c, opening, seed))
 }
 
 /// The inputter's broadcast `Δ_k = x_k − r_k` with `r_k = Σ_j r_jk` the
@@ -548,7 +820,7 @@ pub fn input_shares(
         x: part(0),
         r1: part(nm),
         r2: part(2 * nm),
-        coms: coms.to_vec(),
+        coms: Coms::Points(coms.to_vec()),
     };
     let delta: Vec<Scalar> = (0..n)
         .flat_map(|j| {
@@ -589,7 +861,7 @@ pub fn deal<R: RngCore + CryptoRng + ?Sized>(
             x,
             r1,
             r2,
-            coms: coms.clone(),
+            coms: Coms::Points(coms.clone()),
         })
         .collect()
 }
@@ -621,11 +893,85 @@ mod tests {
     fn open_locally(parties: &[Shares]) -> Vec<Scalar> {
         let openings: Vec<Vec<Scalar>> = parties.iter().map(|s| opening(s, s.len())).collect();
         for s in parties {
+            assert!(openings_ok(s, &openings, Block::from_u64s(8, 1)));
             for (j, o) in openings.iter().enumerate() {
                 assert!(opening_ok(s, j, o, Block::from_u64s(9, j as u64)));
             }
         }
         open_values(&openings, parties[0].len())
+    }
+
+    /// Every party's shares of the products `x·y` with dealt triples `t`
+    /// (the openings checked locally), and the opened `d ‖ e`.
+    fn products(sx: &[Shares], sy: &[Shares], t: &[[Shares; 3]]) -> (Vec<Shares>, Vec<Scalar>) {
+        let masked: Vec<Shares> = (0..sx.len())
+            .map(|i| mul_masked(&sx[i], &sy[i], &t[i][0], &t[i][1]))
+            .collect();
+        let de = open_locally(&masked);
+        let z = (0..sx.len())
+            .map(|i| mul_finish(&sx[i], &sy[i], &t[i][2], &de))
+            .collect();
+        (z, de)
+    }
+
+    /// The points of `s` computed from scratch (a copy with its deferred
+    /// commitments forced).
+    fn forced(s: &Shares) -> Vec<Vec<Point>> {
+        s.pts().to_vec()
+    }
+
+    #[test]
+    fn deferred_product_commitments_are_checked_and_blame_the_sender() {
+        let mut rng = Rng::deterministic_for_tests(5);
+        let m = 12;
+        let xs: Vec<Scalar> = (0..m).map(|_| random_scalar(&mut rng)).collect();
+        let ys: Vec<Scalar> = (0..m).map(|_| random_scalar(&mut rng)).collect();
+        let n = 3;
+        let (sx, sy) = (deal(&xs, n, &mut rng), deal(&ys, n, &mut rng));
+        let t = deal_triples(n, m, &mut rng);
+        let (z, de) = products(&sx, &sy, &t);
+        assert!(matches!(z[0].coms, Coms::Deferred(_)));
+        // The deferred points are e·C_x + d·C_y + C_c (− de·G for P_0).
+        let (d, e) = (&de[..m], &de[m..]);
+        for j in 0..n {
+            for k in 0..m {
+                let mut want =
+                    sx[0].pts()[j][k] * e[k] + sy[0].pts()[j][k] * d[k] + t[0][2].pts()[j][k];
+                if j == 0 {
+                    want -= RISTRETTO_BASEPOINT_POINT * (d[k] * e[k]);
+                }
+                assert_eq!(z[1].pts()[j][k], want);
+            }
+        }
+        // Deferred add/sub/add_public agree with the computed points, and
+        // products open to x·y (every check run on deferred commitments).
+        let fresh: Vec<Shares> = (0..n)
+            .map(|i| mul_finish(&sx[i], &sy[i], &t[i][2], &de))
+            .collect();
+        let sum = fresh[2].add(&fresh[2]).unwrap().sub(&sx[2]).unwrap();
+        assert!(matches!(sum.coms, Coms::Deferred(_)));
+        let plain = Shares {
+            coms: Coms::Points(forced(&fresh[2])),
+            ..fresh[2].clone()
+        };
+        let want = plain.add(&plain).unwrap().sub(&sx[2]).unwrap();
+        assert_eq!(forced(&sum), forced(&want));
+        let shifted = fresh[2].add_public(&xs).unwrap();
+        assert_eq!(forced(&shifted), forced(&plain.add_public(&xs).unwrap()));
+        let want: Vec<Scalar> = xs.iter().zip(&ys).map(|(x, y)| x * y).collect();
+        assert_eq!(open_locally(&fresh), want);
+        // A wrong opening of a product fails the joint check, and the
+        // per-sender check (same weights) names exactly that sender.
+        let mut openings: Vec<Vec<Scalar>> = fresh.iter().map(|s| opening(s, m)).collect();
+        openings[1][2 * m + 5] += Scalar::ONE;
+        let seed = Block::from_u64s(6, 7);
+        for s in &fresh {
+            assert!(!openings_ok(s, &openings, seed));
+            let bad: Vec<usize> = (0..n)
+                .filter(|&j| !opening_ok(s, j, &openings[j], seed))
+                .collect();
+            assert_eq!(bad, vec![1]);
+        }
     }
 
     #[test]
@@ -672,13 +1018,7 @@ mod tests {
         for n in [2, 3, 5] {
             let (sx, sy) = (deal(&xs, n, &mut rng), deal(&ys, n, &mut rng));
             let t = deal_triples(n, m, &mut rng);
-            let masked: Vec<Shares> = (0..n)
-                .map(|i| mul_masked(&sx[i], &sy[i], &t[i][0], &t[i][1]))
-                .collect();
-            let de = open_locally(&masked);
-            let z: Vec<Shares> = (0..n)
-                .map(|i| mul_finish(&sx[i], &sy[i], &t[i][2], &de))
-                .collect();
+            let (z, _) = products(&sx, &sy, &t);
             let want: Vec<Scalar> = xs.iter().zip(&ys).map(|(x, y)| x * y).collect();
             assert_eq!(open_locally(&z), want);
         }

@@ -8,9 +8,12 @@
 //!
 //! Layout. A run generates `count = 2·(m + k)` raw triples, numbered
 //! `t`; pair `p` is the raw triples `2p` (kept) and `2p + 1` (sacrificed in
-//! its Triple Test). Raw triple `t` sits in slot `t mod 2` of its pair's
-//! packed `γ` ([`crate::orlandi_triple`]): its `α_t` encrypts
-//! `a_t·2^(768·(t mod 2))`, and one `γ` per pair and peer answers both. A party's secrets are `a ‖ b ‖ ρ1 ‖ ρ2` (the share
+//! its Triple Test). Under a key that packs (2048 or 3072 bits), raw
+//! triple `t` sits in slot `t mod 2` of its pair's packed `γ`
+//! ([`crate::orlandi_triple`]): its `α_t` encrypts `a_t·2^(768·(t mod
+//! 2))`, and one `γ` per pair and peer answers both; under a 1024-bit key
+//! `α_t` encrypts `a_t` and the pair's `γ` is two ciphertexts in the same
+//! wire field. A party's secrets are `a ‖ b ‖ ρ1 ‖ ρ2` (the share
 //! layout of [`crate::orlandi::mask_commitments`], `2·count` values), its
 //! shares of the raw triples one [`Shares`] batch `a ‖ b ‖ c` of
 //! `3·count` values. The challenge ([`Challenge`]) opens `k` pairs and
@@ -35,7 +38,8 @@ use sha2::{Digest, Sha256};
 use crate::ec::{Point, Scalar};
 use crate::orlandi::{mask_commitments, mul_finish, mul_masked, Shares};
 use crate::orlandi_triple::{
-    gamma, group_order, in_slot, key_fits, product_share, random_mask, scalar_to_integer, SLOTS,
+    decode_gamma, encode_gamma, gamma, gamma_parts, group_order, in_slot, join_randomizers,
+    key_fits, product_share, random_mask, scalar_to_integer, slot_of, split_randomizers, SLOTS,
 };
 use crate::paillier::{Ciphertext, Integer, KeySize, PublicKey, SecretKey};
 use crate::paillier_wire::{
@@ -49,8 +53,9 @@ use crate::Block;
 
 /// Modulus sizes a party's Paillier key may have (each party picks its
 /// own; [`TripleKey::generate`] makes the default, 2048 bits). 1024-bit
-/// keys are too small for the packed `γ` ([`key_fits`]).
-pub const KEY_BITS: [u32; 2] = [2048, 3072];
+/// keys (VIFF's size) are too small for the packed `γ` and get the
+/// unpacked one ([`crate::orlandi_triple::packs`]).
+pub const KEY_BITS: [u32; 3] = [1024, 2048, 3072];
 /// A ciphertext on the wire: a field of 3072-bit capacity (a message field
 /// needs a compile-time size), smaller keys' ciphertexts zero-padded.
 pub type CtWire = Ciphertext3072;
@@ -195,7 +200,7 @@ pub fn generate(
         .into_par_iter()
         .map(|t| {
             let r = pk.random_alpha(&mut Lane::new(seed, t as u64));
-            let c = sk.encrypt_with_alpha(&slotted(&secrets[t], t), &r);
+            let c = sk.encrypt_with_alpha(&slotted(pk, &secrets[t], t), &r);
             c.ok().map(|c| (r, c))
         })
         .collect();
@@ -212,9 +217,10 @@ pub fn generate(
     }
 }
 
-/// The plaintext of `α_t`: `a_t` shifted into its slot `t mod 2`.
-fn slotted(a: &Scalar, t: usize) -> Integer {
-    in_slot(&scalar_to_integer(a), t % SLOTS)
+/// The plaintext of `α_t` under `pk`: `a_t` shifted into its slot (`t mod
+/// 2` for a key that packs, else 0).
+fn slotted(pk: &PublicKey, a: &Scalar, t: usize) -> Integer {
+    in_slot(&scalar_to_integer(a), slot_of(pk, t))
 }
 
 /// The party's `α_t` on the wire.
@@ -288,23 +294,32 @@ pub fn ciphertexts_ok(keys: &PeerKeys, j: usize, cts: &[CtWire]) -> bool {
 }
 
 /// Whether the `γ` that party `j` sent are ciphertexts under this party's
-/// key (nothing to check for `j == me`).
+/// key (one or two per `γ`, [`decode_gamma`]; nothing to check for `j ==
+/// me`).
 pub fn incoming_ok(keys: &PeerKeys, me: usize, j: usize, cts: &[CtWire]) -> bool {
-    j == me || ciphertexts_ok(keys, me, cts)
+    j == me
+        || keys.get(me).is_some_and(|pk| {
+            cts.par_iter()
+                .all(|c| decode_gamma(pk, &c.to_integer()).is_some())
+        })
 }
 
-/// The slot masks `d_s` and randomizer `R'` of the `γ` that this party
-/// sends party `j` for pair `p` (lane `j·pairs + p` of `gseed`).
+/// The slot masks `d_s` and fresh randomizers `R'` (one per ciphertext of
+/// the `γ`, [`gamma_parts`]) of the `γ` that this party sends party `j` for
+/// pair `p` (lane `j·pairs + p` of `gseed`).
 fn gamma_randomness(
     pk: &PublicKey,
     gseed: Block,
     j: usize,
     p: usize,
     pairs: usize,
-) -> (Vec<Integer>, Integer) {
+) -> (Vec<Integer>, Vec<Integer>) {
     let mut rng = Lane::new(gseed, (j * pairs + p) as u64);
     let d = (0..SLOTS).map(|_| random_mask(&mut rng)).collect();
-    (d, pk.random_alpha(&mut rng))
+    let r = (0..gamma_parts(pk))
+        .map(|_| pk.random_alpha(&mut rng))
+        .collect();
+    (d, r)
 }
 
 /// The slot masks alone (drawn first, so they do not depend on the key).
@@ -324,8 +339,10 @@ fn pair_alphas(pk: &PublicKey, alpha: &[CtWire], p: usize) -> Option<Vec<Ciphert
 /// one packed `γ_jp = α_{j,2p}^{b_2p} · α_{j,2p+1}^{b_2p+1} · Enc_j(d_0 +
 /// d_1·2^768; R')` with `d_s` uniform in `[0, p³)` and a fresh short
 /// randomizer `R'` (VIFF multiplies by `Enc(1; 1)^d = g^d`, without fresh
-/// randomness). Element `j` goes to party `j`; the own element is
-/// empty-valued and not sent.
+/// randomness); under a key that does not pack, the two ciphertexts
+/// `α_{j,t}^{b_t}·Enc_j(d_s; R'_s)` in one field ([`encode_gamma`]).
+/// Element `j` goes to party `j`; the own element is empty-valued and not
+/// sent.
 pub fn gammas(
     keys: &PeerKeys,
     alpha: &[Vec<CtWire>],
@@ -346,7 +363,7 @@ pub fn gammas(
                     let b = [g.b(SLOTS * p), g.b(SLOTS * p + 1)];
                     pair_alphas(pk, &alpha[j], p)
                         .and_then(|a| gamma(pk, &a, &b, &d, &r).ok())
-                        .map(|c| encode_ciphertext(&c))
+                        .map(|c| CtWire::from_integer_or_zero(&encode_gamma(pk, &c)))
                         .unwrap_or_default()
                 })
                 .collect()
@@ -375,9 +392,13 @@ pub fn products(
         .into_par_iter()
         .map(|p| {
             let others = (0..gamma_in.len()).filter(|&j| j != me);
-            let received: Vec<Ciphertext> = others
+            let received: Vec<Vec<Ciphertext>> = others
                 .clone()
-                .filter_map(|j| gamma_in[j].get(p).and_then(|w| ciphertext(pk, w)))
+                .filter_map(|j| {
+                    gamma_in[j]
+                        .get(p)
+                        .and_then(|w| decode_gamma(pk, &w.to_integer()))
+                })
                 .collect();
             let sent: Vec<Vec<Integer>> = others.map(|j| gamma_masks(gseed, j, p, pairs)).collect();
             let t = SLOTS * p;
@@ -539,7 +560,8 @@ fn per_opened<T: Default>(
 }
 
 /// What a party reveals of one `γ` it sent for an opened pair: the slot
-/// masks `d_0`, `d_1` and the randomizer `R'`.
+/// masks `d_0`, `d_1` and the randomizer `R'` (both `R'_0`, `R'_1` of an
+/// unpacked `γ`, joined by [`join_randomizers`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GammaReveal {
     d: [Mask; SLOTS],
@@ -593,7 +615,7 @@ pub fn gamma_reveals(
                         Mask::from_integer_or_zero(&d[0]),
                         Mask::from_integer_or_zero(&d[1]),
                     ],
-                    r: NonceWire::from_integer_or_zero(&r),
+                    r: NonceWire::from_integer_or_zero(&join_randomizers(pk, &r)),
                 }
             })
             .unwrap_or_default()
@@ -601,7 +623,8 @@ pub fn gamma_reveals(
 }
 
 /// Subset check, party `j`'s encryptions: `α_jt = Enc_j(a_jt·2^(768·(t
-/// mod 2)); R_jt)` for every opened raw triple (VIFF's check 1), with
+/// mod 2)); R_jt)` (`Enc_j(a_jt; R_jt)` under a key that does not pack)
+/// for every opened raw triple (VIFF's check 1), with
 /// `a_jt` from `j`'s revealed opening (`a ‖ b ‖ c ‖ ρ1 ‖ ρ2`). Nothing to
 /// check for `j == me` (the party's own encryptions).
 pub fn alpha_ok(
@@ -628,7 +651,7 @@ pub fn alpha_ok(
         if r.significant_bits() > pk.randomizer_bits() {
             return false;
         }
-        let want = pk.encrypt_with_alpha(&slotted(&rev_j[q], t), &r);
+        let want = pk.encrypt_with_alpha(&slotted(pk, &rev_j[q], t), &r);
         let got = alpha_j.get(t).and_then(|a| ciphertext(pk, a));
         matches!((want, got), (Ok(w), Some(g)) if w == g)
     })
@@ -666,15 +689,19 @@ pub fn gamma_ok(
     let p3 = group_order().pow(3u32);
     ch.opened.par_iter().enumerate().all(|(i, &p)| {
         let d: Vec<Integer> = reveal_j[i].d.iter().map(Mask::to_integer).collect();
-        let r = reveal_j[i].r.to_integer();
-        if d.iter().any(|d| *d >= p3) || r.significant_bits() > pk.randomizer_bits() {
+        let Some(r) = split_randomizers(pk, &reveal_j[i].r.to_integer()) else {
+            return false;
+        };
+        if d.iter().any(|d| *d >= p3) {
             return false;
         }
         // b of the pair's two opened triples (opened_triples order).
         let b = &rev_j[q + SLOTS * i..q + SLOTS * (i + 1)];
         let alphas = g.alpha.get(SLOTS * p..SLOTS * (p + 1));
         let want = alphas.and_then(|a| gamma(pk, a, b, &d, &r).ok());
-        let got = gamma_j.get(p).and_then(|c| ciphertext(pk, c));
+        let got = gamma_j
+            .get(p)
+            .and_then(|c| decode_gamma(pk, &c.to_integer()));
         matches!((want, got), (Some(w), Some(g)) if w == g)
     })
 }

@@ -29,9 +29,21 @@
 //! next slot; the masks keep their full range `[0, p³)`, so each slot hides
 //! `a·b` exactly as an unpacked `γ` would (statistical distance `≤ p²/p³`);
 //! and the packed value stays below `n` when `n > 2^768·(n_parties −
-//! 1)(p² + p³)` ([`key_fits`]: true for 2048- and 3072-bit keys, false for
-//! 1024-bit ones). Both triples of a pair are opened or kept together by the
+//! 1)(p² + p³)`. Both triples of a pair are opened or kept together by the
 //! subset check, so revealing a `γ`'s masks never touches a kept triple.
+//!
+//! **Keys too small to pack** (1024 bits, VIFF's size: two 768-bit slots
+//! need more than 1536 bits). Whether a key packs is decided by its size
+//! alone ([`packs`]: `n > 2^768·(MAX_PARTIES − 1)(p² + p³)`, true for 2048
+//! and 3072 bits). A key that does not pack gets the unpacked `γ` of the
+//! slides: both `α` of a pair encrypt `a` itself (slot 0), and the answer
+//! to a pair is two ciphertexts `γ_s = α_s^{b_s}·Enc(d_s; R'_s)`, each with
+//! its own fresh randomizer and its mask from `[0, p³)`, decrypted
+//! separately; it fits when `n > (n_parties − 1)(p² + p³)` ([`key_fits`]:
+//! about `2^768` for 2048 parties, so every 1024-bit key). Both
+//! ciphertexts travel in the one wire field of a packed `γ` (two
+//! 2048-bit ciphertexts in a field of 6144-bit capacity, [`encode_gamma`]),
+//! so the message flow does not depend on the key.
 
 use rand_core::{CryptoRng, RngCore};
 use rug::integer::Order;
@@ -89,13 +101,40 @@ fn slot_bound(parties: usize) -> Integer {
     (Integer::from(&p * &p) + p.pow(3u32)) * parties.saturating_sub(1) as u64
 }
 
-/// Whether the key's plaintext space holds the packed sum the decrypting
-/// party computes for `parties` parties without wrapping: a slot below
-/// `2^SLOT_BITS` and `n > 2^SLOT_BITS·(parties − 1)(p² + p³)` (the slides'
-/// "encrypted computation could overflow, require N >> p").
+/// Whether the key's plaintext space holds the sum the decrypting party
+/// computes for `parties` parties without wrapping (the slides' "encrypted
+/// computation could overflow, require N >> p"): a slot below
+/// `2^SLOT_BITS` and `n > (parties − 1)(p² + p³)`; a key that [`packs`]
+/// holds two slots for any allowed `parties`.
 pub fn key_fits(pk: &PublicKey, parties: usize) -> bool {
     let slot = slot_bound(parties);
-    parties <= MAX_PARTIES && slot.significant_bits() <= SLOT_BITS && *pk.n() > (slot << SLOT_BITS)
+    parties <= MAX_PARTIES && slot.significant_bits() <= SLOT_BITS && *pk.n() > slot
+}
+
+/// Whether the key packs two raw triples into one `γ` (its size alone
+/// decides: `n > 2^SLOT_BITS·(MAX_PARTIES − 1)(p² + p³)`, true for 2048-
+/// and 3072-bit keys, false for 1024-bit ones; see the module docs).
+pub fn packs(pk: &PublicKey) -> bool {
+    *pk.n() > (slot_bound(MAX_PARTIES) << SLOT_BITS)
+}
+
+/// Ciphertexts per `γ` under `pk`: 1 packed, [`SLOTS`] unpacked.
+pub fn gamma_parts(pk: &PublicKey) -> usize {
+    if packs(pk) {
+        1
+    } else {
+        SLOTS
+    }
+}
+
+/// The slot of raw triple `t` in a plaintext under `pk`: `t mod 2` for a
+/// key that packs, else 0.
+pub fn slot_of(pk: &PublicKey, t: usize) -> usize {
+    if packs(pk) {
+        t % SLOTS
+    } else {
+        0
+    }
 }
 
 /// `v·2^(SLOT_BITS·slot)`: a value placed in its slot.
@@ -110,51 +149,129 @@ pub fn packed_mask(d: &[Integer]) -> Integer {
         .fold(Integer::new(), |acc, (s, d)| acc + in_slot(d, s))
 }
 
-/// `γ = Π_s α_s^{b_s} · Enc(Σ_s d_s·2^(768s); α')` under the receiver's
-/// key `pk` with a fresh short randomizer `α'` (step 2b, one `γ` for the
-/// up to [`SLOTS`] raw triples of a pair, whose `α_s` encrypt `a_s` already
-/// shifted into slot `s`): an encryption of `Σ_s (a_s·b_s + d_s)·2^(768s)`.
-/// The powers are one simultaneous multi-exponentiation.
+/// The `γ` answering one pair under the receiver's key `pk` (step 2b), with
+/// fresh short randomizers `randomizers` (one per ciphertext,
+/// [`gamma_parts`]): for a key that [`packs`], the one ciphertext `Π_s
+/// α_s^{b_s} · Enc(Σ_s d_s·2^(768s); R')` (the `α_s` encrypt `a_s` already
+/// shifted into slot `s`; the powers are one simultaneous
+/// multi-exponentiation), an encryption of `Σ_s (a_s·b_s + d_s)·2^(768s)`;
+/// otherwise one ciphertext `α_s^{b_s}·Enc(d_s; R'_s)` per raw triple.
 pub fn gamma(
     pk: &PublicKey,
     alphas: &[Ciphertext],
     b: &[Scalar],
     d: &[Integer],
-    randomizer: &Integer,
-) -> Result<Ciphertext, PaillierError> {
-    if alphas.len() != b.len() || alphas.is_empty() || alphas.len() > SLOTS {
+    randomizers: &[Integer],
+) -> Result<Vec<Ciphertext>, PaillierError> {
+    let parts = gamma_parts(pk);
+    if alphas.len() != b.len()
+        || alphas.is_empty()
+        || alphas.len() > SLOTS
+        || randomizers.len() != parts
+        || (parts > 1 && d.len() != alphas.len())
+    {
         return Err(PaillierError::PlaintextRange);
     }
-    let masked = pk.encrypt_with_alpha(&packed_mask(d), randomizer)?;
-    let bases: Vec<Integer> = alphas.iter().map(|c| c.as_integer().clone()).collect();
-    let exps: Vec<Integer> = b.iter().map(scalar_to_integer).collect();
-    let power = multi_exp(&bases, &exps, pk.n_squared()).ok_or(PaillierError::PlaintextRange)?;
-    Ok(pk.add(&pk.ciphertext(power)?, &masked))
+    if parts == 1 {
+        let masked = pk.encrypt_with_alpha(&packed_mask(d), &randomizers[0])?;
+        let bases: Vec<Integer> = alphas.iter().map(|c| c.as_integer().clone()).collect();
+        let exps: Vec<Integer> = b.iter().map(scalar_to_integer).collect();
+        let power =
+            multi_exp(&bases, &exps, pk.n_squared()).ok_or(PaillierError::PlaintextRange)?;
+        return Ok(vec![pk.add(&pk.ciphertext(power)?, &masked)]);
+    }
+    alphas
+        .iter()
+        .zip(b)
+        .zip(d.iter().zip(randomizers))
+        .map(|((a, b), (d, r))| {
+            let masked = pk.encrypt_with_alpha(d, r)?;
+            Ok(pk.add(&pk.mul_plain(a, &scalar_to_integer(b)), &masked))
+        })
+        .collect()
+}
+
+/// The randomizers of a `γ` as one integer `Σ_s R'_s·2^(r·s)` (`r` the
+/// key's randomizer bits): what a party reveals of them.
+pub fn join_randomizers(pk: &PublicKey, r: &[Integer]) -> Integer {
+    let bits = pk.randomizer_bits();
+    r.iter().enumerate().fold(Integer::new(), |acc, (s, r)| {
+        acc + Integer::from(r << (bits * s as u32))
+    })
+}
+
+/// The [`gamma_parts`] randomizers joined by [`join_randomizers`], or
+/// `None` if `v` has more bits than they can have.
+pub fn split_randomizers(pk: &PublicKey, v: &Integer) -> Option<Vec<Integer>> {
+    let (bits, parts) = (pk.randomizer_bits(), gamma_parts(pk));
+    if v.significant_bits() > bits * parts as u32 {
+        return None;
+    }
+    Some(
+        (0..parts)
+            .map(|s| Integer::from(v >> (bits * s as u32)).keep_bits(bits))
+            .collect(),
+    )
+}
+
+/// A `γ`'s ciphertexts as one integer: `Σ_q c_q·2^(8·L·q)` with `L` the
+/// key's ciphertext length in bytes (one term for a key that packs).
+pub fn encode_gamma(pk: &PublicKey, cts: &[Ciphertext]) -> Integer {
+    let bits = 8 * pk.ciphertext_len() as u32;
+    cts.iter().enumerate().fold(Integer::new(), |acc, (q, c)| {
+        acc + Integer::from(c.as_integer() << (bits * q as u32))
+    })
+}
+
+/// The [`gamma_parts`] ciphertexts in `v` ([`encode_gamma`]), if each is a
+/// ciphertext under `pk` (a unit modulo `n²`) and nothing is left over.
+pub fn decode_gamma(pk: &PublicKey, v: &Integer) -> Option<Vec<Ciphertext>> {
+    let (bits, parts) = (8 * pk.ciphertext_len() as u32, gamma_parts(pk));
+    if v.significant_bits() > bits * parts as u32 {
+        return None;
+    }
+    (0..parts)
+        .map(|q| {
+            pk.ciphertext(Integer::from(v >> (bits * q as u32)).keep_bits(bits))
+                .ok()
+        })
+        .collect()
 }
 
 /// `c_s = a_s·b_s + slot_s(Dec(Π_j γ_ij)) − Σ_j d_ji,s mod p` for each slot
-/// `s` of a pair (step 3a, one CRT decryption for all the `γ` received and
-/// both triples; `masks_sent[j]` the slot masks this party used towards
-/// party `j`).
+/// `s` of a pair (step 3a; `gammas[j]` the ciphertexts of one `γ` received,
+/// [`gamma_parts`] each; `masks_sent[j]` the slot masks this party used
+/// towards party `j`). A key that packs decrypts the product of all the `γ`
+/// once for both triples; otherwise each triple's product is decrypted
+/// once.
 pub fn product_share(
     sk: &SecretKey,
-    gammas: &[Ciphertext],
+    gammas: &[Vec<Ciphertext>],
     a: &[Scalar],
     b: &[Scalar],
     masks_sent: &[Vec<Integer>],
 ) -> Vec<Scalar> {
     let pk = sk.public();
-    let mut acc: Option<Ciphertext> = None;
-    for g in gammas {
-        acc = Some(match acc {
-            Some(c) => pk.add(&c, g),
-            None => g.clone(),
-        });
-    }
-    let received = acc.map(|c| sk.decrypt(&c)).unwrap_or_default();
+    let parts = gamma_parts(pk);
+    let received: Vec<Integer> = (0..parts)
+        .map(|q| {
+            let mut acc: Option<Ciphertext> = None;
+            for g in gammas.iter().filter_map(|g| g.get(q)) {
+                acc = Some(match acc {
+                    Some(c) => pk.add(&c, g),
+                    None => g.clone(),
+                });
+            }
+            acc.map(|c| sk.decrypt(&c)).unwrap_or_default()
+        })
+        .collect();
     (0..a.len().min(b.len()))
         .map(|s| {
-            let slot = Integer::from(&received >> (SLOT_BITS * s as u32)).keep_bits(SLOT_BITS);
+            let slot = if parts == 1 {
+                Integer::from(&received[0] >> (SLOT_BITS * s as u32)).keep_bits(SLOT_BITS)
+            } else {
+                received.get(s).cloned().unwrap_or_default()
+            };
             let sent: Integer = masks_sent.iter().filter_map(|d| d.get(s)).sum();
             a[s] * b[s] + integer_to_scalar(&(slot - sent))
         })
@@ -179,68 +296,90 @@ mod tests {
     }
 
     #[test]
-    fn three_parties_get_shares_of_packed_products() {
+    fn three_parties_get_shares_of_packed_and_unpacked_products() {
         let n = 3;
         let mut rng = Rng::deterministic_for_tests(6);
-        let keys: Vec<SecretKey> = (0..n)
-            .map(|_| SecretKey::generate(KeySize::Bits2048, &mut rng))
-            .collect();
-        assert!(keys.iter().all(|k| key_fits(k.public(), n)));
+        let big = SecretKey::generate(KeySize::Bits2048, &mut rng);
         let small = SecretKey::generate(KeySize::Bits1024, &mut rng);
-        assert!(
-            !key_fits(small.public(), n),
-            "two slots do not fit 1024 bits"
-        );
-        assert!(!key_fits(keys[0].public(), MAX_PARTIES + 1));
-        // Two raw triples (one pair) per party; a[i][s], b[i][s].
-        let draw = |rng: &mut Rng| -> Vec<Vec<Scalar>> {
-            (0..n)
-                .map(|_| (0..SLOTS).map(|_| random_scalar(rng)).collect())
-                .collect()
-        };
-        let (a, b) = (draw(&mut rng), draw(&mut rng));
-        // α of raw triple s encrypts a·2^(768s).
-        let alphas: Vec<Vec<Ciphertext>> = (0..n)
-            .map(|i| {
-                (0..SLOTS)
-                    .map(|s| {
-                        let pt = in_slot(&scalar_to_integer(&a[i][s]), s);
-                        keys[i].public().encrypt(&pt, &mut rng).expect("enc").0
-                    })
-                    .collect()
-            })
-            .collect();
-        // d[j][i][s]: the slot-s mask P_j uses in its answer to P_i.
-        let d: Vec<Vec<Vec<Integer>>> = (0..n)
-            .map(|_| {
+        assert!(key_fits(big.public(), n) && packs(big.public()));
+        assert!(key_fits(small.public(), n), "unpacked γ fits 1024 bits");
+        assert!(!packs(small.public()), "two slots do not fit 1024 bits");
+        assert!(key_fits(small.public(), MAX_PARTIES));
+        assert!(!key_fits(big.public(), MAX_PARTIES + 1));
+        for sizes in [[&big, &big, &big], [&small, &big, &small]] {
+            let keys: Vec<&SecretKey> = sizes.to_vec();
+            // Two raw triples (one pair) per party; a[i][s], b[i][s].
+            let draw = |rng: &mut Rng| -> Vec<Vec<Scalar>> {
                 (0..n)
-                    .map(|_| (0..SLOTS).map(|_| random_mask(&mut rng)).collect())
+                    .map(|_| (0..SLOTS).map(|_| random_scalar(rng)).collect())
                     .collect()
-            })
-            .collect();
-        let c: Vec<Vec<Scalar>> = (0..n)
-            .map(|i| {
-                let pk = keys[i].public();
-                let gammas: Vec<Ciphertext> = (0..n)
-                    .filter(|&j| j != i)
-                    .map(|j| {
-                        let r = pk.random_alpha(&mut rng);
-                        gamma(pk, &alphas[i], &b[j], &d[j][i], &r).expect("gamma")
-                    })
-                    .collect();
-                let sent: Vec<Vec<Integer>> = (0..n)
-                    .filter(|&j| j != i)
-                    .map(|j| d[i][j].clone())
-                    .collect();
-                product_share(&keys[i], &gammas, &a[i], &b[i], &sent)
-            })
-            .collect();
-        for s in 0..SLOTS {
-            let sum = |v: &[Vec<Scalar>]| v.iter().map(|x| x[s]).sum::<Scalar>();
-            assert_eq!(sum(&c), sum(&a) * sum(&b), "slot {s}");
+            };
+            let (a, b) = (draw(&mut rng), draw(&mut rng));
+            // α of raw triple s encrypts a in its slot (s for a key that
+            // packs, else 0).
+            let alphas: Vec<Vec<Ciphertext>> = (0..n)
+                .map(|i| {
+                    let pk = keys[i].public();
+                    (0..SLOTS)
+                        .map(|s| {
+                            let pt = in_slot(&scalar_to_integer(&a[i][s]), slot_of(pk, s));
+                            pk.encrypt(&pt, &mut rng).expect("enc").0
+                        })
+                        .collect()
+                })
+                .collect();
+            // d[j][i][s]: the slot-s mask P_j uses in its answer to P_i.
+            let d: Vec<Vec<Vec<Integer>>> = (0..n)
+                .map(|_| {
+                    (0..n)
+                        .map(|_| (0..SLOTS).map(|_| random_mask(&mut rng)).collect())
+                        .collect()
+                })
+                .collect();
+            let c: Vec<Vec<Scalar>> = (0..n)
+                .map(|i| {
+                    let pk = keys[i].public();
+                    let gammas: Vec<Vec<Ciphertext>> = (0..n)
+                        .filter(|&j| j != i)
+                        .map(|j| {
+                            let r: Vec<Integer> = (0..gamma_parts(pk))
+                                .map(|_| pk.random_alpha(&mut rng))
+                                .collect();
+                            let g = gamma(pk, &alphas[i], &b[j], &d[j][i], &r).expect("gamma");
+                            // Through the wire form and back.
+                            assert_eq!(g.len(), gamma_parts(pk));
+                            let back = decode_gamma(pk, &encode_gamma(pk, &g)).expect("decode");
+                            assert_eq!(back, g);
+                            let joined = join_randomizers(pk, &r);
+                            assert_eq!(split_randomizers(pk, &joined), Some(r));
+                            back
+                        })
+                        .collect();
+                    let sent: Vec<Vec<Integer>> = (0..n)
+                        .filter(|&j| j != i)
+                        .map(|j| d[i][j].clone())
+                        .collect();
+                    product_share(keys[i], &gammas, &a[i], &b[i], &sent)
+                })
+                .collect();
+            for s in 0..SLOTS {
+                let sum = |v: &[Vec<Scalar>]| v.iter().map(|x| x[s]).sum::<Scalar>();
+                assert_eq!(sum(&c), sum(&a) * sum(&b), "slot {s}");
+            }
         }
-        // Mismatched slot counts are an error, not a panic.
-        let pk = keys[0].public();
-        assert!(gamma(pk, &alphas[0], &b[1][..1], &d[1][0], &Integer::from(1)).is_err());
+        // Mismatched slot or randomizer counts are an error, not a panic.
+        let pk = big.public();
+        let alphas: Vec<Ciphertext> = (0..SLOTS)
+            .map(|_| pk.encrypt(&Integer::from(1), &mut rng).expect("enc").0)
+            .collect();
+        let b = [Scalar::ONE; SLOTS];
+        let d = [Integer::from(1), Integer::from(2)];
+        assert!(gamma(pk, &alphas, &b[..1], &d, &[Integer::from(1)]).is_err());
+        assert!(gamma(pk, &alphas, &b, &d, &[]).is_err());
+        // A γ with an extra part, or a non-unit part, does not decode.
+        let spk = small.public();
+        let wide = Integer::from(1) << (8 * spk.ciphertext_len() as u32 * 2);
+        assert!(decode_gamma(spk, &wide).is_none());
+        assert!(decode_gamma(spk, &Integer::new()).is_none());
     }
 }

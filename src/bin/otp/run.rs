@@ -81,7 +81,7 @@ pub struct Opts {
     /// orlandi_triple: how many multiplication triples to make.
     #[arg(long, default_value_t = 4, value_name = "M")]
     pub triples: usize,
-    /// orlandi_triple: this party's Paillier key size (2048 or 3072).
+    /// orlandi_triple: this party's Paillier key size (1024, 2048 or 3072).
     #[arg(long, default_value_t = 2048, value_name = "BITS")]
     pub key_bits: u32,
     /// Wait for the peer on this address (e.g. 0.0.0.0:7000).

@@ -143,12 +143,13 @@ fn numbers(o: &Opts) -> Result<Vec<u64>, Fail> {
 
 /// The Paillier key size `--key-bits` names.
 fn key_size(bits: u32) -> Result<KeySize, Fail> {
-    // 1024-bit keys are too small for the preprocessing's two packed slots.
+    // 1024-bit keys are too small for two packed slots and run unpacked.
     match bits {
+        1024 => Ok(KeySize::Bits1024),
         2048 => Ok(KeySize::Bits2048),
         3072 => Ok(KeySize::Bits3072),
         b => Err(Fail(format!(
-            "--key-bits {b}: the preprocessing's Paillier key sizes are 2048 and 3072"
+            "--key-bits {b}: the preprocessing's Paillier key sizes are 1024, 2048 and 3072"
         ))),
     }
 }
