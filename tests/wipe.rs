@@ -12,8 +12,10 @@ use std::sync::{Arc, Mutex};
 
 use ot::runtime::ec::Point;
 use ot::runtime::ec::Scalar;
+use ot::runtime::minimac::prep::{deal, PrepParams};
 use ot::runtime::minimac::{Codes, Holder, MacKey, Shares as MacShares};
 use ot::runtime::orlandi::Shares;
+use ot::runtime::rng::Rng;
 
 /// The marker: 16 bytes unlikely to occur by chance.
 const MARK: [u8; 16] = *b"\x9e\x37wipe-markers\x42\x01";
@@ -102,4 +104,24 @@ fn minimac_shares_and_mac_keys_are_wiped_when_dropped() {
     assert!(!marker_freed(s), "a MiniMac batch was freed unwiped");
     // The MAC key share goes with its last holder.
     assert!(!marker_freed(holder), "a MAC key share was freed unwiped");
+}
+
+#[test]
+fn minimac_preprocessing_is_wiped_when_dropped() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let params = PrepParams {
+        parties: 2,
+        k: 10,
+        n: 40,
+    };
+    let mut rng = Rng::deterministic_for_tests(3);
+    let mut preps = deal(params, 1, 2, 2, &mut rng).expect("deal");
+    let mut p = preps.swap_remove(0);
+    p.randoms[..16].copy_from_slice(&MARK);
+    p.alpha[..16].copy_from_slice(&MARK);
+    assert!(marker_freed(p.randoms.clone()), "control");
+    assert!(
+        !marker_freed(p),
+        "a party's preprocessing was freed unwiped"
+    );
 }

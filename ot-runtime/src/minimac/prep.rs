@@ -227,6 +227,28 @@ pub struct PartyPrep {
     pub seeded: Option<Seeded>,
 }
 
+/// The material (MAC key share, every share section, the own input
+/// masks' slots, the seed of a seed-expanded file) is wiped when dropped.
+impl Drop for PartyPrep {
+    fn drop(&mut self) {
+        use crate::wipe::Wipe;
+        for v in [
+            &mut self.alpha,
+            &mut self.randoms,
+            &mut self.triples,
+            &mut self.pairs,
+            &mut self.inputs,
+            &mut self.own_masks,
+            &mut self.sboxes,
+        ] {
+            v.wipe();
+        }
+        if let Some(s) = self.seeded.as_mut() {
+            s.seed.wipe();
+        }
+    }
+}
+
 /// How the dealer hands out the parties' shares (module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ShareMode {
