@@ -372,10 +372,11 @@ impl Shares {
     pub fn add(&self, other: &Shares) -> Result<Shares, ShareError> {
         self.same_layout(other)?;
         Ok(match self.add_deferred(other) {
-            Some(coms) => Shares {
-                coms,
-                ..self.zip_with_scalars(other, |a, b| a + b)
-            },
+            Some(coms) => {
+                let mut out = self.zip_with_scalars(other, |a, b| a + b);
+                out.coms = coms;
+                out
+            }
             None => self.zip_with(other, |a, b| a + b, |a, b| a + b),
         })
     }
@@ -394,15 +395,14 @@ impl Shares {
                     .collect(),
             ),
         };
-        let minus = Shares {
-            coms: neg,
-            ..other.clone()
-        };
+        let mut minus = other.clone();
+        minus.coms = neg;
         Ok(match self.add_deferred(&minus) {
-            Some(coms) => Shares {
-                coms,
-                ..self.zip_with_scalars(other, |a, b| a - b)
-            },
+            Some(coms) => {
+                let mut out = self.zip_with_scalars(other, |a, b| a - b);
+                out.coms = coms;
+                out
+            }
             None => self.zip_with(other, |a, b| a - b, |a, b| a - b),
         })
     }
