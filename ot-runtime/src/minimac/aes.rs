@@ -36,7 +36,7 @@ use rand_core::{CryptoRng, RngCore};
 
 use super::prep::masked_square_word;
 use super::shares::{check_seed, in_code, mac_diff, opened_values, Codes, Opened, Shares};
-use crate::gf256::{add_assign, mul, mul_add, pow, schur_sum_add};
+use crate::gf256::{add_assign, mul, mul_add, mul_slices, pow, schur_sum_add};
 use crate::Block;
 use std::sync::Arc;
 
@@ -238,24 +238,25 @@ fn join<S: std::borrow::Borrow<Shares>>(parts: &[S]) -> Shares {
 }
 
 /// Whether `io` (party 0's `32·m` input masks: `16·m` for the plaintexts,
-/// then `16·m` for the ciphertexts) and `key` are `me`'s shares of values
-/// in `C` and `masks` its S-box masks for the run ([`LAYERS`] layers of
-/// `20·m`; `ρ*` and `z*` in `C*`, the table in `C`).
+/// then `16·m` for the ciphertexts) and `kin` (every party's `16·m` key
+/// masks, party-major: value `j·16·m + t` is party `j`'s `t`-th) are
+/// `me`'s shares of values in `C` and `masks` its S-box masks for the run
+/// ([`LAYERS`] layers of `20·m`; `ρ*` and `z*` in `C*`, the table in `C`).
 pub fn aes_ok(
     io: &Shares,
-    key: &Shares,
+    kin: &Shares,
     masks: &AesMasks,
     me: usize,
     n: usize,
     m: usize,
     len: usize,
 ) -> bool {
-    let h = key.holder();
+    let h = kin.holder();
     super::shape_ok(io, me, n, 32 * m, len)
-        && super::shape_ok(key, me, n, 16 * m, len)
+        && super::shape_ok(kin, me, n, n * 16 * m, len)
         && io.holder() == h
         && !io.is_square()
-        && !key.is_square()
+        && !kin.is_square()
         && masks.len() == LAYERS
         && masks.iter().all(|layer| {
             layer.iter().enumerate().all(|(w, s)| {
@@ -264,16 +265,163 @@ pub fn aes_ok(
         })
 }
 
-/// Whether party 0's plaintexts (`16·m·k` slots, value-major as the
-/// shares) and the slots of its `32·m` masks have the run's lengths.
-pub fn aes_input_ok(pt: &[u8], own: &[u8], m: usize, k: usize) -> bool {
-    pt.len() == 16 * m * k && own.len() == 32 * m * k
+/// Whether a party's clear inputs have the run's lengths: its key share
+/// `key` (key byte `p` in every slot of values `p·m..(p+1)·m`: `16·m·k`
+/// bytes) and its key masks' slots `kown` (`16·m·k`), the plaintexts `pt`
+/// (`16·m·k`, value-major; all zero at parties other than 0) and the slots
+/// of its `32·m` input masks `own` (used at party 0 only).
+pub fn aes_input_ok(key: &[u8], kown: &[u8], pt: &[u8], own: &[u8], m: usize, k: usize) -> bool {
+    let l = 16 * m * k;
+    key.len() == l && kown.len() == l && pt.len() == l && own.len() == 2 * l
 }
 
-/// Party 0's broadcast `pt − r_in` (DZ13 §3 input: the plaintexts masked
-/// by the first `16·m` of its masks).
-pub fn aes_input_delta(pt: &[u8], own: &[u8]) -> Vec<u8> {
-    super::input_delta(pt, &own[..pt.len().min(own.len())])
+/// The differences party `me` broadcasts with the first opening (DZ13 §3
+/// input, sent with the opening instead of a round before it): its key
+/// share minus its key masks (`16·m·k` slots), then at party 0 its
+/// plaintexts minus its first `16·m` input masks, at any other party its
+/// `pt` as given (all zero when honest; [`aes_deltas_ok`] checks it).
+/// (`_len`: the protocol's shape, `32·m·k`, checked before.)
+pub fn aes_input_deltas(
+    me: usize,
+    key: &[u8],
+    kown: &[u8],
+    pt: &[u8],
+    own: &[u8],
+    _len: usize,
+) -> Vec<u8> {
+    let mut d = super::input_delta(key, kown);
+    d.extend_from_slice(pt);
+    if me == 0 {
+        let l = d.len();
+        let own = &own[..pt.len().min(own.len())];
+        add_assign(&mut d[l - own.len()..], own);
+    }
+    d
+}
+
+/// Whether only party 0 entered plaintexts: the plaintext half of every
+/// other party's broadcast differences is zero (a party other than 0
+/// must not shift party 0's plaintexts).
+pub fn aes_deltas_ok(d: &[Vec<u8>]) -> bool {
+    d.iter()
+        .skip(1)
+        .all(|dj| dj[dj.len() / 2..].iter().all(|&b| b == 0))
+}
+
+/// Adds the codewords `C(c)` of the public `k`-slot vectors `c` (one per
+/// value, concatenated) to the codeword shares of `s` (`macs == false`:
+/// only the party that knows `c` before the opening does this), or
+/// `α_i ∘ C(c)` to its MAC shares (`macs == true`: every party, once `c`
+/// is public). Together: `[[x]] + c` (DZ13 §3), split so that a party can
+/// open `x + c` in the round that makes `c` public.
+fn add_public_part(s: &mut Shares, c: &[u8], macs: bool) {
+    let codes = s.codes().clone();
+    let alpha = s.holder().alpha.clone();
+    let (n, k) = (codes.base.n(), codes.base.k());
+    let (mut word, mut tag) = (vec![0u8; n], vec![0u8; n]);
+    let (x, mac) = s.parts_mut();
+    let dst = if macs { mac } else { x };
+    for (cl, out) in c.chunks_exact(k).zip(dst.chunks_exact_mut(n)) {
+        codes.base.encode_into(cl, &mut word);
+        if macs {
+            mul_slices(&mut tag, &alpha, &word);
+            add_assign(out, &tag);
+        } else {
+            add_assign(out, &word);
+        }
+    }
+}
+
+/// The key, plaintext and S-box input values of layer 1 before the
+/// public differences are added: `key = Σ_j [[r_j]]` (every party's key
+/// masks), `pt = [[r_in]]` (party 0's first `16·m` masks).
+fn first_inputs(io: &Shares, kin: &Shares, m: usize) -> (Vec<Shares>, Vec<Shares>) {
+    let parties = kin.len() / (16 * m).max(1);
+    let mut key = kin.slice(0, 16 * m).unwrap_or_default();
+    for j in 1..parties {
+        if let Some(s) = kin.slice(j * 16 * m, 16 * m) {
+            key.add_scaled(&s, 1);
+        }
+    }
+    let pt = io.slice(0, 16 * m).unwrap_or_default();
+    (split(&key.into_square(), m), split(&pt.into_square(), m))
+}
+
+/// The run before the first opening, from this party's own differences
+/// `d` ([`aes_input_deltas`]): the plaintexts are `[[r_in]] + d_pt`, the
+/// key `Σ_j ([[r_j]] + d_j)`, the S-box inputs of layer 1 `pt + key` and
+/// `RotWord(w_3)` of the key; the first opening is these plus the masks
+/// `ρ*` of layer 1. This party adds the codewords of its own differences
+/// to its codeword shares now (so it can open before it learns the
+/// others'); every party adds `α_i ∘ C(d)` of all differences to its MAC
+/// shares in [`aes_enter`].
+pub fn aes_begin(io: &Shares, kin: &Shares, d: &[u8], masks: &AesMasks, m: usize) -> AesRun {
+    let (mut ks, pt) = first_inputs(io, kin, m);
+    let l = d.len() / 2;
+    let (dk, dp) = d.split_at(l);
+    let k = kin.codes().base.k();
+    for (p, s) in ks.iter_mut().enumerate() {
+        add_public_part(s, dk.get(p * m * k..(p + 1) * m * k).unwrap_or(&[]), false);
+    }
+    let mut x = pt;
+    for (p, s) in x.iter_mut().enumerate() {
+        add_public_part(s, dp.get(p * m * k..(p + 1) * m * k).unwrap_or(&[]), false);
+    }
+    x.iter_mut().zip(&ks).for_each(|(p, k)| p.add_scaled(k, 1));
+    x.extend([13, 14, 15, 12].map(|i| ks[i].clone()));
+    let mut to_open = join(&x);
+    if let Some(layer) = masks.first() {
+        to_open.add_scaled(&layer[RHO], 1);
+    }
+    AesRun {
+        m,
+        to_open: Arc::new(to_open),
+        ks_sh: Arc::new(ks),
+        acc: Vec::new(),
+        acc_y: Vec::new(),
+        out_mask: Arc::new(io.slice(16 * m, 16 * m).unwrap_or_default()),
+        out: Vec::new(),
+    }
+}
+
+/// Completes the inputs once every party's differences `d` are public
+/// (received with the first opening): adds `α_i ∘ C(Δ)` to the MAC
+/// shares of the key (`Δ = Σ_j` of the key halves) and of the first
+/// opening (state positions `Δ + d_pt`, key positions `RotWord` of `Δ`),
+/// with `d_pt` party 0's plaintext half. Afterwards the run's values are
+/// `[[r]] + Δ` as in the two-round input of `minimac_input.otp`.
+pub fn aes_enter(st: &AesRun, d: &[Vec<u8>]) -> AesRun {
+    let mut st = st.clone();
+    let m = st.m;
+    let Some(first) = d.first() else {
+        return st;
+    };
+    let l = first.len() / 2;
+    let mut dk = vec![0u8; l];
+    for dj in d {
+        add_assign(&mut dk, &dj[..l.min(dj.len())]);
+    }
+    let dp = &first[l..];
+    let k = st.to_open.codes().base.k();
+    let pos = |v: &[u8], p: usize| v.get(p * m * k..(p + 1) * m * k).unwrap_or(&[]).to_vec();
+    let mut ks: Vec<Shares> = st.ks_sh.as_ref().clone();
+    for (p, s) in ks.iter_mut().enumerate() {
+        add_public_part(s, &pos(&dk, p), true);
+    }
+    let mut c: Vec<u8> = Vec::with_capacity(SBOXES * m * k);
+    for p in 0..16 {
+        let mut v = pos(&dk, p);
+        add_assign(&mut v, &pos(dp, p));
+        c.extend(v);
+    }
+    for p in [13, 14, 15, 12] {
+        c.extend(pos(&dk, p));
+    }
+    let mut to_open = st.to_open.as_ref().clone();
+    add_public_part(&mut to_open, &c, true);
+    st.ks_sh = Arc::new(ks);
+    st.to_open = Arc::new(to_open);
+    st
 }
 
 /// Party 0's ciphertexts from the masked ones: the last opening revealed
@@ -290,31 +438,6 @@ pub fn aes_unmask(masked: &Opened, own: &[u8], m: usize, k: usize) -> Opened {
                 .collect()
         })
         .collect()
-}
-
-/// The run before the first opening: the plaintexts are `[[r_in]] + d`
-/// (`d`: party 0's broadcast), S-box inputs of layer 1 are `pt + key` and
-/// `RotWord(w_3)` of the key; the first opening is these plus the masks
-/// `ρ*` of layer 1.
-pub fn aes_begin(io: &Shares, d: &[u8], key: &Shares, masks: &AesMasks, m: usize) -> AesRun {
-    let pt = super::input_finish(&io.slice(0, 16 * m).unwrap_or_default(), &[d.to_vec()]);
-    let ks: Vec<Shares> = split(&key.clone().into_square(), m);
-    let mut x: Vec<Shares> = split(&pt.into_square(), m);
-    x.iter_mut().zip(&ks).for_each(|(p, k)| p.add_scaled(k, 1));
-    x.extend([13, 14, 15, 12].map(|i| ks[i].clone()));
-    let mut to_open = join(&x);
-    if let Some(layer) = masks.first() {
-        to_open.add_scaled(&layer[RHO], 1);
-    }
-    AesRun {
-        m,
-        to_open: Arc::new(to_open),
-        ks_sh: Arc::new(ks),
-        acc: Vec::new(),
-        acc_y: Vec::new(),
-        out_mask: Arc::new(io.slice(16 * m, 16 * m).unwrap_or_default()),
-        out: Vec::new(),
-    }
 }
 
 /// This party's codeword shares of the next opening.

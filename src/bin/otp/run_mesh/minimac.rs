@@ -1,6 +1,6 @@
 //! `otp run minimac_aes`: one party of MiniMac oblivious AES-128
-//! ([`ot::oblivious_aes`]: the key shares entered with `minimac_input`,
-//! then `minimac_aes`) on its own preprocessing file from `otp deal`.
+//! ([`ot::oblivious_aes`]: `minimac_aes`, the key shares entered with its
+//! first opening) on its own preprocessing file from `otp deal`.
 //!
 //! Before anything connects, the options are checked ([`prepare`]): the
 //! key share and plaintexts as hex, the block count, and the file (its
@@ -245,7 +245,7 @@ pub fn run<C: MeshChannel>(
         Some(check(at, mesh, &p, &ct)?)
     };
     let shown = format!(
-        "{b} block{}{}: latency {:.3} ms, {:.1} µs per block (key input + AES, 15 rounds; preprocessing taken in {:.3} ms); all",
+        "{b} block{}{}: latency {:.3} ms, {:.1} µs per block (key input + AES, 13 rounds; preprocessing taken in {:.3} ms); all",
         crate::check::plural(b),
         if agreed.is_some() {
             ", checked against AES-128 under the combined key"
