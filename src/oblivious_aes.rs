@@ -12,22 +12,27 @@
 //! party's [`PrepStore`] and lays the bytes out (block `g·k + s` in slot
 //! `s` of group `g`; byte position `p` of group `g` is value `p·m + g`).
 //!
-//! **Material per run of `B` blocks** (`m = ⌈B / k⌉` groups, [`counts`]):
-//! `48·m` input masks per party (16 per group for every party's key share,
-//! 32 of party 0's for the plaintexts and the masked ciphertexts) and
-//! `200·m` S-box masks (ten layers of 20 per group).
+//! **Material per run of `B` blocks** (`m = ⌈B / k⌉` groups,
+//! [`run_counts`]): `16 + 32·m` input masks per party (16 for every
+//! party's key share, entered once per run, 32 per group of party 0's for
+//! the plaintexts and the masked ciphertexts) and `160·m + 40` S-box masks
+//! (ten layers of 16 per group for the state and 4 for the key schedule,
+//! which is computed once per run and added to every group).
 
 use crate::minimac_aes;
 use ot_runtime::mesh::Mesh;
-use ot_runtime::minimac::aes::{AesMasks, LAYERS, SBOXES};
+use ot_runtime::minimac::aes::{layer_sboxes, AesMasks, LAYERS, SBOXES};
 use ot_runtime::minimac::prep::{Counts, PrepError, PrepParams, PrepStore};
 use ot_runtime::minimac::Shares;
 use ot_runtime::rng::Rng;
 use sha2::{Digest, Sha256};
 
-/// Input masks each party uses per group of `k` blocks.
+/// Input masks the dealer gives each party per group of `k` blocks
+/// (a run of `g` groups uses `16 + 32·g`, [`run_counts`]).
 pub const INPUTS_PER_GROUP: usize = 48;
-/// S-box masks used per group of `k` blocks.
+/// S-box masks the dealer gives per group of `k` blocks (a run of `g`
+/// groups uses `160·g + 40`, [`run_counts`]). Dealing this much per group
+/// lets any split of the files' groups into runs fit.
 pub const SBOXES_PER_GROUP: usize = LAYERS * SBOXES;
 
 /// Groups of `k` blocks that hold `blocks` blocks.
@@ -35,15 +40,36 @@ pub fn groups(blocks: usize, k: usize) -> usize {
     blocks.div_ceil(k.max(1))
 }
 
-/// The material a run of `groups` groups takes from each party's store
-/// (saturating: an absurd count asks for more than any store holds or any
-/// dealer can allocate, a typed error there).
+/// The material the dealer gives for `groups` groups (enough for any
+/// runs whose groups add up to `groups`; saturating: an absurd count asks
+/// for more than any store holds or any dealer can allocate, a typed
+/// error there).
 pub fn counts(groups: usize) -> Counts {
     Counts {
         inputs: INPUTS_PER_GROUP.saturating_mul(groups),
         sboxes: SBOXES_PER_GROUP.saturating_mul(groups),
         ..Counts::default()
     }
+}
+
+/// The material one run of `groups` groups takes from each party's
+/// store: 16 key masks (the key is entered and expanded once per run) and
+/// `32·groups` of party 0's input masks; per layer `16·groups + 4` S-box
+/// masks.
+pub fn run_counts(groups: usize) -> Counts {
+    Counts {
+        inputs: 32usize.saturating_mul(groups).saturating_add(16),
+        sboxes: LAYERS.saturating_mul(layer_sboxes(groups)),
+        ..Counts::default()
+    }
+}
+
+/// The largest number of groups one run can take from `left` (what a
+/// store has left), by [`run_counts`].
+pub fn room(left: Counts) -> usize {
+    let by_inputs = left.inputs.saturating_sub(16) / 32;
+    let by_sboxes = (left.sboxes / LAYERS).saturating_sub(4) / 16;
+    by_inputs.min(by_sboxes)
 }
 
 /// One party's material for one run, taken out of its store
@@ -64,10 +90,10 @@ impl Material {
     /// ([`counts`]); every party must take the same amounts, in the same
     /// order, from files of the same batch.
     pub fn take(store: &mut PrepStore, groups: usize) -> Result<Material, PrepError> {
-        let key_masks = store.take_inputs(16usize.saturating_mul(groups))?;
+        let key_masks = store.take_inputs(16)?;
         let io_masks = store.take_inputs(32usize.saturating_mul(groups))?;
         let sbox_masks = (0..LAYERS)
-            .map(|_| store.take_sbox_masks(SBOXES.saturating_mul(groups)))
+            .map(|_| store.take_sbox_masks(layer_sboxes(groups)))
             .collect::<Result<_, _>>()?;
         Ok(Material {
             params: store.params(),
@@ -171,9 +197,9 @@ pub fn encrypt<M: Mesh + ?Sized>(
             room,
         });
     }
-    // Value p·m + g: key byte p in every slot.
-    let mut key = vec![0u8; 16 * m * k];
-    for (p, v) in key.chunks_mut(m * k).enumerate() {
+    // Value p: key byte p in every slot.
+    let mut key = vec![0u8; 16 * k];
+    for (p, v) in key.chunks_mut(k).enumerate() {
         v.fill(key_share[p]);
     }
     // Byte p of block g·k + s in slot s of value p·m + g (zero at the

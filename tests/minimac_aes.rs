@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::minimac_aes;
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
-use ot::runtime::minimac::aes::{AesMasks, FIRST_ENTRY, LAYERS, RHO, SBOXES};
+use ot::runtime::minimac::aes::{layer_sboxes, AesMasks, LAYERS, SBOXES};
 use ot::runtime::minimac::prep::{deal_with, Counts, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::{Codes, Opened, Shares};
 use ot::runtime::rng::Rng;
@@ -102,11 +102,11 @@ fn cheat(io: &mut Shares, key: &mut Shares, pt: &mut [u8], masks: &mut AesMasks,
             x[..LEN].iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
         }
         Cheat::KeyMac => key.parts_mut().1[LEN + 3] ^= 1,
-        Cheat::MaskMac => masks[3][RHO].parts_mut().1[2] ^= 0x80,
+        Cheat::MaskMac => masks[3].rho_mut().parts_mut().1[2] ^= 0x80,
         Cheat::Table => {
             let e = Codes::get(K, LEN).unwrap().base.encode(&[0x35; K]);
-            for entry in masks[5][FIRST_ENTRY..].iter_mut() {
-                let x = &mut entry.parts_mut().0[..LEN];
+            for v in 0..=255u8 {
+                let x = masks[5].entry_mut(0, v).0;
                 x.iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
             }
         }
@@ -126,12 +126,12 @@ fn party<M: Mesh + ?Sized>(
 ) -> Res<Option<Opened>> {
     let (me, n) = (mesh.me(), mesh.parties());
     let mut store = PrepStore::open(&files[me], me, params(n))?;
-    // Value p·m + g: key byte p in every slot.
-    let mut key = vec![0u8; 16 * m * K];
+    // Value p: key byte p in every slot.
+    let mut key = vec![0u8; 16 * K];
     for p in 0..16 {
-        key[p * m * K..(p + 1) * m * K].fill(key_share[p]);
+        key[p * K..(p + 1) * K].fill(key_share[p]);
     }
-    let (mut kin, kown) = store.take_inputs(16 * m)?;
+    let (mut kin, kown) = store.take_inputs(16)?;
     // Party 0's next 32m masks: plaintexts, then ciphertexts.
     let (all, own) = store.take_inputs(32 * m)?;
     let mut io = all.slice(0, 32 * m).unwrap();
@@ -144,7 +144,7 @@ fn party<M: Mesh + ?Sized>(
         }
     }
     let mut masks: AesMasks = (0..LAYERS)
-        .map(|_| store.take_sbox_masks(SBOXES * m))
+        .map(|_| store.take_sbox_masks(layer_sboxes(m)))
         .collect::<Result<_, _>>()?;
     if me == how.0 {
         cheat(&mut io, &mut kin, &mut pt, &mut masks, how.1);
@@ -369,13 +369,13 @@ fn a_batch_of_the_wrong_shape_is_refused() {
         let (kin, kown) = store.take_inputs(16).unwrap();
         let (v, own) = store.take_inputs(32).unwrap();
         let masks: AesMasks = (0..LAYERS)
-            .map(|_| store.take_sbox_masks(SBOXES).unwrap())
+            .map(|_| store.take_sbox_masks(layer_sboxes(1)).unwrap())
             .collect();
         // Claims two groups, holds one.
         let p = minimac_aes::Params::new(2, 2, K, LEN).unwrap();
         let input = minimac_aes::PInput {
-            key: vec![0u8; 32 * K],
-            kown: [kown.clone(), kown].concat(),
+            key: vec![0u8; 16 * K],
+            kown,
             pt: vec![0u8; 32 * K],
             own: [own.clone(), own].concat(),
             kin,

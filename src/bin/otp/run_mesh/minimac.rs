@@ -15,7 +15,7 @@
 use super::{exchange, hex, Endpoint, Outcome};
 use crate::run::Opts;
 use crate::Fail;
-use ot::oblivious_aes::{encrypt, groups, Material, INPUTS_PER_GROUP, SBOXES_PER_GROUP};
+use ot::oblivious_aes::{encrypt, groups, room, Material};
 use ot::runtime::aes::Aes128;
 use ot::runtime::mesh::{ChannelMesh, Mesh, MeshChannel};
 use ot::runtime::minimac::prep::{read_header, PrepStore};
@@ -140,7 +140,7 @@ pub fn prepare(o: &Opts, at: &Endpoint) -> Result<Option<Prepared>, Fail> {
         .map_err(|e| Fail(format!("--prep `{shown}`: {e}")))?;
     let k = header.params.k;
     let left = store.left();
-    let room = (left.inputs / INPUTS_PER_GROUP).min(left.sboxes / SBOXES_PER_GROUP);
+    let room = room(left);
     if groups(blocks, k) > room {
         return Err(Fail(format!(
             "--prep `{shown}` has material for {} more blocks ({room} groups of k = {k}), this run of {blocks} blocks needs {}",
