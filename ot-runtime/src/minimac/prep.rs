@@ -1175,11 +1175,26 @@ impl PrepStore {
         let src = self.section_bytes(sec, range.clone());
         let rho = self.shares(&src, 0..m, WORDS, RHO, true);
         let zero = self.shares(&src, 0..m, WORDS, ZERO, true);
-        let mut table = Vec::with_capacity(m * (WORDS - FIRST_ENTRY) * word);
-        for it in src.chunks_exact(item) {
-            table.extend_from_slice(&it[FIRST_ENTRY * word..]);
-        }
-        drop(src);
+        let entries = (WORDS - FIRST_ENTRY) * word;
+        let table = match src {
+            // Expanded from a seed: move the tables down inside the
+            // expanded buffer (no second buffer of the same size).
+            std::borrow::Cow::Owned(mut v) => {
+                for i in 0..m {
+                    let from = i * item + FIRST_ENTRY * word;
+                    v.copy_within(from..from + entries, i * entries);
+                }
+                v.truncate(m * entries);
+                v
+            }
+            std::borrow::Cow::Borrowed(b) => {
+                let mut table = Vec::with_capacity(m * entries);
+                for it in b.chunks_exact(item) {
+                    table.extend_from_slice(&it[FIRST_ENTRY * word..]);
+                }
+                table
+            }
+        };
         self.wipe(sec, range);
         SboxLayer::new(rho?, zero?, table).ok_or(PrepError::Truncated {
             expected: 0,
