@@ -3,31 +3,36 @@
 //! `examples/oblivious_aes.rs` and `otp run minimac_aes` do.
 //!
 //! The AES key is XOR-split between the parties. Each party enters its
-//! 16-byte share with [`crate::minimac_input`] (one round; every share in
-//! every slot of `m` values per key byte), the parties add the entered
-//! shares locally (GF(2^8) addition is XOR, so the sum is the key), then
-//! run [`crate::minimac_aes`], party 0 with its plaintexts; party 0 alone
-//! gets the ciphertexts. Both flows, and every check that aborts, are the
-//! `.otp` files'; this module only takes the dealt material out of the
+//! 16-byte share (every share in every slot of `m` values per key byte)
+//! and party 0 its plaintexts with the first opening of
+//! [`crate::minimac_aes`] (no round of their own); the protocol adds the
+//! entered shares (GF(2^8) addition is XOR, so the sum is the key), and
+//! party 0 alone gets the ciphertexts. The flow, and every check that
+//! aborts, is the `.otp` file's; this module only takes the dealt material out of the
 //! party's [`PrepStore`] and lays the bytes out (block `g·k + s` in slot
 //! `s` of group `g`; byte position `p` of group `g` is value `p·m + g`).
 //!
-//! **Material per run of `B` blocks** (`m = ⌈B / k⌉` groups, [`counts`]):
-//! `48·m` input masks per party (16 per group for every party's key share,
-//! 32 of party 0's for the plaintexts and the masked ciphertexts) and
-//! `200·m` S-box masks (ten layers of 20 per group).
+//! **Material per run of `B` blocks** (`m = ⌈B / k⌉` groups,
+//! [`run_counts`]): `16 + 32·m` input masks per party (16 for every
+//! party's key share, entered once per run, 32 per group of party 0's for
+//! the plaintexts and the masked ciphertexts) and `160·m + 40` S-box masks
+//! (ten layers of 16 per group for the state and 4 for the key schedule,
+//! which is computed once per run and added to every group).
 
-use crate::{minimac_aes, minimac_input};
+use crate::minimac_aes;
 use ot_runtime::mesh::Mesh;
-use ot_runtime::minimac::aes::{AesMasks, LAYERS, SBOXES};
+use ot_runtime::minimac::aes::{layer_sboxes, AesMasks, LAYERS, SBOXES};
 use ot_runtime::minimac::prep::{Counts, PrepError, PrepParams, PrepStore};
 use ot_runtime::minimac::Shares;
 use ot_runtime::rng::Rng;
 use sha2::{Digest, Sha256};
 
-/// Input masks each party uses per group of `k` blocks.
+/// Input masks the dealer gives each party per group of `k` blocks
+/// (a run of `g` groups uses `16 + 32·g`, [`run_counts`]).
 pub const INPUTS_PER_GROUP: usize = 48;
-/// S-box masks used per group of `k` blocks.
+/// S-box masks the dealer gives per group of `k` blocks (a run of `g`
+/// groups uses `160·g + 40`, [`run_counts`]). Dealing this much per group
+/// lets any split of the files' groups into runs fit.
 pub const SBOXES_PER_GROUP: usize = LAYERS * SBOXES;
 
 /// Groups of `k` blocks that hold `blocks` blocks.
@@ -35,15 +40,36 @@ pub fn groups(blocks: usize, k: usize) -> usize {
     blocks.div_ceil(k.max(1))
 }
 
-/// The material a run of `groups` groups takes from each party's store
-/// (saturating: an absurd count asks for more than any store holds or any
-/// dealer can allocate, a typed error there).
+/// The material the dealer gives for `groups` groups (enough for any
+/// runs whose groups add up to `groups`; saturating: an absurd count asks
+/// for more than any store holds or any dealer can allocate, a typed
+/// error there).
 pub fn counts(groups: usize) -> Counts {
     Counts {
         inputs: INPUTS_PER_GROUP.saturating_mul(groups),
         sboxes: SBOXES_PER_GROUP.saturating_mul(groups),
         ..Counts::default()
     }
+}
+
+/// The material one run of `groups` groups takes from each party's
+/// store: 16 key masks (the key is entered and expanded once per run) and
+/// `32·groups` of party 0's input masks; per layer `16·groups + 4` S-box
+/// masks.
+pub fn run_counts(groups: usize) -> Counts {
+    Counts {
+        inputs: 32usize.saturating_mul(groups).saturating_add(16),
+        sboxes: LAYERS.saturating_mul(layer_sboxes(groups)),
+        ..Counts::default()
+    }
+}
+
+/// The largest number of groups one run can take from `left` (what a
+/// store has left), by [`run_counts`].
+pub fn room(left: Counts) -> usize {
+    let by_inputs = left.inputs.saturating_sub(16) / 32;
+    let by_sboxes = (left.sboxes / LAYERS).saturating_sub(4) / 16;
+    by_inputs.min(by_sboxes)
 }
 
 /// One party's material for one run, taken out of its store
@@ -64,10 +90,10 @@ impl Material {
     /// ([`counts`]); every party must take the same amounts, in the same
     /// order, from files of the same batch.
     pub fn take(store: &mut PrepStore, groups: usize) -> Result<Material, PrepError> {
-        let key_masks = store.take_inputs(16usize.saturating_mul(groups))?;
+        let key_masks = store.take_inputs(16)?;
         let io_masks = store.take_inputs(32usize.saturating_mul(groups))?;
         let sbox_masks = (0..LAYERS)
-            .map(|_| store.take_sbox_masks(SBOXES.saturating_mul(groups)))
+            .map(|_| store.take_sbox_masks(layer_sboxes(groups)))
             .collect::<Result<_, _>>()?;
         Ok(Material {
             params: store.params(),
@@ -93,8 +119,6 @@ impl Material {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
-    /// Entering the key shares (`minimac_input`) failed or aborted.
-    KeyInput(minimac_input::Error),
     /// The AES evaluation (`minimac_aes`) failed or aborted.
     Aes(minimac_aes::Error),
     /// Party 0 gave more plaintexts than the material covers.
@@ -112,7 +136,6 @@ pub enum Error {
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::KeyInput(e) => write!(f, "entering the key shares: {e}"),
             Error::Aes(e) => write!(f, "{e}"),
             Error::TooManyBlocks { given, room } => write!(
                 f,
@@ -126,26 +149,24 @@ impl std::fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::KeyInput(e) => Some(e),
             Error::Aes(e) => Some(e),
             _ => None,
         }
     }
 }
 
-/// The session ids of the key input and of the AES run, derived from
-/// `session` with a domain label each.
-fn sessions(session: [u8; 16]) -> [[u8; 16]; 2] {
-    [b"key-input".as_slice(), b"aes"].map(|label| {
-        let mut h = Sha256::new();
-        h.update(b"ot/oblivious-aes/session/v1");
-        h.update((label.len() as u64).to_le_bytes());
-        h.update(label);
-        h.update(session);
-        let mut s = [0u8; 16];
-        s.copy_from_slice(&h.finalize()[..16]);
-        s
-    })
+/// The session id of the AES run, derived from `session` with a domain
+/// label.
+fn aes_session(session: [u8; 16]) -> [u8; 16] {
+    let label = b"aes";
+    let mut h = Sha256::new();
+    h.update(b"ot/oblivious-aes/session/v1");
+    h.update((label.len() as u64).to_le_bytes());
+    h.update(label);
+    h.update(session);
+    let mut s = [0u8; 16];
+    s.copy_from_slice(&h.finalize()[..16]);
+    s
 }
 
 /// One oblivious encryption on `mesh` with this party's `material` and
@@ -176,28 +197,13 @@ pub fn encrypt<M: Mesh + ?Sized>(
             room,
         });
     }
-    let [s_key, s_aes] = sessions(session);
-    // Value p·m + g: key byte p in every slot.
-    let mut x = vec![0u8; 16 * m * k];
-    for (p, v) in x.chunks_mut(m * k).enumerate() {
+    // Value p: key byte p in every slot.
+    let mut key = vec![0u8; 16 * k];
+    for (p, v) in key.chunks_mut(k).enumerate() {
         v.fill(key_share[p]);
     }
-    let p = minimac_input::Params::new(n, 16 * m, k).map_err(Error::KeyInput)?;
-    let input = minimac_input::PInput {
-        x,
-        masks: masks_in,
-        own: own_key,
-    };
-    let v = minimac_input::P::new(me, p, s_key, input, Rng::from_entropy())
-        .and_then(|p| p.run(mesh))
-        .map_err(Error::KeyInput)?
-        .shares;
-    let mut key = v.slice(0, 16 * m).ok_or(Error::Layout)?;
-    for j in 1..n {
-        let s = v.slice(j * 16 * m, 16 * m).ok_or(Error::Layout)?;
-        key = key.add(&s).map_err(|_| Error::Layout)?;
-    }
-    // Byte p of block g·k + s in slot s of value p·m + g.
+    // Byte p of block g·k + s in slot s of value p·m + g (zero at the
+    // other parties: only party 0 enters plaintexts).
     let mut pt = vec![0u8; 16 * m * k];
     for (b, blk) in pts.iter().enumerate() {
         for (p, &byte) in blk.iter().enumerate() {
@@ -206,14 +212,16 @@ pub fn encrypt<M: Mesh + ?Sized>(
     }
     let p = minimac_aes::Params::new(n, m, k, code_n).map_err(Error::Aes)?;
     let input = minimac_aes::PInput {
-        pt: (me == 0).then_some(pt),
-        own: (me == 0).then_some(own),
+        key,
+        kown: own_key,
+        pt,
+        own,
+        kin: masks_in,
         // Party 0's masks are the first 32·m of every party's.
         io: io.slice(0, 32 * m).ok_or(Error::Layout)?,
-        key,
         masks: sbox_masks,
     };
-    let ct = minimac_aes::P::new(me, p, s_aes, input, Rng::from_entropy())
+    let ct = minimac_aes::P::new(me, p, aes_session(session), input, Rng::from_entropy())
         .and_then(|p| p.run(mesh))
         .map_err(Error::Aes)?
         .ct;

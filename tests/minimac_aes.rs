@@ -1,7 +1,7 @@
 //! Oblivious AES-128 on MiniMac (`protocols/minimac_aes.otp`) end to end
 //! for 2 and 3 players over the in-memory and the TCP mesh: the key split
-//! between the parties and the plaintext of party 0 entered with
-//! `protocols/minimac_input.otp`, the ciphertexts compared with the `aes`
+//! between the parties and the plaintext of party 0 entered with the first
+//! opening, the ciphertexts compared with the `aes`
 //! crate on FIPS-197 Appendix C.1 and random blocks; a party that adds an
 //! error to a share or a MAC is caught by every party with the named
 //! abort, and no ciphertext is output.
@@ -10,12 +10,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aes::cipher::{BlockEncrypt, KeyInit};
+use ot::minimac_aes;
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
-use ot::runtime::minimac::aes::{AesMasks, FIRST_ENTRY, LAYERS, RHO, SBOXES};
+use ot::runtime::minimac::aes::{layer_sboxes, AesMasks, LAYERS, SBOXES};
 use ot::runtime::minimac::prep::{deal_with, Counts, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::{Codes, Opened, Shares};
 use ot::runtime::rng::Rng;
-use ot::{minimac_aes, minimac_input};
 use rand_core::RngCore;
 
 const K: usize = 20;
@@ -70,10 +70,14 @@ enum Cheat {
     /// A codeword error on its share of party 0's first output mask, so
     /// the ciphertext opened to party 0 would be wrong.
     OutputMask,
-    /// A codeword error on its key share (stays in the code).
+    /// A codeword error on its share of party 0's first key mask (stays
+    /// in the code).
     Codeword,
-    /// An error on its key share's MAC.
+    /// An error on its share of the MAC of party 0's second key mask.
     KeyMac,
+    /// A party other than 0 enters a plaintext difference (it would shift
+    /// party 0's plaintexts).
+    OthersPlaintext,
     /// An error on the MAC of a layer-4 S-box mask's `ρ*`.
     MaskMac,
     /// A codeword error on its share of every table entry of a layer-6
@@ -81,9 +85,10 @@ enum Cheat {
     Table,
 }
 
-fn cheat(io: &mut Shares, key: &mut Shares, masks: &mut AesMasks, how: Cheat) {
+fn cheat(io: &mut Shares, key: &mut Shares, pt: &mut [u8], masks: &mut AesMasks, how: Cheat) {
     match how {
         Cheat::Honest => {}
+        Cheat::OthersPlaintext => pt[7] ^= 0x10,
         Cheat::NonCodeword => io.parts_mut().0[5] ^= 0x21,
         Cheat::OutputMask => {
             // m = 1 here: value 16 is the first output mask.
@@ -97,20 +102,20 @@ fn cheat(io: &mut Shares, key: &mut Shares, masks: &mut AesMasks, how: Cheat) {
             x[..LEN].iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
         }
         Cheat::KeyMac => key.parts_mut().1[LEN + 3] ^= 1,
-        Cheat::MaskMac => masks[3][RHO].parts_mut().1[2] ^= 0x80,
+        Cheat::MaskMac => masks[3].rho_mut().parts_mut().1[2] ^= 0x80,
         Cheat::Table => {
             let e = Codes::get(K, LEN).unwrap().base.encode(&[0x35; K]);
-            for entry in masks[5][FIRST_ENTRY..].iter_mut() {
-                let x = &mut entry.parts_mut().0[..LEN];
+            for v in 0..=255u8 {
+                let x = masks[5].entry_mut(0, v).0;
                 x.iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
             }
         }
     }
 }
 
-/// Party `me`'s view of one run: it enters its key share with
-/// `minimac_input`, then runs AES, party 0 with its plaintexts (block
-/// `g·K + s` in slot `s` of group `g`); only party 0 gets ciphertexts.
+/// Party `me`'s view of one run: it enters its key share (and party 0
+/// its plaintexts, block `g·K + s` in slot `s` of group `g`) with the
+/// first opening of the AES run; only party 0 gets ciphertexts.
 fn party<M: Mesh + ?Sized>(
     mesh: &mut M,
     files: &[PathBuf],
@@ -121,46 +126,37 @@ fn party<M: Mesh + ?Sized>(
 ) -> Res<Option<Opened>> {
     let (me, n) = (mesh.me(), mesh.parties());
     let mut store = PrepStore::open(&files[me], me, params(n))?;
-    // Value p·m + g: key byte p in every slot.
-    let mut x = vec![0u8; 16 * m * K];
+    // Value p: key byte p in every slot.
+    let mut key = vec![0u8; 16 * K];
     for p in 0..16 {
-        x[p * m * K..(p + 1) * m * K].fill(key_share[p]);
+        key[p * K..(p + 1) * K].fill(key_share[p]);
     }
-    let (masks_in, own) = store.take_inputs(16 * m)?;
-    let p = minimac_input::Params::new(n, 16 * m, K)?;
-    let input = minimac_input::PInput {
-        x,
-        masks: masks_in,
-        own,
-    };
-    let v = minimac_input::P::new(me, p, session(1), input, Rng::from_entropy())?
-        .run(mesh)?
-        .shares;
-    let mut key = v.slice(0, 16 * m).unwrap();
-    for j in 1..n {
-        key = key.add(&v.slice(j * 16 * m, 16 * m).unwrap())?;
-    }
+    let (mut kin, kown) = store.take_inputs(16)?;
     // Party 0's next 32m masks: plaintexts, then ciphertexts.
     let (all, own) = store.take_inputs(32 * m)?;
     let mut io = all.slice(0, 32 * m).unwrap();
     let mut pt = vec![0u8; 16 * m * K];
-    for (b, blk) in pts.iter().enumerate() {
-        for p in 0..16 {
-            pt[p * m * K + b] = blk[p];
+    if me == 0 {
+        for (b, blk) in pts.iter().enumerate() {
+            for p in 0..16 {
+                pt[p * m * K + b] = blk[p];
+            }
         }
     }
     let mut masks: AesMasks = (0..LAYERS)
-        .map(|_| store.take_sbox_masks(SBOXES * m))
+        .map(|_| store.take_sbox_masks(layer_sboxes(m)))
         .collect::<Result<_, _>>()?;
     if me == how.0 {
-        cheat(&mut io, &mut key, &mut masks, how.1);
+        cheat(&mut io, &mut kin, &mut pt, &mut masks, how.1);
     }
     let p = minimac_aes::Params::new(n, m, K, LEN)?;
     let input = minimac_aes::PInput {
-        pt: (me == 0).then_some(pt),
-        own: (me == 0).then_some(own),
-        io,
         key,
+        kown,
+        pt,
+        own,
+        kin,
+        io,
         masks,
     };
     Ok(
@@ -300,6 +296,7 @@ fn cheats_are_caught(mode: ShareMode) {
             (0, Cheat::MaskMac),
             (0, Cheat::Table),
             (1, Cheat::OutputMask),
+            (n - 1, Cheat::OthersPlaintext),
         ] {
             run_with(mode, n, FIPS_KEY, &[FIPS_PT], (who, how), false, |outs| {
                 for o in outs {
@@ -308,6 +305,9 @@ fn cheats_are_caught(mode: ShareMode) {
                     let ok = match how {
                         Cheat::NonCodeword => {
                             matches!(got, Some(minimac_aes::Error::NotACodeword { .. }))
+                        }
+                        Cheat::OthersPlaintext => {
+                            matches!(got, Some(minimac_aes::Error::BadInput { .. }))
                         }
                         _ => matches!(got, Some(minimac_aes::Error::MacCheckFailed { .. })),
                     };
@@ -366,17 +366,20 @@ fn a_batch_of_the_wrong_shape_is_refused() {
     let outs = run_parties(MemoryMesh::new(2), |mesh| {
         let me = mesh.me();
         let mut store = PrepStore::open(&f[me], me, params(2)).unwrap();
+        let (kin, kown) = store.take_inputs(16).unwrap();
         let (v, own) = store.take_inputs(32).unwrap();
         let masks: AesMasks = (0..LAYERS)
-            .map(|_| store.take_sbox_masks(SBOXES).unwrap())
+            .map(|_| store.take_sbox_masks(layer_sboxes(1)).unwrap())
             .collect();
         // Claims two groups, holds one.
         let p = minimac_aes::Params::new(2, 2, K, LEN).unwrap();
         let input = minimac_aes::PInput {
-            pt: (me == 0).then(|| vec![0u8; 32 * K]),
-            own: (me == 0).then(|| [own.clone(), own].concat()),
+            key: vec![0u8; 16 * K],
+            kown,
+            pt: vec![0u8; 32 * K],
+            own: [own.clone(), own].concat(),
+            kin,
             io: v.slice(0, 32).unwrap(),
-            key: v.slice(32, 16).unwrap(),
             masks,
         };
         minimac_aes::P::new(me, p, session(3), input, Rng::from_entropy())?.run(mesh)

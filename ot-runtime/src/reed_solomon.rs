@@ -170,6 +170,28 @@ impl ReedSolomon {
     pub fn contains(&self, word: &[u8]) -> bool {
         word.len() == self.n && self.encode(&word[..self.k]) == word
     }
+
+    /// Whether every `n`-byte word of `words` is a codeword (and
+    /// `words.len()` a multiple of `n`): [`ReedSolomon::contains`] for a
+    /// whole batch, re-encoding the systematic parts as one matrix
+    /// product (no allocation per word).
+    pub fn contains_all(&self, words: &[u8]) -> bool {
+        let (k, n, r) = (self.k, self.n, self.n - self.k);
+        if !words.len().is_multiple_of(n) {
+            return false;
+        }
+        let count = words.len() / n;
+        let mut sys = Vec::with_capacity(count * k);
+        for w in words.chunks_exact(n) {
+            sys.extend_from_slice(&w[..k]);
+        }
+        let mut red = vec![0u8; count * r];
+        mat_mul_add(&mut red, &sys, &self.lagrange, k, r);
+        words
+            .chunks_exact(n)
+            .zip(red.chunks_exact(r.max(1)))
+            .all(|(w, q)| w[k..] == q[..r])
+    }
 }
 
 /// The Schur product `a ∘ b` (component-wise) into `out`.
@@ -188,6 +210,26 @@ pub fn schur(a: &[u8], b: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// [`ReedSolomon::contains_all`] agrees with [`ReedSolomon::contains`]
+    /// word by word: codewords pass, one changed byte in any word fails,
+    /// a length that is not a multiple of `n` fails.
+    #[test]
+    fn contains_all_is_contains_of_every_word() {
+        let c = ReedSolomon::new(7, 20).unwrap();
+        let msgs: Vec<u8> = (0..5 * 7).map(|i| (i * 37 + 11) as u8).collect();
+        let mut words = vec![0u8; 5 * 20];
+        c.encode_many(&msgs, &mut words);
+        assert!(c.contains_all(&words));
+        assert!(c.contains_all(&[]));
+        assert!(!c.contains_all(&words[..99]));
+        for at in [0, 6, 7, 45, 99] {
+            let mut bad = words.clone();
+            bad[at] ^= 0x40;
+            assert!(!c.contains_all(&bad), "byte {at}");
+            assert!(!bad.chunks(20).all(|w| c.contains(w)));
+        }
+    }
 
     /// Evaluates the interpolating polynomial of `msg` (points 0..k) at `x`
     /// by plain Lagrange interpolation: an independent reference.

@@ -3,10 +3,12 @@
 //! `protocols/minimac_aes.otp`.
 //!
 //! **Layout.** A batch of `B` blocks uses `m = ⌈B / k⌉` groups: slot `s`
-//! of group `g` is block `g·k + s`. Byte position `p` of the state (or of
-//! the key) is a batch of `m` MiniMac values, stored position-major (value
-//! `p·m + g`). Every AES byte operation is GF(2^8)-linear on these values
-//! except the S-box.
+//! of group `g` is block `g·k + s`. Byte position `p` of the state is a
+//! batch of `m` MiniMac values, stored position-major (value `p·m + g`);
+//! byte `p` of the key (and of every round key) is one value, the same in
+//! every slot, expanded once per run and added to every group (a layer
+//! opens `16·m + 4` values, [`layer_sboxes`]). Every AES byte operation is
+//! GF(2^8)-linear on these values except the S-box.
 //!
 //! **S-box** (our design; DZ16's exact S-box preprocessing is not public,
 //! see the `.otp`): a one-time truth table (Ishai, Kushilevitz, Meldgaard,
@@ -36,14 +38,27 @@ use rand_core::{CryptoRng, RngCore};
 
 use super::prep::masked_square_word;
 use super::shares::{check_seed, in_code, mac_diff, opened_values, Codes, Opened, Shares};
-use crate::gf256::{add_assign, mul, mul_add, pow, schur_sum_add};
+use crate::gf256::{add_assign, mul, mul_add, mul_slices, pow, schur_sum_add};
 use crate::Block;
 use std::sync::Arc;
 
 /// S-box layers of AES-128 (one per round).
 pub const LAYERS: usize = 10;
-/// S-boxes per layer and block: 16 of the state, 4 of the key schedule.
+/// S-boxes per layer and block if every group expanded its own key: 16
+/// of the state, 4 of the key schedule (the dealer's count per group).
 pub const SBOXES: usize = 20;
+/// S-boxes of the state per layer and group.
+pub const STATE_SBOXES: usize = 16;
+/// S-boxes of the key schedule per layer and run: the key is the same in
+/// every slot of every group, so it is expanded once per run (one value
+/// per key byte) and each round key is added to all `m` groups.
+pub const KEY_SBOXES: usize = 4;
+
+/// S-box masks (values opened) per layer of a run of `m` groups:
+/// `16·m + 4`.
+pub fn layer_sboxes(m: usize) -> usize {
+    STATE_SBOXES.saturating_mul(m).saturating_add(KEY_SBOXES)
+}
 /// Entries of an S-box table: one per byte value.
 pub const TABLE: usize = 256;
 /// Words of one S-box mask: `ρ*`, `z*` and the table `T_0..T_255`.
@@ -105,6 +120,16 @@ trait Lin: Clone {
     fn add_scaled(&mut self, o: &Self, c: u8);
     /// Adds a public constant to every slot.
     fn konst(&mut self, c: u8);
+    /// `self += o` for a batch `o` of one value: `o` is added to every
+    /// value of `self` (a round key, expanded once, to all groups).
+    fn add_bcast(&mut self, o: &Self);
+}
+
+/// `d[j] += s` for every `s.len()`-byte chunk `d[j]` of `d`.
+fn add_each(d: &mut [u8], s: &[u8]) {
+    for ch in d.chunks_mut(s.len().max(1)) {
+        add_assign(ch, s);
+    }
 }
 
 impl Lin for Vec<u8> {
@@ -116,6 +141,9 @@ impl Lin for Vec<u8> {
     }
     fn konst(&mut self, c: u8) {
         self.iter_mut().for_each(|v| *v ^= c);
+    }
+    fn add_bcast(&mut self, o: &Self) {
+        add_each(self, o);
     }
 }
 
@@ -135,13 +163,21 @@ impl Lin for Shares {
     fn konst(&mut self, c: u8) {
         *self = self.add_constant(c);
     }
+    fn add_bcast(&mut self, o: &Self) {
+        let (ox, om) = o.parts();
+        let (x, m) = self.parts_mut();
+        add_each(x, ox);
+        add_each(m, om);
+    }
 }
 
-/// From layer `t`'s S-box outputs `y` (16 state bytes, then the 4 bytes of
-/// `SubWord(RotWord(w_3))`) and round key `t − 1`: round key `t`
-/// (FIPS-197 §5.2) and the S-box inputs of layer `t + 1` (the state after
-/// ShiftRows, MixColumns and AddRoundKey, then `RotWord` of the new key's
-/// last word), or for `t = 10` the ciphertext (no MixColumns).
+/// From layer `t`'s S-box outputs `y` (16 state bytes, batches of `m`
+/// groups, then the 4 bytes of `SubWord(RotWord(w_3))`, batches of one)
+/// and round key `t − 1` (16 batches of one): round key `t` (FIPS-197
+/// §5.2) and the S-box inputs of layer `t + 1` (the state after
+/// ShiftRows, MixColumns and AddRoundKey, the round key added to every
+/// group, then `RotWord` of the new key's last word), or for `t = 10` the
+/// ciphertext (no MixColumns).
 fn next_layer<T: Lin>(y: &[T], ks: &[T], t: usize) -> (Vec<T>, Vec<T>) {
     let mut kt: Vec<T> = Vec::with_capacity(16);
     for i in 0..16 {
@@ -162,8 +198,8 @@ fn next_layer<T: Lin>(y: &[T], ks: &[T], t: usize) -> (Vec<T>, Vec<T>) {
     if t == LAYERS {
         let ct = (0..16)
             .map(|i| {
-                let mut v = kt[i].clone();
-                v.add_scaled(sr[i], 1);
+                let mut v = sr[i].clone();
+                v.add_bcast(&kt[i]);
                 v
             })
             .collect();
@@ -174,10 +210,11 @@ fn next_layer<T: Lin>(y: &[T], ks: &[T], t: usize) -> (Vec<T>, Vec<T>) {
         let a = &sr[c * 4..c * 4 + 4];
         for r in 0..4 {
             // MixColumns row r: 2·a_r + 3·a_{r+1} + a_{r+2} + a_{r+3}.
-            let mut v = kt[c * 4 + r].clone();
-            for (d, coef) in [(0, 2), (1, 3), (2, 1), (3, 1)] {
+            let mut v = a[(r + 2) % 4].clone();
+            for (d, coef) in [(3, 1), (0, 2), (1, 3)] {
                 v.add_scaled(a[(r + d) % 4], coef);
             }
+            v.add_bcast(&kt[c * 4 + r]);
             x.push(v);
         }
     }
@@ -185,16 +222,108 @@ fn next_layer<T: Lin>(y: &[T], ks: &[T], t: usize) -> (Vec<T>, Vec<T>) {
     (x, kt)
 }
 
-/// The S-box masks of one AES run: per layer, word `w` of the `20·m`
-/// masks (position-major), as [`super::prep::PrepStore::take_sbox_masks`]
-/// hands them out.
-pub type AesMasks = Vec<[Shares; WORDS]>;
+/// One layer's S-box masks (`20·m`, position-major), as
+/// [`super::prep::PrepStore::take_sbox_masks`] hands them out: `[[ρ]]*`
+/// and `[[z]]*` of every mask as batches, and the tables **item-major**
+/// (the lookup layout, the file's order): the 256 entries of mask `l`
+/// together, entry `v` as its codeword share then its MAC share (`2n`
+/// bytes at `(l·256 + v)·2n`). The lookup of mask `l` reads only inside
+/// its own `256·2n` bytes, so a layer streams through its tables once,
+/// in order, instead of visiting 512 separate arrays per value.
+#[derive(Clone, Debug, Default)]
+pub struct SboxLayer {
+    rho: Shares,
+    zero: Shares,
+    table: Vec<u8>,
+}
+
+impl SboxLayer {
+    /// A layer from `ρ*` and `z*` (batches of `len` values in `C*`) and
+    /// the tables in the layout above (`len · 256 · 2n` bytes); `None` if
+    /// the lengths or holders disagree.
+    pub fn new(rho: Shares, zero: Shares, table: Vec<u8>) -> Option<SboxLayer> {
+        let n = rho.codes().base.n();
+        let fits = rho.len() == zero.len()
+            && rho.holder() == zero.holder()
+            && rho.is_square()
+            && zero.is_square()
+            && table.len() == rho.len() * TABLE * 2 * n;
+        fits.then_some(SboxLayer { rho, zero, table })
+    }
+
+    /// A layer from the [`WORDS`] words of its masks as batches (word `w`
+    /// of every mask; for tests and other dealers).
+    pub fn from_words(words: &[Shares; WORDS]) -> Option<SboxLayer> {
+        let n = words[RHO].codes().base.n();
+        let len = words[RHO].len();
+        let mut table = Vec::with_capacity(len * TABLE * 2 * n);
+        for l in 0..len {
+            for w in &words[FIRST_ENTRY..] {
+                let (x, m) = w.parts();
+                table.extend_from_slice(x.get(l * n..(l + 1) * n)?);
+                table.extend_from_slice(m.get(l * n..(l + 1) * n)?);
+            }
+        }
+        SboxLayer::new(words[RHO].clone(), words[ZERO].clone(), table)
+    }
+
+    /// Number of masks.
+    pub fn len(&self) -> usize {
+        self.rho.len()
+    }
+
+    /// Whether the layer holds no mask.
+    pub fn is_empty(&self) -> bool {
+        self.rho.len() == 0
+    }
+
+    /// `[[ρ]]*` of every mask.
+    pub fn rho(&self) -> &Shares {
+        &self.rho
+    }
+
+    /// `[[z]]*` of every mask.
+    pub fn zero(&self) -> &Shares {
+        &self.zero
+    }
+
+    /// Mutable `[[ρ]]*`: for tests that model a party changing its shares.
+    pub fn rho_mut(&mut self) -> &mut Shares {
+        &mut self.rho
+    }
+
+    /// Codeword and MAC share of entry `v` of mask `l` (empty if out of
+    /// range).
+    pub fn entry(&self, l: usize, v: u8) -> (&[u8], &[u8]) {
+        let n = self.rho.codes().base.n();
+        let o = (l * TABLE + v as usize) * 2 * n;
+        match self.table.get(o..o + 2 * n) {
+            Some(e) => e.split_at(n),
+            None => (&[], &[]),
+        }
+    }
+
+    /// Mutable [`SboxLayer::entry`]: for tests that model a party
+    /// changing its shares.
+    pub fn entry_mut(&mut self, l: usize, v: u8) -> (&mut [u8], &mut [u8]) {
+        let n = self.rho.codes().base.n();
+        let o = (l * TABLE + v as usize) * 2 * n;
+        match self.table.get_mut(o..o + 2 * n) {
+            Some(e) => e.split_at_mut(n),
+            None => (&mut [], &mut []),
+        }
+    }
+}
+
+/// The S-box masks of one AES run: one [`SboxLayer`] per layer.
+pub type AesMasks = Vec<SboxLayer>;
 
 /// A party's state between the openings of an AES run (module docs).
 #[derive(Clone, Debug, Default)]
 pub struct AesRun {
     m: usize,
-    /// Shares of round key `t` (as `C*` words). (Shared, as `to_open`
+    /// Shares of round key `t` (as `C*` words; 16 batches of one value).
+    /// (Shared, as `to_open`
     /// and `out_mask`: the `.otp` passes the state by reference, so each
     /// step clones it; the clone copies no share.)
     ks_sh: Arc<Vec<Shares>>,
@@ -221,6 +350,14 @@ fn split(s: &Shares, m: usize) -> Vec<Shares> {
         .collect()
 }
 
+/// Splits a layer's `16·m + 4` values into the 16 state positions
+/// (batches of `m`) and the 4 key-schedule S-boxes (batches of one).
+fn split_layer(s: &Shares, m: usize) -> Vec<Shares> {
+    let mut out = split(&s.slice(0, STATE_SBOXES * m).unwrap_or_default(), m);
+    out.extend((0..KEY_SBOXES).filter_map(|i| s.slice(STATE_SBOXES * m + i, 1)));
+    out
+}
+
 /// Concatenates batches (all of one holder and code; a mismatched part
 /// is left out, as `Shares::concat` refuses it) with one copy of each.
 fn join<S: std::borrow::Borrow<Shares>>(parts: &[S]) -> Shares {
@@ -238,42 +375,184 @@ fn join<S: std::borrow::Borrow<Shares>>(parts: &[S]) -> Shares {
 }
 
 /// Whether `io` (party 0's `32·m` input masks: `16·m` for the plaintexts,
-/// then `16·m` for the ciphertexts) and `key` are `me`'s shares of values
-/// in `C` and `masks` its S-box masks for the run ([`LAYERS`] layers of
-/// `20·m`; `ρ*` and `z*` in `C*`, the table in `C`).
+/// then `16·m` for the ciphertexts) and `kin` (every party's 16 key
+/// masks, party-major: value `16·j + t` is party `j`'s `t`-th) are `me`'s
+/// shares of values in `C` and `masks` its S-box masks for the run
+/// ([`LAYERS`] layers of [`layer_sboxes`]`(m)`).
 pub fn aes_ok(
     io: &Shares,
-    key: &Shares,
+    kin: &Shares,
     masks: &AesMasks,
     me: usize,
     n: usize,
     m: usize,
     len: usize,
 ) -> bool {
-    let h = key.holder();
+    let h = kin.holder();
     super::shape_ok(io, me, n, 32 * m, len)
-        && super::shape_ok(key, me, n, 16 * m, len)
+        && super::shape_ok(kin, me, n, n * 16, len)
         && io.holder() == h
         && !io.is_square()
-        && !key.is_square()
+        && !kin.is_square()
         && masks.len() == LAYERS
-        && masks.iter().all(|layer| {
-            layer.iter().enumerate().all(|(w, s)| {
-                s.holder() == h && s.len() == SBOXES * m && s.is_square() == (w < FIRST_ENTRY)
-            })
-        })
+        && masks
+            .iter()
+            .all(|layer| layer.rho.holder() == h && layer.len() == layer_sboxes(m))
 }
 
-/// Whether party 0's plaintexts (`16·m·k` slots, value-major as the
-/// shares) and the slots of its `32·m` masks have the run's lengths.
-pub fn aes_input_ok(pt: &[u8], own: &[u8], m: usize, k: usize) -> bool {
-    pt.len() == 16 * m * k && own.len() == 32 * m * k
+/// Whether a party's clear inputs have the run's lengths: its key share
+/// `key` (key byte `p` in every slot of value `p`: `16·k` bytes) and its
+/// key masks' slots `kown` (`16·k`), the plaintexts `pt` (`16·m·k`,
+/// value-major; all zero at parties other than 0) and the slots of its
+/// `32·m` input masks `own` (used at party 0 only).
+pub fn aes_input_ok(key: &[u8], kown: &[u8], pt: &[u8], own: &[u8], m: usize, k: usize) -> bool {
+    let l = 16 * m * k;
+    key.len() == 16 * k && kown.len() == 16 * k && pt.len() == l && own.len() == 2 * l
 }
 
-/// Party 0's broadcast `pt − r_in` (DZ13 §3 input: the plaintexts masked
-/// by the first `16·m` of its masks).
-pub fn aes_input_delta(pt: &[u8], own: &[u8]) -> Vec<u8> {
-    super::input_delta(pt, &own[..pt.len().min(own.len())])
+/// The differences party `me` broadcasts with the first opening (DZ13 §3
+/// input, sent with the opening instead of a round before it): its key
+/// share minus its key masks (`16·k` slots), then at party 0 its
+/// plaintexts minus its first `16·m` input masks, at any other party its
+/// `pt` as given (all zero when honest; [`aes_deltas_ok`] checks it).
+/// (`_len`: the protocol's shape, `(16 + 16·m)·k`, checked before.)
+pub fn aes_input_deltas(
+    me: usize,
+    key: &[u8],
+    kown: &[u8],
+    pt: &[u8],
+    own: &[u8],
+    _len: usize,
+) -> Vec<u8> {
+    let mut d = super::input_delta(key, kown);
+    d.extend_from_slice(pt);
+    if me == 0 {
+        let l = d.len();
+        let own = &own[..pt.len().min(own.len())];
+        add_assign(&mut d[l - own.len()..], own);
+    }
+    d
+}
+
+/// Whether only party 0 entered plaintexts: the plaintext part (after
+/// the `16·k` key slots) of every other party's broadcast differences is
+/// zero (a party other than 0 must not shift party 0's plaintexts).
+pub fn aes_deltas_ok(d: &[Vec<u8>], k: usize) -> bool {
+    d.iter()
+        .skip(1)
+        .all(|dj| dj.iter().skip(16 * k).all(|&b| b == 0))
+}
+
+/// Adds the codewords `C(c)` of the public `k`-slot vectors `c` (one per
+/// value, concatenated) to the codeword shares of `s` (`macs == false`:
+/// only the party that knows `c` before the opening does this), or
+/// `α_i ∘ C(c)` to its MAC shares (`macs == true`: every party, once `c`
+/// is public). Together: `[[x]] + c` (DZ13 §3), split so that a party can
+/// open `x + c` in the round that makes `c` public.
+fn add_public_part(s: &mut Shares, c: &[u8], macs: bool) {
+    let codes = s.codes().clone();
+    let alpha = s.holder().alpha.clone();
+    let (n, k) = (codes.base.n(), codes.base.k());
+    let (mut word, mut tag) = (vec![0u8; n], vec![0u8; n]);
+    let (x, mac) = s.parts_mut();
+    let dst = if macs { mac } else { x };
+    for (cl, out) in c.chunks_exact(k).zip(dst.chunks_exact_mut(n)) {
+        codes.base.encode_into(cl, &mut word);
+        if macs {
+            mul_slices(&mut tag, &alpha, &word);
+            add_assign(out, &tag);
+        } else {
+            add_assign(out, &word);
+        }
+    }
+}
+
+/// The key (16 values, one per byte) and plaintext (16 batches of `m`)
+/// before the public differences are added: `key = Σ_j [[r_j]]` (every
+/// party's key masks), `pt = [[r_in]]` (party 0's first `16·m` masks).
+fn first_inputs(io: &Shares, kin: &Shares, m: usize) -> (Vec<Shares>, Vec<Shares>) {
+    let parties = kin.len() / 16;
+    let mut key = kin.slice(0, 16).unwrap_or_default();
+    for j in 1..parties {
+        if let Some(s) = kin.slice(j * 16, 16) {
+            key.add_scaled(&s, 1);
+        }
+    }
+    let pt = io.slice(0, 16 * m).unwrap_or_default();
+    (split(&key.into_square(), 1), split(&pt.into_square(), m))
+}
+
+/// The run before the first opening, from this party's own differences
+/// `d` ([`aes_input_deltas`]): the plaintexts are `[[r_in]] + d_pt`, the
+/// key `Σ_j ([[r_j]] + d_j)`, the S-box inputs of layer 1 `pt + key` and
+/// `RotWord(w_3)` of the key; the first opening is these plus the masks
+/// `ρ*` of layer 1. This party adds the codewords of its own differences
+/// to its codeword shares now (so it can open before it learns the
+/// others'); every party adds `α_i ∘ C(d)` of all differences to its MAC
+/// shares in [`aes_enter`].
+pub fn aes_begin(io: &Shares, kin: &Shares, d: &[u8], masks: &AesMasks, m: usize) -> AesRun {
+    let (mut ks, pt) = first_inputs(io, kin, m);
+    let k = kin.codes().base.k();
+    let (dk, dp) = d.split_at((16 * k).min(d.len()));
+    for (p, s) in ks.iter_mut().enumerate() {
+        add_public_part(s, dk.get(p * k..(p + 1) * k).unwrap_or(&[]), false);
+    }
+    let mut x = pt;
+    for (p, s) in x.iter_mut().enumerate() {
+        add_public_part(s, dp.get(p * m * k..(p + 1) * m * k).unwrap_or(&[]), false);
+    }
+    x.iter_mut().zip(&ks).for_each(|(p, k)| p.add_bcast(k));
+    x.extend([13, 14, 15, 12].map(|i| ks[i].clone()));
+    let mut to_open = join(&x);
+    if let Some(layer) = masks.first() {
+        to_open.add_scaled(&layer.rho, 1);
+    }
+    AesRun {
+        m,
+        to_open: Arc::new(to_open),
+        ks_sh: Arc::new(ks),
+        acc: Vec::new(),
+        acc_y: Vec::new(),
+        out_mask: Arc::new(io.slice(16 * m, 16 * m).unwrap_or_default()),
+        out: Vec::new(),
+    }
+}
+
+/// Completes the inputs once every party's differences `d` are public
+/// (received with the first opening): adds `α_i ∘ C(Δ)` to the MAC
+/// shares of the key (`Δ = Σ_j` of the key halves) and of the first
+/// opening (state positions `Δ + d_pt`, key positions `RotWord` of `Δ`),
+/// with `d_pt` party 0's plaintext half. Afterwards the run's values are
+/// `[[r]] + Δ` as in the two-round input of `minimac_input.otp`.
+pub fn aes_enter(st: &AesRun, d: &[Vec<u8>]) -> AesRun {
+    let mut st = st.clone();
+    let m = st.m;
+    let Some(first) = d.first() else {
+        return st;
+    };
+    let k = st.to_open.codes().base.k();
+    let l = (16 * k).min(first.len());
+    let mut dk = vec![0u8; l];
+    for dj in d {
+        add_assign(&mut dk, &dj[..l.min(dj.len())]);
+    }
+    let dp = &first[l..];
+    let mut ks: Vec<Shares> = st.ks_sh.as_ref().clone();
+    for (p, s) in ks.iter_mut().enumerate() {
+        add_public_part(s, dk.get(p * k..(p + 1) * k).unwrap_or(&[]), true);
+    }
+    let mut c: Vec<u8> = dp.get(..16 * m * k).unwrap_or(&[]).to_vec();
+    for (p, v) in c.chunks_mut(m * k).enumerate() {
+        add_each(v, dk.get(p * k..(p + 1) * k).unwrap_or(&[]));
+    }
+    for p in [13, 14, 15, 12] {
+        c.extend_from_slice(dk.get(p * k..(p + 1) * k).unwrap_or(&[]));
+    }
+    let mut to_open = st.to_open.as_ref().clone();
+    add_public_part(&mut to_open, &c, true);
+    st.ks_sh = Arc::new(ks);
+    st.to_open = Arc::new(to_open);
+    st
 }
 
 /// Party 0's ciphertexts from the masked ones: the last opening revealed
@@ -290,31 +569,6 @@ pub fn aes_unmask(masked: &Opened, own: &[u8], m: usize, k: usize) -> Opened {
                 .collect()
         })
         .collect()
-}
-
-/// The run before the first opening: the plaintexts are `[[r_in]] + d`
-/// (`d`: party 0's broadcast), S-box inputs of layer 1 are `pt + key` and
-/// `RotWord(w_3)` of the key; the first opening is these plus the masks
-/// `ρ*` of layer 1.
-pub fn aes_begin(io: &Shares, d: &[u8], key: &Shares, masks: &AesMasks, m: usize) -> AesRun {
-    let pt = super::input_finish(&io.slice(0, 16 * m).unwrap_or_default(), &[d.to_vec()]);
-    let ks: Vec<Shares> = split(&key.clone().into_square(), m);
-    let mut x: Vec<Shares> = split(&pt.into_square(), m);
-    x.iter_mut().zip(&ks).for_each(|(p, k)| p.add_scaled(k, 1));
-    x.extend([13, 14, 15, 12].map(|i| ks[i].clone()));
-    let mut to_open = join(&x);
-    if let Some(layer) = masks.first() {
-        to_open.add_scaled(&layer[RHO], 1);
-    }
-    AesRun {
-        m,
-        to_open: Arc::new(to_open),
-        ks_sh: Arc::new(ks),
-        acc: Vec::new(),
-        acc_y: Vec::new(),
-        out_mask: Arc::new(io.slice(16 * m, 16 * m).unwrap_or_default()),
-        out: Vec::new(),
-    }
 }
 
 /// This party's codeword shares of the next opening.
@@ -345,38 +599,33 @@ fn public_parts(vals: &[Vec<u8>], first: usize, count: usize, m: usize) -> Vec<V
 /// `Σ_i L_i ∘ T_{ε_i}[k..]` ([`crate::gf256::schur_sum_add`]); the table
 /// words are looked up once per value (tested against the definition,
 /// `lookup_is_the_definition`).
-pub fn lookup(eps: &[Vec<u8>], layer: &[Shares; WORDS]) -> Shares {
-    let z = &layer[ZERO];
+pub fn lookup(eps: &[Vec<u8>], layer: &SboxLayer) -> Shares {
+    let z = &layer.zero;
     let codes = z.codes().clone();
     let (n, k) = (codes.base.n(), codes.base.k());
     let total = eps.len().min(z.len());
     let (zx, zm) = z.parts();
     let (mut x, mut mac) = (zx[..total * n].to_vec(), zm[..total * n].to_vec());
     let rows: Vec<&[u8]> = (0..k).map(|i| codes.base.redundancy_row(i)).collect();
-    let tables: Vec<(&[u8], &[u8])> = layer[FIRST_ENTRY..].iter().map(Shares::parts).collect();
-    let mut pairs: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
+    let mut px: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
+    let mut pm: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
     for (l, e) in eps.iter().take(total).enumerate() {
         let w = l * n..(l + 1) * n;
-        let slots = k.min(e.len());
-        for part in 0..2 {
-            let out = if part == 0 {
-                &mut x[w.clone()]
-            } else {
-                &mut mac[w.clone()]
-            };
-            pairs.clear();
-            for (i, (row, &v)) in rows.iter().zip(&e[..slots]).enumerate() {
-                let Some(&(tx, tm)) = tables.get(v as usize) else {
-                    continue;
-                };
-                let Some(word) = (if part == 0 { tx } else { tm }).get(w.clone()) else {
-                    continue;
-                };
-                out[i] ^= word[i];
-                pairs.push((*row, &word[k..]));
+        let (ox, om) = (&mut x[w.clone()], &mut mac[w]);
+        px.clear();
+        pm.clear();
+        for (i, (row, &v)) in rows.iter().zip(e.iter().take(k)).enumerate() {
+            let (tx, tm) = layer.entry(l, v);
+            if tx.len() < n {
+                continue;
             }
-            schur_sum_add(&mut out[k..], &pairs);
+            ox[i] ^= tx[i];
+            om[i] ^= tm[i];
+            px.push((*row, &tx[k..]));
+            pm.push((*row, &tm[k..]));
         }
+        schur_sum_add(&mut ox[k..], &px);
+        schur_sum_add(&mut om[k..], &pm);
     }
     Shares::new(z.holder().clone(), true, x, mac).unwrap_or_default()
 }
@@ -408,11 +657,11 @@ pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
         return st;
     };
     let y_sh = lookup(&vals, layer);
-    let (x_sh, kt) = next_layer(&split(&y_sh, m), &st.ks_sh, t);
+    let (x_sh, kt) = next_layer(&split_layer(&y_sh, m), &st.ks_sh, t);
     st.ks_sh = Arc::new(kt);
     let mut to_open = join(&x_sh);
     match masks.get(t) {
-        Some(next) if t < LAYERS => to_open.add_scaled(&next[RHO], 1),
+        Some(next) if t < LAYERS => to_open.add_scaled(&next.rho, 1),
         // (`r_out` is a `C` word, so also a `C*` word: added as it is.)
         _ => to_open.add_scaled(&st.out_mask, 1),
     }
@@ -491,7 +740,7 @@ mod tests {
             .unwrap()
         });
         let eps: Vec<Vec<u8>> = (0..vals).map(|_| random(k)).collect();
-        let got = lookup(&eps, &layer);
+        let got = lookup(&eps, &SboxLayer::from_words(&layer).unwrap());
         for (l, e) in eps.iter().enumerate() {
             for part in 0..2 {
                 let pick = |s: &Shares| {

@@ -1181,13 +1181,47 @@ impl PrepStore {
         self.take_words("pairs", m, Section::Pairs, [false, true])
     }
 
-    /// Takes `m` S-box masks ([`super::aes`]): word `w` of every mask, for
-    /// each of the [`WORDS`] words.
-    pub fn take_sbox_masks(&mut self, m: usize) -> Result<[Shares; WORDS], PrepError> {
-        let mut square = [false; WORDS];
-        square[super::aes::RHO] = true;
-        square[super::aes::ZERO] = true;
-        self.take_words("S-box masks", m, Section::Sboxes, square)
+    /// Takes `m` S-box masks ([`super::aes`]): `ρ*` and `z*` of every mask
+    /// as batches and the tables in the file's item-major order (the
+    /// lookup layout, [`super::aes::SboxLayer`]: one copy per mask).
+    pub fn take_sbox_masks(&mut self, m: usize) -> Result<super::aes::SboxLayer, PrepError> {
+        use super::aes::{SboxLayer, FIRST_ENTRY, RHO, ZERO};
+        let sec = Section::Sboxes;
+        let (mut used, mut left) = (self.used, self.left());
+        let first = *sec.count(&mut used);
+        *sec.count(&mut used) += m;
+        self.commit("S-box masks", m, *sec.count(&mut left), used)?;
+        let word = 2 * self.prep.params.n;
+        let item = WORDS * word;
+        let range = first * item..(first + m) * item;
+        let src = self.section_bytes(sec, range.clone());
+        let rho = self.shares(&src, 0..m, WORDS, RHO, true);
+        let zero = self.shares(&src, 0..m, WORDS, ZERO, true);
+        let entries = (WORDS - FIRST_ENTRY) * word;
+        let table = match src {
+            // Expanded from a seed: move the tables down inside the
+            // expanded buffer (no second buffer of the same size).
+            std::borrow::Cow::Owned(mut v) => {
+                for i in 0..m {
+                    let from = i * item + FIRST_ENTRY * word;
+                    v.copy_within(from..from + entries, i * entries);
+                }
+                v.truncate(m * entries);
+                v
+            }
+            std::borrow::Cow::Borrowed(b) => {
+                let mut table = Vec::with_capacity(m * entries);
+                for it in b.chunks_exact(item) {
+                    table.extend_from_slice(&it[FIRST_ENTRY * word..]);
+                }
+                table
+            }
+        };
+        self.wipe(sec, range);
+        SboxLayer::new(rho?, zero?, table).ok_or(PrepError::Truncated {
+            expected: 0,
+            got: 0,
+        })
     }
 
     /// Takes `m` input masks of every party: the shares `[[r]]` of all

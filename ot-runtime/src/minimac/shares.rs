@@ -374,7 +374,7 @@ pub fn in_code(s: &Shares, y: &[u8]) -> bool {
     } else {
         &s.holder.codes.base
     };
-    y.len() == s.x.len() && y.chunks(s.n()).all(|w| code.contains(w))
+    y.len() == s.x.len() && code.contains_all(y)
 }
 
 /// The seed of the MAC check's coefficients: SHA-256 of a domain label, the

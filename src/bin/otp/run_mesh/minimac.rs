@@ -1,6 +1,6 @@
 //! `otp run minimac_aes`: one party of MiniMac oblivious AES-128
-//! ([`ot::oblivious_aes`]: the key shares entered with `minimac_input`,
-//! then `minimac_aes`) on its own preprocessing file from `otp deal`.
+//! ([`ot::oblivious_aes`]: `minimac_aes`, the key shares entered with its
+//! first opening) on its own preprocessing file from `otp deal`.
 //!
 //! Before anything connects, the options are checked ([`prepare`]): the
 //! key share and plaintexts as hex, the block count, and the file (its
@@ -15,7 +15,7 @@
 use super::{exchange, hex, Endpoint, Outcome};
 use crate::run::Opts;
 use crate::Fail;
-use ot::oblivious_aes::{encrypt, groups, Material, INPUTS_PER_GROUP, SBOXES_PER_GROUP};
+use ot::oblivious_aes::{encrypt, groups, room, Material};
 use ot::runtime::aes::Aes128;
 use ot::runtime::mesh::{ChannelMesh, Mesh, MeshChannel};
 use ot::runtime::minimac::prep::{read_header, PrepStore};
@@ -140,7 +140,7 @@ pub fn prepare(o: &Opts, at: &Endpoint) -> Result<Option<Prepared>, Fail> {
         .map_err(|e| Fail(format!("--prep `{shown}`: {e}")))?;
     let k = header.params.k;
     let left = store.left();
-    let room = (left.inputs / INPUTS_PER_GROUP).min(left.sboxes / SBOXES_PER_GROUP);
+    let room = room(left);
     if groups(blocks, k) > room {
         return Err(Fail(format!(
             "--prep `{shown}` has material for {} more blocks ({room} groups of k = {k}), this run of {blocks} blocks needs {}",
@@ -245,7 +245,7 @@ pub fn run<C: MeshChannel>(
         Some(check(at, mesh, &p, &ct)?)
     };
     let shown = format!(
-        "{b} block{}{}: latency {:.3} ms, {:.1} µs per block (key input + AES, 15 rounds; preprocessing taken in {:.3} ms); all",
+        "{b} block{}{}: latency {:.3} ms, {:.1} µs per block (key input + AES, 13 rounds; preprocessing taken in {:.3} ms); all",
         crate::check::plural(b),
         if agreed.is_some() {
             ", checked against AES-128 under the combined key"
