@@ -950,10 +950,8 @@ mod tests {
             .collect();
         let sum = fresh[2].add(&fresh[2]).unwrap().sub(&sx[2]).unwrap();
         assert!(matches!(sum.coms, Coms::Deferred(_)));
-        let plain = Shares {
-            coms: Coms::Points(forced(&fresh[2])),
-            ..fresh[2].clone()
-        };
+        let mut plain = fresh[2].clone();
+        plain.coms = Coms::Points(forced(&fresh[2]));
         let want = plain.add(&plain).unwrap().sub(&sx[2]).unwrap();
         assert_eq!(forced(&sum), forced(&want));
         let shifted = fresh[2].add_public(&xs).unwrap();
