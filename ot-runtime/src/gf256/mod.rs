@@ -7,16 +7,24 @@
 //! ([`mul_slices`], [`mul_add`], [`scale`]) run on the fastest backend this
 //! CPU supports, detected once and cached:
 //!
-//! * [`Backend::Scalar`]: the bitwise reference, one byte at a time.
+//! * [`Backend::Scalar`]: the bitwise reference, eight mask-and-shift
+//!   steps per product with no branch or index on the operands (constant
+//!   time); the compiler vectorizes its slice loops, which makes it faster
+//!   than the tables.
 //! * [`Backend::Table`]: log/exp tables (generator 0x03), and for a
-//!   constant factor a 256-byte row of products.
+//!   constant factor a 256-byte row of products. **Not constant time**:
+//!   the table indices are the operands, so the cache lines touched depend
+//!   on them (secret shares and MAC keys in MiniMac); only used when
+//!   chosen explicitly (benchmarks, tests).
 //! * [`Backend::Gfni`]: `vgf2p8mulb` on 512-bit registers (GFNI with
 //!   AVX-512BW), whose reduction polynomial is exactly 0x11B; the tail of
-//!   a slice that is not a multiple of 64 bytes goes through the table.
+//!   a slice that is not a multiple of 64 bytes uses masked loads and
+//!   stores (constant time).
 //!
-//! `*_with(backend, ..)` forces a backend (tests compare every backend with
-//! the scalar reference; benches compare their rates). A backend the CPU
-//! lacks falls back to the table.
+//! The detected backend is GFNI where the CPU has it, else the
+//! constant-time scalar backend. `*_with(backend, ..)` forces a backend
+//! (tests compare every backend with the scalar reference; benches compare
+//! their rates). A backend the CPU lacks falls back to the scalar one.
 
 mod scalar;
 #[cfg(target_arch = "x86_64")]
@@ -30,9 +38,10 @@ pub use scalar::{inv, mul, pow};
 /// A GF(2^8) slice-kernel implementation (see the module docs).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Backend {
-    /// Bitwise shift-and-add reference.
+    /// Bitwise shift-and-add reference (constant time).
     Scalar,
-    /// Log/exp and constant-row tables.
+    /// Log/exp and constant-row tables (not constant time: indices are
+    /// the operands).
     Table,
     /// GFNI `vgf2p8mulb` on AVX-512BW registers.
     Gfni,
@@ -73,17 +82,17 @@ impl Backend {
             if Backend::Gfni.is_supported() {
                 Backend::Gfni
             } else {
-                Backend::Table
+                Backend::Scalar
             }
         })
     }
 
-    /// `self` if supported, else the table backend.
+    /// `self` if supported, else the constant-time scalar backend.
     fn usable(self) -> Backend {
         if self.is_supported() {
             self
         } else {
-            Backend::Table
+            Backend::Scalar
         }
     }
 }
@@ -107,7 +116,7 @@ pub fn mul_slices_with(backend: Backend, dst: &mut [u8], a: &[u8], b: &[u8]) {
         #[cfg(target_arch = "x86_64")]
         Backend::Gfni => simd::mul_slices(dst, a, b),
         #[cfg(not(target_arch = "x86_64"))]
-        Backend::Gfni => table::mul_slices(dst, a, b),
+        Backend::Gfni => mul_slices_with(Backend::Scalar, dst, a, b),
     }
 }
 
@@ -127,7 +136,7 @@ pub fn mul_add_with(backend: Backend, dst: &mut [u8], c: u8, src: &[u8]) {
         #[cfg(target_arch = "x86_64")]
         Backend::Gfni => simd::mul_add(dst, c, src),
         #[cfg(not(target_arch = "x86_64"))]
-        Backend::Gfni => table::mul_add(dst, c, src),
+        Backend::Gfni => mul_add_with(Backend::Scalar, dst, c, src),
     }
 }
 
@@ -191,15 +200,15 @@ pub fn schur_sum_add_with(backend: Backend, dst: &mut [u8], pairs: &[(&[u8], &[u
     match backend.usable() {
         #[cfg(target_arch = "x86_64")]
         Backend::Gfni => simd::schur_sum_add(dst, pairs),
-        Backend::Scalar => pairs.iter().for_each(|(a, b)| {
+        Backend::Table => pairs.iter().for_each(|(a, b)| {
             dst.iter_mut()
                 .zip(a.iter().zip(b.iter()))
-                .for_each(|(d, (&x, &y))| *d ^= mul(x, y))
+                .for_each(|(d, (&x, &y))| *d ^= table::mul(x, y))
         }),
         _ => pairs.iter().for_each(|(a, b)| {
             dst.iter_mut()
                 .zip(a.iter().zip(b.iter()))
-                .for_each(|(d, (&x, &y))| *d ^= table::mul(x, y))
+                .for_each(|(d, (&x, &y))| *d ^= mul(x, y))
         }),
     }
 }
