@@ -6,6 +6,9 @@
 //!   Generation's `α^b·α'^{b'}`, `k = 2`): naive (`k` GMP `powm` and `k − 1`
 //!   multiplications) against Straus' simultaneous multi-exponentiation
 //!   (`paillier::multi_exp`);
+//! * GMP's side-channel silent `powm_sec` against `powm`, for a 253-bit
+//!   exponent (`PublicKey::mul_plain`) and for the decryption's half-size
+//!   exponentiation (`prime − 1` modulo `prime²`);
 //! * the short randomizer `h_s^α` (exponent `⌈k/2⌉` bits): GMP `powm`
 //!   against the fixed-base windowed table (`paillier::FixedBase`) for
 //!   windows 4 to 8 (multiplications per exponentiation, table size and
@@ -80,11 +83,34 @@ fn main() {
     let powm = micros(secs, || {
         black_box(x.clone().pow_mod(&e, n2).ok());
     });
+    let powm_sec = micros(secs, || {
+        black_box(x.clone().secure_pow_mod(&e, n2));
+    });
+    // The decryption's exponentiation: a half-size modulus p² and the
+    // exponent p − 1 (an odd half-size stand-in here: same sizes).
+    let half = n2.significant_bits() / 2;
+    let p2 = ot_runtime::paillier::random_bits(half, &mut rng) | Integer::from(1);
+    let pm1 = ot_runtime::paillier::random_bits(half / 2, &mut rng);
+    let xp = Integer::from(&x % &p2);
+    let dec_powm = micros(secs, || {
+        black_box(xp.clone().pow_mod(&pm1, &p2).ok());
+    });
+    let dec_sec = micros(secs, || {
+        black_box(xp.clone().secure_pow_mod(&pm1, &p2));
+    });
     println!("  modular multiplication (mul + mod)   {mul:>9.2}");
     println!("  modular squaring (sqr + mod)         {sqr:>9.2}");
     println!(
         "  c^b, |b| = 253 (GMP powm)            {powm:>9.2}   = {:.0} multiplications",
         powm / mul
+    );
+    println!(
+        "  c^b, |b| = 253 (GMP powm_sec)        {powm_sec:>9.2}   = {:.2}x powm",
+        powm_sec / powm
+    );
+    println!(
+        "  c^(p-1) mod p² (decryption half)     {dec_powm:>9.2}   powm_sec {dec_sec:.2} = {:.2}x",
+        dec_sec / dec_powm
     );
     println!();
     println!("Products of k powers, 253-bit exponents (Triple Generation's γ: k = 2):");

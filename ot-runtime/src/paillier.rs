@@ -443,12 +443,19 @@ impl PublicKey {
     }
 
     /// `Enc(k·m)` from `Enc(m)` and a non-negative plaintext `k`: `c^k mod n²`.
+    ///
+    /// `k` is secret where it is used (a party's share `b` in Triple
+    /// Generation's unpacked `γ`), so the power is GMP's side-channel
+    /// silent `mpz_powm_sec` (time and memory accesses independent of the
+    /// exponent's bits; `n²` is odd): 1.3x the plain `powm` for a 253-bit
+    /// exponent (`ot-runtime/examples/multiexp_rate.rs`). Only `k = 0`
+    /// (which `mpz_powm_sec` does not take) and a negative `k` are told
+    /// apart.
     pub fn mul_plain(&self, c: &Ciphertext, k: &Integer) -> Ciphertext {
-        let r =
-            c.0.clone()
-                .pow_mod(k, &self.n2)
-                .unwrap_or_else(|_| Integer::from(1));
-        Ciphertext(r)
+        if k.cmp0() != core::cmp::Ordering::Greater {
+            return Ciphertext(Integer::from(1));
+        }
+        Ciphertext(c.0.clone().secure_pow_mod(k, &self.n2))
     }
 
     /// Encodes a ciphertext as exactly [`Self::ciphertext_len`] bytes,
@@ -586,11 +593,16 @@ impl SecretKey {
     }
 
     /// `m mod prime` from `c`: `L(c^{prime−1} mod prime²)·h mod prime`.
+    ///
+    /// The exponent `prime − 1` is the secret key itself, the same in every
+    /// decryption, so a timing or cache trace of a variable-time `powm`
+    /// over many decryptions would reveal it: the power is GMP's
+    /// `mpz_powm_sec` (time and memory accesses independent of the
+    /// exponent; `prime²` is odd), about 1.5x the plain `powm`
+    /// (`ot-runtime/examples/multiexp_rate.rs`).
     fn decrypt_mod(c: &Integer, prime: &Integer, prime2: &Integer, h: &Integer) -> Integer {
         let e = Integer::from(prime - 1u32);
-        let u = Integer::from(c % prime2)
-            .pow_mod(&e, prime2)
-            .unwrap_or_else(|_| Integer::from(1));
+        let u = Integer::from(c % prime2).secure_pow_mod(&e, prime2);
         let l = (u - 1u32) / prime;
         l * h % prime
     }
