@@ -252,9 +252,9 @@ mod tests {
     fn peak_is_the_largest_checked_sum() {
         let sizes = [Some(10), Some(usize::MAX / 2), None, Some(3)];
         let small: &[(usize, usize)] = &[(0, 2), (3, 1)];
-        let big: &[(usize, usize)] = &[(0, 1), (3, 4)];
+        let big: &[(usize, usize)] = &[(0, 1), (3, 5)];
         let p = peak(&sizes, &[("a", "`m`", small), ("b", "`m`", big)]).unwrap();
-        assert_eq!((p.what, p.bytes), ("b", Some(22)));
+        assert_eq!((p.what, p.bytes), ("b", Some(25)));
         // A sum past usize::MAX (each term fits) is an overflow, not a wrap,
         // and beats every figure.
         let wraps: &[(usize, usize)] = &[(1, 2), (0, 1)];
