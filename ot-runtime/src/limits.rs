@@ -177,16 +177,17 @@ pub struct Peak {
     pub bytes: Option<usize>,
 }
 
+/// One point of a role's run for [`peak`]: `(what, params, counts)`, where
+/// `counts` lists `(index into the sizes, how many values of that size)`.
+pub type PeakPoint<'a> = (&'static str, &'static str, &'a [(usize, usize)]);
+
 /// The largest of the sums `points` describe over the value sizes `sizes`
 /// (`None`: a size that overflows): each point is `(what, params, counts)`
 /// where `counts` lists `(index into sizes, how many)`. Sums are checked:
 /// one that overflows is the largest (`bytes: None`), never a wrapped
 /// figure. Used by generated `Params::new` for the run-wide memory bound;
 /// `None` when there are no points. The first of equal points is returned.
-pub fn peak(
-    sizes: &[Option<usize>],
-    points: &[(&'static str, &'static str, &[(usize, usize)])],
-) -> Option<Peak> {
+pub fn peak(sizes: &[Option<usize>], points: &[PeakPoint<'_>]) -> Option<Peak> {
     let mut worst: Option<Peak> = None;
     for &(what, params, counts) in points {
         let bytes = counts.iter().try_fold(0usize, |acc, &(i, n)| {

@@ -121,81 +121,46 @@ fn views(ir: &Ir) -> Vec<View<'_>> {
             })
             .collect();
     };
+    use super::party::analysis::{dealer_receives, dealer_sends, dealer_stmt, gathers};
     let fixed = &ir.party_fixed;
-    let dealer_sends = |r: usize| {
-        matches!(
-            ir.rounds[r].party,
-            Some(
-                PartyRound::FromOne { sender: DEALER }
-                    | PartyRound::FixedBroadcast { sender: DEALER, .. }
-            )
-        )
-    };
-    let dealer_receives =
-        |r: usize| ir.rounds[r].party == Some(PartyRound::ToOne { receiver: DEALER });
-    // Whether every party receives the array of what every party sent.
-    let gathers = |r: usize| {
-        !matches!(
-            ir.rounds[r].party,
-            Some(
-                PartyRound::FixedBroadcast { .. }
-                    | PartyRound::FromOne { .. }
-                    | PartyRound::Between { .. }
-            )
-        )
-    };
-    let is_dealer_stmt = |k: usize| fixed.stmts.get(&k) == Some(&DEALER);
-    let split = |vals: &[(String, Ty)], map: &BTreeMap<String, usize>, dealer: bool| {
-        vals.iter()
-            .filter(|(n, _)| (map.get(n) == Some(&DEALER)) == dealer)
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    let events = &ir.events[0];
-    let party = View {
-        role: format!("{}[i]", ir.roles[0]),
-        ri: 0,
-        inputs: split(&ir.inputs[0], &fixed.inputs, false),
-        outputs: split(&ir.outputs[0], &fixed.outputs, false)
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect(),
-        ops: events
+    // The party's (`dealer` false) or the dealer's projection.
+    let view = |dealer: bool, role: String| {
+        let split = |vals: &[(String, Ty)], map: &BTreeMap<String, usize>| {
+            vals.iter()
+                .filter(|(n, _)| (map.get(n) == Some(&DEALER)) == dealer)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let ops = ir.events[0]
             .iter()
             .enumerate()
-            .filter_map(|(k, e)| match e {
-                Event::Stmt(_) if is_dealer_stmt(k) => None,
-                Event::Stmt(s) => Some(Op::Stmt(s)),
-                Event::Send(r) => Some(Op::Send(*r)),
-                Event::Recv(r) => Some(Op::Recv(*r, gathers(*r))),
-                Event::Sub(s) => Some(Op::Sub(*s)),
-                Event::Stream(st) => Some(Op::Stream(st)),
-            })
-            .collect(),
-        parties: Some(Shape::Param(count.clone())),
-    };
-    let mut views = vec![party];
-    if let Some(dealer) = &ir.dealer {
-        views.push(View {
-            role: dealer.clone(),
+            .filter_map(|(k, e)| match (dealer, e) {
+                (false, Event::Stmt(_)) if dealer_stmt(ir, k) => None,
+                (false, Event::Stmt(s)) => Some(Op::Stmt(s)),
+                (false, Event::Send(r)) => Some(Op::Send(*r)),
+                (false, Event::Recv(r)) => Some(Op::Recv(*r, gathers(ir, *r))),
+                (false, Event::Sub(s)) => Some(Op::Sub(*s)),
+                (false, Event::Stream(st)) => Some(Op::Stream(st)),
+                (true, Event::Stmt(s)) if dealer_stmt(ir, k) => Some(Op::Stmt(s)),
+                (true, Event::Recv(r)) if dealer_sends(ir, *r) => Some(Op::Send(*r)),
+                (true, Event::Send(r)) if dealer_receives(ir, *r) => Some(Op::Recv(*r, true)),
+                _ => None,
+            });
+        View {
+            role,
             ri: 0,
-            inputs: split(&ir.inputs[0], &fixed.inputs, true),
-            outputs: split(&ir.outputs[0], &fixed.outputs, true)
+            inputs: split(&ir.inputs[0], &fixed.inputs),
+            outputs: split(&ir.outputs[0], &fixed.outputs)
                 .into_iter()
                 .map(|(n, _)| n)
                 .collect(),
-            ops: events
-                .iter()
-                .enumerate()
-                .filter_map(|(k, e)| match e {
-                    Event::Stmt(s) if is_dealer_stmt(k) => Some(Op::Stmt(s)),
-                    Event::Recv(r) if dealer_sends(*r) => Some(Op::Send(*r)),
-                    Event::Send(r) if dealer_receives(*r) => Some(Op::Recv(*r, true)),
-                    _ => None,
-                })
-                .collect(),
+            ops: ops.collect(),
             parties: Some(Shape::Param(count.clone())),
-        });
+        }
+    };
+    let mut views = vec![view(false, format!("{}[i]", ir.roles[0]))];
+    if let Some(dealer) = &ir.dealer {
+        views.push(view(true, dealer.clone()));
     }
     views
 }
@@ -230,6 +195,9 @@ struct Life {
     last: usize,
 }
 
+/// What one event reads, defines and allocates for itself.
+type Effects = (BTreeSet<String>, Vec<(String, Ty)>, Vec<Term>);
+
 /// The analysis of one view: lifetimes and temporaries per event.
 struct Analysis {
     lives: Vec<Life>,
@@ -254,7 +222,7 @@ fn analyse(ir: &Ir, v: &View) -> Analysis {
     };
     let mut temps = vec![];
     // The reads and definitions of every event, first.
-    let mut events: Vec<(BTreeSet<String>, Vec<(String, Ty)>, Vec<Term>)> = vec![];
+    let mut events: Vec<Effects> = vec![];
     for op in &v.ops {
         let (mut reads, mut defs, mut tmp) = (BTreeSet::new(), vec![], vec![]);
         match op {
@@ -514,6 +482,17 @@ pub(super) fn footprint(ir: &Ir) -> Footprint {
         if !dominated {
             fp.points.push(p.clone());
         }
+    }
+    // Only the sizes the remaining points add up.
+    let used: BTreeSet<usize> = fp
+        .points
+        .iter()
+        .flat_map(|p| p.counts.keys().copied())
+        .collect();
+    let index: BTreeMap<usize, usize> = used.iter().enumerate().map(|(j, &i)| (i, j)).collect();
+    fp.terms = used.iter().map(|&i| fp.terms[i].clone()).collect();
+    for p in &mut fp.points {
+        p.counts = p.counts.iter().map(|(i, c)| (index[i], *c)).collect();
     }
     fp
 }
