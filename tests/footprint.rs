@@ -66,7 +66,10 @@ fn params_refuse_what_a_role_holds_at_once_beyond_the_budget() {
                 ..
             },
         ) => {
-            assert!(value.contains("`Sender` holds at once"), "{value}");
+            assert_eq!(
+                value,
+                "the values `Sender` holds at once (chunked round `extend`)"
+            );
             assert_eq!(limit, 4 * MIB);
             assert!(bytes.is_some_and(|b| b > 4 * MIB), "{bytes:?}");
             let text = e.to_string();
