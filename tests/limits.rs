@@ -84,7 +84,17 @@ fn iknp_and_kos_params_refuse_huge_batches() {
     assert_eq!(value, "the inputs and outputs of `A` together");
     assert_eq!(bytes, Some(2 << 20));
     assert!(e.to_string().contains("more than the memory budget"), "{e}");
-    assert!(io_total::Params::new(m / 2).is_ok());
+    // At half of it the inputs and outputs together fit, but not what `A`
+    // holds at once (`x`, `y`, the copy `w` it sends and its frame: four
+    // values of 512 KiB), the run-wide bound; at an eighth all fits.
+    match io_total::Params::new(m / 2) {
+        Err(io_total::Error::TooLarge { value, bytes, .. }) => {
+            assert!(value.contains("`A` holds at once"), "{value}");
+            assert_eq!(bytes, Some(4 << 19));
+        }
+        other => panic!("expected the run-wide bound to refuse: {other:?}"),
+    }
+    assert!(io_total::Params::new(m / 8).is_ok());
     limits::set_memory_budget(0);
     assert_eq!(memory_budget(), old);
     assert!(iknp::Params::new(1 << 16, 1, false).is_ok());

@@ -164,6 +164,52 @@ pub fn try_resize<T: Clone + Default>(
     Ok(())
 }
 
+/// The largest memory one role of a protocol run holds at once, as
+/// generated `Params::peak_memory` bounds it: where, on what it depends, and
+/// how many bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Peak {
+    /// The role and the point of its run (as `Error::TooLarge`'s `value`).
+    pub what: &'static str,
+    /// The parameters the bound depends on (as `Error::TooLarge`'s `params`).
+    pub params: &'static str,
+    /// The bound in bytes (None: it overflows `usize`).
+    pub bytes: Option<usize>,
+}
+
+/// One point of a role's run for [`peak`]: `(what, params, counts)`, where
+/// `counts` lists `(index into the sizes, how many values of that size)`.
+pub type PeakPoint<'a> = (&'static str, &'static str, &'a [(usize, usize)]);
+
+/// The largest of the sums `points` describe over the value sizes `sizes`
+/// (`None`: a size that overflows): each point is `(what, params, counts)`
+/// where `counts` lists `(index into sizes, how many)`. Sums are checked:
+/// one that overflows is the largest (`bytes: None`), never a wrapped
+/// figure. Used by generated `Params::new` for the run-wide memory bound;
+/// `None` when there are no points. The first of equal points is returned.
+pub fn peak(sizes: &[Option<usize>], points: &[PeakPoint<'_>]) -> Option<Peak> {
+    let mut worst: Option<Peak> = None;
+    for &(what, params, counts) in points {
+        let bytes = counts.iter().try_fold(0usize, |acc, &(i, n)| {
+            acc.checked_add(sizes.get(i).copied().flatten()?.checked_mul(n)?)
+        });
+        let larger = match (worst.map(|w| w.bytes), bytes) {
+            (None, _) => true,
+            (Some(None), _) => false,
+            (Some(Some(_)), None) => true,
+            (Some(Some(w)), Some(b)) => b > w,
+        };
+        if larger {
+            worst = Some(Peak {
+                what,
+                params,
+                bytes,
+            });
+        }
+    }
+    worst
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +247,24 @@ mod tests {
         assert_eq!(v, [1, 1, 0, 0]);
         assert!(try_resize(&mut v, usize::MAX, "x").is_err());
         assert_eq!(v.len(), 4);
+    }
+
+    #[test]
+    fn peak_is_the_largest_checked_sum() {
+        let sizes = [Some(10), Some(usize::MAX / 2), None, Some(3)];
+        let small: &[(usize, usize)] = &[(0, 2), (3, 1)];
+        let big: &[(usize, usize)] = &[(0, 1), (3, 5)];
+        let p = peak(&sizes, &[("a", "`m`", small), ("b", "`m`", big)]).unwrap();
+        assert_eq!((p.what, p.bytes), ("b", Some(25)));
+        // A sum past usize::MAX (each term fits) is an overflow, not a wrap,
+        // and beats every figure.
+        let wraps: &[(usize, usize)] = &[(1, 2), (0, 1)];
+        let p = peak(&sizes, &[("a", "`m`", small), ("w", "`m`", wraps)]).unwrap();
+        assert_eq!((p.what, p.bytes), ("w", None));
+        let times: &[(usize, usize)] = &[(1, 3)];
+        assert_eq!(peak(&sizes, &[("t", "", times)]).unwrap().bytes, None);
+        let unknown: &[(usize, usize)] = &[(2, 1)];
+        assert_eq!(peak(&sizes, &[("u", "", unknown)]).unwrap().bytes, None);
+        assert_eq!(peak(&sizes, &[]), None);
     }
 }

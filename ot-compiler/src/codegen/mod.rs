@@ -12,6 +12,7 @@
 mod duality;
 mod errors;
 mod expr;
+mod footprint;
 mod io;
 mod messages;
 mod names;

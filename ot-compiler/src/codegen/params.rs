@@ -39,8 +39,9 @@ pub(super) fn params_items(ir: &Ir, eg: &ExprGen) -> TokenStream {
             quote!(if !(#c) { return Err(Error::Params { requirement: #text }); })
         });
     let sizes = size_checks(ir);
+    let (peak, peak_check) = super::footprint::peak_items(ir);
     let rt = super::names::rt();
-    let budget = if sizes.is_empty() {
+    let budget = if sizes.is_empty() && peak_check.is_empty() {
         quote!()
     } else {
         quote!(let __budget = #rt::limits::memory_budget();)
@@ -57,15 +58,20 @@ pub(super) fn params_items(ir: &Ir, eg: &ExprGen) -> TokenStream {
             /// (`ot_runtime::limits::memory_budget`, by default half of
             /// physical memory): parameters whose sizes overflow or exceed
             /// it are `Error::TooLarge`, so no run starts that would abort
-            /// the process on allocation, and no length computed later wraps.
+            /// the process on allocation, and no length computed later wraps;
+            /// then the bound of what each role holds at once
+            /// (`peak_memory`: the values alive together at each point of
+            /// its run) against the same budget.
             #[allow(clippy::all)]
             pub fn new(#(#pargs),*) -> Result<Self, Error> {
                 let params = Params { #(#pnames),* };
                 #(#requires)*
                 #budget
                 #(#sizes)*
+                #peak_check
                 Ok(params)
             }
+            #peak
             #(#pgetters)*
         }
     }

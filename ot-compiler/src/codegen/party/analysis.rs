@@ -71,7 +71,7 @@ pub(super) fn fixed(ir: &Ir, r: usize) -> Option<usize> {
 
 /// Whether the dealer (the named role next to the party array) sends round
 /// `r` (`Dealer -> P[j]`, `Dealer -> all`).
-pub(super) fn dealer_sends(ir: &Ir, r: usize) -> bool {
+pub(in crate::codegen) fn dealer_sends(ir: &Ir, r: usize) -> bool {
     matches!(
         ir.rounds[r].party,
         Some(
@@ -82,12 +82,12 @@ pub(super) fn dealer_sends(ir: &Ir, r: usize) -> bool {
 }
 
 /// Whether the dealer receives round `r` (`P[j] -> Dealer`).
-pub(super) fn dealer_receives(ir: &Ir, r: usize) -> bool {
+pub(in crate::codegen) fn dealer_receives(ir: &Ir, r: usize) -> bool {
     ir.rounds[r].party == Some(PartyRound::ToOne { receiver: DEALER })
 }
 
 /// Whether event `k` is a statement of the dealer (`at Dealer`).
-pub(super) fn dealer_stmt(ir: &Ir, k: usize) -> bool {
+pub(in crate::codegen) fn dealer_stmt(ir: &Ir, k: usize) -> bool {
     ir.party_fixed.stmts.get(&k) == Some(&DEALER)
 }
 
@@ -111,7 +111,7 @@ pub(super) fn peer(c: usize) -> proc_macro2::TokenStream {
 /// Whether every party receives the array of what every party sent in
 /// round `r` (all-to-all rounds, and the receiver of `P[j] -> P[0]`), rather
 /// than one message of a fixed sender.
-pub(super) fn gathers(ir: &Ir, r: usize) -> bool {
+pub(in crate::codegen) fn gathers(ir: &Ir, r: usize) -> bool {
     !matches!(
         ir.rounds[r].party,
         Some(

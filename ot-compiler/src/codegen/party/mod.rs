@@ -5,7 +5,7 @@
 //! checked `-> all` round), and a blocking driver over an
 //! `ot_runtime::mesh::Mesh` that starts with the session hello.
 
-mod analysis;
+pub(super) mod analysis;
 mod dealer;
 mod driver;
 mod errors;

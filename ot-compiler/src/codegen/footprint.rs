@@ -1,0 +1,676 @@
+//! The run-wide memory bound of `Params::new`: per role, an upper bound of
+//! the bytes it holds at once, checked against the memory budget.
+//!
+//! Each role's projection (a two-party role, the party of an n-party
+//! protocol, its dealer) is cut at its communication events (sends,
+//! receives, chunked rounds, sub-protocol calls) into windows `[c_j,
+//! c_{j+1}]`; every step of the generated code runs within one window. A
+//! value is alive from the event that defines it to the last event that
+//! reads it (outputs to the end, inputs throughout: they are borrowed for
+//! the whole run). At every event `k` of a window the bound is the sum of
+//! the sizes of
+//! - every value whose lifetime overlaps the window (the values the state
+//!   carries into the step and all the step defines, as if none were
+//!   dropped before the step ends),
+//! - the temporaries of event `k`: each intermediate result of the
+//!   expression it computes, a clone of a value that a kernel takes by
+//!   value while it is still read later, the frame of a message sent or
+//!   received (counted as the fields' in-memory size; `[field; n]` in an
+//!   n-party protocol: a frame from or to every party), and in a chunked
+//!   round the per-chunk buffers (sized by the round's `chunked(by = ..)`,
+//!   not by its whole width; values kept whole count fully).
+//!
+//! The bound of a role is the largest of these sums; `Params::new` computes
+//! it with checked arithmetic (an overflow is `Error::TooLarge` with no
+//! figure, never a wrap). Sizes are those of the per-value checks
+//! (`wire::checked_bytes`): bit vectors and matrices by their bits, arrays
+//! by their length times their element, any other type (an extern type
+//! included) by its `size_of`, the known minimum: heap memory an extern
+//! value owns (a big integer's limbs) is not seen. Not counted: the working
+//! memory of kernels and of sub-protocols (a sub-protocol checks its own
+//! parameters), channel buffers, allocator overhead, and sizes that depend
+//! on a signature's shape name rather than a parameter.
+
+use super::names::rt;
+use crate::ir::*;
+use crate::types::{Shape, Ty};
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The bound of every role as a table of sizes and the points to sum.
+#[derive(Debug, Default)]
+pub(super) struct Footprint {
+    /// Distinct sizes the points add up.
+    pub(super) terms: Vec<Term>,
+    /// The points where a role's holding is summed (dominated ones removed).
+    pub(super) points: Vec<Point>,
+}
+
+/// A size: a value of type `ty`; for the chunk of a chunked round,
+/// `whole` is the type of the whole value, and the size is the smaller of
+/// the two (the last chunk of a round narrower than `chunked(by = ..)` is
+/// the round's width).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Term {
+    pub(super) ty: Ty,
+    pub(super) whole: Option<Ty>,
+}
+
+/// A point of a role's run: what it holds there, as counts of [`Footprint::terms`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Point {
+    /// The role (as written, e.g. `Sender`, `P[i]`).
+    pub(super) role: String,
+    /// Where in the run (the event).
+    pub(super) at: String,
+    /// Term index -> how many values of that size.
+    pub(super) counts: BTreeMap<usize, usize>,
+}
+
+/// One event of a role's projection, as this analysis sees it.
+enum Op<'a> {
+    Stmt(&'a TStmt),
+    /// Send of round `r`.
+    Send(usize),
+    /// Receive of round `r`; `gather`: one message from every party.
+    Recv(usize, bool),
+    Sub(usize),
+    Stream(&'a Stream),
+}
+
+impl Op<'_> {
+    fn is_comm(&self) -> bool {
+        !matches!(self, Op::Stmt(_))
+    }
+}
+
+/// A role's projection: its inputs, outputs and events.
+struct View<'a> {
+    role: String,
+    /// The role's index in `Ir::roles` (the party's: 0).
+    ri: usize,
+    inputs: Vec<(String, Ty)>,
+    outputs: Vec<String>,
+    ops: Vec<Op<'a>>,
+    /// The number of parties (n-party protocols): frames count `[field; n]`.
+    parties: Option<Shape>,
+}
+
+/// The projections whose holdings are bounded: each two-party role; or the
+/// party of an n-party protocol and its dealer if it has one.
+fn views(ir: &Ir) -> Vec<View<'_>> {
+    let Some(count) = &ir.party_count else {
+        return (0..ir.roles.len())
+            .map(|ri| View {
+                role: ir.roles[ri].clone(),
+                ri,
+                inputs: ir.inputs[ri].clone(),
+                outputs: ir.outputs[ri].iter().map(|(n, _)| n.clone()).collect(),
+                ops: ir.events[ri]
+                    .iter()
+                    .map(|e| match e {
+                        Event::Stmt(s) => Op::Stmt(s),
+                        Event::Send(r) => Op::Send(*r),
+                        Event::Recv(r) => Op::Recv(*r, false),
+                        Event::Sub(k) => Op::Sub(*k),
+                        Event::Stream(st) => Op::Stream(st),
+                    })
+                    .collect(),
+                parties: None,
+            })
+            .collect();
+    };
+    use super::party::analysis::{dealer_receives, dealer_sends, dealer_stmt, gathers};
+    let fixed = &ir.party_fixed;
+    // The party's (`dealer` false) or the dealer's projection.
+    let view = |dealer: bool, role: String| {
+        let split = |vals: &[(String, Ty)], map: &BTreeMap<String, usize>| {
+            vals.iter()
+                .filter(|(n, _)| (map.get(n) == Some(&DEALER)) == dealer)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let ops = ir.events[0]
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| match (dealer, e) {
+                (false, Event::Stmt(_)) if dealer_stmt(ir, k) => None,
+                (false, Event::Stmt(s)) => Some(Op::Stmt(s)),
+                (false, Event::Send(r)) => Some(Op::Send(*r)),
+                (false, Event::Recv(r)) => Some(Op::Recv(*r, gathers(ir, *r))),
+                (false, Event::Sub(s)) => Some(Op::Sub(*s)),
+                (false, Event::Stream(st)) => Some(Op::Stream(st)),
+                (true, Event::Stmt(s)) if dealer_stmt(ir, k) => Some(Op::Stmt(s)),
+                (true, Event::Recv(r)) if dealer_sends(ir, *r) => Some(Op::Send(*r)),
+                (true, Event::Send(r)) if dealer_receives(ir, *r) => Some(Op::Recv(*r, true)),
+                _ => None,
+            });
+        View {
+            role,
+            ri: 0,
+            inputs: split(&ir.inputs[0], &fixed.inputs),
+            outputs: split(&ir.outputs[0], &fixed.outputs)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect(),
+            ops: ops.collect(),
+            parties: Some(Shape::Param(count.clone())),
+        }
+    };
+    let mut views = vec![view(false, format!("{}[i]", ir.roles[0]))];
+    if let Some(dealer) = &ir.dealer {
+        views.push(view(true, dealer.clone()));
+    }
+    views
+}
+
+/// The type of one chunk of a value of a chunked round of width `width`
+/// (`by` columns or elements); other types are kept whole.
+fn chunk_ty(t: &Ty, width: &Shape, by: &Shape) -> Term {
+    let ty = match t {
+        Ty::BitMatrix(r, c) if c == width => Ty::BitMatrix(r.clone(), by.clone()),
+        Ty::Array(e, n) if n == width => Ty::Array(e.clone(), by.clone()),
+        Ty::Bits(n) if n == width => Ty::Bits(by.clone()),
+        _ => return whole(t),
+    };
+    Term {
+        ty,
+        whole: Some(t.clone()),
+    }
+}
+
+/// The size of a whole value of type `t`.
+fn whole(t: &Ty) -> Term {
+    Term {
+        ty: t.clone(),
+        whole: None,
+    }
+}
+
+/// A value's lifetime: defined at event `def`, last read at event `last`.
+struct Life {
+    ty: Ty,
+    def: usize,
+    last: usize,
+}
+
+/// What one event reads, defines and allocates for itself.
+type Effects = (BTreeSet<String>, Vec<(String, Ty)>, Vec<Term>);
+
+/// The analysis of one view: lifetimes and temporaries per event.
+struct Analysis {
+    lives: Vec<Life>,
+    temps: Vec<Vec<Term>>,
+}
+
+fn analyse(ir: &Ir, v: &View) -> Analysis {
+    let end = v.ops.len();
+    let mut lives: Vec<Life> = vec![];
+    let mut current: HashMap<String, usize> = HashMap::new();
+    for (n, t) in &v.inputs {
+        current.insert(n.clone(), lives.len());
+        lives.push(Life {
+            ty: t.clone(),
+            def: 0,
+            last: end,
+        });
+    }
+    let frame = |t: &Ty| match &v.parties {
+        Some(n) => Ty::Array(Box::new(t.clone()), n.clone()),
+        None => t.clone(),
+    };
+    let mut temps = vec![];
+    // The reads and definitions of every event, first.
+    let mut events: Vec<Effects> = vec![];
+    for op in &v.ops {
+        let (mut reads, mut defs, mut tmp) = (BTreeSet::new(), vec![], vec![]);
+        match op {
+            Op::Stmt(TStmt::Assign(n, e)) => {
+                super::expr::locals_of(e, &mut reads);
+                expr_temps(e, false, &mut tmp);
+                defs.push((n.clone(), e.ty.clone()));
+            }
+            Op::Stmt(TStmt::Check(e, _, _)) => {
+                super::expr::locals_of(e, &mut reads);
+                expr_temps(e, true, &mut tmp);
+            }
+            Op::Send(r) => {
+                for (n, t) in &ir.rounds[*r].fields {
+                    reads.insert(n.clone());
+                    tmp.push(whole(&frame(t)));
+                }
+            }
+            Op::Recv(r, gather) => {
+                for (n, t) in &ir.rounds[*r].fields {
+                    tmp.push(whole(&frame(t)));
+                    let t = match (&v.parties, gather) {
+                        (Some(_), true) => frame(t),
+                        _ => t.clone(),
+                    };
+                    defs.push((n.clone(), t));
+                }
+            }
+            Op::Sub(k) => {
+                for c in ir.subs[*k].calls.iter().filter(|c| c.role == v.ri) {
+                    for a in &c.args {
+                        super::expr::locals_of(a, &mut reads);
+                        expr_temps(a, true, &mut tmp);
+                    }
+                    defs.extend(c.outputs.iter().cloned());
+                }
+            }
+            Op::Stream(st) => stream(ir, st, &mut reads, &mut defs, &mut tmp),
+        }
+        events.push((reads, defs, tmp));
+    }
+    let mut clones: Vec<(usize, usize)> = vec![];
+    for (k, (reads, defs, tmp)) in events.into_iter().enumerate() {
+        for n in &reads {
+            if let Some(&d) = current.get(n) {
+                lives[d].last = lives[d].last.max(k);
+            }
+        }
+        if let Op::Stmt(TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = &v.ops[k] {
+            moved_locals(ir, e, &mut |n: &str| {
+                if let Some(&d) = current.get(n) {
+                    clones.push((k, d));
+                }
+            });
+        }
+        for (n, t) in defs {
+            current.insert(n, lives.len());
+            lives.push(Life {
+                ty: t,
+                def: k,
+                last: k,
+            });
+        }
+        temps.push(tmp);
+    }
+    for n in &v.outputs {
+        if let Some(&d) = current.get(n) {
+            lives[d].last = end;
+        }
+    }
+    // A value a kernel takes by value while it is still read later is
+    // cloned for the call.
+    for (k, d) in clones {
+        if lives[d].last > k {
+            temps[k].push(whole(&lives[d].ty));
+        }
+    }
+    Analysis { lives, temps }
+}
+
+/// Whether a type is a scalar (an integer or a bit): such temporaries live
+/// in registers or on the stack and are not counted.
+fn scalar(t: &Ty) -> bool {
+    matches!(t, Ty::Bit) || t.is_int()
+}
+
+/// The intermediate results of `e` (`root`: `e`'s own value too).
+fn expr_temps(e: &TExpr, root: bool, out: &mut Vec<Term>) {
+    super::params::sub_exprs(e, &mut |x: &TExpr| {
+        let leaf = matches!(
+            x.kind,
+            TExprKind::Local(_)
+                | TExprKind::Param(_)
+                | TExprKind::IndexVar(_)
+                | TExprKind::Int(_)
+                | TExprKind::Bool(_)
+                | TExprKind::Shape(_)
+        );
+        if !leaf && !scalar(&x.ty) && (root || !std::ptr::eq(x, e)) {
+            out.push(whole(&x.ty));
+        }
+    });
+}
+
+/// Calls `f` on every value `e` passes by value to a kernel (`move`
+/// parameters): a clone unless it is the value's last read.
+fn moved_locals(ir: &Ir, e: &TExpr, f: &mut dyn FnMut(&str)) {
+    super::params::sub_exprs(e, &mut |x: &TExpr| {
+        if let TExprKind::Call(name, args) = &x.kind {
+            let moves = ir.moved_args.get(name);
+            for (i, a) in args.iter().enumerate() {
+                let moved = moves.and_then(|m| m.get(i)).copied().unwrap_or(false);
+                if let (true, TExprKind::Local(n)) = (moved, &a.kind) {
+                    f(n);
+                }
+            }
+        }
+    });
+}
+
+/// A chunked round as one role runs it: what it reads from outside the
+/// stream, what it keeps after it (values kept whole, reductions), and its
+/// per-chunk buffers (each stage's chunk, the field's chunk and its frame).
+fn stream(
+    ir: &Ir,
+    st: &Stream,
+    reads: &mut BTreeSet<String>,
+    defs: &mut Vec<(String, Ty)>,
+    tmp: &mut Vec<Term>,
+) {
+    let rd = &ir.rounds[st.round];
+    let mut own: BTreeSet<String> = rd.fields.iter().map(|(n, _)| n.clone()).collect();
+    own.extend(st.before.iter().chain(&st.after).map(|s| s.name.clone()));
+    let Some((_, fty)) = rd.fields.first() else {
+        return;
+    };
+    let width = match fty {
+        Ty::BitMatrix(_, c) => c.clone(),
+        Ty::Array(_, n) => n.clone(),
+        _ => Shape::Lit(0),
+    };
+    let by = rd.chunk_by.clone().unwrap_or(Shape::Lit(1));
+    for stage in st.before.iter().chain(&st.after) {
+        let mut used = BTreeSet::new();
+        super::expr::locals_of(&stage.call, &mut used);
+        reads.extend(used.into_iter().filter(|n| !own.contains(n)));
+        match stage.keep {
+            Keep::Chunk => tmp.push(chunk_ty(&stage.call.ty, &width, &by)),
+            Keep::Whole | Keep::Fold => defs.push((stage.name.clone(), stage.call.ty.clone())),
+        }
+    }
+    // The field's chunk as a value (received) and as a frame.
+    if !st.sending {
+        tmp.push(chunk_ty(fty, &width, &by));
+    }
+    tmp.push(chunk_ty(fty, &width, &by));
+}
+
+/// Where event `op` is, for the error message.
+fn describe(ir: &Ir, op: &Op) -> String {
+    match op {
+        Op::Stmt(TStmt::Assign(n, _)) => format!("computing `{n}`"),
+        Op::Stmt(TStmt::Check(_, abort, _)) => format!("checking before abort `{abort}`"),
+        Op::Send(r) => format!("sending round `{}`", ir.rounds[*r].name),
+        Op::Recv(r, _) => format!("receiving round `{}`", ir.rounds[*r].name),
+        Op::Sub(k) => format!("sub-protocol `{}`", ir.subs[*k].name),
+        Op::Stream(st) => format!("chunked round `{}`", ir.rounds[st.round].name),
+    }
+}
+
+/// The bound of every role of `ir` (see the module documentation), with
+/// the points no other point dominates.
+pub(super) fn footprint(ir: &Ir) -> Footprint {
+    let is_param = |p: &str| ir.params.iter().any(|q| q.name == p);
+    let usable = |t: &Ty| {
+        let mut ps = vec![];
+        super::wire::ty_params(t, &mut ps);
+        ps.iter().all(|p| is_param(p))
+    };
+    let mut fp = Footprint::default();
+    let term = |t: &Term, terms: &mut Vec<Term>| match terms.iter().position(|u| u == t) {
+        Some(i) => i,
+        None => {
+            terms.push(t.clone());
+            terms.len() - 1
+        }
+    };
+    for v in views(ir) {
+        let a = analyse(ir, &v);
+        let end = v.ops.len();
+        let mut cuts = vec![0];
+        cuts.extend((0..end).filter(|&k| v.ops[k].is_comm()));
+        cuts.push(end.saturating_sub(1));
+        cuts.dedup();
+        let windows: Vec<(usize, usize)> = match cuts.len() {
+            1 => vec![(0, 0)],
+            _ => cuts.windows(2).map(|w| (w[0], w[1])).collect(),
+        };
+        for (lo, hi) in windows {
+            let mut base: BTreeMap<usize, usize> = BTreeMap::new();
+            for l in a.lives.iter().filter(|l| l.def <= hi && l.last >= lo) {
+                if usable(&l.ty) {
+                    *base.entry(term(&whole(&l.ty), &mut fp.terms)).or_default() += 1;
+                }
+            }
+            for k in lo..=hi.min(end.saturating_sub(1)) {
+                let mut counts = base.clone();
+                for t in a
+                    .temps
+                    .get(k)
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| usable(&t.ty) && t.whole.as_ref().is_none_or(usable))
+                {
+                    *counts.entry(term(t, &mut fp.terms)).or_default() += 1;
+                }
+                let at = v
+                    .ops
+                    .get(k)
+                    .map_or_else(|| "at the start".into(), |op| describe(ir, op));
+                fp.points.push(Point {
+                    role: v.role.clone(),
+                    at,
+                    counts,
+                });
+            }
+            if end == 0 {
+                fp.points.push(Point {
+                    role: v.role.clone(),
+                    at: "at the start".into(),
+                    counts: base,
+                });
+            }
+        }
+    }
+    // Only points whose sum depends on the parameters, and of those only
+    // the ones no other point holds at least as much as.
+    let depends = |t: &Ty| {
+        let mut ps = vec![];
+        super::wire::ty_params(t, &mut ps);
+        !ps.is_empty()
+    };
+    let terms = &fp.terms;
+    fp.points
+        .retain(|p| p.counts.keys().any(|&i| depends(&terms[i].ty)));
+    let covers = |q: &Point, p: &Point| {
+        p.counts
+            .iter()
+            .all(|(i, c)| q.counts.get(i).is_some_and(|d| d >= c))
+    };
+    let all = std::mem::take(&mut fp.points);
+    for (i, p) in all.iter().enumerate() {
+        let dominated = all
+            .iter()
+            .enumerate()
+            .any(|(j, q)| j != i && covers(q, p) && (!covers(p, q) || j < i));
+        if !dominated {
+            fp.points.push(p.clone());
+        }
+    }
+    // Only the sizes the remaining points add up.
+    let used: BTreeSet<usize> = fp
+        .points
+        .iter()
+        .flat_map(|p| p.counts.keys().copied())
+        .collect();
+    let index: BTreeMap<usize, usize> = used.iter().enumerate().map(|(j, &i)| (i, j)).collect();
+    fp.terms = used.iter().map(|&i| fp.terms[i].clone()).collect();
+    for p in &mut fp.points {
+        p.counts = p.counts.iter().map(|(i, c)| (index[i], *c)).collect();
+    }
+    fp
+}
+
+/// The parameters a point's sizes depend on, as text for `Error::TooLarge`.
+fn point_params(fp: &Footprint, p: &Point) -> String {
+    let mut ps = vec![];
+    for &i in p.counts.keys() {
+        super::wire::ty_params(&fp.terms[i].ty, &mut ps);
+    }
+    ps.sort();
+    ps.dedup();
+    ps.iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `Params::peak_memory` (the largest bound of any role, and where) and
+/// the check `Params::new` makes of it against `__budget`.
+pub(super) fn peak_items(ir: &Ir) -> (TokenStream, TokenStream) {
+    let fp = footprint(ir);
+    let rt = rt();
+    let sizes = fp.terms.iter().map(|t| {
+        let b = super::wire::checked_bytes(&t.ty);
+        match &t.whole {
+            None => b,
+            Some(w) => {
+                let w = super::wire::checked_bytes(w);
+                quote!((#b).map(|__c| (#w).map_or(__c, |__w| __c.min(__w))))
+            }
+        }
+    });
+    let nterms = fp.terms.len();
+    let points = fp.points.iter().map(|p| {
+        let what = format!("the values `{}` holds at once ({})", p.role, p.at);
+        let ps = point_params(&fp, p);
+        let counts = p.counts.iter().map(|(i, c)| quote!((#i, #c)));
+        quote!((#what, #ps, &[#(#counts),*]))
+    });
+    let method = quote! {
+        /// An upper bound of the memory one role holds at once in a run
+        /// with these parameters: the largest over the roles and the points
+        /// of their runs of the sizes of the values alive there (see
+        /// `ot_runtime::limits::Peak`), where it is reached, and the
+        /// parameters it depends on; `None` when no size depends on the
+        /// parameters. `Params::new` refuses parameters whose bound
+        /// overflows or exceeds the memory budget.
+        #[allow(clippy::all)]
+        pub fn peak_memory(&self) -> ::core::option::Option<#rt::limits::Peak> {
+            let params = self;
+            let __sizes: [::core::option::Option<usize>; #nterms] = [#(#sizes),*];
+            #rt::limits::peak(&__sizes, &[#(#points),*])
+        }
+    };
+    let check = match fp.points.is_empty() {
+        true => quote!(),
+        false => quote! {
+            if let ::core::option::Option::Some(__p) = params.peak_memory() {
+                match __p.bytes {
+                    Some(__b) if __b <= __budget => {}
+                    __b => return Err(Error::TooLarge { value: __p.what, params: __p.params, bytes: __b, limit: __budget }),
+                }
+            }
+        },
+    };
+    (method, check)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn footprint_of(src: &str) -> Footprint {
+        let c = crate::compile_str("p.otp", src, Path::new("."))
+            .unwrap_or_else(|f| panic!("{}", f.render()));
+        footprint(c.ir.as_ref().expect("ir"))
+    }
+
+    /// Bytes of a type with every parameter equal to `m` (checked).
+    fn bytes(t: &Ty, m: u128) -> Option<u128> {
+        fn len(s: &Shape, m: u128) -> Option<u128> {
+            match s {
+                Shape::Lit(v) => Some(*v),
+                Shape::Param(_) => Some(m),
+                Shape::Bin(op, a, b) => {
+                    let (a, b) = (len(a, m)?, len(b, m)?);
+                    match op {
+                        '+' => a.checked_add(b),
+                        '-' => a.checked_sub(b),
+                        '*' => a.checked_mul(b),
+                        '/' => a.checked_div(b),
+                        _ => a.checked_rem(b),
+                    }
+                }
+            }
+        }
+        match t {
+            Ty::Bits(n) => Some(len(n, m)?.div_ceil(8)),
+            Ty::BitMatrix(r, c) => len(r, m)?.checked_mul(len(c, m)?.div_ceil(128) * 16),
+            Ty::Array(e, n) => len(n, m)?.checked_mul(bytes(e, m)?),
+            Ty::Block | Ty::Seed => Some(16),
+            _ => panic!("no size for {t}"),
+        }
+    }
+
+    /// Each role's bound: the largest sum over its points.
+    fn peaks(fp: &Footprint, m: u128) -> BTreeMap<String, Option<u128>> {
+        let mut out: BTreeMap<String, Option<u128>> = BTreeMap::new();
+        for p in &fp.points {
+            let sum = p.counts.iter().try_fold(0u128, |acc, (&i, &c)| {
+                let t = &fp.terms[i];
+                let b = match &t.whole {
+                    None => bytes(&t.ty, m)?,
+                    Some(w) => bytes(&t.ty, m)?.min(bytes(w, m).unwrap_or(u128::MAX)),
+                };
+                acc.checked_add(b.checked_mul(c as u128)?)
+            });
+            let e = out.entry(p.role.clone()).or_insert(Some(0));
+            *e = match (*e, sum) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                _ => None,
+            };
+        }
+        out
+    }
+
+    const THREE: &str = "protocol Three(role A, role B) {\n\
+        param m: usize;\n\
+        input  A { x: Bits[m] }\n\
+        output A { y: Bits[m] }\n\
+        output B { z: [Block; m] }\n\
+        round one: A -> B : One { u: Bits[m] } { at A { u = x ^ x; } }\n\
+        at B { w = sample [Block; m]; }\n\
+        round two: B -> A : Two { v: Bits[m] } { at B { v = u ^ u; } }\n\
+        at B { z = w; }\n\
+        at A { y = v ^ x; }\n\
+    }\n";
+
+    /// A three-step protocol, by hand with `b = m / 8` (a `Bits[m]`) and
+    /// `B = 16 m` (a `[Block; m]`). `A` (`u = x ^ x`, send `one`, receive
+    /// `two`, `y = v ^ x`): between `one` and `two` it holds `x`, `u` (its
+    /// state), `v` and a frame: `4 b`. `B` (receive `one`, sample `w`,
+    /// `v = u ^ u`, send `two`, `z = w`): up to the send `u`, `w`, `v` and
+    /// a frame (`3 b + B`); from the send on `w`, `v`, `z` (a clone of `w`)
+    /// and the frame of `two`: `2 b + 2 B`.
+    #[test]
+    fn three_step_bound_is_the_hand_sum() {
+        let fp = footprint_of(THREE);
+        for m in [8u128, 1024, 1 << 20] {
+            let (b, blocks) = (m / 8, 16 * m);
+            let p = peaks(&fp, m);
+            assert_eq!(p["A"], Some(4 * b), "{fp:#?}");
+            assert_eq!(p["B"], Some(2 * b + 2 * blocks), "{fp:#?}");
+        }
+    }
+
+    /// A chunked round's per-chunk buffers are sized by the chunk, not the
+    /// whole width, and the bound holds a point per step.
+    #[test]
+    fn chunked_rounds_count_the_chunk() {
+        let src = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocols/iknp.otp"),
+        )
+        .expect("iknp.otp");
+        let c = crate::compile_path(
+            "protocols/iknp.otp",
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        )
+        .unwrap_or_else(|f| panic!("{}", f.render()));
+        let fp = footprint(c.ir.as_ref().expect("ir"));
+        assert!(src.contains("chunked"));
+        let chunk_terms: Vec<&Term> = fp.terms.iter().filter(|t| t.whole.is_some()).collect();
+        assert!(!chunk_terms.is_empty(), "{:#?}", fp.terms);
+        assert!(!fp.points.is_empty());
+        for p in &fp.points {
+            assert!(p.role == "Sender" || p.role == "Receiver", "{p:?}");
+        }
+    }
+}
