@@ -36,6 +36,17 @@ fn link_counts(n: usize) -> Vec<Vec<(u64, u64, u64)>> {
     })
 }
 
+/// Every link of a coin flip among `n` carries `frames` frames each way in
+/// `exchanges` exchanges (every exchange is a flight out and a flight in).
+fn assert_links(n: usize, frames: u64, exchanges: usize) {
+    for party in link_counts(n) {
+        for (sent, received, flights) in party {
+            assert_eq!((sent, received), (frames, frames), "n = {n}");
+            assert_eq!(flights, 2 * exchanges as u64, "n = {n}");
+        }
+    }
+}
+
 #[test]
 fn two_parties_send_no_digest_frames() {
     // Coin flip: commit, open. Per link with n = 2: the hello, the
@@ -48,13 +59,7 @@ fn two_parties_send_no_digest_frames() {
     let opening = coin_flip_n::msgs::Opening::wire_len(&params);
     let commitment = coin_flip_n::msgs::Commitment::wire_len(&params);
     assert_eq!(c.per_party, opening + commitment);
-    for party in link_counts(2) {
-        for (sent, received, flights) in party {
-            assert_eq!((sent, received), (3, 3));
-            // Every flight is a write then a read: two per exchange.
-            assert_eq!(flights, 2 * c.rounds as u64);
-        }
-    }
+    assert_links(2, 3, c.rounds);
 }
 
 #[test]
@@ -65,12 +70,7 @@ fn three_parties_still_exchange_digests() {
     let c = coin_flip_n::comm(&params);
     assert_eq!(c.check_bytes, 2 * 2 * 3 * 32);
     assert_eq!(c.rounds, 3);
-    for party in link_counts(3) {
-        for (sent, received, flights) in party {
-            assert_eq!((sent, received), (4, 4));
-            assert_eq!(flights, 2 * c.rounds as u64);
-        }
-    }
+    assert_links(3, 4, c.rounds);
 }
 
 #[test]

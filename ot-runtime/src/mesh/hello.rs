@@ -160,6 +160,20 @@ impl<'a> Reader<'a> {
 /// It announces our hello's length as the next frame of every link
 /// ([`Mesh::expect_next_frame`]) and lifts the announcement when done.
 pub fn handshake<M: Mesh + ?Sized>(mesh: &mut M, hello: &Hello) -> Result<(), MeshError> {
+    let (ours, frame) = announce_hello(mesh, hello)?;
+    let res = exchange(mesh, &ours, &frame);
+    super::announce_end(mesh);
+    res
+}
+
+/// Our hello (with [`Mesh::me`] and [`Mesh::parties`]) and its frame, after
+/// announcing a hello of that length on every link: a peer of the same
+/// session sends one of our hello's length (a longer one differs from ours
+/// and is refused anyway).
+fn announce_hello<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    hello: &Hello,
+) -> Result<(Stated, Vec<u8>), MeshError> {
     let (me, n) = (mesh.me(), mesh.parties());
     let too_many = || MeshError::setup(None, "party count or index exceeds u32");
     let ours = Stated {
@@ -168,14 +182,10 @@ pub fn handshake<M: Mesh + ?Sized>(mesh: &mut M, hello: &Hello) -> Result<(), Me
         me: u32::try_from(me).map_err(|_| too_many())?,
     };
     let frame = ours.encode().map_err(|e| MeshError::setup(None, e))?;
-    // A peer of the same session sends a hello of our hello's length
-    // (a longer one differs from ours and is refused anyway).
     for peer in (0..n).filter(|&p| p != me) {
         mesh.expect_next_frame(peer, Some(frame.len()));
     }
-    let res = exchange(mesh, &ours, &frame);
-    super::announce_end(mesh);
-    res
+    Ok((ours, frame))
 }
 
 /// Sends our hello frame to every peer, then reads and compares theirs.
@@ -238,16 +248,7 @@ impl<'a, M: Mesh + ?Sized> Greeting<'a, M> {
     /// peer without waiting for theirs, and announces a hello on every link.
     pub fn start(mesh: &'a mut M, hello: &Hello) -> Result<Self, MeshError> {
         let (me, n) = (mesh.me(), mesh.parties());
-        let too_many = || MeshError::setup(None, "party count or index exceeds u32");
-        let ours = Stated {
-            hello: hello.clone(),
-            parties: u32::try_from(n).map_err(|_| too_many())?,
-            me: u32::try_from(me).map_err(|_| too_many())?,
-        };
-        let frame = ours.encode().map_err(|e| MeshError::setup(None, e))?;
-        for peer in (0..n).filter(|&p| p != me) {
-            mesh.expect_next_frame(peer, Some(frame.len()));
-        }
+        let (ours, frame) = announce_hello(mesh, hello)?;
         for peer in (0..n).filter(|&p| p != me) {
             mesh.send_to(peer, &frame)?;
         }
