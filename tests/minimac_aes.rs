@@ -391,3 +391,32 @@ fn a_batch_of_the_wrong_shape_is_refused() {
         );
     }
 }
+
+/// One block with two players: one exchange per round (`ROUNDS`, 13). The
+/// session hello travels with the first round, and no broadcast needs a
+/// digest exchange, since its only receiver is the other player. Each
+/// player writes one frame per round plus its hello.
+#[test]
+fn two_players_take_one_exchange_per_round() {
+    let f = files(2, 1);
+    let shares = split_key(FIPS_KEY, 2, &mut Rng::from_entropy());
+    let outs = run_parties(MemoryMesh::new(2), |mesh| {
+        let ct = party(
+            mesh,
+            &f,
+            shares[mesh.me()],
+            &[FIPS_PT],
+            1,
+            (0, Cheat::Honest),
+        );
+        (ct.map(|c| c.is_some()), mesh.stats(1 - mesh.me()))
+    });
+    let p = minimac_aes::Params::new(2, 1, K, LEN).unwrap();
+    assert_eq!(minimac_aes::comm(&p).rounds, minimac_aes::ROUNDS);
+    assert_eq!(minimac_aes::comm(&p).check_bytes, 0);
+    for (ct, stats) in outs {
+        ct.unwrap();
+        assert_eq!(stats.messages_sent, minimac_aes::ROUNDS as u64 + 1);
+        assert_eq!(stats.rounds, 2 * minimac_aes::ROUNDS as u64);
+    }
+}

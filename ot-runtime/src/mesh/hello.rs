@@ -153,12 +153,27 @@ impl<'a> Reader<'a> {
 /// The first difference is [`MeshError::Mismatch`] naming the peer and the
 /// [`HelloField`] (protocol, spec hash, parameters, session, party count, or
 /// a party index other than the one we reach the peer at); a frame that is
-/// not a hello is [`MeshError::Setup`] naming the peer. Generated drivers
-/// call this first. Its bytes are counted in [`Mesh::stats`] like any frame
+/// not a hello is [`MeshError::Setup`] naming the peer. This costs a flight
+/// of its own; generated drivers check the same hello lazily instead
+/// ([`Greeting`]), with their first round. Its bytes are counted in [`Mesh::stats`] like any frame
 /// (one frame each way per peer), but not in a protocol's predicted `comm`.
 /// It announces our hello's length as the next frame of every link
 /// ([`Mesh::expect_next_frame`]) and lifts the announcement when done.
 pub fn handshake<M: Mesh + ?Sized>(mesh: &mut M, hello: &Hello) -> Result<(), MeshError> {
+    let (ours, frame) = announce_hello(mesh, hello)?;
+    let res = exchange(mesh, &ours, &frame);
+    super::announce_end(mesh);
+    res
+}
+
+/// Our hello (with [`Mesh::me`] and [`Mesh::parties`]) and its frame, after
+/// announcing a hello of that length on every link: a peer of the same
+/// session sends one of our hello's length (a longer one differs from ours
+/// and is refused anyway).
+fn announce_hello<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    hello: &Hello,
+) -> Result<(Stated, Vec<u8>), MeshError> {
     let (me, n) = (mesh.me(), mesh.parties());
     let too_many = || MeshError::setup(None, "party count or index exceeds u32");
     let ours = Stated {
@@ -167,14 +182,10 @@ pub fn handshake<M: Mesh + ?Sized>(mesh: &mut M, hello: &Hello) -> Result<(), Me
         me: u32::try_from(me).map_err(|_| too_many())?,
     };
     let frame = ours.encode().map_err(|e| MeshError::setup(None, e))?;
-    // A peer of the same session sends a hello of our hello's length
-    // (a longer one differs from ours and is refused anyway).
     for peer in (0..n).filter(|&p| p != me) {
         mesh.expect_next_frame(peer, Some(frame.len()));
     }
-    let res = exchange(mesh, &ours, &frame);
-    super::announce_end(mesh);
-    res
+    Ok((ours, frame))
 }
 
 /// Sends our hello frame to every peer, then reads and compares theirs.
@@ -193,6 +204,157 @@ fn exchange<M: Mesh + ?Sized>(mesh: &mut M, ours: &Stated, frame: &[u8]) -> Resu
         }
     }
     Ok(())
+}
+
+/// A session hello verified lazily: the mesh of a run that sends its hello
+/// to every peer at once ([`Greeting::start`]) and goes straight on to its
+/// first round, reading and checking a peer's hello just before the first
+/// frame it receives from that peer.
+///
+/// So a run costs no flight for the hello: every party's hello travels in
+/// the same flight as its first round's messages. The binding is as strict
+/// as with [`handshake`]: no frame of a peer is handed to the caller before
+/// that peer's hello has been read and found equal to ours (else
+/// [`MeshError::Mismatch`], or [`MeshError::Setup`] for a frame that is not
+/// a hello), and [`Greeting::finish`] reads the hellos of the peers nothing
+/// was received from, so a generated driver calls it before returning any
+/// output. Sending our own messages before the peer's hello is checked
+/// gives that peer nothing it could not get by sending a hello equal to
+/// ours (a peer can always lie in its hello): the hello protects *us* from
+/// using a confused peer's messages, and those are never used unchecked.
+///
+/// Announcements ([`Mesh::expect_next_frame`]) stay exact: while a peer's
+/// hello is pending its link announces the hello's length (a peer of the
+/// same session sends one of our hello's length), and the caller's
+/// announcement for that link is passed on once the hello is read. A send
+/// to a peer whose next frame was announced longer than
+/// [`READ_AHEAD_SLACK`](crate::channel::READ_AHEAD_SLACK) reads that peer's
+/// hello first (the peer sent it before anything else), so a transport that
+/// reads ahead while the send waits may buffer the whole announced frame.
+pub struct Greeting<'a, M: Mesh + ?Sized> {
+    inner: &'a mut M,
+    ours: Stated,
+    /// Per endpoint: the peer's hello is not read yet.
+    pending: Vec<bool>,
+    /// Per endpoint: the caller's announcement, passed on once the hello
+    /// is read.
+    next: Vec<Option<usize>>,
+    /// A hello check failed (or the link failed while reading a hello).
+    failed: bool,
+}
+
+impl<'a, M: Mesh + ?Sized> Greeting<'a, M> {
+    /// Sends our `hello` (plus [`Mesh::me`] and [`Mesh::parties`]) to every
+    /// peer without waiting for theirs, and announces a hello on every link.
+    pub fn start(mesh: &'a mut M, hello: &Hello) -> Result<Self, MeshError> {
+        let (me, n) = (mesh.me(), mesh.parties());
+        let (ours, frame) = announce_hello(mesh, hello)?;
+        for peer in (0..n).filter(|&p| p != me) {
+            mesh.send_to(peer, &frame)?;
+        }
+        mesh.flush()?;
+        Ok(Greeting {
+            inner: mesh,
+            ours,
+            pending: (0..n).map(|p| p != me).collect(),
+            next: vec![None; n],
+            failed: false,
+        })
+    }
+
+    /// Reads and checks the hello of every peer not heard from yet (in
+    /// index order): call it before using the run's result.
+    pub fn finish(&mut self) -> Result<(), MeshError> {
+        for peer in 0..self.pending.len() {
+            self.greet(peer)?;
+        }
+        Ok(())
+    }
+
+    /// Whether a failure came from a peer's hello (a mismatch, a frame that
+    /// is not a hello, or the link failing before the hello arrived).
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// Reads and checks `peer`'s hello if it is pending, then passes on
+    /// the caller's announcement for that link.
+    fn greet(&mut self, peer: usize) -> Result<(), MeshError> {
+        if !self.pending.get(peer).copied().unwrap_or(false) {
+            return Ok(());
+        }
+        self.failed = true;
+        let mut buf = Vec::new();
+        self.inner.recv_from(peer, &mut buf, MAX_HELLO)?;
+        let theirs = Stated::decode(&buf).map_err(|e| MeshError::setup(peer, e))?;
+        if let Some(field) = self.ours.first_difference(&theirs, peer) {
+            return Err(MeshError::Mismatch { peer, field });
+        }
+        self.failed = false;
+        self.pending[peer] = false;
+        self.inner.expect_next_frame(peer, self.next[peer]);
+        Ok(())
+    }
+
+    /// Before a send to `peer`: reads its hello first if the frame
+    /// announced next on that link exceeds what a waiting send reads ahead.
+    fn before_send(&mut self, peer: usize) -> Result<(), MeshError> {
+        let big =
+            self.next.get(peer).copied().flatten().unwrap_or(0) > crate::channel::READ_AHEAD_SLACK;
+        if big {
+            self.greet(peer)?;
+        }
+        Ok(())
+    }
+}
+
+impl<M: Mesh + ?Sized> Mesh for Greeting<'_, M> {
+    fn me(&self) -> usize {
+        self.inner.me()
+    }
+    fn parties(&self) -> usize {
+        self.inner.parties()
+    }
+    fn send_to(&mut self, peer: usize, msg: &[u8]) -> Result<(), MeshError> {
+        self.before_send(peer)?;
+        self.inner.send_to(peer, msg)
+    }
+    fn send_vec_to(&mut self, peer: usize, msg: Vec<u8>) -> Result<(), MeshError> {
+        self.before_send(peer)?;
+        self.inner.send_vec_to(peer, msg)
+    }
+    fn flush(&mut self) -> Result<(), MeshError> {
+        self.inner.flush()
+    }
+    fn recv_from(
+        &mut self,
+        peer: usize,
+        buf: &mut Vec<u8>,
+        max_len: usize,
+    ) -> Result<(), MeshError> {
+        self.greet(peer)?;
+        self.inner.recv_from(peer, buf, max_len)
+    }
+    fn recv_any(
+        &mut self,
+        from: &[usize],
+        buf: &mut Vec<u8>,
+        max_len: usize,
+    ) -> Result<usize, MeshError> {
+        for &peer in from {
+            self.greet(peer)?;
+        }
+        self.inner.recv_any(from, buf, max_len)
+    }
+    fn stats(&self, peer: usize) -> crate::channel::ChannelStats {
+        self.inner.stats(peer)
+    }
+    fn expect_next_frame(&mut self, peer: usize, len: Option<usize>) {
+        match self.pending.get(peer) {
+            Some(true) => self.next[peer] = len,
+            _ => self.inner.expect_next_frame(peer, len),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -36,7 +36,11 @@
 //! first difference is a [`MeshError::Mismatch`] naming the peer and the
 //! [`HelloField`], so a peer running another protocol, another version of the
 //! spec, other parameters, another session or another party count is refused
-//! before it can confuse the protocol. [`TcpMesh`] additionally runs a small
+//! before it can confuse the protocol. Generated drivers check the same
+//! hello lazily ([`Greeting`]): the hello goes out with the first round's
+//! messages, and each peer's is checked before anything from that peer is
+//! used and before the run's output, so the hello costs no flight of its
+//! own. [`TcpMesh`] additionally runs a small
 //! *transport* hello (magic, index, n) on each connection, which maps
 //! connections to party indices and refuses a wrong `n`, an index out of
 //! range or a duplicate index.
@@ -136,7 +140,7 @@ mod tcp;
 #[cfg(feature = "tls")]
 mod tls;
 
-pub use hello::{handshake, Hello, MAX_HELLO};
+pub use hello::{handshake, Greeting, Hello, MAX_HELLO};
 pub use links::{ChannelMesh, MeshChannel};
 pub use memory::MemoryMesh;
 pub use tamper::{tamper_party, TamperMesh};

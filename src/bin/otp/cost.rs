@@ -317,25 +317,27 @@ fn rounds_json(ir: &Ir, sizes: &[u128]) -> Vec<serde_json::Value> {
 fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, String> {
     let parties = *env.get(n).ok_or_else(|| n.to_string())?;
     let peers = parties.saturating_sub(1);
-    let checked: Vec<bool> = ir
-        .rounds
-        .iter()
-        .map(|r| r.party.is_some_and(PartyRound::checked))
-        .collect();
-    let checks = checked.iter().filter(|c| **c).count() as u128;
+    // A run checks a broadcast only when it has two receivers or more: a
+    // party's broadcast with two parties reaches only the other party
+    // (nobody to equivocate to); the dealer's reaches all the parties.
+    let needs_check = |r: &&IrRound| match r.party {
+        Some(PartyRound::FixedBroadcast {
+            sender: DEALER,
+            checked,
+        }) => checked && parties > 1,
+        Some(p) => p.checked() && parties > 2,
+        None => false,
+    };
+    let checks = ir.rounds.iter().filter(needs_check).count() as u128;
     // Digests: every party's message (n each) in an all-to-all broadcast,
     // the one sender's in a broadcast by a fixed party.
-    let check_bytes = ir
-        .rounds
-        .iter()
-        .filter(|r| r.party.is_some_and(PartyRound::checked))
-        .fold(0u128, |a, r| {
-            let digests = match r.party {
-                Some(PartyRound::FixedBroadcast { .. }) => 1,
-                _ => parties,
-            };
-            a.wrapping_add(peers.wrapping_mul(digests).wrapping_mul(DIGEST_LEN))
-        });
+    let check_bytes = ir.rounds.iter().filter(needs_check).fold(0u128, |a, r| {
+        let digests = match r.party {
+            Some(PartyRound::FixedBroadcast { .. }) => 1,
+            _ => parties,
+        };
+        a.wrapping_add(peers.wrapping_mul(digests).wrapping_mul(DIGEST_LEN))
+    });
     // What party `me` sends; with fixed parties, the most any party sends.
     let sent_by = |me: u128| {
         ir.rounds.iter().zip(sizes).fold(0u128, |a, (r, b)| {

@@ -63,6 +63,20 @@ pub(super) fn checked(ir: &Ir, r: usize) -> bool {
     ir.rounds[r].party.is_some_and(PartyRound::checked)
 }
 
+/// Whether checked broadcast round `r` needs its consistency check in a
+/// run, as a run-time condition over `__n` (the number of parties): only
+/// when the broadcast has two receivers or more. A party's broadcast is
+/// received by the `n - 1` other parties, so with `n == 2` its only
+/// receiver is the other party and there is nobody it could have sent
+/// another message to: the check (digests and their exchange) is skipped.
+/// The dealer's broadcast reaches all `n` parties and is always checked.
+pub(super) fn check_needed(ir: &Ir, r: usize) -> proc_macro2::TokenStream {
+    match ir.rounds[r].party {
+        Some(PartyRound::FixedBroadcast { sender: DEALER, .. }) => quote::quote!((__n > 1)),
+        _ => quote::quote!((__n > 2)),
+    }
+}
+
 /// The fixed party of round `r` (`P[0] -> all`, `P[0] -> P[j]`,
 /// `P[j] -> P[0]`), if it has one.
 pub(super) fn fixed(ir: &Ir, r: usize) -> Option<usize> {

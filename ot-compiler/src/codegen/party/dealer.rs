@@ -334,7 +334,6 @@ impl<'a> DealerGen<'a> {
         let first_pat = self.state_pat(0);
         let (_, first_end) = self.span_of(0);
         let init = self.stmts(0, first_end);
-        let hello = super::driver::hello();
         let prologue = super::start(&input, &in_names, &in_checks, &init);
         let (mut steps, mut drive) = (vec![], vec![]);
         for si in 0..self.states.len() - 1 {
@@ -343,6 +342,17 @@ impl<'a> DealerGen<'a> {
             drive.push(dr);
         }
         let (reads, drive) = super::driver::announced(drive);
+        let finish = super::driver::greeted_finish();
+        let greeted = super::driver::greeted(
+            &quote!(#output),
+            quote! {
+                let __s = self;
+                let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
+                #reads
+                #(#drive)*
+                #finish
+            },
+        );
         let run_body = super::driver::lifted(
             &quote!(#output),
             quote! {
@@ -350,12 +360,7 @@ impl<'a> DealerGen<'a> {
                 if mesh.me() != __n || mesh.parties() != __n.wrapping_add(1) {
                     return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
                 }
-                #hello
-                let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
-                let __s = self;
-                #reads
-                #(#drive)*
-                __s.finish()
+                #greeted
             },
         );
         let last = self.states.len() - 1;
@@ -363,7 +368,7 @@ impl<'a> DealerGen<'a> {
         let outs = self.ir.outputs[1].iter().map(|(o, _)| id(o));
         let doc = format!("The dealer `{d}` of `{pname}` (`{}`), as a typestate: it runs its own steps (`at {d}` and the rounds it sends or receives), not the parties'. On a mesh it is endpoint `n`, after the parties `0..n`.", self.ir.location);
         let new_doc = format!("Starts `{d}` of session `session` (the same 16 bytes at every party, fresh for every run) with its inputs and randomness: checks the inputs and runs its computation up to its first round.");
-        let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then the session hello with every party, then its rounds; before each send it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.");
+        let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then its rounds behind the session hello (sent to every party with its first flight, each party's checked before the first frame read from it and all before the output; see `ot_runtime::mesh::Greeting`); before each send it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.");
         quote! {
             #io
             #[doc = concat!("States of `", #d, "`.")]

@@ -155,55 +155,83 @@ pub(super) fn recv_from(m: &Ident, method: &Ident, rn: &str, from: TokenStream) 
     }
 }
 
-/// The broadcast check: digests to every peer, then every peer's digests.
-/// A batched check (`carried`: the message type of the round sent with it)
-/// sent its digests at the start of that round's frames: it reads those
-/// frames, checks the digests, and keeps the messages (`__stash`) for the
-/// round's receive step.
-pub(super) fn check(
-    digests: &Ident,
-    method: &Ident,
-    rn: &str,
-    carried: Option<&Ident>,
-    len: TokenStream,
-) -> TokenStream {
-    let rt = rt();
-    let label = format!("{rn} (broadcast check)");
-    let Some(m2) = carried else {
-        let gather = gather(&label, len, quote!(::core::clone::Clone::clone(&__buf)));
-        return quote! {
-            let __d = __s.#digests();
-            for &__p in &__peers {
-                mesh.send_to(__p, &__d).map_err(|source| Error::Mesh { round: #label, source })?;
-            }
-            mesh.flush().map_err(|source| Error::Mesh { round: #label, source })?;
-            #gather
-            let __s = __s.#method(__got)?;
+/// The driver code of a broadcast check. An unbatched check sends the
+/// digests to every peer, then reads every peer's; a batched check
+/// (`carried`: the message type of the round sent with it) sent its digests
+/// at the start of that round's frames: it reads those frames, checks the
+/// digests, and keeps the messages (`__stash`) for the round's receive
+/// step. When the run needs no check (`need` false: two parties), an
+/// unbatched check exchanges nothing and a batched frame carries zero
+/// digest bytes (`len`, the digests' length, is then 0).
+pub(super) struct Check<'a> {
+    pub(super) digests: &'a Ident,
+    pub(super) method: &'a Ident,
+    pub(super) rn: &'a str,
+    pub(super) carried: Option<&'a Ident>,
+    pub(super) need: TokenStream,
+    pub(super) len: TokenStream,
+}
+
+impl Check<'_> {
+    pub(super) fn code(&self) -> TokenStream {
+        let Check {
+            digests,
+            method,
+            rn,
+            carried,
+            need,
+            len,
+        } = self;
+        let label = format!("{rn} (broadcast check)");
+        let Some(m2) = carried else {
+            let gather = gather(
+                &label,
+                len.clone(),
+                quote!(::core::clone::Clone::clone(&__buf)),
+            );
+            return quote! {
+                let __s = if #need {
+                    let __d = __s.#digests();
+                    for &__p in &__peers {
+                        mesh.send_to(__p, &__d).map_err(|source| Error::Mesh { round: #label, source })?;
+                    }
+                    mesh.flush().map_err(|source| Error::Mesh { round: #label, source })?;
+                    #gather
+                    __s.#method(__got)?
+                } else {
+                    __s.#method(::std::vec::Vec::new())?
+                };
+            };
         };
-    };
-    let split = quote! {{
-        if __buf.len() < __dl {
-            let __e = Error::Length { round: #label, expected: __len, got: __buf.len() };
-            return Err(Error::FromPeer { round: #label, peer: __p, source: ::std::boxed::Box::new(__e) });
+        let split = quote! {{
+            if __buf.len() < __dl {
+                let __e = Error::Length { round: #label, expected: __len, got: __buf.len() };
+                return Err(Error::FromPeer { round: #label, peer: __p, source: ::std::boxed::Box::new(__e) });
+            }
+            (__buf[..__dl].to_vec(), __buf[__dl..].to_vec())
+        }};
+        let gather = gather(&label, quote!(__len), split);
+        quote! {
+            let __dl = #len;
+            let __len = __dl.wrapping_add(msgs::#m2::wire_len(&__s.params));
+            #gather
+            let (__got, __stash): (::std::vec::Vec<_>, ::std::vec::Vec<_>) = __got
+                .into_iter()
+                .map(|(__p, (__d, __m))| ((__p, __d), (__p, __m)))
+                .unzip();
+            let __s = __s.#method(__got)?;
         }
-        (__buf[..__dl].to_vec(), __buf[__dl..].to_vec())
-    }};
-    let gather = gather(&label, quote!(__len), split);
-    quote! {
-        let __dl = #rt::mpc::DIGEST_LEN.wrapping_mul(__n);
-        let __len = __dl.wrapping_add(msgs::#m2::wire_len(&__s.params));
-        #gather
-        let (__got, __stash): (::std::vec::Vec<_>, ::std::vec::Vec<_>) = __got
-            .into_iter()
-            .map(|(__p, (__d, __m))| ((__p, __d), (__p, __m)))
-            .unzip();
-        let __s = __s.#method(__got)?;
     }
 }
 
-/// The session hello (protocol, `SPEC_HASH`, parameters, session id) with
-/// every peer, in a `run` method (`self` the endpoint's first state).
-pub(super) fn hello() -> TokenStream {
+/// The rest of a `run` method (`inner`, ending with the first state's
+/// `__s.finish()`) run behind the session hello (protocol, `SPEC_HASH`,
+/// parameters, session id; `self` the endpoint's first state), verified
+/// lazily (`ot_runtime::mesh::Greeting`): the hello goes to every peer in the
+/// first flight, a peer's is checked before the first frame read from it,
+/// and the hellos of peers nothing came from are checked before the output
+/// is computed. A failure of a peer's hello is reported as round `hello`.
+pub(super) fn greeted(output: &TokenStream, inner: TokenStream) -> TokenStream {
     let rt = rt();
     quote! {
         let __hello = #rt::mesh::Hello {
@@ -212,7 +240,25 @@ pub(super) fn hello() -> TokenStream {
             params: self.params.encode(),
             session: self.session_id,
         };
-        #rt::mesh::handshake(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
+        let mut __greeting = #rt::mesh::Greeting::start(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
+        let __res = (|| -> Result<#output, Error> {
+            #[allow(unused_imports)]
+            use #rt::mesh::Mesh as _;
+            let mesh = &mut __greeting;
+            #inner
+        })();
+        match __res {
+            Err(Error::Mesh { source, .. }) if __greeting.failed() => Err(Error::Mesh { round: "hello", source }),
+            __r => __r,
+        }
+    }
+}
+
+/// The end of a driver: every pending hello checked, then the output.
+pub(super) fn greeted_finish() -> TokenStream {
+    quote! {
+        mesh.finish().map_err(|source| Error::Mesh { round: "hello", source })?;
+        __s.finish()
     }
 }
 
@@ -222,9 +268,17 @@ pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
     let output = format_ident!("{}Output", g.pname());
     let n = crate::codegen::wire::shape(&super::analysis::parties(g.ir));
     let ends = super::analysis::endpoints(g.ir);
-    let hello = hello();
-    let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) with every peer first, then every round, writing all of a round's messages before reading any and reading peers in arrival order. Before writing a round it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.", g.pname());
+    let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): sends the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) to every peer and goes straight on to the first round, checking a peer's hello before the first frame it reads from that peer and every remaining hello before computing the output (a peer whose hello differs is `Error::Mesh` in round `hello` with `MeshError::Mismatch`; see `ot_runtime::mesh::Greeting`: sending before the peer's hello is checked gives it nothing it could not get by sending a hello equal to ours, and nothing it sends is used before its hello is checked); then every round, writing all of a round's messages before reading any and reading peers in arrival order. Before writing a round it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends. With two parties the broadcast consistency checks exchange nothing (see the `check_` steps).", g.pname());
     let (reads, steps) = announced(steps);
+    let finish = greeted_finish();
+    let inner = quote! {
+        let __peers: ::std::vec::Vec<usize> = (0..__n).filter(|&__p| __p != __s.me).collect();
+        let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
+        #reads
+        #(#steps)*
+        #finish
+    };
+    let greeted = greeted(&quote!(#output), quote!(let __s = self; #inner));
     let body = lifted(
         &quote!(#output),
         quote! {
@@ -232,13 +286,7 @@ pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
             if mesh.me() != self.me || mesh.parties() != #ends {
                 return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
             }
-            #hello
-            let __peers: ::std::vec::Vec<usize> = (0..__n).filter(|&__p| __p != self.me).collect();
-            let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
-            let __s = self;
-            #reads
-            #(#steps)*
-            __s.finish()
+            #greeted
         },
     );
     quote! {

@@ -3,7 +3,14 @@
 //! typestate per step, sans-IO step methods taking and producing per-peer
 //! messages, the broadcast consistency check (digests exchanged after every
 //! checked `-> all` round), and a blocking driver over an
-//! `ot_runtime::mesh::Mesh` that starts with the session hello.
+//! `ot_runtime::mesh::Mesh` that sends the session hello with its first
+//! round and checks each peer's before using anything from it.
+//!
+//! The broadcast check is a run-time decision: a party's broadcast with
+//! two parties has one receiver, the other party, so there is nobody its
+//! sender could have sent another message to, and the check (digests and
+//! their exchange) is skipped; the dealer's broadcast reaches every party
+//! and is always checked (`analysis::check_needed`).
 
 pub(super) mod analysis;
 mod dealer;
@@ -110,9 +117,16 @@ fn comm_items(ir: &Ir) -> TokenStream {
     let any_fixed =
         (0..ir.rounds.len()).any(|k| analysis::fixed(ir, k).is_some()) || ir.dealer.is_some();
     let ops = analysis::ops(ir);
-    let exchanges = (0..ops.len())
-        .filter(|&c| matches!(ops[c], Op::Check(_)) && !analysis::check_batched(&ops, c))
-        .count();
+    // An unbatched check costs a flight when the run needs it.
+    let exchanges: Vec<TokenStream> = (0..ops.len())
+        .filter_map(|c| match ops[c] {
+            Op::Check(r) if !analysis::check_batched(&ops, c) => {
+                let need = analysis::check_needed(ir, r);
+                Some(quote!(.wrapping_add(usize::from(#need))))
+            }
+            _ => None,
+        })
+        .collect();
     let dealer_flights = (0..ir.rounds.len())
         .filter(|&k| analysis::dealer_sends(ir, k) || analysis::dealer_receives(ir, k))
         .count();
@@ -133,28 +147,26 @@ fn comm_items(ir: &Ir) -> TokenStream {
             let check_bytes = 0usize #(.wrapping_add(#digests))*;
             let per_party = 0usize #(.wrapping_add(#sent))*.wrapping_add(check_bytes);
             #dealer_rounds
-            Comm { per_party, check_bytes, rounds: ROUNDS + #exchanges }
+            Comm { per_party, check_bytes, rounds: ROUNDS #(#exchanges)* }
         }
     } else {
-        let rounds = ir.rounds.iter().enumerate().map(|(k, r)| {
+        let msgs = ir.rounds.iter().map(|r| {
             let m = format_ident!("{}", r.msg);
-            let digest = if analysis::checked(ir, k) {
-                quote!(.wrapping_add(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)))
-            } else {
-                quote!()
-            };
-            quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params)))#digest)
+            quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params))))
         });
-        let checks = (0..ir.rounds.len())
+        let digests = (0..ir.rounds.len())
             .filter(|&k| analysis::checked(ir, k))
-            .count();
+            .map(|k| {
+                let need = analysis::check_needed(ir, k);
+                quote!(.wrapping_add(if #need { __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN) } else { 0 }))
+            });
         quote! {
             let _ = me;
             let __n = #n;
             let __peers = __n.saturating_sub(1);
-            let per_party = 0usize #(#rounds)*;
-            let check_bytes = __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN).wrapping_mul(#checks);
-            Comm { per_party, check_bytes, rounds: ROUNDS + #exchanges }
+            let check_bytes = 0usize #(#digests)*;
+            let per_party = 0usize #(#msgs)*.wrapping_add(check_bytes);
+            Comm { per_party, check_bytes, rounds: ROUNDS #(#exchanges)* }
         }
     };
     let comm = if any_fixed {
@@ -172,9 +184,9 @@ fn comm_items(ir: &Ir) -> TokenStream {
         pub struct Comm {
             /// Bytes each party sends in total (to all peers), including the digests of the broadcast checks.
             pub per_party: usize,
-            /// Of these, the digests of the broadcast consistency checks.
+            /// Of these, the digests of the broadcast consistency checks (none with two parties, where a party's broadcast has one receiver and needs no check).
             pub check_bytes: usize,
-            /// Message exchanges (flights: every party writes, then reads), not counting the session hello: the rounds, plus one for each broadcast check not batched with the next round's messages.
+            /// Message exchanges (flights: every party writes, then reads): the rounds, plus one for each broadcast check not batched with the next round's messages when the run needs it (not with two parties). The session hello travels with the first flight and costs none.
             pub rounds: usize,
         }
         /// Communication of party `me` in one run with these parameters (the
@@ -215,6 +227,7 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
         _ if ir.dealer.is_some() => quote!(if me == __n { 0 } else { __peers.wrapping_mul(#msg) }),
         _ => quote!(__peers.wrapping_mul(#msg)),
     };
+    let need = analysis::check_needed(ir, k);
     let digests = match r.party {
         _ if !analysis::checked(ir, k) => quote!(0usize),
         _ if ir.dealer.is_some() && analysis::checked(ir, k) => {
@@ -231,7 +244,7 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
         }
         _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)),
     };
-    (sent, digests)
+    (sent, quote!(if #need { #digests } else { 0usize }))
 }
 
 /// How the flow note names fixed party `c` (`0`, or the dealer).

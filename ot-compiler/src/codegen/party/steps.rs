@@ -5,7 +5,7 @@
 //! every peer's).
 
 use super::analysis::{
-    check_batched, checked, dealer_sends, endpoints, fixed, parties, peer, Op, PState,
+    check_batched, check_needed, checked, dealer_sends, endpoints, fixed, parties, peer, Op, PState,
 };
 use super::driver::Drive;
 use super::PartyGen;
@@ -99,7 +99,6 @@ impl PartyGen<'_> {
         stashed: bool,
         carried: Option<usize>,
     ) -> (bool, Option<(TokenStream, TokenStream)>) {
-        let rt = rt();
         let wire = |r: usize| {
             let m = format_ident!("{}", self.ir.rounds[r].msg);
             quote!(msgs::#m::wire_len(&__s.params))
@@ -114,18 +113,19 @@ impl PartyGen<'_> {
             ),
             Op::Recv(r) => (false, Some((peers, wire(r)))),
             Op::Check(r) => {
-                let digests = match fixed(self.ir, r) {
-                    Some(_) => quote!(#rt::mpc::DIGEST_LEN),
-                    None => quote!(#rt::mpc::DIGEST_LEN.wrapping_mul(__n)),
-                };
-                let len = match carried {
+                let need = check_needed(self.ir, r);
+                let digests = self.digests_len(r);
+                match carried {
                     Some(r2) => {
                         let w = wire(r2);
-                        quote!(#digests.wrapping_add(#w))
+                        (false, Some((peers, quote!(#digests.wrapping_add(#w)))))
                     }
-                    None => digests,
-                };
-                (carried.is_none(), Some((peers, len)))
+                    // A check skipped at run time (two parties) reads nothing.
+                    None => {
+                        let from = quote!(if #need { #peers } else { ::std::vec::Vec::new() });
+                        (true, Some((from, digests)))
+                    }
+                }
             }
         }
     }
@@ -282,17 +282,22 @@ impl PartyGen<'_> {
         let StepNames(rn, m, method, names, parts_of) = self.step_names(r, "recv");
         let (next_party, next_ty) = self.next_party(next);
         let n = shape(&parties(self.ir));
+        let need = check_needed(self.ir, r);
         let digests = if checked(self.ir, r) {
             quote! {
-                let __digests = __all
-                    .iter()
-                    .enumerate()
-                    .map(|(__j, __m)| {
-                        let mut __b = ::std::vec::Vec::new();
-                        __m.encode(&params, &mut __b)?;
-                        Ok(#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, __j, &__b))
-                    })
-                    .collect::<Result<::std::vec::Vec<_>, Error>>()?;
+                let __digests = if #need {
+                    __all
+                        .iter()
+                        .enumerate()
+                        .map(|(__j, __m)| {
+                            let mut __b = ::std::vec::Vec::new();
+                            __m.encode(&params, &mut __b)?;
+                            Ok(#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, __j, &__b))
+                        })
+                        .collect::<Result<::std::vec::Vec<_>, Error>>()?
+                } else {
+                    ::std::vec::Vec::new()
+                };
             }
         } else {
             quote!()
@@ -340,7 +345,7 @@ impl PartyGen<'_> {
         let method = format_ident!("digests_{}", rd.name);
         let cur = Self::state_ident(s);
         let role_mod = &self.role_mod;
-        let doc = format!("The broadcast check of round `{}`: the digests of the message each party sent as this party received them (in party order), to send to every other party.", rd.name);
+        let doc = format!("The broadcast check of round `{}`: the digests of the message each party sent as this party received them (in party order), to send to every other party; empty when the run needs no check (a party's broadcast with two parties: its only receiver is the other party, so there is nobody to equivocate to).", rd.name);
         quote! {
             #[doc = #doc]
             pub fn #method(&self) -> ::std::vec::Vec<u8> {
@@ -358,10 +363,12 @@ impl PartyGen<'_> {
         let (next_party, next_ty) = self.next_party(next);
         let n = shape(&parties(self.ir));
         // A fixed sender's broadcast has one digest, of that sender's message.
-        let (want, sender) = match fixed(self.ir, r) {
-            Some(c) => (quote!(#rt::mpc::DIGEST_LEN), peer(c)),
-            None => (quote!(__n.wrapping_mul(#rt::mpc::DIGEST_LEN)), quote!(__j)),
+        let sender = match fixed(self.ir, r) {
+            Some(c) => peer(c),
+            None => quote!(__j),
         };
+        let need = check_needed(self.ir, r);
+        let want = self.digests_len(r);
         let middle = quote! {
             let __n = #n;
             let __want = #want;
@@ -376,7 +383,7 @@ impl PartyGen<'_> {
                 }
                 __reports[__p] = Some(__d);
             }
-            if let Some(__p) = (0..__n).find(|&__p| __p != me && __reports[__p].is_none()) {
+            if let Some(__p) = (0..__n).find(|&__p| #need && __p != me && __reports[__p].is_none()) {
                 return Err(Error::Delivery { round: #rn, peer: __p });
             }
             for (__j, __mine) in __digests.iter().enumerate() {
@@ -391,7 +398,7 @@ impl PartyGen<'_> {
             }
         };
         let parts = Parts {
-            doc: self.round_doc(r, "Broadcast check (Goldwasser-Lindell broadcast with abort): takes every other party's digests (`digests_` of theirs) as `(sender, frame)` pairs and aborts with `Equivocation` naming the round and the party whose messages differ; then runs the party's local computation up to its next step."),
+            doc: self.round_doc(r, "Broadcast check (Goldwasser-Lindell broadcast with abort): takes every other party's digests (`digests_` of theirs) as `(sender, frame)` pairs and aborts with `Equivocation` naming the round and the party whose messages differ; then runs the party's local computation up to its next step. A run needs no check when a party's broadcast has one receiver (two parties: the only receiver is the other party, so there is nobody to equivocate to); then the digests are empty, the driver exchanges none (a batched check's frame carries zero digest bytes), and an empty list (or empty digests) is accepted."),
             method: method.clone(),
             args: quote!(, received: ::std::vec::Vec<(usize, ::std::vec::Vec<u8>)>),
             ret: next_ty,
@@ -400,14 +407,28 @@ impl PartyGen<'_> {
         };
         let digests = format_ident!("digests_{}", rd.name);
         let carried = carried.map(|r2| format_ident!("{}", self.ir.rounds[r2].msg));
+        let check = super::driver::Check {
+            digests: &digests,
+            method: &method,
+            rn,
+            carried: carried.as_ref(),
+            need,
+            len: self.digests_len(r),
+        };
+        (parts, check.code())
+    }
+
+    /// The bytes of the digests of checked round `r` one party sends each
+    /// peer (over `__n`): one per sender (one for a fixed sender), none
+    /// when the run needs no check.
+    fn digests_len(&self, r: usize) -> TokenStream {
+        let rt = rt();
+        let need = check_needed(self.ir, r);
         let len = match fixed(self.ir, r) {
             Some(_) => quote!(#rt::mpc::DIGEST_LEN),
             None => quote!(#rt::mpc::DIGEST_LEN.wrapping_mul(__n)),
         };
-        (
-            parts,
-            super::driver::check(&digests, &method, rn, carried.as_ref(), len),
-        )
+        quote!(if #need { #len } else { 0usize })
     }
 
     /// The parties a fixed round's receive step expects a message from: the
@@ -599,11 +620,16 @@ impl PartyGen<'_> {
             _ => {
                 let c = fixed(self.ir, r).unwrap_or_default();
                 let pc = peer(c);
+                let need = check_needed(self.ir, r);
                 let digests = if checked(self.ir, r) {
                     quote! {
-                        let mut __b = ::std::vec::Vec::new();
-                        __m.encode(&params, &mut __b)?;
-                        let __digests = ::std::vec![#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #pc, &__b)];
+                        let __digests = if #need {
+                            let mut __b = ::std::vec::Vec::new();
+                            __m.encode(&params, &mut __b)?;
+                            ::std::vec![#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #pc, &__b)]
+                        } else {
+                            ::std::vec::Vec::new()
+                        };
                     }
                 } else {
                     quote!()
