@@ -38,7 +38,7 @@ use rand_core::{CryptoRng, RngCore};
 
 use super::prep::masked_square_word;
 use super::shares::{check_seed_parts, in_code, mac_diff_parts, Codes, Opened, Shares};
-use crate::gf256::{add_assign, mul, mul_add, mul_slices, pow, schur_sum_add};
+use crate::gf256::{add_assign, mul, mul_add, mul_slices, pow, prefetch, schur_sum_add};
 use crate::Block;
 use std::sync::{Arc, Mutex};
 
@@ -728,6 +728,18 @@ fn public_parts(
 /// words are looked up once per value (tested against the definition,
 /// `lookup_is_the_definition`).
 pub fn lookup(y: &[u8], layer: &SboxLayer) -> Shares {
+    lookup_with(y, layer, LOOKUP_AHEAD)
+}
+
+/// Values [`lookup`] prefetches ahead: the table entries a value reads
+/// are scattered over its 256 entries (memory-bound: the first touch of
+/// each entry misses the caches), so their cache lines are requested
+/// while an earlier value is computed.
+pub const LOOKUP_AHEAD: usize = 2;
+
+/// [`lookup`], prefetching the table entries of the value `ahead` values
+/// later (`0`: no prefetch) while computing one: the same result.
+pub fn lookup_with(y: &[u8], layer: &SboxLayer, ahead: usize) -> Shares {
     let z = &layer.zero;
     let codes = z.codes().clone();
     let (n, k) = (codes.base.n(), codes.base.k());
@@ -738,6 +750,14 @@ pub fn lookup(y: &[u8], layer: &SboxLayer) -> Shares {
     let mut px: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
     let mut pm: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
     for (l, e) in y.chunks_exact(n).take(total).enumerate() {
+        let p = l + ahead;
+        if ahead > 0 && p < total {
+            for &v in &y[p * n..p * n + k] {
+                let (tx, tm) = layer.entry(p, v);
+                prefetch(tx);
+                prefetch(tm);
+            }
+        }
         let w = l * n..(l + 1) * n;
         let (ox, om) = (&mut x[w.clone()], &mut mac[w]);
         px.clear();
@@ -765,7 +785,7 @@ pub fn lookup(y: &[u8], layer: &SboxLayer) -> Shares {
 /// party 0's output masks); for `t = 11` the masked ciphertexts. Layer
 /// `t`'s masks are taken out of the run once looked up (handed back, or
 /// dropped and so wiped: [`AesMasks`]).
-pub fn aes_absorb(mut st: AesRun, y: &[u8], t: usize) -> AesRun {
+pub fn aes_absorb(mut st: AesRun, y: Vec<u8>, t: usize) -> AesRun {
     let m = st.m;
     let to_open = std::mem::take(&mut st.to_open);
     let codes = to_open.codes().clone();
@@ -774,10 +794,9 @@ pub fn aes_absorb(mut st: AesRun, y: &[u8], t: usize) -> AesRun {
         1..=LAYERS => st.masks.take(t - 1),
         _ => None,
     };
-    st.acc.push(to_open);
-    st.acc_y.push(y.to_vec());
+    let y_sh = layer.as_ref().map(|layer| lookup(&y, layer));
     if t > LAYERS {
-        let out = public_parts(y, n, k, 0, 16, m);
+        let out = public_parts(&y, n, k, 0, 16, m);
         st.out = (0..m * k)
             .map(|b| {
                 (0..16)
@@ -785,12 +804,12 @@ pub fn aes_absorb(mut st: AesRun, y: &[u8], t: usize) -> AesRun {
                     .collect()
             })
             .collect();
-        return st;
     }
-    let Some(layer) = layer else {
+    st.acc.push(to_open);
+    st.acc_y.push(y);
+    let (Some(layer), Some(y_sh)) = (layer, y_sh) else {
         return st;
     };
-    let y_sh = lookup(y, &layer);
     st.masks.retire(layer);
     let (x_sh, kt) = next_layer(&split_layer(&y_sh, m), &st.ks_sh, t);
     st.ks_sh = kt;
@@ -880,7 +899,11 @@ mod tests {
         // must ignore.
         let y = random(vals * n);
         let eps: Vec<Vec<u8>> = y.chunks(n).map(|w| w[..k].to_vec()).collect();
-        let got = lookup(&y, &SboxLayer::from_words(&layer).unwrap());
+        let sl = SboxLayer::from_words(&layer).unwrap();
+        let got = lookup(&y, &sl);
+        for ahead in [0, 1, 5] {
+            assert_eq!(lookup_with(&y, &sl, ahead), got, "prefetch {ahead} ahead");
+        }
         for (l, e) in eps.iter().enumerate() {
             for part in 0..2 {
                 let pick = |s: &Shares| {
