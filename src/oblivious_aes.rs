@@ -188,7 +188,8 @@ fn aes_session(session: [u8; 16]) -> [u8; 16] {
 /// (at most [`Material::blocks`]; the rest of the last group is zero) and
 /// gets their ciphertexts, every other party passes `&[]` and gets `None`.
 /// `session` must be fresh and the same at every party. The material is
-/// consumed: every share of it is wiped before this returns.
+/// consumed (its shares and one-time tables wipe themselves when dropped,
+/// before this returns).
 pub fn encrypt<M: Mesh + ?Sized>(
     mesh: &mut M,
     material: Material,
