@@ -53,6 +53,10 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// Party 0's ciphertexts (`None` elsewhere), the online time, and the
+/// time to wipe and free the used tables after it.
+type Timed = (Option<Vec<[u8; 16]>>, Duration, Duration);
+
 /// One oblivious encryption of `pts` (party 0's) under the key whose XOR
 /// share this party holds ([`ot::oblivious_aes`]: the key shares entered,
 /// then AES with party 0's plaintexts). Returns the ciphertexts (party 0
@@ -66,7 +70,7 @@ fn encrypt<M: Mesh + ?Sized>(
     key_share: [u8; 16],
     pts: &[[u8; 16]],
     tag: u8,
-) -> Res<(Option<Vec<[u8; 16]>>, Duration, Duration)> {
+) -> Res<Timed> {
     let k = store.params().k;
     let taken = Material::take(store, groups(pts.len(), k));
     // (Waited for before an error is returned, so the peer never hangs.)

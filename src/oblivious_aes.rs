@@ -200,6 +200,14 @@ pub fn encrypt<M: Mesh + ?Sized>(
     encrypt_handing_back(mesh, material, key_share, pts, session).map(|(ct, _used)| ct)
 }
 
+/// The S-box masks a run used, handed back by [`encrypt_handing_back`]
+/// (each layer wipes its tables when dropped).
+pub type UsedTables = Vec<SboxLayer>;
+
+/// What [`encrypt_handing_back`] returns: the ciphertexts (party 0 only)
+/// and the used S-box masks.
+pub type Encrypted = (Option<Vec<[u8; 16]>>, UsedTables);
+
 /// [`encrypt`], but the S-box masks the run used (its one-time tables,
 /// about 250 KB per block and party) are handed back instead of dropped
 /// inside the run: they are wiped and freed when the caller drops them,
@@ -212,7 +220,7 @@ pub fn encrypt_handing_back<M: Mesh + ?Sized>(
     key_share: &[u8; 16],
     pts: &[[u8; 16]],
     session: [u8; 16],
-) -> Result<(Option<Vec<[u8; 16]>>, Vec<SboxLayer>), Error> {
+) -> Result<Encrypted, Error> {
     let (me, n) = (mesh.me(), mesh.parties());
     let Material {
         params,
