@@ -53,6 +53,10 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// Party 0's ciphertexts (`None` elsewhere), the online time, and the
+/// time to wipe and free the used tables after it.
+type Timed = (Option<Vec<[u8; 16]>>, Duration, Duration);
+
 /// One oblivious encryption of `pts` (party 0's) under the key whose XOR
 /// share this party holds ([`ot::oblivious_aes`]: the key shares entered,
 /// then AES with party 0's plaintexts). Returns the ciphertexts (party 0
@@ -66,7 +70,7 @@ fn encrypt<M: Mesh + ?Sized>(
     key_share: [u8; 16],
     pts: &[[u8; 16]],
     tag: u8,
-) -> Res<(Option<Vec<[u8; 16]>>, Duration)> {
+) -> Res<Timed> {
     let k = store.params().k;
     let taken = Material::take(store, groups(pts.len(), k));
     // (Waited for before an error is returned, so the peer never hangs.)
@@ -74,8 +78,14 @@ fn encrypt<M: Mesh + ?Sized>(
     let material = taken?;
     let start = Instant::now();
     let pts = if mesh.me() == 0 { pts } else { &[] };
-    let ct = oblivious_aes::encrypt(mesh, material, &key_share, pts, [tag; 16])?;
-    Ok((ct, start.elapsed()))
+    let (ct, used) =
+        oblivious_aes::encrypt_handing_back(mesh, material, &key_share, pts, [tag; 16])?;
+    let online = start.elapsed();
+    // The used one-time tables are wiped and freed after the clock (timed
+    // separately).
+    let wiping = Instant::now();
+    drop(used);
+    Ok((ct, online, wiping.elapsed()))
 }
 
 fn reference(key: &[u8; 16], pts: &[[u8; 16]]) -> Vec<[u8; 16]> {
@@ -93,6 +103,8 @@ fn reference(key: &[u8; 16], pts: &[[u8; 16]]) -> Vec<[u8; 16]> {
 /// (dealing and writing the files) and the bytes of each party's file.
 struct Measured {
     times: Vec<Duration>,
+    /// Party 0's time to wipe and free the used tables after each run.
+    wipes: Vec<Duration>,
     dealt: Duration,
     file_bytes: Vec<u64>,
 }
@@ -142,27 +154,30 @@ fn measure(
         })
         .collect();
     let ready = Barrier::new(PARTIES);
-    let outs = run_parties(local_tcp_mesh(PARTIES)?, |mesh| -> Res<Vec<Duration>> {
-        let me = mesh.me();
-        let mut store = PrepStore::open(&files[me], me, params)?;
-        let mut times = Vec::new();
-        for (r, pts) in plaintexts.iter().enumerate() {
-            let (ct, t) = encrypt(mesh, &ready, &mut store, shares[me], pts, r as u8)?;
-            match (me, ct) {
-                (0, Some(ct)) => {
-                    let want = reference(&key, pts);
-                    if ct != want {
-                        return Err("a ciphertext differs from the aes crate's".into());
+    let outs = run_parties(
+        local_tcp_mesh(PARTIES)?,
+        |mesh| -> Res<Vec<(Duration, Duration)>> {
+            let me = mesh.me();
+            let mut store = PrepStore::open(&files[me], me, params)?;
+            let mut times = Vec::new();
+            for (r, pts) in plaintexts.iter().enumerate() {
+                let (ct, t, w) = encrypt(mesh, &ready, &mut store, shares[me], pts, r as u8)?;
+                match (me, ct) {
+                    (0, Some(ct)) => {
+                        let want = reference(&key, pts);
+                        if ct != want {
+                            return Err("a ciphertext differs from the aes crate's".into());
+                        }
                     }
+                    (0, None) => return Err("party 0 got no ciphertext".into()),
+                    (_, Some(_)) => return Err("a party other than 0 got a ciphertext".into()),
+                    (_, None) => {}
                 }
-                (0, None) => return Err("party 0 got no ciphertext".into()),
-                (_, Some(_)) => return Err("a party other than 0 got a ciphertext".into()),
-                (_, None) => {}
+                times.push((t, w));
             }
-            times.push(t);
-        }
-        Ok(times)
-    });
+            Ok(times)
+        },
+    );
     for f in &files {
         let _ = std::fs::remove_file(f);
         let mut r = f.as_os_str().to_owned();
@@ -170,12 +185,13 @@ fn measure(
         let _ = std::fs::remove_file(r);
     }
     let mut outs = outs.into_iter();
-    let times = outs.next().ok_or("no party")??;
+    let (times, wipes) = outs.next().ok_or("no party")??.into_iter().unzip();
     for o in outs {
         o?;
     }
     Ok(Measured {
         times,
+        wipes,
         dealt,
         file_bytes,
     })
@@ -245,20 +261,25 @@ fn main() -> Res<()> {
         let runs = if blocks >= 4096 { 1 } else { reps };
         let Measured {
             times: mut t,
+            mut wipes,
             dealt,
             file_bytes,
         } = measure(&dir, code, mode, blocks, runs)?;
         t.sort();
+        wipes.sort();
         let med = t[t.len() / 2];
+        let wipe = wipes[wipes.len() / 2];
         amortised = Some(med.as_secs_f64() / blocks as f64);
         last = blocks;
         println!(
             "{blocks:>5} blocks: best {:>9.3} ms  median {:>9.3} ms  {:>9.2} µs per block  ({} runs; \
+             then wiping and freeing the used tables {:.2} µs per block; \
              dealer {:.1} µs per block; files {} bytes)",
             t[0].as_secs_f64() * 1e3,
             med.as_secs_f64() * 1e3,
             med.as_secs_f64() * 1e6 / blocks as f64,
             runs,
+            wipe.as_secs_f64() * 1e6 / blocks as f64,
             dealt.as_secs_f64() * 1e6 / (blocks * runs) as f64,
             file_bytes
                 .iter()

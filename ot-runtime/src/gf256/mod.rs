@@ -213,6 +213,17 @@ pub fn schur_sum_add_with(backend: Backend, dst: &mut [u8], pairs: &[(&[u8], &[u
     }
 }
 
+/// Asks the CPU to start loading the cache lines of `b` (a hint for
+/// kernels that read scattered memory, e.g. one-time tables: no effect
+/// on any result; nothing on other architectures).
+#[inline]
+pub fn prefetch(b: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    simd::prefetch(b);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = b;
+}
+
 /// `v[t] = c · v[t]` on the detected backend.
 pub fn scale(v: &mut [u8], c: u8) {
     let src = v.to_vec();

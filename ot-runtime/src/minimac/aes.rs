@@ -37,10 +37,10 @@
 use rand_core::{CryptoRng, RngCore};
 
 use super::prep::masked_square_word;
-use super::shares::{check_seed, in_code, mac_diff, opened_values, Codes, Opened, Shares};
-use crate::gf256::{add_assign, mul, mul_add, mul_slices, pow, schur_sum_add};
+use super::shares::{check_seed_parts, in_code, mac_diff_parts, Codes, Opened, Shares};
+use crate::gf256::{add_assign, mul, mul_add, mul_slices, pow, prefetch, schur_sum_add};
 use crate::Block;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// S-box layers of AES-128 (one per round).
 pub const LAYERS: usize = 10;
@@ -230,11 +230,33 @@ fn next_layer<T: Lin>(y: &[T], ks: &[T], t: usize) -> (Vec<T>, Vec<T>) {
 /// bytes at `(l·256 + v)·2n`). The lookup of mask `l` reads only inside
 /// its own `256·2n` bytes, so a layer streams through its tables once,
 /// in order, instead of visiting 512 separate arrays per value.
+///
+/// The tables are wiped when the layer is dropped (as [`Shares`] wipe
+/// `ρ*` and `z*`): a party's table shares with the other parties' reveal
+/// `S(v + ρ)` for every `v`, so `ρ` and the opened input.
 #[derive(Clone, Debug, Default)]
 pub struct SboxLayer {
     rho: Shares,
     zero: Shares,
     table: Vec<u8>,
+}
+
+impl Drop for SboxLayer {
+    fn drop(&mut self) {
+        wipe_bytes(&mut self.table);
+    }
+}
+
+/// Overwrites `b` with zeros through `zeroize` (volatile stores the
+/// optimizer keeps), eight bytes per store on the aligned middle: a
+/// layer's tables are about 100 MB at 4096 blocks, which byte-wise
+/// volatile stores would take many times longer to clear.
+fn wipe_bytes(b: &mut [u8]) {
+    use zeroize::Zeroize;
+    let (head, mid, tail) = bytemuck::pod_align_to_mut::<u8, u64>(b);
+    head.zeroize();
+    mid.zeroize();
+    tail.zeroize();
 }
 
 impl SboxLayer {
@@ -315,30 +337,127 @@ impl SboxLayer {
     }
 }
 
-/// The S-box masks of one AES run: one [`SboxLayer`] per layer.
-pub type AesMasks = Vec<SboxLayer>;
+/// The S-box masks of one AES run: one [`SboxLayer`] per layer (index
+/// `t − 1` for layer `t`), and optionally where the run hands each layer
+/// once it is used ([`AesMasks::hand_back_to`]). The run owns its masks
+/// (the `.otp` moves them into it, [`aes_begin`]) and takes each layer
+/// out when it absorbs that layer's opening, so a layer is gone from the
+/// run as soon as its lookup is done.
+#[derive(Clone, Debug, Default)]
+pub struct AesMasks {
+    layers: Vec<SboxLayer>,
+    used: Option<UsedLayers>,
+}
+
+/// Where a run puts the S-box layers it has used (shared with whoever
+/// gave it the masks): they are dropped, and so wiped, by the holder of
+/// the last handle, e.g. after the caller has stopped its clock. Without
+/// one a used layer is dropped (wiped and freed) inside the run.
+#[derive(Clone, Debug, Default)]
+pub struct UsedLayers(Arc<Mutex<Vec<SboxLayer>>>);
+
+impl UsedLayers {
+    /// An empty place for used layers.
+    pub fn new() -> UsedLayers {
+        UsedLayers::default()
+    }
+
+    /// Takes the layers handed back so far (each wiped when dropped).
+    pub fn take(&self) -> Vec<SboxLayer> {
+        match self.0.lock() {
+            Ok(mut v) => std::mem::take(&mut *v),
+            Err(p) => std::mem::take(&mut *p.into_inner()),
+        }
+    }
+
+    fn put(&self, layer: SboxLayer) {
+        match self.0.lock() {
+            Ok(mut v) => v.push(layer),
+            Err(p) => p.into_inner().push(layer),
+        }
+    }
+}
+
+impl AesMasks {
+    /// Number of layers (used ones included).
+    pub fn len(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// Whether there is no layer.
+    pub fn is_empty(&self) -> bool {
+        self.layers.is_empty()
+    }
+
+    /// The layers in order (a used one is empty).
+    pub fn iter(&self) -> std::slice::Iter<'_, SboxLayer> {
+        self.layers.iter()
+    }
+
+    /// The run hands every layer it has used to `used` instead of
+    /// dropping it.
+    pub fn hand_back_to(&mut self, used: UsedLayers) {
+        self.used = Some(used);
+    }
+
+    /// Takes layer `l` out (an empty layer stays in its place).
+    fn take(&mut self, l: usize) -> Option<SboxLayer> {
+        self.layers.get_mut(l).map(std::mem::take)
+    }
+
+    /// Disposes of a used layer: hands it back, or drops (wipes) it.
+    fn retire(&self, layer: SboxLayer) {
+        match &self.used {
+            Some(u) => u.put(layer),
+            None => drop(layer),
+        }
+    }
+}
+
+impl FromIterator<SboxLayer> for AesMasks {
+    fn from_iter<I: IntoIterator<Item = SboxLayer>>(it: I) -> AesMasks {
+        AesMasks {
+            layers: it.into_iter().collect(),
+            used: None,
+        }
+    }
+}
+
+impl std::ops::Index<usize> for AesMasks {
+    type Output = SboxLayer;
+    fn index(&self, l: usize) -> &SboxLayer {
+        &self.layers[l]
+    }
+}
+
+impl std::ops::IndexMut<usize> for AesMasks {
+    fn index_mut(&mut self, l: usize) -> &mut SboxLayer {
+        &mut self.layers[l]
+    }
+}
 
 /// A party's state between the openings of an AES run (module docs).
-#[derive(Clone, Debug, Default)]
+/// The `.otp` moves it from step to step (`move` parameters), so it is
+/// never copied; it is deliberately not `Clone` (a clone would copy the
+/// run's S-box masks).
+#[derive(Debug, Default)]
 pub struct AesRun {
     m: usize,
+    /// The S-box masks of the layers still to come (each taken out when
+    /// its opening is absorbed).
+    masks: AesMasks,
     /// Shares of round key `t` (as `C*` words; 16 batches of one value).
-    /// (Shared, as `to_open`
-    /// and `out_mask`: the `.otp` passes the state by reference, so each
-    /// step clones it; the clone copies no share.)
-    ks_sh: Arc<Vec<Shares>>,
+    ks_sh: Vec<Shares>,
     /// What the next opening broadcasts.
-    to_open: Arc<Shares>,
+    to_open: Shares,
     /// Every opened batch so far (as `C*` words) and the opened words,
     /// for the deferred MAC check.
-    /// (Shared, so that cloning the state between rounds copies no
-    /// opening; concatenated once, for the check.)
-    acc: Vec<Arc<Shares>>,
-    acc_y: Vec<Arc<Vec<u8>>>,
+    acc: Vec<Shares>,
+    acc_y: Vec<Vec<u8>>,
     /// Shares of party 0's output masks (`16·m` values in `C`, slots
     /// known to party 0 only): the last opening reveals the ciphertexts
     /// plus these.
-    out_mask: Arc<Shares>,
+    out_mask: Shares,
     /// The masked ciphertexts, once the last opening is absorbed.
     out: Opened,
 }
@@ -490,7 +609,7 @@ fn first_inputs(io: &Shares, kin: &Shares, m: usize) -> (Vec<Shares>, Vec<Shares
 /// to its codeword shares now (so it can open before it learns the
 /// others'); every party adds `α_i ∘ C(d)` of all differences to its MAC
 /// shares in [`aes_enter`].
-pub fn aes_begin(io: &Shares, kin: &Shares, d: &[u8], masks: &AesMasks, m: usize) -> AesRun {
+pub fn aes_begin(io: &Shares, kin: &Shares, d: &[u8], masks: AesMasks, m: usize) -> AesRun {
     let (mut ks, pt) = first_inputs(io, kin, m);
     let k = kin.codes().base.k();
     let (dk, dp) = d.split_at((16 * k).min(d.len()));
@@ -504,16 +623,17 @@ pub fn aes_begin(io: &Shares, kin: &Shares, d: &[u8], masks: &AesMasks, m: usize
     x.iter_mut().zip(&ks).for_each(|(p, k)| p.add_bcast(k));
     x.extend([13, 14, 15, 12].map(|i| ks[i].clone()));
     let mut to_open = join(&x);
-    if let Some(layer) = masks.first() {
+    if let Some(layer) = masks.layers.first() {
         to_open.add_scaled(&layer.rho, 1);
     }
     AesRun {
         m,
-        to_open: Arc::new(to_open),
-        ks_sh: Arc::new(ks),
+        masks,
+        to_open,
+        ks_sh: ks,
         acc: Vec::new(),
         acc_y: Vec::new(),
-        out_mask: Arc::new(io.slice(16 * m, 16 * m).unwrap_or_default()),
+        out_mask: io.slice(16 * m, 16 * m).unwrap_or_default(),
         out: Vec::new(),
     }
 }
@@ -524,8 +644,7 @@ pub fn aes_begin(io: &Shares, kin: &Shares, d: &[u8], masks: &AesMasks, m: usize
 /// opening (state positions `Δ + d_pt`, key positions `RotWord` of `Δ`),
 /// with `d_pt` party 0's plaintext half. Afterwards the run's values are
 /// `[[r]] + Δ` as in the two-round input of `minimac_input.otp`.
-pub fn aes_enter(st: &AesRun, d: &[Vec<u8>]) -> AesRun {
-    let mut st = st.clone();
+pub fn aes_enter(mut st: AesRun, d: &[Vec<u8>]) -> AesRun {
     let m = st.m;
     let Some(first) = d.first() else {
         return st;
@@ -537,8 +656,7 @@ pub fn aes_enter(st: &AesRun, d: &[Vec<u8>]) -> AesRun {
         add_assign(&mut dk, &dj[..l.min(dj.len())]);
     }
     let dp = &first[l..];
-    let mut ks: Vec<Shares> = st.ks_sh.as_ref().clone();
-    for (p, s) in ks.iter_mut().enumerate() {
+    for (p, s) in st.ks_sh.iter_mut().enumerate() {
         add_public_part(s, dk.get(p * k..(p + 1) * k).unwrap_or(&[]), true);
     }
     let mut c: Vec<u8> = dp.get(..16 * m * k).unwrap_or(&[]).to_vec();
@@ -548,10 +666,7 @@ pub fn aes_enter(st: &AesRun, d: &[Vec<u8>]) -> AesRun {
     for p in [13, 14, 15, 12] {
         c.extend_from_slice(dk.get(p * k..(p + 1) * k).unwrap_or(&[]));
     }
-    let mut to_open = st.to_open.as_ref().clone();
-    add_public_part(&mut to_open, &c, true);
-    st.ks_sh = Arc::new(ks);
-    st.to_open = Arc::new(to_open);
+    add_public_part(&mut st.to_open, &c, true);
     st
 }
 
@@ -582,16 +697,29 @@ pub fn aes_in_code(st: &AesRun, y: &[u8]) -> bool {
 }
 
 /// Public slot vectors (`m·k` bytes per position) of `count` positions
-/// starting at value `first` of the opened values.
-fn public_parts(vals: &[Vec<u8>], first: usize, count: usize, m: usize) -> Vec<Vec<u8>> {
+/// starting at value `first` of the opened words `y` (`n` bytes each,
+/// the slots first).
+fn public_parts(
+    y: &[u8],
+    n: usize,
+    k: usize,
+    first: usize,
+    count: usize,
+    m: usize,
+) -> Vec<Vec<u8>> {
     (0..count)
-        .map(|p| vals[first + p * m..first + (p + 1) * m].concat())
+        .map(|p| {
+            (first + p * m..first + (p + 1) * m)
+                .flat_map(|l| y.get(l * n..l * n + k).unwrap_or(&[]))
+                .copied()
+                .collect()
+        })
         .collect()
 }
 
 /// `[[S(x)]]* = Σ_v C(1_{ε = v}) ∘ [[T_v]] + [[z]]*` for every value
-/// (module docs, step 2) from the opened `ε = x + ρ` (`eps`: one `k`-slot
-/// vector per value) and the layer's S-box masks.
+/// (module docs, step 2) from the opened words `y` (`n` bytes each; the
+/// first `k`, the slots, are `ε = x + ρ`) and the layer's S-box masks.
 ///
 /// One pass per value and part (codeword share, MAC share), fused with
 /// the addition of `[[z]]*`: the output starts as `z*`'s shares,
@@ -599,22 +727,42 @@ fn public_parts(vals: &[Vec<u8>], first: usize, count: usize, m: usize) -> Vec<V
 /// `Σ_i L_i ∘ T_{ε_i}[k..]` ([`crate::gf256::schur_sum_add`]); the table
 /// words are looked up once per value (tested against the definition,
 /// `lookup_is_the_definition`).
-pub fn lookup(eps: &[Vec<u8>], layer: &SboxLayer) -> Shares {
+pub fn lookup(y: &[u8], layer: &SboxLayer) -> Shares {
+    lookup_with(y, layer, LOOKUP_AHEAD)
+}
+
+/// Values [`lookup`] prefetches ahead: the table entries a value reads
+/// are scattered over its 256 entries (memory-bound: the first touch of
+/// each entry misses the caches), so their cache lines are requested
+/// while an earlier value is computed.
+pub const LOOKUP_AHEAD: usize = 2;
+
+/// [`lookup`], prefetching the table entries of the value `ahead` values
+/// later (`0`: no prefetch) while computing one: the same result.
+pub fn lookup_with(y: &[u8], layer: &SboxLayer, ahead: usize) -> Shares {
     let z = &layer.zero;
     let codes = z.codes().clone();
     let (n, k) = (codes.base.n(), codes.base.k());
-    let total = eps.len().min(z.len());
+    let total = (y.len() / n.max(1)).min(z.len());
     let (zx, zm) = z.parts();
     let (mut x, mut mac) = (zx[..total * n].to_vec(), zm[..total * n].to_vec());
     let rows: Vec<&[u8]> = (0..k).map(|i| codes.base.redundancy_row(i)).collect();
     let mut px: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
     let mut pm: Vec<(&[u8], &[u8])> = Vec::with_capacity(k);
-    for (l, e) in eps.iter().take(total).enumerate() {
+    for (l, e) in y.chunks_exact(n).take(total).enumerate() {
+        let p = l + ahead;
+        if ahead > 0 && p < total {
+            for &v in &y[p * n..p * n + k] {
+                let (tx, tm) = layer.entry(p, v);
+                prefetch(tx);
+                prefetch(tm);
+            }
+        }
         let w = l * n..(l + 1) * n;
         let (ox, om) = (&mut x[w.clone()], &mut mac[w]);
         px.clear();
         pm.clear();
-        for (i, (row, &v)) in rows.iter().zip(e.iter().take(k)).enumerate() {
+        for (i, (row, &v)) in rows.iter().zip(&e[..k]).enumerate() {
             let (tx, tm) = layer.entry(l, v);
             if tx.len() < n {
                 continue;
@@ -634,56 +782,64 @@ pub fn lookup(eps: &[Vec<u8>], layer: &SboxLayer) -> Shares {
 /// check; for `t ≤ 10` the S-box inputs `ε` of layer `t`, the S-box
 /// outputs [`lookup`], round key `t` and the next opening (the next
 /// layer's inputs plus its `ρ*`, or for `t = 10` the ciphertexts plus
-/// party 0's output masks); for `t = 11` the masked ciphertexts. (The
-/// state's clone shares its batches: no share is copied.)
-pub fn aes_absorb(st: &AesRun, masks: &AesMasks, y: &[u8], t: usize) -> AesRun {
-    let mut st = st.clone();
+/// party 0's output masks); for `t = 11` the masked ciphertexts. Layer
+/// `t`'s masks are taken out of the run once looked up (handed back, or
+/// dropped and so wiped: [`AesMasks`]).
+pub fn aes_absorb(mut st: AesRun, y: Vec<u8>, t: usize) -> AesRun {
     let m = st.m;
-    let vals = opened_values(&st.to_open, y);
-    st.acc.push(std::mem::take(&mut st.to_open));
-    st.acc_y.push(Arc::new(y.to_vec()));
-    let Some(first) = st.acc.last().map(|a| a.holder().clone()) else {
-        return st;
+    let to_open = std::mem::take(&mut st.to_open);
+    let codes = to_open.codes().clone();
+    let (n, k) = (codes.base.n(), codes.base.k());
+    let layer = match t {
+        1..=LAYERS => st.masks.take(t - 1),
+        _ => None,
     };
+    let y_sh = layer.as_ref().map(|layer| lookup(&y, layer));
     if t > LAYERS {
-        let out = public_parts(&vals, 0, 16, m);
-        let k = first.codes.base.k();
+        let out = public_parts(&y, n, k, 0, 16, m);
         st.out = (0..m * k)
-            .map(|b| (0..16).map(|p| out[p][b]).collect())
+            .map(|b| {
+                (0..16)
+                    .map(|p| out[p].get(b).copied().unwrap_or(0))
+                    .collect()
+            })
             .collect();
-        return st;
     }
-    let Some(layer) = masks.get(t - 1) else {
+    st.acc.push(to_open);
+    st.acc_y.push(y);
+    let (Some(layer), Some(y_sh)) = (layer, y_sh) else {
         return st;
     };
-    let y_sh = lookup(&vals, layer);
+    st.masks.retire(layer);
     let (x_sh, kt) = next_layer(&split_layer(&y_sh, m), &st.ks_sh, t);
-    st.ks_sh = Arc::new(kt);
+    st.ks_sh = kt;
     let mut to_open = join(&x_sh);
-    match masks.get(t) {
+    match st.masks.layers.get(t) {
         Some(next) if t < LAYERS => to_open.add_scaled(&next.rho, 1),
         // (`r_out` is a `C` word, so also a `C*` word: added as it is.)
         _ => to_open.add_scaled(&st.out_mask, 1),
     }
-    st.to_open = Arc::new(to_open);
+    st.to_open = to_open;
     st
 }
 
 /// The seed of the MAC check over every opening of the run.
 pub fn aes_check_seed(session: Block, st: &AesRun) -> Block {
-    check_seed(
-        session,
-        &st.acc_y
-            .iter()
-            .flat_map(|y| y.iter().copied())
-            .collect::<Vec<u8>>(),
-    )
+    let parts: Vec<&[u8]> = st.acc_y.iter().map(Vec::as_slice).collect();
+    check_seed_parts(session, &parts)
 }
 
-/// This party's MAC difference over every opening of the run.
-pub fn aes_mac_diff(st: &AesRun, seed: Block, len: usize) -> Vec<u8> {
-    let y: Vec<u8> = st.acc_y.iter().flat_map(|y| y.iter().copied()).collect();
-    mac_diff(&join(&st.acc), &y, seed, len)
+/// This party's MAC difference over every opening of the run (one
+/// coefficient stream over the openings in order, as over their
+/// concatenation).
+pub fn aes_mac_diff(st: &AesRun, seed: Block, _len: usize) -> Vec<u8> {
+    let parts: Vec<(&Shares, &[u8])> = st
+        .acc
+        .iter()
+        .zip(&st.acc_y)
+        .map(|(s, y)| (s, y.as_slice()))
+        .collect();
+    mac_diff_parts(&parts, seed)
 }
 
 /// The masked ciphertexts `ct + r_out`, one 16-byte vector per block
@@ -739,8 +895,15 @@ mod tests {
             )
             .unwrap()
         });
-        let eps: Vec<Vec<u8>> = (0..vals).map(|_| random(k)).collect();
-        let got = lookup(&eps, &SboxLayer::from_words(&layer).unwrap());
+        // Opened words: the slots ε first, then coordinates the lookup
+        // must ignore.
+        let y = random(vals * n);
+        let eps: Vec<Vec<u8>> = y.chunks(n).map(|w| w[..k].to_vec()).collect();
+        let sl = SboxLayer::from_words(&layer).unwrap();
+        let got = lookup(&y, &sl);
+        for ahead in [0, 1, 5] {
+            assert_eq!(lookup_with(&y, &sl, ahead), got, "prefetch {ahead} ahead");
+        }
         for (l, e) in eps.iter().enumerate() {
             for part in 0..2 {
                 let pick = |s: &Shares| {
