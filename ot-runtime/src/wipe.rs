@@ -8,9 +8,13 @@
 //! codeword and MAC shares; the MAC key share of a
 //! [`crate::minimac::Holder`] when its last holder goes), and Paillier
 //! secret keys ([`crate::paillier::SecretKey`]: the factors, their
-//! squares and the CRT constants). Values of foreign or `Copy` types (`Block`, `Scalar`, `Vec<Block>`,
-//! `u64`) have no drop hook; [`Wipe`] lets code that owns one wipe it
-//! explicitly, and [`Wiped`] wipes one when it goes out of scope.
+//! squares and the CRT constants). Values of foreign or `Copy` types
+//! (`Block`, `Scalar`, `Vec<Block>`, `u64`, and `BitMatrix`, which has no
+//! drop hook so that bulk matrices handed to the user cost no pass) are
+//! wiped by their owner: [`Wipe`] wipes one explicitly, and [`Wiped`] wipes
+//! one when it goes out of scope. Protocols generated from a `.otp` hold
+//! every secret value of a two-party role (not a message field, of such a
+//! type) in a [`Wiped`], in their states and step locals alike.
 
 use crate::ec::Scalar;
 use crate::{BitMatrix, Bits, Block};
@@ -101,6 +105,15 @@ pub struct Wiped<T: Wipe>(pub T);
 impl<T: Wipe> Drop for Wiped<T> {
     fn drop(&mut self) {
         self.0.wipe();
+    }
+}
+
+impl<T: Wipe + Default> Wiped<T> {
+    /// Wipes the value and hands it back, zeroed, with its allocation (a
+    /// buffer kept for reuse by a later run).
+    pub fn into_wiped(mut self) -> T {
+        self.0.wipe();
+        core::mem::take(&mut self.0)
     }
 }
 

@@ -34,6 +34,10 @@ pub(super) struct ExprGen {
     /// While generating a `requires` predicate: its text. `usize` `+ - *`
     /// are then checked, and an overflow returns `Error::Params` with it.
     checked: std::cell::RefCell<Option<String>>,
+    /// While generating a two-party role: its secret values, held in
+    /// `Wiped<T>` wrappers and read through `Deref` (see `secret`).
+    /// (`None`: not a two-party role, nothing is wrapped.)
+    secrets: std::cell::RefCell<Option<BTreeSet<String>>>,
 }
 
 pub(super) fn count_locals(e: &TExpr, out: &mut BTreeMap<String, usize>) {
@@ -64,6 +68,27 @@ impl ExprGen {
             moves: ir.moved_args.clone(),
             ..ExprGen::default()
         }
+    }
+
+    /// Sets the secret values of the two-party role being generated
+    /// (`None`: done with it).
+    pub(super) fn set_secrets(&self, secrets: Option<BTreeSet<String>>) {
+        *self.secrets.borrow_mut() = secrets;
+    }
+
+    /// Whether `name` is a secret value held in a `Wiped<T>` wrapper.
+    pub(super) fn is_secret(&self, name: &str) -> bool {
+        self.secrets
+            .borrow()
+            .as_ref()
+            .is_some_and(|s| s.contains(name))
+    }
+
+    /// Whether a temporary of type `ty` (an array built by a comprehension,
+    /// a kernel's result lent to another kernel) is wiped when the
+    /// statement ends: in a two-party role, for non-`Copy` secret types.
+    pub(super) fn wipes_temporary(&self, ty: &Ty) -> bool {
+        self.secrets.borrow().is_some() && !ty.is_copy() && super::secret::wipeable(ty)
     }
 
     /// A `requires` predicate (in `Params::new`): `usize` arithmetic checked.
@@ -103,6 +128,10 @@ impl ExprGen {
                 .map(|(live, counts)| !live.contains(n) && counts.get(n) == Some(&1))
                 .unwrap_or(false);
             if last_use && self.depth.get() == 0 {
+                if self.is_secret(n) {
+                    // Out of its wrapper: the kernel owns it now.
+                    return super::secret::take_out(n, &a.ty);
+                }
                 let i = id(n);
                 return quote!(#i);
             }
@@ -129,6 +158,10 @@ impl ExprGen {
                 (quote!(#lit), Mode::Owned)
             }
             TExprKind::Bool(b) => (quote!(#b), Mode::Owned),
+            TExprKind::Local(n) if self.is_secret(n) => {
+                let n = id(n);
+                (quote!((*#n)), Mode::Place)
+            }
             TExprKind::Local(n) | TExprKind::IndexVar(n) => {
                 let n = id(n);
                 (quote!(#n), Mode::Place)
@@ -329,12 +362,23 @@ impl ExprGen {
         let (t, m) = self.gen(e);
         match m {
             Mode::Place => quote!(&#t),
+            Mode::Owned if self.wipes_temporary(&e.ty) => {
+                let rt = rt();
+                quote!(&*#rt::wipe::Wiped(#t))
+            }
             Mode::Owned => quote!(&(#t)),
         }
     }
 
     pub(super) fn stmt(&self, s: &TStmt, role: &str) -> TokenStream {
+        let rt = rt();
         match s {
+            TStmt::Assign(name, e) if self.is_secret(name) => {
+                let n = id(name);
+                let ty = rust_ty(&e.ty);
+                let v = self.owned(e);
+                quote!(let mut #n = #rt::wipe::Wiped::<#ty>(#v);)
+            }
             TStmt::Assign(name, e) => {
                 let n = id(name);
                 let ty = rust_ty(&e.ty);

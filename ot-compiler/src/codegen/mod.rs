@@ -20,6 +20,7 @@ mod params;
 mod party;
 mod realize;
 mod roles;
+mod secret;
 mod sigcheck;
 mod stream;
 mod warnings;

@@ -4,6 +4,7 @@
 use super::expr::{locals_in, ExprGen};
 use super::io::Io;
 use super::names::{id, path_tokens, rt};
+use super::secret::held_ty;
 use super::wire::{rust_ty, shape};
 use crate::ir::*;
 use crate::types::{Shape, Ty};
@@ -135,6 +136,7 @@ impl<'a> StreamGen<'a> {
         let i = id(n);
         let c = format_ident!("__c_{}", n);
         Some(match (keep, ty) {
+            (Keep::Chunk, Ty::BitMatrix(..)) if self.eg.is_secret(n) => quote!(&*#c),
             (Keep::Chunk, Ty::BitMatrix(..)) => quote!(&#c),
             (Keep::Chunk, _) => quote!(&#c[..]),
             _ => quote!(&#i[__off.min(#i.len())..(__off + __len).min(#i.len())]),
@@ -164,6 +166,10 @@ impl<'a> StreamGen<'a> {
                 TExprKind::Local(_) | TExprKind::Param(_) | TExprKind::Int(_) | TExprKind::Bool(_)
             ) {
                 call_args.push(eg.arg(a));
+            } else if eg.wipes_temporary(&a.ty) {
+                let (rt, v) = (rt(), eg.owned(a));
+                self.setup.push(quote!(let #bound = #rt::wipe::Wiped(#v);));
+                call_args.push(quote!(&*#bound));
             } else {
                 let v = eg.owned(a);
                 self.setup.push(quote!(let #bound = #v;));
@@ -192,25 +198,43 @@ impl<'a> StreamGen<'a> {
         let i = id(name);
         let c = format_ident!("__c_{}", name);
         let nlen = format_ident!("__n_{}", name);
+        // A secret stage (and its chunk buffer) is held in a wiping
+        // wrapper: `held` is its type, `place` its value (see `secret`).
+        let secret = self.eg.is_secret(name);
+        let held = |ty: &Ty| held_ty(secret, ty);
+        let wrap = |v: TokenStream| {
+            if secret {
+                quote!(#rt::wipe::Wiped(#v))
+            } else {
+                v
+            }
+        };
+        let place = |v: &proc_macro2::Ident| if secret { quote!((*#v)) } else { quote!(#v) };
         let code = match (&stage.keep, &stage.call.ty) {
             (Keep::Fold, ty) => {
-                let t = rust_ty(ty);
-                self.setup
-                    .push(quote!(let mut #i: #t = ::core::default::Default::default();));
-                call(quote!(&mut #i))
-            }
-            (Keep::Chunk, Ty::BitMatrix(..)) => {
-                self.setup.push(
-                    quote!(let mut #c: #rt::BitMatrix = ::core::default::Default::default();),
+                let (t, v, p) = (
+                    held(ty),
+                    wrap(quote!(::core::default::Default::default())),
+                    place(&i),
                 );
-                call(quote!(&mut #c))
+                self.setup.push(quote!(let mut #i: #t = #v;));
+                call(quote!(&mut #p))
+            }
+            (Keep::Chunk, ty @ Ty::BitMatrix(..)) => {
+                let (t, v, p) = (
+                    held(ty),
+                    wrap(quote!(::core::default::Default::default())),
+                    place(&c),
+                );
+                self.setup.push(quote!(let mut #c: #t = #v;));
+                call(quote!(&mut #p))
             }
             (Keep::Chunk, ty) => {
                 let n = array_len(ty);
-                let t = rust_ty(ty);
+                let (t, v) = (held(ty), wrap(quote!(::std::vec::Vec::new())));
                 self.setup.push(quote! {
                     let #nlen: usize = #n;
-                    let mut #c: #t = ::std::vec::Vec::new();
+                    let mut #c: #t = #v;
                 });
                 let call = call(quote!(&mut #c[..]));
                 quote! {
@@ -240,7 +264,9 @@ impl<'a> StreamGen<'a> {
         let i = id(name);
         let nlen = format_ident!("__n_{}", name);
         let n = array_len(ty);
-        let t = rust_ty(ty);
+        let secret = self.eg.is_secret(name);
+        let t = held_ty(secret, ty);
+        let p = if secret { quote!((*#i)) } else { quote!(#i) };
         let take = match self.claims.get(name) {
             Some(f) => {
                 let f = id(f);
@@ -248,13 +274,18 @@ impl<'a> StreamGen<'a> {
             }
             None => quote!(scratch.take(#name)),
         };
+        let take = if secret {
+            quote!(#rt::wipe::Wiped(#take))
+        } else {
+            take
+        };
         self.setup.push(quote! {
             let #nlen: usize = #n;
             if #nlen > __total {
                 return Err(Error::Shape { round: #rn, field: #name, expected: __total, got: #nlen });
             }
             let mut #i: #t = #take;
-            #rt::limits::try_resize(&mut #i, #nlen, #name).map_err(|source| Error::Alloc { round: #rn, source })?;
+            #rt::limits::try_resize(&mut #p, #nlen, #name).map_err(|source| Error::Alloc { round: #rn, source })?;
         });
         if self.read_in_stream.contains(name) {
             // A later stage reads the chunk back at once: exactly
@@ -483,6 +514,7 @@ pub(super) fn note_moved(ir: &Ir, e: &TExpr, out: &mut BTreeSet<String>) {
 /// stream, and not carried into the next state.
 pub(super) fn give_back(
     keys: &BTreeSet<String>,
+    secrets: &BTreeSet<String>,
     held: &[(String, Ty)],
     next: &[(String, Ty)],
     event: &Event,
@@ -502,7 +534,13 @@ pub(super) fn give_back(
         .filter(|k| alive.contains(k.as_str()) && !next.iter().any(|(n, _)| n == *k))
         .map(|k| {
             let i = id(k);
-            quote!(scratch.put(#k, #i);)
+            if secrets.contains(k) {
+                // Kept for the next run's reuse, zeroed first.
+                let rt = rt();
+                quote!(scratch.put(#k, #rt::wipe::Wiped::into_wiped(#i));)
+            } else {
+                quote!(scratch.put(#k, #i);)
+            }
         });
     quote!(#(#gives)*)
 }

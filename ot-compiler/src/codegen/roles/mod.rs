@@ -10,6 +10,7 @@ mod steps;
 use super::expr::ExprGen;
 use super::io::{gate, Io};
 use super::names::{id, rt, snake};
+use super::secret::{held_ty, take_out, wrap_locals};
 use super::stream::{give_back, output_claims, scratch_keys};
 use super::wire::rust_ty;
 use crate::ir::*;
@@ -53,6 +54,8 @@ pub(super) struct RoleGen<'a> {
     scratch_keys: BTreeSet<String>,
     live: analysis::LastRead,
     states: Vec<StateInfo>,
+    /// The role's secret values (held in wiping wrappers, see `secret`).
+    secrets: BTreeSet<String>,
 }
 
 impl<'a> RoleGen<'a> {
@@ -63,6 +66,7 @@ impl<'a> RoleGen<'a> {
         let types = analysis::value_types(ir, ri);
         let live = analysis::last_reads(ir, ri);
         let states = analysis::states(ir, ri, &types, &live);
+        let secrets = super::secret::secrets(ir, &types);
         RoleGen {
             ir,
             eg,
@@ -73,7 +77,20 @@ impl<'a> RoleGen<'a> {
             scratch_keys,
             live,
             states,
+            secrets,
         }
+    }
+
+    /// The fields of state `s`, bound `mut` (a secret one may be moved out
+    /// of its wrapper).
+    fn state_fields(&self, s: &StateInfo) -> Vec<TokenStream> {
+        s.vars
+            .iter()
+            .map(|(v, _)| {
+                let i = id(v);
+                quote!(mut #i)
+            })
+            .collect()
     }
 
     fn rname(&self) -> &'a str {
@@ -112,7 +129,11 @@ impl<'a> RoleGen<'a> {
             let n = &s.name;
             let doc = &s.doc;
             let fns: Vec<Ident> = s.vars.iter().map(|(v, _)| id(v)).collect();
-            let fts: Vec<TokenStream> = s.vars.iter().map(|(_, t)| rust_ty(t)).collect();
+            let fts: Vec<TokenStream> = s
+                .vars
+                .iter()
+                .map(|(v, t)| held_ty(self.secrets.contains(v), t))
+                .collect();
             quote!(#[doc = #doc] pub struct #n { #( pub(super) #fns: #fts, )* })
         });
         quote!(#(#structs)*)
@@ -131,6 +152,7 @@ impl<'a> RoleGen<'a> {
         let init_stmts = self.stmts_between(0, first.entry);
         let init_state = self.build_state(first);
         let (in_names, in_checks) = super::wire::input_checks(inputs);
+        let wrap = wrap_locals(&self.secrets, inputs.iter().map(|(n, _)| n));
         let rt = rt();
         let new_doc = format!("Starts `{rname}`: checks input shapes and runs its local computation up to its first communication step.");
         quote! {
@@ -139,6 +161,7 @@ impl<'a> RoleGen<'a> {
             pub fn new(params: Params, input: #input, rng: #rt::rng::Rng #subs_arg) -> Result<Self, Error> {
                 let mut rng = rng;
                 let #input { #(#in_names),* } = input;
+                #wrap
                 #(#in_checks)*
                 #(#init_stmts)*
                 Ok(#role { params, rng, subs: #subs_init, st: #init_state, bufs: None, scratch: ::core::default::Default::default() })
@@ -150,14 +173,13 @@ impl<'a> RoleGen<'a> {
     fn finish_impl(&self, output: &Ident) -> TokenStream {
         let (role, role_mod) = (&self.role, &self.role_mod);
         let last = self.states.last();
-        let done_fields: Vec<Ident> = last
-            .map(|s| s.vars.iter().map(|(v, _)| id(v)).collect())
-            .unwrap_or_default();
+        let done_fields = last.map(|s| self.state_fields(s)).unwrap_or_default();
         let events = self.events();
         let done_entry = last.map(|s| s.entry).unwrap_or(events.len());
         let finish_stmts = self.stmts_between(done_entry, events.len());
         let finish_gives = give_back(
             &self.scratch_keys,
+            &self.secrets,
             last.map(|s| s.vars.as_slice()).unwrap_or_default(),
             &[],
             &Event::Send(usize::MAX),
@@ -165,6 +187,18 @@ impl<'a> RoleGen<'a> {
         let out_names: Vec<Ident> = self.ir.outputs[self.ri]
             .iter()
             .map(|(n, _)| id(n))
+            .collect();
+        // Outputs leave their wrappers: from here they are the caller's.
+        let out_vals: Vec<TokenStream> = self.ir.outputs[self.ri]
+            .iter()
+            .map(|(n, t)| {
+                if self.secrets.contains(n) {
+                    take_out(n, t)
+                } else {
+                    let i = id(n);
+                    quote!(#i)
+                }
+            })
             .collect();
         quote! {
             impl #role<#role_mod::Done> {
@@ -177,7 +211,7 @@ impl<'a> RoleGen<'a> {
                     let #role_mod::Done { #(#done_fields),* } = st;
                     #(#finish_stmts)*
                     #finish_gives
-                    Ok(#output { #(#out_names,)* scratch })
+                    Ok(#output { #(#out_names: #out_vals,)* scratch })
                 }
             }
         }
@@ -261,6 +295,8 @@ impl<'a> RoleGen<'a> {
         let output = format_ident!("{}Output", rname);
         let subs_ty = format_ident!("{}Subs", rname);
         let first_name = &self.states[0].name;
+        // Expressions of this role read its secrets through their wrappers.
+        self.eg.set_secrets(Some(self.secrets.clone()));
         let (mut steps, mut transcript) = (vec![], vec![]);
         // Driver steps before the peer's session binding is checked (sends
         // only) and from the first step that reads on; the same for the
@@ -339,6 +375,7 @@ impl<'a> RoleGen<'a> {
             quote!()
         };
         let finish = self.finish_impl(&output);
+        self.eg.set_secrets(None);
         let role_doc = format!("Role `{rname}` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the role in its next state.", self.ir.location);
         let items = quote! {
             #io

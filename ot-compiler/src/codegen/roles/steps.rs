@@ -8,6 +8,7 @@
 use super::RoleGen;
 use crate::codegen::io::{gate, has_async_twin, Io};
 use crate::codegen::names::{id, path_tokens, rt};
+use crate::codegen::secret::wrap_locals;
 use crate::codegen::stream::{give_back, stream_loop};
 use crate::codegen::wire::{check_shape, rust_ty};
 use crate::ir::*;
@@ -44,7 +45,7 @@ pub(super) struct Step {
 /// What every step method starts and ends with.
 struct StepCtx {
     cur: Ident,
-    cur_fields: Vec<Ident>,
+    cur_fields: Vec<TokenStream>,
     next_name: Ident,
     next_state: TokenStream,
     prologue: Vec<TokenStream>,
@@ -129,12 +130,18 @@ impl RoleGen<'_> {
         // then the computation after this event up to the next state's entry.
         let ctx = StepCtx {
             cur: s.name.clone(),
-            cur_fields: s.vars.iter().map(|(v, _)| id(v)).collect(),
+            cur_fields: self.state_fields(s),
             next_name: next.name.clone(),
             next_state: self.build_state(next),
             prologue: self.stmts_between(s.entry, ei),
             body: self.stmts_between(ei + 1, next.entry),
-            gives: give_back(&self.scratch_keys, &s.vars, &next.vars, &self.events()[ei]),
+            gives: give_back(
+                &self.scratch_keys,
+                &self.secrets,
+                &s.vars,
+                &next.vars,
+                &self.events()[ei],
+            ),
         };
         match &self.events()[ei] {
             Event::Send(r) => Some(self.send_step(&ctx, *r, ei)),
@@ -336,6 +343,7 @@ impl RoleGen<'_> {
             let i = id(n);
             check_shape(t, &quote!(#i), &sub.name, n)
         });
+        let wrap = wrap_locals(&self.secrets, call.outputs.iter().map(|(n, _)| n));
         let call_name = sub.name.as_str();
         let doc = format!("Sub-protocol call `{}`: runs `{}` as its role `{}` through `{}::{}` on the same channel, then `{rname}`'s local computation up to its next step.", sub.name, sub.func, call.func_role, call.trait_path, call.method);
         let middle = quote! {
@@ -343,6 +351,7 @@ impl RoleGen<'_> {
                 #aw
                 .map_err(|e| Error::SubProtocol { call: #call_name, source: ::core::convert::Into::into(e) })?;
             #bind
+            #wrap
             #(#checks)*
         };
         let (next, next_ty) = self.next_role(c);

@@ -1,0 +1,110 @@
+//! Which values of a two-party role are secret, and how the generated code
+//! holds them (issue 15, item 7: secrets wiped when dropped).
+//!
+//! The rule needs no syntax: a value of a role is *secret* when
+//!
+//! - it is not a field of any round's message (what a role sends, the peer
+//!   learns; what it receives, the peer knew), nor a parameter (public by
+//!   agreement), and
+//! - its type holds data without a drop hook of its own that wipes it:
+//!   `Bit`, `Block`, `Seed`, `Scalar`, `u8`/`u32`/`u64`, `BitMatrix`, and
+//!   arrays of these. `usize` values are sizes, indices and counters
+//!   (public by convention); `Point`s are public keys and messages in the
+//!   shipped protocols; `Bits` and the runtime's extern types of secrets
+//!   (PRG keys, all-but-one OT leaves, MPC shares) wipe themselves when
+//!   dropped.
+//!
+//! Inputs count: once the caller has handed a value to a role, the role
+//! owns it. A secret is held, from the statement, input, sub-protocol
+//! output or stream stage that defines it, as a local and a state field of
+//! type `Wiped<T>` (`ot_runtime::wipe`), so it is wiped wherever generated
+//! code drops it: at the end of the step after its last read, and with the
+//! role's state when a caller drops the role between steps (an abort, an
+//! error, a run given up). Expressions read it through `Deref` (`(*x)`), so
+//! kernels keep their signatures. Who wipes what leaves the wrapper:
+//!
+//! - an output is moved out (`core::mem::take`, a copy for `Copy` types)
+//!   into the role's output struct: from there it is the caller's;
+//! - a value passed to a `move` parameter is taken out likewise: the kernel
+//!   owns it, and must return it (the shipped `first_blocks` returns the
+//!   same buffer as an output) or wipe it;
+//! - a buffer a streamed round keeps whole and then gives to the role's
+//!   scratch (reused by the next run) is wiped first.
+//!
+//! Stack copies of `Copy` values made by kernels and by moves are not
+//! reached (see SECURITY.md, "Known gaps").
+
+use super::names::{id, rt};
+use super::wire::rust_ty;
+use crate::ir::*;
+use crate::types::Ty;
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Whether values of type `ty` are held in a wiping wrapper when secret.
+pub(super) fn wipeable(ty: &Ty) -> bool {
+    match ty {
+        Ty::Bit
+        | Ty::Block
+        | Ty::Seed
+        | Ty::Scalar
+        | Ty::U64
+        | Ty::U32
+        | Ty::U8
+        | Ty::BitMatrix(..) => true,
+        Ty::Array(e, _) => wipeable(e),
+        _ => false,
+    }
+}
+
+/// The secret values of role `ri` (see the module docs), given the type of
+/// every value it holds.
+pub(super) fn secrets(ir: &Ir, types: &BTreeMap<String, Ty>) -> BTreeSet<String> {
+    let public: BTreeSet<&str> = ir
+        .rounds
+        .iter()
+        .flat_map(|r| r.fields.iter().map(|(n, _)| n.as_str()))
+        .collect();
+    types
+        .iter()
+        .filter(|(n, t)| !public.contains(n.as_str()) && wipeable(t))
+        .map(|(n, _)| n.clone())
+        .collect()
+}
+
+/// The Rust type of a value held as secret or not.
+pub(super) fn held_ty(secret: bool, ty: &Ty) -> TokenStream {
+    let t = rust_ty(ty);
+    if secret {
+        let rt = rt();
+        quote!(#rt::wipe::Wiped<#t>)
+    } else {
+        t
+    }
+}
+
+/// Rebinds the plain values `names` (inputs, sub-protocol outputs) that
+/// are secret as wiping wrappers.
+pub(super) fn wrap_locals<'a>(
+    secrets: &BTreeSet<String>,
+    names: impl IntoIterator<Item = &'a String>,
+) -> TokenStream {
+    let rt = rt();
+    let binds = names.into_iter().filter(|n| secrets.contains(*n)).map(|n| {
+        let i = id(n);
+        quote!(let mut #i = #rt::wipe::Wiped(#i);)
+    });
+    quote!(#(#binds)*)
+}
+
+/// The value of secret local `name` moved out of its wrapper (a copy for
+/// `Copy` types, else taken, leaving an empty value to be dropped).
+pub(super) fn take_out(name: &str, ty: &Ty) -> TokenStream {
+    let i = id(name);
+    if ty.is_copy() {
+        quote!((*#i))
+    } else {
+        quote!(::core::mem::take(&mut *#i))
+    }
+}
