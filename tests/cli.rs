@@ -145,3 +145,77 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");
 }
+
+/// `otp rounds` of an n-party protocol: the session hello rides with the
+/// first round (no exchange of its own), and a party's broadcast is checked
+/// only with 3 or more parties (with `--parties 2` the checks are shown as
+/// skipped; without `--parties` the condition is stated), while the
+/// dealer's broadcast is checked with 2 parties too.
+#[test]
+fn rounds_of_n_party_protocols_show_the_hello_and_the_checks_a_run_makes() {
+    let hello = "hello: protocol, spec hash, parameters, session, i and n -> every other party, in the same flight as the first round (no exchange of its own)";
+    let (code, out, err) = otp(&["rounds", "protocols/coin_flip_n.otp"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(hello), "{out}");
+    assert!(!out.contains("<-> every other party\n"), "{out}");
+    for round in ["commit", "open"] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(&format!("check round `{round}`")))
+            .unwrap_or_else(|| panic!("no check of `{round}`: {out}"));
+        assert!(line.ends_with("(only with 3 or more parties: with 2 the broadcast has one receiver and nothing is exchanged)"), "{line}");
+    }
+
+    let (code, two, err) = otp(&["rounds", "protocols/coin_flip_n.otp", "--parties", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(two.starts_with("P[i], for every party i in 0..2 "), "{two}");
+    assert!(
+        two.contains("session, i and 2 -> every other party"),
+        "{two}"
+    );
+    assert_eq!(two.matches("skipped with 2 parties").count(), 2, "{two}");
+    assert!(!two.contains("digests of every"), "{two}");
+
+    let (code, three, err) = otp(&["rounds", "protocols/coin_flip_n.otp", "--parties", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        three
+            .matches(
+                "received <-> every other party; a difference aborts naming round and sender\n"
+            )
+            .count(),
+        2,
+        "{three}"
+    );
+    assert!(
+        !three.contains("skipped") && !three.contains("only with"),
+        "{three}"
+    );
+
+    // The dealer's broadcast reaches both parties: checked with 2.
+    let (code, dealer, err) = otp(&["rounds", "tests/otp/dealer_rounds.otp", "--parties", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        dealer.contains("-> every other party and Dealer, in the same flight"),
+        "{dealer}"
+    );
+    let check = dealer
+        .lines()
+        .find(|l| l.contains("check round `announce`"))
+        .unwrap_or_else(|| panic!("no check of `announce`: {dealer}"));
+    assert!(
+        check.contains("digest of the Announce received <-> every other party"),
+        "{check}"
+    );
+    assert!(!dealer.contains("skipped"), "{dealer}");
+
+    // A two-party protocol has no party count to give.
+    let (code, _, err) = otp(&["rounds", "protocols/iknp.otp", "--parties", "3"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`--parties` is for n-party protocols"),
+        "{err}"
+    );
+    let (code, _, err) = otp(&["rounds", "protocols/coin_flip_n.otp", "--parties", "0"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -85,7 +85,8 @@ pub struct Bits {
 /// bits of Delta): their bytes are wiped when the vector is dropped.
 impl Drop for Bits {
     fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.bytes);
+        zeroize::Zeroize::zeroize(self.bytes.spare_capacity_mut());
+        crate::wipe::wipe_pod(&mut self.bytes);
     }
 }
 
@@ -93,7 +94,7 @@ impl Bits {
     /// Overwrites every bit with 0 (the length is kept); see
     /// [`crate::wipe::Wipe`].
     pub(crate) fn wipe_bytes(&mut self) {
-        zeroize::Zeroize::zeroize(self.bytes.as_mut_slice());
+        crate::wipe::wipe_pod(&mut self.bytes);
     }
 }
 

@@ -30,7 +30,7 @@ impl BitMatrix {
     /// Overwrites every bit with 0 (the shape is kept); see
     /// [`crate::wipe::Wipe`].
     pub(crate) fn wipe_blocks(&mut self) {
-        zeroize::Zeroize::zeroize(self.data.as_mut_slice());
+        crate::wipe::wipe_pod(&mut self.data);
     }
 
     /// An all-zero `rows x cols` matrix.

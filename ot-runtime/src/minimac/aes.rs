@@ -247,16 +247,12 @@ impl Drop for SboxLayer {
     }
 }
 
-/// Overwrites `b` with zeros through `zeroize` (volatile stores the
-/// optimizer keeps), eight bytes per store on the aligned middle: a
-/// layer's tables are about 100 MB at 4096 blocks, which byte-wise
+/// Overwrites `b` with zeros by volatile stores the optimizer keeps,
+/// sixteen bytes per store on the aligned middle ([`crate::wipe::wipe_pod`]):
+/// a layer's tables are about 100 MB at 4096 blocks, which byte-wise
 /// volatile stores would take many times longer to clear.
 fn wipe_bytes(b: &mut [u8]) {
-    use zeroize::Zeroize;
-    let (head, mid, tail) = bytemuck::pod_align_to_mut::<u8, u64>(b);
-    head.zeroize();
-    mid.zeroize();
-    tail.zeroize();
+    crate::wipe::wipe_pod(b);
 }
 
 impl SboxLayer {

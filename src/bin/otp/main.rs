@@ -3,7 +3,7 @@
 //! ```text
 //! otp check FILE.otp...                      errors and warnings (unused values), rustc style
 //! otp expand FILE.otp                        the Rust code `protocol!` generates, pretty-printed
-//! otp rounds FILE.otp                        the projected round flow of each role
+//! otp rounds FILE.otp [--parties N]          the projected round flow of each role
 //! otp cost FILE.otp --param m=2^20 [--json]  rounds, messages and bytes each way
 //! otp diagram FILE.otp [-o x.svg]            a message-sequence chart (SVG or text)
 //! otp bench [PROTOCOL...] [--ots 2^20]       run both roles here: OT/s, bytes/OT, ratio to AES
@@ -75,6 +75,10 @@ enum Cmd {
     Rounds {
         /// The `.otp` file.
         file: PathBuf,
+        /// For an n-party protocol: the number of parties of the run, which
+        /// decides whether a broadcast is checked (not with 2 parties).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        parties: Option<u64>,
     },
     /// Rounds, messages and bytes each way (total and per OT) for given
     /// parameters, from the message lengths the generated `comm()` sums.
@@ -173,7 +177,9 @@ fn main() -> ExitCode {
             deny_warnings,
         } => return check::run(&files, deny_warnings, color),
         Cmd::Expand { file } => expand::run(&file, color),
-        Cmd::Rounds { file } => load::compile(&file, color).map(|c| rounds::print(&c)),
+        Cmd::Rounds { file, parties } => {
+            load::compile(&file, color).and_then(|c| rounds::print(&c, parties))
+        }
         Cmd::Cost {
             file,
             params,

@@ -1,13 +1,23 @@
 //! `otp rounds`: the projected round flow of each role, as text.
 
-use ot_compiler::ir::{Event, Keep, Stage};
+use crate::Fail;
+use ot_compiler::ir::{Event, IrRound, Keep, PartyRound, Stage, DEALER};
 use ot_compiler::Compiled;
 
-/// Prints each role's sends, receives, streams and sub-protocol calls in order.
-pub fn print(compiled: &Compiled) {
+/// Prints each role's sends, receives, streams and sub-protocol calls in
+/// order; `parties`, the number of parties of an n-party run, decides which
+/// broadcast checks the run makes (none of a party's broadcast with 2).
+pub fn print(compiled: &Compiled, parties: Option<u64>) -> Result<(), Fail> {
     if let Some(ir) = compiled.ir.as_ref().filter(|ir| ir.party_count.is_some()) {
-        print_party_rounds(ir);
-    } else if let Some(ir) = &compiled.ir {
+        print_party_rounds(ir, parties);
+        return Ok(());
+    }
+    if parties.is_some() {
+        return Err(Fail(
+            "`--parties` is for n-party protocols (`role P[n]`); this one has two roles".into(),
+        ));
+    }
+    if let Some(ir) = &compiled.ir {
         for (r, role) in ir.roles.iter().enumerate() {
             println!("{role}:");
             for ev in &ir.events[r] {
@@ -59,13 +69,48 @@ pub fn print(compiled: &Compiled) {
             }
         }
     }
+    Ok(())
+}
+
+/// The line of the broadcast check of round `rd` (`what`: whose digests),
+/// as a run with `parties` parties makes it. A party's broadcast with 2
+/// parties has one receiver, the other party, so there is nobody its
+/// sender could equivocate to and the run exchanges no digests; the
+/// dealer's broadcast reaches every party and is checked from 2 receivers
+/// on (the rule of the generated drivers and of `otp cost`).
+fn check_line(rd: &IrRound, what: &str, parties: Option<u64>) -> String {
+    let from = match rd.party {
+        Some(PartyRound::FixedBroadcast { sender: DEALER, .. }) => 1,
+        _ => 2,
+    };
+    let check = format!("  check round `{}`: ", rd.name);
+    match parties {
+        Some(p) if p <= from => format!(
+            "{check}skipped with {p} part{}: the broadcast has one receiver, nobody to equivocate to (no digests exchanged)",
+            if p == 1 { "y" } else { "ies" }
+        ),
+        _ => {
+            let only = match (parties, from) {
+                (None, 2) => " (only with 3 or more parties: with 2 the broadcast has one receiver and nothing is exchanged)",
+                _ => "",
+            };
+            format!("{check}{what} received <-> every other party; a difference aborts naming round and sender{only}")
+        }
+    }
 }
 
 /// The round flow of an n-party protocol: every party runs the same steps.
-fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
-    use ot_compiler::ir::{Event, PartyRound, TStmt};
+/// The session hello travels with the first round's messages (it is no
+/// exchange of its own: nobody waits for it before sending), and a peer's
+/// hello is checked before the first message read from that peer.
+fn print_party_rounds(ir: &ot_compiler::ir::Ir, parties: Option<u64>) {
+    use ot_compiler::ir::TStmt;
     let p = &ir.roles[0];
-    let n = ir.party_count.as_deref().unwrap_or("n");
+    let count = parties.map(|c| c.to_string());
+    let n = count
+        .as_deref()
+        .or(ir.party_count.as_deref())
+        .unwrap_or("n");
     let fixed = ir
         .rounds
         .iter()
@@ -79,7 +124,12 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
     if let Some(d) = &ir.dealer {
         println!("  ({d} is mesh endpoint {n} after the parties; it runs only the steps marked `at {d}`)");
     }
-    println!("  hello: protocol, spec hash, parameters, session, i and {n} <-> every other party");
+    let dealer = ir
+        .dealer
+        .as_ref()
+        .map(|d| format!(" and {d}"))
+        .unwrap_or_default();
+    println!("  hello: protocol, spec hash, parameters, session, i and {n} -> every other party{dealer}, in the same flight as the first round (no exchange of its own); a peer's hello is checked before the first message read from it, every hello before the output");
     for ev in &ir.events[0] {
         match ev {
             Event::Send(k) => {
@@ -152,10 +202,8 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
                     _ => {}
                 }
                 if rd.party.is_some_and(PartyRound::checked) {
-                    println!(
-                        "  check round `{}`: digest of the {} received <-> every other party; a difference aborts naming round and sender",
-                        rd.name, rd.msg
-                    );
+                    let what = format!("digest of the {}", rd.msg);
+                    println!("{}", check_line(rd, &what, parties));
                 }
             }
             Event::Recv(k) => {
@@ -169,10 +217,8 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir) {
                     fields.join(", ")
                 );
                 if rd.party == Some(PartyRound::Broadcast { checked: true }) {
-                    println!(
-                        "  check round `{}`: digests of every {} received <-> every other party; a difference aborts naming round and sender",
-                        rd.name, rd.msg
-                    );
+                    let what = format!("digests of every {}", rd.msg);
+                    println!("{}", check_line(rd, &what, parties));
                 }
             }
             Event::Stmt(TStmt::Check(_, _, text)) => println!("  {text}"),
