@@ -1,14 +1,16 @@
 //! Secret containers of the runtime, and the states of generated two-party
-//! protocols, wipe their memory before it is freed (issue 15, item 7). A
-//! global allocator of this test binary looks, while armed, at every buffer
-//! being freed for a marker the test put into a secret; each test checks a
-//! control (the same bytes in a plain `Vec` or `Box`, which is freed
-//! unwiped, are seen) and then the secret container (never seen). (GMP
-//! allocates with C's allocator, which this one does not see: Paillier
-//! keys are not covered here. Values on the stack are out of its sight.)
+//! and n-party protocols, wipe their memory before it is freed (issue 15,
+//! item 7). A global allocator of this test binary looks, while armed, at
+//! every buffer being freed for a marker the test put into a secret (or,
+//! for secrets a protocol samples, their bytes replayed from the same
+//! deterministic generator: a needle); each test checks a control (the
+//! same bytes in a plain `Vec` or `Box`, which is freed unwiped, are seen)
+//! and then the secret container (never seen). (GMP allocates with C's
+//! allocator, which this one does not see: Paillier keys are not covered
+//! here. Values on the stack are out of its sight.)
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ot::runtime::channel::{Channel, MemoryChannel};
@@ -17,15 +19,23 @@ use ot::runtime::ec::Scalar;
 use ot::runtime::minimac::prep::{deal, PrepParams};
 use ot::runtime::minimac::{Codes, Holder, MacKey, Shares as MacShares};
 use ot::runtime::orlandi::Shares;
-use ot::runtime::rng::Rng;
+use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::traits::{OtError, RandomOtReceiver, RandomOtSender};
-use ot::{delta_iknp, iknp, kos};
+use ot::{beaver_dealer, delta_iknp, iknp, kos, open_to_one, sum_n};
 
 /// The marker: 16 bytes unlikely to occur by chance.
 const MARK: [u8; 16] = *b"\x9e\x37wipe-markers\x42\x01";
 
 static ARMED: AtomicBool = AtomicBool::new(false);
+/// Needles watched for besides the marker: up to `NEEDLES` byte strings of
+/// up to `NEEDLE_WORDS` little-endian words each (word `k` of needle `j` at
+/// `NEEDLE[j * NEEDLE_WORDS + k]`), with their lengths in words (0: none).
+const NEEDLES: usize = 4;
+const NEEDLE_WORDS: usize = 2;
+static NEEDLE: [AtomicU64; NEEDLES * NEEDLE_WORDS] =
+    [const { AtomicU64::new(0) }; NEEDLES * NEEDLE_WORDS];
+static NEEDLE_LEN: [AtomicUsize; NEEDLES] = [const { AtomicUsize::new(0) }; NEEDLES];
 static SEEN: AtomicBool = AtomicBool::new(false);
 /// One test at a time (the allocator's flags are global).
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -45,7 +55,7 @@ unsafe impl GlobalAlloc for Watch {
         if ARMED.load(Ordering::SeqCst) {
             // SAFETY: `ptr` points to `layout.size()` bytes of this block.
             let block = unsafe { std::slice::from_raw_parts(ptr, layout.size()) };
-            if block.windows(MARK.len()).any(|w| w == MARK) {
+            if block.windows(MARK.len()).any(|w| w == MARK) || holds_needle(block) {
                 SEEN.store(true, Ordering::SeqCst);
             }
         }
@@ -60,6 +70,51 @@ unsafe impl GlobalAlloc for Watch {
 
 #[global_allocator]
 static GLOBAL: Watch = Watch;
+
+/// Whether `block` holds one of the needles (allocates nothing: it runs
+/// inside the allocator).
+fn holds_needle(block: &[u8]) -> bool {
+    (0..NEEDLES).any(|j| {
+        let len = NEEDLE_LEN[j].load(Ordering::SeqCst);
+        let mut needle = [0u8; 8 * NEEDLE_WORDS];
+        for k in 0..len {
+            let w = NEEDLE[j * NEEDLE_WORDS + k].load(Ordering::SeqCst);
+            needle[8 * k..8 * k + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        len > 0 && block.windows(8 * len).any(|w| w == &needle[..8 * len])
+    })
+}
+
+/// Runs `f` with `needles` (each of one or two words, as they lie in
+/// memory) watched for besides the marker (until `f` returns or panics).
+fn with_needles<T>(needles: &[&[u64]], f: impl FnOnce() -> T) -> T {
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            NEEDLE_LEN.iter().for_each(|l| l.store(0, Ordering::SeqCst));
+        }
+    }
+    assert!(needles.len() <= NEEDLES);
+    let _clear = Clear;
+    for (j, n) in needles.iter().enumerate() {
+        assert!((1..=NEEDLE_WORDS).contains(&n.len()));
+        for (k, w) in n.iter().enumerate() {
+            NEEDLE[j * NEEDLE_WORDS + k].store(*w, Ordering::SeqCst);
+        }
+        NEEDLE_LEN[j].store(n.len(), Ordering::SeqCst);
+    }
+    f()
+}
+
+/// Runs `f` (a protocol step) and tells whether it freed a buffer holding
+/// the marker or a needle; what it returns is kept.
+fn freed_during<T>(f: impl FnOnce() -> T) -> (bool, T) {
+    SEEN.store(false, Ordering::SeqCst);
+    ARMED.store(true, Ordering::SeqCst);
+    let out = f();
+    ARMED.store(false, Ordering::SeqCst);
+    (SEEN.load(Ordering::SeqCst), out)
+}
 
 /// Whether dropping `v` freed a buffer holding the marker.
 fn marker_freed<T>(v: T) -> bool {
@@ -263,4 +318,165 @@ fn minimac_preprocessing_is_wiped_when_dropped() {
         !marker_freed(p),
         "a party's preprocessing was freed unwiped"
     );
+}
+
+/// The session of the n-party runs below.
+const SESSION: [u8; 16] = [5; 16];
+
+/// A `u64` secret to look for (its bytes as unlikely as the marker's).
+const WORD: u64 = u64::from_le_bytes(*b"\x9e\x37n-wipe");
+
+/// The generators of the n-party tests' parties, made on a scrubbed stack
+/// before any secret value is on it: a generator's state is boxed with a
+/// copy of stack bytes it leaves unused (the AES key schedule's union),
+/// which would otherwise hold stale bytes of whatever ran before on this
+/// thread's stack (the marker or a needle of another test, whose thread's
+/// stack this one may reuse), freed with the party.
+fn rngs<const N: usize>(seeds: [Option<u64>; N]) -> [Rng; N] {
+    #[inline(never)]
+    fn scrub_stack() {
+        std::hint::black_box(&mut [0u8; 1 << 16]);
+    }
+    scrub_stack();
+    seeds.map(|s| s.map_or_else(Rng::from_entropy, Rng::deterministic_for_tests))
+}
+
+/// `count` words drawn by a generator: what a generated party given
+/// `Rng::deterministic_for_tests(seed)` samples first (`sample u64` and
+/// `sample [u64; n]` each draw one word per value).
+fn replayed(seed: u64, count: usize) -> Vec<u64> {
+    let mut rng = Rng::deterministic_for_tests(seed);
+    (0..count).map(|_| u64::sample(&mut rng)).collect()
+}
+
+/// A `sum_n` party (n = 2) draws masks to split its input (`masks`, a
+/// vector) and drops them once its shares are built: `new` frees them
+/// wiped. Its output is held in its last state until `finish`: a party
+/// given up there (dropped, say after a failed check of the caller's)
+/// leaves it wiped; so does one given up before its first round (its
+/// input is in no state: `new` consumed it).
+#[test]
+fn generated_sum_n_party_wipes_its_masks_and_its_output() -> Result<(), sum_n::Error> {
+    use sum_n::msgs::{Partial, Share};
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let [ra, rb] = rngs([Some(11), None]);
+    let params = sum_n::Params::new(2)?;
+    let masks = replayed(11, 2);
+    // masks[0] never leaves party 0 (its share is x - masks[1]); masks[1]
+    // is its share for party 1, which checks the replay below.
+    let needle = [masks[0], masks[1]];
+    let xs = [WORD.wrapping_sub(5), 5];
+    let (seen, a) = with_needles(&[&needle], || {
+        let (seen, a) =
+            freed_during(|| sum_n::P::new(0, params, SESSION, sum_n::PInput { x: xs[0] }, ra));
+        assert!(marker_freed(masks.clone()), "control: plain masks are seen");
+        (seen, a)
+    });
+    assert!(!seen, "sum_n: the masks were freed unwiped in `new`");
+    let b = sum_n::P::new(1, params, SESSION, sum_n::PInput { x: xs[1] }, rb)?;
+    let (sa, a) = a?.send::<Share>()?;
+    let (sb, b) = b.send::<Share>()?;
+    assert_eq!(sa[0].1.s, masks[1], "the replayed masks are party 0's");
+    // Each gets the other's share for it, as `(sender, message)`.
+    let (sa, sb) = (
+        sa.into_iter().map(|(_, m)| (0, m)),
+        sb.into_iter().map(|(_, m)| (1, m)),
+    );
+    let (a, b) = (a.recv(sb.collect())?, b.recv(sa.collect())?);
+    let (pa, a) = a.send::<Partial>()?;
+    let (pb, b) = b.send::<Partial>()?;
+    let (a, b) = (a.recv(vec![(1, pb)])?, b.recv(vec![(0, pa)])?);
+    // Two parties: the broadcast needs no check (empty digests).
+    let (da, db) = (a.digests_reveal(), b.digests_reveal());
+    let (a, b) = (
+        a.check_reveal(vec![(1, db)])?,
+        b.check_reveal(vec![(0, da)])?,
+    );
+    assert_eq!(b.finish()?.sum, WORD, "the sum is the word looked for");
+    let sum = [WORD];
+    with_needles(&[&sum], || {
+        assert!(
+            !marker_freed(Box::new(a)),
+            "sum_n: the output in the last state was freed unwiped"
+        );
+        assert!(marker_freed(Box::new(sum)), "control: a plain sum is seen");
+    });
+    Ok(())
+}
+
+/// `open_to_one`: `P[0]`'s own input `secret` (held by `P[0]` only, an
+/// `Option`) and every party's input `x` stay in the party's states across
+/// rounds: a party given up after its first round leaves neither in freed
+/// memory.
+#[test]
+fn generated_open_to_one_fixed_party_state_is_wiped() -> Result<(), open_to_one::Error> {
+    use open_to_one::msgs::Masked;
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let [rng] = rngs([None]);
+    let params = open_to_one::Params::new(2)?;
+    let secret = [WORD];
+    let x = [WORD ^ 0xff];
+    let input = open_to_one::PInput {
+        secret: Some(secret[0]),
+        x: x[0],
+    };
+    let p0 = open_to_one::P::new(0, params, SESSION, input, rng)?;
+    let (_, p0) = p0.send::<Masked>()?;
+    with_needles(&[&secret, &x], || {
+        assert!(
+            !marker_freed(Box::new(p0)),
+            "open_to_one: P[0]'s inputs were freed unwiped"
+        );
+        assert!(
+            marker_freed(Box::new(secret)),
+            "control: a plain input is seen"
+        );
+        assert!(marker_freed(Box::new(x)), "control: a plain input is seen");
+    });
+    Ok(())
+}
+
+/// `beaver_dealer`: the dealer draws the triple and the masks that share
+/// it (`ma`, `mb`, `mc`, vectors) and drops the masks in `new`, once the
+/// shares are dealt out: wiped. A party holds its inputs `x`, `y` until
+/// the opening: one given up before the deal leaves them wiped.
+#[test]
+fn generated_beaver_dealer_wipes_the_triple_masks_and_the_inputs(
+) -> Result<(), beaver_dealer::Error> {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let [rd, rp] = rngs([Some(13), None]);
+    let n = 2;
+    let params = beaver_dealer::Params::new(n)?;
+    // The dealer draws ta, tb, then ma, mb, mc (n words each).
+    let words = replayed(13, 2 + 3 * n);
+    let (ma, mb, mc) = (&words[2..4], &words[4..6], &words[6..8]);
+    let (seen, dealer) = with_needles(&[ma, mb, mc], || {
+        let (seen, d) =
+            freed_during(|| beaver_dealer::Dealer::new(params, SESSION, Default::default(), rd));
+        assert!(marker_freed(mc.to_vec()), "control: plain masks are seen");
+        (seen, d)
+    });
+    assert!(
+        !seen,
+        "beaver_dealer: the dealer's masks were freed unwiped in `new`"
+    );
+    // Party 1's shares of the triple are its masks: the replay is right.
+    let (deal, _) = dealer?.send_deal()?;
+    let t = &deal
+        .iter()
+        .find(|(j, _)| *j == 1)
+        .expect("party 1's triple")
+        .1;
+    assert_eq!((t.a, t.b, t.c), (ma[1], mb[1], mc[1]));
+    let xy = [WORD, !WORD];
+    let input = beaver_dealer::PInput { x: xy[0], y: xy[1] };
+    let p = beaver_dealer::P::new(0, params, SESSION, input, rp)?;
+    with_needles(&[&xy[..1], &xy[1..]], || {
+        assert!(
+            !marker_freed(Box::new(p)),
+            "beaver_dealer: a party's inputs were freed unwiped"
+        );
+        assert!(marker_freed(Box::new(xy)), "control: plain inputs are seen");
+    });
+    Ok(())
 }

@@ -34,9 +34,10 @@ pub(super) struct ExprGen {
     /// While generating a `requires` predicate: its text. `usize` `+ - *`
     /// are then checked, and an overflow returns `Error::Params` with it.
     checked: std::cell::RefCell<Option<String>>,
-    /// While generating a two-party role: its secret values, held in
-    /// `Wiped<T>` wrappers and read through `Deref` (see `secret`).
-    /// (`None`: not a two-party role, nothing is wrapped.)
+    /// While generating a role (of a two-party protocol, the party or the
+    /// dealer of an n-party one): its secret values, held in `Wiped<T>`
+    /// wrappers and read through `Deref` (see `secret`). (`None`: outside
+    /// a role, e.g. in `Params::new`; nothing is wrapped.)
     secrets: std::cell::RefCell<Option<BTreeSet<String>>>,
 }
 
@@ -70,7 +71,7 @@ impl ExprGen {
         }
     }
 
-    /// Sets the secret values of the two-party role being generated
+    /// Sets the secret values of the role being generated
     /// (`None`: done with it).
     pub(super) fn set_secrets(&self, secrets: Option<BTreeSet<String>>) {
         *self.secrets.borrow_mut() = secrets;
@@ -86,7 +87,7 @@ impl ExprGen {
 
     /// Whether a temporary of type `ty` (an array built by a comprehension,
     /// a kernel's result lent to another kernel) is wiped when the
-    /// statement ends: in a two-party role, for non-`Copy` secret types.
+    /// statement ends: in a role, for non-`Copy` secret types.
     pub(super) fn wipes_temporary(&self, ty: &Ty) -> bool {
         self.secrets.borrow().is_some() && !ty.is_copy() && super::secret::wipeable(ty)
     }

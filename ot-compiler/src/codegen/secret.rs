@@ -1,5 +1,7 @@
-//! Which values of a two-party role are secret, and how the generated code
-//! holds them (issue 15, item 7: secrets wiped when dropped).
+//! Which values of a role are secret, and how the generated code holds
+//! them (issue 15, item 7: secrets wiped when dropped). The rule is the
+//! same for the roles of a two-party protocol, the parties `P[i]` of an
+//! n-party one and its dealer.
 //!
 //! The rule needs no syntax: a value of a role is *secret* when
 //!
@@ -25,6 +27,9 @@
 //!
 //! - an output is moved out (`core::mem::take`, a copy for `Copy` types)
 //!   into the role's output struct: from there it is the caller's;
+//! - a value one fixed party of an n-party protocol holds (`at P[0]`, an
+//!   input of `P[0]`) is an `Option<Wiped<T>>`, `Some` at that party only;
+//!   its code reads a wrapped copy (`unwrap_copy`);
 //! - a value passed to a `move` parameter is taken out likewise: the kernel
 //!   owns it, and must return it (the shipped `first_blocks` returns the
 //!   same buffer as an output) or wipe it;
@@ -90,10 +95,25 @@ pub(super) fn wrap_locals<'a>(
     secrets: &BTreeSet<String>,
     names: impl IntoIterator<Item = &'a String>,
 ) -> TokenStream {
+    wrap_values(secrets, names, &|_| false)
+}
+
+/// As [`wrap_locals`], where `optional(name)` tells a value held as an
+/// `Option` (by one fixed party of an n-party protocol): its content is
+/// wrapped.
+pub(super) fn wrap_values<'a>(
+    secrets: &BTreeSet<String>,
+    names: impl IntoIterator<Item = &'a String>,
+    optional: &dyn Fn(&str) -> bool,
+) -> TokenStream {
     let rt = rt();
     let binds = names.into_iter().filter(|n| secrets.contains(*n)).map(|n| {
         let i = id(n);
-        quote!(let mut #i = #rt::wipe::Wiped(#i);)
+        if optional(n) {
+            quote!(let mut #i = #i.map(#rt::wipe::Wiped);)
+        } else {
+            quote!(let mut #i = #rt::wipe::Wiped(#i);)
+        }
     });
     quote!(#(#binds)*)
 }
@@ -106,5 +126,41 @@ pub(super) fn take_out(name: &str, ty: &Ty) -> TokenStream {
         quote!((*#i))
     } else {
         quote!(::core::mem::take(&mut *#i))
+    }
+}
+
+/// As [`take_out`], for a value held as an `Option<Wiped<T>>` (by one
+/// fixed party of an n-party protocol): an `Option<T>`.
+pub(super) fn take_out_optional(name: &str, ty: &Ty) -> TokenStream {
+    let i = id(name);
+    if ty.is_copy() {
+        quote!(#i.as_deref().copied())
+    } else {
+        quote!(#i.as_deref_mut().map(::core::mem::take))
+    }
+}
+
+/// Inside the code of the fixed party holding `name` (an `Option`, see
+/// [`wrap_values`]): its own copy of the value, `held` being the
+/// expression of a reference to what the `Option` holds; a secret's copy
+/// is wrapped in turn (wiped at the end of that code).
+pub(super) fn unwrap_copy(secret: bool, name: &str, held: TokenStream) -> TokenStream {
+    let i = id(name);
+    if secret {
+        let rt = rt();
+        quote!(let mut #i = #rt::wipe::Wiped(::core::clone::Clone::clone(&**#held));)
+    } else {
+        quote!(let #i = ::core::clone::Clone::clone(#held);)
+    }
+}
+
+/// The Rust type of a value held as secret or not, and as an `Option`
+/// (by one fixed party of an n-party protocol) or not.
+pub(super) fn held_ty_optional(secret: bool, optional: bool, ty: &Ty) -> TokenStream {
+    let t = held_ty(secret, ty);
+    if optional {
+        quote!(::core::option::Option<#t>)
+    } else {
+        t
     }
 }

@@ -105,6 +105,21 @@ pub(in crate::codegen) fn dealer_stmt(ir: &Ir, k: usize) -> bool {
     ir.party_fixed.stmts.get(&k) == Some(&DEALER)
 }
 
+/// The type of every value of the parties (`dealer`: of the dealer) that
+/// its inputs and statements define (for the secret rule,
+/// `codegen::secret::secrets`, which leaves out the rounds' fields).
+pub(in crate::codegen) fn value_types(ir: &Ir, dealer: bool) -> BTreeMap<String, Ty> {
+    let mut types: BTreeMap<String, Ty> = ir.inputs[usize::from(dealer)].iter().cloned().collect();
+    for (k, e) in ir.events[0].iter().enumerate() {
+        if let Event::Stmt(TStmt::Assign(n, e)) = e {
+            if dealer_stmt(ir, k) == dealer {
+                types.insert(n.clone(), e.ty.clone());
+            }
+        }
+    }
+    types
+}
+
 /// The mesh endpoints: the parties, and the dealer after them (as a term
 /// over `__n`, the number of parties).
 pub(super) fn endpoints(ir: &Ir) -> proc_macro2::TokenStream {

@@ -9,9 +9,10 @@
 
 use super::analysis::{dealer_receives, dealer_sends, dealer_stmt, parties, uses_defs_of, Op};
 use super::driver::Drive;
-use super::{held_ty, io_items, stmt_code};
+use super::{io_items, open_fields, output_values, role_secrets, stmt_code};
 use crate::codegen::expr::ExprGen;
 use crate::codegen::names::{id, rt, snake};
+use crate::codegen::secret::{held_ty, wrap_locals};
 use crate::codegen::wire::{check_shape, input_checks, shape};
 use crate::ir::*;
 use crate::types::Ty;
@@ -48,6 +49,8 @@ struct DealerGen<'a> {
     ops: Vec<DOp>,
     live_out: Vec<BTreeSet<String>>,
     states: Vec<DState>,
+    /// The dealer's secret values (held in wiping wrappers, see `secret`).
+    secrets: BTreeSet<String>,
 }
 
 fn dealer_ops(ir: &Ir) -> Vec<DOp> {
@@ -128,6 +131,7 @@ impl<'a> DealerGen<'a> {
             ops,
             live_out,
             states,
+            secrets: role_secrets(ir, true),
         }
     }
 
@@ -154,10 +158,19 @@ impl<'a> DealerGen<'a> {
             .collect()
     }
 
+    /// State `si` built from the values in scope.
     fn state_pat(&self, si: usize) -> TokenStream {
         let (m, s) = (&self.role_mod, &self.states[si]);
         let n = format_ident!("{}", s.name);
         let f = s.vars.iter().map(|(v, _)| id(v));
+        quote!(#m::#n { #(#f),* })
+    }
+
+    /// Pattern opening state `si` (its secrets bound `mut`).
+    fn open_pat(&self, si: usize) -> TokenStream {
+        let (m, s) = (&self.role_mod, &self.states[si]);
+        let n = format_ident!("{}", s.name);
+        let f = open_fields(&self.secrets, s.vars.iter().map(|(v, _)| v));
         quote!(#m::#n { #(#f),* })
     }
 
@@ -185,7 +198,7 @@ impl<'a> DealerGen<'a> {
             let (f, t): (Vec<Ident>, Vec<TokenStream>) = s
                 .vars
                 .iter()
-                .map(|(v, t)| (id(v), held_ty(t, false)))
+                .map(|(v, t)| (id(v), held_ty(self.secrets.contains(v), t)))
                 .unzip();
             quote!(#[doc = #doc] pub struct #n { #( pub(super) #f: #t, )* })
         });
@@ -196,7 +209,7 @@ impl<'a> DealerGen<'a> {
     fn step(&self, si: usize) -> (TokenStream, Drive) {
         let at = self.states[si].op.unwrap_or_default();
         let (role, ty) = (&self.role, self.state_ty(si));
-        let (open, next) = (self.state_pat(si), self.state_pat(si + 1));
+        let (open, next) = (self.open_pat(si), self.state_pat(si + 1));
         let next_ty = self.state_ty(si + 1);
         let (_, end) = self.span_of(si + 1);
         let body = self.stmts(at + 1, end);
@@ -309,7 +322,7 @@ impl<'a> DealerGen<'a> {
         let (d, pname) = (&self.name, &self.ir.name);
         let fields = |list: &[(String, Ty)]| {
             let names: Vec<Ident> = list.iter().map(|(n, _)| id(n)).collect();
-            let tys: Vec<TokenStream> = list.iter().map(|(_, t)| held_ty(t, false)).collect();
+            let tys: Vec<TokenStream> = list.iter().map(|(_, t)| held_ty(false, t)).collect();
             let docs: Vec<String> = list.iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
             (names, tys, docs)
         };
@@ -334,7 +347,9 @@ impl<'a> DealerGen<'a> {
         let first_pat = self.state_pat(0);
         let (_, first_end) = self.span_of(0);
         let init = self.stmts(0, first_end);
-        let prologue = super::start(&input, &in_names, &in_checks, &init);
+        let inputs = self.ir.inputs[1].iter().map(|(n, _)| n);
+        let wrap = wrap_locals(&self.secrets, inputs);
+        let prologue = super::start(&input, (&in_names, wrap), &in_checks, &init);
         let (mut steps, mut drive) = (vec![], vec![]);
         for si in 0..self.states.len() - 1 {
             let (s, dr) = self.step(si);
@@ -364,8 +379,10 @@ impl<'a> DealerGen<'a> {
             },
         );
         let last = self.states.len() - 1;
-        let (done, done_pat) = (self.state_ty(last), self.state_pat(last));
-        let outs = self.ir.outputs[1].iter().map(|(o, _)| id(o));
+        let (done, done_pat) = (self.state_ty(last), self.open_pat(last));
+        let outputs = &self.ir.outputs[1];
+        let names = outputs.iter().map(|(o, _)| id(o));
+        let vals = output_values(&self.secrets, outputs, &|_| false);
         let doc = format!("The dealer `{d}` of `{pname}` (`{}`), as a typestate: it runs its own steps (`at {d}` and the rounds it sends or receives), not the parties'. On a mesh it is endpoint `n`, after the parties `0..n`.", self.ir.location);
         let new_doc = format!("Starts `{d}` of session `session` (the same 16 bytes at every party, fresh for every run) with its inputs and randomness: checks the inputs and runs its computation up to its first round.");
         let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then its rounds behind the session hello (sent to every party with its first flight, each party's checked before the first frame read from it and all before the output; see `ot_runtime::mesh::Greeting`); before each send it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.");
@@ -405,7 +422,7 @@ impl<'a> DealerGen<'a> {
                 pub fn finish(self) -> Result<#output, Error> {
                     let #role { st, .. } = self;
                     let #done_pat = st;
-                    Ok(#output { #(#outs),* })
+                    Ok(#output { #(#names: #vals),* })
                 }
             }
         }
@@ -420,9 +437,17 @@ fn vars(live: &BTreeSet<String>, types: &BTreeMap<String, Ty>) -> Vec<(String, T
 }
 
 /// The dealer's items, if the protocol has one.
+/// Its expressions read the dealer's secrets through their wrappers (and
+/// leave `eg` with none set).
 pub(super) fn dealer_items(ir: &Ir, eg: &ExprGen) -> TokenStream {
     match &ir.dealer {
-        Some(name) => DealerGen::new(ir, eg, name).items(),
+        Some(name) => {
+            let g = DealerGen::new(ir, eg, name);
+            eg.set_secrets(Some(g.secrets.clone()));
+            let items = g.items();
+            eg.set_secrets(None);
+            items
+        }
         None => quote!(),
     }
 }

@@ -20,12 +20,13 @@ mod steps;
 
 use super::expr::ExprGen;
 use super::names::{id, rt, snake};
-use super::wire::rust_ty;
+use super::secret::{held_ty_optional, take_out, take_out_optional, unwrap_copy, wrap_values};
 use crate::ir::*;
 use crate::types::Ty;
 use analysis::{Op, PState, Plan};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
+use std::collections::BTreeSet;
 
 /// Generates the items of an n-party protocol module.
 pub(super) fn generate(ir: &Ir) -> TokenStream {
@@ -37,8 +38,11 @@ pub(super) fn generate(ir: &Ir) -> TokenStream {
     let comm = comm_items(ir);
     let msgs = super::messages::messages_module(ir);
     let errors = errors::error_items(ir);
+    // Expressions of the parties read their secrets through their wrappers.
+    eg.set_secrets(Some(g.secrets.clone()));
     let party = g.party_items();
     let dealer = dealer::dealer_items(ir, &eg);
+    eg.set_secrets(None);
     let traits = step_traits(ir);
     let hash = super::spec_hash_item(ir);
     quote! {
@@ -255,13 +259,47 @@ fn fixed_text(ir: &Ir, c: usize) -> String {
     }
 }
 
-/// The Rust type of a value: an `Option` when one fixed party holds it.
-fn held_ty(t: &Ty, held: bool) -> TokenStream {
-    let t = rust_ty(t);
-    match held {
-        true => quote!(::core::option::Option<#t>),
-        false => t,
-    }
+/// The secret values of the parties (`dealer`: of the dealer), by the rule
+/// of `codegen::secret`.
+fn role_secrets(ir: &Ir, dealer: bool) -> BTreeSet<String> {
+    super::secret::secrets(ir, &analysis::value_types(ir, dealer))
+}
+
+/// A state's fields as a pattern that opens it: the secret ones bound
+/// `mut` (a secret may be moved out of its wrapper).
+fn open_fields<'n>(
+    secrets: &BTreeSet<String>,
+    names: impl Iterator<Item = &'n String>,
+) -> Vec<TokenStream> {
+    names
+        .map(|v| {
+            let i = id(v);
+            match secrets.contains(v) {
+                true => quote!(mut #i),
+                false => quote!(#i),
+            }
+        })
+        .collect()
+}
+
+/// The outputs of a role, out of the wrappers of its secrets (from here
+/// they are the caller's); `optional(name)`: an output held as an `Option`.
+fn output_values(
+    secrets: &BTreeSet<String>,
+    outputs: &[(String, Ty)],
+    optional: &dyn Fn(&str) -> bool,
+) -> Vec<TokenStream> {
+    outputs
+        .iter()
+        .map(|(n, t)| match (secrets.contains(n), optional(n)) {
+            (true, true) => take_out_optional(n, t),
+            (true, false) => take_out(n, t),
+            _ => {
+                let i = id(n);
+                quote!(#i)
+            }
+        })
+        .collect()
 }
 
 /// One statement of role `role` with the values `live` after it; a check
@@ -292,11 +330,11 @@ fn stmt_code(
 }
 
 /// The start of a `new` (of a party or the dealer): the session block from
-/// the session id, the inputs taken apart and checked, the computation
-/// before the first round.
+/// the session id, the inputs taken apart (the secret ones wrapped, `wrap`)
+/// and checked, the computation before the first round.
 fn start(
     input: &Ident,
-    names: &[Ident],
+    (names, wrap): (&[Ident], TokenStream),
     checks: &[TokenStream],
     init: &[TokenStream],
 ) -> TokenStream {
@@ -306,6 +344,7 @@ fn start(
         let session_id = session;
         let session = #rt::mpc::session_block(session);
         let #input { #(#names),* } = input;
+        #wrap
         #(#checks)*
         #(#init)*
     }
@@ -339,6 +378,8 @@ pub(super) struct PartyGen<'a> {
     plan: Plan,
     role: Ident,
     role_mod: Ident,
+    /// The parties' secret values (held in wiping wrappers, see `secret`).
+    secrets: BTreeSet<String>,
 }
 
 impl<'a> PartyGen<'a> {
@@ -349,6 +390,7 @@ impl<'a> PartyGen<'a> {
             plan: analysis::plan(ir),
             role: id(&ir.roles[0]),
             role_mod: format_ident!("{}_state", snake(&ir.roles[0])),
+            secrets: role_secrets(ir, false),
         }
     }
 
@@ -395,9 +437,13 @@ impl<'a> PartyGen<'a> {
         quote!(#role_mod::#n { #(#fns),* })
     }
 
-    /// Pattern destructuring state `s`.
+    /// Pattern destructuring state `s` (its secrets bound `mut`).
     fn open_state(&self, s: &PState) -> TokenStream {
-        self.build_state(s)
+        let role_mod = &self.role_mod;
+        let n = Self::state_ident(s);
+        let fns = open_fields(&self.secrets, s.vars.iter().map(|(v, _)| v));
+        let extra = self.extra_fields(s).into_iter().map(|(f, _)| f);
+        quote!(#role_mod::#n { #(#fns,)* #(#extra),* })
     }
 
     fn state_structs(&self) -> TokenStream {
@@ -407,7 +453,11 @@ impl<'a> PartyGen<'a> {
             let (mut fns, mut fts): (Vec<Ident>, Vec<TokenStream>) = s
                 .vars
                 .iter()
-                .map(|(v, t)| (id(v), held_ty(t, s.held.contains_key(v))))
+                .map(|(v, t)| {
+                    let held =
+                        held_ty_optional(self.secrets.contains(v), s.held.contains_key(v), t);
+                    (id(v), held)
+                })
                 .unzip();
             for (f, t) in self.extra_fields(s) {
                 fns.push(f);
@@ -444,9 +494,10 @@ impl<'a> PartyGen<'a> {
         let inner = self.stmt(s, i);
         match s {
             TStmt::Assign(n, e) => {
-                let (n, t) = (id(n), rust_ty(&e.ty));
+                let t = held_ty_optional(self.secrets.contains(n), true, &e.ty);
+                let n = id(n);
                 quote! {
-                    let #n: ::core::option::Option<#t> = if me == #c {
+                    let #n: #t = if me == #c {
                         #(#unwraps)*
                         #inner
                         ::core::option::Option::Some(#n)
@@ -466,11 +517,8 @@ impl<'a> PartyGen<'a> {
             .filter(|n| self.plan.held[i].contains_key(*n))
             .map(|n| {
                 let v = id(n);
-                quote! {
-                    let #v = ::core::clone::Clone::clone(
-                        #v.as_ref().ok_or(Error::NotHeld { party: me, value: #n })?,
-                    );
-                }
+                let held = quote!(#v.as_ref().ok_or(Error::NotHeld { party: me, value: #n })?);
+                unwrap_copy(self.secrets.contains(n), n, held)
             })
             .collect()
     }
@@ -487,7 +535,7 @@ impl<'a> PartyGen<'a> {
             let names: Vec<Ident> = list.iter().map(|(n, _)| id(n)).collect();
             let tys: Vec<TokenStream> = list
                 .iter()
-                .map(|(n, t)| held_ty(t, fixed.contains_key(n)))
+                .map(|(n, t)| held_ty_optional(false, fixed.contains_key(n), t))
                 .collect();
             let docs: Vec<String> = list
                 .iter()
@@ -518,8 +566,12 @@ impl<'a> PartyGen<'a> {
         let init = self.stmts_between(0, first.entry);
         let state = self.build_state(first);
         let (in_names, in_checks) = self.input_checks(inputs);
+        let fixed = &self.ir.party_fixed.inputs;
+        let wrap = wrap_values(&self.secrets, inputs.iter().map(|(n, _)| n), &|n| {
+            fixed.contains_key(n)
+        });
         let n = super::wire::shape(&analysis::parties(self.ir));
-        let prologue = start(&input, &in_names, &in_checks, &init);
+        let prologue = start(&input, (&in_names, wrap), &in_checks, &init);
         let doc = format!("Starts party `{p}[me]` of session `session` (the same 16 bytes at every party, fresh for every run): checks its index and inputs and runs its local computation up to its first round.");
         quote! {
             #[doc = #doc]
@@ -566,11 +618,13 @@ impl<'a> PartyGen<'a> {
         let open = self.open_state(last);
         let stmts = self.stmts_between(last.entry, self.plan.ops.len());
         let end = &self.plan.held[self.plan.ops.len()];
-        let outs = self.ir.outputs[0].iter().map(|(n, _)| {
+        let outputs = &self.ir.outputs[0];
+        let vals = output_values(&self.secrets, outputs, &|n| end.contains_key(n));
+        let outs = outputs.iter().zip(vals).map(|((n, _), val)| {
             let v = id(n);
             match self.ir.party_fixed.outputs.get(n) {
-                Some(c) if !end.contains_key(n) => quote!(#v: if me == #c { ::core::option::Option::Some(#v) } else { ::core::option::Option::None }),
-                _ => quote!(#v),
+                Some(c) if !end.contains_key(n) => quote!(#v: if me == #c { ::core::option::Option::Some(#val) } else { ::core::option::Option::None }),
+                _ => quote!(#v: #val),
             }
         });
         quote! {
