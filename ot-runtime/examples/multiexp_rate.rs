@@ -113,30 +113,41 @@ fn main() {
         dec_sec / dec_powm
     );
     println!();
-    println!("Products of k powers, 253-bit exponents (Triple Generation's γ: k = 2):");
-    println!("  k | naive (k powm + k-1 mul) | Straus (multi_exp) | naive / Straus");
-    for k in [1usize, 2, 3, 4, 8] {
+    println!("Products of k powers, 253-bit secret exponents (Triple Generation's γ: k = 2):");
+    println!(
+        "  k | naive powm (leaky) | k powm_sec + k-1 mul | Straus (multi_exp) | powm_sec / Straus"
+    );
+    for k in [1usize, 2, 3, 4] {
         let bases: Vec<Integer> = (0..k).map(|_| ct(&mut rng)).collect();
         let exps: Vec<Integer> = (0..k).map(|_| b253(&mut rng)).collect();
-        let naive_f = || {
+        let product = |sec: bool| {
             bases
                 .iter()
                 .zip(&exps)
                 .fold(Integer::from(1), |acc, (b, e)| {
-                    acc * b.clone().pow_mod(e, n2).unwrap_or_default() % n2
+                    let p = if sec {
+                        b.clone().secure_pow_mod(e, n2)
+                    } else {
+                        b.clone().pow_mod(e, n2).unwrap_or_default()
+                    };
+                    acc * p % n2
                 })
         };
-        let straus_f = || multi_exp(&bases, &exps, n2).unwrap_or_default();
-        assert_eq!(naive_f(), straus_f(), "methods agree");
+        let straus_f = || multi_exp(&bases, &exps, 253, n2).unwrap_or_default();
+        assert_eq!(product(false), straus_f(), "methods agree");
+        assert_eq!(product(true), straus_f(), "methods agree");
         let naive = micros(secs, || {
-            black_box(naive_f());
+            black_box(product(false));
+        });
+        let sec = micros(secs, || {
+            black_box(product(true));
         });
         let straus = micros(secs, || {
             black_box(straus_f());
         });
         println!(
-            "  {k} | {naive:>24.1} | {straus:>18.1} | {:.2}",
-            naive / straus
+            "  {k} | {naive:>18.1} | {sec:>20.1} | {straus:>18.1} | {:.2}",
+            sec / straus
         );
     }
     println!();
@@ -146,10 +157,14 @@ fn main() {
     let powm_r = micros(secs, || {
         black_box(h.clone().pow_mod(&alpha, n2).ok());
     });
+    let powm_sec_r = micros(secs, || {
+        black_box(h.clone().secure_pow_mod(&alpha, n2));
+    });
     println!("Short randomizer h_s^α, |α| = {bits} bits:");
-    println!("  GMP powm                             {powm_r:>9.2}");
+    println!("  GMP powm (leaky)                     {powm_r:>9.2}");
+    println!("  GMP powm_sec                         {powm_sec_r:>9.2}");
     println!("  fixed-base window | µs per exp | multiplications | table MB | table build ms");
-    for w in 4..=8u32 {
+    for w in 3..=8u32 {
         let t0 = Instant::now();
         let table = FixedBase::new(h, n2, bits, w);
         let build = t0.elapsed().as_secs_f64() * 1e3;
@@ -160,12 +175,26 @@ fn main() {
         let fb = micros(secs, || {
             black_box(table.pow(&alpha, n2));
         });
-        let entries = (1u64 << w) * u64::from(bits.div_ceil(w));
-        let mb = entries as f64 * f64::from(n2.significant_bits()) / 8.0 / 1e6;
+        let mb = table.table_bytes() as f64 / 1e6;
         println!(
             "  {w:>17} | {fb:>10.1} | {:>15} | {mb:>8.1} | {build:>14.0}",
             bits.div_ceil(w)
         );
+    }
+    // The key owner's CRT halves: two tables modulo half-size moduli (p²
+    // and q²; odd half-size stand-ins of the same sizes here), where a
+    // multiplication is about 3x cheaper, so the scan weighs more.
+    let q2 = ot_runtime::paillier::random_bits(half, &mut rng) | Integer::from(1);
+    println!("  CRT halves, window | µs per exp (both halves) | table MB (both)");
+    for w in 3..=7u32 {
+        let tp = FixedBase::new(h, &p2, bits, w);
+        let tq = FixedBase::new(h, &q2, bits, w);
+        let fb = micros(secs, || {
+            black_box(tp.pow(&alpha, &p2));
+            black_box(tq.pow(&alpha, &q2));
+        });
+        let mb = (tp.table_bytes() + tq.table_bytes()) as f64 / 1e6;
+        println!("  {w:>18} | {fb:>24.1} | {mb:>15.1}");
     }
     let m = Integer::from(987_654_321u64);
     let enc_pub = micros(secs, || {
