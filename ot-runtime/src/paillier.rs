@@ -10,7 +10,7 @@
 //!   §4): the public key carries `h_s = (−x²)^n mod n²` for a random `x`,
 //!   and `Enc(m; α) = (1 + m·n)·h_s^α mod n²` with `α` of `⌈k/2⌉` bits (`k`
 //!   the modulus size), computed from a precomputed table of `h_s`
-//!   ([`FixedBase`], windows of [`FIXED_BASE_WINDOW`] bits: `⌈k/2⌉ / 7`
+//!   ([`FixedBase`], windows of [`FIXED_BASE_WINDOW`] bits: `⌈k/2⌉ / 5`
 //!   multiplications and no squarings; the key owner's
 //!   [`SecretKey::encrypt_with_alpha`] uses the table's CRT halves).
 //!   Semantic security then rests on DCR **plus** the assumption of that
@@ -24,6 +24,29 @@
 //!   recombination (half-size exponents modulo quarter-size moduli).
 //! * Homomorphic addition `c1·c2`, addition of a plaintext, and
 //!   multiplication by a plaintext `c^k`, all mod `n²`.
+//!
+//! **Secret exponents, side-channel silent in this code.** Every
+//! exponentiation whose exponent is secret runs the same sequence of
+//! operations and memory accesses for every exponent of the same public
+//! bound: the decryption's `p − 1`, `q − 1` by GMP's `mpz_powm_sec`; the
+//! short randomizers `h_s^α` ([`FixedBase::pow`], also the key owner's
+//! CRT halves) and the shares `b` in Triple Generation's `γ`
+//! ([`multi_exp`], [`PublicKey::mul_plain`]) by window tables whose entry
+//! is selected by reading every entry of the row with a constant-time mask
+//! (no table index and no branch on a digit; zero digits are multiplied
+//! like any other, by entries of one limb length), and the CRT
+//! recombinations add a multiple of the modulus instead of testing a sign.
+//! What is left is GMP's `mpz` multiplication and division, whose time can
+//! depend on the operands' values (carry handling, quotient corrections)
+//! and, negligibly, on their lengths (a residue shorter than the modulus by
+//! a whole 64-bit limb: probability about `2^-64`); GMP's `mpn_sec_*`
+//! arithmetic would close that but needs `unsafe` FFI, which this crate
+//! keeps out of its non-SIMD code. Measured price
+//! (`examples/multiexp_rate.rs`, 2048-bit keys): the packed `γ` costs the
+//! same as the former table lookup (the silent alternative, two
+//! `powm_sec`, costs 1.8x), a randomizer about 1.7x the former variable-time
+//! window-7 table (window 5 is now the fastest: the selection reads the
+//! whole table once per exponentiation).
 //!
 //! Malformed ciphertexts (out of range, not a unit, wrong length) are a
 //! typed [`PaillierError`], never a panic.

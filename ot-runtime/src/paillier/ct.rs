@@ -138,7 +138,7 @@ impl ExpLimbs {
             }
             all.zeroize();
         }
-        if bits % 64 != 0 {
+        if !bits.is_multiple_of(64) {
             if let Some(top) = v.last_mut() {
                 *top &= (1u64 << (bits % 64)) - 1;
             }
