@@ -2,17 +2,20 @@
 //! Paillier operations, measured in one run next to a single modular
 //! multiplication and squaring of the same size:
 //!
-//! * products of `k` powers `Π c_i^{b_i}` with 253-bit exponents (Triple
-//!   Generation's `α^b·α'^{b'}`, `k = 2`): naive (`k` GMP `powm` and `k − 1`
-//!   multiplications) against Straus' simultaneous multi-exponentiation
+//! * products of `k` powers `Π c_i^{b_i}` with 253-bit secret exponents
+//!   (Triple Generation's `α^b·α'^{b'}`, `k = 2`; `PublicKey::mul_plain`,
+//!   `k = 1`): GMP `powm` per base (variable time, for reference), GMP's
+//!   side-channel silent `powm_sec` per base, and the side-channel silent
+//!   Straus multi-exponentiation with masked table selection
 //!   (`paillier::multi_exp`);
-//! * GMP's side-channel silent `powm_sec` against `powm`, for a 253-bit
-//!   exponent (`PublicKey::mul_plain`) and for the decryption's half-size
-//!   exponentiation (`prime − 1` modulo `prime²`);
-//! * the short randomizer `h_s^α` (exponent `⌈k/2⌉` bits): GMP `powm`
-//!   against the fixed-base windowed table (`paillier::FixedBase`) for
-//!   windows 4 to 8 (multiplications per exponentiation, table size and
-//!   build time), and the key owner's CRT form (`SecretKey::encrypt_with_alpha`);
+//! * GMP's `powm_sec` against `powm`, for a 253-bit exponent and for the
+//!   decryption's half-size exponentiation (`prime − 1` modulo `prime²`);
+//! * the short randomizer `h_s^α` (exponent `⌈k/2⌉` bits): GMP `powm` and
+//!   `powm_sec` against the silent fixed-base windowed table
+//!   (`paillier::FixedBase`) for windows 3 to 8 (multiplications per
+//!   exponentiation, table size and build time), the same for the key
+//!   owner's CRT halves (half-size moduli), and the key's encryptions
+//!   (`PublicKey::encrypt_with_alpha`, `SecretKey::encrypt_with_alpha`);
 //! * one CRT decryption.
 //!
 //! `cargo run --release -p ot-runtime --example multiexp_rate [-- --bits 2048 --secs 0.3]`
