@@ -148,19 +148,10 @@ impl FixedBase {
         let window = window.clamp(1, 12);
         let rows = exp_bits.div_ceil(window).max(1);
         let mut table = ct::LimbTable::new(modulus, (rows as usize) << window);
-        let mut b = Integer::from(base % modulus);
-        if b < 0 {
-            b += modulus;
-        }
+        let mut b = base.clone();
         for _ in 0..rows {
-            let mut acc = Integer::from(1) % modulus;
-            for _ in 0..(1u32 << window) {
-                table.push(&acc);
-                acc *= &b;
-                acc %= modulus;
-            }
-            // acc = b^(2^window): the next row's base.
-            b = acc;
+            // Returns b^(2^window): the next row's base.
+            b = table.push_powers(&b, 1 << window, modulus);
         }
         FixedBase {
             table,
@@ -250,16 +241,7 @@ pub fn multi_exp(
     let per_base = 1usize << w;
     let mut table = ct::LimbTable::new(modulus, bases.len() * per_base);
     for b in bases {
-        let mut b = Integer::from(b % modulus);
-        if b < 0 {
-            b += modulus;
-        }
-        let mut acc = Integer::from(1) % modulus;
-        for _ in 0..per_base {
-            table.push(&acc);
-            acc *= &b;
-            acc %= modulus;
-        }
+        table.push_powers(b, per_base, modulus);
     }
     let exps: Vec<ct::ExpLimbs> = exps.iter().map(|e| ct::ExpLimbs::new(e, bits)).collect();
     let mut scratch = vec![0u64; table.limbs()];

@@ -87,6 +87,22 @@ impl LimbTable {
         stored.write_digits(&mut self.data[at..], Order::Lsf);
     }
 
+    /// Appends `b^0, b^1, …, b^(count−1) mod m` (`m` the table's modulus)
+    /// and returns `b^count mod m`.
+    pub(crate) fn push_powers(&mut self, b: &Integer, count: usize, m: &Integer) -> Integer {
+        let mut b = Integer::from(b % m);
+        if b < 0 {
+            b += m;
+        }
+        let mut acc = Integer::from(1) % m;
+        for _ in 0..count {
+            self.push(&acc);
+            acc *= &b;
+            acc %= m;
+        }
+        acc
+    }
+
     /// Entry `i` as stored (`v + offset`).
     pub(crate) fn stored(&self, i: usize) -> Integer {
         Integer::from_digits(&self.data[i * self.limbs..(i + 1) * self.limbs], Order::Lsf)
