@@ -6,7 +6,7 @@
 //! multiple `c·m` of the modulus is chosen once per table so that every
 //! stored value has the same number `L` of 64-bit limbs with a non-zero top
 //! limb (`c·m ≥ 2^(64(L−1))` and `(c + 1)·m ≤ 2^(64L)`). Read back as a GMP
-//! integer, every entry then has the same size, including `1 = m^0·…` (the
+//! integer, every entry then has the same size, including `1` (`base^0`, the
 //! entry of the zero digit, which as a plain GMP integer would be one limb
 //! long and make its multiplication visibly faster), and multiplying by it
 //! equals multiplying by `v` modulo `m`.
