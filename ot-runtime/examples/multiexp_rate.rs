@@ -2,17 +2,20 @@
 //! Paillier operations, measured in one run next to a single modular
 //! multiplication and squaring of the same size:
 //!
-//! * products of `k` powers `Π c_i^{b_i}` with 253-bit exponents (Triple
-//!   Generation's `α^b·α'^{b'}`, `k = 2`): naive (`k` GMP `powm` and `k − 1`
-//!   multiplications) against Straus' simultaneous multi-exponentiation
+//! * products of `k` powers `Π c_i^{b_i}` with 253-bit secret exponents
+//!   (Triple Generation's `α^b·α'^{b'}`, `k = 2`; `PublicKey::mul_plain`,
+//!   `k = 1`): GMP `powm` per base (variable time, for reference), GMP's
+//!   side-channel silent `powm_sec` per base, and the side-channel silent
+//!   Straus multi-exponentiation with masked table selection
 //!   (`paillier::multi_exp`);
-//! * GMP's side-channel silent `powm_sec` against `powm`, for a 253-bit
-//!   exponent (`PublicKey::mul_plain`) and for the decryption's half-size
-//!   exponentiation (`prime − 1` modulo `prime²`);
-//! * the short randomizer `h_s^α` (exponent `⌈k/2⌉` bits): GMP `powm`
-//!   against the fixed-base windowed table (`paillier::FixedBase`) for
-//!   windows 4 to 8 (multiplications per exponentiation, table size and
-//!   build time), and the key owner's CRT form (`SecretKey::encrypt_with_alpha`);
+//! * GMP's `powm_sec` against `powm`, for a 253-bit exponent and for the
+//!   decryption's half-size exponentiation (`prime − 1` modulo `prime²`);
+//! * the short randomizer `h_s^α` (exponent `⌈k/2⌉` bits): GMP `powm` and
+//!   `powm_sec` against the silent fixed-base windowed table
+//!   (`paillier::FixedBase`) for windows 3 to 8 (multiplications per
+//!   exponentiation, table size and build time), the same for the key
+//!   owner's CRT halves (half-size moduli), and the key's encryptions
+//!   (`PublicKey::encrypt_with_alpha`, `SecretKey::encrypt_with_alpha`);
 //! * one CRT decryption.
 //!
 //! `cargo run --release -p ot-runtime --example multiexp_rate [-- --bits 2048 --secs 0.3]`
@@ -113,30 +116,41 @@ fn main() {
         dec_sec / dec_powm
     );
     println!();
-    println!("Products of k powers, 253-bit exponents (Triple Generation's γ: k = 2):");
-    println!("  k | naive (k powm + k-1 mul) | Straus (multi_exp) | naive / Straus");
-    for k in [1usize, 2, 3, 4, 8] {
+    println!("Products of k powers, 253-bit secret exponents (Triple Generation's γ: k = 2):");
+    println!(
+        "  k | naive powm (leaky) | k powm_sec + k-1 mul | Straus (multi_exp) | powm_sec / Straus"
+    );
+    for k in [1usize, 2, 3, 4] {
         let bases: Vec<Integer> = (0..k).map(|_| ct(&mut rng)).collect();
         let exps: Vec<Integer> = (0..k).map(|_| b253(&mut rng)).collect();
-        let naive_f = || {
+        let product = |sec: bool| {
             bases
                 .iter()
                 .zip(&exps)
                 .fold(Integer::from(1), |acc, (b, e)| {
-                    acc * b.clone().pow_mod(e, n2).unwrap_or_default() % n2
+                    let p = if sec {
+                        b.clone().secure_pow_mod(e, n2)
+                    } else {
+                        b.clone().pow_mod(e, n2).unwrap_or_default()
+                    };
+                    acc * p % n2
                 })
         };
-        let straus_f = || multi_exp(&bases, &exps, n2).unwrap_or_default();
-        assert_eq!(naive_f(), straus_f(), "methods agree");
+        let straus_f = || multi_exp(&bases, &exps, 253, n2).unwrap_or_default();
+        assert_eq!(product(false), straus_f(), "methods agree");
+        assert_eq!(product(true), straus_f(), "methods agree");
         let naive = micros(secs, || {
-            black_box(naive_f());
+            black_box(product(false));
+        });
+        let sec = micros(secs, || {
+            black_box(product(true));
         });
         let straus = micros(secs, || {
             black_box(straus_f());
         });
         println!(
-            "  {k} | {naive:>24.1} | {straus:>18.1} | {:.2}",
-            naive / straus
+            "  {k} | {naive:>18.1} | {sec:>20.1} | {straus:>18.1} | {:.2}",
+            sec / straus
         );
     }
     println!();
@@ -146,10 +160,14 @@ fn main() {
     let powm_r = micros(secs, || {
         black_box(h.clone().pow_mod(&alpha, n2).ok());
     });
+    let powm_sec_r = micros(secs, || {
+        black_box(h.clone().secure_pow_mod(&alpha, n2));
+    });
     println!("Short randomizer h_s^α, |α| = {bits} bits:");
-    println!("  GMP powm                             {powm_r:>9.2}");
+    println!("  GMP powm (leaky)                     {powm_r:>9.2}");
+    println!("  GMP powm_sec                         {powm_sec_r:>9.2}");
     println!("  fixed-base window | µs per exp | multiplications | table MB | table build ms");
-    for w in 4..=8u32 {
+    for w in 3..=8u32 {
         let t0 = Instant::now();
         let table = FixedBase::new(h, n2, bits, w);
         let build = t0.elapsed().as_secs_f64() * 1e3;
@@ -160,12 +178,26 @@ fn main() {
         let fb = micros(secs, || {
             black_box(table.pow(&alpha, n2));
         });
-        let entries = (1u64 << w) * u64::from(bits.div_ceil(w));
-        let mb = entries as f64 * f64::from(n2.significant_bits()) / 8.0 / 1e6;
+        let mb = table.table_bytes() as f64 / 1e6;
         println!(
             "  {w:>17} | {fb:>10.1} | {:>15} | {mb:>8.1} | {build:>14.0}",
             bits.div_ceil(w)
         );
+    }
+    // The key owner's CRT halves: two tables modulo half-size moduli (p²
+    // and q²; odd half-size stand-ins of the same sizes here), where a
+    // multiplication is about 3x cheaper, so the scan weighs more.
+    let q2 = ot_runtime::paillier::random_bits(half, &mut rng) | Integer::from(1);
+    println!("  CRT halves, window | µs per exp (both halves) | table MB (both)");
+    for w in 3..=7u32 {
+        let tp = FixedBase::new(h, &p2, bits, w);
+        let tq = FixedBase::new(h, &q2, bits, w);
+        let fb = micros(secs, || {
+            black_box(tp.pow(&alpha, &p2));
+            black_box(tq.pow(&alpha, &q2));
+        });
+        let mb = (tp.table_bytes() + tq.table_bytes()) as f64 / 1e6;
+        println!("  {w:>18} | {fb:>24.1} | {mb:>15.1}");
     }
     let m = Integer::from(987_654_321u64);
     let enc_pub = micros(secs, || {

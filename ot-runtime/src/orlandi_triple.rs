@@ -176,8 +176,9 @@ pub fn gamma(
         let masked = pk.encrypt_with_alpha(&packed_mask(d), &randomizers[0])?;
         let bases: Vec<Integer> = alphas.iter().map(|c| c.as_integer().clone()).collect();
         let exps: Vec<Integer> = b.iter().map(scalar_to_integer).collect();
+        let bits = group_order().significant_bits();
         let power =
-            multi_exp(&bases, &exps, pk.n_squared()).ok_or(PaillierError::PlaintextRange)?;
+            multi_exp(&bases, &exps, bits, pk.n_squared()).ok_or(PaillierError::PlaintextRange)?;
         return Ok(vec![pk.add(&pk.ciphertext(power)?, &masked)]);
     }
     alphas

@@ -10,7 +10,7 @@
 //!   §4): the public key carries `h_s = (−x²)^n mod n²` for a random `x`,
 //!   and `Enc(m; α) = (1 + m·n)·h_s^α mod n²` with `α` of `⌈k/2⌉` bits (`k`
 //!   the modulus size), computed from a precomputed table of `h_s`
-//!   ([`FixedBase`], windows of [`FIXED_BASE_WINDOW`] bits: `⌈k/2⌉ / 7`
+//!   ([`FixedBase`], windows of [`FIXED_BASE_WINDOW`] bits: `⌈k/2⌉ / 5`
 //!   multiplications and no squarings; the key owner's
 //!   [`SecretKey::encrypt_with_alpha`] uses the table's CRT halves).
 //!   Semantic security then rests on DCR **plus** the assumption of that
@@ -25,6 +25,29 @@
 //! * Homomorphic addition `c1·c2`, addition of a plaintext, and
 //!   multiplication by a plaintext `c^k`, all mod `n²`.
 //!
+//! **Secret exponents, side-channel silent in this code.** Every
+//! exponentiation whose exponent is secret runs the same sequence of
+//! operations and memory accesses for every exponent of the same public
+//! bound: the decryption's `p − 1`, `q − 1` by GMP's `mpz_powm_sec`; the
+//! short randomizers `h_s^α` ([`FixedBase::pow`], also the key owner's
+//! CRT halves) and the shares `b` in Triple Generation's `γ`
+//! ([`multi_exp`], [`PublicKey::mul_plain`]) by window tables whose entry
+//! is selected by reading every entry of the row with a constant-time mask
+//! (no table index and no branch on a digit; zero digits are multiplied
+//! like any other, by entries of one limb length), and the CRT
+//! recombinations add a multiple of the modulus instead of testing a sign.
+//! What is left is GMP's `mpz` multiplication and division, whose time can
+//! depend on the operands' values (carry handling, quotient corrections)
+//! and, negligibly, on their lengths (a residue shorter than the modulus by
+//! a whole 64-bit limb: probability about `2^-64`); GMP's `mpn_sec_*`
+//! arithmetic would close that but needs `unsafe` FFI, which this crate
+//! keeps out of its non-SIMD code. Measured price
+//! (`examples/multiexp_rate.rs`, 2048-bit keys): the packed `γ` costs the
+//! same as the former table lookup (the silent alternative, two
+//! `powm_sec`, costs 1.8x), a randomizer about 1.7x the former variable-time
+//! window-7 table (window 5 is now the fastest: the selection reads the
+//! whole table once per exponentiation).
+//!
 //! Malformed ciphertexts (out of range, not a unit, wrong length) are a
 //! typed [`PaillierError`], never a panic.
 
@@ -32,12 +55,15 @@ use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
 use rug::integer::Order;
+use zeroize::Zeroize;
+
+mod ct;
 /// GMP integers (`rug::Integer`): plaintexts, randomizers and key parts.
 pub use rug::Integer;
 
 /// Window width of the key's fixed-base table of `h_s` (bits per table
 /// row); see [`FixedBase`] for the trade-off.
-pub const FIXED_BASE_WINDOW: u32 = 7;
+pub const FIXED_BASE_WINDOW: u32 = 5;
 /// Window width of [`multi_exp`] (bits per base and step).
 const STRAUS_WINDOW: u32 = 4;
 
@@ -91,136 +117,153 @@ pub enum PaillierError {
 /// Fixed-base windowed exponentiation (the "fixed-base windowing" of
 /// Menezes, van Oorschot and Vanstone, Handbook of Applied Cryptography,
 /// §14.6.3, in its table form): `rows[i][d] = base^(d·2^(w·i))` for every
-/// `w`-bit digit `d`, so `base^e` is the product of one entry per non-zero
-/// digit of `e`: `⌈bits/w⌉` multiplications and no squarings, for a table
-/// of `2^w·⌈bits/w⌉` entries. With `w` = [`FIXED_BASE_WINDOW`] and
+/// `w`-bit digit `d`, so `base^e` is the product of one entry per digit of
+/// `e`: `⌈bits/w⌉` multiplications and no squarings, for a table of
+/// `2^w·⌈bits/w⌉` entries.
+///
+/// The exponent is secret where it is used (the short randomizers `α`), so
+/// [`Self::pow`] is side-channel silent in this code: each row's entry is
+/// selected by reading every entry of the row with a constant-time mask
+/// (no index or branch on a digit), and every digit, zero included, costs
+/// one multiplication and one reduction by an entry of the same limb length
+/// (entries are stored as `v + c·m`, see the `ct` submodule). What remains
+/// is GMP's `mpz` multiplication and division, which are not constant time
+/// in general (see `SECURITY.md`). With `w` = [`FIXED_BASE_WINDOW`] and
 /// 1024-bit exponents (the short randomizers of a 2048-bit key) that is
-/// 147 multiplications modulo `n²` and a 9.6 MB table, built once per key
-/// (window 8 saves 13% more multiplications for a 17 MB table;
-/// `examples/multiexp_rate.rs` prints the trade-off).
+/// 205 multiplications modulo `n²` and a 3.4 MB table, built once per key;
+/// the window balances the multiplications against the scan, which reads
+/// the whole table once per exponentiation (`examples/multiexp_rate.rs`
+/// prints the trade-off).
 #[derive(Clone, Debug)]
 pub struct FixedBase {
-    rows: Vec<Vec<Integer>>,
+    table: ct::LimbTable,
+    rows: u32,
     window: u32,
 }
 
 impl FixedBase {
-    /// The table of `base` modulo `modulus` for exponents of up to
-    /// `exp_bits` bits, `window` bits per row (clamped to 1..=12).
+    /// The table of `base` modulo `modulus` (`modulus > 0`) for exponents
+    /// of up to `exp_bits` bits, `window` bits per row (clamped to 1..=12).
     pub fn new(base: &Integer, modulus: &Integer, exp_bits: u32, window: u32) -> FixedBase {
         let window = window.clamp(1, 12);
-        let windows = exp_bits.div_ceil(window);
-        let mut rows = Vec::with_capacity(windows as usize);
-        let mut b = Integer::from(base % modulus);
-        for _ in 0..windows {
-            let mut row = Vec::with_capacity(1 << window);
-            let mut acc = Integer::from(1);
-            for _ in 0..(1u32 << window) {
-                row.push(acc.clone());
-                acc *= &b;
-                acc %= modulus;
-            }
-            // acc = b^(2^window): the next row's base.
-            b = acc;
-            rows.push(row);
+        let rows = exp_bits.div_ceil(window).max(1);
+        let mut table = ct::LimbTable::new(modulus, (rows as usize) << window);
+        let mut b = base.clone();
+        for _ in 0..rows {
+            // Returns b^(2^window): the next row's base.
+            b = table.push_powers(&b, 1 << window, modulus);
         }
-        FixedBase { rows, window }
+        FixedBase {
+            table,
+            rows,
+            window,
+        }
     }
 
     /// The same table with every entry reduced modulo `m` (a divisor of
     /// the table's modulus: the CRT halves of a key's table).
     fn reduced(&self, m: &Integer) -> FixedBase {
-        let rows = self
-            .rows
-            .iter()
-            .map(|row| row.iter().map(|v| Integer::from(v % m)).collect())
-            .collect();
+        let mut table = ct::LimbTable::new(m, self.table.len());
+        for i in 0..self.table.len() {
+            table.push(&Integer::from(&self.table.stored(i) % m));
+        }
         FixedBase {
-            rows,
+            table,
+            rows: self.rows,
             window: self.window,
         }
     }
 
     /// Largest exponent size, in bits, the table covers.
     pub fn exp_bits(&self) -> u32 {
-        self.rows.len() as u32 * self.window
+        self.rows * self.window
+    }
+
+    /// Bytes of the table's entries.
+    pub fn table_bytes(&self) -> usize {
+        self.table.bytes()
     }
 
     /// `base^e mod modulus` for `0 ≤ e < 2^exp_bits`; larger exponents are
     /// reduced to their low [`Self::exp_bits`] bits (callers sample within
-    /// range). `modulus` must be the table's.
+    /// range) and a negative one counts as 0. `modulus` must be the
+    /// table's. The same sequence of operations for every `e` (see the
+    /// type's docs).
     pub fn pow(&self, e: &Integer, modulus: &Integer) -> Integer {
+        let e = ct::ExpLimbs::new(e, self.exp_bits());
+        let per_row = 1usize << self.window;
+        let mut scratch = vec![0u64; self.table.limbs()];
+        let mut sel = Integer::new();
         let mut acc = Integer::from(1);
-        for (i, row) in self.rows.iter().enumerate() {
-            let digit = digit(e, i as u32 * self.window, self.window);
-            if digit != 0 {
-                acc *= &row[digit];
-                acc %= modulus;
-            }
+        for row in 0..self.rows {
+            let d = e.digit(row * self.window, self.window);
+            self.table
+                .select(row as usize * per_row, per_row, d, &mut scratch, &mut sel);
+            acc *= &sel;
+            acc %= modulus;
         }
+        scratch.zeroize();
         acc
     }
 }
 
-/// Bits `at..at + width` of `e` (`e ≥ 0`) as a digit.
-fn digit(e: &Integer, at: u32, width: u32) -> usize {
-    (0..width).fold(0usize, |d, b| d | (usize::from(e.get_bit(at + b)) << b))
-}
-
-/// `Π_i bases[i]^exps[i] mod modulus` by simultaneous multi-exponentiation
-/// (Straus' interleaved windows, the k-base form of "Shamir's trick":
-/// Handbook of Applied Cryptography, §14.6.1, Algorithm 14.88 with
-/// 4-bit digits): one shared chain of squarings for all bases, so `k`
-/// exponents of `b` bits cost `b` squarings, about `k·b/4` multiplications
-/// and `14k` for the tables, against `k·b` squarings for `k` separate
-/// exponentiations. Negative exponents count as 0; `None` if the lengths
-/// differ.
-pub fn multi_exp(bases: &[Integer], exps: &[Integer], modulus: &Integer) -> Option<Integer> {
-    if bases.len() != exps.len() {
+/// `Π_i bases[i]^exps[i] mod modulus` for secret exponents of at most
+/// `bits` bits, by simultaneous multi-exponentiation (Straus' interleaved
+/// windows, the k-base form of "Shamir's trick": Handbook of Applied
+/// Cryptography, §14.6.1, Algorithm 14.88 with 4-bit digits): one shared
+/// chain of squarings for all bases, so `k` exponents of `b` bits cost `b`
+/// squarings, `k·⌈b/4⌉` multiplications and `15k` for the tables, against
+/// `k·b` squarings for `k` separate exponentiations.
+///
+/// Side-channel silent in this code, like [`FixedBase::pow`]: the windows
+/// run over the public bound `bits` (not the exponents' lengths), every
+/// digit, zero included, costs one multiplication by a table entry of the
+/// same limb length, and the entry is selected by reading all 16 entries
+/// of the base's table with a constant-time mask; GMP's `mpz`
+/// multiplication and division remain (see `SECURITY.md`). `None` if the
+/// lengths differ, `modulus ≤ 0`, or an exponent is negative or longer than
+/// `bits` bits (checks of the inputs' validity, not of secret digits).
+pub fn multi_exp(
+    bases: &[Integer],
+    exps: &[Integer],
+    bits: u32,
+    modulus: &Integer,
+) -> Option<Integer> {
+    if bases.len() != exps.len()
+        || modulus.cmp0() != core::cmp::Ordering::Greater
+        || exps
+            .iter()
+            .any(|e| e.cmp0() == core::cmp::Ordering::Less || e.significant_bits() > bits)
+    {
         return None;
     }
     let w = STRAUS_WINDOW;
-    let tables: Vec<Vec<Integer>> = bases
-        .iter()
-        .map(|b| {
-            let b = Integer::from(b % modulus);
-            let mut row = Vec::with_capacity(1 << w);
-            row.push(Integer::from(1));
-            for d in 1..(1usize << w) {
-                let next = Integer::from(&row[d - 1] * &b) % modulus;
-                row.push(next);
-            }
-            row
-        })
-        .collect();
-    let exps: Vec<Integer> = exps
-        .iter()
-        .map(|e| if *e < 0 { Integer::new() } else { e.clone() })
-        .collect();
-    let bits = exps
-        .iter()
-        .map(Integer::significant_bits)
-        .max()
-        .unwrap_or(0);
+    let per_base = 1usize << w;
+    let mut table = ct::LimbTable::new(modulus, bases.len() * per_base);
+    for b in bases {
+        table.push_powers(b, per_base, modulus);
+    }
+    let exps: Vec<ct::ExpLimbs> = exps.iter().map(|e| ct::ExpLimbs::new(e, bits)).collect();
+    let mut scratch = vec![0u64; table.limbs()];
+    let mut sel = Integer::new();
     let mut acc = Integer::from(1);
-    let mut started = false;
-    for win in (0..bits.div_ceil(w)).rev() {
-        if started {
+    let windows = bits.div_ceil(w);
+    for win in (0..windows).rev() {
+        if win + 1 < windows {
             for _ in 0..w {
                 acc.square_mut();
                 acc %= modulus;
             }
         }
-        for (e, table) in exps.iter().zip(&tables) {
-            let d = digit(e, win * w, w);
-            if d != 0 {
-                acc *= &table[d];
-                acc %= modulus;
-                started = true;
-            }
+        for (i, e) in exps.iter().enumerate() {
+            let d = e.digit(win * w, w);
+            table.select(i * per_base, per_base, d, &mut scratch, &mut sel);
+            acc *= &sel;
+            acc %= modulus;
         }
     }
-    Some(Integer::from(&acc % modulus))
+    scratch.zeroize();
+    Some(acc % modulus)
 }
 
 /// A Paillier public key `(n, h_s)` with its fixed-base table (shared:
@@ -257,6 +300,10 @@ pub struct SecretKey {
     hq: Integer,
     /// `q^{-1} mod p`.
     q_inv: Integer,
+    /// The least multiple of `p` above `q` (`mp + q_lift − mq > 0`).
+    q_lift: Integer,
+    /// The least multiple of `p²` above `q²`.
+    q2_lift: Integer,
     crt: Arc<CrtTables>,
 }
 
@@ -442,20 +489,24 @@ impl PublicKey {
         Ciphertext(self.g_pow(&k) * &c.0 % &self.n2)
     }
 
-    /// `Enc(k·m)` from `Enc(m)` and a non-negative plaintext `k`: `c^k mod n²`.
+    /// `Enc(k·m)` from `Enc(m)` and a non-negative plaintext `k`: `c^k mod n²`
+    /// (`Enc(0)` = 1 for a negative `k`).
     ///
     /// `k` is secret where it is used (a party's share `b` in Triple
-    /// Generation's unpacked `γ`), so the power is GMP's side-channel
-    /// silent `mpz_powm_sec` (time and memory accesses independent of the
-    /// exponent's bits; `n²` is odd): 1.3x the plain `powm` for a 253-bit
-    /// exponent (`ot-runtime/examples/multiexp_rate.rs`). Only `k = 0`
-    /// (which `mpz_powm_sec` does not take) and a negative `k` are told
-    /// apart.
+    /// Generation's unpacked `γ`), so the power is the side-channel silent
+    /// [`multi_exp`] with one base over the limbs of `k` (only `k`'s length
+    /// in 64-bit limbs, which GMP's own representation shows, sets the
+    /// number of steps; `k = 0` takes the same steps as any other `k` of
+    /// that length).
     pub fn mul_plain(&self, c: &Ciphertext, k: &Integer) -> Ciphertext {
-        if k.cmp0() != core::cmp::Ordering::Greater {
-            return Ciphertext(Integer::from(1));
-        }
-        Ciphertext(c.0.clone().secure_pow_mod(k, &self.n2))
+        let bits = 64 * k.significant_digits::<u64>() as u32;
+        let power = multi_exp(
+            core::slice::from_ref(&c.0),
+            core::slice::from_ref(k),
+            bits,
+            &self.n2,
+        );
+        Ciphertext(power.unwrap_or_else(|| Integer::from(1)))
     }
 
     /// Encodes a ciphertext as exactly [`Self::ciphertext_len`] bytes,
@@ -502,6 +553,8 @@ impl Drop for SecretKey {
             &mut self.hp,
             &mut self.hq,
             &mut self.q_inv,
+            &mut self.q_lift,
+            &mut self.q2_lift,
         ] {
             v.wipe();
         }
@@ -546,6 +599,8 @@ impl SecretKey {
         let q_inv = inv(q.clone(), &p)?;
         let p2 = p.clone().square();
         let q2 = q.clone().square();
+        let q_lift = (Integer::from(&q / &p) + 1u32) * &p;
+        let q2_lift = (Integer::from(&q2 / &p2) + 1u32) * &p2;
         let pk = PublicKey::new(n, rng);
         let crt = Arc::new(CrtTables {
             p2: pk.table.reduced(&p2),
@@ -561,6 +616,8 @@ impl SecretKey {
             hp,
             hq,
             q_inv,
+            q_lift,
+            q2_lift,
             crt,
         })
     }
@@ -583,11 +640,9 @@ impl SecretKey {
         pk.check_plain(m)?;
         let rp = self.crt.p2.pow(alpha, &self.p2);
         let rq = self.crt.q2.pow(alpha, &self.q2);
-        // r = rq + q²·((rp − rq)·(q²)^{-1} mod p²)
-        let mut t = Integer::from(&rp - &rq) * &self.crt.q2_inv % &self.p2;
-        if t < 0 {
-            t += &self.p2;
-        }
+        // r = rq + q²·((rp − rq)·(q²)^{-1} mod p²), with a multiple of p²
+        // above q² added so that no sign test on secret values is needed.
+        let t = (rp + &self.q2_lift - &rq) * &self.crt.q2_inv % &self.p2;
         let r = rq + t * &self.q2;
         Ok(Ciphertext(pk.g_pow(m) * r % &pk.n2))
     }
@@ -611,11 +666,9 @@ impl SecretKey {
     pub fn decrypt(&self, c: &Ciphertext) -> Integer {
         let mp = Self::decrypt_mod(&c.0, &self.p, &self.p2, &self.hp);
         let mq = Self::decrypt_mod(&c.0, &self.q, &self.q2, &self.hq);
-        // m = mq + q·((mp − mq)·q^{-1} mod p)
-        let mut t = Integer::from(&mp - &mq) * &self.q_inv % &self.p;
-        if t < 0 {
-            t += &self.p;
-        }
+        // m = mq + q·((mp − mq)·q^{-1} mod p), with a multiple of p above
+        // q added (no sign test on the secret residues).
+        let t = (mp + &self.q_lift - &mq) * &self.q_inv % &self.p;
         mq + t * &self.q
     }
 }

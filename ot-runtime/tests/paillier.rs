@@ -1,12 +1,16 @@
 //! Paillier on GMP (`ot_runtime::paillier`): known answers on small keys,
 //! decryption of encryptions and the homomorphisms (proptest, 1024-bit
 //! key), one 2048-bit round trip, and malformed ciphertexts as typed errors;
-//! the exponentiation kernels (Straus multi-exponentiation, fixed-base
-//! tables, the key owner's CRT encryption) against `pow_mod` (proptest).
+//! the side-channel silent exponentiation kernels (Straus
+//! multi-exponentiation, fixed-base tables, the key owner's CRT encryption,
+//! `mul_plain`) against `pow_mod` (proptest, and fixed edge cases:
+//! exponent 0, all-ones digits, single top bits, the bound's limits).
 
 use std::sync::OnceLock;
 
-use ot_runtime::paillier::{multi_exp, FixedBase, KeySize, PaillierError, SecretKey};
+use ot_runtime::paillier::{
+    multi_exp, Ciphertext, FixedBase, KeySize, PaillierError, PublicKey, SecretKey,
+};
 use ot_runtime::rng::Rng;
 use proptest::prelude::*;
 use rug::Integer;
@@ -130,8 +134,9 @@ proptest! {
         prop_assert_eq!(sk.decrypt(&ca), a.clone());
         prop_assert_eq!(sk.decrypt(&pk.add(&ca, &cb)), Integer::from(&a + &b));
         prop_assert_eq!(sk.decrypt(&pk.mul_plain(&ca, &k)), Integer::from(&a * &k));
-        // k = 0 is outside `mpz_powm_sec`'s domain: handled apart.
+        // k = 0 goes through the same constant-time path.
         prop_assert_eq!(sk.decrypt(&pk.mul_plain(&ca, &Integer::new())), Integer::new());
+        prop_assert_eq!(pk.mul_plain(&ca, &k), Ciphertext::from_reference(pk, &ca, &k));
         prop_assert_eq!(sk.decrypt(&pk.add_plain(&ca, &k)), Integer::from(&a + &k));
         let bytes = pk.to_bytes(&ca);
         prop_assert_eq!(pk.ciphertext_from_bytes(&bytes), Ok(ca));
@@ -153,7 +158,9 @@ proptest! {
         let naive = bases.iter().zip(&exps).fold(Integer::from(1), |acc, (b, e)| {
             acc * b.clone().pow_mod(e, n2).expect("pow") % n2
         });
-        prop_assert_eq!(multi_exp(&bases, &exps, n2), Some(naive));
+        prop_assert_eq!(multi_exp(&bases, &exps, 256, n2), Some(naive.clone()));
+        // A looser bound gives the same product (more leading zero digits).
+        prop_assert_eq!(multi_exp(&bases, &exps, 301, n2), Some(naive));
     }
 
     #[test]
@@ -165,5 +172,140 @@ proptest! {
         prop_assert_eq!(t.pow(&e, pk.n_squared()), pk.h_s().clone().pow_mod(&e, pk.n_squared()).expect("pow"));
         let m = Integer::from(m);
         prop_assert_eq!(sk.encrypt_with_alpha(&m, &e), pk.encrypt_with_alpha(&m, &e));
+    }
+}
+
+/// `c^k mod n²` by GMP's `pow_mod` (the reference for `mul_plain`).
+trait Reference {
+    fn from_reference(pk: &PublicKey, c: &Ciphertext, k: &Integer) -> Ciphertext;
+}
+
+impl Reference for Ciphertext {
+    fn from_reference(pk: &PublicKey, c: &Ciphertext, k: &Integer) -> Ciphertext {
+        let v = c
+            .as_integer()
+            .clone()
+            .pow_mod(k, pk.n_squared())
+            .expect("pow");
+        pk.ciphertext(v).expect("unit")
+    }
+}
+
+/// Exponents that stress the digit handling: 0, all ones (every digit the
+/// table's last entry), single bits at the top and at window and limb
+/// boundaries, alternating patterns, and the bound itself.
+fn edge_exponents(bits: u32) -> Vec<Integer> {
+    let ones = (Integer::from(1) << bits) - 1u32;
+    let mut v = vec![
+        Integer::new(),
+        Integer::from(1),
+        ones.clone(),
+        Integer::from(1) << (bits - 1),
+        Integer::from(&ones >> 1),
+        Integer::from(&ones ^ 1u32),
+        &ones ^ (Integer::from(1) << (bits - 1)),
+    ];
+    for at in [3u32, 4, 5, 63, 64, 65, 127, 128, 252] {
+        if at < bits {
+            v.push(Integer::from(1) << at);
+            v.push(&ones ^ (Integer::from(1) << at));
+        }
+    }
+    let mut alt = Integer::new();
+    for i in (0..bits).step_by(2) {
+        alt.set_bit(i, true);
+    }
+    v.push(Integer::from(&ones ^ &alt));
+    v.push(alt);
+    v
+}
+
+#[test]
+fn secret_exponentiations_match_pow_mod_on_edge_exponents() {
+    let sk = key();
+    let pk = sk.public();
+    let n2 = pk.n_squared();
+    let mut rng = Rng::deterministic_for_tests(11);
+    let c = pk.encrypt(&Integer::from(77), &mut rng).expect("enc").0;
+    let d = pk.encrypt(&Integer::from(78), &mut rng).expect("enc").0;
+    let pow = |b: &Integer, e: &Integer| b.clone().pow_mod(e, n2).expect("pow");
+    // Triple Generation's bound (253 bits) and a limb-aligned one.
+    for bits in [253u32, 256] {
+        let es = edge_exponents(bits);
+        for e in &es {
+            for f in [&es[0], &es[2], e] {
+                let bases = [c.as_integer().clone(), d.as_integer().clone()];
+                let want = pow(&bases[0], e) * pow(&bases[1], f) % n2;
+                let exps = [e.clone(), f.clone()];
+                assert_eq!(
+                    multi_exp(&bases, &exps, bits, n2),
+                    Some(want),
+                    "{e:x}, {f:x}"
+                );
+            }
+            assert_eq!(pk.mul_plain(&c, e), Ciphertext::from_reference(pk, &c, e));
+        }
+    }
+    // The short randomizers: the public key's table and the CRT halves.
+    for e in edge_exponents(pk.randomizer_bits()) {
+        let want = pow(pk.h_s(), &e);
+        let m = Integer::from(5);
+        let enc = pk.encrypt_with_alpha(&m, &e).expect("enc");
+        let g = (Integer::from(pk.n() * 5u32) + 1u32) * &want % n2;
+        assert_eq!(*enc.as_integer(), g, "{e:x}");
+        assert_eq!(sk.encrypt_with_alpha(&m, &e), Ok(enc));
+    }
+}
+
+#[test]
+fn secret_multi_exp_refuses_bad_input() {
+    let n2 = key().public().n_squared();
+    let b = [Integer::from(3), Integer::from(5)];
+    let long = Integer::from(1) << 253u32;
+    assert_eq!(multi_exp(&b, &[Integer::from(1)], 253, n2), None);
+    assert_eq!(
+        multi_exp(&b[..1], std::slice::from_ref(&long), 253, n2),
+        None
+    );
+    assert_eq!(multi_exp(&b[..1], &[Integer::from(-1)], 253, n2), None);
+    assert_eq!(
+        multi_exp(&b[..1], &[Integer::from(1)], 253, &Integer::new()),
+        None
+    );
+    assert_eq!(
+        multi_exp(&b[..1], std::slice::from_ref(&long), 254, n2),
+        Some(Integer::from(3).pow_mod(&long, n2).expect("pow"))
+    );
+    assert_eq!(
+        multi_exp(&[], &[] as &[Integer], 253, n2),
+        Some(Integer::from(1))
+    );
+    // A modulus of one: every product is 0.
+    assert_eq!(
+        multi_exp(
+            &b,
+            &[Integer::from(2), Integer::from(3)],
+            8,
+            &Integer::from(1)
+        ),
+        Some(Integer::new())
+    );
+}
+
+#[test]
+fn fixed_base_covers_small_moduli_and_windows() {
+    // Table entries of every limb-length regime (the stored offset) and
+    // windows that do and do not divide the exponent size.
+    for m in [
+        Integer::from(1_000_003u64 * 999_983),
+        (Integer::from(1) << 127u32) - 1u32,
+    ] {
+        let b = Integer::from(12345u32);
+        for w in [1u32, 3, 5, 8] {
+            let t = FixedBase::new(&b, &m, 61, w);
+            for e in edge_exponents(61) {
+                assert_eq!(t.pow(&e, &m), b.clone().pow_mod(&e, &m).expect("pow"));
+            }
+        }
     }
 }
