@@ -9,7 +9,8 @@
 //!   learns; what it receives, the peer knew), nor a parameter (public by
 //!   agreement), and
 //! - its type holds data without a drop hook of its own that wipes it:
-//!   `Bit`, `Block`, `Seed`, `Scalar`, `u8`/`u32`/`u64`, `BitMatrix`, and
+//!   `Bit`, `Block`, `Seed`, `Scalar`, `u8`/`u32`/`u64`, `BitMatrix`, extern
+//!   types that name a primitive integer (MiniMac's `Gf8 = u8`), and
 //!   arrays of these. `usize` values are sizes, indices and counters
 //!   (public by convention); `Point`s are public keys and messages in the
 //!   shipped protocols; `Bits` and the runtime's extern types of secrets
@@ -59,6 +60,9 @@ pub(super) fn wipeable(ty: &Ty) -> bool {
         | Ty::U8
         | Ty::BitMatrix(..) => true,
         Ty::Array(e, _) => wipeable(e),
+        // An extern type that names a primitive integer (MiniMac's `Gf8 =
+        // u8`) is plain data like the built-in integers.
+        Ty::Extern(_, path) => matches!(path.as_str(), "u8" | "u16" | "u32" | "u64" | "u128"),
         _ => false,
     }
 }
