@@ -191,14 +191,16 @@ fn xor_all(xs: &[Block]) -> Block {
     xs.iter().fold(Block::ZERO, |a, &x| a ^ x)
 }
 
-/// Sender, step 3: per tree, `d_i = Δ ⊕ ⊕_j v_j` (Fig. 6, with `β = 1`).
-pub fn corrections(trees: &SenderTrees, delta: Block) -> Vec<Block> {
+/// Sender, step 3: per tree, `d_i = Δ ⊕ ⊕_j v_j` (Fig. 6, with `β = 1`),
+/// `count` entries (the protocol's tree count; trees of another number
+/// give zero entries or are cut, and the receiver's output is wrong).
+pub fn corrections(trees: &SenderTrees, delta: Block, count: usize) -> Vec<Block> {
     let width = 1usize << trees.depth;
-    trees
-        .leaves
-        .chunks_exact(width)
-        .map(|t| xor_all(t) ^ delta)
-        .collect()
+    let mut out = Block::zeroed_vec(count);
+    for (o, t) in out.iter_mut().zip(trees.leaves.chunks_exact(width)) {
+        *o = xor_all(t) ^ delta;
+    }
+    out
 }
 
 /// Receiver, step 1 (Fig. 6): the level sums it chose,
@@ -285,7 +287,7 @@ mod tests {
             .collect();
         let st = try_sender_expand(&roots, depth).unwrap();
         let masked = masked_sums(&st, &base);
-        let corr = corrections(&st, delta);
+        let corr = corrections(&st, delta, trees);
         let rt = try_receiver_trees(
             &alphas,
             depth,
@@ -357,7 +359,7 @@ mod tests {
             .collect();
         let st = try_sender_expand(&roots, depth).unwrap();
         let masked = masked_sums(&st, &base);
-        let corr = corrections(&st, Block(99));
+        let corr = corrections(&st, Block(99), 3);
         let good = try_receiver_trees(
             &alphas,
             depth,
