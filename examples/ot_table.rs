@@ -14,6 +14,7 @@
 //!                                                        # ss2/ss4/ss8, ssmal2.., deltass2.., deltassmal2..: SoftSpokenOT with k = 2, 4, 8; kkrt, oos, rr16;
 //!                                                        # quietbipsw, quietgar: QuietOT's 1-out-of-6 / 1-out-of-32 bit OTs (PCF output);
 //!                                                        # quietbipswrot, quietgarrot: converted to 1-out-of-2 random OTs of blocks;
+//!                                                        # silentot: silent random COT (GGM trees over IKNP random OTs, EA code);
 //!                                                        # iknpext, kosext: one extension of a session set up before the clock;
 //!                                                        # kkrtext, oosext: the same for KKRT / OOS sessions)
 //! cargo run --release --example ot_table -- --no-sha1    # skip the SHA-1 measurements
@@ -28,12 +29,13 @@
 use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
 use ot::runtime::code::LinearCode;
 use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::silent::params::depth_for;
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_iknp, delta_kos, delta_softspoken, delta_softspoken_base, delta_softspoken_malicious,
     iknp, iknp_chosen, iknp_extend, iknp_setup, kkrt, kos, kos_chosen, kos_extend, oos,
-    quiet_bipsw, quiet_bipsw_rot, quiet_gar, quiet_gar_rot, rr16, softspoken, softspoken_malicious,
-    AboOt, BaseOt, BaseOtKind, OtExtension,
+    quiet_bipsw, quiet_bipsw_rot, quiet_gar, quiet_gar_rot, rr16, silent_ot, softspoken,
+    softspoken_malicious, AboOt, BaseOt, BaseOtKind, OtExtension,
 };
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};
@@ -79,9 +81,11 @@ enum Proto {
     QuietBipswRot,
     /// Random 1-out-of-2 OTs of blocks (`quiet_gar_rot.otp`).
     QuietGarRot,
+    /// Silent random COT (`silent_ot.otp`): trees over IKNP random OTs, EA compression.
+    SilentOt,
 }
 
-const ALL: [Proto; 29] = [
+const ALL: [Proto; 30] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -114,6 +118,8 @@ const ALL: [Proto; 29] = [
     Proto::QuietGar,
     Proto::QuietBipswRot,
     Proto::QuietGarRot,
+    // ---- silent OT ----
+    Proto::SilentOt,
 ];
 
 impl Proto {
@@ -144,6 +150,7 @@ impl Proto {
             Proto::QuietGar => ("1-out-of-32 bit OT", "passive", "QuietOT-GAR"),
             Proto::QuietBipswRot => ("1-out-of-2 random OT", "passive", "QuietOT-BIPSW"),
             Proto::QuietGarRot => ("1-out-of-2 random OT", "passive", "QuietOT-GAR"),
+            Proto::SilentOt => ("1-out-of-2 random COT", "passive", "SilentOT-EA"),
         }
     }
     /// Whether the row has a SHA-1 random-oracle variant.
@@ -190,7 +197,11 @@ impl Proto {
     fn hashed(self) -> bool {
         !matches!(
             self,
-            Proto::DeltaIknp | Proto::DeltaKos | Proto::DeltaSs(_) | Proto::DeltaSsMal(_)
+            Proto::DeltaIknp
+                | Proto::DeltaKos
+                | Proto::DeltaSs(_)
+                | Proto::DeltaSsMal(_)
+                | Proto::SilentOt
         )
     }
     fn index(self) -> usize {
@@ -374,6 +385,13 @@ fn run_role(
         Proto::QuietGar => quiet!(quiet_gar, {}),
         Proto::QuietBipswRot => quiet!(quiet_bipsw_rot, { r: r.clone() }),
         Proto::QuietGarRot => quiet!(quiet_gar_rot, { r: r.clone() }),
+        Proto::SilentOt => go!(
+            silent_ot,
+            silent_ot::Params::new(n, depth_for(n).ok_or("n too large for silent OT")?)?,
+            silent_ot::SenderInput {},
+            silent_ot::ReceiverInput {},
+            base = Box::new(OtExtension::iknp())
+        ),
         Proto::Ss(k) => go!(
             softspoken,
             softspoken::Params::new(k, n, threads, sha1)?,
@@ -1041,6 +1059,14 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
     if matches!(p, Proto::Kkrt | Proto::Oos) {
         let (s, r) = one_of_n_base_comm(p.malicious())?;
         return Ok((r, s));
+    }
+    if p == Proto::SilentOt {
+        // The trees' random OTs: IKNP (the silent sender is its sender)
+        // over 128 CO15 base OTs with the roles swapped.
+        let k = ot::runtime::silent::params::NOISE_WEIGHT * depth_for(n).ok_or("n too large")?;
+        let c = iknp::comm(&iknp::Params::new(k, 1, false)?);
+        let (bs, br) = base_comm(BaseOtKind::Co15, 128)?;
+        return Ok((c.sender + br, c.receiver + bs));
     }
     if p.quiet() {
         // The setup's random OTs: IKNP (the QuietOT sender is its sender)

@@ -378,6 +378,15 @@ pub use traits::{
     OtError, OtExtension, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender,
 };
 
+/// Silent random correlated OT (semi-honest) [BCGIKRS19, eprint
+/// 2019/1159, §4]: GGM-tree multi-point COT with regular noise [Ferret,
+/// eprint 2020/924, Fig. 6] over random OTs, compressed with an
+/// Expand-Accumulate code [eprint 2022/1014]; one message. From
+/// `protocols/silent_ot.otp`; kernels in `ot::runtime::silent`.
+pub mod silent_ot {
+    crate::protocol!("protocols/silent_ot.otp");
+}
+
 /// QuietOT with the BIPSW weak PRF [eprint 2024/1079, §5.1]: a setup over
 /// random 1-out-of-2 OTs, then random 1-out-of-6 OTs of bits with no
 /// messages, from `protocols/quiet_bipsw.otp`.

@@ -49,6 +49,7 @@ pub mod paillier;
 pub mod paillier_wire;
 pub mod pedersen;
 pub mod session;
+pub mod silent;
 /// Streaming ("chunk") kernels of OT extension: each bulk step computed one
 /// column range at a time so a chunk stays in cache through the whole chain.
 pub mod stream;
