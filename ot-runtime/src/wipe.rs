@@ -15,8 +15,9 @@
 //! drop hook so that bulk matrices handed to the user cost no pass) are
 //! wiped by their owner: [`Wipe`] wipes one explicitly, and [`Wiped`] wipes
 //! one when it goes out of scope. Protocols generated from a `.otp` hold
-//! every secret value of a two-party role (not a message field, of such a
-//! type) in a [`Wiped`], in their states and step locals alike.
+//! every secret value of a role, two-party or n-party (not a message
+//! field, of such a type) in a [`Wiped`], in their states and step
+//! locals alike.
 
 use crate::ec::Scalar;
 use crate::{BitMatrix, Bits, Block};
