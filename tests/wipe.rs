@@ -480,3 +480,39 @@ fn generated_beaver_dealer_wipes_the_triple_masks_and_the_inputs(
     });
     Ok(())
 }
+
+/// An all-but-one OT receiver holds its punctured positions (`alphas`, an
+/// array of `usize`: arrays of positions count as secret, unlike a lone
+/// size or index) from `new` until its trees are rebuilt: one given up
+/// before its base OTs leaves them wiped (SoftSpokenOT's receiver derives
+/// its Delta from them, silent OT's receiver its noise).
+#[test]
+fn generated_abo_receiver_wipes_its_punctured_positions() -> Result<(), ot::abo_ot::Error> {
+    use ot::abo_ot;
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let [rng] = rngs([None]);
+    // Valid positions for k = 8 (below 2^8) that occur nowhere else.
+    let alphas: [usize; 2] = [0xa7, 0x3b];
+    let words: [u64; 2] = alphas.map(|a| a as u64);
+    let receiver = abo_ot::Receiver::new(
+        abo_ot::Params::new(2, 8)?,
+        abo_ot::ReceiverInput {
+            alphas: alphas.to_vec(),
+        },
+        rng,
+        abo_ot::ReceiverSubs {
+            base: Box::new(MarkedBaseOt),
+        },
+    )?;
+    with_needles(&[&words], || {
+        assert!(
+            !marker_freed(Box::new(receiver)),
+            "abo_ot: the receiver's punctured positions were freed unwiped"
+        );
+        assert!(
+            marker_freed(alphas.to_vec()),
+            "control: plain positions are seen"
+        );
+    });
+    Ok(())
+}

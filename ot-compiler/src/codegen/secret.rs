@@ -11,9 +11,11 @@
 //! - its type holds data without a drop hook of its own that wipes it:
 //!   `Bit`, `Block`, `Seed`, `Scalar`, `u8`/`u32`/`u64`, `BitMatrix`, extern
 //!   types that name a primitive integer (MiniMac's `Gf8 = u8`), and
-//!   arrays of these. `usize` values are sizes, indices and counters
-//!   (public by convention); `Point`s are public keys and messages in the
-//!   shipped protocols; `Bits` and the runtime's extern types of secrets
+//!   arrays of these, and arrays of `usize`. A `usize` value alone is a
+//!   size, an index or a counter (public by convention); an array of them
+//!   is a set of positions such as the punctured leaves of an all-but-one
+//!   OT or silent OT's noise coordinates, which are secret; `Point`s are
+//!   public keys and messages in the shipped protocols; `Bits` and the runtime's extern types of secrets
 //!   (PRG keys, all-but-one OT leaves, MPC shares) wipe themselves when
 //!   dropped.
 //!
@@ -59,7 +61,7 @@ pub(super) fn wipeable(ty: &Ty) -> bool {
         | Ty::U32
         | Ty::U8
         | Ty::BitMatrix(..) => true,
-        Ty::Array(e, _) => wipeable(e),
+        Ty::Array(e, _) => wipeable(e) || **e == Ty::Usize,
         // An extern type that names a primitive integer (MiniMac's `Gf8 =
         // u8`) is plain data like the built-in integers.
         Ty::Extern(_, path) => matches!(path.as_str(), "u8" | "u16" | "u32" | "u64" | "u128"),
