@@ -191,7 +191,7 @@ impl PaillierCosts {
                 std::hint::black_box(sk.decrypt(&c));
             })),
             table: per(rate(reps.div_ceil(30), || {
-                std::hint::black_box(PublicKey::from_parts(pk.n().clone(), pk.h_s().clone()).ok());
+                std::hint::black_box(PublicKey::from_root(pk.n().clone(), pk.h().clone()).ok());
             })),
             packs: packs(pk),
         })

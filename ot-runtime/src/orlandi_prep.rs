@@ -10,7 +10,7 @@
 //! `t`; pair `p` is the raw triples `2p` (kept) and `2p + 1` (sacrificed in
 //! its Triple Test). Under a key that packs (2048 or 3072 bits), raw
 //! triple `t` sits in slot `t mod 2` of its pair's packed `γ`
-//! ([`crate::orlandi_triple`]): its `α_t` encrypts `a_t·2^(768·(t mod
+//! ([`crate::orlandi_triple`]): its `α_t` encrypts `a_t·2^(820·(t mod
 //! 2))`, and one `γ` per pair and peer answers both; under a 1024-bit key
 //! `α_t` encrypts `a_t` and the pair's `γ` is two ciphertexts in the same
 //! wire field. A party's secrets are `a ‖ b ‖ ρ1 ‖ ρ2` (the share
@@ -32,18 +32,19 @@ use std::collections::HashMap;
 
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
-use rug::ops::Pow;
 use sha2::{Digest, Sha256};
 
 use crate::ec::{Point, Scalar};
 use crate::orlandi::{mask_commitments, mul_finish, mul_masked, Shares};
 use crate::orlandi_triple::{
-    decode_gamma, encode_gamma, gamma, gamma_parts, group_order, in_slot, join_randomizers,
-    key_fits, product_share, random_mask, scalar_to_integer, slot_of, split_randomizers, SLOTS,
+    decode_gamma, encode_gamma, gamma, gamma_parts, in_slot, join_randomizers, key_fits,
+    product_share, random_mask, scalar_to_integer, slot_of, split_randomizers, MASK_BITS, SLOTS,
+    SLOT_BITS,
 };
+use crate::paillier::popk::{self, ProofWire};
 use crate::paillier::{Ciphertext, Integer, KeySize, PublicKey, SecretKey};
 use crate::paillier_wire::{
-    ciphertext_padded as ciphertext, encode_ciphertext, Ciphertext3072, Mask, Nonce3072,
+    ciphertext_padded as ciphertext, encode_ciphertext, Ciphertext3072, LongNonce, Mask, Nonce3072,
     PublicKey3072,
 };
 use crate::pedersen::commit;
@@ -179,7 +180,7 @@ pub fn public_key(sk: &TripleKey) -> PkWire {
 
 /// Step 1 of Triple Generation: from the sampled secrets (`a ‖ b ‖ ρ1 ‖ ρ2`,
 /// `6·count` scalars) and a seed for the Paillier randomizers, the
-/// encryptions `α_t = Enc(a_t·2^(768·(t mod 2)); R_t)` under the party's
+/// encryptions `α_t = Enc(a_t·2^(820·(t mod 2)); R_t)` under the party's
 /// own key (by CRT, [`SecretKey::encrypt_with_alpha`]: the party knows its
 /// factors).
 pub fn generate(
@@ -226,6 +227,112 @@ fn slotted(pk: &PublicKey, a: &Scalar, t: usize) -> Integer {
 /// The party's `α_t` on the wire.
 pub fn alphas(g: &Generated, _count: usize) -> Vec<CtWire> {
     g.alpha.iter().map(encode_ciphertext).collect()
+}
+
+/// A proof of plaintext knowledge with a range bound on the wire
+/// ([`crate::paillier::popk`]), one per batch of `α`.
+pub type PaillierProof = ProofWire;
+
+/// The batches of a party's `α` that one proof covers, in proof order:
+/// proof `q` covers raw triples `t = 2p + c` for `c = q mod 2` and the
+/// pairs `p` of chunk `q / 2` (chunks of [`popk::MAX_BATCH`] pairs), so the
+/// `α` of a batch share one slot shift (`c·SLOT_BITS` under a key that
+/// packs, 0 otherwise). `2·⌈pairs/128⌉` batches.
+fn proof_batches(pairs: usize) -> Vec<(usize, Vec<usize>)> {
+    (0..pairs.div_ceil(popk::MAX_BATCH))
+        .flat_map(|chunk| {
+            let lo = chunk * popk::MAX_BATCH;
+            let hi = (lo + popk::MAX_BATCH).min(pairs);
+            (0..SLOTS).map(move |c| (c, (lo..hi).map(|p| SLOTS * p + c).collect()))
+        })
+        .collect()
+}
+
+/// The slot shift, in bits, of class `c`'s plaintexts under `pk`.
+fn class_shift(pk: &PublicKey, c: usize) -> u32 {
+    SLOT_BITS * slot_of(pk, c) as u32
+}
+
+/// The context a proof is bound to: a domain label, the session, the
+/// prover, the proof's index and the run's pair count (the statement, key
+/// and ciphertexts are hashed by [`popk`] itself).
+fn proof_context(session: Block, prover: usize, q: usize, pairs: usize) -> Vec<u8> {
+    let mut c = b"orlandi/triple/alpha".to_vec();
+    c.extend_from_slice(&session.to_bytes());
+    for v in [prover, q, pairs] {
+        c.extend_from_slice(&(v as u64).to_le_bytes());
+    }
+    c
+}
+
+/// Triple Generation, step 1: the party's proofs that it knows the
+/// plaintext of each of its `α_t` and that it is small (`|a| <
+/// 2^`[`popk::PROVEN_BITS`]), batched as [`proof_batches`], bound to the
+/// session and the party (Fiat–Shamir, [`popk`]). Every receiver checks
+/// them ([`alpha_proofs_ok`]) before it raises an `α` to its secret `b`.
+pub fn alpha_proofs(
+    sk: &TripleKey,
+    g: &Generated,
+    session: Block,
+    proof_seed: Block,
+    pairs: usize,
+) -> Vec<PaillierProof> {
+    let batches = proof_batches(pairs);
+    let (Some(sk), true) = (sk.secret(), g.alpha.len() == SLOTS * pairs) else {
+        return vec![PaillierProof::default(); batches.len()];
+    };
+    let pk = sk.public();
+    batches
+        .par_iter()
+        .enumerate()
+        .map(|(q, (c, ts))| {
+            let cts: Vec<Ciphertext> = ts.iter().map(|&t| g.alpha[t].clone()).collect();
+            let xs: Vec<Integer> = ts.iter().map(|&t| scalar_to_integer(&g.a(t))).collect();
+            let rs: Vec<Integer> = ts.iter().map(|&t| g.nonces[t].clone()).collect();
+            let mut rng = Lane::new(proof_seed, q as u64);
+            let context = proof_context(session, g.me, q, pairs);
+            popk::prove(sk, class_shift(pk, *c), &cts, &xs, &rs, &context, &mut rng)
+                .map(|p| ProofWire::encode(&p))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Whether party `j`'s proofs show that every one of its `α` encrypts a
+/// small plaintext in its slot (see [`alpha_proofs`]; the `.otp` aborts
+/// with `BadEncryptionProof` otherwise). Nothing to check for `j == me`.
+pub fn alpha_proofs_ok(
+    keys: &PeerKeys,
+    me: usize,
+    j: usize,
+    alpha_j: &[CtWire],
+    proofs_j: &[PaillierProof],
+    session: Block,
+) -> bool {
+    if j == me {
+        return true;
+    }
+    let Some(pk) = keys.get(j) else {
+        return false;
+    };
+    let pairs = alpha_j.len() / SLOTS;
+    let batches = proof_batches(pairs);
+    if alpha_j.len() != SLOTS * pairs || proofs_j.len() != batches.len() {
+        return false;
+    }
+    batches.par_iter().enumerate().all(|(q, (c, ts))| {
+        let cts: Option<Vec<Ciphertext>> = ts
+            .iter()
+            .map(|&t| alpha_j.get(t).and_then(|a| ciphertext(pk, a)))
+            .collect();
+        let context = proof_context(session, j, q, pairs);
+        match (cts, proofs_j[q].decode(ts.len())) {
+            (Some(cts), Some(proof)) => {
+                popk::verify(pk, class_shift(pk, *c), &cts, &proof, &context)
+            }
+            _ => false,
+        }
+    })
 }
 
 /// The commitments `A_t ‖ B_t` to the party's shares of `a` and `b`.
@@ -317,7 +424,7 @@ fn gamma_randomness(
     let mut rng = Lane::new(gseed, (j * pairs + p) as u64);
     let d = (0..SLOTS).map(|_| random_mask(&mut rng)).collect();
     let r = (0..gamma_parts(pk))
-        .map(|_| pk.random_alpha(&mut rng))
+        .map(|_| pk.random_long_randomizer(&mut rng))
         .collect();
     (d, r)
 }
@@ -337,7 +444,7 @@ fn pair_alphas(pk: &PublicKey, alpha: &[CtWire], p: usize) -> Option<Vec<Ciphert
 
 /// Step 2 of Triple Generation: for every other party `j` and pair `p`,
 /// one packed `γ_jp = α_{j,2p}^{b_2p} · α_{j,2p+1}^{b_2p+1} · Enc_j(d_0 +
-/// d_1·2^768; R')` with `d_s` uniform in `[0, p³)` and a fresh short
+/// d_1·2^820; R')` with `d_s` uniform below `2^MASK_BITS` and a fresh long
 /// randomizer `R'` (VIFF multiplies by `Enc(1; 1)^d = g^d`, without fresh
 /// randomness); under a key that does not pack, the two ciphertexts
 /// `α_{j,t}^{b_t}·Enc_j(d_s; R'_s)` in one field ([`encode_gamma`]).
@@ -565,11 +672,11 @@ fn per_opened<T: Default>(
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GammaReveal {
     d: [Mask; SLOTS],
-    r: NonceWire,
+    r: LongNonce,
 }
 
 impl Wire for GammaReveal {
-    const SIZE: usize = SLOTS * Mask::SIZE + NonceWire::SIZE;
+    const SIZE: usize = SLOTS * Mask::SIZE + LongNonce::SIZE;
 
     fn write(&self, out: &mut [u8]) {
         let (d, r) = out.split_at_mut(SLOTS * Mask::SIZE);
@@ -589,7 +696,7 @@ impl Wire for GammaReveal {
         let (d, r) = bytes.split_at(SLOTS * Mask::SIZE);
         Ok(GammaReveal {
             d: [Mask::read(&d[..Mask::SIZE])?, Mask::read(&d[Mask::SIZE..])?],
-            r: NonceWire::read(r)?,
+            r: LongNonce::read(r)?,
         })
     }
 }
@@ -615,14 +722,14 @@ pub fn gamma_reveals(
                         Mask::from_integer_or_zero(&d[0]),
                         Mask::from_integer_or_zero(&d[1]),
                     ],
-                    r: NonceWire::from_integer_or_zero(&join_randomizers(pk, &r)),
+                    r: LongNonce::from_integer_or_zero(&join_randomizers(pk, &r)),
                 }
             })
             .unwrap_or_default()
     })
 }
 
-/// Subset check, party `j`'s encryptions: `α_jt = Enc_j(a_jt·2^(768·(t
+/// Subset check, party `j`'s encryptions: `α_jt = Enc_j(a_jt·2^(820·(t
 /// mod 2)); R_jt)` (`Enc_j(a_jt; R_jt)` under a key that does not pack)
 /// for every opened raw triple (VIFF's check 1), with
 /// `a_jt` from `j`'s revealed opening (`a ‖ b ‖ c ‖ ρ1 ‖ ρ2`). Nothing to
@@ -666,7 +773,7 @@ pub fn products_ok(values: &[Scalar], k: usize) -> bool {
 
 /// Subset check, this party's incoming `γ` from party `j` (VIFF's checks 4
 /// and 5): each opened pair's `γ` recomputes from `j`'s revealed `b` of
-/// both its triples, the slot masks `d_s` (each below `p³`) and the
+/// both its triples, the slot masks `d_s` (each below `2^MASK_BITS`) and the
 /// randomizer `R'`. Nothing to check for `j == me`.
 pub fn gamma_ok(
     g: &Generated,
@@ -686,13 +793,12 @@ pub fn gamma_ok(
     if rev_j.len() < 2 * q || reveal_j.len() != ch.opened.len() {
         return false;
     }
-    let p3 = group_order().pow(3u32);
     ch.opened.par_iter().enumerate().all(|(i, &p)| {
         let d: Vec<Integer> = reveal_j[i].d.iter().map(Mask::to_integer).collect();
         let Some(r) = split_randomizers(pk, &reveal_j[i].r.to_integer()) else {
             return false;
         };
-        if d.iter().any(|d| *d >= p3) {
+        if d.iter().any(|d| d.significant_bits() > MASK_BITS) {
             return false;
         }
         // b of the pair's two opened triples (opened_triples order).

@@ -1,58 +1,69 @@
 //! Paillier kernels of the Orlandi preprocessing's Triple Generation
 //! (Jakobsen, Makkes and Nielsen, ACNS 2010, slide "Preprocessing is Slow
 //! in Python", steps 2b and 3a). Party `P_i` publishes `α_i = Enc_i(a_i)`
-//! under its own key; every other party `P_j` answers with
-//! `γ_ij = α_i^{b_j} · Enc_i(d_ij; fresh)`, `d_ij` uniform in `[0, p³)`;
-//! `P_i` decrypts the product of the `γ_ij` once and sets
-//! `c_i = a_i·b_i + Dec(Π_j γ_ij) − Σ_j d_ji mod p` (the `d_ji` being the
-//! masks it used in its own answers), so that `Σ_i c_i = (Σ a_i)(Σ b_i)`.
+//! under its own key, with a proof that it knows the plaintext and that it
+//! is small ([`crate::paillier::popk`]: `|a_i| < 2^468`); every other party
+//! `P_j` verifies the proof and answers with `γ_ij = α_i^{b_j} ·
+//! Enc_i(d_ij; R')`, `d_ij` uniform below `2^`[`MASK_BITS`]; `P_i`
+//! decrypts the product of the `γ_ij` once and sets `c_i = a_i·b_i +
+//! Dec(Π_j γ_ij) − Σ_j d_ji mod p` (the `d_ji` being the masks it used in
+//! its own answers), so that `Σ_i c_i = (Σ a_i)(Σ b_i)`.
 //!
-//! Unlike VIFF (which multiplies by `Enc(1; 1)^d = g^d`, with no fresh
-//! randomness), `γ` carries a fresh short randomizer, so it hides `b_j`
-//! from `P_i` statistically (the mask `d` has `2·|p|` bits more than
-//! `a_i·b_j`) and computationally in the randomizer. The protocol flow
-//! (broadcast of `α_i` with commitments, the private `γ`, the subset check
-//! and the Triple Test) is `protocols/orlandi_triple.otp`, which calls
-//! these kernels through [`crate::orlandi_prep`].
+//! **What `γ` shows the key owner, even a malicious one** (the argument
+//! the proof and the sizes here are chosen for). The proof gives integers
+//! `x, r` with `α = (1 + n)^x·h_s^r` and `|x| < 2^468`, for any modulus
+//! `n` (it extracts by dividing by `±1`), and `h_s = h^n` is computed by
+//! the receiver from the key's root `h` ([`PublicKey::from_root`]). So
+//! `γ = (1 + n)^(x·b + d)·h_s^(r·b + R')`: its randomness part is `h_s` to
+//! the power `r·b + R'`, and the fresh `R'` is *long* (`k + 80` bits,
+//! [`PublicKey::long_randomizer_bits`]), which makes `h_s^(r·b + R')`
+//! within `2^-80` of uniform in `⟨h_s⟩` whatever `r`, `b` and the order of
+//! `h_s` (below `n`) are. Its plaintext part is `x·b + d` with `|x·b| <
+//! 2^721` and `d` uniform below `2^808`: within `2^-87` of a value that does
+//! not depend on `b`. Hence `γ` is, up to `2^-79`, a function of values
+//! independent of `b_j`, and the key owner learns nothing of `b_j`, even
+//! with a malformed key (no proof of key well-formedness is needed for
+//! this; a malformed key only hurts its owner's own privacy). The attack
+//! this closes: an `α` shifted by `2^1600` (made from the public key
+//! alone) decrypted `γ` to `a·b + d + 2^1600·b`, the high bits giving `b`
+//! away; and with a short DJN randomizer, a key owner choosing `n` with
+//! smooth `p − 1` could solve the discrete logarithm of the randomness part
+//! for `b`. VIFF multiplies by `Enc(1; 1)^d = g^d`, with no randomness.
 //!
 //! **Two raw triples per `γ`** (slot packing, as VIFF-era Paillier
 //! implementations pack several `Z_p` values into one plaintext). The
-//! plaintext space of a 2048-bit key holds two slots of [`SLOT_BITS`] bits:
-//! `P_i` encrypts the second triple of a pair already shifted,
-//! `α' = Enc_i(a'·2^768)`, and `P_j` answers both triples of the pair with
-//! one `γ = α^b·α'^{b'}·Enc_i(d + d'·2^768; fresh)` (a two-base
-//! simultaneous exponentiation, [`crate::paillier::multi_exp`]), so `P_i`
-//! decrypts `(a·b + d) + (a'·b' + d')·2^768` once for both. Slack argument:
-//! each slot sums, over the `n − 1` other parties, `a·b + d < p² + p³`, so
-//! a slot stays below `(n − 1)(p² + p³) < 2^757·2^11 = 2^768` for `n ≤`
-//! [`MAX_PARTIES`] (the `.otp` requires it) and nothing carries into the
-//! next slot; the masks keep their full range `[0, p³)`, so each slot hides
-//! `a·b` exactly as an unpacked `γ` would (statistical distance `≤ p²/p³`);
-//! and the packed value stays below `n` when `n > 2^768·(n_parties −
-//! 1)(p² + p³)`. Both triples of a pair are opened or kept together by the
-//! subset check, so revealing a `γ`'s masks never touches a kept triple.
+//! plaintext space of a 2048-bit key holds two slots of [`SLOT_BITS`]
+//! (820) bits: `P_i` encrypts the second triple of a pair already shifted,
+//! `α' = Enc_i(a'·2^820)` (its proof is for the shifted form), and `P_j`
+//! answers both triples of the pair with one `γ = α^b·α'^{b'}·Enc_i(d +
+//! d'·2^820; R')` (a two-base simultaneous exponentiation,
+//! [`crate::paillier::multi_exp`]), so `P_i` decrypts `(a·b + d) + (a'·b' +
+//! d')·2^820` once for both. Slack argument for honest parties: each slot
+//! sums, over the `n − 1` other parties, `a·b + d < p² + 2^808`, so a slot
+//! stays below `2^11·2^809 = 2^820` for `n ≤` [`MAX_PARTIES`] (the `.otp`
+//! requires it) and nothing carries into the next slot; the packed value
+//! stays below `n` when `n > 2^820·(n_parties − 1)(p² + 2^808)`. Both
+//! triples of a pair are opened or kept together by the subset check, so
+//! revealing a `γ`'s masks never touches a kept triple.
 //!
-//! **Keys too small to pack** (1024 bits, VIFF's size: two 768-bit slots
-//! need more than 1536 bits). Whether a key packs is decided by its size
-//! alone ([`packs`]: `n > 2^768·(MAX_PARTIES − 1)(p² + p³)`, true for 2048
-//! and 3072 bits). A key that does not pack gets the unpacked `γ` of the
-//! slides: both `α` of a pair encrypt `a` itself (slot 0), and the answer
-//! to a pair is two ciphertexts `γ_s = α_s^{b_s}·Enc(d_s; R'_s)`, each with
-//! its own fresh randomizer and its mask from `[0, p³)`, decrypted
-//! separately; it fits when `n > (n_parties − 1)(p² + p³)` ([`key_fits`]:
-//! about `2^768` for 2048 parties, so every 1024-bit key). Both
-//! ciphertexts travel in the one wire field of a packed `γ` (two
-//! 2048-bit ciphertexts in a field of 6144-bit capacity, [`encode_gamma`]),
-//! so the message flow does not depend on the key.
+//! **Keys too small to pack** (1024 bits, VIFF's size: two 820-bit slots
+//! need more than 1640 bits). Whether a key packs is decided by its size
+//! alone ([`packs`]: `n > 2^820·(MAX_PARTIES − 1)(p² + 2^808)`, true for
+//! 2048 and 3072 bits). A key that does not pack gets the unpacked `γ` of
+//! the slides: both `α` of a pair encrypt `a` itself (slot 0), and the
+//! answer to a pair is two ciphertexts `γ_s = α_s^{b_s}·Enc(d_s; R'_s)`,
+//! each with its own fresh long randomizer and mask, decrypted separately;
+//! it fits when `n > (n_parties − 1)(p² + 2^808)` ([`key_fits`]: about
+//! `2^820` for 2048 parties, so every 1024-bit key). Both ciphertexts
+//! travel in the one wire field of a packed `γ` (two 2048-bit ciphertexts
+//! in a field of 6144-bit capacity, [`encode_gamma`]), so the message flow
+//! does not depend on the key.
 
 use rand_core::{CryptoRng, RngCore};
 use rug::integer::Order;
-use rug::ops::Pow;
 
 use crate::ec::Scalar;
-use crate::paillier::{
-    multi_exp, random_below, Ciphertext, Integer, PaillierError, PublicKey, SecretKey,
-};
+use crate::paillier::{multi_exp, Ciphertext, Integer, PaillierError, PublicKey, SecretKey};
 
 /// The Ristretto group order `p` as an integer.
 pub fn group_order() -> Integer {
@@ -82,29 +93,37 @@ pub fn integer_to_scalar(v: &Integer) -> Scalar {
     Scalar::from_bytes_mod_order(bytes)
 }
 
-/// A mask `d` uniform in `[0, p³)` (the slides' `d_{i,j} ∈ Z_{p³}`).
+/// Bits of a mask `d`: the proven bound on a peer's `α` plaintext
+/// ([`crate::paillier::popk::PROVEN_BITS`], 468) plus the 253 bits of a
+/// share `b` plus 87 bits of statistical hiding. The slides draw `d` from
+/// `Z_{p³}`, which hides `a·b` only for `a < p`; a malicious key owner's
+/// `a` is bounded by its proof alone, so the mask covers that bound.
+pub const MASK_BITS: u32 = crate::paillier::popk::PROVEN_BITS + 253 + 87;
+
+/// A mask `d` uniform in `[0, 2^MASK_BITS)`.
 pub fn random_mask<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Integer {
-    random_below(&group_order().pow(3u32), rng)
+    crate::paillier::random_bits(MASK_BITS, rng)
 }
 
 /// Bits of one slot of a packed `γ` plaintext (see the module docs).
-pub const SLOT_BITS: u32 = 768;
+pub const SLOT_BITS: u32 = MASK_BITS + 12;
 /// Raw triples (slots) per `γ`: the two triples of a Triple Test pair.
 pub const SLOTS: usize = 2;
-/// Most parties for which a slot cannot overflow: `(n − 1)(p² + p³) <
-/// 2^768` needs `n − 1 < 2^11`.
+/// Most parties for which a slot cannot overflow: `(n − 1)(p² + 2^808) <
+/// 2^820` needs `n − 1 < 2^11`.
 pub const MAX_PARTIES: usize = 2048;
 
-/// The exclusive bound `(parties − 1)(p² + p³)` of one slot's plaintext.
+/// The exclusive bound `(parties − 1)(p² + 2^MASK_BITS)` of one slot's
+/// plaintext when every party is honest.
 fn slot_bound(parties: usize) -> Integer {
     let p = group_order();
-    (Integer::from(&p * &p) + p.pow(3u32)) * parties.saturating_sub(1) as u64
+    (Integer::from(&p * &p) + (Integer::from(1) << MASK_BITS)) * parties.saturating_sub(1) as u64
 }
 
 /// Whether the key's plaintext space holds the sum the decrypting party
 /// computes for `parties` parties without wrapping (the slides' "encrypted
 /// computation could overflow, require N >> p"): a slot below
-/// `2^SLOT_BITS` and `n > (parties − 1)(p² + p³)`; a key that [`packs`]
+/// `2^SLOT_BITS` and `n > (parties − 1)(p² + 2^MASK_BITS)`; a key that [`packs`]
 /// holds two slots for any allowed `parties`.
 pub fn key_fits(pk: &PublicKey, parties: usize) -> bool {
     let slot = slot_bound(parties);
@@ -112,7 +131,7 @@ pub fn key_fits(pk: &PublicKey, parties: usize) -> bool {
 }
 
 /// Whether the key packs two raw triples into one `γ` (its size alone
-/// decides: `n > 2^SLOT_BITS·(MAX_PARTIES − 1)(p² + p³)`, true for 2048-
+/// decides: `n > 2^SLOT_BITS·(MAX_PARTIES − 1)(p² + 2^MASK_BITS)`, true for 2048-
 /// and 3072-bit keys, false for 1024-bit ones; see the module docs).
 pub fn packs(pk: &PublicKey) -> bool {
     *pk.n() > (slot_bound(MAX_PARTIES) << SLOT_BITS)
@@ -152,9 +171,9 @@ pub fn packed_mask(d: &[Integer]) -> Integer {
 /// The `γ` answering one pair under the receiver's key `pk` (step 2b), with
 /// fresh short randomizers `randomizers` (one per ciphertext,
 /// [`gamma_parts`]): for a key that [`packs`], the one ciphertext `Π_s
-/// α_s^{b_s} · Enc(Σ_s d_s·2^(768s); R')` (the `α_s` encrypt `a_s` already
+/// α_s^{b_s} · Enc(Σ_s d_s·2^(820s); R')` (the `α_s` encrypt `a_s` already
 /// shifted into slot `s`; the powers are one simultaneous
-/// multi-exponentiation), an encryption of `Σ_s (a_s·b_s + d_s)·2^(768s)`;
+/// multi-exponentiation), an encryption of `Σ_s (a_s·b_s + d_s)·2^(820s)`;
 /// otherwise one ciphertext `α_s^{b_s}·Enc(d_s; R'_s)` per raw triple.
 pub fn gamma(
     pk: &PublicKey,
@@ -172,8 +191,9 @@ pub fn gamma(
     {
         return Err(PaillierError::PlaintextRange);
     }
+    let long = pk.long_randomizer_bits();
     if parts == 1 {
-        let masked = pk.encrypt_with_alpha(&packed_mask(d), &randomizers[0])?;
+        let masked = pk.encrypt_with_exponent(&packed_mask(d), &randomizers[0], long)?;
         let bases: Vec<Integer> = alphas.iter().map(|c| c.as_integer().clone()).collect();
         let exps: Vec<Integer> = b.iter().map(scalar_to_integer).collect();
         let bits = group_order().significant_bits();
@@ -186,7 +206,7 @@ pub fn gamma(
         .zip(b)
         .zip(d.iter().zip(randomizers))
         .map(|((a, b), (d, r))| {
-            let masked = pk.encrypt_with_alpha(d, r)?;
+            let masked = pk.encrypt_with_exponent(d, r, long)?;
             Ok(pk.add(&pk.mul_plain(a, &scalar_to_integer(b)), &masked))
         })
         .collect()
@@ -195,7 +215,7 @@ pub fn gamma(
 /// The randomizers of a `γ` as one integer `Σ_s R'_s·2^(r·s)` (`r` the
 /// key's randomizer bits): what a party reveals of them.
 pub fn join_randomizers(pk: &PublicKey, r: &[Integer]) -> Integer {
-    let bits = pk.randomizer_bits();
+    let bits = pk.long_randomizer_bits();
     r.iter().enumerate().fold(Integer::new(), |acc, (s, r)| {
         acc + Integer::from(r << (bits * s as u32))
     })
@@ -204,7 +224,7 @@ pub fn join_randomizers(pk: &PublicKey, r: &[Integer]) -> Integer {
 /// The [`gamma_parts`] randomizers joined by [`join_randomizers`], or
 /// `None` if `v` has more bits than they can have.
 pub fn split_randomizers(pk: &PublicKey, v: &Integer) -> Option<Vec<Integer>> {
-    let (bits, parts) = (pk.randomizer_bits(), gamma_parts(pk));
+    let (bits, parts) = (pk.long_randomizer_bits(), gamma_parts(pk));
     if v.significant_bits() > bits * parts as u32 {
         return None;
     }
@@ -344,7 +364,7 @@ mod tests {
                         .filter(|&j| j != i)
                         .map(|j| {
                             let r: Vec<Integer> = (0..gamma_parts(pk))
-                                .map(|_| pk.random_alpha(&mut rng))
+                                .map(|_| pk.random_long_randomizer(&mut rng))
                                 .collect();
                             let g = gamma(pk, &alphas[i], &b[j], &d[j][i], &r).expect("gamma");
                             // Through the wire form and back.

@@ -58,12 +58,17 @@ use rug::integer::Order;
 use zeroize::Zeroize;
 
 mod ct;
+pub mod popk;
 /// GMP integers (`rug::Integer`): plaintexts, randomizers and key parts.
 pub use rug::Integer;
 
 /// Window width of the key's fixed-base table of `h_s` (bits per table
 /// row); see [`FixedBase`] for the trade-off.
 pub const FIXED_BASE_WINDOW: u32 = 5;
+/// Bits of `h_s` exponents a key's table covers beyond the modulus size:
+/// long randomizers (`k + 80` bits) and proof responses (`⌈k/2⌉ + 88`
+/// bits, `paillier::popk`).
+pub const LONG_EXTRA_BITS: u32 = 96;
 /// Window width of [`multi_exp`] (bits per base and step).
 const STRAUS_WINDOW: u32 = 4;
 
@@ -190,12 +195,22 @@ impl FixedBase {
     /// table's. The same sequence of operations for every `e` (see the
     /// type's docs).
     pub fn pow(&self, e: &Integer, modulus: &Integer) -> Integer {
-        let e = ct::ExpLimbs::new(e, self.exp_bits());
+        self.pow_bits(e, self.exp_bits(), modulus)
+    }
+
+    /// [`Self::pow`] for an exponent of at most `bits` bits (a public
+    /// bound, clamped to [`Self::exp_bits`]): only the table's first
+    /// `⌈bits/w⌉` rows are read, so a short exponent costs what a table of
+    /// its own size would (higher bits of `e` are ignored). The same
+    /// sequence of operations for every `e` of the bound.
+    pub fn pow_bits(&self, e: &Integer, bits: u32, modulus: &Integer) -> Integer {
+        let rows = bits.div_ceil(self.window).clamp(1, self.rows);
+        let e = ct::ExpLimbs::new(e, rows * self.window);
         let per_row = 1usize << self.window;
         let mut scratch = vec![0u64; self.table.limbs()];
         let mut sel = Integer::new();
         let mut acc = Integer::from(1);
-        for row in 0..self.rows {
+        for row in 0..rows {
             let d = e.digit(row * self.window, self.window);
             self.table
                 .select(row as usize * per_row, per_row, d, &mut scratch, &mut sel);
@@ -204,6 +219,31 @@ impl FixedBase {
         }
         scratch.zeroize();
         acc
+    }
+
+    /// `base^e mod modulus` for a **public** exponent `0 ≤ e <
+    /// 2^exp_bits` (a verifier's response in a proof): each digit's entry
+    /// is read directly (no scan of the row) and zero digits are skipped,
+    /// so time depends on `e`. `None` for a negative or too long `e`.
+    pub fn pow_public(&self, e: &Integer, modulus: &Integer) -> Option<Integer> {
+        if e.cmp0() == core::cmp::Ordering::Less || e.significant_bits() > self.exp_bits() {
+            return None;
+        }
+        let per_row = 1usize << self.window;
+        let mut acc = Integer::from(1);
+        for row in 0..e.significant_bits().div_ceil(self.window) {
+            let mut d = 0usize;
+            for b in 0..self.window {
+                if e.get_bit(row * self.window + b) {
+                    d |= 1 << b;
+                }
+            }
+            if d != 0 {
+                acc *= self.table.stored(row as usize * per_row + d);
+                acc %= modulus;
+            }
+        }
+        Some(acc)
     }
 }
 
@@ -266,12 +306,18 @@ pub fn multi_exp(
     Some(acc % modulus)
 }
 
-/// A Paillier public key `(n, h_s)` with its fixed-base table (shared:
-/// cloning a key does not copy the table).
+/// A Paillier public key `(n, h)` with `h_s = h^n mod n²` and the
+/// fixed-base table of `h_s` (shared: cloning a key does not copy the
+/// table). The key carries the root `h`, not only `h_s`, so that whoever
+/// receives it knows `h_s` is an `n`-th power (it computes `h_s` itself):
+/// every randomizer `h_s^r` then lies in the subgroup `⟨h_s⟩` of `n`-th
+/// powers, which the Orlandi preprocessing's masking argument needs
+/// (`crate::orlandi_triple`).
 #[derive(Clone, Debug)]
 pub struct PublicKey {
     n: Integer,
     n2: Integer,
+    h: Integer,
     hs: Integer,
     table: Arc<FixedBase>,
     bits: u32,
@@ -362,39 +408,43 @@ impl PublicKey {
             }
         };
         let h = (n.clone() - x.square() % &n) % &n;
-        let hs = h.pow_mod(&n, &n2).unwrap_or_else(|_| Integer::from(1));
-        PublicKey::with_hs(n, n2, hs)
+        PublicKey::with_root(n, n2, h)
     }
 
-    /// A public key received from a peer: `n` odd and greater than 1, `h_s`
-    /// a unit modulo `n²` other than 1. This is what can be checked without
-    /// a proof; it does not show that `n` is an RSA modulus or that `h_s` is
-    /// an `n`-th residue (a malformed key can only hurt the privacy of
-    /// values encrypted under it).
-    pub fn from_parts(n: Integer, hs: Integer) -> Result<PublicKey, PaillierError> {
+    /// A public key received from a peer, from its modulus `n` (odd,
+    /// greater than 1) and its root `h` (a unit modulo `n` other than 1);
+    /// `h_s = h^n mod n²` is computed here. This is what can be checked
+    /// without a proof; it does not show that `n` is an RSA modulus (a
+    /// malformed modulus can only hurt the privacy of values encrypted
+    /// under it, and the Orlandi preprocessing's masking does not rely on
+    /// it: `crate::orlandi_triple`).
+    pub fn from_root(n: Integer, h: Integer) -> Result<PublicKey, PaillierError> {
         if n <= 1 || n.is_even() {
             return Err(PaillierError::BadKey("n must be odd and greater than 1"));
         }
-        let n2 = n.clone().square();
-        if hs <= 1 || hs >= n2 || hs.clone().gcd(&n) != 1 {
-            return Err(PaillierError::BadKey(
-                "h_s must be a unit mod n^2 other than 1",
-            ));
+        if h <= 1 || h >= n || h.clone().gcd(&n) != 1 {
+            return Err(PaillierError::BadKey("h must be a unit mod n other than 1"));
         }
-        Ok(PublicKey::with_hs(n, n2, hs))
+        let n2 = n.clone().square();
+        Ok(PublicKey::with_root(n, n2, h))
     }
 
-    fn with_hs(n: Integer, n2: Integer, hs: Integer) -> PublicKey {
+    fn with_root(n: Integer, n2: Integer, h: Integer) -> PublicKey {
         let bits = n.significant_bits();
+        let hs = h
+            .clone()
+            .pow_mod(&n, &n2)
+            .unwrap_or_else(|_| Integer::from(1));
         let table = Arc::new(FixedBase::new(
             &hs,
             &n2,
-            bits.div_ceil(2),
+            bits + LONG_EXTRA_BITS,
             FIXED_BASE_WINDOW,
         ));
         PublicKey {
             n,
             n2,
+            h,
             hs,
             table,
             bits,
@@ -414,6 +464,56 @@ impl PublicKey {
     /// The DJN base `h_s = (−x²)^n mod n²`.
     pub fn h_s(&self) -> &Integer {
         &self.hs
+    }
+
+    /// The root `h = −x² mod n` of `h_s` (`h_s = h^n mod n²`).
+    pub fn h(&self) -> &Integer {
+        &self.h
+    }
+
+    /// Bits of a long randomizer (`k + 80`): `h_s^r` for `r` uniform below
+    /// `2^(k+80)` is within statistical distance `2^-80` of uniform in
+    /// `⟨h_s⟩`, whose order is below `n < 2^k`, whatever the key's
+    /// structure (no assumption on the key owner).
+    pub fn long_randomizer_bits(&self) -> u32 {
+        self.bits + 80
+    }
+
+    /// Largest exponent of `h_s` the key's table covers (`k + 96` bits).
+    pub fn table_bits(&self) -> u32 {
+        self.table.exp_bits()
+    }
+
+    /// A fresh long randomizer ([`Self::long_randomizer_bits`] bits).
+    pub fn random_long_randomizer<R: RngCore + CryptoRng + ?Sized>(&self, rng: &mut R) -> Integer {
+        random_bits(self.long_randomizer_bits(), rng)
+    }
+
+    /// `Enc(m; r) = (1 + m·n)·h_s^r mod n²` for a secret `r` of at most
+    /// `bits` bits (at most [`Self::table_bits`]), side-channel silent in
+    /// `r` like [`FixedBase::pow_bits`].
+    pub fn encrypt_with_exponent(
+        &self,
+        m: &Integer,
+        r: &Integer,
+        bits: u32,
+    ) -> Result<Ciphertext, PaillierError> {
+        self.check_plain(m)?;
+        if bits > self.table_bits() {
+            return Err(PaillierError::PlaintextRange);
+        }
+        let rr = self.table.pow_bits(r, bits, &self.n2);
+        Ok(Ciphertext(self.g_pow(m) * rr % &self.n2))
+    }
+
+    /// `(1 + m·n)·h_s^r mod n²` for **public** `m ≥ 0` and `0 ≤ r <
+    /// 2^table_bits` (a proof verifier's recomputation; variable time).
+    pub fn encrypt_public(&self, m: &Integer, r: &Integer) -> Option<Integer> {
+        if m.cmp0() == core::cmp::Ordering::Less {
+            return None;
+        }
+        let rr = self.table.pow_public(r, &self.n2)?;
+        Some(self.g_pow(&Integer::from(m % &self.n)) * rr % &self.n2)
     }
 
     /// Bits of the short randomizer `α` (`⌈k/2⌉`).
@@ -451,9 +551,7 @@ impl PublicKey {
         m: &Integer,
         alpha: &Integer,
     ) -> Result<Ciphertext, PaillierError> {
-        self.check_plain(m)?;
-        let r = self.table.pow(alpha, &self.n2);
-        Ok(Ciphertext(self.g_pow(m) * r % &self.n2))
+        self.encrypt_with_exponent(m, alpha, self.randomizer_bits())
     }
 
     /// `Enc(m)` with a fresh short randomizer; returns it with the ciphertext
@@ -636,10 +734,25 @@ impl SecretKey {
         m: &Integer,
         alpha: &Integer,
     ) -> Result<Ciphertext, PaillierError> {
+        self.encrypt_with_exponent(m, alpha, self.pk.randomizer_bits())
+    }
+
+    /// [`PublicKey::encrypt_with_exponent`] by CRT (the key owner's
+    /// encryptions with exponents of up to `bits` bits, e.g. a proof's
+    /// masks).
+    pub fn encrypt_with_exponent(
+        &self,
+        m: &Integer,
+        alpha: &Integer,
+        bits: u32,
+    ) -> Result<Ciphertext, PaillierError> {
         let pk = &self.pk;
         pk.check_plain(m)?;
-        let rp = self.crt.p2.pow(alpha, &self.p2);
-        let rq = self.crt.q2.pow(alpha, &self.q2);
+        if bits > pk.table_bits() {
+            return Err(PaillierError::PlaintextRange);
+        }
+        let rp = self.crt.p2.pow_bits(alpha, bits, &self.p2);
+        let rq = self.crt.q2.pow_bits(alpha, bits, &self.q2);
         // r = rq + q²·((rp − rq)·(q²)^{-1} mod p²), with a multiple of p²
         // above q² added so that no sign test on secret values is needed.
         let t = (rp + &self.q2_lift - &rq) * &self.crt.q2_inv % &self.p2;

@@ -94,22 +94,29 @@ pub type Nonce3072 = WireUint<{ N3072_BYTES / 2 }>;
 pub type Ciphertext2048 = WireUint<512>;
 /// A short DJN randomizer of a 2048-bit key (128 bytes).
 pub type Nonce2048 = WireUint<128>;
-/// A Triple Generation mask `d ∈ [0, p³)` (`p³ < 2^759`, 96 bytes).
-pub type Mask = WireUint<96>;
+/// A Triple Generation mask `d ∈ [0, 2^808)` (101 bytes used of 104, see
+/// `crate::orlandi_triple::MASK_BITS`).
+pub type Mask = WireUint<104>;
+/// Long randomizers of up to 3200 bits (the joined fresh randomizers of a
+/// `γ`: `k + 80` bits each, two for a 1024-bit key, see
+/// [`PublicKey::long_randomizer_bits`]).
+pub type LongNonce = WireUint<400>;
 
-/// A Paillier public key `(n, h_s)` of a fixed modulus size: `NB` bytes of
-/// `n`, then `2·NB` bytes of `h_s` (both little-endian).
+/// A Paillier public key `(n, h)` of a fixed modulus size: `NB` bytes of
+/// `n`, then `NB` bytes of the root `h` of `h_s = h^n mod n²` (both
+/// little-endian; the receiver computes `h_s`, so it is an `n`-th power by
+/// construction, see [`PublicKey::from_root`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WirePublicKey<const NB: usize> {
     n: WireUint<NB>,
-    hs: Vec<u8>,
+    h: WireUint<NB>,
 }
 
 impl<const NB: usize> Default for WirePublicKey<NB> {
     fn default() -> Self {
         WirePublicKey {
             n: WireUint::default(),
-            hs: vec![0; 2 * NB],
+            h: WireUint::default(),
         }
     }
 }
@@ -119,23 +126,20 @@ impl<const NB: usize> WirePublicKey<NB> {
     /// bytes; a shorter modulus is zero-padded and only
     /// [`Self::decode_sized`] accepts it).
     pub fn encode(pk: &PublicKey) -> Self {
-        let mut hs = vec![0u8; 2 * NB];
-        let fits = pk.n().significant_digits::<u8>() <= NB;
-        if fits && pk.h_s().significant_digits::<u8>() <= 2 * NB {
-            pk.h_s().write_digits(&mut hs, Order::Lsf);
-            return WirePublicKey {
-                n: WireUint::from_integer_or_zero(pk.n()),
-                hs,
-            };
+        match (
+            WireUint::from_integer(pk.n()),
+            WireUint::from_integer(pk.h()),
+        ) {
+            (Some(n), Some(h)) => WirePublicKey { n, h },
+            _ => Self::default(),
         }
-        Self::default()
     }
 
     /// The key, if it is well formed: `n` odd with exactly `8·NB` bits and
-    /// `h_s` a unit modulo `n²` other than 1 (see
-    /// [`PublicKey::from_parts`]). This cannot show that `n` is a product of
-    /// two primes or that `h_s` is an `n`-th residue: that would need a
-    /// proof of key well-formedness, which the protocol does not include.
+    /// `h` a unit modulo `n` other than 1 (see [`PublicKey::from_root`]).
+    /// This cannot show that `n` is a product of two primes (a proof of
+    /// key well-formedness, which the protocol does not need, see
+    /// `crate::orlandi_triple`).
     pub fn decode(&self) -> Option<PublicKey> {
         self.decode_sized(&[8 * NB as u32])
     }
@@ -149,36 +153,35 @@ impl<const NB: usize> WirePublicKey<NB> {
         if !allowed.contains(&bits) || bits as usize > 8 * NB {
             return None;
         }
-        let hs = Integer::from_digits(&self.hs, Order::Lsf);
-        PublicKey::from_parts(n, hs).ok()
+        PublicKey::from_root(n, self.h.to_integer()).ok()
     }
 }
 
 impl<const NB: usize> Wire for WirePublicKey<NB> {
-    const SIZE: usize = 3 * NB;
+    const SIZE: usize = 2 * NB;
 
     fn write(&self, out: &mut [u8]) {
         out[..NB].copy_from_slice(self.n.as_bytes());
-        out[NB..].copy_from_slice(&self.hs);
+        out[NB..].copy_from_slice(self.h.as_bytes());
     }
 
     fn read(bytes: &[u8]) -> Result<Self, WireError> {
-        if bytes.len() != 3 * NB {
+        if bytes.len() != 2 * NB {
             return Err(WireError::Length {
-                expected: 3 * NB,
+                expected: 2 * NB,
                 got: bytes.len(),
             });
         }
         Ok(WirePublicKey {
             n: WireUint::read(&bytes[..NB])?,
-            hs: bytes[NB..].to_vec(),
+            h: WireUint::read(&bytes[NB..])?,
         })
     }
 }
 
-/// A 3072-bit public key on the wire (1152 bytes).
+/// A 3072-bit public key on the wire (768 bytes).
 pub type PublicKey3072 = WirePublicKey<N3072_BYTES>;
-/// A 2048-bit public key on the wire (768 bytes).
+/// A 2048-bit public key on the wire (512 bytes).
 pub type PublicKey2048 = WirePublicKey<256>;
 
 /// The ciphertext encoded in `w` under `pk`, if it is one: the value must
@@ -237,7 +240,7 @@ mod tests {
         assert!(WirePublicKey::<128>::encode(big.public())
             .decode()
             .is_none());
-        // h_s = 1 and an even n are refused.
+        // h = 1 and an even n are refused.
         let mut bad = buf.clone();
         bad[128..].fill(0);
         bad[128] = 1;
