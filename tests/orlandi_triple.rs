@@ -3,10 +3,11 @@
 //! (d = 0 and d = 1) with `c = a·b` whose commitments open (checked by
 //! `orlandi_open`), the triples feed `orlandi_mul`; a wrong opening in a
 //! bucket's leak-tolerant multiplication is the named abort at every honest
-//! party; a tampered `γ` and a party whose encryption disagrees
-//! with its commitment (it lies about its share `a_i`) make every party
-//! abort with the subset check's or the Triple Test's named error (also
-//! with 1024-bit keys, whose `γ` are unpacked); a
+//! party; a tampered `γ` makes every party abort with the subset check's
+//! or the Triple Test's named error (also with 1024-bit keys, whose `γ`
+//! are unpacked); a key owner that shifts one of its `α` (the attack that
+//! would hand it the honest parties' `b`) is the named
+//! `BadEncryptionProof` abort at every honest party; a
 //! malformed ciphertext is the named `BadCiphertext` abort and a truncated
 //! message a typed error, never a panic.
 
@@ -313,11 +314,11 @@ fn a_tampered_unpacked_gamma_is_caught_and_every_party_aborts() {
 fn a_wrong_reveal_of_an_unpacked_gamma_is_caught_by_its_receiver() {
     // As below, for a receiver P[0] with a 1024-bit key (its γ carry two
     // randomizers in the reveal's one field).
-    let (n, reveal) = (2, K * (2 * 96 + 192));
+    let (n, reveal) = (2, K * (2 * 104 + 400));
     let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
         if to == 0 && k > GAMMA_FRAME && (reveal..=reveal + 32 * n).contains(&f.len()) {
             let off = f.len() - reveal;
-            f[off + 2 * 96] ^= 1; // the randomizer of the first γ
+            f[off + 2 * 104] ^= 1; // the randomizer of the first γ
         }
     });
     let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, 14, M, D, &[0]));
@@ -331,14 +332,19 @@ fn a_wrong_reveal_of_an_unpacked_gamma_is_caught_by_its_receiver() {
 
 type Tamper = Box<dyn FnMut(usize, u64, &mut Vec<u8>) + Send>;
 
-#[test]
-fn a_party_whose_encryption_disagrees_with_its_commitment_is_caught() {
-    // P[2] broadcasts α_0 = Enc(a_0 + 1) while A_0 commits to a_0 (the same
-    // to everyone, with the matching digest): it lies about its share. A
-    // real cheater skips its own broadcast check; here the honest parties'
-    // digests to P[2] are rewritten to what P[2] expects, so that it goes on.
-    let (n, cheat, tag) = (3, 2, 6);
-    let n2key = keys()[cheat].public().n().clone();
+/// The attack of the security review: the key owner P[cheat] replaces its
+/// α_0 by α_0·(1 + 2^shift·n) mod n², an encryption of a_0 + 2^shift made
+/// from its public key alone, so that every γ would decrypt to the correct
+/// slots plus b·2^shift and hand it the honest parties' b. Its proof no
+/// longer matches (and no proof exists for a plaintext that large): every
+/// honest party aborts with `BadEncryptionProof` naming it, before it
+/// raises any α to its b. (A real cheater skips its own broadcast check;
+/// here the honest parties' digests to it are rewritten to what it
+/// expects.) Without the proof check the run goes on (checked by removing
+/// it): the shifted α is caught by the subset check only if its pair is
+/// opened, and otherwise leaks.
+fn shifted_alpha_is_caught(n: usize, cheat: usize, small: &[usize], shift: u32, tag: u8) {
+    let nkey = key_for(cheat, small).public().n().clone();
     let s = ot::runtime::mpc::session_block(session(tag));
     let spec = orlandi_triple::SPEC_HASH;
     let honest_view = std::sync::Arc::new(std::sync::Mutex::new(None::<[u8; 32]>));
@@ -346,15 +352,16 @@ fn a_party_whose_encryption_disagrees_with_its_commitment_is_caught() {
         .into_iter()
         .map(|mesh| -> Box<dyn Mesh + Send> {
             let view = honest_view.clone();
-            let n2key = n2key.clone();
+            let nkey = nkey.clone();
             let tamper: Tamper = if mesh.me() == cheat {
                 let mut digest = None;
                 Box::new(move |_, k, f: &mut Vec<u8>| {
                     if k == GEN_FRAME {
                         let own = ot::runtime::mpc::broadcast_digest(&spec, s, "gen", cheat, f);
                         *view.lock().expect("lock") = Some(own);
-                        // Encrypted { pk (1152 bytes), alpha, ... }
-                        rewrite_ct(f, 3 * 384, &n2key, |c| c * (Integer::from(&n2key) + 1u32));
+                        // Encrypted { pk (768 bytes), alpha, proof, ... }
+                        let bump = (Integer::from(&nkey) << shift) + 1u32;
+                        rewrite_ct(f, 2 * 384, &nkey, |c| c * &bump);
                         digest = Some(ot::runtime::mpc::broadcast_digest(
                             &spec, s, "gen", cheat, f,
                         ));
@@ -375,8 +382,25 @@ fn a_party_whose_encryption_disagrees_with_its_commitment_is_caught() {
             Box::new(TamperMesh::new(mesh, tamper))
         })
         .collect();
-    let outs = run_parties(meshes, |mesh| triples(&mut **mesh, tag));
-    assert_all_abort_in_checks(&outs);
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, tag, M, D, small));
+    for (i, o) in outs.iter().enumerate().filter(|(i, _)| *i != cheat) {
+        match o {
+            Err(e @ orlandi_triple::Error::BadEncryptionProof { party, culprit, .. }) => {
+                assert_eq!((*party, *culprit), (i, Some(cheat)));
+                assert!(e.to_string().contains(&format!("P[{cheat}]")), "{e}");
+            }
+            other => panic!("party {i}: expected BadEncryptionProof, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_key_owner_shifting_an_alpha_is_caught_by_the_proof_check() {
+    // 2048-bit keys, shift 2^1600; 1024-bit key, shift 2^760; n = 2 and 3.
+    shifted_alpha_is_caught(2, 1, &[], 1600, 6);
+    shifted_alpha_is_caught(3, 2, &[], 1600, 16);
+    shifted_alpha_is_caught(2, 0, &[0], 760, 26);
+    shifted_alpha_is_caught(3, 1, &[1], 760, 36);
 }
 
 #[test]
@@ -479,9 +503,9 @@ fn a_truncated_message_is_a_typed_error() {
 fn a_gamma_that_does_not_recompute_is_caught_by_its_receiver() {
     // P[1] reveals a wrong mask d for its first opened γ to P[0]: P[0]'s
     // recomputation in the subset check fails (BadGamma naming P[1]). One
-    // reveal per opened pair: two 96-byte slot masks and a 192-byte
-    // randomizer.
-    let (n, reveal) = (3, K * (2 * 96 + 192));
+    // reveal per opened pair: two 104-byte slot masks and a 400-byte
+    // field of long randomizers.
+    let (n, reveal) = (3, K * (2 * 104 + 400));
     let meshes = tampered(n, 1, move |to, k, f: &mut Vec<u8>| {
         if to == 0 && k > GAMMA_FRAME && (reveal..=reveal + 32 * n).contains(&f.len()) {
             let off = f.len() - reveal;
