@@ -94,7 +94,7 @@ fn bench_protocols(c: &mut Criterion) {
                 } else {
                     OtExtension::softspoken(k)
                 };
-                e.with_base(BaseOtKind::Co15)
+                e.with_semi_honest_base_insecure(BaseOtKind::Co15)
             };
             let name = if malicious {
                 "malicious_random"
@@ -128,7 +128,7 @@ fn bench_protocols(c: &mut Criterion) {
                             } else {
                                 DeltaOtReceiver::softspoken(k)
                             }
-                            .with_base(BaseOtKind::Co15);
+                            .with_semi_honest_base_insecure(BaseOtKind::Co15);
                             for _ in 0..=iters {
                                 p.receive_correlated(&mut bch, r).expect("receiver");
                             }
@@ -138,7 +138,7 @@ fn bench_protocols(c: &mut Criterion) {
                         } else {
                             DeltaOtSender::softspoken(k, delta)
                         }
-                        .with_base(BaseOtKind::Co15);
+                        .with_semi_honest_base_insecure(BaseOtKind::Co15);
                         // The first batch runs the all-but-one OTs.
                         p.send_correlated(&mut a, n).expect("sender");
                         let start = std::time::Instant::now();

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use ot::runtime::gf256::{mul_slices, Backend};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
+use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, PrepParams, PrepStore};
 use ot::runtime::rng::Rng;
 use ot::{minimac_mul, minimac_open};
@@ -24,12 +25,12 @@ fn mul_open<M: Mesh + ?Sized>(mesh: &mut M, store: &mut PrepStore, m: usize, tag
     let r = store.take_randoms(2 * m)?;
     let [a, b, c] = store.take_triples(m)?;
     let (x, y) = (r.slice(0, m).ok_or("slice")?, r.slice(m, m).ok_or("slice")?);
-    let p = minimac_mul::Params::new(mesh.parties(), m, N)?;
+    let p = minimac_mul::Params::new(mesh.parties(), m, K, N, STAT_SEC)?;
     let input = minimac_mul::PInput { x, y, a, b, c };
     let z = minimac_mul::P::new(mesh.me(), p, [tag; 16], input, Rng::from_entropy())?
         .run(mesh)?
         .z;
-    let p = minimac_open::Params::new(mesh.parties(), m, N)?;
+    let p = minimac_open::Params::new(mesh.parties(), m, K, N, STAT_SEC)?;
     let input = minimac_open::PInput { v: z };
     minimac_open::P::new(mesh.me(), p, [tag ^ 0x80; 16], input, Rng::from_entropy())?.run(mesh)?;
     Ok(())

@@ -29,6 +29,7 @@ use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::oblivious_aes::{self, counts, groups, Material};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::minimac::aes::WORDS;
+use ot::runtime::minimac::floor::{min_k, STAT_SEC};
 use ot::runtime::minimac::prep::{deal_with, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::Codes;
 use ot::runtime::rng::Rng;
@@ -226,7 +227,8 @@ fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().collect();
     let reps = arg(&args, "--reps", 5).max(1);
     let max = arg(&args, "--max", 4096);
-    let k = arg(&args, "--k", 32).clamp(2, 85);
+    // The code-size floor (k >= 4 at 40 bits: ot::runtime::minimac::floor).
+    let k = arg(&args, "--k", 32).clamp(min_k(STAT_SEC), 85);
     let mode = if args.iter().any(|a| a == "--explicit") {
         ShareMode::Explicit
     } else {

@@ -233,7 +233,7 @@ fn abo(malicious: bool) -> Box<AboOt> {
     } else {
         AboOt::semi_honest()
     };
-    Box::new(p.with_base(base_kind(malicious)))
+    Box::new(p.with_semi_honest_base_insecure(base_kind(malicious)))
 }
 
 fn base(malicious: bool) -> Box<BaseOt> {
@@ -467,7 +467,7 @@ fn run_ext_role(
     let mut ext = ext
         .with_sha1(sha1)
         .with_threads(threads)
-        .with_base(base_kind(malicious));
+        .with_semi_honest_base_insecure(base_kind(malicious));
     let mut times = vec![];
     if sender {
         let mut s = ext.setup_sender(ch)?;
@@ -520,7 +520,7 @@ fn run_oprf_ext_role(
     let mut oprf = oprf
         .with_sha1(sha1)
         .with_threads(threads)
-        .with_base(base_kind(malicious));
+        .with_semi_honest_base_insecure(base_kind(malicious));
     let inputs = one_of_n_inputs(n);
     let mut times = vec![];
     if sender {
@@ -776,7 +776,7 @@ fn one_of_n_base(malicious: bool) -> Box<OtExtension> {
     } else {
         OtExtension::iknp()
     };
-    Box::new(ext.with_base(base_kind(malicious)))
+    Box::new(ext.with_semi_honest_base_insecure(base_kind(malicious)))
 }
 
 /// Bytes (extension sender, extension receiver) of the 512 base OTs of a

@@ -78,6 +78,16 @@ impl Config {
         self.rng.fork()
     }
 
+    /// `base` if this configuration may run over it (`crate::base_rule`).
+    fn checked(&self, base: BaseOtKind) -> Result<BaseOtKind, crate::UnfitBaseOt> {
+        let name = if self.softspoken.is_some() {
+            "SoftSpokenOT Delta-OT"
+        } else {
+            "Delta-KOS"
+        };
+        crate::base_rule::checked_base(self.malicious, name, base)
+    }
+
     fn base_party(&mut self) -> Box<BaseOt> {
         let rng = self.fork();
         Box::new(BaseOt::with_rng(self.base, rng))
@@ -90,7 +100,12 @@ impl Config {
         } else {
             crate::AboOt::semi_honest()
         };
-        Box::new(party.with_base(self.base).with_rng(rng))
+        // `self.base` was checked (or opted out of) by `with_base`.
+        Box::new(
+            party
+                .with_semi_honest_base_insecure(self.base)
+                .with_rng(rng),
+        )
     }
 }
 
@@ -196,8 +211,18 @@ impl DeltaOtSender {
         self
     }
 
-    /// Runs the base OTs with another protocol (before the first call).
-    pub fn with_base(mut self, base: BaseOtKind) -> Self {
+    /// Runs the base OTs with another protocol (before the first call);
+    /// [`DeltaOtSender::kos`] and [`DeltaOtSender::softspoken_malicious`]
+    /// refuse the semi-honest CO15 and NP00 with [`crate::UnfitBaseOt`].
+    pub fn with_base(mut self, base: BaseOtKind) -> Result<Self, crate::UnfitBaseOt> {
+        self.config.base = self.config.checked(base)?;
+        Ok(self)
+    }
+
+    /// Runs the base OTs with any protocol, also a semi-honest one under a
+    /// malicious Delta-OT (then no more secure than that base OT against a
+    /// malicious peer).
+    pub fn with_semi_honest_base_insecure(mut self, base: BaseOtKind) -> Self {
         self.config.base = base;
         self
     }
@@ -374,8 +399,16 @@ impl DeltaOtReceiver {
         self
     }
 
-    /// Runs the base OTs with another protocol (must match the sender's).
-    pub fn with_base(mut self, base: BaseOtKind) -> Self {
+    /// Runs the base OTs with another protocol (must match the sender's;
+    /// refused as by [`DeltaOtSender::with_base`]).
+    pub fn with_base(mut self, base: BaseOtKind) -> Result<Self, crate::UnfitBaseOt> {
+        self.config.base = self.config.checked(base)?;
+        Ok(self)
+    }
+
+    /// Runs the base OTs with any protocol (as
+    /// [`DeltaOtSender::with_semi_honest_base_insecure`]).
+    pub fn with_semi_honest_base_insecure(mut self, base: BaseOtKind) -> Self {
         self.config.base = base;
         self
     }
@@ -490,8 +523,9 @@ impl OtExtension {
             DeltaOtSender::iknp(delta)
         };
         s.config.softspoken = self.softspoken;
+        // `self.base` was checked (or opted out of) by `with_base`.
         s.with_threads(self.threads)
-            .with_base(self.base)
+            .with_semi_honest_base_insecure(self.base)
             .with_rng(rng)
     }
 
@@ -505,7 +539,7 @@ impl OtExtension {
         };
         r.config.softspoken = self.softspoken;
         r.with_threads(self.threads)
-            .with_base(self.base)
+            .with_semi_honest_base_insecure(self.base)
             .with_rng(rng)
     }
 }

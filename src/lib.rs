@@ -13,6 +13,7 @@ extern crate self as ot;
 pub use ot_macros::protocol;
 pub use ot_runtime as runtime;
 
+mod base_rule;
 pub mod delta;
 pub mod ext_session;
 pub mod oblivious_aes;
@@ -369,6 +370,7 @@ pub mod orlandi_triple {
     crate::protocol!("protocols/orlandi_triple.otp");
 }
 
+pub use base_rule::UnfitBaseOt;
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
 pub use ext_session::{ExtReceiver, ExtSender, ExtSessionPoisoned};
 pub use oprf_session::{Oprf, OprfBatch, OprfReceiver, OprfSender};

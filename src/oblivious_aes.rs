@@ -22,6 +22,7 @@
 use crate::minimac_aes;
 use ot_runtime::mesh::Mesh;
 use ot_runtime::minimac::aes::{layer_sboxes, AesMasks, SboxLayer, UsedLayers, LAYERS, SBOXES};
+use ot_runtime::minimac::floor::{check_code, CodeTooSmall, STAT_SEC};
 use ot_runtime::minimac::prep::{Counts, PrepError, PrepParams, PrepStore};
 use ot_runtime::minimac::Shares;
 use ot_runtime::rng::Rng;
@@ -145,6 +146,10 @@ pub enum Error {
     /// The entered key shares or the taken masks do not have the
     /// expected layout.
     Layout,
+    /// The material's code is below the code-size floor (a forged opening
+    /// would pass with probability above `2^-40`;
+    /// [`ot_runtime::minimac::floor`]).
+    CodeTooSmall(CodeTooSmall),
 }
 
 impl std::fmt::Display for Error {
@@ -156,6 +161,7 @@ impl std::fmt::Display for Error {
                 "{given} plaintexts, but the material covers {room} blocks"
             ),
             Error::Layout => write!(f, "the key shares or masks have the wrong layout"),
+            Error::CodeTooSmall(e) => write!(f, "{e}"),
         }
     }
 }
@@ -164,6 +170,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Aes(e) => Some(e),
+            Error::CodeTooSmall(e) => Some(e),
             _ => None,
         }
     }
@@ -232,6 +239,7 @@ pub fn encrypt_handing_back<M: Mesh + ?Sized>(
     let used = UsedLayers::new();
     sbox_masks.hand_back_to(used.clone());
     let (k, code_n) = (params.k, params.n);
+    check_code(k, code_n, STAT_SEC).map_err(Error::CodeTooSmall)?;
     let room = m.saturating_mul(k);
     if pts.len() > room {
         return Err(Error::TooManyBlocks {
@@ -252,7 +260,7 @@ pub fn encrypt_handing_back<M: Mesh + ?Sized>(
             pt[p * m * k + b] = byte;
         }
     }
-    let p = minimac_aes::Params::new(n, m, k, code_n).map_err(Error::Aes)?;
+    let p = minimac_aes::Params::new(n, m, k, code_n, STAT_SEC).map_err(Error::Aes)?;
     let input = minimac_aes::PInput {
         key,
         kown: own_key,

@@ -50,6 +50,8 @@ pub struct Oprf {
     /// `None`: KKRT; `Some(code)`: OOS over `code`.
     code: Option<Arc<LinearCode>>,
     base: BaseOtKind,
+    /// The caller opted out of the base-OT rule (`crate::base_rule`).
+    insecure_base: bool,
     threads: usize,
     sha1: bool,
     rng: Rng,
@@ -62,6 +64,7 @@ impl Oprf {
         Oprf {
             code: None,
             base: BaseOtKind::Co15,
+            insecure_base: false,
             threads: 1,
             sha1: false,
             rng: Rng::from_entropy(),
@@ -86,9 +89,20 @@ impl Oprf {
     }
 
     /// Runs the 128 public-key base OTs under the 512 with another
-    /// protocol (default: CO15 for KKRT, MR19 for OOS).
-    pub fn with_base(mut self, base: BaseOtKind) -> Self {
+    /// protocol (default: CO15 for KKRT, MR19 for OOS). OOS (malicious)
+    /// refuses the semi-honest CO15 and NP00 with [`crate::UnfitBaseOt`],
+    /// here and again at setup (a code set after the base).
+    pub fn with_base(mut self, base: BaseOtKind) -> Result<Self, crate::UnfitBaseOt> {
+        self.base = crate::base_rule::checked_base(self.code.is_some(), "OOS", base)?;
+        Ok(self)
+    }
+
+    /// Runs the base OTs with any protocol, also a semi-honest one under
+    /// OOS (then no more secure than that base OT against a malicious
+    /// peer).
+    pub fn with_semi_honest_base_insecure(mut self, base: BaseOtKind) -> Self {
         self.base = base;
+        self.insecure_base = true;
         self
     }
 
@@ -106,12 +120,17 @@ impl Oprf {
 
     /// The session's bookkeeping, and the OT extension that runs its 512
     /// base OTs (IKNP for KKRT, KOS for OOS).
-    fn session(&mut self) -> (Session, Box<OtExtension>) {
+    fn session(&mut self) -> Result<(Session, Box<OtExtension>), OtError> {
         let malicious = self.code.is_some();
         let ext = if malicious {
             OtExtension::kos()
         } else {
             OtExtension::iknp()
+        };
+        let ext = if self.insecure_base {
+            ext.with_semi_honest_base_insecure(self.base)
+        } else {
+            ext.with_base(self.base)?
         };
         let session = Session {
             malicious,
@@ -122,7 +141,7 @@ impl Oprf {
             next: Some(0),
             prev: None,
         };
-        (session, Box::new(ext.with_base(self.base)))
+        Ok((session, Box::new(ext)))
     }
 
     /// Runs a session's setup (`kkrt_setup.otp`) as the OPRF / OT sender
@@ -130,7 +149,7 @@ impl Oprf {
     /// ([`OprfSender::extend`]).
     pub fn setup_sender(&mut self, ch: &mut dyn Channel) -> Result<OprfSender, OtError> {
         use crate::kkrt_setup as m;
-        let (mut session, base) = self.session();
+        let (mut session, base) = self.session()?;
         let out = m::Sender::new(
             m::Params::new()?,
             m::SenderInput {},
@@ -151,7 +170,7 @@ impl Oprf {
     /// [`Oprf::setup_sender`], with the same configuration).
     pub fn setup_receiver(&mut self, ch: &mut dyn Channel) -> Result<OprfReceiver, OtError> {
         use crate::kkrt_setup as m;
-        let (mut session, base) = self.session();
+        let (mut session, base) = self.session()?;
         let out = m::Receiver::new(
             m::Params::new()?,
             m::ReceiverInput {},

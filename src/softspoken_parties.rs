@@ -39,8 +39,18 @@ impl AboOt {
         }
     }
 
-    /// Runs the base OTs with another protocol.
-    pub fn with_base(mut self, base: BaseOtKind) -> Self {
+    /// Runs the base OTs with another protocol; [`AboOt::malicious`]
+    /// refuses the semi-honest CO15 and NP00 with [`crate::UnfitBaseOt`].
+    pub fn with_base(self, base: BaseOtKind) -> Result<Self, crate::UnfitBaseOt> {
+        let name = "all-but-one OT (Fig. 14)";
+        let base = crate::base_rule::checked_base(self.malicious, name, base)?;
+        Ok(self.with_semi_honest_base_insecure(base))
+    }
+
+    /// Runs the base OTs with any protocol, also a semi-honest one under
+    /// [`AboOt::malicious`] (then no more secure than that base OT against
+    /// a malicious peer).
+    pub fn with_semi_honest_base_insecure(mut self, base: BaseOtKind) -> Self {
         self.base = base;
         self
     }
@@ -137,7 +147,12 @@ pub(crate) fn abo_party(malicious: bool, base: BaseOtKind, rng: &mut Rng) -> Box
     } else {
         AboOt::semi_honest()
     };
-    Box::new(party.with_base(base).with_rng(rng.fork()))
+    // `base` is the configuration's, checked (or opted out of) there.
+    Box::new(
+        party
+            .with_semi_honest_base_insecure(base)
+            .with_rng(rng.fork()),
+    )
 }
 
 impl OtExtension {

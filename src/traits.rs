@@ -412,8 +412,28 @@ impl OtExtension {
     }
 
     /// Runs the base OTs with another protocol (default: CO15 for
-    /// [`OtExtension::iknp`], MR19 for [`OtExtension::kos`]).
-    pub fn with_base(mut self, base: BaseOtKind) -> Self {
+    /// [`OtExtension::iknp`], MR19 for [`OtExtension::kos`]). A malicious
+    /// configuration (KOS, malicious SoftSpokenOT) refuses the semi-honest
+    /// CO15 and NP00 with [`crate::UnfitBaseOt`] (`crate::base_rule`).
+    pub fn with_base(self, base: BaseOtKind) -> Result<Self, crate::UnfitBaseOt> {
+        let name = if self.softspoken.is_some() {
+            "SoftSpokenOT"
+        } else {
+            "KOS"
+        };
+        let base = crate::base_rule::checked_base(self.malicious, name, base)?;
+        Ok(self.with_base_unchecked(base))
+    }
+
+    /// Runs the base OTs with any protocol, also a semi-honest one under a
+    /// malicious extension: the run is then no more secure than that base
+    /// OT against a malicious peer (benchmarks, tests; `crate::base_rule`).
+    pub fn with_semi_honest_base_insecure(self, base: BaseOtKind) -> Self {
+        self.with_base_unchecked(base)
+    }
+
+    /// Sets the base OT (checked by the caller, or opted out of).
+    pub(crate) fn with_base_unchecked(mut self, base: BaseOtKind) -> Self {
         self.base = base;
         self
     }

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ot::runtime::channel::ChannelStats;
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh, MeshError};
+use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, PrepParams, PrepStore};
 use ot::runtime::orlandi::deal_triples;
 use ot::runtime::rng::Rng;
@@ -362,13 +363,13 @@ fn minimac_multiplication_is_announced() {
                     r.slice(m_vals, m_vals).unwrap(),
                 );
                 let [a, b, c] = store.take_triples(m_vals).unwrap();
-                let params = minimac_mul::Params::new(n, m_vals, len).unwrap();
+                let params = minimac_mul::Params::new(n, m_vals, k, len, STAT_SEC).unwrap();
                 let input = minimac_mul::PInput { x, y, a, b, c };
                 let z = minimac_mul::P::new(me, params, SESSION, input, Rng::from_entropy())
                     .and_then(|p| p.run(m))
                     .expect("mul")
                     .z;
-                let params = minimac_open::Params::new(n, m_vals, len).unwrap();
+                let params = minimac_open::Params::new(n, m_vals, k, len, STAT_SEC).unwrap();
                 let input = minimac_open::PInput { v: z };
                 minimac_open::P::new(me, params, [0x43; 16], input, Rng::from_entropy())
                     .and_then(|p| p.run(m))

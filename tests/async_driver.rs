@@ -466,7 +466,10 @@ fn abo(malicious: bool, seed: u64) -> Box<AboOt> {
     } else {
         AboOt::semi_honest()
     };
-    Box::new(a.with_base(BaseOtKind::Co15).with_rng(rng(seed)))
+    Box::new(
+        a.with_semi_honest_base_insecure(BaseOtKind::Co15)
+            .with_rng(rng(seed)),
+    )
 }
 
 macro_rules! abo_test {

@@ -68,7 +68,7 @@ fn kos_chosen_sender(n: usize) -> Party {
 #[test]
 fn mismatched_pairs_are_refused_on_both_sides() {
     use OtExtension as E;
-    let np00 = || E::iknp().with_base(ot::BaseOtKind::Np00);
+    let np00 = || E::iknp().with_base(ot::BaseOtKind::Np00).unwrap();
     let sha1 = || E::iknp().with_sha1(true);
     let m = Mismatch::Params;
     both_refuse(

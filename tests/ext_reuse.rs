@@ -225,7 +225,7 @@ fn kos_tampered_second_extension_aborts_and_poisons() {
     let row_bytes = 16 * (n + 128usize).div_ceil(128);
     let (so, _) = run_tampered(
         |ch| {
-            let mut ext = OtExtension::kos().with_base(ot::BaseOtKind::Co15);
+            let mut ext = OtExtension::kos().with_semi_honest_base_insecure(ot::BaseOtKind::Co15);
             let mut s = ext.setup_sender(ch).unwrap();
             s.extend(ch, n).expect("the first extension is untouched");
             let err = s.extend(ch, n).err();
@@ -233,7 +233,7 @@ fn kos_tampered_second_extension_aborts_and_poisons() {
             (err, again, s.is_poisoned())
         },
         |ch| {
-            let mut ext = OtExtension::kos().with_base(ot::BaseOtKind::Co15);
+            let mut ext = OtExtension::kos().with_semi_honest_base_insecure(ot::BaseOtKind::Co15);
             let mut r = ext.setup_receiver(ch)?;
             r.extend(ch, &choices(n))?;
             r.extend(ch, &choices(n))
@@ -286,14 +286,15 @@ fn delta_ot_extends_three_times_over_tcp() {
     let rs: Vec<Bits> = SIZES.iter().map(|&n| choices(n)).collect();
     let (zs, ts) = run_pair_tcp(
         |ch| {
-            let mut s = DeltaOtSender::kos(delta).with_base(ot::BaseOtKind::Co15);
+            let mut s =
+                DeltaOtSender::kos(delta).with_semi_honest_base_insecure(ot::BaseOtKind::Co15);
             SIZES
                 .iter()
                 .map(|&n| s.send_correlated(ch, n).unwrap())
                 .collect::<Vec<_>>()
         },
         |ch| {
-            let mut r = DeltaOtReceiver::kos().with_base(ot::BaseOtKind::Co15);
+            let mut r = DeltaOtReceiver::kos().with_semi_honest_base_insecure(ot::BaseOtKind::Co15);
             rs.iter()
                 .map(|c| r.receive_correlated(ch, c).unwrap())
                 .collect::<Vec<_>>()

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ot::runtime::gf256::mul;
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
+use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, deal_counts, Counts, PrepError, PrepParams, PrepStore};
 use ot::runtime::minimac::{Codes, Opened, Shares};
 use ot::runtime::rng::Rng;
@@ -74,7 +75,7 @@ fn open<M: Mesh + ?Sized>(
     v: &Shares,
     tag: u8,
 ) -> Result<Opened, minimac_open::Error> {
-    let p = minimac_open::Params::new(mesh.parties(), v.len(), LEN)?;
+    let p = minimac_open::Params::new(mesh.parties(), v.len(), K, LEN, STAT_SEC)?;
     let input = minimac_open::PInput { v: v.clone() };
     Ok(
         minimac_open::P::new(mesh.me(), p, session(tag), input, Rng::from_entropy())?
@@ -90,7 +91,7 @@ fn mul_shares<M: Mesh + ?Sized>(
     t: [Shares; 3],
     tag: u8,
 ) -> Result<Shares, minimac_mul::Error> {
-    let p = minimac_mul::Params::new(mesh.parties(), x.len(), LEN)?;
+    let p = minimac_mul::Params::new(mesh.parties(), x.len(), K, LEN, STAT_SEC)?;
     let [a, b, c] = t;
     let input = minimac_mul::PInput {
         x: x.clone(),
@@ -112,7 +113,7 @@ fn reencode<M: Mesh + ?Sized>(
     pairs: [Shares; 2],
     tag: u8,
 ) -> Result<Shares, minimac_reencode::Error> {
-    let p = minimac_reencode::Params::new(mesh.parties(), x.len(), LEN)?;
+    let p = minimac_reencode::Params::new(mesh.parties(), x.len(), K, LEN, STAT_SEC)?;
     let [r, rs] = pairs;
     let input = minimac_reencode::PInput {
         x: x.clone(),
@@ -141,7 +142,7 @@ fn input<M: Mesh + ?Sized>(
     m: usize,
 ) -> Res<Shares> {
     let (masks, own) = store.take_inputs(m)?;
-    let p = minimac_input::Params::new(mesh.parties(), m, K)?;
+    let p = minimac_input::Params::new(mesh.parties(), m, K, LEN, STAT_SEC)?;
     let input = minimac_input::PInput { x, masks, own };
     Ok(
         minimac_input::P::new(mesh.me(), p, session(20), input, Rng::from_entropy())?
@@ -261,7 +262,7 @@ fn a_cheating_inputter_is_caught_at_the_next_opening() {
                 // Its own mask's MAC share, changed before entering input.
                 cheat(&mut masks, Cheat::Mac);
             }
-            let p = minimac_input::Params::new(n, 2, K)?;
+            let p = minimac_input::Params::new(n, 2, K, LEN, STAT_SEC)?;
             let x = inputs_of(me, 2);
             let input = minimac_input::PInput { x, masks, own };
             let v = minimac_input::P::new(me, p, session(32), input, Rng::from_entropy())?
@@ -293,7 +294,7 @@ fn input_shapes_are_checked_before_any_message() {
         // generated code's `Shape` checks).
         let masks = masks.slice(0, 3).unwrap();
         let x = inputs_of(me, 2);
-        let p = minimac_input::Params::new(2, 2, K).unwrap();
+        let p = minimac_input::Params::new(2, 2, K, LEN, STAT_SEC).unwrap();
         let input = minimac_input::PInput { x, masks, own };
         minimac_input::P::new(me, p, session(34), input, Rng::from_entropy())?.run(mesh)
     });
@@ -465,7 +466,7 @@ fn malformed_shares_are_refused_before_any_message() {
     let outs = run_parties(MemoryMesh::new(2), |mesh| {
         let (_store, v) = randoms(&f, mesh.me(), 2, 2);
         // Claims 3 values but holds 2.
-        let p = minimac_open::Params::new(2, 3, LEN).unwrap();
+        let p = minimac_open::Params::new(2, 3, K, LEN, STAT_SEC).unwrap();
         let input = minimac_open::PInput { v };
         minimac_open::P::new(mesh.me(), p, session(1), input, Rng::from_entropy())?.run(mesh)
     });
@@ -608,4 +609,59 @@ fn consumed_material_is_never_handed_out_again() {
         PrepStore::open(&f[1], 1, params(2)).unwrap().randoms_left(),
         4
     );
+}
+
+/// The code-size floor (`ot::runtime::minimac::floor`): every MiniMac
+/// protocol's `Params::new` refuses RS[3k, k] with 7(k + 2) < sec (k < 4
+/// at 40 bits), a statistical security below 40, and a high-rate code
+/// whose Schur square is too close (RS[60, 29]: d* = 4).
+#[test]
+fn params_refuse_codes_below_the_floor() {
+    macro_rules! floor {
+        ($($m:ident),*) => {$(
+            for (k, len, sec) in [(1, 3, STAT_SEC), (2, 6, STAT_SEC), (3, 9, STAT_SEC), (29, 60, STAT_SEC), (8, 24, 80), (K, LEN, 39)] {
+                assert!(
+                    matches!($m::Params::new(2, 1, k, len, sec), Err($m::Error::Params { .. })),
+                    "{}: RS[{len}, {k}] at {sec} bits accepted", stringify!($m)
+                );
+            }
+            for (k, len, sec) in [(4, 12, STAT_SEC), (K, LEN, STAT_SEC), (10, 30, 80)] {
+                assert!($m::Params::new(2, 1, k, len, sec).is_ok(), "{}: RS[{len}, {k}]", stringify!($m));
+            }
+        )*};
+    }
+    floor!(minimac_open, minimac_mul, minimac_reencode, minimac_input);
+}
+
+/// Shares of another code than the parameters' (here RS[60, 29], whose
+/// square has distance 4, under parameters for RS[60, 20]) are refused
+/// with `BadShares` (`minimac_code_is`): the floor binds the shares.
+#[test]
+fn shares_of_a_weaker_code_than_the_params_are_refused() {
+    let dir = temp_dir("weak-code");
+    let weak = PrepParams {
+        parties: 2,
+        k: 29,
+        n: LEN,
+    };
+    let mut rng = Rng::deterministic_for_tests(29);
+    let f: Vec<PathBuf> = deal(weak, 9, 2, 0, &mut rng)
+        .unwrap()
+        .iter()
+        .map(|p| p.write_to(&dir).unwrap())
+        .collect();
+    let outs = run_parties(MemoryMesh::new(2), |mesh| {
+        let me = mesh.me();
+        let mut store = PrepStore::open(&f[me], me, weak).unwrap();
+        let v = store.take_randoms(2).unwrap();
+        let p = minimac_open::Params::new(2, 2, K, LEN, STAT_SEC).unwrap();
+        let input = minimac_open::PInput { v };
+        minimac_open::P::new(me, p, session(1), input, Rng::from_entropy())?.run(mesh)
+    });
+    for o in outs {
+        assert!(
+            matches!(o, Err(minimac_open::Error::BadShares { .. })),
+            "{o:?}"
+        );
+    }
 }

@@ -13,6 +13,7 @@ use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::minimac_aes;
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 use ot::runtime::minimac::aes::{layer_sboxes, AesMasks, LAYERS, SBOXES};
+use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal_with, Counts, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::{Codes, Opened, Shares};
 use ot::runtime::rng::Rng;
@@ -149,7 +150,7 @@ fn party<M: Mesh + ?Sized>(
     if me == how.0 {
         cheat(&mut io, &mut kin, &mut pt, &mut masks, how.1);
     }
-    let p = minimac_aes::Params::new(n, m, K, LEN)?;
+    let p = minimac_aes::Params::new(n, m, K, LEN, STAT_SEC)?;
     let input = minimac_aes::PInput {
         key,
         kown,
@@ -372,7 +373,7 @@ fn a_batch_of_the_wrong_shape_is_refused() {
             .map(|_| store.take_sbox_masks(layer_sboxes(1)).unwrap())
             .collect();
         // Claims two groups, holds one.
-        let p = minimac_aes::Params::new(2, 2, K, LEN).unwrap();
+        let p = minimac_aes::Params::new(2, 2, K, LEN, STAT_SEC).unwrap();
         let input = minimac_aes::PInput {
             key: vec![0u8; 16 * K],
             kown,
@@ -411,7 +412,7 @@ fn two_players_take_one_exchange_per_round() {
         );
         (ct.map(|c| c.is_some()), mesh.stats(1 - mesh.me()))
     });
-    let p = minimac_aes::Params::new(2, 1, K, LEN).unwrap();
+    let p = minimac_aes::Params::new(2, 1, K, LEN, STAT_SEC).unwrap();
     assert_eq!(minimac_aes::comm(&p).rounds, minimac_aes::ROUNDS);
     assert_eq!(minimac_aes::comm(&p).check_bytes, 0);
     for (ct, stats) in outs {
@@ -419,4 +420,62 @@ fn two_players_take_one_exchange_per_round() {
         assert_eq!(stats.messages_sent, minimac_aes::ROUNDS as u64 + 1);
         assert_eq!(stats.rounds, 2 * minimac_aes::ROUNDS as u64);
     }
+}
+
+/// The code-size floor of `minimac_aes.otp`: `Params::new` refuses
+/// RS[3k, k] for k < 4 at 40 bits (and a statistical security below 40),
+/// and `ot::oblivious_aes` names the forging probability of material
+/// dealt with too small a code before running anything.
+#[test]
+fn codes_below_the_floor_are_refused() {
+    for (k, len, sec) in [
+        (1, 3, STAT_SEC),
+        (3, 9, STAT_SEC),
+        (8, 24, 80),
+        (K, LEN, 39),
+    ] {
+        assert!(
+            matches!(
+                minimac_aes::Params::new(2, 1, k, len, sec),
+                Err(minimac_aes::Error::Params { .. })
+            ),
+            "RS[{len}, {k}] at {sec} bits accepted"
+        );
+    }
+    assert!(minimac_aes::Params::new(2, 1, 4, 12, STAT_SEC).is_ok());
+    let weak = PrepParams {
+        parties: 2,
+        k: 2,
+        n: 6,
+    };
+    let counts = ot::oblivious_aes::counts(1);
+    let preps = deal_with(
+        weak,
+        4,
+        counts,
+        ShareMode::Explicit,
+        &mut Rng::from_entropy(),
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("minimac-aes-weak-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<PathBuf> = preps.iter().map(|p| p.write_to(&dir).unwrap()).collect();
+    let outs = run_parties(MemoryMesh::new(2), |mesh| {
+        let me = mesh.me();
+        let mut store = PrepStore::open(&files[me], me, weak).unwrap();
+        let material = ot::oblivious_aes::Material::take(&mut store, 1).unwrap();
+        ot::oblivious_aes::encrypt(mesh, material, &[0; 16], &[[0; 16]], session(9))
+    });
+    for o in outs {
+        let e = o.expect_err("refused");
+        assert!(
+            matches!(e, ot::oblivious_aes::Error::CodeTooSmall(_)),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "k = 2 gives forging probability 2^-28, below the statistical security 2^-40; use k >= 4"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
 }

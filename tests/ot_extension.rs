@@ -379,8 +379,12 @@ fn common_traits_run_every_extension_protocol() {
         }
         // Correlated OT: stateful parties, several batches under one Delta.
         let delta = Block::sample(&mut rng);
-        let mut sender = make().with_base(BaseOtKind::Np00).delta_sender(delta);
-        let mut receiver = make().with_base(BaseOtKind::Np00).delta_receiver();
+        let mut sender = make()
+            .with_semi_honest_base_insecure(BaseOtKind::Np00)
+            .delta_sender(delta);
+        let mut receiver = make()
+            .with_semi_honest_base_insecure(BaseOtKind::Np00)
+            .delta_receiver();
         assert_eq!(sender.delta(), delta);
         let (mut a, mut b) = MemoryChannel::pair();
         let mut sent = Vec::new();

@@ -6,16 +6,15 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use common::run_tampered;
+use common::{run_tampered, EqualKeys};
 
 use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
 use ot::runtime::ec::{halve, Point};
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
-use ot::traits::{RandomOtReceiver, RandomOtSender};
 use ot::{
     delta_base, iknp, kos, np00, CorrelatedOtReceiver, CorrelatedOtSender, DeltaOtPoisoned,
-    DeltaOtReceiver, DeltaOtSender, OtError,
+    DeltaOtReceiver, DeltaOtSender,
 };
 
 fn choices(n: usize) -> Bits {
@@ -71,24 +70,6 @@ fn np00_receiver_sending_half_of_c_no_longer_gets_equal_keys() {
     }
     let distinct: std::collections::HashSet<_> = messages.iter().flatten().collect();
     assert_eq!(distinct.len(), 2 * n, "keys of different OTs differ too");
-}
-
-/// A base-OT "sender" that hands out equal keys (what a cheating base-OT
-/// receiver would aim for), and the matching receiver; neither talks.
-struct EqualKeys;
-
-impl RandomOtSender for EqualKeys {
-    fn send_random(&mut self, _: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
-        Ok((0..n)
-            .map(|j| [Block(j as u128), Block(j as u128)])
-            .collect())
-    }
-}
-
-impl RandomOtReceiver for EqualKeys {
-    fn receive_random(&mut self, _: &mut dyn Channel, c: &Bits) -> Result<Vec<Block>, OtError> {
-        Ok((0..c.len()).map(|j| Block(j as u128)).collect())
-    }
 }
 
 /// OT extension's receiver refuses base OTs with `k_0 == k_1` (with them,
@@ -199,8 +180,8 @@ fn equal_base_keys_are_refused_with_the_named_error() {
 fn delta_sender_refuses_use_after_a_failed_check() {
     let m: usize = 600;
     let delta = Block::sample(&mut Rng::from_entropy());
-    let mut sender = DeltaOtSender::kos(delta).with_base(ot::BaseOtKind::Co15);
-    let mut receiver = DeltaOtReceiver::kos().with_base(ot::BaseOtKind::Co15);
+    let mut sender = DeltaOtSender::kos(delta).with_semi_honest_base_insecure(ot::BaseOtKind::Co15);
+    let mut receiver = DeltaOtReceiver::kos().with_semi_honest_base_insecure(ot::BaseOtKind::Co15);
     let (mut a, b) = MemoryChannel::pair();
     // Receiver frames: base-OT setup (0); batch 1: extend (1), check (2);
     // batch 2: extend (3). Batch 2's u gets inconsistent choice bits.

@@ -53,7 +53,7 @@ fn ext(k: usize, malicious: bool) -> OtExtension {
     } else {
         OtExtension::softspoken(k)
     };
-    e.with_base(BaseOtKind::Co15)
+    e.with_semi_honest_base_insecure(BaseOtKind::Co15)
 }
 
 /// Random OT through the traits; checks `x_i == y_i[r_i]` and that the two
@@ -135,7 +135,7 @@ fn delta_ot(k: usize, malicious: bool, sizes: &[usize], over_tcp: bool) {
         } else {
             DeltaOtSender::softspoken(k, delta)
         }
-        .with_base(BaseOtKind::Co15);
+        .with_semi_honest_base_insecure(BaseOtKind::Co15);
         sz.iter()
             .map(|&n| p.send_correlated(ch, n).unwrap())
             .collect::<Vec<_>>()
@@ -146,7 +146,7 @@ fn delta_ot(k: usize, malicious: bool, sizes: &[usize], over_tcp: bool) {
         } else {
             DeltaOtReceiver::softspoken(k)
         }
-        .with_base(BaseOtKind::Co15);
+        .with_semi_honest_base_insecure(BaseOtKind::Co15);
         rr.iter()
             .map(|r| p.receive_correlated(ch, r).unwrap())
             .collect::<Vec<_>>()
@@ -234,7 +234,7 @@ fn abo_party(malicious: bool) -> AboOt {
     } else {
         AboOt::semi_honest()
     };
-    p.with_base(BaseOtKind::Co15)
+    p.with_semi_honest_base_insecure(BaseOtKind::Co15)
 }
 
 #[test]

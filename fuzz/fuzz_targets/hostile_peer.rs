@@ -84,7 +84,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         BaseOtKind::Mr19
     };
-    let mut party = OtExtension::kos().with_base(base);
+    let mut party = OtExtension::kos().with_semi_honest_base_insecure(base);
     let mut rng = Rng::deterministic_for_tests(u64::from(*which));
     let choices = Bits::random(&mut rng, n);
     // The outcome does not matter, only that there is one.
@@ -99,16 +99,16 @@ fuzz_target!(|data: &[u8]| {
         3 => drop(party.receive(&mut peer, &choices)),
         6 => drop(
             OtExtension::softspoken_malicious(k)
-                .with_base(base)
+                .with_semi_honest_base_insecure(base)
                 .send_random(&mut peer, n),
         ),
         7 => drop(
             OtExtension::softspoken_malicious(k)
-                .with_base(base)
+                .with_semi_honest_base_insecure(base)
                 .receive_random(&mut peer, &choices),
         ),
         4 => {
-            let mut sender = ot::DeltaOtSender::kos(Block::ONES).with_base(base);
+            let mut sender = ot::DeltaOtSender::kos(Block::ONES).with_semi_honest_base_insecure(base);
             drop(ot::CorrelatedOtSender::send_correlated(
                 &mut sender,
                 &mut peer,
@@ -116,7 +116,7 @@ fuzz_target!(|data: &[u8]| {
             ));
         }
         _ => {
-            let mut receiver = ot::DeltaOtReceiver::kos().with_base(base);
+            let mut receiver = ot::DeltaOtReceiver::kos().with_semi_honest_base_insecure(base);
             drop(ot::CorrelatedOtReceiver::receive_correlated(
                 &mut receiver,
                 &mut peer,

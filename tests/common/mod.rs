@@ -5,12 +5,31 @@ use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
 use ot::runtime::rng::Rng;
 use ot::runtime::session::run_pair;
 use ot::runtime::{Bits, Block};
-use ot::{delta_base, BaseOt, BaseOtKind};
+use ot::traits::{RandomOtReceiver, RandomOtSender};
+use ot::{delta_base, BaseOt, BaseOtKind, OtError};
 
 /// A CO15 base-OT party (one frame from the base-OT sender, which keeps
 /// the frame indices of the tampering tests simple).
 pub fn co15_base() -> Box<BaseOt> {
     Box::new(BaseOt::new(BaseOtKind::Co15))
+}
+
+/// A base-OT "sender" that hands out equal keys (what a cheating base-OT
+/// receiver would aim for), and the matching receiver; neither talks.
+pub struct EqualKeys;
+
+impl RandomOtSender for EqualKeys {
+    fn send_random(&mut self, _: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
+        Ok((0..n)
+            .map(|j| [Block(j as u128), Block(j as u128)])
+            .collect())
+    }
+}
+
+impl RandomOtReceiver for EqualKeys {
+    fn receive_random(&mut self, _: &mut dyn Channel, c: &Bits) -> Result<Vec<Block>, OtError> {
+        Ok((0..c.len()).map(|j| Block(j as u128)).collect())
+    }
 }
 
 /// `m` random choice bits.

@@ -20,12 +20,13 @@
 #![forbid(unsafe_code)]
 
 pub mod aes;
+pub mod floor;
 pub mod prep;
 mod shares;
 
 pub use shares::{
-    check_seed, check_seed_parts, codeword_shares, in_code, input_delta, input_finish, input_ok,
-    mac_commitment, mac_diff, mac_diff_parts, mac_opening_ok, mac_sum_zero, mul_finish, mul_masked,
-    open_sum, opened_values, pair_ok, reencode_finish, reencode_masked, shape_ok, triple_ok, Codes,
-    Holder, MacKey, Opened, ShareError, Shares,
+    check_seed, check_seed_parts, code_is, codeword_shares, in_code, input_delta, input_finish,
+    input_ok, mac_commitment, mac_diff, mac_diff_parts, mac_opening_ok, mac_sum_zero, mul_finish,
+    mul_masked, open_sum, opened_values, pair_ok, reencode_finish, reencode_masked, shape_ok,
+    triple_ok, Codes, Holder, MacKey, Opened, ShareError, Shares,
 };

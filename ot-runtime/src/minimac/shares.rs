@@ -343,6 +343,12 @@ pub fn shape_ok(s: &Shares, me: usize, n: usize, m: usize, len: usize) -> bool {
     s.holder.me == me && s.holder.parties == n && s.len() == m && s.n() == len
 }
 
+/// Whether the batch's code is `RS[len, k]` (so that the parameters'
+/// code-size floor, [`crate::minimac::floor`], binds the shares).
+pub fn code_is(s: &Shares, k: usize, len: usize) -> bool {
+    s.holder.codes.base.k() == k && s.n() == len
+}
+
 /// Whether `(a, b, c)` are `me`'s shares of `m` multiplication triples
 /// (`a`, `b` in `C`, `c` in `C*`, one MAC key) of the layout of `x`.
 pub fn triple_ok(x: &Shares, a: &Shares, b: &Shares, c: &Shares) -> bool {

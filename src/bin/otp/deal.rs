@@ -8,6 +8,7 @@
 
 use crate::Fail;
 use ot::oblivious_aes::{counts, groups};
+use ot::runtime::minimac::floor::{check_code, STAT_SEC};
 use ot::runtime::minimac::prep::{deal_with, PrepParams, ShareMode};
 use ot::runtime::rng::Rng;
 use rand_core::RngCore;
@@ -32,9 +33,16 @@ pub struct Opts {
     /// Directory to write the files to (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: std::path::PathBuf,
-    /// Slots per MiniMac value (blocks per group); the code is RS[3k, k].
+    /// Slots per MiniMac value (blocks per group); the code is RS[3k, k],
+    /// whose Schur square has distance k + 2: a forged opening passes with
+    /// probability at most 2^-(7(k + 2)), so k must meet --sec (k >= 4 at
+    /// 40 bits).
     #[arg(long, default_value_t = 32, value_name = "K")]
     pub k: usize,
+    /// Statistical security in bits (at least 40): the smallest k follows
+    /// from 7(k + 2) >= SEC.
+    #[arg(long, default_value_t = STAT_SEC, value_name = "SEC")]
+    pub sec: usize,
     /// Seed-expanded shares: every party but the last gets a 128-bit seed
     /// its shares are expanded from (files of a few hundred bytes), the
     /// last party explicit shares.
@@ -67,6 +75,13 @@ pub fn run(o: &Opts) -> Result<(), Fail> {
             o.k
         )));
     }
+    if o.sec < STAT_SEC {
+        return Err(Fail(format!(
+            "--sec {}: at least {STAT_SEC} bits (a forged opening may pass with probability 2^-SEC)",
+            o.sec
+        )));
+    }
+    check_code(o.k, 3 * o.k, o.sec).map_err(|e| Fail(format!("--k {}: {e}", o.k)))?;
     let params = PrepParams {
         parties: o.parties,
         k: o.k,
