@@ -200,12 +200,8 @@ pub fn prove<R: RngCore + CryptoRng + ?Sized>(
         })
         .collect::<Option<_>>()?;
     let e = challenge(pk, shift, cts, &a, context);
-    let z = (0..v)
-        .map(|k| Integer::from(&y[k] + row_sum(&e, k, xs)))
-        .collect();
-    let zr = (0..v)
-        .map(|k| Integer::from(&yr[k] + row_sum(&e, k, rs)))
-        .collect();
+    let z = (0..v).map(|k| &y[k] + row_sum(&e, k, xs)).collect();
+    let zr = (0..v).map(|k| &yr[k] + row_sum(&e, k, rs)).collect();
     Some(Proof { e, z, zr })
 }
 
