@@ -13,8 +13,8 @@ use ot::runtime::ec::{halve, Point};
 use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::{
-    delta_base, iknp, kos, np00, CorrelatedOtReceiver, CorrelatedOtSender, DeltaOtPoisoned,
-    DeltaOtReceiver, DeltaOtSender,
+    delta_base, iknp, kos, np00, silent_ot, CorrelatedOtReceiver, CorrelatedOtSender,
+    DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender, OtError,
 };
 
 fn choices(n: usize) -> Bits {
@@ -171,6 +171,49 @@ fn equal_base_keys_are_refused_with_the_named_error() {
         |_, _| {},
     );
     assert!(matches!(ro, Err(delta_base::Error::EqualBaseKeys { .. })));
+}
+
+/// Silent OT's sender refuses random OTs with `k_0 == k_1` for its trees:
+/// the masked level sums `[L ⊕ k_0, R ⊕ k_1]` would give the receiver
+/// `L ⊕ R`, hence both sums, its punctured leaf and, with the correction,
+/// Delta.
+#[test]
+fn silent_ot_refuses_equal_base_keys() {
+    let n = 1000;
+    let depth = ot::runtime::silent::params::depth_for(n).unwrap();
+    let p = silent_ot::Params::new(n, depth).unwrap();
+    let (so, _) = run_tampered(
+        |ch| {
+            silent_ot::Sender::new(
+                p,
+                silent_ot::SenderInput {},
+                Rng::from_entropy(),
+                silent_ot::SenderSubs {
+                    base: Box::new(EqualKeys),
+                },
+            )
+            .unwrap()
+            .run(ch)
+        },
+        |ch| {
+            silent_ot::Receiver::new(
+                p,
+                silent_ot::ReceiverInput {},
+                Rng::from_entropy(),
+                silent_ot::ReceiverSubs {
+                    base: Box::new(EqualKeys),
+                },
+            )
+            .unwrap()
+            .run(ch)
+        },
+        |_, _| {},
+    );
+    assert!(
+        matches!(so, Err(silent_ot::Error::EqualBaseKeys { .. })),
+        "{:?}",
+        so.err()
+    );
 }
 
 /// A Delta-OT sender extends many batches from one set of base OTs, and

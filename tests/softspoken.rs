@@ -364,6 +364,21 @@ fn abo_tampered_tree_node_is_caught_by_the_proof() {
     }
 }
 
+#[test]
+fn abo_tampered_tree_salt_is_caught_by_the_proof() {
+    // The tree salt (after the 3 · 4 level sums) keys the GGM position
+    // tweaks: a receiver given another salt expands other trees, and the
+    // sender's proof no longer matches its leaves.
+    for byte in [0usize, 15] {
+        let r = abo_tampered(1, move |m| m[3 * 4 * 32 + byte] ^= 1);
+        assert!(
+            matches!(r, Err(abo_ot_malicious::Error::AboProofFailed { .. })),
+            "byte {byte}: {:?}",
+            r.err()
+        );
+    }
+}
+
 // ---- Roy's consistency check against a cheating receiver ----
 
 /// Padding columns of the malicious variant (`const EXTRA`).

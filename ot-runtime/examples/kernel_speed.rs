@@ -387,22 +387,31 @@ fn ggm_section() {
             per_node / aes_ns
         );
     };
+    let tweaks = ggm::GgmTweaks::new(Block(3), trees, depth);
     let d = best(200, || {
-        black_box(ggm::ggm_expand(black_box(&roots), depth).unwrap());
+        black_box(ggm::ggm_expand(black_box(&roots), depth, &tweaks).unwrap());
     });
-    line("ggm_expand", d);
+    line("ggm_expand (tree-major)", d);
     let d = best(200, || {
-        black_box(ggm::ggm_expand_with_sums(black_box(&roots), depth).unwrap());
+        black_box(ggm::ggm_expand_with_sums(black_box(&roots), depth, &tweaks).unwrap());
     });
-    line("ggm_expand_with_sums", d);
+    line("ggm_expand_with_sums (tree-major)", d);
     let mut out = vec![Block::ZERO; leaves];
     let d = best(200, || {
-        ggm::ggm_expand_into(black_box(&roots), depth, &mut out, None).unwrap();
+        ggm::ggm_expand_interleaved_into(black_box(&roots), depth, &tweaks, &mut out, None)
+            .unwrap();
     });
-    line("ggm_expand_into (reused buffer)", d);
+    line("ggm_expand_interleaved_into", d);
     let mut sums = vec![[Block::ZERO; 2]; trees * depth];
     let d = best(200, || {
-        ggm::ggm_expand_into(black_box(&roots), depth, &mut out, Some(&mut sums)).unwrap();
+        ggm::ggm_expand_interleaved_into(
+            black_box(&roots),
+            depth,
+            &tweaks,
+            &mut out,
+            Some(&mut sums),
+        )
+        .unwrap();
     });
     line("  ... with sums", d);
     let alphas: Vec<usize> = (0..trees).map(|t| (t * 37) % (1 << depth)).collect();
@@ -415,13 +424,14 @@ fn ggm_section() {
         })
         .collect();
     let d = best(200, || {
-        black_box(ggm::ggm_punctured(black_box(&alphas), &known, depth).unwrap());
+        black_box(ggm::ggm_punctured(black_box(&alphas), &known, depth, &tweaks).unwrap());
     });
-    line("ggm_punctured", d);
+    line("ggm_punctured (tree-major)", d);
     let d = best(200, || {
-        ggm::ggm_punctured_into(black_box(&alphas), &known, depth, &mut out).unwrap();
+        ggm::ggm_punctured_interleaved_into(black_box(&alphas), &known, depth, &tweaks, &mut out)
+            .unwrap();
     });
-    line("ggm_punctured_into (reused buffer)", d);
+    line("ggm_punctured_interleaved_into", d);
 }
 
 /// SoftSpokenOT's subspace VOLE ([`ot_runtime::vole`]) on one chunk of

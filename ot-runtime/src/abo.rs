@@ -141,15 +141,26 @@ pub fn abo_choice_bits(alphas: &[usize], k: usize) -> Bits {
 
 /// The sender's level sums of every tree, masked with the base-OT keys:
 /// entry `t·k + l − 1` is `[L ⊕ key_0, R ⊕ key_1]` for the XORs `L`, `R` of
-/// the left and right children at level `l` of tree `t` (Fig. 13).
-/// Missing keys mask with zero; an invalid `k` gives zero sums.
-pub fn abo_masked_sums(roots: &[Block], k: usize, base: &[[Block; 2]]) -> Vec<[Block; 2]> {
+/// the left and right children at level `l` of tree `t` (Fig. 13), the
+/// trees expanded under the position tweaks of the tree session `tsid`
+/// ([`abo_tree_session`], [`ggm::GgmTweaks`]). Missing keys mask with
+/// zero; an invalid `k` gives zero sums.
+pub fn abo_masked_sums(
+    roots: &[Block],
+    k: usize,
+    base: &[[Block; 2]],
+    tsid: Block,
+) -> Vec<[Block; 2]> {
     let mut sums = Block::zeroed_pairs(roots.len() * k.min(MAX_ABO_DEPTH));
     if (1..=MAX_ABO_DEPTH).contains(&k) {
+        let tweaks = ggm::GgmTweaks::new(tsid, roots.len(), k);
         let mut leaves = Block::zeroed_vec(roots.len() << k);
-        if ggm::ggm_expand_into(roots, k, &mut leaves, Some(&mut sums)).is_err() {
+        if ggm::ggm_expand_interleaved_into(roots, k, &tweaks, &mut leaves, Some(&mut sums))
+            .is_err()
+        {
             sums.fill([Block::ZERO; 2]);
         }
+        leaves.iter_mut().for_each(|b| b.0.zeroize());
     }
     for (s, key) in sums.iter_mut().zip(base) {
         s[0] ^= key[0];
@@ -159,10 +170,11 @@ pub fn abo_masked_sums(roots: &[Block], k: usize, base: &[[Block; 2]]) -> Vec<[B
 }
 
 /// The sender's leaves (Fig. 13): the GGM expansion of each root to depth
-/// `k` (no leaves for an invalid `k`).
-pub fn abo_sender_leaves(roots: &[Block], k: usize) -> AboSenderLeaves {
+/// `k` under the tweaks of `tsid` (no leaves for an invalid `k`).
+pub fn abo_sender_leaves(roots: &[Block], k: usize, tsid: Block) -> AboSenderLeaves {
     let leaves = if (1..=MAX_ABO_DEPTH).contains(&k) {
-        ggm::ggm_expand(roots, k).unwrap_or_default()
+        let tweaks = ggm::GgmTweaks::new(tsid, roots.len(), k);
+        ggm::ggm_expand(roots, k, &tweaks).unwrap_or_default()
     } else {
         Vec::new()
     };
@@ -171,15 +183,17 @@ pub fn abo_sender_leaves(roots: &[Block], k: usize) -> AboSenderLeaves {
 
 /// The receiver's leaves (Fig. 13): unmasks, per level, the sum it chose
 /// (`masked[i][c_i] ⊕ chosen[i]`, selected in constant time) and rebuilds
-/// every leaf except leaf `α_t` with [`ggm::ggm_punctured`]. Inputs that
-/// the protocol has already validated (`k`, the indices, the lengths) give
-/// all-zero leaves if they are wrong.
+/// every leaf except leaf `α_t` with [`ggm::ggm_punctured`] under the
+/// sender's tweaks (tree session `tsid`). Inputs that the protocol has
+/// already validated (`k`, the indices, the lengths) give all-zero leaves
+/// if they are wrong.
 pub fn abo_receiver_leaves(
     alphas: &[usize],
     k: usize,
     masked: &[[Block; 2]],
     choices: &Bits,
     chosen: &[Block],
+    tsid: Block,
 ) -> AboReceiverLeaves {
     let known: Vec<Block> = masked
         .iter()
@@ -191,7 +205,8 @@ pub fn abo_receiver_leaves(
         })
         .collect();
     let leaves = if abo_alphas_valid(alphas, k) {
-        ggm::ggm_punctured(alphas, &known, k)
+        let tweaks = ggm::GgmTweaks::new(tsid, alphas.len(), k);
+        ggm::ggm_punctured(alphas, &known, k, &tweaks)
             .unwrap_or_else(|_| Block::zeroed_vec(alphas.len() << k))
     } else {
         Vec::new()
@@ -203,8 +218,9 @@ pub fn abo_receiver_leaves(
     }
 }
 
-/// Domain labels of the proof hashes (Fig. 14).
+/// Domain labels of the proof hashes (Fig. 14) and of the tree session.
 const SESSION_LABEL: &[u8] = b"ot-runtime/abo-ot/session/v1";
+const TREE_SESSION_LABEL: &[u8] = b"ot-runtime/abo-ot/ggm-tweak/v1";
 const LEAF_LABEL: &[u8] = b"ot-runtime/abo-ot/leaf-proof/v1";
 const DIGEST_LABEL: &[u8] = b"ot-runtime/abo-ot/tree-digest/v1";
 
@@ -227,11 +243,26 @@ fn pair_of(d: &[u8]) -> [Block; 2] {
 /// the fresh salt the sender sends with its proof, the number of trees
 /// and the depth, truncated to 128 bits.
 pub fn abo_session(salt: Block, trees: usize, k: usize) -> Block {
-    let mut h = labelled(SESSION_LABEL);
+    salted_shape_hash(SESSION_LABEL, salt, trees, k)
+}
+
+/// SHA-256 of `label`, `salt`, the number of trees and the depth,
+/// truncated to 128 bits (the two session values of a run).
+fn salted_shape_hash(label: &[u8], salt: Block, trees: usize, k: usize) -> Block {
+    let mut h = labelled(label);
     h.update(salt.to_bytes());
     h.update((trees as u64).to_le_bytes());
     h.update((k as u64).to_le_bytes());
     pair_of(&h.finalize())[0]
+}
+
+/// The tree session of one all-but-one OT run, which keys the GGM position
+/// tweaks ([`ggm::GgmTweaks`]; defence in depth for many instances, Guo,
+/// Katz, Wang, Yu, S&P 2020, §7): SHA-256 of its own domain label, the
+/// fresh salt the sender sends with its level sums, the number of trees
+/// and the depth, truncated to 128 bits.
+pub fn abo_tree_session(salt: Block, trees: usize, k: usize) -> Block {
+    salted_shape_hash(TREE_SESSION_LABEL, salt, trees, k)
 }
 
 /// `p_x = H(label, sid, t, x, leaf)`, 256 bits as two blocks.
@@ -337,14 +368,15 @@ mod tests {
         let chosen: Vec<Block> = (0..trees * k)
             .map(|i| base[i][usize::from(choices.get(i))])
             .collect();
-        let mut masked = abo_masked_sums(&roots, k, &base);
+        let tsid = abo_tree_session(Block(3), trees, k);
+        let mut masked = abo_masked_sums(&roots, k, &base, tsid);
         if let Some(i) = tamper {
             masked[i][0] ^= Block(1);
             masked[i][1] ^= Block(1);
         }
         (
-            abo_sender_leaves(&roots, k),
-            abo_receiver_leaves(alphas, k, &masked, &choices, &chosen),
+            abo_sender_leaves(&roots, k, tsid),
+            abo_receiver_leaves(alphas, k, &masked, &choices, &chosen, tsid),
         )
     }
 
@@ -397,9 +429,11 @@ mod tests {
         assert!(!abo_alphas_valid(&[0], 0));
         assert!(!abo_alphas_valid(&[0], 9));
         assert!(abo_alphas_valid(&[3, 0], 2));
-        let r = abo_receiver_leaves(&[9], 2, &[], &Bits::zeros(0), &[]);
+        let r = abo_receiver_leaves(&[9], 2, &[], &Bits::zeros(0), &[], Block(0));
         assert!(r.leaves().is_empty());
-        assert!(abo_sender_leaves(&[Block(1)], 9).leaves().is_empty());
-        assert_eq!(abo_masked_sums(&[Block(1)], 0, &[]).len(), 0);
+        assert!(abo_sender_leaves(&[Block(1)], 9, Block(0))
+            .leaves()
+            .is_empty());
+        assert_eq!(abo_masked_sums(&[Block(1)], 0, &[], Block(0)).len(), 0);
     }
 }

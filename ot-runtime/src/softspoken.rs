@@ -223,9 +223,10 @@ pub fn ss_keys_in_the_clear(
     let chosen: Vec<Block> = (0..trees * k)
         .map(|i| base[i][usize::from(choices.get(i))])
         .collect();
-    let masked = abo_masked_sums(&roots, k, &base);
-    let s = abo_sender_leaves(&roots, k);
-    let r = abo_receiver_leaves(&alphas, k, &masked, &choices, &chosen);
+    let tsid = crate::abo::abo_tree_session(rng.next_block(), trees, k);
+    let masked = abo_masked_sums(&roots, k, &base, tsid);
+    let s = abo_sender_leaves(&roots, k, tsid);
+    let r = abo_receiver_leaves(&alphas, k, &masked, &choices, &chosen, tsid);
     match batch {
         Some(b) => (ss_sender_batch_keys(&s, b), ss_receiver_batch_keys(&r, b)),
         None => (ss_sender_keys(&s), ss_receiver_keys(&r)),

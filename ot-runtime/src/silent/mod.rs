@@ -9,14 +9,18 @@
 //! The pieces, one file each:
 //!
 //! - [`params`]: the code (Expand-Accumulate, rate 1/5, expander weight
-//!   11) and the regular noise weight for 128-bit security against linear
-//!   tests, and the tree depth for a given output size.
+//!   11), the regular noise weight (libOTe's linear-test rule; what it
+//!   does and does not cover is stated there), and the tree depth for a
+//!   given output size.
 //! - [`spcot`]: the multi-point correlated OT with regular noise: `t`
 //!   single-point COTs, each a GGM-tree puncturable PRF over `2^h` leaves
 //!   (Yang, Weng, Lan, Zhang, Wang, "Ferret", CCS 2020, eprint 2020/924,
 //!   Fig. 6 (semi-honest SPCOT) and §6 (regular noise: one point per
-//!   interval, so MPCOT is `t` independent SPCOTs)). The tree kernels are
-//!   [`crate::ggm`] (fixed-key AES, level by level over all trees).
+//!   interval, so MPCOT is `t` independent SPCOTs)), in the interleaved
+//!   layout (leaf `j` of tree `i` at coordinate `j·t + i`, so every tree
+//!   spreads over the whole code). The tree kernels are [`crate::ggm`]
+//!   (fixed-key AES, level by level over all trees, position tweaks keyed
+//!   by [`silent_tree_session`]).
 //! - [`ea`]: the dual-LPN compression `x = H·e` with the Expand-Accumulate
 //!   code of Boyle, Couteau, Gilboa, Ishai, Kohl, Resch, Scholl,
 //!   "Correlated Pseudorandomness from Expand-Accumulate Codes", CRYPTO 2022,
@@ -31,6 +35,8 @@
 //! code).
 
 pub mod ea;
+#[cfg(test)]
+mod noise_bias;
 pub mod params;
 pub mod spcot;
 
@@ -38,6 +44,9 @@ use crate::Block;
 
 /// Domain label of the code seed ([`silent_code_seed`]).
 const CODE_SEED_DOMAIN: &[u8] = b"silentot/ea-code";
+
+/// Domain label of the tree session ([`silent_tree_session`]).
+const TREE_SESSION_DOMAIN: &[u8] = b"silentot/ggm-tweak";
 
 /// The seed of the run's expander `B`: SHA-256 over the domain label
 /// `"silentot/ea-code"`, the sender's fresh salt (the run's session), the
@@ -47,6 +56,20 @@ const CODE_SEED_DOMAIN: &[u8] = b"silentot/ea-code";
 pub fn silent_code_seed(salt: Block, n: usize, depth: usize) -> Block {
     crate::otext::session_id_with(
         CODE_SEED_DOMAIN,
+        salt,
+        &[n as u64, depth as u64, params::NOISE_WEIGHT as u64],
+    )
+}
+
+/// The tree session of a run, which keys the GGM position tweaks
+/// ([`crate::ggm::GgmTweaks`]; defence in depth for many instances of the
+/// fixed-key hash, Guo, Katz, Wang, Yu, S&P 2020, §7): SHA-256 over its own
+/// domain label `"silentot/ggm-tweak"`, the sender's fresh salt, `n`, the
+/// depth and the tree count, truncated to 128 bits. Public, like the code
+/// seed, and independent of it (another label).
+pub fn silent_tree_session(salt: Block, n: usize, depth: usize) -> Block {
+    crate::otext::session_id_with(
+        TREE_SESSION_DOMAIN,
         salt,
         &[n as u64, depth as u64, params::NOISE_WEIGHT as u64],
     )
@@ -63,5 +86,9 @@ mod tests {
         assert_ne!(a, silent_code_seed(Block(8), 1000, 4));
         assert_ne!(a, silent_code_seed(Block(7), 1001, 4));
         assert_ne!(a, silent_code_seed(Block(7), 1000, 5));
+        let t = silent_tree_session(Block(7), 1000, 4);
+        assert_ne!(a, t);
+        assert_ne!(t, silent_tree_session(Block(8), 1000, 4));
+        assert_ne!(t, silent_tree_session(Block(7), 1000, 5));
     }
 }

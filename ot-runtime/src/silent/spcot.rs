@@ -5,13 +5,25 @@
 //! multi-point COT is `t` independent SPCOTs side by side), following the
 //! PCG of BCGIKRS19 (CCS 2019, §4).
 //!
-//! Layout: tree `i` covers coordinates `i · 2^h .. (i + 1) · 2^h` of the
-//! length-`N = t · 2^h` vectors (tree-major, as [`crate::ggm`] lays out its
-//! leaves), and its punctured leaf `α_i` is the noisy coordinate
-//! `i · 2^h + α_i`.
+//! Layout (interleaved): leaf `j` of tree `i` is coordinate `j · t + i` of
+//! the length-`N = t · 2^h` vectors ([`noise_coordinate`]), so the punctured
+//! leaf `α_i` is the noisy coordinate `α_i · t + i` and every tree spreads
+//! over the whole vector with stride `t`. [`crate::ggm`] produces this
+//! layout directly (node-major levels), at no cost. The layout matters for
+//! the compression ([`super::ea`]): the accumulator makes coordinate `p` of
+//! `A·e` the parity of the noisy coordinates `≤ p`; with each tree in one
+//! contiguous block (the tree-major layout) that parity depends on one tree
+//! only and is biased near block edges, and every choice bit of the EA code
+//! XORs eleven such bits, a bias anyone computes from the public code (a
+//! sum of squared biases of about `n · 3^−11` over the `n` outputs). With
+//! the interleaved layout every tree's noisy coordinate is uniform over
+//! the whole range (to within `t` coordinates), so an accumulated bit mixes
+//! all `t` trees; `tests` in [`super::ea`] computes the exact bias of every
+//! choice bit of a run for both layouts.
 //!
 //! Per tree, the sender (holding `Δ`) expands a random root into leaves
-//! `v` and, per level `l`, masks the XOR of the left children and the XOR
+//! `v` (under the run's GGM position tweaks, [`crate::ggm::GgmTweaks`],
+//! keyed by the tree session [`super::silent_tree_session`]) and, per level `l`, masks the XOR of the left children and the XOR
 //! of the right children with the two messages of random OT `i·h + l − 1`;
 //! the receiver chose the complement of bit `l` of `α_i` (most significant
 //! first), learns the sum off its path and rebuilds every leaf but `α_i`
@@ -33,8 +45,8 @@ use super::params::MAX_DEPTH;
 use crate::bits::ShapeError;
 use crate::{ggm, Bits, Block};
 
-/// The sender's trees: every leaf `v` (tree-major, `2^depth` per tree) and
-/// the unmasked level sums. Wiped on drop; `Debug` prints the shape only.
+/// The sender's trees: every leaf `v` (interleaved, [`noise_coordinate`])
+/// and the unmasked level sums. Wiped on drop; `Debug` prints the shape only.
 #[derive(Clone, Default)]
 pub struct SenderTrees {
     depth: usize,
@@ -43,7 +55,7 @@ pub struct SenderTrees {
 }
 
 /// The receiver's trees after the punctured evaluation and the
-/// correction: `w = v ⊕ e·Δ` (tree-major) and the punctured indices.
+/// correction: `w = v ⊕ e·Δ` (interleaved) and the punctured indices.
 /// Wiped on drop; `Debug` prints the shape only.
 #[derive(Clone, Default)]
 pub struct ReceiverTrees {
@@ -122,6 +134,13 @@ impl Drop for ReceiverTrees {
     }
 }
 
+/// The code coordinate of leaf `leaf` of tree `tree` out of `trees`: `leaf ·
+/// trees + tree` (the interleaved layout of the module documentation; the
+/// noisy coordinate of tree `tree` is `noise_coordinate(tree, α, trees)`).
+pub fn noise_coordinate(tree: usize, leaf: usize, trees: usize) -> usize {
+    leaf * trees + tree
+}
+
 /// Checks `1 ≤ depth ≤ MAX_DEPTH`.
 fn check_depth(what: &'static str, trees: usize, depth: usize) -> Result<(), ShapeError> {
     if (1..=MAX_DEPTH).contains(&depth) {
@@ -152,15 +171,21 @@ pub fn choice_bits(alphas: &[usize], depth: usize) -> Bits {
 }
 
 /// Sender, step 1 (Fig. 6): expands every root into a GGM tree of depth
-/// `depth` with [`ggm::ggm_expand_into`] (fixed-key AES, level by level
-/// over all trees at once) and keeps the per-level sums.
+/// `depth` with [`ggm::ggm_expand_interleaved_into`] (fixed-key AES, level
+/// by level over all trees at once, under the position tweaks of the tree
+/// session `tsid`) and keeps the per-level sums.
 ///
 /// Errors: [`ShapeError::Shape`] for a depth outside `1..=MAX_DEPTH`.
-pub fn try_sender_expand(roots: &[Block], depth: usize) -> Result<SenderTrees, ShapeError> {
+pub fn try_sender_expand(
+    roots: &[Block],
+    depth: usize,
+    tsid: Block,
+) -> Result<SenderTrees, ShapeError> {
     check_depth("silent::spcot sender depth", roots.len(), depth)?;
+    let tweaks = ggm::GgmTweaks::new(tsid, roots.len(), depth);
     let mut leaves = Block::zeroed_vec(roots.len() << depth);
     let mut sums = Block::zeroed_pairs(roots.len() * depth);
-    ggm::ggm_expand_into(roots, depth, &mut leaves, Some(&mut sums))?;
+    ggm::ggm_expand_interleaved_into(roots, depth, &tweaks, &mut leaves, Some(&mut sums))?;
     Ok(SenderTrees {
         depth,
         leaves,
@@ -171,8 +196,8 @@ pub fn try_sender_expand(roots: &[Block], depth: usize) -> Result<SenderTrees, S
 /// [`try_sender_expand`] for the protocol, which has validated `depth` in
 /// its parameters: an invalid depth gives empty trees (and then wrongly
 /// sized messages the peer refuses).
-pub fn sender_expand(roots: &[Block], depth: usize) -> SenderTrees {
-    try_sender_expand(roots, depth).unwrap_or_default()
+pub fn sender_expand(roots: &[Block], depth: usize, tsid: Block) -> SenderTrees {
+    try_sender_expand(roots, depth, tsid).unwrap_or_default()
 }
 
 /// Sender, step 2: the level sums masked with the random-OT messages,
@@ -186,19 +211,26 @@ pub fn masked_sums(trees: &SenderTrees, base: &[[Block; 2]]) -> Vec<[Block; 2]> 
     out
 }
 
-/// XOR of every block of `xs`.
-fn xor_all(xs: &[Block]) -> Block {
-    xs.iter().fold(Block::ZERO, |a, &x| a ^ x)
+/// Per tree, the XOR of its leaves in the interleaved `leaves` (`trees`
+/// per row).
+fn tree_sums(leaves: &[Block], trees: usize) -> Vec<Block> {
+    let mut acc = Block::zeroed_vec(trees);
+    for row in leaves.chunks_exact(trees.max(1)) {
+        for (a, &x) in acc.iter_mut().zip(row) {
+            *a ^= x;
+        }
+    }
+    acc
 }
 
 /// Sender, step 3: per tree, `d_i = Δ ⊕ ⊕_j v_j` (Fig. 6, with `β = 1`),
 /// `count` entries (the protocol's tree count; trees of another number
 /// give zero entries or are cut, and the receiver's output is wrong).
 pub fn corrections(trees: &SenderTrees, delta: Block, count: usize) -> Vec<Block> {
-    let width = 1usize << trees.depth;
+    let n = trees.leaves.len() >> trees.depth;
     let mut out = Block::zeroed_vec(count);
-    for (o, t) in out.iter_mut().zip(trees.leaves.chunks_exact(width)) {
-        *o = xor_all(t) ^ delta;
+    for (o, s) in out.iter_mut().zip(tree_sums(&trees.leaves, n)) {
+        *o = s ^ delta;
     }
     out
 }
@@ -219,10 +251,11 @@ pub fn unmask_sums(masked: &[[Block; 2]], choices: &Bits, chosen: &[Block]) -> V
 }
 
 /// Receiver, step 2 (Fig. 6): rebuilds every leaf but `α_i` from the
-/// known level sums ([`unmask_sums`]) with [`ggm::ggm_punctured_into`],
-/// and sets leaf `α_i` to `d_i ⊕ ⊕_{j≠α_i} w_j` by a branch-free scan
-/// (the access pattern does not depend on `α`). The result is
-/// `w = v ⊕ e·Δ`.
+/// known level sums ([`unmask_sums`]) with
+/// [`ggm::ggm_punctured_interleaved_into`] under the sender's tweaks (tree
+/// session `tsid`), and sets leaf `α_i` to `d_i ⊕ ⊕_{j≠α_i} w_j` by a
+/// branch-free scan (the access pattern does not depend on `α`). The
+/// result is `w = v ⊕ e·Δ`.
 ///
 /// Errors: [`ShapeError`] for a depth outside `1..=MAX_DEPTH`, an index
 /// `α ≥ 2^depth`, or lengths that do not match `alphas.len()` and `depth`.
@@ -231,20 +264,25 @@ pub fn try_receiver_trees(
     depth: usize,
     known: &[Block],
     corr: &[Block],
+    tsid: Block,
 ) -> Result<ReceiverTrees, ShapeError> {
     let trees = alphas.len();
     check_depth("silent::spcot receiver depth", trees, depth)?;
     crate::bits::check_len("silent::spcot corrections", trees, corr.len())?;
+    let tweaks = ggm::GgmTweaks::new(tsid, trees, depth);
     let mut leaves = Block::zeroed_vec(trees << depth);
-    ggm::ggm_punctured_into(alphas, known, depth, &mut leaves)?;
-    let width = 1usize << depth;
-    for ((tree, &a), &d) in leaves.chunks_exact_mut(width).zip(alphas).zip(corr) {
-        // Leaf α is zero here, so the XOR of the tree is ⊕_{j≠α} w_j.
-        let missing = xor_all(tree) ^ d;
-        for (j, leaf) in tree.iter_mut().enumerate() {
-            *leaf ^= missing & Block::mask(j == a);
+    ggm::ggm_punctured_interleaved_into(alphas, known, depth, &tweaks, &mut leaves)?;
+    // Leaf α is zero here, so the XOR of a tree is ⊕_{j≠α} w_j.
+    let mut missing = tree_sums(&leaves, trees);
+    for (m, &d) in missing.iter_mut().zip(corr) {
+        *m ^= d;
+    }
+    for (j, row) in leaves.chunks_exact_mut(trees.max(1)).enumerate() {
+        for ((leaf, &a), &m) in row.iter_mut().zip(alphas).zip(&missing) {
+            *leaf ^= m & Block::mask(j == a);
         }
     }
+    missing.iter_mut().for_each(|b| b.0.zeroize());
     Ok(ReceiverTrees {
         depth,
         alphas: alphas.to_vec(),
@@ -261,14 +299,18 @@ pub fn receiver_trees(
     depth: usize,
     known: &[Block],
     corr: &[Block],
+    tsid: Block,
 ) -> ReceiverTrees {
-    try_receiver_trees(alphas, depth, known, corr).unwrap_or_default()
+    try_receiver_trees(alphas, depth, known, corr, tsid).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The tree session of the tests.
+    const TSID: Block = Block(0x7515);
 
     /// Plays the SPCOT with ideal random OTs from the seed `s`.
     fn play(trees: usize, depth: usize, s: u64) -> (SenderTrees, ReceiverTrees, Block) {
@@ -285,7 +327,7 @@ mod tests {
         let chosen: Vec<Block> = (0..trees * depth)
             .map(|j| base[j][usize::from(choices.get(j))])
             .collect();
-        let st = try_sender_expand(&roots, depth).unwrap();
+        let st = try_sender_expand(&roots, depth, TSID).unwrap();
         let masked = masked_sums(&st, &base);
         let corr = corrections(&st, delta, trees);
         let rt = try_receiver_trees(
@@ -293,6 +335,7 @@ mod tests {
             depth,
             &unmask_sums(&masked, &choices, &chosen),
             &corr,
+            TSID,
         )
         .unwrap();
         (st, rt, delta)
@@ -311,8 +354,9 @@ mod tests {
             for t in 0..trees {
                 for j in 0..w {
                     let e = rt.alphas()[t] == j;
-                    let want = st.leaves()[t * w + j] ^ (delta & Block::mask(e));
-                    prop_assert_eq!(rt.leaves()[t * w + j], want, "tree {} leaf {}", t, j);
+                    let c = noise_coordinate(t, j, trees);
+                    let want = st.leaves()[c] ^ (delta & Block::mask(e));
+                    prop_assert_eq!(rt.leaves()[c], want, "tree {} leaf {}", t, j);
                 }
             }
         }
@@ -320,23 +364,31 @@ mod tests {
 
     #[test]
     fn leaves_are_the_ggm_expansion_of_the_roots() {
-        // The scalar reference: one tree, node by node with the PRG of
-        // crate::ggm (G_b(s) = mmo(s ⊕ c_b)).
-        let root = Block(0x1234_5678);
-        let st = try_sender_expand(&[root], 3).unwrap();
-        let mut level = vec![root];
-        for _ in 0..3 {
-            level = level
-                .iter()
-                .flat_map(|&s| {
-                    [
-                        crate::hash::mmo(s),
-                        crate::hash::mmo(s ^ ggm::GGM_RIGHT_OFFSET),
-                    ]
-                })
-                .collect();
+        // The scalar reference: two trees, node by node with the PRG of
+        // crate::ggm (G_b(s) = mmo(s ⊕ τ_{l,t} ⊕ c_b)), leaf j of tree t
+        // at coordinate 2j + t.
+        let roots = [Block(0x1234_5678), Block(0x9abc)];
+        let st = try_sender_expand(&roots, 3, TSID).unwrap();
+        let tweaks = ggm::GgmTweaks::new(TSID, 2, 3);
+        for (t, &root) in roots.iter().enumerate() {
+            let mut level = vec![root];
+            for l in 1..=3 {
+                level = level
+                    .iter()
+                    .flat_map(|&s| {
+                        let x = s ^ tweaks.level(l)[t];
+                        [
+                            crate::hash::mmo(x),
+                            crate::hash::mmo(x ^ ggm::GGM_RIGHT_OFFSET),
+                        ]
+                    })
+                    .collect();
+            }
+            for (j, &leaf) in level.iter().enumerate() {
+                assert_eq!(st.leaves()[noise_coordinate(t, j, 2)], leaf);
+                assert_eq!(noise_coordinate(t, j, 2), 2 * j + t);
+            }
         }
-        assert_eq!(st.leaves(), &level[..]);
     }
 
     #[test]
@@ -357,27 +409,16 @@ mod tests {
         let chosen: Vec<Block> = (0..12)
             .map(|j| base[j][usize::from(choices.get(j))])
             .collect();
-        let st = try_sender_expand(&roots, depth).unwrap();
+        let st = try_sender_expand(&roots, depth, TSID).unwrap();
         let masked = masked_sums(&st, &base);
         let corr = corrections(&st, Block(99), 3);
-        let good = try_receiver_trees(
-            &alphas,
-            depth,
-            &unmask_sums(&masked, &choices, &chosen),
-            &corr,
-        )
-        .unwrap();
+        let known = unmask_sums(&masked, &choices, &chosen);
+        let good = try_receiver_trees(&alphas, depth, &known, &corr, TSID).unwrap();
         let mut bad_corr = corr.clone();
         bad_corr[1] ^= Block(0xff);
-        let bad = try_receiver_trees(
-            &alphas,
-            depth,
-            &unmask_sums(&masked, &choices, &chosen),
-            &bad_corr,
-        )
-        .unwrap();
+        let bad = try_receiver_trees(&alphas, depth, &known, &bad_corr, TSID).unwrap();
         for (i, (g, b)) in good.leaves().iter().zip(bad.leaves()).enumerate() {
-            let flipped = i == 16 + alphas[1];
+            let flipped = i == noise_coordinate(1, alphas[1], 3);
             assert_eq!(
                 *g ^ *b,
                 if flipped { Block(0xff) } else { Block::ZERO },
@@ -388,18 +429,43 @@ mod tests {
 
     #[test]
     fn bad_shapes_are_errors() {
-        assert!(try_sender_expand(&[Block(1)], 0).is_err());
-        assert!(try_sender_expand(&[Block(1)], MAX_DEPTH + 1).is_err());
-        assert_eq!(sender_expand(&[Block(1)], 0).leaves().len(), 0);
+        assert!(try_sender_expand(&[Block(1)], 0, TSID).is_err());
+        assert!(try_sender_expand(&[Block(1)], MAX_DEPTH + 1, TSID).is_err());
+        assert_eq!(sender_expand(&[Block(1)], 0, TSID).leaves().len(), 0);
         let known = [Block(0); 2];
-        assert!(try_receiver_trees(&[1], 2, &known[..1], &[Block(0)]).is_err());
-        assert!(try_receiver_trees(&[1], 2, &known, &[]).is_err());
-        assert!(try_receiver_trees(&[4], 2, &known, &[Block(0)]).is_err());
-        assert!(try_receiver_trees(&[1], 0, &[], &[Block(0)]).is_err());
-        assert!(try_receiver_trees(&[1], 2, &known, &[Block(0)]).is_ok());
-        assert_eq!(
-            receiver_trees(&[4], 2, &known, &[Block(0)]).leaves().len(),
-            0
-        );
+        let z = [Block(0)];
+        assert!(try_receiver_trees(&[1], 2, &known[..1], &z, TSID).is_err());
+        assert!(try_receiver_trees(&[1], 2, &known, &[], TSID).is_err());
+        assert!(try_receiver_trees(&[4], 2, &known, &z, TSID).is_err());
+        assert!(try_receiver_trees(&[1], 0, &[], &z, TSID).is_err());
+        assert!(try_receiver_trees(&[1], 2, &known, &z, TSID).is_ok());
+        assert_eq!(receiver_trees(&[4], 2, &known, &z, TSID).leaves().len(), 0);
+    }
+
+    #[test]
+    fn another_tree_session_breaks_the_relation() {
+        // The receiver must expand under the sender's tweaks: with another
+        // tree session its rebuilt leaves are not the sender's.
+        let (alphas, depth) = (vec![2usize, 7], 3);
+        let roots = [Block(4), Block(5)];
+        let base: Vec<[Block; 2]> = (0..6u128)
+            .map(|j| [Block(2 * j), Block(2 * j + 1)])
+            .collect();
+        let choices = choice_bits(&alphas, depth);
+        let chosen: Vec<Block> = (0..6)
+            .map(|j| base[j][usize::from(choices.get(j))])
+            .collect();
+        let st = try_sender_expand(&roots, depth, TSID).unwrap();
+        let known = unmask_sums(&masked_sums(&st, &base), &choices, &chosen);
+        let corr = corrections(&st, Block(99), 2);
+        let other = try_receiver_trees(&alphas, depth, &known, &corr, Block(1)).unwrap();
+        let same = try_receiver_trees(&alphas, depth, &known, &corr, TSID).unwrap();
+        let differ = |rt: &ReceiverTrees| {
+            (0..16)
+                .filter(|&c| rt.leaves()[c] != st.leaves()[c])
+                .count()
+        };
+        assert_eq!(differ(&same), 2);
+        assert!(differ(&other) > 8);
     }
 }
