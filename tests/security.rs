@@ -14,7 +14,7 @@ use ot::runtime::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_base, iknp, kos, np00, silent_ot, CorrelatedOtReceiver, CorrelatedOtSender,
-    DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender, OtError,
+    DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender,
 };
 
 fn choices(n: usize) -> Bits {
