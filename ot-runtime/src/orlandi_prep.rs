@@ -356,7 +356,7 @@ impl PeerKeys {
 static KEY_CACHE: std::sync::OnceLock<std::sync::Mutex<HashMap<[u8; 32], PublicKey>>> =
     std::sync::OnceLock::new();
 /// Keys kept in [`KEY_CACHE`] before it is emptied (bounds its memory: a
-/// 2048-bit key's table is about 10 MB, a 3072-bit one about 22 MB).
+/// 2048-bit key's table is about 7 MB, a 3072-bit one about 16 MB).
 const KEY_CACHE_MAX: usize = 16;
 
 /// The key encoded in `k` (see [`peer_keys`]), from the cache if it was

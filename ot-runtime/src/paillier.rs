@@ -135,10 +135,13 @@ pub enum PaillierError {
 /// is GMP's `mpz` multiplication and division, which are not constant time
 /// in general (see `SECURITY.md`). With `w` = [`FIXED_BASE_WINDOW`] and
 /// 1024-bit exponents (the short randomizers of a 2048-bit key) that is
-/// 205 multiplications modulo `n²` and a 3.4 MB table, built once per key;
-/// the window balances the multiplications against the scan, which reads
-/// the whole table once per exponentiation (`examples/multiexp_rate.rs`
-/// prints the trade-off).
+/// 205 multiplications modulo `n²` reading 3.4 MB of the table; a key's
+/// table covers `k + 96`-bit exponents (long randomizers and proof
+/// responses, about 7 MB for a 2048-bit key, built once per key), and
+/// [`Self::pow_bits`] reads only the rows a shorter exponent needs; the
+/// window balances the multiplications against the scan, which reads the
+/// rows once per exponentiation (`examples/multiexp_rate.rs` prints the
+/// trade-off).
 #[derive(Clone, Debug)]
 pub struct FixedBase {
     table: ct::LimbTable,
