@@ -1,4 +1,4 @@
-//! The README's walk-through: a protocol written in `examples/coin_flip.otp`
+//! The book's walk-through (`book/chapters/03-writing-protocols.md`): a protocol written in `examples/coin_flip.otp`
 //! with one intrinsic of its own (`lowest_bit`, below), compiled by
 //! `protocol!` and run over an in-memory channel.
 //!

@@ -1,4 +1,4 @@
-//! Using `ot` from another crate: the README's "Using the OT protocols"
+//! Using `ot` from another crate: the book's getting-started chapter, "Using the OT protocols"
 //! section, compiled. Two parties over TCP loopback (one per thread here;
 //! in a deployment, one per machine): malicious random OT, chosen-message
 //! OT, and a Delta-OT pair that extends several batches under one Delta.

@@ -818,7 +818,7 @@ fn construct_help(text: &str, pos: usize) -> String {
     }
     match best {
         Some((_, form)) => form.to_string(),
-        None => "see the grammar summary in README.md, section \"The .otp language\"".to_string(),
+        None => "see the grammar summary in the book, book/chapters/02-otp-language.md".to_string(),
     }
 }
 

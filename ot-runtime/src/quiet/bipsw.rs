@@ -13,8 +13,8 @@
 //! Evaluation uses per-key lookup tables over chunks of [`CHUNK_BITS`] input
 //! bits (`T_b[v] = Σ_{bit t of v} k_{8b+t}`): 96 lookups of one 48-byte
 //! entry per OT in tables of 1.2 MiB that stay in the L2/L3 cache (the
-//! chunk size was chosen by measurement, see the QuietOT section of the
-//! README). The Z_3 half is bit-sliced ([`super::z3`]).
+//! chunk size was chosen by measurement, see the book's QuietOT
+//! chapter). The Z_3 half is bit-sliced ([`super::z3`]).
 //!
 //! Setup (no trusted dealer): per key element three random 1-out-of-2 OTs
 //! with the receiver's choice bits `a_i = z_i mod 2` and the one-hot
