@@ -72,3 +72,15 @@ pub mod performance {}
 
 #[doc = include_str!("../chapters/12-internals.md")]
 pub mod internals {}
+
+#[cfg(test)]
+mod tests {
+    /// The README shows `readme/coin_flip.otp` as text and compiles the
+    /// file itself in its example: the two must not drift apart.
+    #[test]
+    fn readme_shows_the_protocol_its_example_compiles() {
+        let readme = include_str!("../../README.md");
+        let otp = include_str!("../readme/coin_flip.otp");
+        assert!(readme.contains(&format!("```text\n{otp}```")));
+    }
+}
