@@ -139,7 +139,7 @@ fn rr16_bad_parameters_are_typed_errors() {
         ((1000, 0, 40, c, th, t), "k >= 1"),
         // K > N.
         ((1000, 1001, 40, c, th, t), "k <= n"),
-        ((1000, 100, 0, c, th, t), "stat >= 1"),
+        ((1000, 100, 39, c, th, t), "stat >= 40"),
         ((1000, 100, 129, c, th, t), "stat <= 128"),
         // No checked OTs; a threshold beyond the OTs.
         ((1000, 100, 40, 0, th, t), "checked >= 1"),

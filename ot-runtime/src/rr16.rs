@@ -28,6 +28,12 @@ const CHECKED_DOMAIN: &[u8] = b"ot-runtime/rr16/checked-set/v1";
 /// Largest statistical security parameter accepted.
 pub const MAX_STAT: usize = 128;
 
+/// Smallest statistical security parameter accepted: a cheating receiver
+/// learns more than [`max_learned`] messages, or an honest one aborts,
+/// with probability up to `2^-stat`, and below `2^-40` that is no longer a
+/// negligible event over a deployment's many runs.
+pub const MIN_STAT: usize = 40;
+
 /// `ln(n!)`: exact sum below 32, Stirling's series (error below 1e-13)
 /// above.
 fn ln_factorial(n: u64) -> f64 {
@@ -172,7 +178,7 @@ pub fn sizes_sound(
     consistent
         && total <= u32::MAX as usize
         && k <= n
-        && (1..=MAX_STAT).contains(&stat)
+        && (MIN_STAT..=MAX_STAT).contains(&stat)
         && log2_honest_failure(k, total, checked, threshold) <= -(stat as f64)
         && max_learned(total, checked, threshold, stat) < n
 }
@@ -196,7 +202,7 @@ pub struct Sizes {
 pub enum SizesError {
     /// `n` is zero or `k` is zero or larger than `n`.
     BadCounts,
-    /// `stat` is zero or above [`MAX_STAT`].
+    /// `stat` is below [`MIN_STAT`] or above [`MAX_STAT`].
     BadStat,
     /// No checked fraction keeps a cheating receiver below `n` messages:
     /// `k` is too close to `n` for this `stat`.
@@ -207,7 +213,7 @@ impl std::fmt::Display for SizesError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             SizesError::BadCounts => "rr16: need 1 <= k <= n",
-            SizesError::BadStat => "rr16: need 1 <= stat <= 128",
+            SizesError::BadStat => "rr16: need 40 <= stat <= 128 (the statistical security in bits)",
             SizesError::NoSoundSizes => {
                 "rr16: k is too close to n: no cut-and-choose keeps a cheating receiver below n messages"
             }
@@ -231,7 +237,7 @@ pub fn sizes(n: usize, k: usize, stat: usize) -> Result<Sizes, SizesError> {
     if n == 0 || k == 0 || k > n {
         return Err(SizesError::BadCounts);
     }
-    if !(1..=MAX_STAT).contains(&stat) {
+    if !(MIN_STAT..=MAX_STAT).contains(&stat) {
         return Err(SizesError::BadStat);
     }
     let mut best: Option<Sizes> = None;
@@ -587,6 +593,7 @@ mod tests {
         assert_eq!(sizes(10, 11, 40), Err(SizesError::BadCounts));
         assert_eq!(sizes(10, 0, 40), Err(SizesError::BadCounts));
         assert_eq!(sizes(10, 5, 0), Err(SizesError::BadStat));
+        assert_eq!(sizes(1000, 100, 39), Err(SizesError::BadStat));
         assert_eq!(sizes(10, 10, 40), Err(SizesError::NoSoundSizes));
     }
 
