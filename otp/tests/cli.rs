@@ -136,7 +136,7 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
     drop(reader);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_otp"))
         .args(["rounds", "protocols/iknp.otp"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(common_cli::WORKSPACE_ROOT)
         .stdout(writer)
         .stderr(std::process::Stdio::piped())
         .output()

@@ -1,15 +1,20 @@
 //! Helpers for the `otp` command-line tests: run the built binary from the
-//! package root, and write a throw-away `.otp` file.
+//! workspace root (where `protocols/` and `tests/otp/` are), and write a
+//! throw-away `.otp` file.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::process::Command;
 
-/// Runs `otp` with `args` in the package root: (exit code, stdout, stderr).
+/// The workspace root, the directory every test runs `otp` in: the paths
+/// the tests pass (`protocols/kos.otp`) are the ones the README documents.
+pub const WORKSPACE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// Runs `otp` with `args` in the workspace root: (exit code, stdout, stderr).
 pub fn otp(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_otp"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(WORKSPACE_ROOT)
         .output()
         .expect("otp runs");
     let err = String::from_utf8_lossy(&out.stderr).into_owned();

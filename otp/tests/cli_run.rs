@@ -25,7 +25,7 @@ fn port() -> u16 {
 fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_otp"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(common_cli::WORKSPACE_ROOT)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
