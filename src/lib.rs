@@ -280,7 +280,7 @@ pub mod sum_n {
 }
 
 /// Opening to one party (`P[0] -> all`, `P[j] -> P[0]`, `P[0] -> P[j]`,
-/// `at P[0]`): P[0] broadcasts its masked secret, learns the sum of every
+/// `at P[0]`): `P[0]` broadcasts its masked secret, learns the sum of every
 /// input and deals everyone a share of it; generated from
 /// `protocols/open_to_one.otp`.
 pub mod open_to_one {

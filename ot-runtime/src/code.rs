@@ -5,7 +5,7 @@
 //!   2016/799, §4]: `C(x) = (AES_{k_0}(x), .., AES_{k_3}(x))` under four
 //!   keys derived from the session, so `N = 2^128`.
 //! * [`LinearCode`] ([`crate::code::linear`]): an F2-linear `[n, k]` code
-//!   (`n <= 512`, `k <= 128`) from its generator matrix, for OOS [OOS16];
+//!   (`n <= 512`, `k <= 128`) from its generator matrix, for OOS \[OOS16\];
 //!   [`LinearCode::bch_511_76`] computes the BCH(511, 76) code from its
 //!   generator polynomial, [`LinearCode::parse`] reads any code from rows
 //!   of `0`/`1`.

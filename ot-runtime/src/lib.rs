@@ -9,8 +9,6 @@ pub mod aes;
 pub mod bind;
 pub mod bits;
 pub mod block;
-/// Codes of the 1-out-of-N OT extensions: KKRT's pseudorandom code, linear
-/// codes (BCH(511, 76), generator matrices from text) for OOS.
 pub mod code;
 pub mod consistency;
 pub mod gf128;
@@ -19,8 +17,6 @@ pub mod ggm;
 pub mod hash;
 pub mod limits;
 pub mod matrix;
-/// Streamed kernels of KKRT/OOS (512-row OT extension, OPRF evaluation,
-/// the OOS consistency check).
 pub mod oprf;
 pub mod parallel;
 pub mod prg;

@@ -16,7 +16,7 @@
 //!   `F(j, x) = H(j, q_j ⊕ (C(x) ∧ s))` ([`oprf_eval`]).
 //!
 //! The hash `H(j, w)` of a 512-bit row is the XOR of the fixed-key AES
-//! TCCR hashes [GKWY20] of its four blocks, block `b` under tweak
+//! TCCR hashes \[GKWY20\] of its four blocks, block `b` under tweak
 //! `(session, 4j + b)` (the sum-of-block-hashes construction libOTe uses
 //! for KKRT/OOS: a heuristic instantiation of the papers' random oracle),
 //! or, with `sha1`, SHA-1 over a domain label, the session, `j` and `w`

@@ -71,7 +71,7 @@ pub enum ShareError {
 ///
 /// The commitments of a product ([`mul_finish`]) are kept *deferred*, as
 /// public linear combinations of commitments computed before
-/// ([`Coms::Deferred`]): a batched opening check ([`openings_ok`]) folds
+/// (`Coms::Deferred`): a batched opening check ([`openings_ok`]) folds
 /// them into its one multiscalar multiplication, and anything else that
 /// needs the points computes them once (cached, shared by clones).
 #[derive(Clone, Debug, Default)]
@@ -368,7 +368,7 @@ impl Shares {
     }
 
     /// `[x + y]`, elementwise (local). Deferred commitments stay deferred
-    /// (their terms are joined) up to [`MAX_TERMS`] terms.
+    /// (their terms are joined) up to `MAX_TERMS` terms.
     pub fn add(&self, other: &Shares) -> Result<Shares, ShareError> {
         self.same_layout(other)?;
         Ok(match self.add_deferred(other) {
@@ -678,7 +678,7 @@ pub fn opening_ok(s: &Shares, j: usize, opening: &[Scalar], seed: Block) -> bool
 /// `Com(Σ_j Σ_k w_k x_jk; …) = Σ_k w_k C_k` with the joint commitments
 /// `C_k = Σ_j C_jk`, one multiscalar multiplication for the whole round
 /// (whatever `n`), with deferred product commitments folded in as their
-/// terms ([`weighted_commitment`]). With the weights of [`opening_ok`] both
+/// terms (`weighted_commitment`). With the weights of [`opening_ok`] both
 /// sides are the sums over `j` of the per-sender sides, so if every sender
 /// passes its check this one passes: a failure here always has a sender to
 /// name. If it passes, every opened value `Σ_j x_jk` is the committed one

@@ -267,7 +267,7 @@ fn proof_context(session: Block, prover: usize, q: usize, pairs: usize) -> Vec<u
 
 /// Triple Generation, step 1: the party's proofs that it knows the
 /// plaintext of each of its `α_t` and that it is small (`|a| <
-/// 2^`[`popk::PROVEN_BITS`]), batched as [`proof_batches`], bound to the
+/// 2^`[`popk::PROVEN_BITS`]), batched as `proof_batches`, bound to the
 /// session and the party (Fiat–Shamir, [`popk`]). Every receiver checks
 /// them ([`alpha_proofs_ok`]) before it raises an `α` to its secret `b`.
 pub fn alpha_proofs(

@@ -1,4 +1,4 @@
-//! Kernels of the approximate K-out-of-N OT of [RR16] (Rindal, Rosulek,
+//! Kernels of the approximate K-out-of-N OT of \[RR16\] (Rindal, Rosulek,
 //! "Improved Private Set Intersection against Malicious Adversaries",
 //! EUROCRYPT 2017, eprint 2016/746, §4: the cut-and-choose over random OTs
 //! of the malicious PSI protocol): the receiver's choice bits, the
@@ -475,7 +475,7 @@ fn shuffle(draws: &mut Draws, v: Vec<u32>) -> Vec<u32> {
 
 /// The receiver's injection of the `n` positions into the unopened OTs:
 /// chosen positions to OTs with choice 1, the others to OTs with choice 0,
-/// taken in order from a uniform shuffle of each pool ([`shuffle`], PRG
+/// taken in order from a uniform shuffle of each pool (`shuffle`, PRG
 /// under `seed`), so the map is a uniform injection into the unopened OTs
 /// whatever the choices. Positions that cannot be served get index
 /// `u64::MAX` (see [`assignable`]).

@@ -23,7 +23,7 @@
 //! convention: columns `offset..offset + len`, PRG counter `offset / 128`)
 //! and tiled by 32 column blocks; within a tile, groups of up to 8 leaves
 //! of a tree are expanded and summed in registers by the fused kernel of
-//! [`fused`] (the leaves' PRG outputs never reach memory), and the group
+//! `fused` (the leaves' PRG outputs never reach memory), and the group
 //! sums continue along the cube schedule of [`vole_sender_chunk`].
 
 use crate::bits::{check_len, ShapeError};
@@ -256,7 +256,7 @@ fn sums_chunk(
 /// per tree against `(k/2 + 1)·2^k` for adding every leaf into `u` and its
 /// `V_b`s. The first `g = min(k, 3)` levels run in registers, fused with
 /// the AES-CTR of the group's `2^g` leaves (16 AES chains in flight on
-/// VAES, see [`fused`]); only the group's `u_g` and its `g` partial `V_b`
+/// VAES, see `fused`); only the group's `u_g` and its `g` partial `V_b`
 /// rows are written. The group sums continue as a binary counter over
 /// 32-block rows in L1 (an even node waits on a per-level stack until its
 /// odd sibling arrives), `2^(k−g+1) − 2` row XORs per tree. For `k <= 3`

@@ -259,7 +259,7 @@ pub trait Channel {
     ///
     /// [`TcpChannel`] reads ahead only while a send waits for a peer that
     /// is not reading (two peers that both send before receiving), and
-    /// [`TlsChannel`]'s reader thread decrypts ahead of the caller: with an
+    /// `TlsChannel`'s reader thread decrypts ahead of the caller: with an
     /// announcement, a peer that floods us and never reads makes us buffer
     /// at most the frame we expect plus the slack before our send times
     /// out. Generated drivers announce before each send the frame their

@@ -1,7 +1,7 @@
 //! MiniMac (Damgård–Zakarias, "Constant-Overhead Secure Computation of
-//! Boolean Circuits using Preprocessing", TCC 2013 [DZ13]; the
+//! Boolean Circuits using Preprocessing", TCC 2013 \[DZ13\]; the
 //! implementation study of Damgård–Lauritsen–Toft, eprint 2014/289
-//! [DLT14]): the share format, its local operations and the kernels of
+//! \[DLT14\]): the share format, its local operations and the kernels of
 //! `protocols/minimac.otp`, plus the dealer's preprocessing files
 //! ([`prep`]).
 //!

@@ -176,7 +176,7 @@ fn accumulated_noise(alphas: &[usize], depth: usize) -> Vec<u64> {
 /// `x = H·e` for the regular noise `e` with one noisy coordinate per tree
 /// at `α_t · trees + t` (the interleaved layout,
 /// [`super::spcot::noise_coordinate`]): the accumulated bits
-/// ([`accumulated_noise`], wiped after use), then per output the XOR of
+/// (`accumulated_noise`, wiped after use), then per output the XOR of
 /// the bits at the row's public positions.
 ///
 /// Errors: [`ShapeError::Shape`] for a depth outside `1..=MAX_DEPTH`, no

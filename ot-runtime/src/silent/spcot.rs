@@ -27,7 +27,7 @@
 //! of the right children with the two messages of random OT `i·h + l − 1`;
 //! the receiver chose the complement of bit `l` of `α_i` (most significant
 //! first), learns the sum off its path and rebuilds every leaf but `α_i`
-//! ([`crate::ggm::ggm_punctured_into`]). The sender also sends
+//! (`crate::ggm::ggm_punctured_into`). The sender also sends
 //! `d_i = Δ ⊕ ⊕_j v_j` (Fig. 6, the last message, with `β = 1` since the
 //! COT is over `F_2`), so the receiver sets `w_α = d_i ⊕ ⊕_{j≠α} w_j =
 //! v_α ⊕ Δ`. Then `w = v ⊕ e·Δ` with `e` the unit vector at `α_i`.
