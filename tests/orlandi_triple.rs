@@ -619,8 +619,9 @@ const COIN: usize = 16 + 32;
 /// with the digest of what it sent), so every honest party's opening check
 /// fails and names it: `BadCoinOpening`, which ends the session (a retry
 /// with the same parties would let the cheater repeat until the challenge
-/// suits it). Without the check (verified by removing it) the run goes on
-/// with a challenge from the spoiled coin and every party gets triples.
+/// suits it). Without the check (verified by removing it) nothing names
+/// the coin: the cheater's challenge differs from the honest parties', and
+/// the run stops later with a `BadOpening` of the subset check.
 fn spoiled_coin_opening_is_caught(n: usize, cheat: usize, tag: u8) {
     // With n >= 3 every broadcast is followed by a digest frame (`gen`'s
     // comes before `gamma`); the coin opening is the frame after
