@@ -17,9 +17,10 @@
 //! The preprocessing (`protocols/orlandi_triple.otp`, Paillier keys of
 //! `--bits` bits, default 2048, 1024 for VIFF's size with unpacked `γ`;
 //! the seed's second table): seconds per run and per triple of Random
-//! Triple making `M`
-//! triples with parameters `s` and `d`, for n in `--parties` (default 2,
-//! 3, 9), s in `--s` (default 1, 21), M in `--m` (default 5, 10, 30), next
+//! Triple making `M` triples with the cheapest parameters `s` and `d` for
+//! a statistical security level of `--sec` bits (default 40, the floor;
+//! `orlandi_triple::params_at_level`, printed in each row), for n in
+//! `--parties` (default 2, 3, 9) and M in `--m` (default 5, 10, 30), next
 //! to the Paillier kernel time per run and party measured in the same run
 //! (the operation mix of the `.otp`: own-key and peer-key encryptions,
 //! two-base `α^b·α'^{b'}` multi-exponentiations, CRT decryptions) and
@@ -29,7 +30,7 @@
 //! say so.
 //!
 //! ```text
-//! cargo run --release --example orlandi_bench [-- --reps 50 --batch 2000 --online 2,3,4,5,6,7,8,9 --parties 2,3,9 --s 1,21 --m 5,10,30 --d 0 --bits 1024|2048|3072 --budget 120 --kernel-reps 100]
+//! cargo run --release --example orlandi_bench [-- --reps 50 --batch 2000 --online 2,3,4,5,6,7,8,9 --parties 2,3,9 --m 5,10,30 --sec 40 --bits 1024|2048|3072 --budget 120 --kernel-reps 100]
 //! ```
 //! The online rows use triples from the test dealer (`orlandi::deal_triples`)
 //! so that they time the multiplication alone.
@@ -37,6 +38,7 @@
 use ot::runtime::ec::{random_point, random_scalar, Point, Scalar};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::orlandi::{deal, deal_triples, Shares};
+use ot::runtime::orlandi_level::DEFAULT_SEC;
 use ot::runtime::orlandi_prep::{peer_keys, PkWire, TripleKey};
 use ot::runtime::orlandi_triple::packs;
 use ot::runtime::paillier::PublicKey;
@@ -128,13 +130,13 @@ fn time_muls(n: usize, m: usize, reps: usize, open: bool) -> Res<Vec<Duration>> 
     first.ok_or_else(|| "no parties".into())
 }
 
-/// Party 0's wall-clock time of one Random Triple run making `m` triples
-/// with parameters `s`, `d` (all parties start together).
-fn time_triples(keys: &[SecretKey], n: usize, m: usize, s: usize, d: usize) -> Res<Duration> {
+/// Party 0's wall-clock time of one Random Triple run with parameters
+/// `params` (all parties start together).
+fn time_triples(keys: &[SecretKey], params: orlandi_triple::Params) -> Res<Duration> {
+    let n = params.n();
     let barrier = Barrier::new(n);
     let outs = run_parties(local_tcp_mesh(n)?, |mesh| -> Res<Duration> {
         let me = mesh.me();
-        let params = orlandi_triple::Params::new(n, m, s, d)?;
         let input = orlandi_triple::PInput {
             sk: TripleKey::new(keys[me].clone()),
         };
@@ -318,11 +320,7 @@ fn main() -> Res<()> {
 
     // Preprocessing.
     let parties = list("--parties", &[2, 3, 9]);
-    let (ss, ms, d) = (
-        list("--s", &[1, 21]),
-        list("--m", &[5, 10, 30]),
-        arg("--d", 0),
-    );
+    let (ms, sec) = (list("--m", &[5, 10, 30]), arg("--sec", DEFAULT_SEC));
     let budget = arg("--budget", 120) as f64;
     let nkeys = parties.iter().copied().max().unwrap_or(2);
     let bits = arg("--bits", 2048);
@@ -357,35 +355,44 @@ fn main() -> Res<()> {
         keygen
     );
     println!();
-    let [o, e, x, pw, dd] = mix(2, 1, 1, 0, costs.packs);
-    println!("Paillier operations per output triple and party, n = 2, s = 1, d = 0: {o} own-key encryptions, {e} encryptions, {x} two-base multi-exponentiations, {pw} c^b, {dd} CRT decryptions ({:.1} ms)", costs.per_run(2, 1, 1, 0) * 1e3);
-    println!(" n |  s |  M | d | s per run | s per triple | triples/s | kernel s per run and party | ratio (kernel / measured)");
+    println!("Parameters for 2^-{sec} (orlandi_triple::params_at_level: the cheapest s, d; (s + 1)(2d + 1) Triple Test pairs per output triple):");
+    for &m in &ms {
+        let p = orlandi_triple::params_at_level(2, m, sec)?;
+        let (s, d) = (p.s(), p.d());
+        let [o, e, x, pw, dd] = mix(2, m, s, d, costs.packs).map(|v| v / m as f64);
+        println!(
+            " M = {m}: s = {s}, d = {d}, {} pairs per triple; per output triple and party at n = 2: {o} own-key encryptions, {e} encryptions, {x} two-base multi-exponentiations, {pw} c^b, {dd} CRT decryptions ({:.1} ms)",
+            (s + 1) * (2 * d + 1),
+            costs.per_run(2, m, s, d) * 1e3 / m as f64
+        );
+    }
+    println!(" n |  s |  M |  d | s per run | s per triple | triples/s | kernel s per run and party | ratio (kernel / measured)");
     for &n in &parties {
-        for &s in &ss {
-            for &m in &ms {
-                let kernel = costs.per_run(n, m, s, d);
-                // The parties share two cores: n parties' kernel work runs
-                // on at most 2 at a time.
-                if kernel * n as f64 / 2.0 > budget {
-                    println!(
-                        " {n} | {s:>2} | {m:>2} | {d} | skipped: estimated {:.0} s over --budget",
-                        kernel * n as f64 / 2.0
-                    );
-                    continue;
-                }
-                let run = time_triples(&keys, n, m, s, d)?.as_secs_f64();
+        for &m in &ms {
+            let params = orlandi_triple::params_at_level(n, m, sec)?;
+            let (s, d) = (params.s(), params.d());
+            let kernel = costs.per_run(n, m, s, d);
+            // The parties share two cores: n parties' kernel work runs
+            // on at most 2 at a time.
+            if kernel * n as f64 / 2.0 > budget {
                 println!(
-                    " {n} | {s:>2} | {m:>2} | {d} | {:>9.3} | {:>12.4} | {:>9.1} | {:>26.3} | {:.2}",
-                    run,
-                    run / m as f64,
-                    m as f64 / run,
-                    kernel,
-                    kernel / run
+                    " {n} | {s:>2} | {m:>2} | {d:>2} | skipped: estimated {:.0} s over --budget",
+                    kernel * n as f64 / 2.0
                 );
+                continue;
             }
+            let run = time_triples(&keys, params)?.as_secs_f64();
+            println!(
+                " {n} | {s:>2} | {m:>2} | {d:>2} | {:>9.3} | {:>12.4} | {:>9.2} | {:>26.3} | {:.2}",
+                run,
+                run / m as f64,
+                m as f64 / run,
+                kernel,
+                kernel / run
+            );
         }
     }
     println!();
-    println!("VIFF (ACNS 2010, 1024-bit Paillier, s per triple, s = 1 / 21): 2 parties 1.872, 1.511, 1.370 / 20.959, 16.560, 16.453 s; 3 parties 1.598, 0.952, 1.059 / 16.931, 15.981, 15.269 s; 9 parties 2.238, 1.799, 1.794 / 31.901, 32.572, 37.545 s (M = 5, 10, 30).");
+    println!("VIFF (ACNS 2010, 1024-bit Paillier, s per triple, s = 1 / 21, most likely VIFF's lambda with its default d = 0, so 2 / 22 pairs per triple and no leak tolerance): 2 parties 1.872, 1.511, 1.370 / 20.959, 16.560, 16.453 s; 3 parties 1.598, 0.952, 1.059 / 16.931, 15.981, 15.269 s; 9 parties 2.238, 1.799, 1.794 / 31.901, 32.572, 37.545 s (M = 5, 10, 30).");
     Ok(())
 }

@@ -18,6 +18,7 @@ pub mod delta;
 pub mod ext_session;
 pub mod oblivious_aes;
 pub mod oprf_session;
+mod orlandi_level;
 mod softspoken_parties;
 pub mod traits;
 
@@ -356,7 +357,7 @@ pub mod minimac_aes {
 /// random-subset check, the Triple Test and distillation by leak-tolerant
 /// multiplication. Input: the party's own Paillier key
 /// ([`runtime::orlandi_prep::TripleKey`], 1024, 2048 (default) or 3072
-/// bits). `Params::new(n, m, s, d)`:
+/// bits). `Params::new(n, m, s, d, sec)`:
 /// - `n`: parties (at least 2);
 /// - `m` (the papers' `M`): triples output, 1 to 100,000;
 /// - `s` (VIFF's `λ`; the seed's `s`): subset-check overhead, 1 to 64:
@@ -365,9 +366,30 @@ pub mod minimac_aes {
 ///   triples;
 /// - `d`: leak tolerance, 0 to 16: each output triple is distilled from a
 ///   random bucket of `2d + 1` tested triples and stays private if at most
-///   `d` of them leaked (`d = 0` only re-randomizes).
+///   `d` of them leaked (`d = 0` only re-randomizes);
+/// - `sec`: statistical security level in bits, at least 40: `(s, d)` must
+///   bound the chance that a cheater's spoiled pairs all escape the subset
+///   check and more than `d` of them share a bucket by `2^-sec`
+///   ([`runtime::orlandi_level`] states the bound; `Params::new` refuses
+///   weaker parameters with `Error::Params` naming the `requires`).
+///
+/// [`params_at_level`](orlandi_triple::params_at_level)`(n, m, sec)`
+/// derives the cheapest `(s, d)`: at 40 bits `(4, 14)` for `m = 1`,
+/// `(1, 10)` for `m = 10`, `(1, 6)` for `m = 100`, `(1, 4)` for
+/// `m = 1000`, `(1, 3)` for `m = 10000`, i.e. `(s + 1)(2d + 1)` = 145, 42,
+/// 26, 18 and 14 Triple Test pairs per output triple: larger batches are
+/// cheaper per triple.
+///
+/// Aborts end the session. A rushing cheater sees the honest coin openings
+/// before it sends its own, so it knows the challenge first; when its
+/// spoiled pair would be opened, it spoils its own opening and every honest
+/// party aborts with `BadCoinOpening`. Any abort of the preprocessing must
+/// therefore end the session with all of its parties: never retry with the
+/// same parties, since retrying until the coin leaves the spoiled pairs
+/// unopened lets the cheater win with certainty.
 pub mod orlandi_triple {
     crate::protocol!("protocols/orlandi_triple.otp");
+    pub use crate::orlandi_level::{params_at_level, AtLevelError};
 }
 
 pub use base_rule::UnfitBaseOt;

@@ -9,13 +9,20 @@
 //! would hand it the honest parties' `b`) is the named
 //! `BadEncryptionProof` abort at every honest party; a
 //! malformed ciphertext is the named `BadCiphertext` abort and a truncated
-//! message a typed error, never a panic.
+//! message a typed error, never a panic; a rushing party that spoils its
+//! coin opening is the named `BadCoinOpening` abort at every honest party.
+//!
+//! Most runs use the small parameters `(s, d) = (1, 0)` (a cheater's odds
+//! 1/2, level 0 bits), allowed only because the test build has
+//! `ot-runtime`'s `insecure-test-levels` feature; the runs at the real
+//! level (40 bits, `orlandi_triple::params_at_level`) use one triple.
 
 use std::sync::OnceLock;
 
 use ot::runtime::ec::Scalar;
 use ot::runtime::mesh::{run_parties, tamper_party, MemoryMesh, Mesh, TamperMesh};
 use ot::runtime::orlandi::{deal, Shares};
+use ot::runtime::orlandi_level::{LevelError, DEFAULT_SEC, INSECURE_TEST_LEVELS, MIN_SEC};
 use ot::runtime::orlandi_prep::TripleKey;
 use ot::runtime::paillier::{Integer, KeySize, SecretKey};
 use ot::runtime::paillier_wire::Ciphertext3072;
@@ -71,6 +78,9 @@ const M: usize = 3;
 /// Subset-check overhead and leak tolerance of the tampering tests.
 const S: usize = 1;
 const D: usize = 0;
+/// The statistical security level those parameters meet: 0 bits (`ε` is
+/// 1/2 at `d = 0`), accepted only with the `insecure-test-levels` feature.
+const INSECURE: usize = 0;
 /// Triple Test pairs opened by the subset check, `s(2d + 1)m`.
 const K: usize = S * (2 * D + 1) * M;
 /// Raw triples per run, `2(1 + s)(2d + 1)m`.
@@ -96,11 +106,26 @@ fn distilled<Me: Mesh + ?Sized>(
     d: usize,
     small: &[usize],
 ) -> Result<orlandi_triple::POutput, orlandi_triple::Error> {
-    let params = orlandi_triple::Params::new(mesh.parties(), m, S, d)?;
+    let params = orlandi_triple::Params::new(mesh.parties(), m, S, d, INSECURE)?;
+    run_with(mesh, params, tag, small)
+}
+
+/// One run with `params`; the parties in `small` use 1024-bit keys.
+fn run_with<Me: Mesh + ?Sized>(
+    mesh: &mut Me,
+    params: orlandi_triple::Params,
+    tag: u8,
+    small: &[usize],
+) -> Result<orlandi_triple::POutput, orlandi_triple::Error> {
     let input = orlandi_triple::PInput {
         sk: TripleKey::new(key_for(mesh.me(), small)),
     };
     orlandi_triple::P::new(mesh.me(), params, session(tag), input, Rng::from_entropy())?.run(mesh)
+}
+
+/// `m` triples for `mesh.parties()` parties at 40 bits.
+fn at_level(m: usize, n: usize) -> orlandi_triple::Params {
+    orlandi_triple::params_at_level(n, m, DEFAULT_SEC).expect("params")
 }
 
 fn open<Me: Mesh + ?Sized>(mesh: &mut Me, v: &Shares, tag: u8) -> Vec<Scalar> {
@@ -121,13 +146,20 @@ fn triples_feed_the_multiplication(n: usize, m: usize, d: usize) {
 /// As [`triples_feed_the_multiplication`], the parties in `small` with
 /// 1024-bit keys.
 fn triples_feed_the_multiplication_with(n: usize, m: usize, d: usize, small: &[usize]) {
+    let params = orlandi_triple::Params::new(n, m, S, d, INSECURE).expect("params");
+    params_feed_the_multiplication(params, small);
+}
+
+/// As [`triples_feed_the_multiplication`], with `params`.
+fn params_feed_the_multiplication(params: orlandi_triple::Params, small: &[usize]) {
+    let (n, m, d) = (params.n(), params.m(), params.d());
     let xs: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 1009 + 17)).collect();
     let ys: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 7 + 3)).collect();
     let mut rng = Rng::from_entropy();
     let (sx, sy) = (deal(&xs, n, &mut rng), deal(&ys, n, &mut rng));
     let outs = run_parties(MemoryMesh::new(n), |mesh| {
         let me = mesh.me();
-        let t = distilled(mesh, 1, m, d, small).expect("triples");
+        let t = run_with(mesh, params, 1, small).expect("triples");
         // The commitments open (orlandi_open checks every sender's
         // opening against them) and c = a·b.
         let abc =
@@ -183,16 +215,70 @@ fn nine_parties_make_triples_and_multiply() {
 #[test]
 fn bad_parameters_are_a_readable_error() {
     for (s, d) in [(0, 0), (1, 17)] {
-        let e = orlandi_triple::Params::new(2, 1, s, d).expect_err("rejected");
+        let e = orlandi_triple::Params::new(2, 1, s, d, INSECURE).expect_err("rejected");
         assert!(
             e.to_string().contains(if s == 0 { "s" } else { "d" }),
             "{e}"
         );
     }
     // A packed γ's slot would overflow beyond 2048 parties.
-    let e = orlandi_triple::Params::new(2049, 1, 1, 0).expect_err("rejected");
+    let e = orlandi_triple::Params::new(2049, 1, 1, 0, INSECURE).expect_err("rejected");
     assert!(e.to_string().contains('n'), "{e}");
-    assert!(orlandi_triple::Params::new(2048, 1, 1, 0).is_ok());
+    assert!(orlandi_triple::Params::new(2048, 1, 1, 0, INSECURE).is_ok());
+}
+
+#[test]
+fn parameters_below_the_level_are_refused() {
+    // (1, 0): a cheater keeps its spoiled pair unopened with probability
+    // 1/2, far from 2^-40; (4, 13) is just short of it at m = 1 (its
+    // ε is about 2^-37.5), (4, 14) reaches it.
+    for (m, s, d) in [(1, 1, 0), (10, 64, 0), (1, 4, 13), (10, 1, 9)] {
+        let e = orlandi_triple::Params::new(2, m, s, d, DEFAULT_SEC).expect_err("refused");
+        assert!(matches!(e, orlandi_triple::Error::Params { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .contains("requires orlandi_prep_sound(s, d, m, sec)"),
+            "{e}"
+        );
+    }
+    assert!(orlandi_triple::Params::new(2, 1, 4, 14, DEFAULT_SEC).is_ok());
+    assert!(orlandi_triple::Params::new(2, 10, 1, 10, DEFAULT_SEC).is_ok());
+    // The level derived: the cheapest (s, d) at 40 bits.
+    for (m, s, d) in [(1, 4, 14), (10, 1, 10), (30, 1, 7), (1000, 1, 4)] {
+        let p = orlandi_triple::params_at_level(3, m, DEFAULT_SEC).expect("params");
+        assert_eq!((p.n(), p.m(), p.s(), p.d(), p.sec()), (3, m, s, d, 40));
+    }
+    // Out of reach, and no triples: typed errors with the reason.
+    let e = orlandi_triple::params_at_level(2, 1, 200).expect_err("unreachable");
+    assert!(
+        matches!(
+            e,
+            orlandi_triple::AtLevelError::Level(LevelError::Unreachable { .. })
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("2^-200"), "{e}");
+    let e = orlandi_triple::params_at_level(2, 0, DEFAULT_SEC).expect_err("m = 0");
+    assert!(e.to_string().contains("m = 0"), "{e}");
+    let e = orlandi_triple::params_at_level(2049, 1, DEFAULT_SEC).expect_err("n");
+    assert!(
+        matches!(e, orlandi_triple::AtLevelError::Params(_)),
+        "{e:?}"
+    );
+    // Levels below 40 bits are the test build's opt-in (the floor itself
+    // is tested in ot-runtime's unit tests, built without the feature).
+    assert!(
+        INSECURE_TEST_LEVELS,
+        "the tests run with insecure-test-levels"
+    );
+    assert_eq!(MIN_SEC, 40);
+}
+
+#[test]
+fn triples_at_40_bits_feed_the_multiplication() {
+    // m = 1 at 40 bits: s = 4, d = 14, 145 Triple Test pairs for one
+    // distilled triple (a bucket of 29).
+    params_feed_the_multiplication(at_level(1, 2), &[]);
 }
 
 #[test]
@@ -209,7 +295,7 @@ fn a_missing_key_is_the_named_abort() {
     // The default input holds no key: the first check refuses it.
     let outs = run_parties(MemoryMesh::new(2), |mesh| {
         let me = mesh.me();
-        let params = orlandi_triple::Params::new(2, 1, S, D).expect("params");
+        let params = orlandi_triple::Params::new(2, 1, S, D, INSECURE).expect("params");
         let sk = if me == 0 {
             TripleKey::default()
         } else {
@@ -519,4 +605,61 @@ fn a_gamma_that_does_not_recompute_is_caught_by_its_receiver() {
         }
         other => panic!("expected BadGamma, got {other:?}"),
     }
+}
+
+/// Bytes of the coin opening `CoinOpening { v: Block, rv: Scalar }`, the
+/// end of its frame (with n >= 3 the frame starts with the digests of the
+/// `product` broadcast, batched with it).
+const COIN: usize = 16 + 32;
+
+/// The rushing attack on the coin: P[cheat] waits for the honest coin
+/// openings, computes the challenge and, when it would open a pair that
+/// P[cheat] spoiled, sends a wrong opening of its own commitment instead
+/// (here it always does). Its broadcast is consistent (the same to all,
+/// with the digest of what it sent), so every honest party's opening check
+/// fails and names it: `BadCoinOpening`, which ends the session (a retry
+/// with the same parties would let the cheater repeat until the challenge
+/// suits it). Without the check (verified by removing it) nothing names
+/// the coin: the cheater's challenge differs from the honest parties', and
+/// the run stops later with a `BadOpening` of the subset check.
+fn spoiled_coin_opening_is_caught(n: usize, cheat: usize, tag: u8) {
+    // With n >= 3 every broadcast is followed by a digest frame (`gen`'s
+    // comes before `gamma`); the coin opening is the frame after
+    // `product`'s, and its own digests come next.
+    let coin_frame = if n == 2 { 4 } else { GAMMA_FRAME + 2 };
+    let s = ot::runtime::mpc::session_block(session(tag));
+    let spec = orlandi_triple::SPEC_HASH;
+    let mut digest = None;
+    let meshes = tampered(n, cheat, move |_, k, f: &mut Vec<u8>| {
+        if k == coin_frame && f.len() >= COIN {
+            let off = f.len() - COIN;
+            f[off] ^= 1; // the first byte of v
+            digest = Some(ot::runtime::mpc::broadcast_digest(
+                &spec,
+                s,
+                "coin",
+                cheat,
+                &f[off..],
+            ));
+        } else if let (true, Some(d)) = (k == coin_frame + 1 && n > 2, digest) {
+            f[cheat * 32..(cheat + 1) * 32].copy_from_slice(&d);
+        }
+    });
+    let outs = run_parties(meshes, |mesh| triples(&mut **mesh, tag));
+    for (i, o) in outs.iter().enumerate().filter(|&(i, _)| i != cheat) {
+        match o {
+            Err(e @ orlandi_triple::Error::BadCoinOpening { party, culprit, .. }) => {
+                assert_eq!((*party, *culprit), (i, Some(cheat)));
+                assert!(e.to_string().contains(&format!("P[{cheat}]")), "{e}");
+            }
+            Err(other) => panic!("party {i}: expected BadCoinOpening, got {other}"),
+            Ok(_) => panic!("party {i}: expected BadCoinOpening, got triples"),
+        }
+    }
+}
+
+#[test]
+fn a_rushing_party_spoiling_its_coin_opening_is_caught_at_every_honest_party() {
+    spoiled_coin_opening_is_caught(2, 0, 41);
+    spoiled_coin_opening_is_caught(3, 1, 42);
 }

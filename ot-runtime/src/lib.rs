@@ -38,6 +38,7 @@ pub mod mpc;
 pub mod ops;
 pub mod orlandi;
 pub mod orlandi_distill;
+pub mod orlandi_level;
 pub mod orlandi_prep;
 pub mod orlandi_triple;
 pub mod otext;

@@ -25,6 +25,7 @@
 use crate::run::Opts;
 use crate::Fail;
 use ot::runtime::mesh::{ChannelMesh, Mesh, MeshChannel, TcpMesh};
+use ot::runtime::orlandi_level::DEFAULT_SEC;
 use ot::runtime::orlandi_prep::TripleKey;
 use ot::runtime::paillier::KeySize;
 use ot::runtime::rng::Rng;
@@ -118,7 +119,7 @@ fn options(o: &Opts, at: &Endpoint) -> Result<(), Fail> {
         )),
         "orlandi_triple" => {
             key_size(o.key_bits)?;
-            orlandi_triple::Params::new(at.parties, o.triples, 1, 0)
+            orlandi_triple::params_at_level(at.parties, o.triples, DEFAULT_SEC)
                 .map(drop)
                 .map_err(|e| Fail(format!("--triples {}: {e}", o.triples)))
         }
@@ -434,8 +435,9 @@ fn triples<C: MeshChannel>(
 ) -> Result<Outcome, Fail> {
     let size = key_size(o.key_bits)?;
     let m = o.triples;
-    let params =
-        orlandi_triple::Params::new(at.parties, m, 1, 0).map_err(|e| Fail(e.to_string()))?;
+    let params = orlandi_triple::params_at_level(at.parties, m, DEFAULT_SEC)
+        .map_err(|e| Fail(e.to_string()))?;
+    let (s, d) = (params.s(), params.d());
     let mut rng = Rng::from_entropy();
     let sk = TripleKey::generate_sized(size, &mut rng);
     let keygen = start.elapsed().as_secs_f64();
@@ -470,7 +472,7 @@ fn triples<C: MeshChannel>(
     let agreed: Vec<u8> = values.iter().flat_map(|v| v.to_bytes()).collect();
     Ok(Outcome {
         shown: format!(
-            "{m} triples opened, c = a·b for all (made in {secs:.3} s: {:.1} triples/s; {}-bit key made in {keygen:.1} s)",
+            "{m} triples opened, c = a·b for all (made in {secs:.3} s: {:.1} triples/s at s = {s}, d = {d} for {DEFAULT_SEC}-bit statistical security; {}-bit key made in {keygen:.1} s)",
             m as f64 / secs,
             o.key_bits
         ),
