@@ -24,7 +24,8 @@
 //! to the Paillier kernel time per run and party measured in the same run
 //! (the operation mix of the `.otp`: own-key and peer-key encryptions,
 //! two-base `α^b·α'^{b'}` multi-exponentiations, CRT decryptions) and
-//! their ratio. `--online ""` skips the online table; `--kernel-reps`
+//! their ratio, and the time to prove and verify one key's modulus proof
+//! (`paillier::blum`). `--online ""` skips the online table; `--kernel-reps`
 //! (default 100) sets the calls per kernel measurement. Rows whose estimated
 //! kernel time exceeds `--budget` seconds (default 120) are skipped and
 //! say so.
@@ -41,7 +42,7 @@ use ot::runtime::orlandi::{deal, deal_triples, Shares};
 use ot::runtime::orlandi_level::DEFAULT_SEC;
 use ot::runtime::orlandi_prep::{peer_keys, PkWire, TripleKey};
 use ot::runtime::orlandi_triple::packs;
-use ot::runtime::paillier::PublicKey;
+use ot::runtime::paillier::{blum, PublicKey};
 use ot::runtime::paillier::{multi_exp, random_bits, Integer, KeySize, SecretKey};
 use ot::runtime::pedersen::msm_vartime;
 use ot::runtime::rng::Rng;
@@ -236,6 +237,24 @@ fn mix(n: usize, m: usize, s: usize, d: usize, packed: bool) -> [f64; 5] {
     }
 }
 
+/// Seconds to prove and to verify the key's modulus proof
+/// (`paillier::blum`), each the mean of `reps` calls.
+fn key_proof_costs(sk: &SecretKey, rng: &mut Rng, reps: usize) -> Res<(f64, f64)> {
+    let ctx = b"orlandi_bench";
+    let t = Instant::now();
+    let mut proof = None;
+    for _ in 0..reps {
+        proof = blum::prove(sk, ctx, rng);
+    }
+    let prove_s = t.elapsed().as_secs_f64() / reps as f64;
+    let proof = proof.ok_or("no key proof")?;
+    let t = Instant::now();
+    for _ in 0..reps {
+        blum::verify_key(sk.public(), &proof, ctx)?;
+    }
+    Ok((prove_s, t.elapsed().as_secs_f64() / reps as f64))
+}
+
 /// Operations per second of `f` run `count` times.
 fn rate(count: usize, mut f: impl FnMut()) -> f64 {
     let t = Instant::now();
@@ -353,6 +372,13 @@ fn main() -> Res<()> {
         1.0 / costs.dec,
         1.0 / costs.table,
         keygen
+    );
+    let (prove_s, verify_s) = key_proof_costs(&keys[0], &mut rng, 3)?;
+    println!(
+        "Paillier-Blum key proof ({} challenges, rayon over the cores; once per key and run): prove {:.3} s, verify {:.3} s per peer key",
+        blum::CHALLENGES,
+        prove_s,
+        verify_s
     );
     println!();
     println!("Parameters for 2^-{sec} (orlandi_triple::params_at_level: the cheapest s, d; (s + 1)(2d + 1) Triple Test pairs per output triple):");

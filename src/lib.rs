@@ -357,7 +357,11 @@ pub mod minimac_aes {
 /// random-subset check, the Triple Test and distillation by leak-tolerant
 /// multiplication. Input: the party's own Paillier key
 /// ([`runtime::orlandi_prep::TripleKey`], 1024, 2048 (default) or 3072
-/// bits). `Params::new(n, m, s, d, sec)`:
+/// bits), whose modulus every party proves well formed in the first round
+/// (the Paillier–Blum modulus proof of Canetti, Gennaro, Goldfeder,
+/// Makriyannis and Peled, eprint 2021/060, Figure 16, with 128 challenges:
+/// [`runtime::paillier::blum`]; a peer's key that fails it is the abort
+/// `BadKeyProof`). `Params::new(n, m, s, d, sec)`:
 /// - `n`: parties (at least 2);
 /// - `m` (the papers' `M`): triples output, 1 to 100,000;
 /// - `s` (VIFF's `λ`; the seed's `s`): subset-check overhead, 1 to 64:

@@ -7,7 +7,10 @@
 //! or the Triple Test's named error (also with 1024-bit keys, whose `γ`
 //! are unpacked); a key owner that shifts one of its `α` (the attack that
 //! would hand it the honest parties' `b`) is the named
-//! `BadEncryptionProof` abort at every honest party; a
+//! `BadEncryptionProof` abort at every honest party; a key whose modulus
+//! has three prime factors, or an honest key's proof replayed from another
+//! session or party, is the named `BadKeyProof` abort at every honest
+//! party; a
 //! malformed ciphertext is the named `BadCiphertext` abort and a truncated
 //! message a typed error, never a panic; a rushing party that spoils its
 //! coin opening is the named `BadCoinOpening` abort at every honest party.
@@ -23,11 +26,13 @@ use ot::runtime::ec::Scalar;
 use ot::runtime::mesh::{run_parties, tamper_party, MemoryMesh, Mesh, TamperMesh};
 use ot::runtime::orlandi::{deal, Shares};
 use ot::runtime::orlandi_level::{LevelError, DEFAULT_SEC, INSECURE_TEST_LEVELS, MIN_SEC};
-use ot::runtime::orlandi_prep::TripleKey;
-use ot::runtime::paillier::{Integer, KeySize, SecretKey};
+use ot::runtime::orlandi_prep::{key_proof, key_proof_context, public_key, PkWire, TripleKey};
+use ot::runtime::paillier::blum::{self, KeyProofWire};
+use ot::runtime::paillier::{Integer, KeySize, PublicKey, SecretKey};
 use ot::runtime::paillier_wire::Ciphertext3072;
 use ot::runtime::rng::Rng;
 use ot::runtime::wire::Wire;
+use ot::runtime::Block;
 use ot::{orlandi_mul, orlandi_open, orlandi_triple};
 
 /// 2048-bit keys (the default size) for up to nine parties, generated once
@@ -431,23 +436,50 @@ type Tamper = Box<dyn FnMut(usize, u64, &mut Vec<u8>) + Send>;
 /// opened, and otherwise leaks.
 fn shifted_alpha_is_caught(n: usize, cheat: usize, small: &[usize], shift: u32, tag: u8) {
     let nkey = key_for(cheat, small).public().n().clone();
+    let meshes = cheating_broadcast(n, cheat, tag, move |f: &mut Vec<u8>| {
+        // Encrypted { pk (768 bytes), key_proof, alpha, proof, ... }
+        let bump = (Integer::from(&nkey) << shift) + 1u32;
+        rewrite_ct(f, ALPHA_OFFSET, &nkey, |c| c * &bump);
+    });
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, tag, M, D, small));
+    all_honest_abort_naming(&outs, cheat, "BadEncryptionProof", |e| match e {
+        orlandi_triple::Error::BadEncryptionProof { party, culprit, .. } => {
+            Some((*party, *culprit))
+        }
+        _ => None,
+    });
+}
+
+/// Bytes of the `pk` field of `gen`.
+const PK_BYTES: usize = 2 * 384;
+/// Offset of the first `alpha` in the `gen` frame: after `pk` and
+/// `key_proof`.
+const ALPHA_OFFSET: usize = PK_BYTES + KeyProofWire::SIZE;
+
+/// Memory meshes for `n` parties where P[cheat] rewrites its `gen`
+/// broadcast with `rewrite`, the same for every receiver. (A real cheater
+/// skips its own broadcast check; here the honest parties' digests to it
+/// are rewritten to what it expects, and its digests to them to the
+/// altered message's.)
+fn cheating_broadcast<F>(n: usize, cheat: usize, tag: u8, rewrite: F) -> Vec<Box<dyn Mesh + Send>>
+where
+    F: Fn(&mut Vec<u8>) + Send + Clone + 'static,
+{
     let s = ot::runtime::mpc::session_block(session(tag));
     let spec = orlandi_triple::SPEC_HASH;
     let honest_view = std::sync::Arc::new(std::sync::Mutex::new(None::<[u8; 32]>));
-    let meshes: Vec<Box<dyn Mesh + Send>> = MemoryMesh::new(n)
+    MemoryMesh::new(n)
         .into_iter()
         .map(|mesh| -> Box<dyn Mesh + Send> {
             let view = honest_view.clone();
-            let nkey = nkey.clone();
+            let rewrite = rewrite.clone();
             let tamper: Tamper = if mesh.me() == cheat {
                 let mut digest = None;
                 Box::new(move |_, k, f: &mut Vec<u8>| {
                     if k == GEN_FRAME {
                         let own = ot::runtime::mpc::broadcast_digest(&spec, s, "gen", cheat, f);
                         *view.lock().expect("lock") = Some(own);
-                        // Encrypted { pk (768 bytes), alpha, proof, ... }
-                        let bump = (Integer::from(&nkey) << shift) + 1u32;
-                        rewrite_ct(f, 2 * 384, &nkey, |c| c * &bump);
+                        rewrite(f);
                         digest = Some(ot::runtime::mpc::broadcast_digest(
                             &spec, s, "gen", cheat, f,
                         ));
@@ -467,15 +499,24 @@ fn shifted_alpha_is_caught(n: usize, cheat: usize, small: &[usize], shift: u32, 
             };
             Box::new(TamperMesh::new(mesh, tamper))
         })
-        .collect();
-    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, tag, M, D, small));
+        .collect()
+}
+
+/// Every party but `cheat` stops with the abort `name` naming P[cheat]
+/// (`fields` gives an error's party and culprit if it is that abort).
+fn all_honest_abort_naming(
+    outs: &[Result<orlandi_triple::POutput, orlandi_triple::Error>],
+    cheat: usize,
+    name: &str,
+    fields: impl Fn(&orlandi_triple::Error) -> Option<(usize, Option<usize>)>,
+) {
     for (i, o) in outs.iter().enumerate().filter(|(i, _)| *i != cheat) {
         match o {
-            Err(e @ orlandi_triple::Error::BadEncryptionProof { party, culprit, .. }) => {
-                assert_eq!((*party, *culprit), (i, Some(cheat)));
+            Err(e) if fields(e).is_some() => {
+                assert_eq!(fields(e), Some((i, Some(cheat))), "{e}");
                 assert!(e.to_string().contains(&format!("P[{cheat}]")), "{e}");
             }
-            other => panic!("party {i}: expected BadEncryptionProof, got {other:?}"),
+            other => panic!("party {i}: expected {name}, got {other:?}"),
         }
     }
 }
@@ -487,6 +528,78 @@ fn a_key_owner_shifting_an_alpha_is_caught_by_the_proof_check() {
     shifted_alpha_is_caught(3, 2, &[], 1600, 16);
     shifted_alpha_is_caught(2, 0, &[0], 760, 26);
     shifted_alpha_is_caught(3, 1, &[1], 760, 36);
+}
+
+/// P[cheat] broadcasts the key `(n, h)` with `proof` in place of its own
+/// key and key proof: every honest party aborts with `BadKeyProof` naming
+/// it, before it uses the key. Without the key-proof check the run goes on
+/// to later checks (verified by removing it: the runs below then end in
+/// `BadEncryptionProof`, or for the replayed proof of an honest key, in
+/// triples).
+fn bad_key_is_caught(n: usize, cheat: usize, tag: u8, pk: PkWire, proof: KeyProofWire) {
+    let meshes = cheating_broadcast(n, cheat, tag, move |f: &mut Vec<u8>| {
+        pk.write(&mut f[..PK_BYTES]);
+        proof.write(&mut f[PK_BYTES..ALPHA_OFFSET]);
+    });
+    let outs = run_parties(meshes, |mesh| distilled(&mut **mesh, tag, M, D, &[]));
+    all_honest_abort_naming(&outs, cheat, "BadKeyProof", |e| match e {
+        orlandi_triple::Error::BadKeyProof { party, culprit, .. } => Some((*party, *culprit)),
+        _ => None,
+    });
+}
+
+/// A random prime of `bits` bits (top two bits set), `3 mod 4`.
+fn blum_prime(bits: u32, rng: &mut Rng) -> Integer {
+    loop {
+        let mut c = ot::runtime::paillier::random_bits(bits, rng);
+        c.set_bit(bits - 1, true);
+        c.set_bit(bits - 2, true);
+        let p = c.next_prime();
+        if p.significant_bits() == bits && p.mod_u(4) == 3 {
+            return p;
+        }
+    }
+}
+
+#[test]
+fn a_modulus_of_three_primes_is_caught_by_the_key_proof() {
+    // n = p1·p2·p3 of 2048 bits, h = x² (Jacobi symbol +1, what the
+    // verifier expects; −x² would have symbol −1 for three primes 3 mod 4),
+    // and the best proof a prover knowing the factors can make (every N-th
+    // root, the fourth roots that exist): about half the challenges have
+    // no answer. n = 2 and 3.
+    let mut rng = Rng::deterministic_for_tests(0x3b);
+    let (modulus, factors) = loop {
+        let ps: Vec<Integer> = [683, 683, 682]
+            .iter()
+            .map(|&b| blum_prime(b, &mut rng))
+            .collect();
+        let n = ps.iter().fold(Integer::from(1), |n, p| n * p);
+        if n.significant_bits() == 2048 {
+            break (n, ps.into_iter().map(|p| (p, 1)).collect::<Vec<_>>());
+        }
+    };
+    let x = Integer::from(0x1234_5678u32);
+    let h = x.square();
+    let pk = PkWire::encode(&PublicKey::from_root(modulus.clone(), h.clone()).expect("form"));
+    for (n, cheat, tag) in [(2, 1, 40), (3, 0, 41)] {
+        let s = ot::runtime::mpc::session_block(session(tag));
+        let context = key_proof_context(s, cheat);
+        let proof = blum::prove_best_effort(&modulus, &h, &factors, &context, &mut rng);
+        bad_key_is_caught(n, cheat, tag, pk.clone(), KeyProofWire::encode(&proof));
+    }
+}
+
+#[test]
+fn an_honest_key_proof_replayed_in_another_session_or_by_another_party_is_caught() {
+    // P[cheat]'s own (good) key, with its proof for another session, or
+    // another party's proof of the same key in this session.
+    for (n, cheat, tag, other_tag, as_party) in [(2, 1, 42, 43, 1), (3, 2, 44, 44, 0)] {
+        let sk = TripleKey::new(keys()[cheat].clone());
+        let s = ot::runtime::mpc::session_block(session(other_tag));
+        let proof = key_proof(&sk, as_party, s, Block::from(0x5eed_u128 + tag as u128));
+        bad_key_is_caught(n, cheat, tag, public_key(&sk), proof);
+    }
 }
 
 #[test]

@@ -41,6 +41,7 @@ use crate::orlandi_triple::{
     product_share, random_mask, scalar_to_integer, slot_of, split_randomizers, MASK_BITS, SLOTS,
     SLOT_BITS,
 };
+use crate::paillier::blum::{self, KeyProofWire};
 use crate::paillier::popk::{self, ProofWire};
 use crate::paillier::{Ciphertext, Integer, KeySize, PublicKey, SecretKey};
 use crate::paillier_wire::{
@@ -176,6 +177,57 @@ pub fn public_key(sk: &TripleKey) -> PkWire {
     sk.secret()
         .map(|sk| PkWire::encode(sk.public()))
         .unwrap_or_default()
+}
+
+/// A proof that a key's modulus is well formed, on the wire
+/// ([`crate::paillier::blum`], the Paillier–Blum modulus proof of CGGMP,
+/// eprint 2021/060, Figure 16).
+pub type PaillierKeyProof = KeyProofWire;
+
+/// The context a key proof is bound to: a domain label, the session and
+/// the prover (the modulus, the key's root and the proof's `w` are hashed
+/// by [`blum`] itself). Public so that a test can make the best proof a
+/// cheating prover can for a malformed modulus
+/// ([`blum::prove_best_effort`]).
+pub fn key_proof_context(session: Block, prover: usize) -> Vec<u8> {
+    let mut c = b"orlandi/triple/key".to_vec();
+    c.extend_from_slice(&session.to_bytes());
+    c.extend_from_slice(&(prover as u64).to_le_bytes());
+    c
+}
+
+/// Triple Generation, step 1: the party's proof that its modulus is the
+/// product of two distinct primes `≡ 3 (mod 4)` with `gcd(N, φ(N)) = 1`
+/// ([`blum::prove`], 128 challenges), bound to the session and the party;
+/// randomness from lane 0 of `seed`. All zero (refused by every peer) if
+/// there is no key or it is not a Blum modulus.
+pub fn key_proof(sk: &TripleKey, me: usize, session: Block, seed: Block) -> PaillierKeyProof {
+    sk.secret()
+        .and_then(|sk| blum::prove(sk, &key_proof_context(session, me), &mut Lane::new(seed, 0)))
+        .map(|p| KeyProofWire::encode(&p))
+        .unwrap_or_default()
+}
+
+/// Whether party `j`'s key proof is accepted for its broadcast key in this
+/// session ([`blum::verify_key`]; the `.otp` aborts with `BadKeyProof`
+/// otherwise, before any ciphertext under the key is used). Nothing to
+/// check for `j == me`.
+pub fn key_proof_ok(
+    keys: &PeerKeys,
+    me: usize,
+    j: usize,
+    proof: &PaillierKeyProof,
+    session: Block,
+) -> bool {
+    if j == me {
+        return true;
+    }
+    keys.get(j).is_some_and(|pk| {
+        proof
+            .decode(pk.n())
+            .and_then(|p| blum::verify_key(pk, &p, &key_proof_context(session, j)))
+            .is_ok()
+    })
 }
 
 /// Step 1 of Triple Generation: from the sampled secrets (`a ‖ b ‖ ρ1 ‖ ρ2`,
@@ -388,7 +440,7 @@ pub fn peer_keys(pks: &[PkWire]) -> PeerKeys {
 /// Whether party `j`'s key is well formed, of one of the [`KEY_BITS`]
 /// sizes and large enough for `parties` (see
 /// [`crate::paillier_wire::WirePublicKey::decode`]
-/// for what this cannot show).
+/// for what this cannot show; [`key_proof_ok`] shows the rest).
 pub fn peer_key_ok(keys: &PeerKeys, j: usize, parties: usize) -> bool {
     keys.get(j).is_some_and(|k| key_fits(k, parties))
 }

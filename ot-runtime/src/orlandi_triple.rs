@@ -23,7 +23,16 @@
 //! not depend on `b`. Hence `γ` is, up to `2^-79`, a function of values
 //! independent of `b_j`, and the key owner learns nothing of `b_j`, even
 //! with a malformed key (no proof of key well-formedness is needed for
-//! this; a malformed key only hurts its owner's own privacy). The attack
+//! this; a malformed key only hurts its owner's own privacy; the keys are
+//! nonetheless proven well formed, [`crate::paillier::blum`], so that every
+//! accepted key is a Paillier modulus `n = pq` as the papers assume). For
+//! the same reason the no-small-factor proof `Π^fac` of CGGMP (eprint
+//! 2021/060) is not needed: a small factor of `n` would let its owner
+//! reduce an honest party's values modulo it only if the honest party sent
+//! a response mixing its secret over `n` (CGGMP's `Π^aff-g`, whose
+//! verifier owns the key); here the only proofs over a key are its
+//! owner's ([`crate::paillier::popk`], sound for any modulus), and `γ` is
+//! the statistical argument above. The attack
 //! this closes: an `α` shifted by `2^1600` (made from the public key
 //! alone) decrypted `γ` to `a·b + d + 2^1600·b`, the high bits giving `b`
 //! away; and with a short DJN randomizer, a key owner choosing `n` with

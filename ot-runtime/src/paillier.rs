@@ -24,6 +24,10 @@
 //!   recombination (half-size exponents modulo quarter-size moduli).
 //! * Homomorphic addition `c1·c2`, addition of a plaintext, and
 //!   multiplication by a plaintext `c^k`, all mod `n²`.
+//! * Key generation makes Blum moduli (`p ≡ q ≡ 3 (mod 4)`, `p ≠ q`,
+//!   `gcd(n, φ(n)) = 1`), so that the owner can prove its modulus well
+//!   formed ([`blum`], the Paillier–Blum modulus proof of CGGMP, eprint
+//!   2021/060, Figure 16).
 //!
 //! **Secret exponents, side-channel silent in this code.** Every
 //! exponentiation whose exponent is secret runs the same sequence of
@@ -57,6 +61,7 @@ use rand_core::{CryptoRng, RngCore};
 use rug::integer::Order;
 use zeroize::Zeroize;
 
+pub mod blum;
 mod ct;
 pub mod popk;
 /// GMP integers (`rug::Integer`): plaintexts, randomizers and key parts.
@@ -385,8 +390,10 @@ pub fn random_bits<R: RngCore + CryptoRng + ?Sized>(bits: u32, rng: &mut R) -> I
     v
 }
 
-/// A random prime of exactly `bits` bits with the top two bits set (so the
-/// product of two has exactly `2·bits` bits).
+/// A random prime `p ≡ 3 (mod 4)` of exactly `bits` bits with the top two
+/// bits set (so the product of two has exactly `2·bits` bits; `p ≡ 3 (mod
+/// 4)` makes the modulus a Blum integer, which its owner proves with
+/// [`blum`]).
 fn random_prime<R: RngCore + CryptoRng + ?Sized>(bits: u32, rng: &mut R) -> Integer {
     loop {
         let mut c = random_bits(bits, rng);
@@ -394,7 +401,7 @@ fn random_prime<R: RngCore + CryptoRng + ?Sized>(bits: u32, rng: &mut R) -> Inte
         c.set_bit(bits - 2, true);
         c.set_bit(0, true);
         let p = c.next_prime();
-        if p.significant_bits() == bits {
+        if p.significant_bits() == bits && p.mod_u(4) == 3 {
             return p;
         }
     }
@@ -417,10 +424,11 @@ impl PublicKey {
     /// A public key received from a peer, from its modulus `n` (odd,
     /// greater than 1) and its root `h` (a unit modulo `n` other than 1);
     /// `h_s = h^n mod n²` is computed here. This is what can be checked
-    /// without a proof; it does not show that `n` is an RSA modulus (a
-    /// malformed modulus can only hurt the privacy of values encrypted
-    /// under it, and the Orlandi preprocessing's masking does not rely on
-    /// it: `crate::orlandi_triple`).
+    /// without a proof; it does not show that `n` is an RSA modulus, which
+    /// its owner proves with [`blum`] (a malformed modulus can only hurt
+    /// the privacy of values encrypted under it, and the Orlandi
+    /// preprocessing's masking does not rely on it:
+    /// `crate::orlandi_triple`).
     pub fn from_root(n: Integer, h: Integer) -> Result<PublicKey, PaillierError> {
         if n <= 1 || n.is_even() {
             return Err(PaillierError::BadKey("n must be odd and greater than 1"));
@@ -675,7 +683,9 @@ impl SecretKey {
         }
     }
 
-    /// The key of the primes `p`, `q` (distinct primes with `gcd(pq, (p−1)(q−1)) = 1`).
+    /// The key of the primes `p`, `q`: distinct primes `≡ 3 (mod 4)` (a
+    /// Blum modulus, what [`blum::prove`] shows to the key's receivers)
+    /// with `gcd(pq, (p−1)(q−1)) = 1`.
     pub fn from_primes<R: RngCore + CryptoRng + ?Sized>(
         p: Integer,
         q: Integer,
@@ -687,6 +697,9 @@ impl SecretKey {
         }
         if p.is_probably_prime(30) == IsPrime::No || q.is_probably_prime(30) == IsPrime::No {
             return Err(PaillierError::BadKey("p or q is not prime"));
+        }
+        if p.mod_u(4) != 3 || q.mod_u(4) != 3 {
+            return Err(PaillierError::BadKey("p or q is not 3 mod 4"));
         }
         let n = Integer::from(&p * &q);
         let phi = Integer::from(&p - 1u32) * Integer::from(&q - 1u32);

@@ -137,9 +137,8 @@ impl<const NB: usize> WirePublicKey<NB> {
 
     /// The key, if it is well formed: `n` odd with exactly `8·NB` bits and
     /// `h` a unit modulo `n` other than 1 (see [`PublicKey::from_root`]).
-    /// This cannot show that `n` is a product of two primes (a proof of
-    /// key well-formedness, which the protocol does not need, see
-    /// `crate::orlandi_triple`).
+    /// This cannot show that `n` is a product of two primes: the key's
+    /// owner proves that separately ([`crate::paillier::blum`]).
     pub fn decode(&self) -> Option<PublicKey> {
         self.decode_sized(&[8 * NB as u32])
     }
