@@ -102,6 +102,17 @@ fn triples<Me: Mesh + ?Sized>(
     distilled(mesh, tag, M, D, &[])
 }
 
+/// The in-memory mesh of `n` parties with a receive time-out of five
+/// minutes: a party verifies every peer's key and range proofs before it
+/// answers, which on a loaded two-core machine running the tests in
+/// parallel took longer than the default 30 s at nine parties.
+fn memory_mesh(n: usize) -> Vec<MemoryMesh> {
+    MemoryMesh::new(n)
+        .into_iter()
+        .map(|m| m.with_timeout(std::time::Duration::from_secs(300)))
+        .collect()
+}
+
 /// One run making `m` triples with leak tolerance `d`; the parties in
 /// `small` use 1024-bit keys ([`key_for`]).
 fn distilled<Me: Mesh + ?Sized>(
@@ -162,7 +173,7 @@ fn params_feed_the_multiplication(params: orlandi_triple::Params, small: &[usize
     let ys: Vec<Scalar> = (0..m as u64).map(|k| Scalar::from(k * 7 + 3)).collect();
     let mut rng = Rng::from_entropy();
     let (sx, sy) = (deal(&xs, n, &mut rng), deal(&ys, n, &mut rng));
-    let outs = run_parties(MemoryMesh::new(n), |mesh| {
+    let outs = run_parties(memory_mesh(n), |mesh| {
         let me = mesh.me();
         let t = run_with(mesh, params, 1, small).expect("triples");
         // The commitments open (orlandi_open checks every sender's
@@ -298,7 +309,7 @@ fn keys_of_1024_bits_make_unpacked_triples() {
 #[test]
 fn a_missing_key_is_the_named_abort() {
     // The default input holds no key: the first check refuses it.
-    let outs = run_parties(MemoryMesh::new(2), |mesh| {
+    let outs = run_parties(memory_mesh(2), |mesh| {
         let me = mesh.me();
         let params = orlandi_triple::Params::new(2, 1, S, D, INSECURE).expect("params");
         let sk = if me == 0 {
@@ -322,7 +333,7 @@ fn tampered<F>(n: usize, who: usize, tamper: F) -> Vec<Box<dyn Mesh + Send>>
 where
     F: FnMut(usize, u64, &mut Vec<u8>) + Send + Clone + 'static,
 {
-    tamper_party(MemoryMesh::new(n), who, tamper)
+    tamper_party(memory_mesh(n), who, tamper)
 }
 
 /// Frame indices on every link with n >= 3: 0 the hello, 1 the `gen`
@@ -468,7 +479,7 @@ where
     let s = ot::runtime::mpc::session_block(session(tag));
     let spec = orlandi_triple::SPEC_HASH;
     let honest_view = std::sync::Arc::new(std::sync::Mutex::new(None::<[u8; 32]>));
-    MemoryMesh::new(n)
+    memory_mesh(n)
         .into_iter()
         .map(|mesh| -> Box<dyn Mesh + Send> {
             let view = honest_view.clone();

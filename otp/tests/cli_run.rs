@@ -259,7 +259,7 @@ fn orlandi_triples_made_by_two_processes_open_to_products() {
             // Party 1 with VIFF's key size (unpacked γ), party 0 the default.
             if i == "1" { "1024" } else { "2048" },
             "--timeout",
-            "60",
+            "300",
         ]
         .map(String::from)
         .to_vec()
