@@ -169,7 +169,7 @@ impl OtExtension {
     }
 
     /// Malicious SoftSpokenOT with depth `k` dividing 128 (1, 2, 4, 8;
-    /// others abort with `KDoesNotDivideKappa`): all-but-one OTs with the
+    /// others are refused by `Params::new`): all-but-one OTs with the
     /// sender's proof over MR19 base OTs, and Roy's consistency check
     /// (`protocols/softspoken_malicious.otp`).
     pub fn softspoken_malicious(k: usize) -> Self {

@@ -187,6 +187,20 @@ pub fn expand<'p>(
                     }
                 }
             }
+            // A derived `param` with the name of a base `param` replaces it
+            // in place: the derived protocol restates (and so may tighten)
+            // its `requires`, e.g. a parameter rule only the variant has.
+            Item::Param(p)
+                if items
+                    .iter()
+                    .any(|it| matches!(it, Item::Param(b) if b.name.name == p.name.name)) =>
+            {
+                for it in items.iter_mut() {
+                    if matches!(it, Item::Param(b) if b.name.name == p.name.name) {
+                        *it = Item::Param(p.clone());
+                    }
+                }
+            }
             other => items.push(other.clone()),
         }
     }

@@ -207,6 +207,9 @@ pub enum SizesError {
     /// No checked fraction keeps a cheating receiver below `n` messages:
     /// `k` is too close to `n` for this `stat`.
     NoSoundSizes,
+    /// `n` is so large that `total` would not stay below `2^32` (the
+    /// sampling kernels keep indices as `u32`).
+    TooLarge,
 }
 
 impl std::fmt::Display for SizesError {
@@ -217,6 +220,7 @@ impl std::fmt::Display for SizesError {
             SizesError::NoSoundSizes => {
                 "rr16: k is too close to n: no cut-and-choose keeps a cheating receiver below n messages"
             }
+            SizesError::TooLarge => "rr16: n too large: the total number of OTs must stay below 2^32",
         })
     }
 }
@@ -240,15 +244,21 @@ pub fn sizes(n: usize, k: usize, stat: usize) -> Result<Sizes, SizesError> {
     if !(MIN_STAT..=MAX_STAT).contains(&stat) {
         return Err(SizesError::BadStat);
     }
+    if n > u32::MAX as usize {
+        return Err(SizesError::TooLarge);
+    }
     let mut best: Option<Sizes> = None;
     for f in FRACTIONS {
+        // Checked arithmetic (in u128, n < 2^32 and th below 2^35): a
+        // total that would not fit is `usize::MAX`, which no layout passes.
         let layout = |th: usize| {
-            let total = ((n + th) as u64 * 64).div_ceil(64 - f) as usize;
-            (total, total - n - th)
+            let total = ((n as u128 + th as u128) * 64).div_ceil(u128::from(64 - f));
+            let total = usize::try_from(total).unwrap_or(usize::MAX);
+            (total, total.saturating_sub(n).saturating_sub(th))
         };
         let fails = |th: usize| {
             let (total, checked) = layout(th);
-            log2_honest_failure(k, total, checked, th) > -(stat as f64)
+            total > u32::MAX as usize || log2_honest_failure(k, total, checked, th) > -(stat as f64)
         };
         // Doubling then bisection for the least passing threshold.
         let mut hi = 1usize;

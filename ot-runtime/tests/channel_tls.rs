@@ -6,7 +6,10 @@ use std::thread;
 use std::time::Duration;
 
 use ot_runtime::channel::TestPki;
-use ot_runtime::channel::{Channel, ChannelError, TcpChannel, TlsChannel, TlsIdentity, TlsTrust};
+use ot_runtime::channel::{
+    Channel, ChannelError, TcpChannel, TlsChannel, TlsHandshake, TlsIdentity, TlsSetupError,
+    TlsTrust,
+};
 
 /// A party's certificate and key, in PEM.
 type PemPair = (String, String);
@@ -172,4 +175,120 @@ fn malformed_pem_is_a_typed_error() {
     )
     .is_err());
     assert!(TlsTrust::from_pem(b"").is_err());
+}
+
+/// What a hostile client or server sends before the handshake can be
+/// authenticated.
+#[derive(Clone, Copy, Debug)]
+enum Stall {
+    /// A record header announcing 16 KiB, then one byte every 100 ms.
+    Trickle,
+    /// A record header, then nothing.
+    Silent,
+    /// Garbage at full speed, never a valid record (read by rustls as a
+    /// record header announcing too much: refused at once).
+    Garbage,
+}
+
+/// Plays `how` on `stream` until the other end hangs up (or 30 s).
+fn stall(mut stream: TcpStream, how: Stall) {
+    use std::io::Write;
+    let start = std::time::Instant::now();
+    let _ = stream.write_all(&[0x16, 0x03, 0x01, 0x40, 0x00]);
+    while start.elapsed() < Duration::from_secs(30) {
+        let ok = match how {
+            Stall::Trickle => {
+                thread::sleep(Duration::from_millis(100));
+                stream.write_all(&[0x01]).is_ok()
+            }
+            Stall::Silent => {
+                thread::sleep(Duration::from_millis(100));
+                stream.peek(&mut [0u8; 1]).map_or(true, |n| n > 0) // until EOF
+            }
+            Stall::Garbage => stream.write_all(&[0xff; 4096]).is_ok(),
+        };
+        if !ok {
+            return;
+        }
+    }
+}
+
+const SHORT: Duration = Duration::from_millis(1500);
+
+/// The time-out plus the rate allowance (a few hundred bytes at 64 KiB/s:
+/// milliseconds) plus scheduling slack on a loaded machine.
+fn bound() -> Duration {
+    SHORT + Duration::from_millis(1500)
+}
+
+/// A client that announces a 16 KiB record and trickles it (or goes
+/// silent, or sends garbage) is refused by `accept` within the time-out
+/// plus the rate allowance, not after one time-out per byte.
+#[test]
+fn stalling_client_is_refused_by_the_handshake_deadline() {
+    let (ca, ids) = pki(&["party-a"]);
+    let trust = TlsTrust::from_pem(ca.as_bytes()).unwrap();
+    for how in [Stall::Trickle, Stall::Silent, Stall::Garbage] {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let client = thread::spawn(move || stall(TcpStream::connect(addr).unwrap(), how));
+        let start = std::time::Instant::now();
+        let res = TlsChannel::accept(&listener, &identity(&ids[0]), &trust, SHORT);
+        let took = start.elapsed();
+        assert!(res.is_err(), "{how:?}: accepted");
+        assert!(took < bound(), "{how:?}: refused only after {took:?}");
+        if !matches!(how, Stall::Garbage) {
+            assert!(
+                matches!(res, Err(TlsSetupError::HandshakeTimeout { .. })),
+                "{how:?}: {:?}",
+                res.err()
+            );
+        }
+        drop(listener);
+        client.join().unwrap();
+    }
+}
+
+/// The client end has the same bound: a listener that answers the client
+/// hello with a trickle (or silence) is refused within the time-out.
+#[test]
+fn stalling_server_is_refused_by_the_handshake_deadline() {
+    let (ca, ids) = pki(&["party-a", "party-b"]);
+    let trust = TlsTrust::from_pem(ca.as_bytes()).unwrap();
+    for how in [Stall::Trickle, Stall::Silent] {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = thread::spawn(move || stall(listener.accept().unwrap().0, how));
+        let start = std::time::Instant::now();
+        let res = TlsChannel::connect(addr, "party-a", &identity(&ids[1]), &trust, SHORT);
+        let took = start.elapsed();
+        assert!(
+            matches!(res, Err(TlsSetupError::HandshakeTimeout { .. })),
+            "{how:?}: {:?}",
+            res.err()
+        );
+        assert!(took < bound(), "{how:?}: refused only after {took:?}");
+        server.join().unwrap();
+    }
+}
+
+/// The minimum rate and the deadline are the caller's: with a deadline
+/// shorter than the time-out, the deadline refuses first.
+#[test]
+fn handshake_deadline_is_configurable() {
+    let (ca, ids) = pki(&["party-a"]);
+    let trust = TlsTrust::from_pem(ca.as_bytes()).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let client = thread::spawn(move || stall(TcpStream::connect(addr).unwrap(), Stall::Trickle));
+    let start = std::time::Instant::now();
+    let limits = TlsHandshake::default()
+        .with_min_rate(1)
+        .with_deadline(start + Duration::from_millis(500));
+    let res = TlsChannel::accept_with(&listener, &identity(&ids[0]), &trust, T, &limits);
+    let took = start.elapsed();
+    assert!(matches!(res, Err(TlsSetupError::HandshakeTimeout { .. })));
+    assert!(took < Duration::from_secs(3), "refused only after {took:?}");
+    drop(listener);
+    client.join().unwrap();
 }

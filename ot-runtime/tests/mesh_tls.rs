@@ -121,3 +121,68 @@ fn dialler_with_another_partys_certificate_is_refused() {
     let res = with_bad_party(2, Bad::OtherIndex);
     assert_refused(&res[0], 2, Bad::OtherIndex);
 }
+
+/// A client that reaches party 0's port first, sends a valid-looking index
+/// claim and then trickles a TLS record does not hold the real parties:
+/// each accepted connection has its own handshake thread and deadline, so
+/// the mesh is up long before the trickler's handshake would time out.
+#[test]
+fn trickling_client_does_not_block_the_mesh() {
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+    use std::thread;
+    use std::time::Instant;
+    let names: Vec<String> = (0..3).map(party_name).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let pki = TestPki::generate(&names).unwrap();
+    let listeners: Vec<TcpListener> = (0..3)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let addrs: Vec<_> = listeners.iter().map(|l| l.local_addr().unwrap()).collect();
+    // Queued first on party 0's listener: a claim of index 2, then a
+    // record header and one byte per 100 ms.
+    let mut trickler = TcpStream::connect(addrs[0]).unwrap();
+    let mut claim = b"OTPTLSM1".to_vec();
+    claim.extend_from_slice(&2u32.to_le_bytes());
+    claim.extend_from_slice(&3u32.to_le_bytes());
+    trickler.write_all(&claim).unwrap();
+    trickler.write_all(&[0x16, 0x03, 0x01, 0x40, 0x00]).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = std::sync::Arc::clone(&stop);
+    let t = thread::spawn(move || {
+        while !stop2.load(std::sync::atomic::Ordering::Relaxed) && trickler.write_all(&[1]).is_ok()
+        {
+            thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let timeout = Duration::from_secs(20);
+    let start = Instant::now();
+    let addrs = &addrs;
+    let pki = &pki;
+    let meshes: Vec<_> = thread::scope(|s| {
+        let handles: Vec<_> = listeners
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                s.spawn(move || {
+                    let (id, trust) = (pki.identity(i).unwrap(), pki.trust().unwrap());
+                    ot_runtime::mesh::TlsMesh::connect_with_listener(
+                        i, l, addrs, &id, &trust, timeout,
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let took = start.elapsed();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let meshes: Vec<_> = meshes
+        .into_iter()
+        .map(|m| m.unwrap_or_else(|e| panic!("set-up failed: {e}")))
+        .collect();
+    assert!(took < timeout / 2, "the set-up took {took:?}");
+    for sum in run_parties(meshes, round) {
+        assert_eq!(sum.unwrap(), 3);
+    }
+    t.join().unwrap();
+}

@@ -43,7 +43,9 @@ pub use shaped::ShapedChannel;
 pub use tamper::TamperChannel;
 pub use tcp::{local_pair_tcp, TcpChannel};
 #[cfg(feature = "tls")]
-pub use tls::{local_pair_tls, TestPki, TlsChannel, TlsIdentity, TlsSetupError, TlsTrust};
+pub use tls::{
+    local_pair_tls, TestPki, TlsChannel, TlsHandshake, TlsIdentity, TlsSetupError, TlsTrust,
+};
 
 use std::time::Duration;
 

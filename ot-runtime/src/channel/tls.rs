@@ -16,6 +16,19 @@
 //! plaintext. A receive fails with [`ChannelError::Timeout`] after the
 //! time-out without any incoming byte; a record that fails authentication,
 //! or a peer that is not TLS, is [`ChannelError::Io`] with the TLS error.
+//!
+//! Handshake deadline: the handshake runs before the peer is
+//! authenticated, so anyone who reaches the port can try to hold it. It
+//! must complete within the time-out plus `received / min_rate` (the bytes
+//! the peer has sent, at the minimum rate of [`TlsHandshake`], default
+//! 64 KiB/s as on [`super::TcpChannel`]), within an optional absolute
+//! deadline, and without a silence longer than the time-out; otherwise it
+//! fails with [`TlsSetupError::HandshakeTimeout`]. A client announcing a
+//! 16 KiB record and then sending one byte per second is thus refused
+//! after about the time-out. [`TlsChannel::accept`] takes one connection;
+//! a server for several clients (as [`crate::mesh::TlsMesh`]) runs each
+//! accepted connection's handshake on its own thread with its own deadline,
+//! so one slow client does not hold the others.
 #![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
@@ -42,6 +55,66 @@ const RECORD: usize = 16 * 1024;
 const DEFAULT_QUEUE_LIMIT: usize = 64 * 1024 * 1024;
 /// Default bound on decrypted bytes held for the caller.
 const DEFAULT_READ_AHEAD_LIMIT: usize = 1024 * 1024 * 1024;
+/// Default minimum rate of the handshake (as the TCP channel's frames).
+const DEFAULT_HANDSHAKE_MIN_RATE: u64 = 64 * 1024;
+
+/// Bounds on the TLS handshake beyond the time-out (see the module docs):
+/// the minimum rate at which the peer's handshake bytes earn extra time,
+/// and an optional absolute deadline. The handshake may take at most the
+/// time-out plus `received / min_rate`, never past the deadline, and may
+/// not be silent for longer than the time-out.
+#[derive(Clone, Copy, Debug)]
+pub struct TlsHandshake {
+    min_rate: u64,
+    deadline: Option<Instant>,
+}
+
+impl Default for TlsHandshake {
+    /// 64 KiB/s, no absolute deadline.
+    fn default() -> Self {
+        TlsHandshake {
+            min_rate: DEFAULT_HANDSHAKE_MIN_RATE,
+            deadline: None,
+        }
+    }
+}
+
+impl TlsHandshake {
+    /// Sets the minimum rate in bytes per second (0: the handshake is
+    /// bounded only by the silence time-out and the deadline).
+    #[must_use]
+    pub fn with_min_rate(mut self, bytes_per_second: u64) -> Self {
+        self.min_rate = bytes_per_second;
+        self
+    }
+
+    /// Sets an absolute deadline the handshake must complete by.
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// The minimum rate, in bytes per second.
+    pub fn min_rate(&self) -> u64 {
+        self.min_rate
+    }
+
+    /// The absolute deadline, if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// What the handshake is allowed in all after `received` peer bytes:
+    /// the time-out plus `received / min_rate`.
+    fn allowed(&self, timeout: Duration, received: u64) -> Duration {
+        match self.min_rate {
+            0 => Duration::MAX,
+            rate => Duration::try_from_secs_f64(received as f64 / rate as f64)
+                .map_or(Duration::MAX, |t| timeout.saturating_add(t)),
+        }
+    }
+}
 
 /// Why a TLS channel could not be set up (certificates, keys, handshake).
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +139,23 @@ pub enum TlsSetupError {
     /// Connecting, accepting or the handshake's I/O failed.
     #[error("I/O: {0}")]
     Io(#[from] io::Error),
+    /// The handshake did not complete in time: a silence longer than the
+    /// time-out, more than the time-out plus `received / min_rate` in all,
+    /// or past the deadline of [`TlsHandshake`] (a trickling, silent or
+    /// stalled peer).
+    #[error(
+        "TLS handshake not complete after {after:?} ({received} bytes from the peer; \
+         allowed: the time-out without progress, the time-out plus bytes / {min_rate} B/s \
+         in all, and the deadline)"
+    )]
+    HandshakeTimeout {
+        /// Time spent on the handshake.
+        after: Duration,
+        /// Bytes the peer sent during it.
+        received: u64,
+        /// The minimum rate in force (bytes per second, 0: none).
+        min_rate: u64,
+    },
 }
 
 /// This party's certificate chain and private key.
@@ -256,6 +346,101 @@ fn client_config(identity: &TlsIdentity, trust: &TlsTrust) -> Result<ClientConfi
         .with_protocol_versions(&[&rustls::version::TLS13])?
         .with_root_certificates(Arc::clone(&trust.roots))
         .with_client_auth_cert(identity.certs.clone(), identity.key.clone_key())?)
+}
+
+/// A listener's TLS configuration, built once and shared by the handshake
+/// threads of its connections.
+#[derive(Clone)]
+pub(crate) struct ServerSetup(Arc<ServerConfig>);
+
+impl ServerSetup {
+    /// The configuration for `identity`, requiring clients certified by `trust`.
+    pub(crate) fn new(identity: &TlsIdentity, trust: &TlsTrust) -> Result<Self, TlsSetupError> {
+        Ok(ServerSetup(Arc::new(server_config(identity, trust)?)))
+    }
+}
+
+/// Whether an I/O error is a socket time-out.
+fn is_timeout(kind: io::ErrorKind) -> bool {
+    matches!(kind, io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+}
+
+/// Runs the TLS handshake on `stream` under the bounds of the module docs:
+/// at most `timeout` without progress, at most `timeout + received /
+/// min_rate` in all, never past the deadline. Every socket read and write
+/// is armed with what is left, so a trickling peer cannot extend it.
+fn handshake(
+    stream: &mut TcpStream,
+    conn: &mut Connection,
+    timeout: Duration,
+    limits: &TlsHandshake,
+) -> Result<(), TlsSetupError> {
+    let start = Instant::now();
+    let mut received: u64 = 0;
+    let mut progress = start;
+    let left = |received: u64, progress: Instant| {
+        let now = Instant::now();
+        let total = limits
+            .allowed(timeout, received)
+            .saturating_sub(now.duration_since(start));
+        let silence = timeout.saturating_sub(now.duration_since(progress));
+        let deadline = limits
+            .deadline
+            .map_or(Duration::MAX, |d| d.saturating_duration_since(now));
+        total.min(silence).min(deadline)
+    };
+    let expired = |received: u64| TlsSetupError::HandshakeTimeout {
+        after: start.elapsed(),
+        received,
+        min_rate: limits.min_rate,
+    };
+    loop {
+        while conn.wants_write() {
+            let l = left(received, progress);
+            if l.is_zero() {
+                return Err(expired(received));
+            }
+            stream.set_write_timeout(Some(l))?;
+            match conn.write_tls(stream) {
+                Ok(_) => progress = Instant::now(),
+                Err(e) if is_timeout(e.kind()) || e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if !conn.is_handshaking() {
+            return Ok(());
+        }
+        let l = left(received, progress);
+        if l.is_zero() {
+            return Err(expired(received));
+        }
+        stream.set_read_timeout(Some(l))?;
+        match conn.read_tls(stream) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the peer closed the connection during the TLS handshake",
+                )
+                .into())
+            }
+            Ok(n) => {
+                received = received.saturating_add(n as u64);
+                progress = Instant::now();
+            }
+            Err(e) if is_timeout(e.kind()) || e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        }
+        if let Err(e) = conn.process_new_packets() {
+            // Tell the peer (best effort: the alert rustls queued), then
+            // report the error as rustls' `complete_io` does: InvalidData
+            // wrapping the rustls error, whose text names the refusal.
+            if let Some(l) = Some(left(received, progress)).filter(|l| !l.is_zero()) {
+                let _ = stream.set_write_timeout(Some(l));
+                let _ = conn.write_tls(stream);
+            }
+            return Err(io::Error::new(io::ErrorKind::InvalidData, e).into());
+        }
+    }
 }
 
 /// State shared by the caller, the reader and the writer thread.
@@ -474,10 +659,31 @@ impl TlsChannel {
         trust: &TlsTrust,
         timeout: Duration,
     ) -> Result<TlsChannel, TlsSetupError> {
+        Self::connect_with(
+            addr,
+            peer_name,
+            identity,
+            trust,
+            timeout,
+            &TlsHandshake::default(),
+        )
+    }
+
+    /// As [`TlsChannel::connect`], with the handshake bounded by `limits`.
+    pub fn connect_with<A: ToSocketAddrs>(
+        addr: A,
+        peer_name: &str,
+        identity: &TlsIdentity,
+        trust: &TlsTrust,
+        timeout: Duration,
+        limits: &TlsHandshake,
+    ) -> Result<TlsChannel, TlsSetupError> {
         let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to");
         for a in addr.to_socket_addrs()? {
             match TcpStream::connect_timeout(&a, timeout.max(Duration::from_millis(1))) {
-                Ok(stream) => return Self::client(stream, peer_name, identity, trust, timeout),
+                Ok(stream) => {
+                    return Self::client_with(stream, peer_name, identity, trust, timeout, limits)
+                }
                 Err(e) => last = e,
             }
         }
@@ -486,12 +692,25 @@ impl TlsChannel {
 
     /// Accepts one connection on `listener` (within `timeout`) and runs the
     /// handshake as the TLS server, requiring a client certificate that
-    /// chains to `trust`.
+    /// chains to `trust`. The handshake is bounded as in the module docs
+    /// (default [`TlsHandshake`]); a refused or slow client is an error of
+    /// this call, which serves one connection only.
     pub fn accept(
         listener: &TcpListener,
         identity: &TlsIdentity,
         trust: &TlsTrust,
         timeout: Duration,
+    ) -> Result<TlsChannel, TlsSetupError> {
+        Self::accept_with(listener, identity, trust, timeout, &TlsHandshake::default())
+    }
+
+    /// As [`TlsChannel::accept`], with the handshake bounded by `limits`.
+    pub fn accept_with(
+        listener: &TcpListener,
+        identity: &TlsIdentity,
+        trust: &TlsTrust,
+        timeout: Duration,
+        limits: &TlsHandshake,
     ) -> Result<TlsChannel, TlsSetupError> {
         let deadline = Instant::now() + timeout;
         listener.set_nonblocking(true)?;
@@ -514,7 +733,7 @@ impl TlsChannel {
         listener.set_nonblocking(false)?;
         let stream = stream?;
         stream.set_nonblocking(false)?;
-        Self::server(stream, identity, trust, timeout)
+        Self::server_with(stream, identity, trust, timeout, limits)
     }
 
     /// The TLS client over an established connection.
@@ -525,10 +744,23 @@ impl TlsChannel {
         trust: &TlsTrust,
         timeout: Duration,
     ) -> Result<TlsChannel, TlsSetupError> {
+        let limits = TlsHandshake::default();
+        Self::client_with(stream, peer_name, identity, trust, timeout, &limits)
+    }
+
+    /// As [`TlsChannel::client`], with the handshake bounded by `limits`.
+    pub fn client_with(
+        stream: TcpStream,
+        peer_name: &str,
+        identity: &TlsIdentity,
+        trust: &TlsTrust,
+        timeout: Duration,
+        limits: &TlsHandshake,
+    ) -> Result<TlsChannel, TlsSetupError> {
         let name = ServerName::try_from(peer_name.to_string())
             .map_err(|_| TlsSetupError::Name(peer_name.into()))?;
         let conn = ClientConnection::new(Arc::new(client_config(identity, trust)?), name)?;
-        Self::start(stream, conn.into(), timeout)
+        Self::start(stream, conn.into(), timeout, limits)
     }
 
     /// The TLS server over an established connection.
@@ -538,8 +770,31 @@ impl TlsChannel {
         trust: &TlsTrust,
         timeout: Duration,
     ) -> Result<TlsChannel, TlsSetupError> {
-        let conn = rustls::ServerConnection::new(Arc::new(server_config(identity, trust)?))?;
-        Self::start(stream, conn.into(), timeout)
+        Self::server_with(stream, identity, trust, timeout, &TlsHandshake::default())
+    }
+
+    /// As [`TlsChannel::server`], with the handshake bounded by `limits`.
+    pub fn server_with(
+        stream: TcpStream,
+        identity: &TlsIdentity,
+        trust: &TlsTrust,
+        timeout: Duration,
+        limits: &TlsHandshake,
+    ) -> Result<TlsChannel, TlsSetupError> {
+        let config = ServerSetup::new(identity, trust)?;
+        Self::server_on(stream, &config, timeout, limits)
+    }
+
+    /// The TLS server over an established connection with a prepared
+    /// configuration (shared by the handshake threads of a listener).
+    pub(crate) fn server_on(
+        stream: TcpStream,
+        setup: &ServerSetup,
+        timeout: Duration,
+        limits: &TlsHandshake,
+    ) -> Result<TlsChannel, TlsSetupError> {
+        let conn = rustls::ServerConnection::new(Arc::clone(&setup.0))?;
+        Self::start(stream, conn.into(), timeout, limits)
     }
 
     /// Runs the handshake on the caller's thread, then starts the reader
@@ -548,22 +803,11 @@ impl TlsChannel {
         mut stream: TcpStream,
         mut conn: Connection,
         timeout: Duration,
+        limits: &TlsHandshake,
     ) -> Result<TlsChannel, TlsSetupError> {
         let timeout = timeout.max(Duration::from_millis(1));
         stream.set_nodelay(true)?;
-        stream.set_read_timeout(Some(timeout))?;
-        stream.set_write_timeout(Some(timeout))?;
-        while conn.is_handshaking() {
-            conn.complete_io(&mut stream).map_err(|e| {
-                // rustls reports a refused certificate as InvalidData
-                // wrapping its own error: keep that text.
-                TlsSetupError::Io(e)
-            })?;
-        }
-        // Flush what the handshake left (the client's Finished).
-        while conn.wants_write() {
-            conn.write_tls(&mut stream)?;
-        }
+        handshake(&mut stream, &mut conn, timeout, limits)?;
         stream.set_read_timeout(None)?;
         stream.set_write_timeout(None)?;
         let peer_certs = conn

@@ -13,6 +13,9 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How often a reader thread waiting on a memory link looks whether the
 /// mesh was dropped.
 const STOP_POLL: Duration = Duration::from_millis(20);
+/// Heap bytes a link's shared state takes beyond its channel ends (an
+/// upper estimate: the queues' headers, locks and counters).
+const LINK_OVERHEAD: usize = 1024;
 
 /// One party's endpoint of an in-process mesh, for tests and single-process
 /// benchmarks: a [`ChannelMesh`] of [`MemoryChannel`]s, one per peer.
@@ -27,7 +30,41 @@ pub type MemoryMesh = ChannelMesh<MemoryChannel>;
 impl ChannelMesh<MemoryChannel> {
     /// Creates the `n` connected endpoints of an in-memory mesh, party `i`
     /// at position `i`, with the default receive time-out (30 s).
+    ///
+    /// An `n` whose `n (n - 1)` links would not fit the memory budget
+    /// ([`crate::limits::memory_budget`]) builds no mesh: the result is
+    /// empty (see [`MemoryMesh::try_new`] for the typed error), never an
+    /// allocation failure.
     pub fn new(n: usize) -> Vec<MemoryMesh> {
+        Self::try_new(n).unwrap_or_default()
+    }
+
+    /// As [`MemoryMesh::new`], refusing an `n` whose links would not fit
+    /// the memory budget with [`super::MeshError::Setup`] naming the figure
+    /// (the bytes of the links' channel ends, computed with checked
+    /// arithmetic, and the budget).
+    pub fn try_new(n: usize) -> Result<Vec<MemoryMesh>, super::MeshError> {
+        // Per link: two channel ends and their shared queues, rounded up.
+        let per_link = 2 * std::mem::size_of::<MemoryChannel>() + LINK_OVERHEAD;
+        let budget = crate::limits::memory_budget();
+        let bytes = n
+            .checked_mul(n.saturating_sub(1))
+            .and_then(|l| l.checked_mul(per_link));
+        match bytes {
+            Some(b) if b <= budget => Ok(Self::build(n)),
+            Some(b) => Err(super::MeshError::setup(
+                None,
+                format!("{n} parties too large: their links would take {b} bytes, more than the memory budget of {budget} bytes"),
+            )),
+            None => Err(super::MeshError::setup(
+                None,
+                format!("{n} parties too large: the size of their links overflows usize"),
+            )),
+        }
+    }
+
+    /// Builds the mesh (the size is checked by [`MemoryMesh::try_new`]).
+    fn build(n: usize) -> Vec<MemoryMesh> {
         // Row i is party i's channels; the second end of the pair made for
         // (i, j), i < j, waits in `later` for row j.
         let mut later = HashMap::new();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 /// Pause between attempts to reach a peer that is not listening yet.
 const RETRY: Duration = Duration::from_millis(10);
 /// Pause between polls of a non-blocking listener.
-const ACCEPT_POLL: Duration = Duration::from_millis(1);
+pub(super) const ACCEPT_POLL: Duration = Duration::from_millis(1);
 
 /// Connects to `addr`, retrying while the peer is starting up (refused,
 /// reset, timed-out connects) until `deadline`; the last error otherwise.
@@ -62,6 +62,23 @@ pub(super) fn accept_before(
                 }
                 thread::sleep(ACCEPT_POLL);
             }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The next connection on a non-blocking `listener` if one is waiting
+/// (in blocking mode), else `None` at once.
+#[cfg(feature = "tls")]
+pub(super) fn accept_now(listener: &TcpListener) -> io::Result<Option<(TcpStream, SocketAddr)>> {
+    loop {
+        match listener.accept() {
+            Ok((stream, addr)) => {
+                stream.set_nonblocking(false)?;
+                return Ok(Some((stream, addr)));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
             Err(e) => return Err(e),
         }
     }

@@ -6,16 +6,18 @@
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use rustls::pki_types::ServerName;
 use rustls::{CertificateError, Error as RustlsError};
 
-use super::net::{accept_before, connect_retrying};
+use super::net::{accept_now, connect_retrying, ACCEPT_POLL};
 use super::{ChannelMesh, MeshChannel, MeshError};
+use crate::channel::tls::ServerSetup;
 use crate::channel::{
-    Channel, ChannelError, TestPki, TlsChannel, TlsIdentity, TlsSetupError, TlsTrust,
+    Channel, ChannelError, TestPki, TlsChannel, TlsHandshake, TlsIdentity, TlsSetupError, TlsTrust,
 };
 
 /// First bytes of a dialler's index claim: names the format and version.
@@ -56,6 +58,11 @@ const LOCAL_TIMEOUT: Duration = Duration::from_secs(30);
 /// only to name the peer in such errors; it is trusted only once the
 /// certificate confirms it. The session hello ([`super::handshake`]) then
 /// runs inside the TLS links as on any mesh.
+///
+/// Set-up time: each accepted connection's claim and TLS handshake run on
+/// a thread of their own, bounded by the set-up deadline (and the
+/// handshake by the minimum rate of [`TlsHandshake`]), so a slow, silent
+/// or trickling client does not hold the parties that connect after it.
 ///
 /// Memory and time-outs are those of [`TlsChannel`] per link, plus the one
 /// frame a link may hold for [`Mesh::recv_any`](super::Mesh::recv_any).
@@ -230,35 +237,83 @@ impl ChannelMesh<TlsChannel> {
             return Err(out_of_range(me, n).into());
         }
         let deadline = Instant::now() + timeout;
+        let limits = TlsHandshake::default().with_deadline(deadline);
         let mut channels: Vec<Option<TlsChannel>> = (0..n).map(|_| None).collect();
         for (j, slot) in channels.iter_mut().enumerate().take(me) {
             let stream = dial(me, n, j, peers[j], deadline)?;
-            let chan = TlsChannel::client(stream, &party_name(j), identity, trust, left(deadline))
-                .map_err(|e| TlsMeshError::handshake(j, e))?;
+            let chan =
+                TlsChannel::client_with(stream, &party_name(j), identity, trust, timeout, &limits)
+                    .map_err(|e| TlsMeshError::handshake(j, e))?;
             *slot = Some(chan.with_timeout(timeout));
         }
+        let setup = ServerSetup::new(identity, trust)
+            .map_err(|e| MeshError::setup(None, format!("TLS configuration: {e}")))?;
         let listen_err = |e: io::Error| MeshError::setup(None, format!("listener: {e}"));
         listener.set_nonblocking(true).map_err(listen_err)?;
+        // Each accepted connection's claim and handshake run on a thread of
+        // their own, bounded by the set-up deadline, so one slow or silent
+        // client does not hold the others; results come back here.
+        let (done_tx, done_rx) = mpsc::channel::<Result<(usize, TlsChannel), TlsMeshError>>();
         while let Some(missing) = (me + 1..n).find(|&j| channels[j].is_none()) {
-            let Some((stream, addr)) = accept_before(&listener, deadline).map_err(listen_err)?
-            else {
-                let waiting: Vec<usize> = (me + 1..n).filter(|&j| channels[j].is_none()).collect();
-                return Err(MeshError::setup(
-                    missing,
-                    format!("parties {waiting:?} did not connect within the time-out"),
-                )
-                .into());
-            };
-            let k = read_claim(&stream, me, n, &channels, deadline)
-                .map_err(|e| MeshError::setup(None, format!("index claim from {addr}: {e}")))?;
-            let chan = TlsChannel::server(stream, identity, trust, left(deadline))
-                .map_err(|e| TlsMeshError::handshake(k, e))?;
-            check_names(&chan, k)?;
-            channels[k] = Some(chan.with_timeout(timeout));
+            while let Ok(res) = done_rx.try_recv() {
+                let (k, chan) = res?;
+                if channels[k].is_some() {
+                    return Err(MeshError::setup(k, format!("duplicate party index {k}")).into());
+                }
+                channels[k] = Some(chan.with_timeout(timeout));
+            }
+            if (me + 1..n).all(|j| channels[j].is_some()) {
+                break;
+            }
+            match accept_now(&listener).map_err(listen_err)? {
+                Some((stream, addr)) => {
+                    let (setup, tx) = (setup.clone(), done_tx.clone());
+                    let spawned =
+                        thread::Builder::new()
+                            .name("ot-tls-accept".into())
+                            .spawn(move || {
+                                let _ =
+                                    tx.send(serve(stream, addr, me, n, &setup, timeout, &limits));
+                            });
+                    spawned.map_err(|e| MeshError::setup(None, format!("thread: {e}")))?;
+                }
+                None if Instant::now() >= deadline => {
+                    let waiting: Vec<usize> =
+                        (me + 1..n).filter(|&j| channels[j].is_none()).collect();
+                    return Err(MeshError::setup(
+                        missing,
+                        format!("parties {waiting:?} did not connect within the time-out"),
+                    )
+                    .into());
+                }
+                None => thread::sleep(ACCEPT_POLL),
+            }
         }
         listener.set_nonblocking(false).map_err(listen_err)?;
         Ok(ChannelMesh::from_channels(me, channels, timeout)?)
     }
+}
+
+/// One accepted connection: reads its index claim, runs the TLS handshake
+/// as server and checks the certificate names the claimed party.
+fn serve(
+    stream: TcpStream,
+    addr: SocketAddr,
+    me: usize,
+    n: usize,
+    setup: &ServerSetup,
+    timeout: Duration,
+    limits: &TlsHandshake,
+) -> Result<(usize, TlsChannel), TlsMeshError> {
+    let deadline = limits
+        .deadline()
+        .unwrap_or_else(|| Instant::now() + timeout);
+    let k = read_claim(&stream, me, n, deadline)
+        .map_err(|e| MeshError::setup(None, format!("index claim from {addr}: {e}")))?;
+    let chan = TlsChannel::server_on(stream, setup, timeout, limits)
+        .map_err(|e| TlsMeshError::handshake(k, e))?;
+    check_names(&chan, k)?;
+    Ok((k, chan))
 }
 
 /// The time left until `deadline` (at least a millisecond).
@@ -296,19 +351,36 @@ fn dial(
     Ok(stream)
 }
 
-/// Reads an accepted connection's index claim and checks it: the right
-/// magic and n, an index above `me`, not connected yet.
-fn read_claim(
-    stream: &TcpStream,
-    me: usize,
-    n: usize,
-    channels: &[Option<TlsChannel>],
-    deadline: Instant,
-) -> io::Result<usize> {
+/// Reads an accepted connection's index claim (all of it before
+/// `deadline`: every read is armed with what is left, so a trickling
+/// client cannot extend it) and checks it: the right magic and n, an index
+/// above `me` and in range (duplicates are refused when the link is placed).
+fn read_claim(stream: &TcpStream, me: usize, n: usize, deadline: Instant) -> io::Result<usize> {
     let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
-    stream.set_read_timeout(Some(left(deadline)))?;
     let mut claim = [0u8; CLAIM];
-    (&mut &*stream).read_exact(&mut claim)?;
+    let mut got = 0;
+    while got < CLAIM {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("{got} of {CLAIM} bytes within the set-up time-out"),
+            ));
+        }
+        stream.set_read_timeout(Some(left))?;
+        match (&mut &*stream).read(&mut claim[got..]) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(k) => got += k,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
     stream.set_read_timeout(None)?;
     if claim[..8] != CLAIM_MAGIC {
         return Err(invalid("not a TLS mesh peer (bad magic or version)".into()));
@@ -324,13 +396,14 @@ fn read_claim(
             "the peer claiming index {k} has n = {their_n}, not {n}"
         )));
     }
-    match channels.get(k) {
-        Some(None) if k > me => Ok(k),
-        Some(Some(_)) => Err(invalid(format!("duplicate party index {k}"))),
-        Some(None) => Err(invalid(format!(
+    if k >= n {
+        Err(invalid(format!("index {k} out of range for {n} parties")))
+    } else if k <= me {
+        Err(invalid(format!(
             "index {k} is not above ours ({me}): lower indices are dialled, not accepted"
-        ))),
-        None => Err(invalid(format!("index {k} out of range for {n} parties"))),
+        )))
+    } else {
+        Ok(k)
     }
 }
 

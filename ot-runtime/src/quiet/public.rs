@@ -118,6 +118,20 @@ pub struct QuietSenderOts<W> {
     pub bits: Vec<W>,
 }
 
+/// Whether the `m` OTs that a QuietOT run returns fit the memory budget
+/// ([`crate::limits::memory_budget`]): the sender's `m` words of
+/// `sender_word` bytes ([`QuietSenderOts`]) and the receiver's index and
+/// bit per OT ([`QuietReceiverOts`]), each alone. `Params::new` of
+/// `quiet_bipsw` and `quiet_gar` requires it, since these outputs are
+/// extern types whose heap the generated size checks (by `size_of`) do
+/// not see; without it a huge `m` would abort the process on allocation
+/// after the base OTs.
+pub fn ots_fit_budget(m: usize, sender_word: usize) -> bool {
+    let budget = crate::limits::memory_budget();
+    let fits = |bytes: Option<usize>| bytes.is_some_and(|b| b <= budget);
+    fits(m.checked_mul(sender_word)) && fits(m.checked_mul(2))
+}
+
 /// The receiver's OTs of a batch: its index `c` and the bit `s[c]` per OT.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct QuietReceiverOts {
