@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use ot::runtime::ec::Scalar;
 use ot::runtime::mesh::{run_parties, tamper_party, MemoryMesh, Mesh, TamperMesh};
 use ot::runtime::orlandi::{deal, Shares};
-use ot::runtime::orlandi_level::{LevelError, DEFAULT_SEC, INSECURE_TEST_LEVELS, MIN_SEC};
+use ot::runtime::orlandi_level::{min_accepted_sec, LevelError, DEFAULT_SEC, MIN_SEC};
 use ot::runtime::orlandi_prep::{key_proof, key_proof_context, public_key, PkWire, TripleKey};
 use ot::runtime::paillier::blum::{self, KeyProofWire};
 use ot::runtime::paillier::{Integer, KeySize, PublicKey, SecretKey};
@@ -283,8 +283,9 @@ fn parameters_below_the_level_are_refused() {
     );
     // Levels below 40 bits are the test build's opt-in (the floor itself
     // is tested in ot-runtime's unit tests, built without the feature).
-    assert!(
-        INSECURE_TEST_LEVELS,
+    assert_eq!(
+        min_accepted_sec(),
+        0,
         "the tests run with insecure-test-levels"
     );
     assert_eq!(MIN_SEC, 40);

@@ -58,8 +58,9 @@
 //! no overflow), `t` from 1 up to `K`. It stops early when `H(t)` alone is
 //! below the largest term so far: `H` decreases in `t` and every later term
 //! is at most `H(t)`, so none can be larger. Because `H` at least halves at
-//! each step (`(K − i)/(P − i) ≤ 1/(s + 1)`), that happens after a few
-//! hundred steps at most. Each floating-point step carries an error bound
+//! each step (`(K − i)/(P − i) ≤ 1/(s + 1)`), that happens after about
+//! `−log2` of the term at `t = d + 1` steps (below 300 for the protocol's
+//! `m ≤ 100000`). Each floating-point step carries an error bound
 //! that is added to the result, so the returned value is never below the
 //! true `log2 ε` (rounded towards the larger `ε`).
 //!
