@@ -546,8 +546,8 @@ fn a_key_owner_shifting_an_alpha_is_caught_by_the_proof_check() {
 /// key and key proof: every honest party aborts with `BadKeyProof` naming
 /// it, before it uses the key. Without the key-proof check the run goes on
 /// to later checks (verified by removing it: the runs below then end in
-/// `BadEncryptionProof`, or for the replayed proof of an honest key, in
-/// triples).
+/// `BadEncryptionProof`, or for the replayed proof of an honest key in a
+/// later abort such as `TripleTestFailed`, never in `BadKeyProof`).
 fn bad_key_is_caught(n: usize, cheat: usize, tag: u8, pk: PkWire, proof: KeyProofWire) {
     let meshes = cheating_broadcast(n, cheat, tag, move |f: &mut Vec<u8>| {
         pk.write(&mut f[..PK_BYTES]);
