@@ -792,7 +792,7 @@ mod tests {
         let pk = sk.public();
         let proof = prove(&sk, b"ctx", &mut rng).expect("proof");
         // −h·w has symbol (+1)(−1) = −1 for the proof's own w.
-        let h2 = Integer::from(pk.n() - Integer::from(pk.h() * &proof.w) % pk.n());
+        let h2: Integer = pk.n() - Integer::from(pk.h() * &proof.w) % pk.n();
         assert_eq!(
             verify(pk.n(), &h2, &proof, b"ctx"),
             Err(KeyProofError::RootSymbol)
