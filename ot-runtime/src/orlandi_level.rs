@@ -1,7 +1,7 @@
 //! The Orlandi preprocessing's parameters `(s, d)` from a statistical
 //! security level: the bound that ties the subset-check overhead `s` and
 //! the leak tolerance `d` of Random Triple (Damgård and Orlandi, CRYPTO
-//! 2010 [DO10], its Random Triple protocol; the JMN10 slides "Random
+//! 2010 \[DO10\], its Random Triple protocol; the JMN10 slides "Random
 //! Triple Generation": `κM` Triple Tests, "κ > 1 is an overhead factor
 //! depending on s", a random subset checked, the rest distilled) to the
 //! number of outputs `m` and a level of `sec` bits
