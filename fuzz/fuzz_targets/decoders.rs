@@ -39,8 +39,11 @@ fuzz_target!(|data: &[u8]| {
     let delta_iknp = |m| ot::delta_iknp::Params::new(m, 1, 0).expect("valid parameters");
     let k = n % 8 + 1;
     let ss = |m| ot::softspoken::Params::new(k, m, 1, false).expect("valid parameters");
+    // Malicious SoftSpokenOT needs k dividing 128 (its Params::new refuses
+    // other k).
+    let k_mal = [1, 2, 4, 8][n % 4];
     let ss_mal =
-        |m| ot::softspoken_malicious::Params::new(k, m, 1, false).expect("valid parameters");
+        |m| ot::softspoken_malicious::Params::new(k_mal, m, 1, false).expect("valid parameters");
     let abo = |t| ot::abo_ot::Params::new(t, k).expect("valid parameters");
     let abo_mal = |t| ot::abo_ot_malicious::Params::new(t, k).expect("valid parameters");
     let kkrt = |m| ot::kkrt::Params::new(m, 1, false).expect("valid parameters");
