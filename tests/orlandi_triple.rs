@@ -542,6 +542,26 @@ fn a_key_owner_shifting_an_alpha_is_caught_by_the_proof_check() {
     shifted_alpha_is_caught(3, 1, &[1], 760, 36);
 }
 
+/// The same attack at the parameters a user runs: one triple at the 40-bit
+/// level (`(s, d) = (4, 14)`, 145 Triple Test pairs), 2048-bit keys.
+#[test]
+fn a_key_owner_shifting_an_alpha_at_the_40_bit_level_is_caught() {
+    let (n, cheat, tag) = (2, 1, 201);
+    let nkey = key_for(cheat, &[]).public().n().clone();
+    let meshes = cheating_broadcast(n, cheat, tag, move |f: &mut Vec<u8>| {
+        let bump = (Integer::from(&nkey) << 1600u32) + 1u32;
+        rewrite_ct(f, ALPHA_OFFSET, &nkey, |c| c * &bump);
+    });
+    let params = at_level(1, n);
+    let outs = run_parties(meshes, |mesh| run_with(&mut **mesh, params, tag, &[]));
+    all_honest_abort_naming(&outs, cheat, "BadEncryptionProof", |e| match e {
+        orlandi_triple::Error::BadEncryptionProof { party, culprit, .. } => {
+            Some((*party, *culprit))
+        }
+        _ => None,
+    });
+}
+
 /// P[cheat] broadcasts the key `(n, h)` with `proof` in place of its own
 /// key and key proof: every honest party aborts with `BadKeyProof` naming
 /// it, before it uses the key. Without the key-proof check the run goes on
