@@ -73,13 +73,7 @@ impl<const N: usize> Wire for WireUint<N> {
     }
 
     fn read(bytes: &[u8]) -> Result<Self, WireError> {
-        if bytes.len() != N {
-            return Err(WireError::Length {
-                expected: N,
-                got: bytes.len(),
-            });
-        }
-        Ok(WireUint(bytes.to_vec()))
+        crate::wire::exact_bytes(bytes, N).map(WireUint)
     }
 }
 

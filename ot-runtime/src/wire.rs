@@ -65,6 +65,13 @@ fn check_len(bytes: &[u8], expected: usize) -> Result<(), WireError> {
     }
 }
 
+/// A copy of `bytes`, which must be exactly `expected` bytes long: the
+/// decoder of fixed-size byte encodings (proofs, zero-padded integers).
+pub fn exact_bytes(bytes: &[u8], expected: usize) -> Result<Vec<u8>, WireError> {
+    check_len(bytes, expected)?;
+    Ok(bytes.to_vec())
+}
+
 /// Copies exactly `N` bytes into an array, checking the length.
 #[inline]
 fn array<const N: usize>(bytes: &[u8]) -> Result<[u8; N], WireError> {

@@ -583,13 +583,7 @@ impl Wire for KeyProofWire {
     }
 
     fn read(bytes: &[u8]) -> Result<Self, WireError> {
-        if bytes.len() != Self::SIZE {
-            return Err(WireError::Length {
-                expected: Self::SIZE,
-                got: bytes.len(),
-            });
-        }
-        Ok(KeyProofWire(bytes.to_vec()))
+        crate::wire::exact_bytes(bytes, Self::SIZE).map(KeyProofWire)
     }
 }
 

@@ -315,13 +315,7 @@ impl Wire for ProofWire {
     }
 
     fn read(bytes: &[u8]) -> Result<Self, WireError> {
-        if bytes.len() != Self::SIZE {
-            return Err(WireError::Length {
-                expected: Self::SIZE,
-                got: bytes.len(),
-            });
-        }
-        Ok(ProofWire(bytes.to_vec()))
+        crate::wire::exact_bytes(bytes, Self::SIZE).map(ProofWire)
     }
 }
 
