@@ -335,3 +335,43 @@ fn delta_ot_mismatched_batches_are_peer_mismatch() {
     let name = |e: Option<delta_iknp::Error>| e.and_then(|e| peer_mismatch(&e));
     assert_eq!((name(so.err()), name(ro.err())), (both, both));
 }
+
+/// Index parameters accept any value without allocating by it (issue 37
+/// item 2): an IKNP extension at counter 2^40 and a Delta-OT batch at index
+/// `usize::MAX` run like any other, with correct outputs.
+#[test]
+fn huge_counters_and_batch_indices_run_bounded() {
+    let pair = setup();
+    let first = 1usize << 40;
+    assert_eq!(extend_pair(&pair, (first, first), pair.1.sid), (None, None));
+    let delta = Block::from(0x5eed_u128 | 1);
+    let (base_chosen, base_keys) = delta_bases(delta);
+    let n = 100;
+    let r = choices(n);
+    let p = delta_iknp::Params::new(n, usize::MAX, usize::MAX).unwrap();
+    let s = delta_iknp::Sender::new(
+        p,
+        delta_iknp::SenderInput { delta, base_chosen },
+        Rng::from_entropy(),
+    )
+    .unwrap();
+    let rc = delta_iknp::Receiver::new(
+        p,
+        delta_iknp::ReceiverInput {
+            r: r.clone(),
+            base_keys,
+        },
+        Rng::from_entropy(),
+    )
+    .unwrap();
+    let (so, ro) = run_pair(s, rc);
+    let (so, ro) = (so.unwrap(), ro.unwrap());
+    for i in 0..n {
+        let want = if r.get(i) {
+            so.zeros[i] ^ delta
+        } else {
+            so.zeros[i]
+        };
+        assert_eq!(ro.chosen[i], want, "OT {i}");
+    }
+}

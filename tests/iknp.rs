@@ -78,3 +78,32 @@ fn iknp_over_tcp_with_np00_base() {
         iknp::BINDING_BYTES + 128 * m.div_ceil(128) * 16
     );
 }
+
+/// `threads` is a tuning parameter: any value runs, on at most as many
+/// threads as the batch has work for (issue 37 item 2).
+#[test]
+fn iknp_with_usize_max_threads_runs_bounded() {
+    let m = 300;
+    let p = iknp::Params::new(m, usize::MAX, false).unwrap();
+    let r = Bits::random(&mut Rng::from_entropy(), m);
+    let s = iknp::Sender::new(
+        p,
+        iknp::SenderInput {},
+        Rng::from_entropy(),
+        iknp::SenderSubs {
+            base: Box::new(BaseOt::new(BaseOtKind::Co15)),
+        },
+    )
+    .unwrap();
+    let rc = iknp::Receiver::new(
+        p,
+        iknp::ReceiverInput { r: r.clone() },
+        Rng::from_entropy(),
+        iknp::ReceiverSubs {
+            base: Box::new(BaseOt::new(BaseOtKind::Co15)),
+        },
+    )
+    .unwrap();
+    let (so, ro) = run_pair(s, rc);
+    check(&so.unwrap().y, &ro.unwrap().x, &r);
+}

@@ -48,6 +48,11 @@ pub struct IntrinsicDecl {
     /// `Vec` by value) and a value whose last use is this call is moved in
     /// instead of copied.
     pub moves: Vec<bool>,
+    /// `holding(bytes)`: an upper bound of the heap memory the result owns
+    /// (a big integer's limbs, a `Vec`'s buffer), from the `usize`
+    /// parameters; the memory budget of `Params::new` counts it for every
+    /// value the call defines.
+    pub holding: Option<Expr>,
     /// The whole declaration.
     pub span: Span,
 }

@@ -222,6 +222,9 @@ struct Checker<'a> {
     later: Vec<HashMap<String, Span>>,
     index_vars: Vec<String>,
     warnings: Vec<Diagnostic>,
+    /// The `holding` bounds of the calls of the statement being checked,
+    /// in the order the calls complete (the outermost last).
+    heaps_seen: Vec<Shape>,
     /// Rounds declared so far: name -> where.
     round_names: HashMap<String, Span>,
     /// Message names used so far: name -> where.
@@ -428,6 +431,7 @@ impl<'a> Checker<'a> {
             pending: vec![],
             poisoned: HashSet::new(),
             failed_links: HashSet::new(),
+            heaps_seen: vec![],
         }
     }
 
@@ -450,6 +454,7 @@ impl<'a> Checker<'a> {
             files: vec![],
             location: format!("{}:{line}", src.file(proto.name.span.file).name),
             chunk_paths: BTreeMap::new(),
+            heaps: vec![],
             moved_args: BTreeMap::new(),
             intrinsic_paths: BTreeMap::new(),
             unsupported: None,
@@ -823,11 +828,15 @@ impl<'a> Checker<'a> {
         {
             match s {
                 Stmt::Assign { name, value } => {
+                    self.heaps_seen.clear();
                     let t = self.expr(role, value)?;
                     self.define(role, name, t.ty.clone())?;
-                    ir.events[role].push(Event::Stmt(TStmt::Assign(name.name.clone(), t)));
+                    let st = TStmt::Assign(name.name.clone(), t);
+                    self.record_heaps(ir, &st);
+                    ir.events[role].push(Event::Stmt(st));
                 }
                 Stmt::Check { cond, abort, span } => {
+                    self.heaps_seen.clear();
                     let t = self.expr(role, cond)?;
                     // An n-party check may test one condition per party
                     // (`[c(j) for j in 0..n]`); a failure names the party.
@@ -864,7 +873,9 @@ impl<'a> Checker<'a> {
                     if !ir.aborts.iter().any(|(n, _)| n == &abort.name) {
                         ir.aborts.push((abort.name.clone(), text.clone()));
                     }
-                    ir.events[role].push(Event::Stmt(TStmt::Check(t, abort.name.clone(), text)));
+                    let st = TStmt::Check(t, abort.name.clone(), text);
+                    self.record_heaps(ir, &st);
+                    ir.events[role].push(Event::Stmt(st));
                 }
             }
         }
@@ -1510,6 +1521,88 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Records the `holding` bounds of statement `st`: its value's own (an
+    /// assignment whose value is a call declared with `holding`) and those
+    /// of its other calls (temporaries).
+    fn record_heaps(&mut self, ir: &mut Ir, st: &TStmt) {
+        let mut temps = std::mem::take(&mut self.heaps_seen);
+        let own = match st {
+            TStmt::Assign(
+                _,
+                TExpr {
+                    kind: TExprKind::Call(n, _),
+                    ..
+                },
+            ) if self
+                .scope
+                .intrinsics
+                .get(n)
+                .is_some_and(|d| d.holding.is_some()) =>
+            {
+                temps.pop()
+            }
+            _ => None,
+        };
+        if (own.is_some() || !temps.is_empty()) && !ir.heaps.iter().any(|(s, _)| s == st) {
+            ir.heaps.push((st.clone(), StmtHeap { value: own, temps }));
+        }
+    }
+
+    /// Checks `holding(bytes)` of `decl` at a call: `bytes` is built from
+    /// numbers, `+ - * /`, the intrinsic's `usize` parameters and the
+    /// lengths its parameter types name (`N` of `[T; N]`), and every
+    /// parameter it names gets an argument known from the protocol's
+    /// parameters, so that `Params::new` can evaluate the bound.
+    fn holding_ok(
+        &self,
+        decl: &IntrinsicDecl,
+        h: &Expr,
+        bound: &HashMap<String, Shape>,
+        args: &[Expr],
+    ) -> R<()> {
+        let usize_param = |n: &str| {
+            decl.params.iter().position(|p| {
+                p.name.name == n && matches!(&p.ty.kind, TypeKind::Named(t, _) if t.name == "usize")
+            })
+        };
+        let mut stack = vec![h];
+        while let Some(e) = stack.pop() {
+            match &e.kind {
+                ExprKind::Int(_) => {}
+                ExprKind::Var(n) => {
+                    let Some(k) = usize_param(n) else {
+                        if bound.contains_key(n) {
+                            // A length of an argument's type (`[T; N]`).
+                            continue;
+                        }
+                        return Err(Diagnostic::error(
+                            e.span,
+                            format!("`holding` may name only `usize` parameters of `{}` and the lengths its parameter types name; `{n}` is neither", decl.name.name),
+                        ));
+                    };
+                    if !bound.contains_key(n) {
+                        return Err(Diagnostic::error(
+                            args[k].span,
+                            format!("the memory bound `holding(..)` of `{}` needs this argument (`{n}`) to be built from constants, parameters and numbers", decl.name.name),
+                        )
+                        .with_help("pass the size as a parameter expression, or drop `holding` from the declaration (the budget then counts only the value's inline size)"));
+                    }
+                }
+                ExprKind::Binary(BinOp::Add | BinOp::Mul | BinOp::Div | BinOp::Sub, a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                _ => {
+                    return Err(Diagnostic::error(
+                        e.span,
+                        "`holding(bytes)` is built from numbers, `+ - * /` and `usize` parameters",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn call(&mut self, role: usize, name: &Ident, args: &[Expr], span: Span) -> R<TExpr> {
         if let Some(b) = self.builtin(role, name, args, span) {
             return b;
@@ -1591,6 +1684,11 @@ impl<'a> Checker<'a> {
             targs.push(t);
         }
         let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
+        if let Some(h) = &decl.holding {
+            self.holding_ok(decl, h, &bound, args)?;
+            let bytes = self.shape_in(h, Some(&|n: &str| bound.get(n).cloned()))?;
+            self.heaps_seen.push(bytes);
+        }
         Ok(TExpr {
             kind: TExprKind::Call(decl.name.name.clone(), targs),
             ty: ret,

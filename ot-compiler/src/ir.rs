@@ -6,7 +6,7 @@ use crate::source::Span;
 use crate::types::{Shape, Ty};
 
 /// A typed expression.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TExpr {
     /// Form.
     pub kind: TExprKind,
@@ -41,7 +41,7 @@ impl Drop for TExpr {
 }
 
 /// Typed expression forms.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TExprKind {
     /// An integer literal.
     Int(u128),
@@ -81,8 +81,18 @@ pub enum TExprKind {
     Array(Vec<TExpr>),
 }
 
+/// The heap memory a statement's calls own, from the `holding(bytes)` of
+/// the intrinsics it calls, with the call's arguments substituted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StmtHeap {
+    /// The assigned value's (its outermost call's `holding`).
+    pub value: Option<Shape>,
+    /// The other calls' results: temporaries of the statement.
+    pub temps: Vec<Shape>,
+}
+
 /// A typed local statement.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TStmt {
     /// `name = value;`
     Assign(String, TExpr),
@@ -382,6 +392,10 @@ pub struct Ir {
     pub moved_args: std::collections::BTreeMap<String, Vec<bool>>,
     /// Chunk variants of intrinsics (Rust paths), by name.
     pub chunk_paths: std::collections::BTreeMap<String, String>,
+    /// The heap memory of statements' values (`holding(bytes)` of the
+    /// intrinsics they call), by statement: equal statements call the same
+    /// intrinsics with the same arguments, so they hold the same.
+    pub heaps: Vec<(TStmt, StmtHeap)>,
     /// Set when the protocol uses a feature code generation cannot emit yet.
     pub unsupported: Option<(Span, String)>,
     /// For an n-party protocol (`role P[n]`): the parameter holding the

@@ -422,6 +422,7 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::import => "`import \"file.otp\";`",
         Rule::string => "a string in double quotes",
         Rule::intrinsic_decl => "an intrinsic declaration",
+        Rule::holding => "`holding(bytes)`",
         Rule::sig_params | Rule::sig_param => "a parameter `name: Type`",
         Rule::rust_path => "a Rust path such as `crate::module::function`",
         Rule::extern_type => "`extern type Name = path;`",
@@ -888,6 +889,7 @@ impl Cx {
         let mut path = String::new();
         let mut chunk = None;
         let mut moves = Vec::new();
+        let mut holding = None;
         for p in it {
             match p.as_rule() {
                 Rule::sig_params => {
@@ -909,6 +911,7 @@ impl Cx {
                 Rule::ty => ret = Some(self.ty(Some(p))),
                 Rule::rust_path => path = rust_path(p.as_str()),
                 Rule::chunk_variant => chunk = p.into_inner().next().map(|c| rust_path(c.as_str())),
+                Rule::holding => holding = p.into_inner().next().map(|e| self.expr(e)),
                 _ => {}
             }
         }
@@ -919,6 +922,7 @@ impl Cx {
             path,
             chunk,
             moves,
+            holding,
             span,
         }
     }

@@ -25,8 +25,13 @@
 //! figure, never a wrap). Sizes are those of the per-value checks
 //! (`wire::checked_bytes`): bit vectors and matrices by their bits, arrays
 //! by their length times their element, any other type (an extern type
-//! included) by its `size_of`, the known minimum: heap memory an extern
-//! value owns (a big integer's limbs) is not seen. Not counted: the working
+//! included) by its `size_of`. Heap memory an extern value owns (a big
+//! integer's limbs, a `Vec`'s buffer) is counted where the intrinsic that
+//! makes it declares `holding(bytes)`: the value (and each clone of it)
+//! also holds `bytes`, with the call's arguments for the intrinsic's
+//! parameters, for as long as it lives; a value of an intrinsic without
+//! `holding`, an input or a sub-protocol's output counts its `size_of`
+//! only. Not counted: the working
 //! memory of kernels and of sub-protocols (a sub-protocol checks its own
 //! parameters), channel buffers, allocator overhead, and sizes that depend
 //! on a signature's shape name rather than a parameter.
@@ -265,7 +270,9 @@ fn analyse(ir: &Ir, v: &View) -> Analysis {
         events.push((reads, defs, tmp));
     }
     let mut clones: Vec<(usize, usize)> = vec![];
-    for (k, (reads, defs, tmp)) in events.into_iter().enumerate() {
+    // A value's life -> the life of the heap it owns (`holding`).
+    let mut heaps: HashMap<usize, usize> = HashMap::new();
+    for (k, (reads, defs, mut tmp)) in events.into_iter().enumerate() {
         for n in &reads {
             if let Some(&d) = current.get(n) {
                 lives[d].last = lives[d].last.max(k);
@@ -278,13 +285,36 @@ fn analyse(ir: &Ir, v: &View) -> Analysis {
                 }
             });
         }
+        let assigned = match &v.ops[k] {
+            Op::Stmt(st) => {
+                let (own, temps) = heap_of(ir, st);
+                tmp.extend(temps);
+                match st {
+                    TStmt::Assign(n, _) => own.map(|h| (n.clone(), h)),
+                    TStmt::Check(..) => None,
+                }
+            }
+            _ => None,
+        };
         for (n, t) in defs {
+            let heap = assigned
+                .as_ref()
+                .filter(|(a, _)| *a == n)
+                .map(|(_, h)| h.clone());
             current.insert(n, lives.len());
             lives.push(Life {
                 ty: t,
                 def: k,
                 last: k,
             });
+            if let Some(h) = heap {
+                heaps.insert(lives.len() - 1, lives.len());
+                lives.push(Life {
+                    ty: h,
+                    def: k,
+                    last: k,
+                });
+            }
         }
         temps.push(tmp);
     }
@@ -298,7 +328,14 @@ fn analyse(ir: &Ir, v: &View) -> Analysis {
     for (k, d) in clones {
         if lives[d].last > k {
             temps[k].push(whole(&lives[d].ty));
+            if let Some(&h) = heaps.get(&d) {
+                temps[k].push(whole(&lives[h].ty));
+            }
         }
+    }
+    // The heap a value owns lives as long as the value.
+    for (&d, &h) in &heaps {
+        lives[h].last = lives[d].last;
     }
     Analysis { lives, temps }
 }
@@ -325,6 +362,19 @@ fn expr_temps(e: &TExpr, root: bool, out: &mut Vec<Term>) {
             out.push(whole(&x.ty));
         }
     });
+}
+
+/// The heap memory statement `st` holds (`holding` of the intrinsics it
+/// calls): its value's, as a `[u8; bytes]`, and its temporaries'.
+fn heap_of(ir: &Ir, st: &TStmt) -> (Option<Ty>, Vec<Term>) {
+    let bytes = |s: &Shape| Ty::Array(Box::new(Ty::U8), s.clone());
+    match ir.heaps.iter().find(|(s, _)| s == st) {
+        Some((_, h)) => (
+            h.value.as_ref().map(bytes),
+            h.temps.iter().map(|s| whole(&bytes(s))).collect(),
+        ),
+        None => (None, vec![]),
+    }
 }
 
 /// Calls `f` on every value `e` passes by value to a kernel (`move`
@@ -596,6 +646,8 @@ mod tests {
             Ty::BitMatrix(r, c) => len(r, m)?.checked_mul(len(c, m)?.div_ceil(128) * 16),
             Ty::Array(e, n) => len(n, m)?.checked_mul(bytes(e, m)?),
             Ty::Block | Ty::Seed => Some(16),
+            Ty::U8 => Some(1),
+            Ty::Extern(..) => Some(0),
             _ => panic!("no size for {t}"),
         }
     }
@@ -672,5 +724,60 @@ mod tests {
         for p in &fp.points {
             assert!(p.role == "Sender" || p.role == "Receiver", "{p:?}");
         }
+    }
+
+    const HOLDING: &str = "extern type Big = ::k::Big;\n\
+        intrinsic grow(x: [Block; N], count: usize) -> Big holding(count * 100 + N) = ::k::grow;\n\
+        intrinsic shrink(b: Big) -> [Block; 1] = ::k::shrink;\n\
+        protocol Held(role A, role B) {\n\
+        param m: usize;\n\
+        input  A { x: [Block; m] }\n\
+        output A { y: [Block; 1] }\n\
+        output B { z: Bits[m] }\n\
+        at A { big = grow(x, 3 * m); }\n\
+        round one: A -> B : One { u: Bits[m] } { at A { u = sample Bits[m]; } }\n\
+        at B { z = u; }\n\
+        at A { y = shrink(big); }\n\
+    }\n";
+
+    /// `holding(bytes)` is counted for as long as the value lives: `A`
+    /// holds `big` (`300 m + m` with `N = m`) from its call to its last
+    /// read, beside everything else it holds then; without the annotation
+    /// the extern value counts nothing (its `size_of` is not a parameter's).
+    #[test]
+    fn holding_is_counted_while_the_value_lives() {
+        let held = footprint_of(HOLDING);
+        let bare = footprint_of(&HOLDING.replace(" holding(count * 100 + N)", ""));
+        for m in [8u128, 1024, 1 << 20] {
+            let with = peaks(&held, m)["A"].expect("bounded");
+            let without = peaks(&bare, m)["A"].expect("bounded");
+            assert_eq!(with - without, 301 * m, "{held:#?}");
+            assert!(without >= 16 * m, "{bare:#?}");
+        }
+    }
+
+    /// A `holding` that names a value the parameters do not give, or
+    /// something other than a size, is a located error.
+    #[test]
+    fn holding_must_be_known_from_the_parameters() {
+        let bad_name = HOLDING.replace("count * 100 + N", "count * k");
+        let e = crate::compile_str("p.otp", &bad_name, Path::new("."))
+            .err()
+            .expect("refused");
+        assert!(
+            e.render().contains("`holding` may name only"),
+            "{}",
+            e.render()
+        );
+        let runtime_arg = HOLDING
+            .replace("grow(x, 3 * m)", "grow(x, shrink_len(x))")
+            .replace(
+                "intrinsic shrink(",
+                "intrinsic shrink_len(x: [Block; N]) -> usize = ::k::len;\nintrinsic shrink(",
+            );
+        let e = crate::compile_str("p.otp", &runtime_arg, Path::new("."))
+            .err()
+            .expect("refused");
+        assert!(e.render().contains("needs this argument"), "{}", e.render());
     }
 }
