@@ -68,6 +68,7 @@ fn eval(s: &Shape, at: &dyn Fn(&str) -> u128) -> u128 {
                 '-' => a - b,
                 '*' => a * b,
                 '/' => a / b,
+                '<' => a << b,
                 _ => a % b,
             }
         }
@@ -77,23 +78,27 @@ fn eval(s: &Shape, at: &dyn Fn(&str) -> u128) -> u128 {
 /// The `holding` bound of the value assigned to `name` in
 /// `orlandi_triple.otp`, at `(n, m, s, d)`.
 fn declared(name: &str, (n, m, s, d): (u128, u128, u128, u128)) -> usize {
+    declared_in("protocols/orlandi_triple.otp", name, &|p: &str| match p {
+        "n" => n,
+        "m" => m,
+        "s" => s,
+        "d" => d,
+        _ => panic!("parameter {p}"),
+    })
+}
+
+/// The `holding` bound of the value assigned to `name` in `file`, with the
+/// parameters `at` gives.
+fn declared_in(file: &str, name: &str, at: &dyn Fn(&str) -> u128) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let c = ot_compiler::compile_path("protocols/orlandi_triple.otp", root)
-        .unwrap_or_else(|f| panic!("{}", f.render()));
+    let c = ot_compiler::compile_path(file, root).unwrap_or_else(|f| panic!("{}", f.render()));
     let ir = c.ir.expect("ir");
     let (_, h) = ir
         .heaps
         .iter()
         .find(|(st, _)| matches!(st, TStmt::Assign(x, _) if x == name))
         .unwrap_or_else(|| panic!("no `holding` for `{name}`"));
-    let at = |p: &str| match p {
-        "n" => n,
-        "m" => m,
-        "s" => s,
-        "d" => d,
-        _ => panic!("parameter {p}"),
-    };
-    let bytes = eval(h.value.as_ref().expect("the value's own"), &at);
+    let bytes = eval(h.value.as_ref().expect("the value's own"), at);
     usize::try_from(bytes).expect("fits")
 }
 
@@ -154,4 +159,25 @@ fn a_thousand_parties_keys_do_not_fit_the_budget() {
     let err = ot::orlandi_triple::Params::new(1024, 1, s, d, 40).unwrap_err();
     assert!(err.to_string().contains("too large"), "{err}");
     assert!(ot::orlandi_triple::Params::new(3, 1, s, d, 40).is_ok());
+}
+
+/// Silent OT's GGM trees (about five times the output) are counted: the
+/// declared bound covers what the sender's expansion allocates.
+#[test]
+fn silent_ot_trees_are_counted() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (n, depth) = (1000usize, 4usize);
+    let trees = 400;
+    let roots: Vec<Block> = (0..trees).map(|i| Block::from(i as u128 + 1)).collect();
+    let (_t, heap) =
+        owned(|| ot::runtime::silent::spcot::sender_expand(&roots, depth, Block::from(3u128)));
+    let at = |p: &str| match p {
+        "n" => n as u128,
+        "depth" => depth as u128,
+        _ => panic!("parameter {p}"),
+    };
+    let bound = declared_in("protocols/silent_ot.otp", "trees", &at);
+    println!("silent trees: {heap} bytes owned, declared {bound}");
+    assert!(heap <= bound, "sender trees own {heap} > {bound}");
+    assert!(heap >= (16 * trees) << depth, "{heap}");
 }

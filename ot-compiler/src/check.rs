@@ -1588,16 +1588,18 @@ impl<'a> Checker<'a> {
                         .with_help("pass the size as a parameter expression, or drop `holding` from the declaration (the budget then counts only the value's inline size)"));
                     }
                 }
-                ExprKind::Binary(BinOp::Add | BinOp::Mul | BinOp::Div | BinOp::Sub, a, b) => {
+                ExprKind::Binary(
+                    BinOp::Add | BinOp::Mul | BinOp::Div | BinOp::Sub | BinOp::Shl,
+                    a,
+                    b,
+                ) => {
                     stack.push(a);
                     stack.push(b);
                 }
-                _ => {
-                    return Err(Diagnostic::error(
-                        e.span,
-                        "`holding(bytes)` is built from numbers, `+ - * /` and `usize` parameters",
-                    ))
-                }
+                _ => return Err(Diagnostic::error(
+                    e.span,
+                    "`holding(bytes)` is built from numbers, `+ - * / <<` and `usize` parameters",
+                )),
             }
         }
         Ok(())
@@ -1686,8 +1688,7 @@ impl<'a> Checker<'a> {
         let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
         if let Some(h) = &decl.holding {
             self.holding_ok(decl, h, &bound, args)?;
-            let bytes = self.shape_in(h, Some(&|n: &str| bound.get(n).cloned()))?;
-            self.heaps_seen.push(bytes);
+            self.heaps_seen.push(holding_bytes(h, &bound));
         }
         Ok(TExpr {
             kind: TExprKind::Call(decl.name.name.clone(), targs),
@@ -2283,5 +2284,22 @@ fn assigned(s: &Stmt) -> Option<&str> {
     match s {
         Stmt::Assign { name, .. } => Some(name.name.as_str()),
         Stmt::Check { .. } => None,
+    }
+}
+
+/// A `holding(bytes)` expression (checked by [`Checker::holding_ok`]) as a
+/// shape, with a call's arguments for the names it uses.
+fn holding_bytes(e: &Expr, bound: &HashMap<String, Shape>) -> Shape {
+    match &e.kind {
+        ExprKind::Int(v) => Shape::Lit(*v),
+        ExprKind::Var(n) => bound.get(n).cloned().unwrap_or(Shape::Param(n.clone())),
+        ExprKind::Binary(op, a, b) => {
+            let c = match op {
+                BinOp::Shl => '<',
+                op => op.symbol().chars().next().unwrap_or('+'),
+            };
+            Shape::bin(c, holding_bytes(a, bound), holding_bytes(b, bound))
+        }
+        _ => Shape::Lit(0),
     }
 }

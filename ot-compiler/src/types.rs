@@ -29,6 +29,11 @@ impl Shape {
                 '*' => x.checked_mul(*y),
                 '/' => x.checked_div(*y),
                 '%' => x.checked_rem(*y),
+                // `x << y` (written only in `holding` bounds): no bit lost.
+                '<' => u32::try_from(*y)
+                    .ok()
+                    .filter(|&s| s < 128 && x.leading_zeros() >= s)
+                    .map(|s| x << s),
                 _ => None,
             };
             if let Some(v) = v {
@@ -202,6 +207,11 @@ impl fmt::Display for Shape {
                 let wrap = |s: &Shape| match s {
                     Shape::Bin(..) => format!("({s})"),
                     _ => s.to_string(),
+                };
+                let op = if *op == '<' {
+                    "<<".to_string()
+                } else {
+                    op.to_string()
                 };
                 write!(f, "{} {op} {}", wrap(a), wrap(b))
             }

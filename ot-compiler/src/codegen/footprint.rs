@@ -636,6 +636,7 @@ mod tests {
                         '-' => a.checked_sub(b),
                         '*' => a.checked_mul(b),
                         '/' => a.checked_div(b),
+                        '<' => a.checked_shl(u32::try_from(b).ok()?),
                         _ => a.checked_rem(b),
                     }
                 }

@@ -52,6 +52,7 @@ pub(super) fn shape(s: &Shape) -> TokenStream {
                 '-' => quote!((#a).wrapping_sub(#b)),
                 '*' => quote!((#a).wrapping_mul(#b)),
                 '/' => quote!((#a).checked_div(#b).unwrap_or(0)),
+                '<' => quote!((#a).checked_shl((#b) as u32).unwrap_or(0)),
                 _ => quote!((#a).checked_rem(#b).unwrap_or(0)),
             }
         }
@@ -69,6 +70,15 @@ pub(super) fn checked_shape(s: &Shape) -> TokenStream {
         Shape::Param(p) => {
             let p = id(p);
             quote!(usize::try_from(params.#p).ok())
+        }
+        Shape::Bin('<', a, b) => {
+            let a = checked_shape(a);
+            let b = checked_shape(b);
+            // No bit may be shifted out: that is an overflow too.
+            quote!((#a).and_then(|__a| (#b).and_then(|__b| {
+                let __s = u32::try_from(__b).ok()?;
+                (__s < usize::BITS && __a.leading_zeros() >= __s).then(|| __a << __s)
+            })))
         }
         Shape::Bin(op, a, b) => {
             let a = checked_shape(a);
