@@ -45,3 +45,57 @@ fn coin_flip_and_sum_over_tls() {
         }
     }
 }
+
+/// An abort notice crosses a TLS link after the frames sent before it, and
+/// a peer waiting on an aborting party of a real run names the culprit.
+#[test]
+fn abort_notices_cross_tls_links() {
+    use ot::runtime::channel::AbortNotice;
+    use ot::runtime::mesh::{MeshError, TamperMesh};
+    let outs = run_parties(local_tls_mesh(2).expect("tls mesh"), |m| {
+        if m.me() == 0 {
+            m.send_to(1, b"last words").unwrap();
+            m.notify_abort(&AbortNotice::new("r", "why", &[0]));
+            return Ok(Vec::new());
+        }
+        let mut buf = Vec::new();
+        m.recv_from(0, &mut buf, 64)?;
+        let got = buf.clone();
+        m.recv_from(0, &mut buf, 64).map(|()| got)
+    });
+    match &outs[1] {
+        Err(MeshError::PeerAborted {
+            peer: 0,
+            notice,
+            blamed: Some(0),
+        }) => assert_eq!(notice.reason, "why"),
+        other => panic!("{other:?}"),
+    }
+
+    // Party 2 garbles its commitment to party 0 only: party 1 learns of it
+    // from party 0's notice.
+    let meshes: Vec<Box<dyn Mesh + Send>> = local_tls_mesh(3)
+        .expect("tls mesh")
+        .into_iter()
+        .map(|m| -> Box<dyn Mesh + Send> {
+            if m.me() != 2 {
+                return Box::new(m);
+            }
+            Box::new(TamperMesh::new(m, |to, k, f: &mut Vec<u8>| {
+                if to == 0 && k == 1 {
+                    f.push(0);
+                }
+            }))
+        })
+        .collect();
+    let outs = run_parties(meshes, |m| {
+        let params = coin_flip_n::Params::new(m.parties())?;
+        let input = coin_flip_n::PInput {};
+        coin_flip_n::P::new(m.me(), params, SESSION, input, Rng::from_entropy())?.run(&mut **m)
+    });
+    for (i, o) in outs.iter().enumerate().take(2) {
+        let e = o.as_ref().unwrap_err();
+        assert_eq!(e.blamed(), Some(2), "party {i}: {e:?}");
+    }
+    assert_eq!(outs[1].as_ref().unwrap_err().reported_by(), Some(0));
+}

@@ -6,7 +6,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::pool::BufferPool;
-use super::{Channel, ChannelError, ChannelStats, StatsCounter};
+use super::{AbortNotice, Channel, ChannelError, ChannelStats, StatsCounter};
 
 /// Default receive time-out of a [`MemoryChannel`].
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,6 +37,13 @@ impl Queued {
         self.cv.notify_all();
     }
 }
+/// One item of a link's queue: a protocol frame, or an abort notice
+/// ([`Channel::send_notice`]), which no frame can be mistaken for.
+#[derive(Debug)]
+enum Item {
+    Frame(Vec<u8>),
+    Notice(AbortNotice),
+}
 
 /// One end of an in-memory channel pair, for tests and single-process
 /// benchmarks.
@@ -61,8 +68,8 @@ impl Queued {
 /// most 16 MiB of spare buffers.
 #[derive(Debug)]
 pub struct MemoryChannel {
-    tx: Sender<Vec<u8>>,
-    rx: Receiver<Vec<u8>>,
+    tx: Sender<Item>,
+    rx: Receiver<Item>,
     /// Spare buffers our peer gave back; our `send` copies into them.
     spare: Arc<BufferPool>,
     /// The peer's pool, where our replaced receive buffers go.
@@ -72,7 +79,7 @@ pub struct MemoryChannel {
     /// Bytes the peer sent that we have not taken yet.
     incoming: Arc<Queued>,
     /// Frames taken from the queue while waiting to send, not yet received.
-    backlog: VecDeque<Vec<u8>>,
+    backlog: VecDeque<Item>,
     queue_limit: usize,
     timeout: Duration,
     stats: StatsCounter,
@@ -131,7 +138,7 @@ impl MemoryChannel {
     }
 
     /// Takes the next frame: from the backlog first, else from the queue.
-    fn take_frame(&mut self, wait: Option<Duration>) -> Result<Option<Vec<u8>>, ChannelError> {
+    fn take_frame(&mut self, wait: Option<Duration>) -> Result<Option<Item>, ChannelError> {
         match self.backlog.pop_front() {
             Some(f) => Ok(Some(f)),
             None => self.take_queued(wait),
@@ -140,7 +147,7 @@ impl MemoryChannel {
 
     /// Takes one frame from the queue itself (not the backlog), counting it
     /// as received by this end.
-    fn take_queued(&mut self, wait: Option<Duration>) -> Result<Option<Vec<u8>>, ChannelError> {
+    fn take_queued(&mut self, wait: Option<Duration>) -> Result<Option<Item>, ChannelError> {
         let frame = match wait {
             Some(t) => match self.rx.recv_timeout(t) {
                 Ok(f) => f,
@@ -153,7 +160,9 @@ impl MemoryChannel {
                 Err(TryRecvError::Disconnected) => return Err(ChannelError::Closed),
             },
         };
-        self.incoming.sub(frame.len());
+        if let Item::Frame(f) = &frame {
+            self.incoming.sub(f.len());
+        }
         Ok(Some(frame))
     }
 
@@ -210,7 +219,7 @@ impl Channel for MemoryChannel {
         let len = msg.len();
         self.wait_for_space(len)?;
         self.outgoing.add(len);
-        if self.tx.send(msg).is_err() {
+        if self.tx.send(Item::Frame(msg)).is_err() {
             self.outgoing.sub(len);
             return Err(ChannelError::Closed);
         }
@@ -226,10 +235,14 @@ impl Channel for MemoryChannel {
 
     fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
         buf.clear();
-        let Some(frame) = self.take_frame(Some(self.timeout))? else {
-            return Err(ChannelError::Timeout {
-                after: self.timeout,
-            });
+        let frame = match self.take_frame(Some(self.timeout))? {
+            Some(Item::Frame(frame)) => frame,
+            Some(Item::Notice(notice)) => return Err(ChannelError::PeerAborted(notice)),
+            None => {
+                return Err(ChannelError::Timeout {
+                    after: self.timeout,
+                })
+            }
         };
         if frame.len() > max_len {
             let len = frame.len() as u64;
@@ -260,5 +273,12 @@ impl Channel for MemoryChannel {
 
     fn stats(&self) -> ChannelStats {
         self.stats.get()
+    }
+
+    /// Queues the notice after the frames already sent (it takes no queue
+    /// space: at most one per abort). A peer that hung up is not an error.
+    fn send_notice(&mut self, notice: &AbortNotice) -> Result<(), ChannelError> {
+        let _ = self.tx.send(Item::Notice(notice.clone()));
+        Ok(())
     }
 }

@@ -29,6 +29,7 @@
 #[cfg(feature = "tokio")]
 pub mod async_channel;
 mod memory;
+pub mod notice;
 mod pool;
 mod shaped;
 mod tamper;
@@ -39,6 +40,7 @@ pub mod tls;
 #[cfg(feature = "tokio")]
 pub use async_channel::{duplex_pair, local_pair_tokio_tcp, AsyncChannel, BoxFuture, TokioChannel};
 pub use memory::MemoryChannel;
+pub use notice::AbortNotice;
 pub use shaped::ShapedChannel;
 pub use tamper::TamperChannel;
 pub use tcp::{local_pair_tcp, TcpChannel};
@@ -99,6 +101,17 @@ pub enum ChannelError {
     /// The session deadline set on the channel has passed.
     #[error("session deadline passed")]
     DeadlineExceeded,
+    /// The peer aborted and said so with an [`AbortNotice`] (round, reason,
+    /// whom it blames) before hanging up. A notice is the peer's claim,
+    /// not evidence (see [`notice`]).
+    #[error("peer {0}")]
+    PeerAborted(AbortNotice),
+    /// The peer sent a malformed abort notice (see [`AbortNotice::decode`]).
+    #[error("malformed abort notice: {reason}")]
+    BadNotice {
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// Any other I/O failure of the underlying transport.
     #[error("channel I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -272,6 +285,17 @@ pub trait Channel {
     fn expect_next_frame(&mut self, len: Option<usize>) {
         let _ = len;
     }
+
+    /// Sends an [`AbortNotice`] after the frames already sent, out of band
+    /// of the protocol's frames: the peer's next receive that reaches it
+    /// fails with [`ChannelError::PeerAborted`]. Best effort: call it when
+    /// aborting, just before hanging up; an error only means the notice may
+    /// not arrive. [`MemoryChannel`], [`TcpChannel`] and `TlsChannel` send
+    /// it (wrappers forward it); the default sends nothing.
+    fn send_notice(&mut self, notice: &AbortNotice) -> Result<(), ChannelError> {
+        let _ = notice;
+        Ok(())
+    }
 }
 
 /// What a transport may buffer beyond an announced next frame
@@ -319,6 +343,9 @@ impl<C: Channel + ?Sized> Channel for &mut C {
     fn expect_next_frame(&mut self, len: Option<usize>) {
         (**self).expect_next_frame(len)
     }
+    fn send_notice(&mut self, notice: &AbortNotice) -> Result<(), ChannelError> {
+        (**self).send_notice(notice)
+    }
 }
 
 /// Boxed channels (e.g. `Box<dyn Channel + Send>`) are channels, so a
@@ -353,6 +380,9 @@ impl<C: Channel + ?Sized> Channel for Box<C> {
     }
     fn expect_next_frame(&mut self, len: Option<usize>) {
         (**self).expect_next_frame(len)
+    }
+    fn send_notice(&mut self, notice: &AbortNotice) -> Result<(), ChannelError> {
+        (**self).send_notice(notice)
     }
 }
 

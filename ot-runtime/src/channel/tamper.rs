@@ -113,4 +113,9 @@ where
     fn expect_next_frame(&mut self, len: Option<usize>) {
         self.inner.expect_next_frame(len)
     }
+
+    /// Forwards the notice untouched.
+    fn send_notice(&mut self, notice: &super::AbortNotice) -> Result<(), ChannelError> {
+        self.inner.send_notice(notice)
+    }
 }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use super::notice::{self, AbortNotice};
 use super::pool::{BlockPool, BufferPool, RECYCLE_MIN};
 use super::{Channel, ChannelError, ChannelStats, StatsCounter};
 use crate::Block;
@@ -754,11 +755,21 @@ impl TcpChannel {
     /// the caller queues the rest with [`TcpChannel::queue_rest`] unless
     /// that is all of it ([`HEADER`] + `bytes.len()`).
     fn start_frame(&mut self, bytes: &[u8]) -> Result<usize, ChannelError> {
+        self.start_frame_with(frame_header(bytes.len()), bytes)
+    }
+
+    /// As [`TcpChannel::start_frame`] with the frame header `header` (a
+    /// protocol frame's, or a notice's).
+    fn start_frame_with(
+        &mut self,
+        header: [u8; HEADER],
+        bytes: &[u8],
+    ) -> Result<usize, ChannelError> {
         self.check_deadline()?;
         let len = HEADER + bytes.len();
         let limit = self.queue_limit;
         self.wait_writer(|in_flight| in_flight == 0 || in_flight.saturating_add(len) <= limit)?;
-        Ok(self.write_now(&frame_header(bytes.len()), bytes))
+        Ok(self.write_now(&header, bytes))
     }
 
     /// Queues the rest of a frame begun by [`TcpChannel::start_frame`]
@@ -767,6 +778,16 @@ impl TcpChannel {
     /// the chance to return a spent buffer to its pool.
     fn queue_rest(&mut self, payload: Payload, written: usize) -> Result<(), ChannelError> {
         let header = frame_header(payload.bytes().len());
+        self.queue_rest_with(header, payload, written)
+    }
+
+    /// As [`TcpChannel::queue_rest`] with the frame header `header`.
+    fn queue_rest_with(
+        &mut self,
+        header: [u8; HEADER],
+        payload: Payload,
+        written: usize,
+    ) -> Result<(), ChannelError> {
         let queued = HEADER + payload.bytes().len() - written;
         let frame = Frame {
             header,
@@ -902,6 +923,13 @@ impl TcpChannel {
         let mut header = [0u8; HEADER];
         header.copy_from_slice(&self.rbuf[self.rpos..self.rpos + HEADER]);
         let announced = u64::from_le_bytes(header);
+        if let Some(notice) = notice::notice_len(announced) {
+            self.rpos += HEADER;
+            return Err(match notice {
+                Ok(len) => self.recv_notice(len),
+                Err(e) => e,
+            });
+        }
         let len = match usize::try_from(announced) {
             Ok(len) if len <= max_len => len,
             _ => {
@@ -913,6 +941,26 @@ impl TcpChannel {
         };
         self.rpos += HEADER;
         Ok(len)
+    }
+
+    /// Reads the payload of an abort notice (its header was read) and
+    /// returns what the receive reports: [`ChannelError::PeerAborted`], or
+    /// why the notice is not one.
+    fn recv_notice(&mut self, len: usize) -> ChannelError {
+        let t = self.transfer(len);
+        if let Err(e) = self.fill(len, Some(&t), 0) {
+            return e;
+        }
+        let got = self.buffered();
+        if got < len {
+            return ChannelError::Truncated { expected: len, got };
+        }
+        let res = AbortNotice::decode(&self.rbuf[self.rpos..self.rpos + len]);
+        self.rpos += len;
+        match res {
+            Ok(n) => ChannelError::PeerAborted(n),
+            Err(e) => e,
+        }
     }
 
     /// Receives one frame of at most `out.len()` bytes into `out` (see
@@ -1094,6 +1142,18 @@ impl Channel for TcpChannel {
     /// sends queued frames on its own.
     fn flush(&mut self) -> Result<(), ChannelError> {
         self.wait_writer(|in_flight| in_flight == 0)
+    }
+
+    /// A frame with [`notice::NOTICE_BIT`] in its header, after the frames
+    /// already queued; not counted in the traffic statistics.
+    fn send_notice(&mut self, notice: &AbortNotice) -> Result<(), ChannelError> {
+        let bytes = notice.encode();
+        let header = notice::notice_header(bytes.len());
+        let written = self.start_frame_with(header, &bytes)?;
+        if written < HEADER + bytes.len() {
+            self.queue_rest_with(header, Payload::Bytes(bytes), written)?;
+        }
+        Ok(())
     }
 
     fn expect_next_frame(&mut self, len: Option<usize>) {

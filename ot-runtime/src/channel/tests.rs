@@ -786,3 +786,41 @@ fn tcp_partly_written_frames_stay_in_order() {
     let a = sender.join().unwrap();
     assert_eq!(a.stats().bytes_sent, sizes.iter().sum::<usize>() as u64);
 }
+
+/// An abort notice arrives after the frames sent before it, over memory and
+/// TCP, and is not counted as payload.
+#[test]
+fn notices_follow_earlier_frames() {
+    let notice = AbortNotice::new("round", "why", &[2]);
+    let check = |a: &mut dyn Channel, b: &mut dyn Channel| {
+        a.send(b"before").unwrap();
+        a.send_notice(&notice).unwrap();
+        a.flush().unwrap();
+        assert_eq!(b.recv(16).unwrap(), b"before");
+        match b.recv(16) {
+            Err(ChannelError::PeerAborted(n)) => assert_eq!(n, notice),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(a.stats().bytes_sent, 6);
+    };
+    let (mut a, mut b) = MemoryChannel::pair();
+    check(&mut a, &mut b);
+    let (mut a, mut b) = local_pair_tcp().unwrap();
+    check(&mut a, &mut b);
+}
+
+/// A TCP frame marked as a notice whose body is not one, or that is longer
+/// than a notice can be, is a typed error.
+#[test]
+fn malformed_tcp_notices_are_refused() {
+    for (len, body) in [(3u64, vec![9u8, 0, 0]), (1 << 20, vec![])] {
+        let (mut chan, mut raw) = raw_peer(Duration::from_secs(5));
+        raw.write_all(&(len | notice::NOTICE_BIT).to_le_bytes())
+            .unwrap();
+        raw.write_all(&body).unwrap();
+        match chan.recv(16) {
+            Err(ChannelError::BadNotice { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+}

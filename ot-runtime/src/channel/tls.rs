@@ -1014,6 +1014,14 @@ impl Channel for TlsChannel {
         let mut header = [0u8; HEADER];
         self.take_exact(&mut header, true)?;
         let announced = u64::from_le_bytes(header);
+        if let Some(notice) = super::notice::notice_len(announced) {
+            let len = notice?;
+            let mut body = vec![0u8; len];
+            self.take_exact(&mut body, false)?;
+            return Err(ChannelError::PeerAborted(super::AbortNotice::decode(
+                &body,
+            )?));
+        }
         let len = match usize::try_from(announced) {
             Ok(len) if len <= max_len => len,
             _ => {
@@ -1036,6 +1044,17 @@ impl Channel for TlsChannel {
 
     fn stats(&self) -> ChannelStats {
         self.stats.get()
+    }
+
+    /// A frame with [`NOTICE_BIT`](super::notice::NOTICE_BIT) in its
+    /// header, after the frames already queued; not counted in the traffic
+    /// statistics.
+    fn send_notice(&mut self, notice: &super::AbortNotice) -> Result<(), ChannelError> {
+        let bytes = notice.encode();
+        let mut frame = Vec::with_capacity(HEADER + bytes.len());
+        frame.extend_from_slice(&super::notice::notice_header(bytes.len()));
+        frame.extend_from_slice(&bytes);
+        self.hand_off(frame)
     }
 
     fn expect_next_frame(&mut self, len: Option<usize>) {

@@ -355,6 +355,9 @@ impl<M: Mesh + ?Sized> Mesh for Greeting<'_, M> {
             _ => self.inner.expect_next_frame(peer, len),
         }
     }
+    fn notify_abort(&mut self, notice: &crate::channel::AbortNotice) {
+        self.inner.notify_abort(notice)
+    }
 }
 
 #[cfg(test)]

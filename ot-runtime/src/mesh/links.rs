@@ -5,10 +5,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Mesh, MeshError};
-use crate::channel::{Channel, ChannelError, ChannelStats, ShapedChannel, StatsCounter};
+use crate::channel::{
+    AbortNotice, Channel, ChannelError, ChannelStats, ShapedChannel, StatsCounter,
+};
 
 /// A two-party channel that can serve as one link of a [`ChannelMesh`].
 ///
@@ -245,6 +247,13 @@ impl<C: MeshChannel> ChannelMesh<C> {
             .done_rx
             .recv()
             .map_err(|_| MeshError::setup(None, "mesh reader threads are gone"))?;
+        self.file(done);
+        Ok(())
+    }
+
+    /// Files a finished receive of a reader thread as its link's pending
+    /// frame, the channel back at home.
+    fn file(&mut self, done: Done<C>) {
         let seq = self.next_seq;
         self.next_seq += 1;
         if let Some(Some(link)) = self.links.get_mut(done.peer) {
@@ -259,7 +268,6 @@ impl<C: MeshChannel> ChannelMesh<C> {
                 res: done.res,
             });
         }
-        Ok(())
     }
 
     /// The link to `peer` with its channel at home (waiting for a reader
@@ -281,6 +289,7 @@ impl<C: MeshChannel> ChannelMesh<C> {
 
     /// Hands the channel to `peer` to its reader thread for one receive.
     fn dispatch(&mut self, peer: usize, max_len: usize) -> Result<(), MeshError> {
+        let me = self.me;
         let (done, stop, timeout) = (self.done_tx.clone(), Arc::clone(&self.stop), self.timeout);
 
         let link = self.link(peer)?;
@@ -297,7 +306,7 @@ impl<C: MeshChannel> ChannelMesh<C> {
         // dropped meanwhile (see `Drop`).
         if let Some(chan) = link.chan.as_mut() {
             chan.flush()
-                .map_err(|source| MeshError::Peer { peer, source })?;
+                .map_err(|source| MeshError::from_link(me, peer, source))?;
         }
         let (Some(chan), Some(jobs)) = (link.chan.take(), link.jobs.as_ref()) else {
             return Ok(());
@@ -325,6 +334,7 @@ impl<C: MeshChannel> ChannelMesh<C> {
         max_len: usize,
     ) -> Option<Result<(), MeshError>> {
         let timeout = self.timeout;
+        let me = self.me;
         let link = self.links.get_mut(peer)?.as_mut()?;
         if link.pending.is_some() {
             return None;
@@ -335,6 +345,7 @@ impl<C: MeshChannel> ChannelMesh<C> {
             None => chan.try_recv_now(buf, max_len, timeout),
         }?;
         Some(outcome(
+            me,
             res,
             Dir::Received,
             peer,
@@ -345,6 +356,7 @@ impl<C: MeshChannel> ChannelMesh<C> {
 
     /// Hands the pending frame of `peer` to the caller in `buf`.
     fn deliver(&mut self, peer: usize, buf: &mut Vec<u8>, max_len: usize) -> Result<(), MeshError> {
+        let me = self.me;
         let link = self.link(peer)?;
         let Some(Arrived { mut frame, res, .. }) = link.pending.take() else {
             return Ok(());
@@ -365,10 +377,14 @@ impl<C: MeshChannel> ChannelMesh<C> {
                 link.spare = frame;
                 Ok(())
             }
-            Err(source) => Err(MeshError::Peer { peer, source }),
+            Err(source) => Err(MeshError::from_link(me, peer, source)),
         }
     }
 }
+
+/// The longest [`Mesh::notify_abort`] waits for links busy with a receive
+/// to come home, so that their peers get the notice too.
+pub const NOTICE_WAIT: Duration = Duration::from_secs(2);
 
 /// How often `recv_any` yields the processor and looks again for a frame
 /// that is there already before it hands the links to reader threads.
@@ -381,8 +397,8 @@ enum Dir {
     Received,
 }
 
-/// The outcome of sending or receiving a frame of `len` bytes on the link
-/// to `peer`, counted in `stats` if it succeeded.
+/// The outcome of sending or receiving a frame of `len` bytes on party
+/// `me`'s link to `peer`, counted in `stats` if it succeeded.
 ///
 /// A send to a peer that hung up is not an error: its frame is lost (as one
 /// written into the socket buffer of a connection the peer closed), and the
@@ -390,6 +406,7 @@ enum Dir {
 /// reports is what its receives show, e.g. the failed check of a peer that
 /// aborted first, not an incidental hang-up.
 fn outcome(
+    me: usize,
     res: Result<(), ChannelError>,
     dir: Dir,
     peer: usize,
@@ -400,7 +417,7 @@ fn outcome(
         (Ok(()), Dir::Sent) => stats.on_send(len),
         (Ok(()), Dir::Received) => stats.on_recv(len),
         (Err(ChannelError::Closed), Dir::Sent) => {}
-        (Err(source), _) => return Err(MeshError::Peer { peer, source }),
+        (Err(source), _) => return Err(MeshError::from_link(me, peer, source)),
     }
     Ok(())
 }
@@ -475,23 +492,26 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
     }
 
     fn send_to(&mut self, peer: usize, msg: &[u8]) -> Result<(), MeshError> {
+        let me = self.me;
         let (chan, stats, _) = self.home(peer)?;
-        outcome(chan.send(msg), Dir::Sent, peer, stats, msg.len())
+        outcome(me, chan.send(msg), Dir::Sent, peer, stats, msg.len())
     }
 
     fn send_vec_to(&mut self, peer: usize, msg: Vec<u8>) -> Result<(), MeshError> {
+        let me = self.me;
         let (chan, stats, _) = self.home(peer)?;
         let len = msg.len();
-        outcome(chan.send_vec(msg), Dir::Sent, peer, stats, len)
+        outcome(me, chan.send_vec(msg), Dir::Sent, peer, stats, len)
     }
 
     /// Flushes every link not busy with a receive (a link's reader thread
     /// holds its channel only until the peer's next frame is in).
     fn flush(&mut self) -> Result<(), MeshError> {
+        let me = self.me;
         for (peer, link) in self.links.iter_mut().enumerate() {
             if let Some(chan) = link.as_mut().and_then(|l| l.chan.as_mut()) {
                 chan.flush()
-                    .map_err(|source| MeshError::Peer { peer, source })?;
+                    .map_err(|source| MeshError::from_link(me, peer, source))?;
             }
         }
         Ok(())
@@ -503,11 +523,13 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
         buf: &mut Vec<u8>,
         max_len: usize,
     ) -> Result<(), MeshError> {
+        let me = self.me;
         let (chan, stats, pending) = self.home(peer)?;
         if pending {
             return self.deliver(peer, buf, max_len);
         }
         outcome(
+            me,
             chan.recv_into(buf, max_len),
             Dir::Received,
             peer,
@@ -575,6 +597,33 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
     /// Passes the announcement to the link's channel; while a reader
     /// thread holds the channel, it is kept and applied when the channel
     /// comes home (before any send on the link can run).
+    /// Sends the notice on every link ([`Channel::send_notice`], after the
+    /// frames already sent). A link whose channel a reader thread holds
+    /// (a receive from that peer in progress) is waited for at most
+    /// [`NOTICE_WAIT`] (or the link time-out, if shorter) in all: an honest
+    /// peer's frame is on its way under the round discipline, and a peer
+    /// that sends nothing gets no notice. Nothing is flushed: the frames go
+    /// out on their own and when the mesh is closed.
+    fn notify_abort(&mut self, notice: &AbortNotice) {
+        let until = Instant::now() + NOTICE_WAIT.min(self.timeout);
+        while self.links.iter().flatten().any(|l| l.chan.is_none()) {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.done_rx.recv_timeout(left) {
+                Ok(done) if !left.is_zero() => self.file(done),
+                Ok(done) => {
+                    self.file(done);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        for link in self.links.iter_mut().flatten() {
+            if let Some(chan) = link.chan.as_mut() {
+                let _ = chan.send_notice(notice);
+            }
+        }
+    }
+
     fn expect_next_frame(&mut self, peer: usize, len: Option<usize>) {
         if let Some(Some(link)) = self.links.get_mut(peer) {
             match link.chan.as_mut() {

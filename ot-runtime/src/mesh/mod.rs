@@ -141,13 +141,14 @@ mod tcp;
 mod tls;
 
 pub use hello::{handshake, Greeting, Hello, MAX_HELLO};
-pub use links::{ChannelMesh, MeshChannel};
+pub use links::{ChannelMesh, MeshChannel, NOTICE_WAIT};
 pub use memory::MemoryMesh;
 pub use tamper::{tamper_party, TamperMesh};
 pub use tcp::{local_tcp_mesh, TcpMesh};
 #[cfg(feature = "tls")]
 pub use tls::{local_tls_mesh, local_tls_mesh_with, party_name, TlsMesh, TlsMeshError};
 
+pub use crate::channel::AbortNotice;
 use crate::channel::{ChannelError, ChannelStats};
 
 /// Why a mesh operation failed; every variant names the peer where there is
@@ -173,6 +174,19 @@ pub enum MeshError {
         /// differs.
         field: HelloField,
     },
+    /// `peer` aborted and sent an [`AbortNotice`] saying where, why and
+    /// whom it suspects. A notice is `peer`'s claim, not evidence: a
+    /// cheating party can blame an honest one.
+    #[error("party {peer} reports: {notice}")]
+    PeerAborted {
+        /// The party that sent the notice.
+        peer: usize,
+        /// What it said.
+        notice: AbortNotice,
+        /// The party this party blames on the notice's word: its one
+        /// suspect other than this party ([`AbortNotice::blamed_at`]).
+        blamed: Option<usize>,
+    },
     /// Setting up the mesh failed (bind/connect/accept, bad peer list, a
     /// malformed hello, an index out of range, a duplicate index, a peer
     /// index with no link).
@@ -189,8 +203,47 @@ impl MeshError {
     /// The peer the error names, if any.
     pub fn peer(&self) -> Option<usize> {
         match self {
-            MeshError::Peer { peer, .. } | MeshError::Mismatch { peer, .. } => Some(*peer),
+            MeshError::Peer { peer, .. }
+            | MeshError::Mismatch { peer, .. }
+            | MeshError::PeerAborted { peer, .. } => Some(*peer),
             MeshError::Setup { peer, .. } => *peer,
+        }
+    }
+
+    /// The party this failure points to: the peer whose link failed (it
+    /// hung up without a notice, went silent, sent a malformed frame or
+    /// notice) or whose hello differs, or the peer a setup failure names;
+    /// for a received notice, the party blamed on the notice's word (its
+    /// one suspect other than this party; `None` if that leaves none or
+    /// two). Generated n-party errors build their `blamed()` on this.
+    pub fn blamed(&self) -> Option<usize> {
+        match self {
+            MeshError::Peer { peer, .. } | MeshError::Mismatch { peer, .. } => Some(*peer),
+            MeshError::PeerAborted { blamed, .. } => *blamed,
+            MeshError::Setup { peer, .. } => *peer,
+        }
+    }
+
+    /// The party whose abort notice this is, if it is one: who makes the
+    /// claim [`MeshError::blamed`] reports.
+    pub fn reported_by(&self) -> Option<usize> {
+        match self {
+            MeshError::PeerAborted { peer, .. } => Some(*peer),
+            _ => None,
+        }
+    }
+
+    /// The error of party `me`'s link to `peer` that failed with `source`:
+    /// a received notice becomes [`MeshError::PeerAborted`], anything else
+    /// [`MeshError::Peer`].
+    pub fn from_link(me: usize, peer: usize, source: ChannelError) -> Self {
+        match source {
+            ChannelError::PeerAborted(notice) => MeshError::PeerAborted {
+                peer,
+                blamed: notice.blamed_at(me),
+                notice,
+            },
+            source => MeshError::Peer { peer, source },
         }
     }
 
@@ -312,6 +365,19 @@ pub trait Mesh {
     fn expect_next_frame(&mut self, peer: usize, len: Option<usize>) {
         let _ = (peer, len);
     }
+
+    /// Tells every peer, best effort, that this party aborts: sends
+    /// `notice` (round, reason, the party it blames) after the frames
+    /// already sent, so a peer still waiting for this party's next message
+    /// reports [`MeshError::PeerAborted`] naming the culprit and this party
+    /// as the reporter, rather than a hang-up. Call it once, just before
+    /// dropping the mesh; generated n-party drivers do when a run fails.
+    /// Never fails and never waits long ([`ChannelMesh`] waits at most
+    /// [`NOTICE_WAIT`] for links busy with a receive). The default sends
+    /// nothing.
+    fn notify_abort(&mut self, notice: &AbortNotice) {
+        let _ = notice;
+    }
 }
 
 /// Announces on every link of `mesh` (endpoints `0..parties()` other than
@@ -382,6 +448,10 @@ macro_rules! forward_mesh {
         fn expect_next_frame(&mut self, peer: usize, len: Option<usize>) {
             let $s = self;
             $inner.expect_next_frame(peer, len)
+        }
+        fn notify_abort(&mut self, notice: &$crate::channel::AbortNotice) {
+            let $s = self;
+            $inner.notify_abort(notice)
         }
     };
 }

@@ -36,6 +36,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
     let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
     let fixed_input = format!("{pname}: `{p}[{{}}]` was started with a wrong input `{{}}`: it belongs to `{p}[{{}}]` only, so it is `Some` at party {{}} and `None` at every other party");
     let not_held = format!("{pname}: `{p}[{{}}]` does not hold its value `{{}}`");
+    let abort_names: Vec<_> = ir.aborts.iter().map(|(n, _)| id(n)).collect();
     let common = crate::codegen::errors::common_variants();
     let common_display = crate::codegen::errors::common_display(pname);
     quote! {
@@ -96,6 +97,78 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                     Error::Delivery { round, peer } => write!(f, #delivery, round, peer),
                     Error::Mesh { round, source } => write!(f, "{}: round `{}`: {}", #pname, round, source),
                 }
+            }
+        }
+        impl Error {
+            /// The party this party holds responsible: for a failed check
+            /// of one party's value that party (`None` for a check that
+            /// cannot tell who cheated); for an inconsistent broadcast the
+            /// reporter if the message is this party's own or the sender
+            /// if it contradicts itself, else `None` (either the sender
+            /// equivocated or the reporter lied: [`Error::suspects`] names
+            /// both); for a malformed, missing or surplus
+            /// message, a hang-up without notice, a silent link or a
+            /// different hello, that peer; for a peer's abort notice, the
+            /// party the notice blames (a claim of the party
+            /// [`Error::reported_by`] names, not evidence). `None` for
+            /// errors of this party's own making (parameters, inputs,
+            /// memory, a mesh of the wrong size). Also sent to every peer
+            /// in this party's abort notice when a run fails.
+            pub fn blamed(&self) -> ::core::option::Option<usize> {
+                match self {
+                    #(Error::#abort_names { culprit, .. } => *culprit,)*
+                    Error::Equivocation { party, sender, peer, .. } if sender == party || sender == peer => Some(*peer),
+                    Error::Equivocation { .. } => None,
+                    Error::FromPeer { peer, .. } | Error::Delivery { peer, .. } => Some(*peer),
+                    Error::Mesh { source, .. } => source.blamed(),
+                    _ => None,
+                }
+            }
+
+            /// The parties one of which cheated, as far as this party can
+            /// tell: [`Error::blamed`] if it names one, the sender and the
+            /// reporter of an inconsistent broadcast it cannot decide
+            /// between, else none. Sent in this party's abort notice, so
+            /// that a peer that is one of two suspects blames the other.
+            pub fn suspects(&self) -> ::std::vec::Vec<usize> {
+                match (self, self.blamed()) {
+                    (_, Some(c)) => ::std::vec![c],
+                    (Error::Equivocation { sender, peer, .. }, None) => ::std::vec![*sender, *peer],
+                    _ => ::std::vec::Vec::new(),
+                }
+            }
+
+            /// For an error that is a peer's abort notice
+            /// (`MeshError::PeerAborted`), the peer that sent it: the
+            /// party whose claim [`Error::blamed`] reports.
+            pub fn reported_by(&self) -> ::core::option::Option<usize> {
+                match self {
+                    Error::Mesh { source, .. } => source.reported_by(),
+                    _ => None,
+                }
+            }
+
+            /// The round the error arose in, where it names one (`hello`
+            /// for the session hello).
+            pub fn round(&self) -> ::core::option::Option<&'static str> {
+                match self {
+                    Error::Equivocation { round, .. }
+                    | Error::FromPeer { round, .. }
+                    | Error::Delivery { round, .. }
+                    | Error::Mesh { round, .. }
+                    | Error::Alloc { round, .. }
+                    | Error::Shape { round, .. }
+                    | Error::Length { round, .. }
+                    | Error::Decode { round, .. } => Some(round),
+                    _ => None,
+                }
+            }
+
+            /// The abort notice this party sends its peers when a run
+            /// fails with this error (`Mesh::notify_abort`): round,
+            /// reason (this error in words) and [`Error::suspects`].
+            pub fn notice(&self) -> #rt::channel::AbortNotice {
+                #rt::channel::AbortNotice::new(self.round().unwrap_or(""), &::std::string::ToString::to_string(self), &self.suspects())
             }
         }
         impl ::std::error::Error for Error {
