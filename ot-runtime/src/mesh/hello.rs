@@ -358,6 +358,13 @@ impl<M: Mesh + ?Sized> Mesh for Greeting<'_, M> {
     fn notify_abort(&mut self, notice: &crate::channel::AbortNotice) {
         self.inner.notify_abort(notice)
     }
+    fn await_notices(
+        &mut self,
+        from: &[usize],
+        wait: std::time::Duration,
+    ) -> Vec<(usize, crate::channel::AbortNotice)> {
+        self.inner.await_notices(from, wait)
+    }
 }
 
 #[cfg(test)]

@@ -594,9 +594,55 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
         }
     }
 
-    /// Passes the announcement to the link's channel; while a reader
-    /// thread holds the channel, it is kept and applied when the channel
-    /// comes home (before any send on the link can run).
+    /// Reads from each peer of `from` (discarding its frames, each of at
+    /// most [`DRAIN_MAX`] bytes) until its abort notice arrives, its link
+    /// fails or `wait` (at most the link time-out) has passed in all.
+    fn await_notices(&mut self, from: &[usize], wait: Duration) -> Vec<(usize, AbortNotice)> {
+        let until = Instant::now() + wait.min(self.timeout);
+        let me = self.me;
+        let mut left: Vec<usize> = Vec::new();
+        for &p in from {
+            if p != me && matches!(self.links.get(p), Some(Some(_))) && !left.contains(&p) {
+                left.push(p);
+            }
+        }
+        let mut found = Vec::new();
+        let mut buf = Vec::new();
+        while !left.is_empty() {
+            let mut i = 0;
+            while i < left.len() {
+                let p = left[i];
+                let arrived = matches!(self.links.get(p), Some(Some(l)) if l.pending.is_some());
+                let keep = !arrived
+                    || match self.deliver(p, &mut buf, DRAIN_MAX) {
+                        Ok(()) => true,
+                        Err(MeshError::PeerAborted { peer, notice, .. }) => {
+                            found.push((peer, notice));
+                            false
+                        }
+                        Err(_) => false,
+                    };
+                let idle = matches!(self.links.get(p), Some(Some(l)) if l.chan.is_some() && l.pending.is_none());
+                if keep && idle && self.dispatch(p, DRAIN_MAX).is_err() {
+                    left.swap_remove(i);
+                } else if keep {
+                    i += 1;
+                } else {
+                    left.swap_remove(i);
+                }
+            }
+            let rest = until.saturating_duration_since(Instant::now());
+            if left.is_empty() || rest.is_zero() {
+                break;
+            }
+            match self.done_rx.recv_timeout(rest) {
+                Ok(done) => self.file(done),
+                Err(_) => break,
+            }
+        }
+        found
+    }
+
     /// Sends the notice on every link ([`Channel::send_notice`], after the
     /// frames already sent). A link whose channel a reader thread holds
     /// (a receive from that peer in progress) is waited for at most
@@ -624,6 +670,9 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
         }
     }
 
+    /// Passes the announcement to the link's channel; while a reader
+    /// thread holds the channel, it is kept and applied when the channel
+    /// comes home (before any send on the link can run).
     fn expect_next_frame(&mut self, peer: usize, len: Option<usize>) {
         if let Some(Some(link)) = self.links.get_mut(peer) {
             match link.chan.as_mut() {
@@ -634,8 +683,9 @@ impl<C: MeshChannel> Mesh for ChannelMesh<C> {
     }
 }
 
-/// Largest frame read (and discarded) while draining a link being closed.
-const DRAIN_MAX: usize = 64 * 1024 * 1024;
+/// Largest frame read (and discarded) while draining a link being closed,
+/// or while [`Mesh::await_notices`] waits for a peer's notice.
+pub const DRAIN_MAX: usize = 64 * 1024 * 1024;
 
 /// Receives and discards frames until the peer hangs up (or anything else
 /// ends the receive: a time-out, an oversized frame, `stop` for channels

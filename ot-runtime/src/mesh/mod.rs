@@ -141,7 +141,7 @@ mod tcp;
 mod tls;
 
 pub use hello::{handshake, Greeting, Hello, MAX_HELLO};
-pub use links::{ChannelMesh, MeshChannel, NOTICE_WAIT};
+pub use links::{ChannelMesh, MeshChannel, DRAIN_MAX, NOTICE_WAIT};
 pub use memory::MemoryMesh;
 pub use tamper::{tamper_party, TamperMesh};
 pub use tcp::{local_tcp_mesh, TcpMesh};
@@ -378,6 +378,21 @@ pub trait Mesh {
     fn notify_abort(&mut self, notice: &AbortNotice) {
         let _ = notice;
     }
+
+    /// After an abort: reads what each peer of `from` still sends
+    /// (discarding it) until that peer's abort notice arrives, its link
+    /// fails or `wait` has passed in all, and returns the notices received.
+    /// Generated drivers use it when their own check left two suspects, to
+    /// hear what the other suspect says (a claim, not evidence). The
+    /// default returns none.
+    fn await_notices(
+        &mut self,
+        from: &[usize],
+        wait: std::time::Duration,
+    ) -> Vec<(usize, AbortNotice)> {
+        let _ = (from, wait);
+        Vec::new()
+    }
 }
 
 /// Announces on every link of `mesh` (endpoints `0..parties()` other than
@@ -395,6 +410,31 @@ pub fn announce_reads<M: Mesh + ?Sized>(mesh: &mut M, reads: &[(Vec<usize>, usiz
             .map_or(0, |&(_, len)| len);
         mesh.expect_next_frame(peer, Some(next));
     }
+}
+
+/// After an abort whose own check left two suspects (`a`, `b`: an
+/// inconsistent broadcast), hears what they say ([`Mesh::await_notices`],
+/// at most [`NOTICE_WAIT`]) and returns the culprit and the party whose
+/// notice named it: a suspect whose notice blames the other suspect
+/// ([`AbortNotice::blamed_at`] this party). `None` if no notice names one,
+/// or if the two suspects blame each other. The answer is that suspect's
+/// claim, not evidence.
+pub fn resolve_suspects<M: Mesh + ?Sized>(
+    mesh: &mut M,
+    a: usize,
+    b: usize,
+) -> Option<(usize, usize)> {
+    let me = mesh.me();
+    let mut named = None;
+    for (from, notice) in mesh.await_notices(&[a, b], NOTICE_WAIT) {
+        let other = if from == a { b } else { a };
+        match (notice.blamed_at(me), named) {
+            (Some(c), None) if c == other => named = Some((c, from)),
+            (Some(c), Some((n, _))) if c != n => return None,
+            _ => {}
+        }
+    }
+    named
 }
 
 /// Lifts every link's announcement ([`Mesh::expect_next_frame`] with
@@ -452,6 +492,14 @@ macro_rules! forward_mesh {
         fn notify_abort(&mut self, notice: &$crate::channel::AbortNotice) {
             let $s = self;
             $inner.notify_abort(notice)
+        }
+        fn await_notices(
+            &mut self,
+            from: &[usize],
+            wait: std::time::Duration,
+        ) -> Vec<(usize, $crate::channel::AbortNotice)> {
+            let $s = self;
+            $inner.await_notices(from, wait)
         }
     };
 }

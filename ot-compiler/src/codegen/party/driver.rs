@@ -47,14 +47,22 @@ pub(super) fn announced(steps: Vec<Drive>) -> (TokenStream, Vec<TokenStream>) {
 /// and a failed run tells every peer so with an abort notice
 /// (`Mesh::notify_abort` with `Error::notice`: round, reason, suspects), so
 /// that a peer still waiting on this party reports the culprit rather than
-/// a hang-up.
+/// a hang-up. An inconsistent broadcast that left two suspects then waits
+/// briefly for their notices (`ot_runtime::mesh::resolve_suspects`): the
+/// one that blames the other names the culprit (`named_by`).
 pub(super) fn lifted(output: &TokenStream, body: TokenStream) -> TokenStream {
     let rt = rt();
     quote! {
-        let __res = (|| -> Result<#output, Error> { #body })();
+        let mut __res = (|| -> Result<#output, Error> { #body })();
         #rt::mesh::announce_end(mesh);
         if let Err(__e) = &__res {
             mesh.notify_abort(&__e.notice());
+        }
+        if let Err(Error::Equivocation { sender, peer, culprit: __c @ None, named_by, .. }) = &mut __res {
+            if let Some((__who, __by)) = #rt::mesh::resolve_suspects(mesh, *sender, *peer) {
+                *__c = Some(__who);
+                *named_by = Some(__by);
+            }
         }
         __res
     }

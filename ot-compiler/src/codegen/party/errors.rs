@@ -31,6 +31,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
         })
     });
     let equivocation = format!("{pname}: `{p}[{{}}]` aborted: round `{{}}` is inconsistent, `{p}[{{}}]` sent different messages to different parties (`{p}[{{}}]` reports another one)");
+    let named_after = format!("; `{p}[{{}}]`'s abort notice names `{p}[{{}}]`");
     let delivery = format!("{pname}: round `{{}}`: expected one message from each other party, got a wrong one from `{p}[{{}}]`");
     let from_peer = format!("{pname}: round `{{}}`: the message of `{p}[{{}}]`: {{}}");
     let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
@@ -52,7 +53,12 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 party: usize, /// Round.
                 round: &'static str, /// The party whose messages differ.
                 sender: usize, /// The party that reported the other message.
-                peer: usize },
+                peer: usize, /// The one of `sender` and `peer` that this party blames:
+                /// set when the message is its own or `sender` contradicts itself
+                /// (certain), or after the run when the other suspect's abort
+                /// notice names it (`named_by`; a claim, not evidence).
+                culprit: ::core::option::Option<usize>, /// The suspect whose notice named `culprit`.
+                named_by: ::core::option::Option<usize> },
             /// An input of one fixed party (`input P[0] { .. }`) was given
             /// (`Some`) to another party, or not given to that party.
             FixedInput { /// The party started.
@@ -88,7 +94,13 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 match self {
                     #(#abort_display,)*
-                    Error::Equivocation { party, round, sender, peer } => write!(f, #equivocation, party, round, sender, peer),
+                    Error::Equivocation { party, round, sender, peer, culprit, named_by } => {
+                        write!(f, #equivocation, party, round, sender, peer)?;
+                        match (culprit, named_by) {
+                            (Some(c), Some(by)) => write!(f, #named_after, by, c),
+                            _ => Ok(()),
+                        }
+                    }
                     #common_display
                     Error::Party { index, parties } => write!(f, #party_fmt, index, parties),
                     Error::FixedInput { party, holder, input } => write!(f, #fixed_input, party, input, holder, holder),
@@ -117,8 +129,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
             pub fn blamed(&self) -> ::core::option::Option<usize> {
                 match self {
                     #(Error::#abort_names { culprit, .. } => *culprit,)*
-                    Error::Equivocation { party, sender, peer, .. } if sender == party || sender == peer => Some(*peer),
-                    Error::Equivocation { .. } => None,
+                    Error::Equivocation { culprit, .. } => *culprit,
                     Error::FromPeer { peer, .. } | Error::Delivery { peer, .. } => Some(*peer),
                     Error::Mesh { source, .. } => source.blamed(),
                     _ => None,
@@ -139,11 +150,14 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
             }
 
             /// For an error that is a peer's abort notice
-            /// (`MeshError::PeerAborted`), the peer that sent it: the
-            /// party whose claim [`Error::blamed`] reports.
+            /// (`MeshError::PeerAborted`), the peer that sent it, and for
+            /// an inconsistent broadcast resolved by the other suspect's
+            /// notice, that suspect: the party whose claim
+            /// [`Error::blamed`] reports.
             pub fn reported_by(&self) -> ::core::option::Option<usize> {
                 match self {
                     Error::Mesh { source, .. } => source.reported_by(),
+                    Error::Equivocation { named_by, .. } => *named_by,
                     _ => None,
                 }
             }

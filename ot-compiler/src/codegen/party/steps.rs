@@ -391,7 +391,9 @@ impl PartyGen<'_> {
                 for (__p, __d) in __reports.iter().enumerate() {
                     if let Some(__d) = __d {
                         if __d[__at.clone()] != __mine[..] {
-                            return Err(Error::Equivocation { party: me, round: #rn, sender: #sender, peer: __p });
+                            let __sender: usize = #sender;
+                            let __culprit = (__sender == me || __sender == __p).then_some(__p);
+                            return Err(Error::Equivocation { party: me, round: #rn, sender: __sender, peer: __p, culprit: __culprit, named_by: None });
                         }
                     }
                 }
