@@ -6,7 +6,7 @@
 /// ciphertexts, randomizers and key parts of Paillier.
 pub use rug::Integer;
 
-/// Digit order of [`Integer::from_digits`] and [`Integer::to_digits`]
+/// Digit order of [`Integer::from_digits`] and [`Integer::write_digits`]
 /// (the wire encodings use least significant first).
 pub use rug::integer::Order;
 
