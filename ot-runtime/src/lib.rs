@@ -6,6 +6,7 @@
 
 pub mod abo;
 pub mod aes;
+pub mod bignum;
 pub mod bind;
 pub mod bits;
 pub mod block;

@@ -68,8 +68,8 @@
 //! in a field of 6144-bit capacity, [`encode_gamma`]), so the message flow
 //! does not depend on the key.
 
+use crate::bignum::Order;
 use rand_core::{CryptoRng, RngCore};
-use rug::integer::Order;
 
 use crate::ec::Scalar;
 use crate::paillier::{multi_exp, Ciphertext, Integer, PaillierError, PublicKey, SecretKey};

@@ -1,7 +1,8 @@
-//! Paillier encryption on GMP (`rug`): the additively homomorphic scheme of
-//! the Orlandi protocol's triple generation (Jakobsen, Makkes and Nielsen,
-//! ACNS 2010, slides "Efficient Paillier is required" and "Preprocessing is
-//! Slow in Python"; Paillier, EUROCRYPT 1999).
+//! Paillier encryption on big integers ([`crate::bignum`], GMP today): the
+//! additively homomorphic scheme of the Orlandi protocol's triple generation
+//! (Jakobsen, Makkes and Nielsen, ACNS 2010, slides "Efficient Paillier is
+//! required" and "Preprocessing is Slow in Python"; Paillier, EUROCRYPT
+//! 1999).
 //!
 //! * `g = n + 1`, so `g^m = 1 + m·n mod n²` costs one multiplication.
 //! * Encryption with a short fixed-base randomizer in the style of Damgård,
@@ -57,15 +58,16 @@
 
 use std::sync::Arc;
 
+use crate::bignum::Order;
 use rand_core::{CryptoRng, RngCore};
-use rug::integer::Order;
 use zeroize::Zeroize;
 
 pub mod blum;
 mod ct;
 pub mod popk;
-/// GMP integers (`rug::Integer`): plaintexts, randomizers and key parts.
-pub use rug::Integer;
+/// Big integers (`crate::bignum::Integer`): plaintexts, randomizers and
+/// key parts.
+pub use crate::bignum::Integer;
 
 /// Window width of the key's fixed-base table of `h_s` (bits per table
 /// row); see [`FixedBase`] for the trade-off.
@@ -691,7 +693,7 @@ impl SecretKey {
         q: Integer,
         rng: &mut R,
     ) -> Result<SecretKey, PaillierError> {
-        use rug::integer::IsPrime;
+        use crate::bignum::IsPrime;
         if p == q {
             return Err(PaillierError::BadKey("p = q"));
         }

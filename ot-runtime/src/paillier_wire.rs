@@ -16,7 +16,7 @@
 //! calls in `check` lines, so that a malformed value is a named abort of
 //! the protocol rather than a decoding error without context.
 
-use rug::integer::Order;
+use crate::bignum::Order;
 
 use crate::paillier::{Ciphertext, Integer, PublicKey};
 use crate::wire::{Wire, WireError};

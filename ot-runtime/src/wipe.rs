@@ -139,7 +139,7 @@ impl<T: Wipe> Wipe for Option<T> {
 /// without `unsafe`: limbs of the allocation beyond the current size (left
 /// by an earlier, larger value held in the same integer) and GMP's own
 /// temporaries during arithmetic, which it frees unwiped.
-impl Wipe for rug::Integer {
+impl Wipe for crate::bignum::Integer {
     fn wipe(&mut self) {
         if self.cmp0() == core::cmp::Ordering::Less {
             self.abs_mut();
@@ -216,7 +216,8 @@ mod tests {
         let mut b = Bits::from_bools(&[true, false, true]);
         b.wipe();
         assert_eq!((b.len(), b.get(0), b.get(2)), (3, false, false));
-        let mut x: rug::Integer = rug::Integer::from(-0x1234_5678_9abc_def0_i64) << 300;
+        let mut x: crate::bignum::Integer =
+            crate::bignum::Integer::from(-0x1234_5678_9abc_def0_i64) << 300;
         x.wipe();
         assert_eq!(x, 0);
         let mut m = BitMatrix::new(2, 130);

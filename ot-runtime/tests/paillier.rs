@@ -8,12 +8,12 @@
 
 use std::sync::OnceLock;
 
+use ot_runtime::bignum::{Integer, Order};
 use ot_runtime::paillier::{
     multi_exp, Ciphertext, FixedBase, KeySize, PaillierError, PublicKey, SecretKey,
 };
 use ot_runtime::rng::Rng;
 use proptest::prelude::*;
-use rug::Integer;
 
 fn key() -> &'static SecretKey {
     static K: OnceLock<SecretKey> = OnceLock::new();
@@ -158,7 +158,7 @@ proptest! {
         // Exponents of 0 to 256 bits (253 bits is Triple Generation's).
         let exps: Vec<Integer> = exps[..k]
             .iter()
-            .map(|limbs| Integer::from_digits(limbs, rug::integer::Order::Lsf))
+            .map(|limbs| Integer::from_digits(limbs, Order::Lsf))
             .collect();
         let naive = bases.iter().zip(&exps).fold(Integer::from(1), |acc, (b, e)| {
             acc * b.clone().pow_mod(e, n2).expect("pow") % n2
@@ -172,7 +172,7 @@ proptest! {
     fn fixed_base_and_crt_encryption_match_the_reference(e in any::<[u64; 16]>(), m in any::<u128>(), w in 1u32..9) {
         let sk = key();
         let pk = sk.public();
-        let e = Integer::from_digits(&e, rug::integer::Order::Lsf).keep_bits(pk.randomizer_bits());
+        let e = Integer::from_digits(&e, Order::Lsf).keep_bits(pk.randomizer_bits());
         let t = FixedBase::new(pk.h_s(), pk.n_squared(), pk.randomizer_bits(), w);
         prop_assert_eq!(t.pow(&e, pk.n_squared()), pk.h_s().clone().pow_mod(&e, pk.n_squared()).expect("pow"));
         let m = Integer::from(m);

@@ -58,10 +58,9 @@
 //! `q`) and use GMP's `mpz_powm_sec`, like the decryption; the verifier's
 //! are variable-time (public values).
 
+use crate::bignum::{IsPrime, Order, Pow};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
-use rug::integer::{IsPrime, Order};
-use rug::ops::Pow;
 use sha2::{Digest, Sha256};
 
 use super::{random_below, Integer, PublicKey, SecretKey};

@@ -18,8 +18,7 @@
 //! and branches do not depend on the digit. The exponent's digits come
 //! from a fixed number of limbs ([`ExpLimbs`]), read at public positions.
 
-use rug::integer::Order;
-use rug::Integer;
+use crate::bignum::{Integer, Order};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 

@@ -58,9 +58,9 @@
 //! (secret masks, side-channel silent like every secret exponent of
 //! [`crate::paillier`]); the verifier's are variable-time (public values).
 
+use crate::bignum::Order;
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
-use rug::integer::Order;
 use sha2::{Digest, Sha256};
 
 use super::{random_bits, Ciphertext, Integer, PublicKey, SecretKey};
