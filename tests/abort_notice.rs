@@ -18,12 +18,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ot::runtime::channel::AbortNotice;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh, MeshError, TamperMesh};
+use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh, TamperMesh};
 use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, PrepParams, PrepStore};
 use ot::runtime::orlandi::Shares as OrlandiShares;
 use ot::runtime::rng::Rng;
 use ot::{coin_flip_n, minimac_open, orlandi_open, sum_n};
+
+mod common;
 
 const N: usize = 3;
 const SESSION: [u8; 16] = [0x5a; 16];
@@ -398,31 +400,8 @@ fn a_forged_notice_is_reported_with_its_sender() {
     }
 }
 
-/// The notice reaches a peer over each transport after the frames sent
-/// before it, and a malformed one is refused.
+/// The notice reaches a peer after the frames sent before it.
 #[test]
 fn a_notice_follows_the_frames_sent_before_it() {
-    let meshes = local_tcp_mesh(2).unwrap();
-    let outs = run_parties(meshes, |m| {
-        if m.me() == 0 {
-            m.send_to(1, b"last words").unwrap();
-            m.notify_abort(&AbortNotice::new("r", "why", &[0]));
-            return Ok(Vec::new());
-        }
-        let mut buf = Vec::new();
-        m.recv_from(0, &mut buf, 64)?;
-        let got = buf.clone();
-        m.recv_from(0, &mut buf, 64).map(|()| got)
-    });
-    match &outs[1] {
-        Err(MeshError::PeerAborted {
-            peer: 0,
-            notice,
-            blamed,
-        }) => {
-            assert_eq!(*blamed, Some(0));
-            assert_eq!(notice, &AbortNotice::new("r", "why", &[0]));
-        }
-        other => panic!("{other:?}"),
-    }
+    common::notice_follows_last_frame(local_tcp_mesh(2).unwrap());
 }

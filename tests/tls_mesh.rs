@@ -6,6 +6,8 @@ use ot::runtime::mesh::{local_tls_mesh, run_parties, Mesh};
 use ot::runtime::rng::Rng;
 use ot::{coin_flip_n, sum_n};
 
+mod common;
+
 const SESSION: [u8; 16] = [0x24; 16];
 
 fn input_of(i: usize) -> u64 {
@@ -50,27 +52,8 @@ fn coin_flip_and_sum_over_tls() {
 /// a peer waiting on an aborting party of a real run names the culprit.
 #[test]
 fn abort_notices_cross_tls_links() {
-    use ot::runtime::channel::AbortNotice;
-    use ot::runtime::mesh::{MeshError, TamperMesh};
-    let outs = run_parties(local_tls_mesh(2).expect("tls mesh"), |m| {
-        if m.me() == 0 {
-            m.send_to(1, b"last words").unwrap();
-            m.notify_abort(&AbortNotice::new("r", "why", &[0]));
-            return Ok(Vec::new());
-        }
-        let mut buf = Vec::new();
-        m.recv_from(0, &mut buf, 64)?;
-        let got = buf.clone();
-        m.recv_from(0, &mut buf, 64).map(|()| got)
-    });
-    match &outs[1] {
-        Err(MeshError::PeerAborted {
-            peer: 0,
-            notice,
-            blamed: Some(0),
-        }) => assert_eq!(notice.reason, "why"),
-        other => panic!("{other:?}"),
-    }
+    use ot::runtime::mesh::TamperMesh;
+    common::notice_follows_last_frame(local_tls_mesh(2).expect("tls mesh"));
 
     // Party 2 garbles its commitment to party 0 only: party 1 learns of it
     // from party 0's notice.

@@ -18,36 +18,14 @@
 //! `cargo run --release -p ot-runtime --example bignum_rate [-- --secs 0.5]`
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use crypto_bigint::modular::{BoxedMontyForm, BoxedMontyParams};
 use crypto_bigint::{BoxedUint, Odd};
 use ot_runtime::bignum::{Integer, Order};
 use rand_core::{OsRng, RngCore};
 
-/// The value after `name` on the command line, parsed.
-fn flag<T: std::str::FromStr>(name: &str) -> Option<T> {
-    std::env::args()
-        .skip_while(|a| a != name)
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
-/// Microseconds per call of `f`, run for about `secs` seconds (at least
-/// once).
-fn micros(secs: f64, mut f: impl FnMut()) -> f64 {
-    let start = Instant::now();
-    let mut calls = 0usize;
-    loop {
-        f();
-        calls += 1;
-        if start.elapsed().as_secs_f64() >= secs {
-            break;
-        }
-    }
-    start.elapsed().as_secs_f64() * 1e6 / calls as f64
-}
+mod bench_args;
+use bench_args::{flag, micros};
 
 /// `bits` random bits, little-endian bytes (`bits` a multiple of 8); the
 /// top bit set when `top`, the lowest bit set when `odd`.

@@ -28,29 +28,8 @@ use std::time::Instant;
 use ot_runtime::paillier::{multi_exp, FixedBase, Integer, KeySize, SecretKey};
 use ot_runtime::rng::Rng;
 
-/// The value after `name` on the command line, parsed.
-fn flag<T: std::str::FromStr>(name: &str) -> Option<T> {
-    std::env::args()
-        .skip_while(|a| a != name)
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
-/// Microseconds per call of `f`, run for about `secs` seconds (at least
-/// once).
-fn micros(secs: f64, mut f: impl FnMut()) -> f64 {
-    let start = Instant::now();
-    let mut calls = 0usize;
-    loop {
-        f();
-        calls += 1;
-        if start.elapsed().as_secs_f64() >= secs {
-            break;
-        }
-    }
-    start.elapsed().as_secs_f64() * 1e6 / calls as f64
-}
+mod bench_args;
+use bench_args::{flag, micros};
 
 fn main() {
     let secs: f64 = flag("--secs").unwrap_or(0.3);

@@ -98,3 +98,34 @@ where
         (h.join().unwrap(), ro)
     })
 }
+
+/// Two-party mesh check of abort notices: party 0 sends one frame, then a
+/// notice blaming itself; party 1 must read the frame, then get
+/// `MeshError::PeerAborted` with that notice (and blame party 0).
+pub fn notice_follows_last_frame<M>(meshes: Vec<M>)
+where
+    M: ot::runtime::mesh::Mesh + Send,
+{
+    use ot::runtime::channel::AbortNotice;
+    use ot::runtime::mesh::{run_parties, MeshError};
+    let notice = AbortNotice::new("r", "why", &[0]);
+    let outs = run_parties(meshes, |m| {
+        if m.me() == 0 {
+            m.send_to(1, b"last words").unwrap();
+            m.notify_abort(&notice);
+            return Ok(Vec::new());
+        }
+        let mut buf = Vec::new();
+        m.recv_from(0, &mut buf, 64)?;
+        let got = buf.clone();
+        m.recv_from(0, &mut buf, 64).map(|()| got)
+    });
+    match &outs[1] {
+        Err(MeshError::PeerAborted {
+            peer: 0,
+            notice: got,
+            blamed: Some(0),
+        }) => assert_eq!(got, &notice),
+        other => panic!("{other:?}"),
+    }
+}
