@@ -2,7 +2,9 @@
 //! arbitrary bytes (headers announcing any length, truncated frames) on a
 //! real loopback connection and hangs up. The receiver must return frames no
 //! longer than its bound, then a typed error (closed, truncated, oversized),
-//! never panic or buffer more than the bound. The first input byte picks the
+//! never panic or buffer more than the bound. A header with the notice bit
+//! set is an abort notice: it ends the stream as `PeerAborted` (well formed)
+//! or `BadNotice` (malformed). The first input byte picks the
 //! receive bound (up to 64 KiB), the rest is the byte stream.
 #![no_main]
 
@@ -44,7 +46,9 @@ fuzz_target!(|data: &[u8]| {
             }
             Err(ChannelError::Closed)
             | Err(ChannelError::Truncated { .. })
-            | Err(ChannelError::Oversized { .. }) => break,
+            | Err(ChannelError::Oversized { .. })
+            | Err(ChannelError::PeerAborted(_))
+            | Err(ChannelError::BadNotice { .. }) => break,
             Err(e) => panic!("unexpected error from a closed peer: {e}"),
         }
     }
