@@ -180,7 +180,10 @@ impl FixedBase {
     fn reduced(&self, m: &Integer) -> FixedBase {
         let mut table = ct::LimbTable::new(m, self.table.len());
         for i in 0..self.table.len() {
-            table.push(&Integer::from(&self.table.stored(i) % m));
+            let mut v = self.table.value(i);
+            v %= m;
+            table.push(&v);
+            crate::wipe::Wipe::wipe(&mut v);
         }
         FixedBase {
             table,
@@ -217,18 +220,16 @@ impl FixedBase {
         let rows = bits.div_ceil(self.window).clamp(1, self.rows);
         let e = ct::ExpLimbs::new(e, rows * self.window);
         let per_row = 1usize << self.window;
+        let _ = modulus; // the table's own, which it holds
         let mut scratch = vec![0u64; self.table.limbs()];
-        let mut sel = Integer::new();
-        let mut acc = Integer::from(1);
+        let mut acc = self.table.one();
         for row in 0..rows {
             let d = e.digit(row * self.window, self.window);
             self.table
-                .select(row as usize * per_row, per_row, d, &mut scratch, &mut sel);
-            acc *= &sel;
-            acc %= modulus;
+                .mul_selected(&mut acc, row as usize * per_row, per_row, d, &mut scratch);
         }
         scratch.zeroize();
-        acc
+        self.table.finish(&acc)
     }
 
     /// `base^e mod modulus` for a **public** exponent `0 ≤ e <
@@ -239,8 +240,9 @@ impl FixedBase {
         if e.cmp0() == core::cmp::Ordering::Less || e.significant_bits() > self.exp_bits() {
             return None;
         }
+        let _ = modulus; // the table's own, which it holds
         let per_row = 1usize << self.window;
-        let mut acc = Integer::from(1);
+        let mut acc = self.table.one();
         for row in 0..e.significant_bits().div_ceil(self.window) {
             let mut d = 0usize;
             for b in 0..self.window {
@@ -249,11 +251,10 @@ impl FixedBase {
                 }
             }
             if d != 0 {
-                acc *= self.table.stored(row as usize * per_row + d);
-                acc %= modulus;
+                self.table.mul_entry(&mut acc, row as usize * per_row + d);
             }
         }
-        Some(acc)
+        Some(self.table.finish(&acc))
     }
 }
 
@@ -295,25 +296,21 @@ pub fn multi_exp(
     }
     let exps: Vec<ct::ExpLimbs> = exps.iter().map(|e| ct::ExpLimbs::new(e, bits)).collect();
     let mut scratch = vec![0u64; table.limbs()];
-    let mut sel = Integer::new();
-    let mut acc = Integer::from(1);
+    let mut acc = table.one();
     let windows = bits.div_ceil(w);
     for win in (0..windows).rev() {
         if win + 1 < windows {
             for _ in 0..w {
-                acc.square_mut();
-                acc %= modulus;
+                table.square(&mut acc);
             }
         }
         for (i, e) in exps.iter().enumerate() {
             let d = e.digit(win * w, w);
-            table.select(i * per_base, per_base, d, &mut scratch, &mut sel);
-            acc *= &sel;
-            acc %= modulus;
+            table.mul_selected(&mut acc, i * per_base, per_base, d, &mut scratch);
         }
     }
     scratch.zeroize();
-    Some(acc % modulus)
+    Some(table.finish(&acc))
 }
 
 /// A Paillier public key `(n, h)` with `h_s = h^n mod n²` and the

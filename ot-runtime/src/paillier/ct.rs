@@ -19,6 +19,8 @@
 //! from a fixed number of limbs ([`ExpLimbs`]), read at public positions.
 
 use crate::bignum::{Integer, Order};
+use crypto_bigint::modular::{BoxedMontyForm, BoxedMontyParams};
+use crypto_bigint::{BoxedUint, Odd};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -41,19 +43,91 @@ pub(crate) fn ct_select<'a>(
     }
 }
 
-/// Residues modulo one modulus, each stored in `limbs` 64-bit limbs as
-/// `v + offset` (see the module docs), one after the other.
+/// Whether tables over an odd modulus keep their entries in Montgomery
+/// form (`crypto-bigint`'s constant-time Montgomery multiplication) rather
+/// than as plain residues multiplied and reduced by the backend's integer
+/// arithmetic: on with the pure-Rust backend, whose plain modular
+/// multiplication is the slower of the two; off with GMP, whose `mpz`
+/// multiplication and division beat it (`examples/bignum_rate.rs`).
+const MONTGOMERY_TABLES: bool = !cfg!(feature = "gmp");
+
+/// The arithmetic of one table: residues modulo its modulus, either plain
+/// (stored as `v + offset`, see the module docs) or in Montgomery form.
+#[derive(Clone, Debug)]
+enum Ring {
+    Plain {
+        modulus: Integer,
+        offset: Integer,
+        limbs: usize,
+    },
+    Montgomery {
+        params: BoxedMontyParams,
+        limbs: usize,
+    },
+}
+
+/// A running product of table entries ([`LimbTable::one`], the `mul_*`
+/// and [`LimbTable::square`] methods, read out by [`LimbTable::finish`]).
+/// Montgomery products are wiped when dropped.
+pub(crate) enum Acc {
+    Plain(Integer),
+    Montgomery(BoxedMontyForm),
+}
+
+impl Drop for Acc {
+    fn drop(&mut self) {
+        if let Acc::Montgomery(f) = self {
+            f.zeroize();
+        }
+    }
+}
+
+/// `v` (`0 ≤ v < 2^(64·limbs)`) as a `crypto-bigint` integer of `limbs`
+/// limbs, through the backend-neutral digit interface; the limb copy is
+/// wiped.
+fn boxed(v: &Integer, limbs: usize) -> BoxedUint {
+    let mut w = vec![0u64; limbs.max(v.significant_digits::<u64>())];
+    v.write_digits(&mut w, Order::Lsf);
+    let out = BoxedUint::from_words_with_precision(w[..limbs].iter().copied(), 64 * limbs as u32);
+    w.zeroize();
+    out
+}
+
+/// A `crypto-bigint` integer as the backend's integer.
+fn unboxed(v: &BoxedUint) -> Integer {
+    Integer::from_digits(v.as_words(), Order::Lsf)
+}
+
+/// Residues modulo one modulus, each stored in the same number of 64-bit
+/// limbs, one after the other: in Montgomery form (pure-Rust backend, odd
+/// modulus) or as `v + offset` (see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct LimbTable {
-    limbs: usize,
-    offset: Integer,
+    ring: Ring,
     data: Vec<u64>,
 }
 
 impl LimbTable {
     /// An empty table for residues modulo `m` (`m > 0`), with room for
-    /// `capacity` entries.
+    /// `capacity` entries, in the backend's preferred representation.
     pub(crate) fn new(m: &Integer, capacity: usize) -> LimbTable {
+        if MONTGOMERY_TABLES && m.is_odd() && *m > 1 {
+            let limbs = m.significant_digits::<u64>();
+            if let Some(odd) = Odd::new(boxed(m, limbs)).into_option() {
+                // The modulus may be secret (a key owner's `p²`): its
+                // Montgomery constants are computed in constant time.
+                let params = BoxedMontyParams::new(odd);
+                return LimbTable {
+                    ring: Ring::Montgomery { params, limbs },
+                    data: Vec::with_capacity(capacity * limbs),
+                };
+            }
+        }
+        LimbTable::new_plain(m, capacity)
+    }
+
+    /// [`Self::new`] with plain residues stored as `v + offset`.
+    pub(crate) fn new_plain(m: &Integer, capacity: usize) -> LimbTable {
         let mut limbs = m.significant_digits::<u64>().max(1);
         let offset = loop {
             let bits = 64 * limbs as u32;
@@ -67,23 +141,44 @@ impl LimbTable {
             limbs += 1;
         };
         LimbTable {
-            limbs,
-            offset,
+            ring: Ring::Plain {
+                modulus: m.clone(),
+                offset,
+                limbs,
+            },
             data: Vec::with_capacity(capacity * limbs),
         }
     }
 
     /// Limbs per entry.
     pub(crate) fn limbs(&self) -> usize {
-        self.limbs
+        match &self.ring {
+            Ring::Plain { limbs, .. } | Ring::Montgomery { limbs, .. } => *limbs,
+        }
+    }
+
+    /// Whether entries are kept in Montgomery form.
+    #[cfg(test)]
+    pub(crate) fn is_montgomery(&self) -> bool {
+        matches!(self.ring, Ring::Montgomery { .. })
     }
 
     /// Appends the residue `v` (`0 ≤ v < m`).
     pub(crate) fn push(&mut self, v: &Integer) {
-        let stored = Integer::from(v + &self.offset);
         let at = self.data.len();
-        self.data.resize(at + self.limbs, 0);
-        stored.write_digits(&mut self.data[at..], Order::Lsf);
+        let limbs = self.limbs();
+        self.data.resize(at + limbs, 0);
+        match &self.ring {
+            Ring::Plain { offset, .. } => {
+                let stored = Integer::from(v + offset);
+                stored.write_digits(&mut self.data[at..], Order::Lsf);
+            }
+            Ring::Montgomery { params, .. } => {
+                let mut f = BoxedMontyForm::new(boxed(v, limbs), params);
+                self.data[at..].copy_from_slice(f.as_montgomery().as_words());
+                f.zeroize();
+            }
+        }
     }
 
     /// Appends `b^0, b^1, …, b^(count−1) mod m` (`m` the table's modulus)
@@ -92,6 +187,15 @@ impl LimbTable {
         let mut b = Integer::from(b % m);
         if b < 0 {
             b += m;
+        }
+        if let Ring::Montgomery { params, limbs } = &self.ring {
+            let base = BoxedMontyForm::new(boxed(&b, *limbs), params);
+            let mut acc = BoxedMontyForm::one(params);
+            for _ in 0..count {
+                self.data.extend_from_slice(acc.as_montgomery().as_words());
+                acc = &acc * &base;
+            }
+            return unboxed(&acc.retrieve());
         }
         let mut acc = Integer::from(1) % m;
         for _ in 0..count {
@@ -102,14 +206,29 @@ impl LimbTable {
         acc
     }
 
-    /// Entry `i` as stored (`v + offset`).
+    /// Entry `i` as stored (`v + offset`, or the Montgomery form `v·R`).
     pub(crate) fn stored(&self, i: usize) -> Integer {
-        Integer::from_digits(&self.data[i * self.limbs..(i + 1) * self.limbs], Order::Lsf)
+        let l = self.limbs();
+        Integer::from_digits(&self.data[i * l..(i + 1) * l], Order::Lsf)
+    }
+
+    /// The residue of entry `i`, in `0..m`.
+    pub(crate) fn value(&self, i: usize) -> Integer {
+        let l = self.limbs();
+        let words = &self.data[i * l..(i + 1) * l];
+        match &self.ring {
+            Ring::Plain { modulus, .. } => Integer::from(&self.stored(i) % modulus),
+            Ring::Montgomery { params, limbs } => {
+                let x =
+                    BoxedUint::from_words_with_precision(words.iter().copied(), 64 * *limbs as u32);
+                unboxed(&BoxedMontyForm::from_montgomery(x, params).retrieve())
+            }
+        }
     }
 
     /// Number of entries.
     pub(crate) fn len(&self) -> usize {
-        self.data.len() / self.limbs
+        self.data.len() / self.limbs()
     }
 
     /// Bytes of the stored entries.
@@ -117,21 +236,80 @@ impl LimbTable {
         self.data.len() * 8
     }
 
-    /// Entry `first + digit` of the `count` entries from `first`, into
-    /// `sel` (as stored, `limbs` limbs), by [`ct_select`]; `scratch` holds
-    /// [`Self::limbs`] limbs.
-    pub(crate) fn select(
+    /// The empty product, 1.
+    pub(crate) fn one(&self) -> Acc {
+        match &self.ring {
+            Ring::Plain { .. } => Acc::Plain(Integer::from(1)),
+            Ring::Montgomery { params, .. } => Acc::Montgomery(BoxedMontyForm::one(params)),
+        }
+    }
+
+    /// Multiplies `acc` by the entry held in `limbs` (as stored).
+    fn mul_limbs(&self, acc: &mut Acc, limbs: &[u64]) {
+        match (&self.ring, acc) {
+            (Ring::Plain { modulus, .. }, Acc::Plain(a)) => {
+                *a *= Integer::from_digits(limbs, Order::Lsf);
+                *a %= modulus;
+            }
+            (Ring::Montgomery { params, limbs: l }, Acc::Montgomery(a)) => {
+                let x = BoxedUint::from_words_with_precision(limbs.iter().copied(), 64 * *l as u32);
+                let mut x = BoxedMontyForm::from_montgomery(x, params);
+                *a = &*a * &x;
+                x.zeroize();
+            }
+            // An accumulator of another table: unreachable by
+            // construction (each caller keeps one table's accumulator).
+            _ => {}
+        }
+    }
+
+    /// Multiplies `acc` by entry `first + digit` of the `count` entries
+    /// from `first`, selected by [`ct_select`] into `scratch` ([`Self::limbs`]
+    /// limbs): every entry of the row is read, none by a secret index.
+    pub(crate) fn mul_selected(
         &self,
+        acc: &mut Acc,
         first: usize,
         count: usize,
         digit: u64,
         scratch: &mut [u64],
-        sel: &mut Integer,
     ) {
-        let l = self.limbs;
+        let l = self.limbs();
         let row = &self.data[first * l..(first + count) * l];
         ct_select(count, digit, |i| &row[i * l..(i + 1) * l], scratch);
-        sel.assign_digits(scratch, Order::Lsf);
+        self.mul_limbs(acc, scratch);
+    }
+
+    /// Multiplies `acc` by entry `i` read directly (a public index).
+    pub(crate) fn mul_entry(&self, acc: &mut Acc, i: usize) {
+        let l = self.limbs();
+        self.mul_limbs(acc, &self.data[i * l..(i + 1) * l]);
+    }
+
+    /// Squares `acc`.
+    pub(crate) fn square(&self, acc: &mut Acc) {
+        match (&self.ring, acc) {
+            (Ring::Plain { modulus, .. }, Acc::Plain(a)) => {
+                a.square_mut();
+                *a %= modulus;
+            }
+            (Ring::Montgomery { .. }, Acc::Montgomery(a)) => *a = a.square(),
+            _ => {}
+        }
+    }
+
+    /// The product's residue, in `0..m`.
+    pub(crate) fn finish(&self, acc: &Acc) -> Integer {
+        match (&self.ring, acc) {
+            (Ring::Plain { modulus, .. }, Acc::Plain(a)) => Integer::from(a % modulus),
+            (Ring::Montgomery { .. }, Acc::Montgomery(a)) => {
+                let mut r = a.retrieve();
+                let v = unboxed(&r);
+                r.zeroize();
+                v
+            }
+            _ => Integer::new(),
+        }
     }
 }
 
@@ -219,20 +397,34 @@ mod tests {
             (Integer::from(1) << 4096) - 3u32,
         ];
         for m in &moduli {
-            let mut t = LimbTable::new(m, 4);
-            let values = [Integer::new(), Integer::from(1), Integer::from(m - 1u32)];
-            for v in &values {
-                t.push(v);
-            }
-            assert_eq!(t.len(), values.len());
-            let mut scratch = vec![0u64; t.limbs()];
-            for (i, v) in values.iter().enumerate() {
-                let s = t.stored(i);
-                assert_eq!(s.significant_digits::<u64>(), t.limbs(), "modulus {m}");
-                assert_eq!(Integer::from(&s % m), *v);
-                let mut sel = Integer::new();
-                t.select(0, values.len(), i as u64, &mut scratch, &mut sel);
-                assert_eq!(sel, s);
+            for plain in [true, false] {
+                let mut t = if plain {
+                    LimbTable::new_plain(m, 4)
+                } else {
+                    LimbTable::new(m, 4)
+                };
+                let values = [Integer::new(), Integer::from(1), Integer::from(m - 1u32)];
+                for v in &values {
+                    t.push(v);
+                }
+                assert_eq!(t.len(), values.len());
+                let mut scratch = vec![0u64; t.limbs()];
+                for (i, v) in values.iter().enumerate() {
+                    if !t.is_montgomery() {
+                        let s = t.stored(i);
+                        assert_eq!(s.significant_digits::<u64>(), t.limbs(), "modulus {m}");
+                        assert_eq!(Integer::from(&s % m), *v);
+                    }
+                    assert_eq!(t.value(i), *v, "modulus {m}");
+                    // Selecting entry i and multiplying 1 by it gives v.
+                    let mut acc = t.one();
+                    t.mul_selected(&mut acc, 0, values.len(), i as u64, &mut scratch);
+                    assert_eq!(t.finish(&acc), *v);
+                    let mut acc = t.one();
+                    t.mul_entry(&mut acc, i);
+                    t.square(&mut acc);
+                    assert_eq!(t.finish(&acc), Integer::from(v * v) % m);
+                }
             }
         }
     }
