@@ -105,10 +105,19 @@ fn declared_in(file: &str, name: &str, at: &dyn Fn(&str) -> u128) -> usize {
 #[test]
 fn orlandi_triple_holdings_bound_what_the_runtime_allocates() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Two sizes, so that a bound whose per-triple term is too small fails
+    // even when its constant covers the smaller run.
+    for m in [3usize, 6] {
+        orlandi_triple_holdings_at(m);
+    }
+}
+
+/// The holdings at (n, m, s, d) = (2, m, 1, 0): two parties, `m`
+/// triples, the smallest (s, d).
+fn orlandi_triple_holdings_at(m: usize) {
     let mut rng = Rng::deterministic_for_tests(7);
-    // (n, m, s, d): two parties, three triples, the smallest (s, d).
-    let at = (2u128, 3, 1, 0);
-    let (n, m, s, d) = (2usize, 3usize, 1usize, 0usize);
+    let at = (2u128, m as u128, 1, 0);
+    let (n, s, d) = (2usize, 1usize, 0usize);
     let count = 2 * ((s + 1) * (2 * d + 1) * m);
     let keys: Vec<TripleKey> = (0..n)
         .map(|_| TripleKey::generate_sized(KeySize::Bits3072, &mut rng))

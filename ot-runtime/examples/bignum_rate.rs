@@ -1,8 +1,11 @@
-//! The data point that decides the pure-Rust big-integer backend of
-//! Paillier (`ot_runtime::bignum`): modular exponentiation modulo an odd
-//! modulus of the size of `n²` (4096 bits for Paillier-2048, 6144 for
-//! Paillier-3072), GMP (`rug`, the backend today) next to `crypto-bigint`'s
-//! boxed Montgomery arithmetic, in one run:
+//! The two big-integer backends of Paillier (`ot_runtime::bignum`) side by
+//! side in one run: modular exponentiation modulo an odd modulus of the
+//! size of `n²` (4096 bits for Paillier-2048, 6144 for Paillier-3072), GMP
+//! (`bignum::gmp`, feature `gmp`) next to `crypto-bigint`'s boxed
+//! Montgomery arithmetic (what `bignum::pure`, the default, runs every
+//! modular power on) and to `bignum::pure`'s own calls (the same power with
+//! its conversions, and a plain multiplication and reduction on
+//! `num-bigint`):
 //!
 //! * a 253-bit exponent (the Orlandi triples' `α^b` and
 //!   `PublicKey::mul_plain` with a secret-size exponent): GMP `powm`
@@ -12,16 +15,18 @@
 //!   form that a call site pays unless it keeps values in that form;
 //! * a full-size exponent (as long as the modulus): GMP `powm_sec` against
 //!   `crypto-bigint`'s `pow`;
-//! * one modular multiplication: GMP `a·b mod m` against a Montgomery
-//!   multiplication (the fixed-base tables' inner step).
+//! * one modular multiplication: GMP `a·b mod m`, `bignum::pure`'s, and a
+//!   Montgomery multiplication (the window tables' inner step on the pure
+//!   backend).
 //!
-//! `cargo run --release -p ot-runtime --example bignum_rate [-- --secs 0.5]`
+//! `cargo run --release -p ot-runtime --features gmp --example bignum_rate [-- --secs 0.5]`
 
 use std::hint::black_box;
 
 use crypto_bigint::modular::{BoxedMontyForm, BoxedMontyParams};
 use crypto_bigint::{BoxedUint, Odd};
-use ot_runtime::bignum::{Integer, Order};
+use ot_runtime::bignum::gmp::{Integer, Order};
+use ot_runtime::bignum::pure::{Integer as Pure, Order as PureOrder};
 use rand_core::{OsRng, RngCore};
 
 mod bench_args;
@@ -83,10 +88,17 @@ fn run(mod_bits: u32, secs: f64) {
 
     // Both backends compute the same power (checked once, so the table
     // compares like with like).
+    let (pm, pbase, pe253) = (
+        Pure::from_digits(&m_le, PureOrder::Lsf),
+        Pure::from_digits(&base_le, PureOrder::Lsf),
+        Pure::from_digits(&e253_le, PureOrder::Lsf),
+    );
+    let pother = Pure::from(&pbase + 12345u32);
     let gmp_pow = base.clone().pow_mod(&e253, &m).unwrap_or_default();
+    let pure_pow = pbase.clone().secure_pow_mod(&pe253, &pm);
     let cb_pow = mont.pow_bounded_exp(&cb_e253, 253).retrieve();
     let cb_pow_int = Integer::from_digits(&cb_pow.to_le_bytes()[..], Order::Lsf);
-    let agree = gmp_pow == cb_pow_int;
+    let agree = gmp_pow == cb_pow_int && gmp_pow.to_string() == pure_pow.to_string();
 
     let g_powm = micros(secs, || {
         black_box(base.clone().pow_mod(&e253, &m).ok());
@@ -101,6 +113,9 @@ fn run(mod_bits: u32, secs: f64) {
         let x = BoxedMontyForm::new(cb_base.clone(), &params);
         black_box(x.pow_bounded_exp(&cb_e253, 253).retrieve());
     });
+    let p_sec = micros(secs, || {
+        black_box(pbase.clone().secure_pow_mod(&pe253, &pm));
+    });
     let g_full = micros(secs, || {
         black_box(base.clone().secure_pow_mod(&efull, &m));
     });
@@ -110,11 +125,14 @@ fn run(mod_bits: u32, secs: f64) {
     let g_mul = micros(secs.min(0.2), || {
         black_box(Integer::from(&base * &other) % &m);
     });
+    let p_mul = micros(secs.min(0.2), || {
+        black_box(Pure::from(&pbase * &pother) % &pm);
+    });
     let c_mul = micros(secs.min(0.2), || {
         black_box(mont.mul(&mont_other));
     });
     println!(
-        "{mod_bits:>5} | {g_powm:>9.0} | {g_sec:>9.0} | {c_pow:>9.0} | {c_conv:>9.0} | {g_full:>9.0} | {c_full:>9.0} | {g_mul:>6.2} | {c_mul:>6.2} | {agree}"
+        "{mod_bits:>5} | {g_powm:>9.0} | {g_sec:>9.0} | {c_pow:>9.0} | {c_conv:>9.0} | {p_sec:>9.0} | {g_full:>9.0} | {c_full:>9.0} | {g_mul:>6.2} | {p_mul:>6.2} | {c_mul:>6.2} | {agree}"
     );
 }
 
@@ -122,7 +140,7 @@ fn main() {
     let secs: f64 = flag("--secs").unwrap_or(0.5);
     println!("microseconds per operation, one thread, this run");
     println!(
-        "mod bits | GMP powm e253 | GMP powm_sec e253 | crypto-bigint pow e253 | same + to/from Montgomery | GMP powm_sec full | crypto-bigint pow full | GMP mulmod | CB montmul | results agree"
+        "mod bits | GMP powm e253 | GMP powm_sec e253 | crypto-bigint pow e253 | same + to/from Montgomery | pure secure_pow_mod e253 | GMP powm_sec full | crypto-bigint pow full | GMP mulmod | pure mulmod | CB montmul | results agree"
     );
     for bits in [4096u32, 6144] {
         run(bits, secs);
