@@ -188,5 +188,8 @@ fn silent_ot_trees_are_counted() {
     let bound = declared_in("protocols/silent_ot.otp", "trees", &at);
     println!("silent trees: {heap} bytes owned, declared {bound}");
     assert!(heap <= bound, "sender trees own {heap} > {bound}");
-    assert!(heap >= (16 * trees) << depth, "{heap}");
+    // The trees themselves are 100 KiB; the 4 KiB of slack absorbs frees
+    // that other threads make meanwhile (rayon's deques, whose buffers
+    // crossbeam frees lazily, after an earlier test's parallel run).
+    assert!(heap + 4096 >= (16 * trees) << depth, "{heap}");
 }

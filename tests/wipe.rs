@@ -5,9 +5,10 @@
 //! for secrets a protocol samples, their bytes replayed from the same
 //! deterministic generator: a needle); each test checks a control (the
 //! same bytes in a plain `Vec` or `Box`, which is freed unwiped, are seen)
-//! and then the secret container (never seen). (GMP allocates with C's
-//! allocator, which this one does not see: Paillier keys are not covered
-//! here. Values on the stack are out of its sight.)
+//! and then the secret container (never seen). (Paillier keys are covered
+//! on the pure-Rust backend; GMP, feature `gmp`, allocates with C's
+//! allocator, which this one does not see. Values on the stack are out of
+//! its sight.)
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -515,4 +516,53 @@ fn generated_abo_receiver_wipes_its_punctured_positions() -> Result<(), ot::abo_
         );
     });
     Ok(())
+}
+
+/// A prime of `bits` bits, 3 mod 4 (a Blum prime).
+#[cfg(not(feature = "gmp"))]
+fn blum_prime(bits: u32, rng: &mut Rng) -> ot::runtime::paillier::Integer {
+    loop {
+        let mut c = ot::runtime::paillier::random_bits(bits, rng);
+        c.set_bit(bits - 1, true);
+        c.set_bit(bits - 2, true);
+        let p = c.next_prime();
+        if p.significant_bits() == bits && p.mod_u(4) == 3 {
+            return p;
+        }
+    }
+}
+
+/// The low two limbs of `v`, as they lie in memory.
+#[cfg(not(feature = "gmp"))]
+fn low_limbs(v: &ot::runtime::paillier::Integer) -> [u64; 2] {
+    let mut w = [0u64; 2];
+    ot::runtime::paillier::Integer::from(v.clone().keep_bits(128))
+        .write_digits(&mut w, ot::runtime::bignum::Order::Lsf);
+    w
+}
+
+/// A Paillier secret key wipes its factors (and everything that holds
+/// them) when dropped: the low 16 bytes of `p` and of `q` are in no buffer
+/// its drop frees. Pure-Rust backend only: GMP's limbs (feature `gmp`)
+/// are allocated by C's allocator, which this one does not see.
+#[cfg(not(feature = "gmp"))]
+#[test]
+fn paillier_secret_keys_are_wiped_when_dropped() {
+    use ot::runtime::paillier::SecretKey;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = Rng::deterministic_for_tests(31);
+    let (p, q) = (blum_prime(512, &mut rng), blum_prime(512, &mut rng));
+    let (p_low, q_low) = (low_limbs(&p), low_limbs(&q));
+    // Control: a plain vector holding p's limbs is seen when freed.
+    let plain: Vec<u64> = p_low.to_vec();
+    let (seen, ()) = with_needles(&[&p_low], || freed_during(|| drop(plain)));
+    assert!(seen, "the control must be seen");
+    let sk = SecretKey::from_primes(p, q, &mut rng).expect("Blum primes");
+    let (c, _) = sk
+        .public()
+        .encrypt(&7u32.into(), &mut rng)
+        .expect("encrypts");
+    assert_eq!(sk.decrypt(&c), 7u32);
+    let (seen, ()) = with_needles(&[&p_low, &q_low], || freed_during(|| drop(sk)));
+    assert!(!seen, "a freed buffer of the secret key still holds p or q");
 }

@@ -236,6 +236,22 @@ impl LimbTable {
         self.data.len() * 8
     }
 
+    /// Overwrites every entry with zeros (one pass of wide volatile
+    /// stores) and wipes a plain table's modulus and offset: a key owner's
+    /// tables modulo `p²` and `q²` reveal the factors. The Montgomery
+    /// constants (the modulus, `R` and `R²` modulo it) sit in
+    /// `crypto-bigint`'s shared parameters, out of reach.
+    pub(crate) fn wipe(&mut self) {
+        crate::wipe::wipe_pod(&mut self.data);
+        if let Ring::Plain {
+            modulus, offset, ..
+        } = &mut self.ring
+        {
+            crate::wipe::Wipe::wipe(modulus);
+            crate::wipe::Wipe::wipe(offset);
+        }
+    }
+
     /// The empty product, 1.
     pub(crate) fn one(&self) -> Acc {
         match &self.ring {
