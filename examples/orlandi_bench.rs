@@ -36,6 +36,10 @@
 //! The online rows use triples from the test dealer (`orlandi::deal_triples`)
 //! so that they time the multiplication alone.
 
+// Written for both big-integer backends: GMP's (feature `gmp`) arithmetic
+// on references yields incomplete values that `Integer::from` completes.
+#![cfg_attr(not(feature = "gmp"), allow(clippy::useless_conversion))]
+
 use ot::runtime::ec::{random_point, random_scalar, Point, Scalar};
 use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::orlandi::{deal, deal_triples, Shares};

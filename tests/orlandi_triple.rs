@@ -20,6 +20,10 @@
 //! `ot-runtime`'s `insecure-test-levels` feature; the runs at the real
 //! level (40 bits, `orlandi_triple::params_at_level`) use one triple.
 
+// Written for both big-integer backends: GMP's (feature `gmp`) arithmetic
+// on references yields incomplete values that `Integer::from` completes.
+#![cfg_attr(not(feature = "gmp"), allow(clippy::useless_conversion))]
+
 use std::sync::OnceLock;
 
 use ot::runtime::ec::Scalar;

@@ -536,7 +536,8 @@ fn blum_prime(bits: u32, rng: &mut Rng) -> ot::runtime::paillier::Integer {
 #[cfg(not(feature = "gmp"))]
 fn low_limbs(v: &ot::runtime::paillier::Integer) -> [u64; 2] {
     let mut w = [0u64; 2];
-    ot::runtime::paillier::Integer::from(v.clone().keep_bits(128))
+    v.clone()
+        .keep_bits(128)
         .write_digits(&mut w, ot::runtime::bignum::Order::Lsf);
     w
 }

@@ -93,7 +93,7 @@ fn run(mod_bits: u32, secs: f64) {
         Pure::from_digits(&base_le, PureOrder::Lsf),
         Pure::from_digits(&e253_le, PureOrder::Lsf),
     );
-    let pother = Pure::from(&pbase + 12345u32);
+    let pother = &pbase + 12345u32;
     let gmp_pow = base.clone().pow_mod(&e253, &m).unwrap_or_default();
     let pure_pow = pbase.clone().secure_pow_mod(&pe253, &pm);
     let cb_pow = mont.pow_bounded_exp(&cb_e253, 253).retrieve();
@@ -126,7 +126,7 @@ fn run(mod_bits: u32, secs: f64) {
         black_box(Integer::from(&base * &other) % &m);
     });
     let p_mul = micros(secs.min(0.2), || {
-        black_box(Pure::from(&pbase * &pother) % &pm);
+        black_box(&pbase * &pother % &pm);
     });
     let c_mul = micros(secs.min(0.2), || {
         black_box(mont.mul(&mont_other));

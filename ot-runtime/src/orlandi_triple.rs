@@ -68,6 +68,11 @@
 //! in a field of 6144-bit capacity, [`encode_gamma`]), so the message flow
 //! does not depend on the key.
 
+// The call sites are written for both big-integer backends: GMP's
+// (feature `gmp`) arithmetic on references yields incomplete values that
+// `Integer::from` completes, the pure-Rust backend's yields an `Integer`.
+#![cfg_attr(not(feature = "gmp"), allow(clippy::useless_conversion))]
+
 use crate::bignum::Order;
 use rand_core::{CryptoRng, RngCore};
 

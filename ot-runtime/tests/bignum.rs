@@ -66,26 +66,21 @@ fn known_answers_at_paillier_sizes() {
         hex(POW_SHORT)
     );
     assert_eq!(b.clone().secure_pow_mod(&e2, &m), hex(POW_SHORT));
+    assert_eq!((-&b).secure_pow_mod(&e2, &m), hex(POW_NEG_BASE));
     assert_eq!(
-        Integer::from(-&b).secure_pow_mod(&e2, &m),
-        hex(POW_NEG_BASE)
-    );
-    assert_eq!(
-        x.clone()
-            .pow_mod(&Integer::from(-&e2), &n)
-            .expect("invertible"),
+        x.clone().pow_mod(&(-&e2), &n).expect("invertible"),
         hex(POW_NEG_EXP)
     );
     assert_eq!(x.clone().invert(&n).expect("invertible"), hex(INV_X));
-    let three_five_seven = Integer::from(&b * 105u32);
-    assert_eq!(three_five_seven.gcd(&Integer::from(&m * 21u32)), hex(GCD));
+    let three_five_seven = &b * 105u32;
+    assert_eq!(three_five_seven.gcd(&(&m * 21u32)), hex(GCD));
     assert_eq!(x.jacobi(&n), JACOBI_X_N);
     assert_eq!(b.jacobi(&n), JACOBI_B_N);
-    assert_eq!(Integer::from(&x * &x).jacobi(&n), JACOBI_X2_N);
+    assert_eq!((&x * &x).jacobi(&n), JACOBI_X2_N);
     assert_eq!(b.clone().sqrt(), hex(SQRT_B));
-    assert_eq!(Integer::from(&b * &x) % &m, hex(PROD_MOD));
-    assert_eq!(Integer::from(&b / &x), hex(QUOT));
-    assert_eq!(Integer::from(&b % &x), hex(REM));
+    assert_eq!((&b * &x) % &m, hex(PROD_MOD));
+    assert_eq!((&b / &x), hex(QUOT));
+    assert_eq!((&b % &x), hex(REM));
     // Digits round-trip in both orders and both digit sizes.
     let mut limbs = vec![0u64; m.significant_digits::<u64>()];
     m.write_digits(&mut limbs, Order::Lsf);
@@ -99,7 +94,7 @@ fn known_answers_at_paillier_sizes() {
 fn known_primes_and_composites() {
     let one = Integer::from(1);
     for p in [521u32, 607, 1279, 2203] {
-        let mersenne = Integer::from(&one << p) - 1u32;
+        let mersenne = (&one << p) - 1u32;
         assert_eq!(
             mersenne.is_probably_prime(30),
             IsPrime::Probably,
@@ -109,8 +104,8 @@ fn known_primes_and_composites() {
     let composites = [
         Integer::from(561u32),
         Integer::from(3_215_031_751u64),
-        (Integer::from(&one << 521u32) - 1u32) * (Integer::from(&one << 607u32) - 1u32),
-        Integer::from(&one << 2203u32) + 1u32,
+        ((&one << 521u32) - 1u32) * ((&one << 607u32) - 1u32),
+        (&one << 2203u32) + 1u32,
         Integer::from(1),
         Integer::from(0),
         Integer::from(-7),
@@ -118,14 +113,8 @@ fn known_primes_and_composites() {
     for c in &composites {
         assert_eq!(c.is_probably_prime(30), IsPrime::No, "{c}");
     }
-    assert_eq!(
-        Integer::from(&one << 64u32).next_prime(),
-        Integer::from(&one << 64u32) + 13u32
-    );
-    assert_eq!(
-        Integer::from(&one << 128u32).next_prime(),
-        Integer::from(&one << 128u32) + 51u32
-    );
+    assert_eq!((&one << 64u32).next_prime(), (&one << 64u32) + 13u32);
+    assert_eq!((&one << 128u32).next_prime(), (&one << 128u32) + 51u32);
     assert_eq!(Integer::from(1).next_prime(), 2);
     assert_eq!(Integer::from(2).next_prime(), 3);
     assert_eq!(Integer::from(996).next_prime(), 997);
@@ -164,11 +153,11 @@ fn int(bytes: &[u8]) -> Integer {
 /// arithmetic (multiplication and remainder, no Montgomery form).
 fn reference_pow(b: &Integer, e: &Integer, m: &Integer) -> Integer {
     let mut acc = Integer::from(1) % m;
-    let base = Integer::from(b % m);
+    let base = b % m;
     for i in (0..e.significant_bits()).rev() {
-        acc = Integer::from(&acc * &acc) % m;
+        acc = (&acc * &acc) % m;
         if e.get_bit(i) {
-            acc = Integer::from(&acc * &base) % m;
+            acc = (&acc * &base) % m;
         }
     }
     acc
@@ -188,10 +177,10 @@ proptest! {
         let want = reference_pow(&b, &e, &m);
         prop_assert_eq!(b.clone().pow_mod(&e, &m).unwrap(), want.clone());
         prop_assert_eq!(b.clone().secure_pow_mod(&e, &m), want.clone());
-        prop_assert_eq!(Integer::from(-&b).pow_mod(&e, &m).unwrap(), reference_pow(&(&m - Integer::from(&b % &m)), &e, &m));
+        prop_assert_eq!((-&b).pow_mod(&e, &m).unwrap(), reference_pow(&(&m - (&b % &m)), &e, &m));
         if let Ok(inv) = b.clone().invert(&m) {
-            prop_assert_eq!(Integer::from(&inv * &b) % &m, 1u32);
-            prop_assert_eq!(b.clone().pow_mod(&Integer::from(-&e), &m).unwrap(), reference_pow(&inv, &e, &m));
+            prop_assert_eq!((&inv * &b) % &m, 1u32);
+            prop_assert_eq!(b.clone().pow_mod(&(-&e), &m).unwrap(), reference_pow(&inv, &e, &m));
         } else {
             prop_assert!(b.clone().gcd(&m) != 1u32);
         }
@@ -202,7 +191,7 @@ proptest! {
         let primes = [1_000_003u64, 998_244_353, 1_000_000_007, 2_147_483_647, 4_294_967_291, 18_446_744_073_709_551_557, 65_537, 7];
         let p = Integer::from(primes[k]);
         let a = Integer::from(a);
-        let euler = a.clone().pow_mod(&Integer::from(Integer::from(&p - 1u32) >> 1u32), &p).unwrap();
+        let euler = a.clone().pow_mod(&((&p - 1u32) >> 1u32), &p).unwrap();
         let want = if euler == 0u32 { 0 } else if euler == 1u32 { 1 } else { -1 };
         prop_assert_eq!(a.jacobi(&p), want);
     }
@@ -214,7 +203,7 @@ proptest! {
         prop_assert_eq!(x.count_ones(), Some(ones));
         let first = (at..x.significant_bits()).find(|&i| x.get_bit(i));
         prop_assert_eq!(x.find_one(at), first);
-        prop_assert_eq!(x.clone().keep_bits(at), Integer::from(&x % Integer::from(Integer::from(1) << at)));
+        prop_assert_eq!(x.clone().keep_bits(at), &x % (Integer::from(1) << at));
         let mut back = vec![0u8; x.significant_digits::<u8>()];
         x.write_digits(&mut back, Order::Lsf);
         prop_assert_eq!(int(&back), x);
@@ -253,20 +242,20 @@ mod against_gmp {
             let (pa, pb, pe) = (int(&a), int(&b) + 1u32, int(&e));
             let (ga, gb, ge) = (gmp(&a), gmp(&b) + 1u32, gmp(&e));
             let (pa, ga) = if negate { (-pa, -ga) } else { (pa, ga) };
-            prop_assert!(same(&Integer::from(&pa + &pb), &Gmp::from(&ga + &gb)));
-            prop_assert!(same(&Integer::from(&pa - &pb), &Gmp::from(&ga - &gb)));
-            prop_assert!(same(&Integer::from(&pa * &pb), &Gmp::from(&ga * &gb)));
-            prop_assert!(same(&Integer::from(&pa / &pb), &Gmp::from(&ga / &gb)));
-            prop_assert!(same(&Integer::from(&pa % &pb), &Gmp::from(&ga % &gb)));
-            prop_assert!(same(&Integer::from(&pa >> s), &Gmp::from(&ga >> s)));
-            prop_assert!(same(&Integer::from(&pa << s), &Gmp::from(&ga << s)));
+            prop_assert!(same(&(&pa + &pb), &Gmp::from(&ga + &gb)));
+            prop_assert!(same(&(&pa - &pb), &Gmp::from(&ga - &gb)));
+            prop_assert!(same(&(&pa * &pb), &Gmp::from(&ga * &gb)));
+            prop_assert!(same(&(&pa / &pb), &Gmp::from(&ga / &gb)));
+            prop_assert!(same(&(&pa % &pb), &Gmp::from(&ga % &gb)));
+            prop_assert!(same(&(&pa >> s), &Gmp::from(&ga >> s)));
+            prop_assert!(same(&(&pa << s), &Gmp::from(&ga << s)));
             prop_assert!(same(&pa.clone().keep_bits(s), &ga.clone().keep_bits(s)));
             prop_assert_eq!(pa.significant_bits(), ga.significant_bits());
             prop_assert_eq!(pa.count_ones(), ga.count_ones());
             prop_assert_eq!(pa.find_one(s), ga.find_one(s));
             prop_assert_eq!(pa.mod_u(1_000_003), ga.mod_u(1_000_003));
             prop_assert!(same(&pa.clone().gcd(&pb), &ga.clone().gcd(&gb)));
-            let (pm, gm) = (Integer::from(&pb * 2u32) + 1u32, Gmp::from(&gb * 2u32) + 1u32);
+            let (pm, gm) = ((&pb * 2u32) + 1u32, Gmp::from(&gb * 2u32) + 1u32);
             prop_assert!(same(&pa.clone().pow_mod(&pe, &pm).unwrap(), &ga.clone().pow_mod(&ge, &gm).unwrap()));
             if !pe.is_zero() {
                 prop_assert!(same(&pa.clone().secure_pow_mod(&pe, &pm), &ga.clone().secure_pow_mod(&ge, &gm)));

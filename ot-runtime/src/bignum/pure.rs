@@ -472,7 +472,7 @@ const SMALL_PRIMES: [u32; 167] = {
         let mut d = 3;
         let mut prime = true;
         while d * d <= n {
-            if n % d == 0 {
+            if n.is_multiple_of(d) {
                 prime = false;
                 break;
             }

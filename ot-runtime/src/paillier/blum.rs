@@ -58,6 +58,11 @@
 //! `q`) and use GMP's `mpz_powm_sec`, like the decryption; the verifier's
 //! are variable-time (public values).
 
+// The call sites are written for both big-integer backends: GMP's
+// (feature `gmp`) arithmetic on references yields incomplete values that
+// `Integer::from` completes, the pure-Rust backend's yields an `Integer`.
+#![cfg_attr(not(feature = "gmp"), allow(clippy::useless_conversion))]
+
 use crate::bignum::{IsPrime, Order, Pow};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;

@@ -18,6 +18,11 @@
 //! and branches do not depend on the digit. The exponent's digits come
 //! from a fixed number of limbs ([`ExpLimbs`]), read at public positions.
 
+// The call sites are written for both big-integer backends: GMP's
+// (feature `gmp`) arithmetic on references yields incomplete values that
+// `Integer::from` completes, the pure-Rust backend's yields an `Integer`.
+#![cfg_attr(not(feature = "gmp"), allow(clippy::useless_conversion))]
+
 use crate::bignum::{Integer, Order};
 use crypto_bigint::modular::{BoxedMontyForm, BoxedMontyParams};
 use crypto_bigint::{BoxedUint, Odd};
