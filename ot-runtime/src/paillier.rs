@@ -1,4 +1,5 @@
-//! Paillier encryption on big integers ([`crate::bignum`], GMP today): the
+//! Paillier encryption on big integers ([`crate::bignum`]: pure Rust by
+//! default, GMP with the `gmp` feature): the
 //! additively homomorphic scheme of the Orlandi protocol's triple generation
 //! (Jakobsen, Makkes and Nielsen, ACNS 2010, slides "Efficient Paillier is
 //! required" and "Preprocessing is Slow in Python"; Paillier, EUROCRYPT
@@ -33,7 +34,9 @@
 //! **Secret exponents, side-channel silent in this code.** Every
 //! exponentiation whose exponent is secret runs the same sequence of
 //! operations and memory accesses for every exponent of the same public
-//! bound: the decryption's `p − 1`, `q − 1` by GMP's `mpz_powm_sec`; the
+//! bound: the decryption's `p − 1`, `q − 1` by the backend's
+//! `secure_pow_mod` (`crypto-bigint`'s constant-time Montgomery
+//! exponentiation, or GMP's `mpz_powm_sec`); the
 //! short randomizers `h_s^α` ([`FixedBase::pow`], also the key owner's
 //! CRT halves) and the shares `b` in Triple Generation's `γ`
 //! ([`multi_exp`], [`PublicKey::mul_plain`]) by window tables whose entry
@@ -41,7 +44,9 @@
 //! (no table index and no branch on a digit; zero digits are multiplied
 //! like any other, by entries of one limb length), and the CRT
 //! recombinations add a multiple of the modulus instead of testing a sign.
-//! What is left is GMP's `mpz` multiplication and division, whose time can
+//! On the pure-Rust backend the tables hold Montgomery forms and multiply
+//! in constant time (`ct`). With GMP, what is left is GMP's `mpz`
+//! multiplication and division, whose time can
 //! depend on the operands' values (carry handling, quotient corrections)
 //! and, negligibly, on their lengths (a residue shorter than the modulus by
 //! a whole 64-bit limb: probability about `2^-64`); GMP's `mpn_sec_*`
@@ -143,9 +148,10 @@ pub enum PaillierError {
 /// selected by reading every entry of the row with a constant-time mask
 /// (no index or branch on a digit), and every digit, zero included, costs
 /// one multiplication and one reduction by an entry of the same limb length
-/// (entries are stored as `v + c·m`, see the `ct` submodule). What remains
-/// is GMP's `mpz` multiplication and division, which are not constant time
-/// in general (see `SECURITY.md`). With `w` = [`FIXED_BASE_WINDOW`] and
+/// (Montgomery forms of one width on the pure-Rust backend, multiplied in
+/// constant time; with GMP, entries stored as `v + c·m`, see the `ct`
+/// submodule, and GMP's `mpz` multiplication and division remain, which
+/// are not constant time in general: see `SECURITY.md`). With `w` = [`FIXED_BASE_WINDOW`] and
 /// 1024-bit exponents (the short randomizers of a 2048-bit key) that is
 /// 205 multiplications modulo `n²` reading 3.4 MB of the table; a key's
 /// table covers `k + 96`-bit exponents (long randomizers and proof
@@ -275,7 +281,7 @@ impl FixedBase {
 /// run over the public bound `bits` (not the exponents' lengths), every
 /// digit, zero included, costs one multiplication by a table entry of the
 /// same limb length, and the entry is selected by reading all 16 entries
-/// of the base's table with a constant-time mask; GMP's `mpz`
+/// of the base's table with a constant-time mask; with GMP its `mpz`
 /// multiplication and division remain (see `SECURITY.md`). `None` if the
 /// lengths differ, `modulus ≤ 0`, or an exponent is negative or longer than
 /// `bits` bits (checks of the inputs' validity, not of secret digits).
@@ -618,7 +624,7 @@ impl PublicKey {
     /// `k` is secret where it is used (a party's share `b` in Triple
     /// Generation's unpacked `γ`), so the power is the side-channel silent
     /// [`multi_exp`] with one base over the limbs of `k` (only `k`'s length
-    /// in 64-bit limbs, which GMP's own representation shows, sets the
+    /// in 64-bit limbs, which the backend's representation shows, sets the
     /// number of steps; `k = 0` takes the same steps as any other `k` of
     /// that length).
     pub fn mul_plain(&self, c: &Ciphertext, k: &Integer) -> Ciphertext {
@@ -664,7 +670,7 @@ impl PublicKey {
 }
 
 /// The factors, their squares and the CRT constants are wiped when the key
-/// is dropped (see [`crate::wipe`] for what wiping a GMP integer reaches).
+/// is dropped (see [`crate::wipe`] for what wiping a big integer reaches).
 impl Drop for SecretKey {
     fn drop(&mut self) {
         use crate::wipe::Wipe;
@@ -794,10 +800,11 @@ impl SecretKey {
     ///
     /// The exponent `prime − 1` is the secret key itself, the same in every
     /// decryption, so a timing or cache trace of a variable-time `powm`
-    /// over many decryptions would reveal it: the power is GMP's
-    /// `mpz_powm_sec` (time and memory accesses independent of the
-    /// exponent; `prime²` is odd), about 1.5x the plain `powm`
-    /// (`ot-runtime/examples/multiexp_rate.rs`).
+    /// over many decryptions would reveal it: the power is the backend's
+    /// `secure_pow_mod` (time and memory accesses independent of the
+    /// exponent; `prime²` is odd): `crypto-bigint`'s Montgomery
+    /// exponentiation, or GMP's `mpz_powm_sec`, about 1.5x its plain
+    /// `powm` (`ot-runtime/examples/multiexp_rate.rs`).
     fn decrypt_mod(c: &Integer, prime: &Integer, prime2: &Integer, h: &Integer) -> Integer {
         let e = Integer::from(prime - 1u32);
         let u = Integer::from(c % prime2).secure_pow_mod(&e, prime2);

@@ -132,13 +132,14 @@ impl<T: Wipe> Wipe for Option<T> {
     }
 }
 
-/// A GMP integer is wiped by clearing its set bits one by one: GMP clears
-/// a bit in place in the integer's limbs, so every limb in use is
-/// overwritten with zero before the size drops to 0 (assigning 0 would
-/// only reset the size and leave the limbs in memory). Out of reach
-/// without `unsafe`: limbs of the allocation beyond the current size (left
-/// by an earlier, larger value held in the same integer) and GMP's own
-/// temporaries during arithmetic, which it frees unwiped.
+/// A big integer (either backend) is wiped by clearing its set bits one by
+/// one, lowest first: `num-bigint` and GMP clear a bit in place in the
+/// integer's limbs, so every limb in use is overwritten with zero before
+/// the size drops to 0 (assigning 0 would only reset the size and leave
+/// the limbs in memory). Out of reach without `unsafe`: limbs of the
+/// allocation beyond the current size (left by an earlier, larger value
+/// held in the same integer) and the backend's own temporaries during
+/// arithmetic, which it frees unwiped.
 impl Wipe for crate::bignum::Integer {
     fn wipe(&mut self) {
         if self.cmp0() == core::cmp::Ordering::Less {

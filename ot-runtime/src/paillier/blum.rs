@@ -55,7 +55,7 @@
 //! ([`PublicKey::from_root`]), so `h_s` is an `N`-th power by construction.
 //!
 //! The prover's exponentiations have secret exponents (derived from `p`,
-//! `q`) and use GMP's `mpz_powm_sec`, like the decryption; the verifier's
+//! `q`) and use the backend's `secure_pow_mod`, like the decryption; the verifier's
 //! are variable-time (public values).
 
 // The call sites are written for both big-integer backends: GMP's

@@ -2,7 +2,11 @@
 //! building block of the Paillier exponentiations with secret exponents
 //! ([`super::FixedBase::pow`], [`super::multi_exp`]).
 //!
-//! A table entry is a residue `v` modulo `m` stored as `v + c·m`, where the
+//! On the pure-Rust backend (the default) a table over an odd modulus keeps
+//! its entries in Montgomery form (`v·R mod m`, `crypto-bigint`), all of
+//! the modulus' limb width, and multiplies by constant-time Montgomery
+//! multiplication. Otherwise (GMP, or an even modulus):
+//! a table entry is a residue `v` modulo `m` stored as `v + c·m`, where the
 //! multiple `c·m` of the modulus is chosen once per table so that every
 //! stored value has the same number `L` of 64-bit limbs with a non-zero top
 //! limb (`c·m ≥ 2^(64(L−1))` and `(c + 1)·m ≤ 2^(64L)`). Read back as a GMP
