@@ -39,6 +39,9 @@ use ot::runtime::wire::Wire;
 use ot::runtime::Block;
 use ot::{orlandi_mul, orlandi_open, orlandi_triple};
 
+mod common;
+use common::blum_prime;
+
 /// 2048-bit keys (the default size) for up to nine parties, generated once
 /// per test binary.
 fn keys() -> &'static [SecretKey] {
@@ -590,19 +593,6 @@ fn bad_key_is_caught(n: usize, cheat: usize, tag: u8, pk: PkWire, proof: KeyProo
         orlandi_triple::Error::BadKeyProof { party, culprit, .. } => Some((*party, *culprit)),
         _ => None,
     });
-}
-
-/// A random prime of `bits` bits (top two bits set), `3 mod 4`.
-fn blum_prime(bits: u32, rng: &mut Rng) -> Integer {
-    loop {
-        let mut c = ot::runtime::paillier::random_bits(bits, rng);
-        c.set_bit(bits - 1, true);
-        c.set_bit(bits - 2, true);
-        let p = c.next_prime();
-        if p.significant_bits() == bits && p.mod_u(4) == 3 {
-            return p;
-        }
-    }
 }
 
 #[test]

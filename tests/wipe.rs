@@ -25,6 +25,8 @@ use ot::runtime::{Bits, Block};
 use ot::traits::{OtError, RandomOtReceiver, RandomOtSender};
 use ot::{beaver_dealer, delta_iknp, iknp, kos, open_to_one, sum_n};
 
+mod common;
+
 /// The marker: 16 bytes unlikely to occur by chance.
 const MARK: [u8; 16] = *b"\x9e\x37wipe-markers\x42\x01";
 
@@ -518,20 +520,6 @@ fn generated_abo_receiver_wipes_its_punctured_positions() -> Result<(), ot::abo_
     Ok(())
 }
 
-/// A prime of `bits` bits, 3 mod 4 (a Blum prime).
-#[cfg(not(feature = "gmp"))]
-fn blum_prime(bits: u32, rng: &mut Rng) -> ot::runtime::paillier::Integer {
-    loop {
-        let mut c = ot::runtime::paillier::random_bits(bits, rng);
-        c.set_bit(bits - 1, true);
-        c.set_bit(bits - 2, true);
-        let p = c.next_prime();
-        if p.significant_bits() == bits && p.mod_u(4) == 3 {
-            return p;
-        }
-    }
-}
-
 /// The low two limbs of `v`, as they lie in memory.
 #[cfg(not(feature = "gmp"))]
 fn low_limbs(v: &ot::runtime::paillier::Integer) -> [u64; 2] {
@@ -552,7 +540,10 @@ fn paillier_secret_keys_are_wiped_when_dropped() {
     use ot::runtime::paillier::SecretKey;
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut rng = Rng::deterministic_for_tests(31);
-    let (p, q) = (blum_prime(512, &mut rng), blum_prime(512, &mut rng));
+    let (p, q) = (
+        common::blum_prime(512, &mut rng),
+        common::blum_prime(512, &mut rng),
+    );
     let (p_low, q_low) = (low_limbs(&p), low_limbs(&q));
     // Control: a plain vector holding p's limbs is seen when freed.
     let plain: Vec<u64> = p_low.to_vec();

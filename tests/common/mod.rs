@@ -129,3 +129,17 @@ where
         other => panic!("{other:?}"),
     }
 }
+
+/// A random prime of `bits` bits (top two bits set), `3 mod 4`: a Blum
+/// prime, for Paillier keys built from known factors.
+pub fn blum_prime(bits: u32, rng: &mut Rng) -> ot::runtime::paillier::Integer {
+    loop {
+        let mut c = ot::runtime::paillier::random_bits(bits, rng);
+        c.set_bit(bits - 1, true);
+        c.set_bit(bits - 2, true);
+        let p = c.next_prime();
+        if p.significant_bits() == bits && p.mod_u(4) == 3 {
+            return p;
+        }
+    }
+}

@@ -107,11 +107,6 @@ impl Integer {
         Integer(BigInt::zero())
     }
 
-    /// The `num-bigint` value (for tests and conversions).
-    pub fn as_bigint(&self) -> &BigInt {
-        &self.0
-    }
-
     /// The value's magnitude as 64-bit limbs, least significant first.
     fn limbs(&self) -> Vec<u64> {
         self.0.magnitude().iter_u64_digits().collect()
