@@ -161,6 +161,7 @@ fn orlandi_triple_holdings_at(m: usize) {
 /// before `holding`: the arrays it counted take a few hundred MB there).
 #[test]
 fn a_thousand_parties_keys_do_not_fit_the_budget() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (s, d) = ot::runtime::orlandi_level::params_for(1, 40).expect("level");
     if ot::runtime::limits::memory_budget() >= 1024 << 24 {
         return; // a machine with 32 GiB or more holds them
@@ -178,8 +179,16 @@ fn silent_ot_trees_are_counted() {
     let (n, depth) = (1000usize, 4usize);
     let trees = 400;
     let roots: Vec<Block> = (0..trees).map(|i| Block::from(i as u128 + 1)).collect();
-    let (_t, heap) =
-        owned(|| ot::runtime::silent::spcot::sender_expand(&roots, depth, Block::from(3u128)));
+    // Every test of this binary holds the lock, but a free that another
+    // thread defers (rayon's deques, which crossbeam frees lazily after an
+    // earlier parallel run) can still land inside one measurement: the
+    // largest of three is the trees' heap.
+    let heap = (0..3)
+        .map(|_| {
+            owned(|| ot::runtime::silent::spcot::sender_expand(&roots, depth, Block::from(3u128))).1
+        })
+        .max()
+        .unwrap_or(0);
     let at = |p: &str| match p {
         "n" => n as u128,
         "depth" => depth as u128,
@@ -188,8 +197,6 @@ fn silent_ot_trees_are_counted() {
     let bound = declared_in("protocols/silent_ot.otp", "trees", &at);
     println!("silent trees: {heap} bytes owned, declared {bound}");
     assert!(heap <= bound, "sender trees own {heap} > {bound}");
-    // The trees themselves are 100 KiB; the 4 KiB of slack absorbs frees
-    // that other threads make meanwhile (rayon's deques, whose buffers
-    // crossbeam frees lazily, after an earlier test's parallel run).
+    // The trees themselves are 100 KiB: the measurement sees them.
     assert!(heap + 4096 >= (16 * trees) << depth, "{heap}");
 }
