@@ -15,6 +15,7 @@ pub use ot_runtime as runtime;
 
 mod base_rule;
 pub mod delta;
+pub mod ferret_session;
 pub mod ext_session;
 pub mod oblivious_aes;
 pub mod oprf_session;
@@ -398,6 +399,7 @@ pub mod orlandi_triple {
 
 pub use base_rule::UnfitBaseOt;
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
+pub use ferret_session::{FerretError, FerretReceiver, FerretSender};
 pub use ext_session::{ExtReceiver, ExtSender, ExtSessionPoisoned};
 pub use oprf_session::{Oprf, OprfBatch, OprfReceiver, OprfSender};
 pub use softspoken_parties::AboOt;
@@ -413,6 +415,17 @@ pub use traits::{
 /// `protocols/silent_ot.otp`; kernels in `ot::runtime::silent`.
 pub mod silent_ot {
     crate::protocol!("protocols/silent_ot.otp");
+}
+
+/// One batch of Ferret's silent random COT [Ferret, eprint 2020/924, Fig. 6
+/// and Fig. 8]: GGM-tree multi-point COT with regular noise and the
+/// primal-LPN step with a local linear code, from `k + trees · depth` base
+/// COTs under the sender's Delta; one message. From
+/// `protocols/ferret_extend.otp`; kernels in `ot::runtime::silent::ferret`.
+/// [`FerretSender`] and [`FerretReceiver`] run batch after batch, each
+/// from the previous one's reserved outputs.
+pub mod ferret_extend {
+    crate::protocol!("protocols/ferret_extend.otp");
 }
 
 /// QuietOT with the BIPSW weak PRF [eprint 2024/1079, §5.1]: a setup over

@@ -71,7 +71,8 @@ from_protocol_errors!(
     softspoken_malicious_chosen,
     delta_softspoken_base,
     delta_softspoken,
-    delta_softspoken_malicious
+    delta_softspoken_malicious,
+    ferret_extend
 );
 
 /// Declares the async twin `$name` of functionality method `$tr::$bl`

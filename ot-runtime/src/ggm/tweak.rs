@@ -46,6 +46,32 @@ impl GgmTweaks {
         }
     }
 
+    /// The offsets of trees `first .. first + count` of a run of `trees`
+    /// trees of depth `depth` under `session`, as the tweaks of `count`
+    /// trees: level `l` of tree `g` here is level `l` of tree `first + g`
+    /// of [`GgmTweaks::new`]`(session, trees, depth)` (for expanding a
+    /// run's trees a group at a time). Trees past `trees` are cut.
+    pub fn for_range(
+        session: Block,
+        trees: usize,
+        depth: usize,
+        first: usize,
+        count: usize,
+    ) -> GgmTweaks {
+        let count = count.min(trees.saturating_sub(first));
+        let mut offsets = Block::zeroed_vec(count.saturating_mul(depth));
+        let mut prg = Prg::new(session);
+        for (l, level) in offsets.chunks_exact_mut(count.max(1)).enumerate() {
+            prg.seek((l * trees + first) as u64);
+            prg.fill(level);
+        }
+        GgmTweaks {
+            trees: count,
+            depth,
+            offsets,
+        }
+    }
+
     /// The number of trees.
     pub fn trees(&self) -> usize {
         self.trees
@@ -103,5 +129,17 @@ mod tests {
         assert!(a.check("t", 3, 4).is_ok());
         assert!(a.check("t", 3, 5).is_err());
         assert!(a.check("t", 2, 4).is_err());
+    }
+
+    #[test]
+    fn a_range_holds_the_same_offsets_as_the_whole_run() {
+        let all = GgmTweaks::new(Block(5), 10, 3);
+        let part = GgmTweaks::for_range(Block(5), 10, 3, 4, 3);
+        let tail = GgmTweaks::for_range(Block(5), 10, 3, 8, 5);
+        assert_eq!((part.trees(), tail.trees()), (3, 2));
+        for l in 1..=3 {
+            assert_eq!(part.level(l), &all.level(l)[4..7]);
+            assert_eq!(tail.level(l), &all.level(l)[8..10]);
+        }
     }
 }

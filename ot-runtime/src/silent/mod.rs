@@ -35,6 +35,8 @@
 //! code).
 
 pub mod ea;
+pub mod ferret;
+pub mod lpn;
 #[cfg(test)]
 mod noise_bias;
 pub mod params;

@@ -1,0 +1,523 @@
+//! Kernels of one batch of Ferret's random COT (Yang, Weng, Lan, Zhang,
+//! Wang, "Ferret: Fast Extension for coRRElated oT with small
+//! communication", CCS 2020, eprint 2020/924): the multi-point COT with
+//! regular noise (Fig. 6 SPCOT per tree, §6 regular noise), then the
+//! primal-LPN step with a local linear code ([`super::lpn`], Fig. 8 step 4).
+//! The message flow is `protocols/ferret_extend.otp`.
+//!
+//! A batch consumes `R = k + t·h` base COTs under the sender's `Δ` (the
+//! first `k` for the LPN secret, the last `t·h` for the trees' level keys)
+//! and produces `N = t·2^h` COTs under the same `Δ`; a session keeps the
+//! last `R` outputs as the next batch's base COTs (Ferret §5,
+//! bootstrapping).
+//!
+//! # The choice bit in the low bit
+//!
+//! The sender's `Δ` has its least significant bit set. The sender clears
+//! the low bit of its base values `s_j` and of its leaves `v_i`; the
+//! receiver sets the low bit of its base value `t_j` to its choice bit
+//! `u_j` (then `t_j = s_j ⊕ u_j·Δ` still holds) and clears its off-path
+//! leaves' low bits the same way. So the sender's outputs `z_i` have a zero
+//! low bit and the receiver's `y_i = z_i ⊕ x_i·Δ` carries its choice bit
+//! `x_i` as its low bit: the LPN step computes the choice bits for free,
+//! with no access at a secret address. (The convention of emp-ot's Ferret
+//! and of point-and-permute garbling; the sender's outputs have 127 random
+//! bits, `Δ` has 127 secret bits.)
+//!
+//! # Layout
+//!
+//! Trees are expanded a group of [`group_size`] trees at a time (about
+//! 512 KiB of leaves, in L2), each group with the interleaved kernel of
+//! [`crate::ggm`]: leaf `j` of tree `first + g` of a group of `G` trees is
+//! row `first·2^h + j·G + g`. For the LPN step the order of the rows is
+//! irrelevant (the rows of the public matrix are independent and
+//! identically distributed), so any fixed layout gives the same
+//! distribution as Ferret's one-interval-per-tree regular noise.
+//!
+//! # Level keys from COTs
+//!
+//! Tree `i`'s level `l` uses base COT `k + i·h + l − 1` (Fig. 6 with COT):
+//! the sender's keys are `H(z) ` and `H(z ⊕ Δ)` with `H` the tweakable
+//! correlation-robust hash (`crate::hash::tccr`, session the batch's tree
+//! session, tweak the COT's index), the receiver gets `H(y) = H(z ⊕ c·Δ)`
+//! for its random choice bit `c`, and its punctured index `α_i` is defined
+//! by those bits: bit `l` (level `l`, most significant first) is `¬c`, so
+//! it learns the level sum off its path. `α` is uniform because the choice
+//! bits are.
+
+use zeroize::Zeroize;
+
+use super::lpn;
+use super::params::MAX_DEPTH;
+use crate::bits::{check_len, ShapeError};
+use crate::{ggm, Bits, Block};
+
+/// A parameter set `(t, h, k)`: `t` trees of depth `h` (regular noise of
+/// weight `t` over `N = t·2^h` samples) and an LPN secret of `k` bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Level {
+    /// GGM trees, the noise weight `t`.
+    pub trees: usize,
+    /// Tree depth `h` (`2^h` samples per noisy coordinate).
+    pub depth: usize,
+    /// LPN dimension `k` (base COTs for the secret).
+    pub k: usize,
+}
+
+/// Ferret's main-iteration parameters for 128-bit security with regular
+/// noise (eprint 2020/924, Table 2): `N = 10,805,248`, `k = 589,760`,
+/// `t = 1,319` (`h = 13`); `R = 606,907` base COTs per batch.
+pub const EXTEND: Level = Level {
+    trees: 1319,
+    depth: 13,
+    k: 589_760,
+};
+
+/// Ferret's set-up parameters (eprint 2020/924, Table 2): `N = 642,048`,
+/// `k = 19,870`, `t = 2,508` (`h = 8`); its `N` covers [`EXTEND`]'s `R`.
+pub const SETUP: Level = Level {
+    trees: 2508,
+    depth: 8,
+    k: 19_870,
+};
+
+/// Whether this build has `ot-runtime`'s `insecure-test-levels` feature,
+/// under which [`level_ok`] also accepts small insecure sets (for tests).
+pub const INSECURE_TEST_LEVELS: bool = cfg!(feature = "insecure-test-levels");
+
+impl Level {
+    /// The outputs of a batch, `N = t·2^h` (`None` on overflow).
+    pub fn outputs(&self) -> Option<usize> {
+        self.trees.checked_mul(1usize.checked_shl(self.depth as u32)?)
+    }
+
+    /// Base COTs a batch consumes, `R = k + t·h`.
+    pub fn reserved(&self) -> usize {
+        self.k.saturating_add(self.trees.saturating_mul(self.depth))
+    }
+}
+
+/// Whether `(trees, depth, k)` is a parameter set a batch may run: one of
+/// Ferret's published sets ([`EXTEND`], [`SETUP`]), or, with the
+/// `insecure-test-levels` feature only, any shape with `1 ≤ depth ≤ 20`,
+/// `1 ≤ k < 2^32` and `k + t·h ≤ N` (no security claimed).
+pub fn level_ok(trees: usize, depth: usize, k: usize) -> bool {
+    let l = Level { trees, depth, k };
+    if l == EXTEND || l == SETUP {
+        return true;
+    }
+    INSECURE_TEST_LEVELS
+        && trees >= 1
+        && (1..=MAX_DEPTH).contains(&depth)
+        && (1..=u32::MAX as usize).contains(&k)
+        && l.outputs().is_some_and(|n| l.reserved() <= n)
+}
+
+/// Whether `Δ` has its low bit set (the choice-bit convention of the
+/// module documentation).
+pub fn delta_ok(delta: Block) -> bool {
+    delta.0 & 1 == 1
+}
+
+/// Domain label of the code seed ([`code_seed`]).
+const CODE_DOMAIN: &[u8] = b"silentot/ferret-code";
+
+/// Domain label of the tree session ([`tree_session`]).
+const TREE_DOMAIN: &[u8] = b"silentot/ferret-tree";
+
+/// The seed of a batch's public matrix `A`: SHA-256 over the domain label
+/// `"silentot/ferret-code"`, the sender's fresh salt, the batch index and
+/// the parameter set, truncated to 128 bits.
+pub fn code_seed(salt: Block, batch: usize, trees: usize, depth: usize, k: usize) -> Block {
+    crate::otext::session_id_with(
+        CODE_DOMAIN,
+        salt,
+        &[batch as u64, trees as u64, depth as u64, k as u64],
+    )
+}
+
+/// The tree session of a batch (keys the GGM position tweaks and the
+/// level-key hash): as [`code_seed`] under its own label
+/// `"silentot/ferret-tree"`.
+pub fn tree_session(salt: Block, batch: usize, trees: usize, depth: usize, k: usize) -> Block {
+    crate::otext::session_id_with(
+        TREE_DOMAIN,
+        salt,
+        &[batch as u64, trees as u64, depth as u64, k as u64],
+    )
+}
+
+/// Trees expanded together: about `2^15` leaves (512 KiB) per group.
+pub fn group_size(depth: usize) -> usize {
+    (1usize << 15 >> depth.min(15)).max(1)
+}
+
+/// The row of leaf `leaf` of tree `tree` (out of `trees`, depth `depth`):
+/// the group layout of the module documentation.
+pub fn row_of(tree: usize, leaf: usize, trees: usize, depth: usize) -> usize {
+    let g = group_size(depth);
+    let first = tree / g * g;
+    let width = g.min(trees - first);
+    (first << depth) + leaf * width + (tree - first)
+}
+
+/// The sender's trees after expansion: every leaf (low bit cleared, in
+/// the group layout) and the unmasked level sums. Wiped on drop.
+#[derive(Default)]
+pub struct SenderTrees {
+    depth: usize,
+    leaves: Vec<Block>,
+    sums: Vec<[Block; 2]>,
+}
+
+impl Drop for SenderTrees {
+    fn drop(&mut self) {
+        self.leaves.iter_mut().for_each(|b| b.0.zeroize());
+        self.sums.iter_mut().flatten().for_each(|b| b.0.zeroize());
+    }
+}
+
+impl core::fmt::Debug for SenderTrees {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "SenderTrees {{ depth: {}, leaves: {} }}", self.depth, self.leaves.len())
+    }
+}
+
+/// Checks `1 ≤ depth ≤ MAX_DEPTH` and at least one tree.
+fn check_shape(what: &'static str, trees: usize, depth: usize) -> Result<(), ShapeError> {
+    if trees == 0 || !(1..=MAX_DEPTH).contains(&depth) {
+        return Err(ShapeError::Shape {
+            what,
+            rows: trees,
+            cols: depth,
+        });
+    }
+    Ok(())
+}
+
+/// The group ranges `(first, count)` of `trees` trees.
+fn groups(trees: usize, depth: usize) -> impl Iterator<Item = (usize, usize)> {
+    let g = group_size(depth);
+    (0..trees).step_by(g).map(move |first| (first, g.min(trees - first)))
+}
+
+/// Sender, step 1 (Fig. 6): expands every root into a GGM tree of depth
+/// `depth` a group at a time ([`ggm::ggm_expand_interleaved_into`] under
+/// the tweaks of the tree session `tsid`), keeps the level sums, and
+/// clears the leaves' low bits.
+///
+/// Errors: [`ShapeError::Shape`] with no roots or a depth outside
+/// `1..=MAX_DEPTH`.
+pub fn try_sender_expand(roots: &[Block], depth: usize, tsid: Block) -> Result<SenderTrees, ShapeError> {
+    let trees = roots.len();
+    check_shape("silent::ferret sender trees", trees, depth)?;
+    let mut leaves = Block::zeroed_vec(trees << depth);
+    let mut sums = Block::zeroed_pairs(trees * depth);
+    for (first, count) in groups(trees, depth) {
+        let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, count);
+        let out = &mut leaves[first << depth..(first + count) << depth];
+        let s = &mut sums[first * depth..(first + count) * depth];
+        ggm::ggm_expand_interleaved_into(&roots[first..first + count], depth, &tweaks, out, Some(s))?;
+        out.iter_mut().for_each(|b| b.0 &= !1);
+    }
+    Ok(SenderTrees { depth, leaves, sums })
+}
+
+/// [`try_sender_expand`] for the protocol (its parameters are checked by
+/// [`level_ok`]): a bad shape gives empty trees and wrongly sized
+/// messages, which the peer refuses.
+pub fn sender_expand(roots: &[Block], depth: usize, tsid: Block) -> SenderTrees {
+    try_sender_expand(roots, depth, tsid).unwrap_or_default()
+}
+
+/// The 64-bit session of the level-key hash, from the tree session.
+fn key_session(tsid: Block) -> u64 {
+    tsid.0 as u64
+}
+
+/// Sender, step 2 (Fig. 6 with COT): per tree `i` and level `l`, the sums
+/// `[L ⊕ H(z), R ⊕ H(z ⊕ Δ)]` with `z` the sender's value of base COT
+/// `i·h + l − 1` of `keys` (the batch's tree COTs) and `H` the TCCR hash at
+/// that index. Entries past the shorter input are zero.
+pub fn masked_sums(trees: &SenderTrees, keys: &[Block], delta: Block, tsid: Block) -> Vec<[Block; 2]> {
+    let mut pairs: Vec<[Block; 2]> = keys.iter().map(|&z| [z, z ^ delta]).collect();
+    crate::hash::tccr_pairs_in_place(key_session(tsid), 0, &mut pairs);
+    let mut out = Block::zeroed_pairs(trees.sums.len());
+    for ((o, s), m) in out.iter_mut().zip(&trees.sums).zip(&pairs) {
+        *o = [s[0] ^ m[0], s[1] ^ m[1]];
+    }
+    pairs.iter_mut().flatten().for_each(|b| b.0.zeroize());
+    out
+}
+
+/// Sender, step 3: per tree, `d_i = Δ ⊕ ⊕_j v_j` over its (low-bit
+/// cleared) leaves, `trees` entries.
+pub fn corrections(trees: &SenderTrees, delta: Block, count: usize) -> Vec<Block> {
+    let mut out = vec![delta; count];
+    if trees.leaves.is_empty() {
+        return out;
+    }
+    let depth = trees.depth;
+    for (first, g) in groups(count, depth) {
+        let leaves = &trees.leaves[first << depth..(first + g) << depth];
+        for row in leaves.chunks_exact(g) {
+            for (o, &v) in out[first..first + g].iter_mut().zip(row) {
+                *o ^= v;
+            }
+        }
+    }
+    out
+}
+
+/// Sender, step 4 (Fig. 8, the LPN step): `z = v ⊕ A·s` in place over the
+/// leaves, with `s` the batch's first `k` base values (low bits cleared
+/// here) and `A` the local code under `seed`; consumes the trees. The low
+/// bit of every output is zero. `n` is the protocol's `trees · 2^depth`
+/// (any other value, which its parameters rule out, gives `n` zeros).
+pub fn sender_encode(mut trees: SenderTrees, base: &[Block], seed: Block, n: usize) -> Vec<Block> {
+    if trees.leaves.len() != n {
+        return Block::zeroed_vec(n);
+    }
+    let mut s: Vec<Block> = base.iter().map(|b| Block(b.0 & !1)).collect();
+    let mut out = core::mem::take(&mut trees.leaves);
+    if !s.is_empty() {
+        let _ = lpn::try_sender_encode(&mut out, &s, seed, 0);
+    }
+    s.iter_mut().for_each(|b| b.0.zeroize());
+    out
+}
+
+/// Receiver: the punctured indices defined by its random choice bits of
+/// the tree COTs: bit `l` of `α_i` (most significant first) is the
+/// complement of choice bit `i·h + l − 1`. `trees` entries.
+pub fn receiver_alphas(choices: &Bits, depth: usize, trees: usize) -> Vec<usize> {
+    (0..trees)
+        .map(|i| {
+            (0..depth).fold(0usize, |a, l| {
+                a << 1 | usize::from(!choices.try_get(i * depth + l).unwrap_or(false))
+            })
+        })
+        .collect()
+}
+
+/// Receiver: the level sums off its paths, `masked[j][c_j] ⊕ H(y_j)` (the
+/// side selected in constant time), for its tree COTs `chosen` with choice
+/// bits `choices`.
+pub fn unmask_sums(masked: &[[Block; 2]], choices: &Bits, chosen: &[Block], tsid: Block) -> Vec<Block> {
+    let mut keys = chosen.to_vec();
+    crate::hash::tccr_many(key_session(tsid), 0, &mut keys);
+    let out = super::spcot::unmask_sums(masked, choices, &keys);
+    keys.iter_mut().for_each(|b| b.0.zeroize());
+    out
+}
+
+/// Receiver, steps 2 and 4 fused a group of trees at a time: rebuilds
+/// every leaf but `α_i` ([`ggm::ggm_punctured_interleaved_into`] under the
+/// sender's tweaks), clears the low bits, sets leaf `α_i` to `d_i ⊕
+/// ⊕_{j≠α_i} w_j` by a branch-free scan, then adds `A·t` to the group's
+/// rows while they are in cache, with `t` the batch's first `k` base
+/// values whose low bits are set to the choice bits `u`. Returns `y = w ⊕
+/// A·t`, whose low bits are the receiver's choice bits.
+///
+/// Errors: [`ShapeError`] for a bad depth or `α`, or lengths that do not
+/// match `alphas.len()`, `depth` and `base.len()`.
+pub fn try_receiver_encode(
+    alphas: &[usize],
+    depth: usize,
+    known: &[Block],
+    corr: &[Block],
+    tsid: Block,
+    base: &[Block],
+    base_choices: &Bits,
+    seed: Block,
+) -> Result<Vec<Block>, ShapeError> {
+    let trees = alphas.len();
+    check_shape("silent::ferret receiver trees", trees, depth)?;
+    check_len("silent::ferret corrections", trees, corr.len())?;
+    check_len("silent::ferret level sums", trees * depth, known.len())?;
+    check_len("silent::ferret base choices", base.len(), base_choices.len())?;
+    let mut t: Vec<Block> = base
+        .iter()
+        .enumerate()
+        .map(|(j, b)| Block(b.0 & !1 | u128::from(base_choices.get(j))))
+        .collect();
+    let mut out = Block::zeroed_vec(trees << depth);
+    let result = (|| {
+        for (first, g) in groups(trees, depth) {
+            let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, g);
+            let rows = first << depth..(first + g) << depth;
+            let leaves = &mut out[rows.clone()];
+            let a = &alphas[first..first + g];
+            ggm::ggm_punctured_interleaved_into(a, &known[first * depth..(first + g) * depth], depth, &tweaks, leaves)?;
+            let mut missing = corr[first..first + g].to_vec();
+            for row in leaves.chunks_exact_mut(g) {
+                for (m, leaf) in missing.iter_mut().zip(row.iter_mut()) {
+                    leaf.0 &= !1;
+                    *m ^= *leaf;
+                }
+            }
+            for (j, row) in leaves.chunks_exact_mut(g).enumerate() {
+                for ((leaf, &al), &m) in row.iter_mut().zip(a).zip(&missing) {
+                    *leaf ^= m & Block::mask(j == al);
+                }
+            }
+            missing.iter_mut().for_each(|b| b.0.zeroize());
+            lpn::try_sender_encode(leaves, &t, seed, rows.start)?;
+        }
+        Ok(())
+    })();
+    t.iter_mut().for_each(|b| b.0.zeroize());
+    if let Err(e) = result {
+        out.iter_mut().for_each(|b| b.0.zeroize());
+        return Err(e);
+    }
+    Ok(out)
+}
+
+/// [`try_receiver_encode`] for the protocol: the message lengths are
+/// fixed by the message types and the indices come from
+/// [`receiver_alphas`], so an error only follows a bad shape; it gives an
+/// output of `n` zeros (as does an `n` other than `trees · 2^depth`).
+#[allow(clippy::too_many_arguments)]
+pub fn receiver_encode(
+    alphas: &[usize],
+    depth: usize,
+    known: &[Block],
+    corr: &[Block],
+    tsid: Block,
+    base: &[Block],
+    base_choices: &Bits,
+    seed: Block,
+    n: usize,
+) -> Vec<Block> {
+    match try_receiver_encode(alphas, depth, known, corr, tsid, base, base_choices, seed) {
+        Ok(out) if out.len() == n => out,
+        _ => Block::zeroed_vec(n),
+    }
+}
+
+/// The low bits of `blocks` (the receiver's choice bits).
+pub fn low_bits(blocks: &[Block]) -> Bits {
+    let mut bytes = vec![0u8; blocks.len().div_ceil(8)];
+    for (byte, chunk) in bytes.iter_mut().zip(blocks.chunks(8)) {
+        for (i, b) in chunk.iter().enumerate() {
+            *byte |= ((b.0 & 1) as u8) << i;
+        }
+    }
+    Bits::from_bytes(&bytes, blocks.len()).unwrap_or_else(|_| Bits::zeros(blocks.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// One batch through the kernels, both roles, as the protocol runs
+    /// them: every output satisfies `y = z ⊕ x·Δ` with `x` the low bit.
+    fn batch(trees: usize, depth: usize, k: usize) -> (Vec<Block>, Vec<Block>, Block, Vec<usize>) {
+        let mut rng = Rng::deterministic_for_tests(3);
+        let delta = rng.next_block() | Block(1);
+        let r = k + trees * depth;
+        let zeros: Vec<Block> = (0..r).map(|_| rng.next_block()).collect();
+        let choices = Bits::random(&mut rng, r);
+        let chosen: Vec<Block> = (0..r)
+            .map(|j| zeros[j] ^ (delta & Block::mask(choices.get(j))))
+            .collect();
+        let (tsid, seed) = (Block(21), Block(22));
+        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
+        let st = try_sender_expand(&roots, depth, tsid).unwrap();
+        let masked = masked_sums(&st, &zeros[k..], delta, tsid);
+        let corr = corrections(&st, delta, trees);
+        let z = sender_encode(st, &zeros[..k], seed, trees << depth);
+
+        let mut tree_choices = Bits::zeros(trees * depth);
+        for j in 0..trees * depth {
+            tree_choices.set(j, choices.get(k + j));
+        }
+        let alphas = receiver_alphas(&tree_choices, depth, trees);
+        let known = unmask_sums(&masked, &tree_choices, &chosen[k..], tsid);
+        let mut base_choices = Bits::zeros(k);
+        for j in 0..k {
+            base_choices.set(j, choices.get(j));
+        }
+        let y = try_receiver_encode(&alphas, depth, &known, &corr, tsid, &chosen[..k], &base_choices, seed).unwrap();
+        (z, y, delta, alphas)
+    }
+
+    #[test]
+    fn a_batch_gives_correlated_ots_with_the_choice_in_the_low_bit() {
+        for (trees, depth, k) in [(1, 1, 1), (5, 3, 7), (9, 12, 300), (130, 8, 500)] {
+            let (z, y, delta, alphas) = batch(trees, depth, k);
+            assert_eq!(z.len(), trees << depth);
+            assert_eq!(y.len(), z.len());
+            let x = low_bits(&y);
+            for i in 0..z.len() {
+                assert_eq!(z[i].0 & 1, 0);
+                assert_eq!(y[i], z[i] ^ (delta & Block::mask(x.get(i))), "row {i} of {trees}x{depth}");
+            }
+            // The noise lies where the layout says.
+            for (t, &a) in alphas.iter().enumerate() {
+                assert!(a < 1 << depth);
+                let _ = row_of(t, a, trees, depth);
+            }
+            if z.len() >= 4096 {
+                let ones = x.count_ones();
+                assert!(ones * 5 > 2 * z.len() && ones * 5 < 3 * z.len(), "{ones}");
+            }
+        }
+    }
+
+    /// Without the LPN step (`k` base values all zero, so `A·s = 0`), the
+    /// receiver's low bits are the noise exactly: one per tree, at
+    /// [`row_of`] of its punctured leaf.
+    #[test]
+    fn the_noise_is_one_row_per_tree_at_its_punctured_leaf() {
+        let (trees, depth) = (11, 6);
+        let mut rng = Rng::deterministic_for_tests(8);
+        let delta = rng.next_block() | Block(1);
+        let keys: Vec<Block> = (0..trees * depth).map(|_| rng.next_block()).collect();
+        let choices = Bits::random(&mut rng, trees * depth);
+        let chosen: Vec<Block> = (0..trees * depth)
+            .map(|j| keys[j] ^ (delta & Block::mask(choices.get(j))))
+            .collect();
+        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
+        let st = try_sender_expand(&roots, depth, Block(4)).unwrap();
+        let masked = masked_sums(&st, &keys, delta, Block(4));
+        let corr = corrections(&st, delta, trees);
+        let alphas = receiver_alphas(&choices, depth, trees);
+        let known = unmask_sums(&masked, &choices, &chosen, Block(4));
+        let zero = [Block::ZERO];
+        let y = try_receiver_encode(&alphas, depth, &known, &corr, Block(4), &zero, &Bits::zeros(1), Block(5)).unwrap();
+        let x = low_bits(&y);
+        let mut want = vec![false; trees << depth];
+        for (t, &a) in alphas.iter().enumerate() {
+            want[row_of(t, a, trees, depth)] = true;
+        }
+        assert_eq!(x.iter().collect::<Vec<_>>(), want);
+    }
+
+    /// Ferret's two published sets run; other shapes only in test builds.
+    #[test]
+    fn published_levels_are_accepted_and_others_need_the_test_feature() {
+        assert!(level_ok(EXTEND.trees, EXTEND.depth, EXTEND.k));
+        assert!(level_ok(SETUP.trees, SETUP.depth, SETUP.k));
+        assert_eq!(EXTEND.outputs(), Some(10_805_248));
+        assert_eq!(EXTEND.reserved(), 606_907);
+        assert!(SETUP.outputs().unwrap() >= EXTEND.reserved());
+        assert_eq!(level_ok(5, 3, 7), INSECURE_TEST_LEVELS);
+        assert!(!level_ok(0, 3, 7));
+        assert!(!level_ok(5, 0, 7));
+        assert!(!level_ok(1, 1, 5)); // k + t·h > N
+    }
+
+    #[test]
+    fn bad_shapes_are_refused() {
+        assert!(try_sender_expand(&[], 3, Block(1)).is_err());
+        assert!(try_sender_expand(&[Block(1)], 0, Block(1)).is_err());
+        let base = [Block(1)];
+        let c = Bits::zeros(1);
+        assert!(try_receiver_encode(&[0], 2, &[Block(0); 2], &[], Block(1), &base, &c, Block(1)).is_err());
+        assert!(try_receiver_encode(&[0], 2, &[Block(0); 1], &[Block(0)], Block(1), &base, &c, Block(1)).is_err());
+        assert!(try_receiver_encode(&[4], 2, &[Block(0); 2], &[Block(0)], Block(1), &base, &c, Block(1)).is_err());
+    }
+}

@@ -1,0 +1,298 @@
+//! Stateful Ferret parties: silent random COT batch after batch, each
+//! batch's base COTs reserved from the previous batch's output (Ferret,
+//! eprint 2020/924, §5, bootstrapping).
+//!
+//! The first call of [`FerretSender::extend`] / [`FerretReceiver::extend`]
+//! sets up: `k + t·h` Delta-IKNP COTs of the set-up set ([`SETUP`],
+//! 39,934 COTs, about 0.6 MiB over the wire) under the sender's Delta, one
+//! batch of the set-up set from them (642,048 COTs), whose first
+//! [`EXTEND`]`.reserved()` outputs become the base of the first main batch.
+//! Every call then runs one main batch (`protocols/ferret_extend.otp`,
+//! 10,805,248 COTs), keeps its last 606,907 outputs as the next base and
+//! returns the other 10,198,341 ([`FerretSender::batch_len`]).
+//!
+//! The message flow is the `.otp` files'; this module only keeps their
+//! outputs between runs. Batches are counted, and the counter is a
+//! parameter of the batch protocol, so two parties at different batches
+//! are refused by the session binding (`PeerMismatch`). After any failed
+//! call a party refuses every further call (its reserved COTs may be
+//! inconsistent with the peer's). Reserved COTs and Delta are wiped on
+//! drop.
+
+use zeroize::Zeroize;
+
+use crate::delta::{DeltaOtReceiver, DeltaOtSender};
+use crate::runtime::channel::Channel;
+use crate::runtime::rng::Rng;
+use crate::runtime::silent::ferret::{self, Level, EXTEND, SETUP};
+use crate::runtime::{Bits, Block};
+use crate::traits::{CorrelatedOtReceiver, CorrelatedOtSender, OtError};
+
+/// The error of a Ferret party used after one of its calls failed, or
+/// built with a parameter set the batch protocol refuses (inside
+/// [`OtError`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FerretError {
+    /// An earlier call failed; start a new pair of parties.
+    Poisoned,
+    /// The set-up set's outputs do not cover the main set's base COTs, or
+    /// a set is not one the batch protocol accepts.
+    Levels(Level, Level),
+}
+
+impl std::fmt::Display for FerretError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FerretError::Poisoned => f.write_str(
+                "Ferret party refused: an earlier call failed, so its reserved COTs may not \
+                 match the peer's; start a new pair of parties",
+            ),
+            FerretError::Levels(s, e) => write!(
+                f,
+                "Ferret parameter sets refused: set-up {s:?}, main {e:?} (each must be one of \
+                 Ferret's published sets, and the set-up batch must produce the main set's \
+                 k + trees * depth base COTs)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FerretError {}
+
+fn err(e: FerretError) -> OtError {
+    OtError(Box::new(e))
+}
+
+/// Checks a pair of parameter sets (set-up, main).
+fn check_levels(setup: Level, extend: Level) -> Result<(), OtError> {
+    let ok = |l: Level| ferret::level_ok(l.trees, l.depth, l.k);
+    let covers = setup.outputs().is_some_and(|n| n >= extend.reserved());
+    if ok(setup) && ok(extend) && covers {
+        Ok(())
+    } else {
+        Err(err(FerretError::Levels(setup, extend)))
+    }
+}
+
+/// The sender's reserved base COTs of the next batch, split as the batch
+/// protocol takes them (`k` LPN values, then `trees · depth` tree values).
+fn split(mut reserve: Vec<Block>, l: Level) -> (Vec<Block>, Vec<Block>) {
+    let tree = reserve.split_off(l.k);
+    (reserve, tree)
+}
+
+/// The sender of a Ferret pair: a fixed Delta (low bit set), a set-up on
+/// the first call, then one batch per call.
+pub struct FerretSender {
+    delta: Block,
+    rng: Rng,
+    levels: (Level, Level),
+    reserve: Vec<Block>,
+    batch: usize,
+    poisoned: bool,
+}
+
+impl FerretSender {
+    /// A sender at Ferret's published sets ([`SETUP`], [`EXTEND`]) with a
+    /// fresh Delta and the operating system's randomness.
+    pub fn new() -> Self {
+        Self::with_rng(Rng::from_entropy())
+    }
+
+    /// As [`FerretSender::new`], drawing Delta and every batch's
+    /// randomness from `rng`.
+    pub fn with_rng(mut rng: Rng) -> Self {
+        let delta = rng.next_block() | Block(1);
+        FerretSender {
+            delta,
+            rng,
+            levels: (SETUP, EXTEND),
+            reserve: Vec::new(),
+            batch: 0,
+            poisoned: false,
+        }
+    }
+
+    /// Other parameter sets (set-up, main): refused unless both are sets
+    /// [`ferret::level_ok`] accepts (outside Ferret's two published sets,
+    /// only in builds with `ot-runtime`'s `insecure-test-levels` feature)
+    /// and the set-up batch covers the main set's base COTs. Both parties
+    /// must use the same sets.
+    pub fn with_levels(mut self, setup: Level, extend: Level) -> Result<Self, OtError> {
+        check_levels(setup, extend)?;
+        self.levels = (setup, extend);
+        Ok(self)
+    }
+
+    /// The sender's global Delta (its low bit is 1).
+    pub fn delta(&self) -> Block {
+        self.delta
+    }
+
+    /// COTs one call returns: the main set's `N − (k + t·h)`.
+    pub fn batch_len(&self) -> usize {
+        let l = self.levels.1;
+        l.outputs().unwrap_or(0) - l.reserved()
+    }
+
+    /// Runs the next batch (the set-up first, on the first call) and
+    /// returns its [`FerretSender::batch_len`] COTs `z_i`; the receiver's
+    /// `y_i = z_i ⊕ x_i·Δ`. Every `z_i` has a zero low bit.
+    pub fn extend(&mut self, ch: &mut dyn Channel) -> Result<Vec<Block>, OtError> {
+        if self.poisoned {
+            return Err(err(FerretError::Poisoned));
+        }
+        self.poisoned = true;
+        let (setup, main) = self.levels;
+        if self.batch == 0 {
+            let mut base = DeltaOtSender::iknp(self.delta).with_rng(self.rng.fork());
+            let mut zeros = base.send_correlated(ch, setup.reserved())?;
+            let (lpn, tree) = split(std::mem::take(&mut zeros), setup);
+            let mut out = self.run(ch, setup, lpn, tree)?;
+            out.truncate(main.reserved());
+            self.reserve = out;
+        }
+        let (lpn, tree) = split(std::mem::take(&mut self.reserve), main);
+        let mut out = self.run(ch, main, lpn, tree)?;
+        let usable = out.len() - main.reserved();
+        self.reserve = out.split_off(usable);
+        self.poisoned = false;
+        Ok(out)
+    }
+
+    /// One batch of `ferret_extend.otp` at set `l` with counter
+    /// `self.batch` (then advanced).
+    fn run(&mut self, ch: &mut dyn Channel, l: Level, lpn: Vec<Block>, tree: Vec<Block>) -> Result<Vec<Block>, OtError> {
+        use crate::ferret_extend as m;
+        let n = l.outputs().unwrap_or(0);
+        let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+        let input = m::SenderInput {
+            delta: self.delta,
+            lpn_base: lpn,
+            tree_base: tree,
+        };
+        let out = m::Sender::new(params, input, self.rng.fork())?.run(ch)?;
+        self.batch += 1;
+        Ok(out.zeros)
+    }
+}
+
+impl Default for FerretSender {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for FerretSender {
+    fn drop(&mut self) {
+        self.delta.0.zeroize();
+        self.reserve.iter_mut().for_each(|b| b.0.zeroize());
+    }
+}
+
+/// The receiver of a Ferret pair (the peer of [`FerretSender`], with the
+/// same parameter sets).
+pub struct FerretReceiver {
+    rng: Rng,
+    levels: (Level, Level),
+    reserve: Vec<Block>,
+    batch: usize,
+    poisoned: bool,
+}
+
+impl FerretReceiver {
+    /// A receiver at Ferret's published sets with the operating system's
+    /// randomness.
+    pub fn new() -> Self {
+        Self::with_rng(Rng::from_entropy())
+    }
+
+    /// As [`FerretReceiver::new`], drawing the set-up's choice bits and
+    /// every batch's randomness from `rng`.
+    pub fn with_rng(rng: Rng) -> Self {
+        FerretReceiver {
+            rng,
+            levels: (SETUP, EXTEND),
+            reserve: Vec::new(),
+            batch: 0,
+            poisoned: false,
+        }
+    }
+
+    /// Other parameter sets, as [`FerretSender::with_levels`].
+    pub fn with_levels(mut self, setup: Level, extend: Level) -> Result<Self, OtError> {
+        check_levels(setup, extend)?;
+        self.levels = (setup, extend);
+        Ok(self)
+    }
+
+    /// COTs one call returns (as [`FerretSender::batch_len`]).
+    pub fn batch_len(&self) -> usize {
+        let l = self.levels.1;
+        l.outputs().unwrap_or(0) - l.reserved()
+    }
+
+    /// Runs the next batch and returns its choice bits `x` and COTs `y_i
+    /// = z_i ⊕ x_i·Δ` (`y_i`'s low bit is `x_i`).
+    pub fn extend(&mut self, ch: &mut dyn Channel) -> Result<(Bits, Vec<Block>), OtError> {
+        if self.poisoned {
+            return Err(err(FerretError::Poisoned));
+        }
+        self.poisoned = true;
+        let (setup, main) = self.levels;
+        if self.batch == 0 {
+            let mut base = DeltaOtReceiver::iknp().with_rng(self.rng.fork());
+            let choices = Bits::random(&mut self.rng, setup.reserved());
+            let chosen = base.receive_correlated(ch, &choices)?;
+            // The batch reads choice bits from the low bits (it sets them).
+            let mut out = self.run(ch, setup, chosen, &choices)?;
+            out.truncate(main.reserved());
+            self.reserve = out;
+        }
+        let reserve = std::mem::take(&mut self.reserve);
+        let choices = ferret::low_bits(&reserve);
+        let mut out = self.run(ch, main, reserve, &choices)?;
+        let usable = out.len() - main.reserved();
+        self.reserve = out.split_off(usable);
+        let x = ferret::low_bits(&out);
+        self.poisoned = false;
+        Ok((x, out))
+    }
+
+    /// One batch at set `l` from the base COTs `base` with choice bits
+    /// `choices`.
+    fn run(&mut self, ch: &mut dyn Channel, l: Level, mut base: Vec<Block>, choices: &Bits) -> Result<Vec<Block>, OtError> {
+        use crate::ferret_extend as m;
+        let n = l.outputs().unwrap_or(0);
+        let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+        let tree_chosen = base.split_off(l.k);
+        let bits = |from: usize, len: usize| {
+            let mut b = Bits::zeros(len);
+            for i in 0..len {
+                b.set(i, choices.get(from + i));
+            }
+            b
+        };
+        let input = m::ReceiverInput {
+            lpn_choices: bits(0, l.k),
+            lpn_chosen: base,
+            tree_choices: bits(l.k, l.trees * l.depth),
+            tree_chosen,
+        };
+        let out = m::Receiver::new(params, input, self.rng.fork())?.run(ch)?;
+        self.batch += 1;
+        Ok(out.chosen)
+    }
+}
+
+impl Default for FerretReceiver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for FerretReceiver {
+    fn drop(&mut self) {
+        self.reserve.iter_mut().for_each(|b| b.0.zeroize());
+    }
+}

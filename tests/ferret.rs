@@ -1,0 +1,252 @@
+//! Ferret's silent random COT (`ferret_extend.otp` and the stateful
+//! `ot::FerretSender` / `ot::FerretReceiver`) end to end: batches over
+//! the in-memory channel and TCP, the COT relation of every output, the
+//! choice bits in the low bits, bootstrapping from reserved outputs, the
+//! batch counter in the session binding, refused parameter sets, and
+//! truncated or tampered messages.
+
+use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
+use ot::runtime::rng::Rng;
+use ot::runtime::silent::ferret::{Level, EXTEND, SETUP};
+use ot::runtime::{Bits, Block};
+use ot::{ferret_extend, FerretReceiver, FerretSender};
+
+/// Small insecure sets (accepted because the workspace's tests enable
+/// `insecure-test-levels`): set-up 640 outputs from 260 base COTs, main
+/// 1,920 outputs from 380.
+const SMALL_SETUP: Level = Level {
+    trees: 40,
+    depth: 4,
+    k: 100,
+};
+const SMALL: Level = Level {
+    trees: 30,
+    depth: 6,
+    k: 200,
+};
+
+fn small_pair(seed: u64) -> (FerretSender, FerretReceiver) {
+    let s = FerretSender::with_rng(Rng::deterministic_for_tests(seed))
+        .with_levels(SMALL_SETUP, SMALL)
+        .unwrap();
+    let r = FerretReceiver::with_rng(Rng::deterministic_for_tests(seed + 1000))
+        .with_levels(SMALL_SETUP, SMALL)
+        .unwrap();
+    (s, r)
+}
+
+type Batch = (Vec<Block>, (Bits, Vec<Block>));
+
+/// Runs `batches` calls of both parties over `a` / `b`.
+fn run(
+    s: &mut FerretSender,
+    r: &mut FerretReceiver,
+    a: &mut (dyn Channel + Send),
+    b: &mut (dyn Channel + Send),
+    batches: usize,
+) -> Vec<Batch> {
+    std::thread::scope(|sc| {
+        let h = sc.spawn(move || (0..batches).map(|_| s.extend(a).unwrap()).collect::<Vec<_>>());
+        let ro: Vec<_> = (0..batches).map(|_| r.extend(b).unwrap()).collect();
+        h.join().expect("sender thread").into_iter().zip(ro).collect()
+    })
+}
+
+/// `y_i = z_i ⊕ x_i·Δ` for every output, the low-bit conventions, and
+/// choice bits that are neither constant nor far from balanced.
+fn check(delta: Block, z: &[Block], x: &Bits, y: &[Block]) {
+    assert_eq!(delta.0 & 1, 1);
+    assert_eq!((z.len(), y.len(), x.len()), (y.len(), z.len(), z.len()));
+    for i in 0..z.len() {
+        assert_eq!(y[i], z[i] ^ (delta & Block::mask(x.get(i))), "OT {i} of {}", z.len());
+        assert_eq!(z[i].0 & 1, 0);
+        assert_eq!(y[i].0 & 1 == 1, x.get(i));
+    }
+    let ones = x.count_ones();
+    assert!(ones * 5 > z.len() * 2 && ones * 5 < z.len() * 3, "{ones} of {}", z.len());
+}
+
+#[test]
+fn batches_bootstrap_from_their_own_outputs_over_memory() {
+    let (mut s, mut r) = small_pair(1);
+    let (mut a, mut b) = MemoryChannel::pair();
+    let out = run(&mut s, &mut r, &mut a, &mut b, 3);
+    assert_eq!(s.batch_len(), 1920 - 380);
+    for (z, (x, y)) in &out {
+        assert_eq!(z.len(), s.batch_len());
+        check(s.delta(), z, x, y);
+    }
+    assert_ne!(out[0].0, out[1].0);
+    assert_ne!(out[1].1 .0, out[2].1 .0);
+}
+
+#[test]
+fn batches_run_over_tcp() {
+    let (mut s, mut r) = small_pair(2);
+    let (mut a, mut b) = local_pair_tcp().unwrap();
+    for (z, (x, y)) in run(&mut s, &mut r, &mut a, &mut b, 2) {
+        check(s.delta(), &z, &x, &y);
+    }
+}
+
+/// Ferret's published sets, one set-up and one main batch (10,198,341
+/// COTs), every output checked.
+#[test]
+fn the_published_sets_run_end_to_end() {
+    let mut s = FerretSender::with_rng(Rng::deterministic_for_tests(3));
+    let mut r = FerretReceiver::with_rng(Rng::deterministic_for_tests(4));
+    let (mut a, mut b) = MemoryChannel::pair();
+    let out = run(&mut s, &mut r, &mut a, &mut b, 1);
+    let (z, (x, y)) = &out[0];
+    assert_eq!(z.len(), EXTEND.outputs().unwrap() - EXTEND.reserved());
+    check(s.delta(), z, x, y);
+}
+
+#[test]
+fn parameter_sets_are_checked() {
+    assert!(FerretSender::new().with_levels(SETUP, EXTEND).is_ok());
+    // The set-up batch must cover the main set's base COTs.
+    let big = Level {
+        trees: 100,
+        depth: 6,
+        k: 2000,
+    };
+    let e = FerretSender::new().with_levels(SMALL_SETUP, big).err().unwrap();
+    assert!(e.to_string().contains("parameter sets refused"), "{e}");
+    assert!(FerretReceiver::new().with_levels(SMALL_SETUP, big).is_err());
+    // The batch protocol's own parameters.
+    let n = 30 << 6;
+    assert!(ferret_extend::Params::new(30, 6, 200, n, 0).is_ok());
+    assert!(ferret_extend::Params::new(30, 6, 200, n + 1, 0).is_err());
+    assert!(ferret_extend::Params::new(30, 0, 200, n, 0).is_err());
+    assert!(ferret_extend::Params::new(30, 6, 0, n, 0).is_err());
+    // k + t·h above N.
+    assert!(ferret_extend::Params::new(2, 2, 8, 8, 0).is_err());
+}
+
+/// Base COTs for one small batch of `ferret_extend.otp` directly.
+fn batch_parties(
+    sender_batch: usize,
+    receiver_batch: usize,
+    delta: Block,
+) -> (ferret_extend::Sender<ferret_extend::sender_state::SendExpand>, ferret_extend::Receiver<ferret_extend::receiver_state::AwaitExpand>) {
+    let l = SMALL;
+    let mut rng = Rng::deterministic_for_tests(9);
+    let r = l.reserved();
+    let zeros: Vec<Block> = (0..r).map(|_| rng.next_block()).collect();
+    let choices = Bits::random(&mut rng, r);
+    let chosen: Vec<Block> = (0..r).map(|j| zeros[j] ^ (delta & Block::mask(choices.get(j)))).collect();
+    let bits = |from: usize, len: usize| Bits::from_bools(&(from..from + len).map(|i| choices.get(i)).collect::<Vec<_>>());
+    let n = l.outputs().unwrap();
+    let s = ferret_extend::Sender::new(
+        ferret_extend::Params::new(l.trees, l.depth, l.k, n, sender_batch).unwrap(),
+        ferret_extend::SenderInput {
+            delta,
+            lpn_base: zeros[..l.k].to_vec(),
+            tree_base: zeros[l.k..].to_vec(),
+        },
+        Rng::deterministic_for_tests(10),
+    )
+    .unwrap();
+    let rc = ferret_extend::Receiver::new(
+        ferret_extend::Params::new(l.trees, l.depth, l.k, n, receiver_batch).unwrap(),
+        ferret_extend::ReceiverInput {
+            lpn_choices: bits(0, l.k),
+            lpn_chosen: chosen[..l.k].to_vec(),
+            tree_choices: bits(l.k, r - l.k),
+            tree_chosen: chosen[l.k..].to_vec(),
+        },
+        Rng::deterministic_for_tests(11),
+    )
+    .unwrap();
+    (s, rc)
+}
+
+type Outcome = (
+    Result<ferret_extend::SenderOutput, ferret_extend::Error>,
+    Result<ferret_extend::ReceiverOutput, ferret_extend::Error>,
+);
+
+/// One batch with the sender's frames rewritten by `edit`.
+fn tampered(sb: usize, rb: usize, delta: Block, edit: fn(&mut Vec<u8>)) -> Outcome {
+    let (s, r) = batch_parties(sb, rb, delta);
+    let (a, b) = MemoryChannel::pair();
+    let mut a = TamperChannel::new(a, move |_, f: &mut Vec<u8>| edit(f));
+    let mut b = TamperChannel::new(b, |_, _: &mut Vec<u8>| {});
+    std::thread::scope(|sc| {
+        let h = sc.spawn(|| s.run(&mut a));
+        let ro = r.run(&mut b);
+        (h.join().expect("sender thread"), ro)
+    })
+}
+
+const DELTA: Block = Block(0x1234_5678_9abc_def1);
+
+#[test]
+fn one_batch_protocol_run_gives_the_correlation() {
+    let (so, ro) = tampered(0, 0, DELTA, |_| {});
+    let (so, ro) = (so.unwrap(), ro.unwrap());
+    check(DELTA, &so.zeros, &ro.choices, &ro.chosen);
+}
+
+#[test]
+fn parties_at_different_batches_are_refused_by_the_binding() {
+    let (so, ro) = tampered(3, 4, DELTA, |_| {});
+    let text = format!("{:?} {:?}", so.err(), ro.err());
+    assert!(text.contains("PeerMismatch") || text.contains("mismatch"), "{text}");
+}
+
+#[test]
+fn a_delta_without_its_low_bit_is_refused_before_anything_is_sent() {
+    let l = SMALL;
+    let e = ferret_extend::Sender::new(
+        ferret_extend::Params::new(l.trees, l.depth, l.k, l.outputs().unwrap(), 0).unwrap(),
+        ferret_extend::SenderInput {
+            delta: Block(DELTA.0 & !1),
+            lpn_base: vec![Block::ZERO; l.k],
+            tree_base: vec![Block::ZERO; l.trees * l.depth],
+        },
+        Rng::deterministic_for_tests(12),
+    )
+    .err()
+    .expect("accepted an even Delta");
+    assert!(format!("{e:?}").contains("DeltaLowBitClear"), "{e:?}");
+}
+
+/// The expansion frame: salt, masked sums, corrections.
+const FRAME: usize = 16 + 32 * 30 * 6 + 16 * 30;
+
+#[test]
+fn a_truncated_or_overlong_expansion_message_is_a_typed_error() {
+    fn cut(f: &mut Vec<u8>) {
+        if f.len() >= FRAME {
+            f.truncate(f.len() - 1);
+        }
+    }
+    fn grow(f: &mut Vec<u8>) {
+        if f.len() >= FRAME {
+            f.extend_from_slice(&[0; 16]);
+        }
+    }
+    for edit in [cut as fn(&mut Vec<u8>), grow] {
+        let e = tampered(0, 0, DELTA, edit).1.expect_err("accepted a bad frame");
+        assert!(format!("{e:?} {e}").contains("xpand"), "{e:?}");
+    }
+}
+
+#[test]
+fn a_flipped_correction_breaks_the_relation_without_a_panic() {
+    // Semi-honest: no check catches it, but the outputs keep their shape.
+    let (so, ro) = tampered(0, 0, DELTA, |f| {
+        if f.len() >= FRAME {
+            let k = f.len() - 8;
+            f[k] ^= 1;
+        }
+    });
+    let (so, ro) = (so.unwrap(), ro.unwrap());
+    let n = so.zeros.len();
+    let broken = (0..n)
+        .filter(|&i| ro.chosen[i] != so.zeros[i] ^ (DELTA & Block::mask(ro.choices.get(i))))
+        .count();
+    assert!(broken > 0 && broken < n, "{broken} of {n}");
+}
