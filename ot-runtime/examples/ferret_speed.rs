@@ -53,6 +53,8 @@ fn main() {
             t / t_aes / n as f64
         )
     };
+    let t = best(reps, || ferret::sender_expand(&roots, depth, tsid));
+    report("sender expand", t);
     let t = best(reps, || {
         let st = ferret::sender_expand(&roots, depth, tsid);
         let m = ferret::masked_sums(&st, &base[k..], delta, tsid);

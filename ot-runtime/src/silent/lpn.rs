@@ -41,7 +41,7 @@ const BLOCKS_PER_ROW: usize = 3;
 
 /// Rows whose positions are drawn per PRG call (48 KiB of positions and
 /// 12 KiB of stream: both stay in L1/L2 while the row sums are formed).
-const ROWS_PER_CHUNK: usize = 256;
+const ROWS_PER_CHUNK: usize = 1024;
 
 /// First counter of the fallback stream for rows with too many rejections.
 const FALLBACK_COUNTER: u64 = 1 << 63;
@@ -148,6 +148,29 @@ fn fallback(seed: Block, k: u64, reject: u32, row: usize, p: &mut [u32; ROW_WEIG
     }
 }
 
+/// Rows ahead whose base values are prefetched while a row is summed.
+const PREFETCH_ROWS: usize = 64;
+
+/// `out[r] ^= ⊕_j base[pos[r][j]]` for every row of `out` (positions
+/// below `base.len()`), prefetching the reads [`PREFETCH_ROWS`] rows
+/// ahead.
+#[inline]
+fn row_sums(out: &mut [Block], base: &[Block], pos: &[[u32; ROW_WEIGHT]]) {
+    let rows = out.len();
+    for (r, o) in out.iter_mut().enumerate() {
+        if let Some(ahead) = pos.get(r + PREFETCH_ROWS).filter(|_| r + PREFETCH_ROWS < rows) {
+            for &j in ahead {
+                super::prefetch::prefetch(&base[j as usize]);
+            }
+        }
+        let mut acc = o.0;
+        for &j in &pos[r] {
+            acc ^= base[j as usize].0;
+        }
+        o.0 = acc;
+    }
+}
+
 /// Checks `1 ≤ k < 2^32`.
 fn check_k(what: &'static str, k: usize) -> Result<(), ShapeError> {
     if k == 0 || k > u32::MAX as usize {
@@ -186,13 +209,7 @@ pub fn try_sender_encode(
     let mut rows = Rows::new(seed, base.len());
     for (c, chunk) in out.chunks_mut(ROWS_PER_CHUNK).enumerate() {
         rows.fill(first + c * ROWS_PER_CHUNK, chunk.len());
-        for (o, p) in chunk.iter_mut().zip(&rows.pos) {
-            let mut acc = o.0;
-            for &j in p {
-                acc ^= base[j as usize].0;
-            }
-            o.0 = acc;
-        }
+        row_sums(chunk, base, &rows.pos);
     }
     Ok(())
 }

@@ -37,6 +37,7 @@
 pub mod ea;
 pub mod ferret;
 pub mod lpn;
+mod prefetch;
 #[cfg(test)]
 mod noise_bias;
 pub mod params;

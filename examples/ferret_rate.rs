@@ -1,0 +1,92 @@
+//! Ferret's silent random COT between two parties over TCP loopback, one
+//! thread per party: for each requested size, a fresh pair runs its set-up
+//! and as many main batches as needed (each batch delivers 10,198,341
+//! COTs), timed from the first byte to the last output, with the bytes
+//! both directions carried per delivered COT and the runtime's raw AES
+//! rate in the same run.
+//!
+//! ```text
+//! cargo run --release --example ferret_rate [-- --log-n 20,24 --reps 3]
+//! ```
+
+use std::time::Instant;
+
+use ot::runtime::channel::{local_pair_tcp, Channel};
+use ot::runtime::Block;
+use ot::{FerretReceiver, FerretSender};
+
+fn aes_blocks_per_second() -> f64 {
+    let aes = ot::runtime::aes::Aes128::new(Block(0x0123_4567_89ab_cdef));
+    let mut buf = vec![Block::ZERO; 1 << 16];
+    let mut best = f64::MAX;
+    for _ in 0..20 {
+        let t = Instant::now();
+        for _ in 0..16 {
+            aes.encrypt_blocks(&mut buf);
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&buf);
+    (16 * buf.len()) as f64 / best
+}
+
+/// One pair delivering at least `n` COTs: (seconds, COTs, bytes both ways).
+fn one(n: usize) -> (f64, usize, u64) {
+    let (mut a, mut b) = local_pair_tcp().expect("loopback TCP");
+    let (mut s, mut r) = (FerretSender::new(), FerretReceiver::new());
+    let batches = n.div_ceil(s.batch_len());
+    let t = Instant::now();
+    let (got, _) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| {
+            (0..batches)
+                .map(|_| s.extend(&mut a).expect("sender").len())
+                .sum::<usize>()
+        });
+        let mut got = 0;
+        for _ in 0..batches {
+            got += r.extend(&mut b).expect("receiver").1.len();
+        }
+        (got, h.join().expect("sender thread"))
+    });
+    let secs = t.elapsed().as_secs_f64();
+    (secs, got, a.stats().bytes_sent + b.stats().bytes_sent)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let sizes: Vec<u32> = flag("--log-n")
+        .unwrap_or_else(|| "20,24".into())
+        .split(',')
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let reps: usize = flag("--reps").and_then(|x| x.parse().ok()).unwrap_or(3);
+    let aes = aes_blocks_per_second();
+    println!(
+        "raw AES ({}): {:.0} M blocks/s; one main batch delivers {} COTs",
+        ot::runtime::aes::backend_name(),
+        aes * 1e-6,
+        FerretSender::new().batch_len()
+    );
+    println!("| requested | delivered | best s | median s | M COT/s best / median | bytes/COT | COT/s over AES blocks/s |");
+    println!("|---|---|---|---|---|---|---|");
+    for log in sizes {
+        let n = 1usize << log;
+        let mut runs: Vec<(f64, usize, u64)> = (0..reps).map(|_| one(n)).collect();
+        runs.sort_by(|x, y| x.0.total_cmp(&y.0));
+        let (best, got, bytes) = runs[0];
+        let median = runs[runs.len() / 2].0;
+        println!(
+            "| 2^{log} | {got} | {best:.3} | {median:.3} | {:.1} / {:.1} | {:.4} | {:.4} |",
+            got as f64 / best * 1e-6,
+            got as f64 / median * 1e-6,
+            bytes as f64 / got as f64,
+            got as f64 / best / aes
+        );
+    }
+}
