@@ -399,7 +399,7 @@ pub mod orlandi_triple {
 
 pub use base_rule::UnfitBaseOt;
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
-pub use ferret_session::{FerretError, FerretReceiver, FerretSender};
+pub use ferret_session::{FerretCots, FerretError, FerretReceiver, FerretSender};
 pub use ext_session::{ExtReceiver, ExtSender, ExtSessionPoisoned};
 pub use oprf_session::{Oprf, OprfBatch, OprfReceiver, OprfSender};
 pub use softspoken_parties::AboOt;

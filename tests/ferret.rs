@@ -9,7 +9,7 @@ use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel
 use ot::runtime::rng::Rng;
 use ot::runtime::silent::ferret::{Level, EXTEND, SETUP};
 use ot::runtime::{Bits, Block};
-use ot::{ferret_extend, FerretReceiver, FerretSender};
+use ot::{ferret_extend, FerretCots, FerretReceiver, FerretSender};
 
 /// Small insecure sets (accepted because the workspace's tests enable
 /// `insecure-test-levels`): set-up 640 outputs from 260 base COTs, main
@@ -35,7 +35,7 @@ fn small_pair(seed: u64) -> (FerretSender, FerretReceiver) {
     (s, r)
 }
 
-type Batch = (Vec<Block>, (Bits, Vec<Block>));
+type Batch = (FerretCots, (Bits, FerretCots));
 
 /// Runs `batches` calls of both parties over `a` / `b`.
 fn run(
@@ -76,7 +76,7 @@ fn batches_bootstrap_from_their_own_outputs_over_memory() {
         assert_eq!(z.len(), s.batch_len());
         check(s.delta(), z, x, y);
     }
-    assert_ne!(out[0].0, out[1].0);
+    assert_ne!(out[0].0[..], out[1].0[..]);
     assert_ne!(out[1].1 .0, out[2].1 .0);
 }
 

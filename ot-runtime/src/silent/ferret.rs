@@ -172,7 +172,7 @@ pub struct SenderTrees {
 
 impl Drop for SenderTrees {
     fn drop(&mut self) {
-        self.leaves.iter_mut().for_each(|b| b.0.zeroize());
+        super::pool::give(core::mem::take(&mut self.leaves));
         self.sums.iter_mut().flatten().for_each(|b| b.0.zeroize());
     }
 }
@@ -211,7 +211,7 @@ fn groups(trees: usize, depth: usize) -> impl Iterator<Item = (usize, usize)> {
 pub fn try_sender_expand(roots: &[Block], depth: usize, tsid: Block) -> Result<SenderTrees, ShapeError> {
     let trees = roots.len();
     check_shape("silent::ferret sender trees", trees, depth)?;
-    let mut leaves = Block::zeroed_vec(trees << depth);
+    let mut leaves = super::pool::take(trees << depth);
     let mut sums = Block::zeroed_pairs(trees * depth);
     for (first, count) in groups(trees, depth) {
         let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, count);
@@ -341,7 +341,7 @@ pub fn try_receiver_encode(
         .enumerate()
         .map(|(j, b)| Block(b.0 & !1 | u128::from(base_choices.get(j))))
         .collect();
-    let mut out = Block::zeroed_vec(trees << depth);
+    let mut out = super::pool::take(trees << depth);
     let result = (|| {
         for (first, g) in groups(trees, depth) {
             let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, g);
@@ -368,7 +368,7 @@ pub fn try_receiver_encode(
     })();
     t.iter_mut().for_each(|b| b.0.zeroize());
     if let Err(e) = result {
-        out.iter_mut().for_each(|b| b.0.zeroize());
+        super::pool::give(out);
         return Err(e);
     }
     Ok(out)

@@ -56,6 +56,8 @@ struct Rows {
     reject: u32,
     stream: Vec<Block>,
     pos: Vec<[u32; ROW_WEIGHT]>,
+    /// Rows of the chunk with a refused word among their first ten.
+    redo: Vec<usize>,
 }
 
 impl Rows {
@@ -69,45 +71,43 @@ impl Rows {
             reject: ((1u64 << 32) % k64) as u32,
             stream: Block::zeroed_vec(ROWS_PER_CHUNK * BLOCKS_PER_ROW),
             pos: vec![[0; ROW_WEIGHT]; ROWS_PER_CHUNK],
+            redo: Vec::new(),
         }
     }
 
     /// Fills `self.pos[..rows]` with the positions of rows `first ..
-    /// first + rows`. Fast path, branch-free over the chunk: the first ten
-    /// words of every row, each scaled, and a flag if any of them is
-    /// refused; the rare flagged row (probability about `10·k / 2^32`) is
-    /// redone word by word.
+    /// first + rows`. Fast path: the first ten words of every row, each
+    /// scaled, noting the rows where one of them is refused; those rare
+    /// rows (probability about `10·k / 2^32` each) are redone word by word.
     fn fill(&mut self, first: usize, rows: usize) {
         self.prg.seek(first as u64 * BLOCKS_PER_ROW as u64);
         let stream = &mut self.stream[..rows * BLOCKS_PER_ROW];
         self.prg.fill(stream);
         let (k, reject) = (self.k, self.reject);
-        let mut refused = 0u32;
-        for (b, p) in stream.chunks_exact(BLOCKS_PER_ROW).zip(&mut self.pos) {
-            let w = row_words(b);
-            let mut bad = 0u32;
-            for (q, &r) in p.iter_mut().zip(&w) {
-                let m = u64::from(r) * k;
-                *q = (m >> 32) as u32;
-                bad |= u32::from((m as u32) < reject);
-            }
-            refused |= bad << 31 | bad;
-        }
-        if refused == 0 {
-            return;
-        }
+        self.redo.clear();
         for (r, (b, p)) in stream
             .chunks_exact(BLOCKS_PER_ROW)
             .zip(&mut self.pos)
             .enumerate()
         {
             let w = row_words(b);
-            if w[..ROW_WEIGHT].iter().any(|&x| ((u64::from(x) * k) as u32) < reject) {
-                let mut got = 0;
-                take_words(&w, k, reject, p, &mut got);
-                if got < ROW_WEIGHT {
-                    fallback(self.seed, k, reject, first + r, p, got);
-                }
+            let mut bad = false;
+            for (q, &x) in p.iter_mut().zip(&w) {
+                let m = u64::from(x) * k;
+                *q = (m >> 32) as u32;
+                bad |= (m as u32) < reject;
+            }
+            if bad {
+                self.redo.push(r);
+            }
+        }
+        for &r in &self.redo {
+            let w = row_words(&stream[r * BLOCKS_PER_ROW..(r + 1) * BLOCKS_PER_ROW]);
+            let p = &mut self.pos[r];
+            let mut got = 0;
+            take_words(&w, k, reject, p, &mut got);
+            if got < ROW_WEIGHT {
+                fallback(self.seed, k, reject, first + r, p, got);
             }
         }
     }

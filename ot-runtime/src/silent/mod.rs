@@ -37,6 +37,7 @@
 pub mod ea;
 pub mod ferret;
 pub mod lpn;
+pub mod pool;
 mod prefetch;
 #[cfg(test)]
 mod noise_bias;
