@@ -281,23 +281,23 @@ impl FerretReceiver {
             let choices = Bits::random(&mut self.rng, setup.reserved());
             let chosen = base.receive_correlated(ch, &choices)?;
             // The batch reads choice bits from the low bits (it sets them).
-            let out = self.run(ch, setup, chosen, &choices)?;
+            let (_, out) = self.run(ch, setup, chosen, &choices)?;
             self.reserve = out[..main.reserved()].to_vec();
             ferret_pool::give(out);
         }
         let reserve = std::mem::take(&mut self.reserve);
         let choices = ferret::low_bits(&reserve);
-        let mut out = self.run(ch, main, reserve, &choices)?;
+        let (mut x, mut out) = self.run(ch, main, reserve, &choices)?;
         let usable = out.len() - main.reserved();
         self.reserve = out.split_off(usable);
-        let x = ferret::low_bits(&out);
+        x.resize(usable);
         self.poisoned = false;
         Ok((x, FerretCots { blocks: out }))
     }
 
     /// One batch at set `l` from the base COTs `base` with choice bits
-    /// `choices`.
-    fn run(&mut self, ch: &mut dyn Channel, l: Level, mut base: Vec<Block>, choices: &Bits) -> Result<Vec<Block>, OtError> {
+    /// `choices`: its choice bits and COTs.
+    fn run(&mut self, ch: &mut dyn Channel, l: Level, mut base: Vec<Block>, choices: &Bits) -> Result<(Bits, Vec<Block>), OtError> {
         use crate::ferret_extend as m;
         let n = l.outputs().unwrap_or(0);
         let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
@@ -317,7 +317,7 @@ impl FerretReceiver {
         };
         let out = m::Receiver::new(params, input, self.rng.fork())?.run(ch)?;
         self.batch += 1;
-        Ok(out.chosen)
+        Ok((out.choices, out.chosen))
     }
 }
 
