@@ -93,9 +93,12 @@ enum Proto {
     QuietGarRot,
     /// Silent random COT (`silent_ot.otp`): trees over IKNP random OTs, EA compression.
     SilentOt,
+    /// Ferret silent random COT (`ferret_extend.otp`, `ot::FerretSender`):
+    /// a set-up over Delta-IKNP, then main batches of 10,198,341 COTs.
+    Ferret,
 }
 
-const ALL: [Proto; 30] = [
+const ALL: [Proto; 31] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -130,12 +133,13 @@ const ALL: [Proto; 30] = [
     Proto::QuietGarRot,
     // ---- silent OT ----
     Proto::SilentOt,
+    Proto::Ferret,
 ];
 
 /// The rows measured without `--all` or `--only`: those of the seed's
 /// table (IKNP, KOS, Delta-IKNP, Delta-KOS, KKRT, OOS) plus SoftSpokenOT
 /// with k = 2 and chosen-message OT, in [`ALL`]'s order.
-const DEFAULT: [Proto; 9] = [
+const DEFAULT: [Proto; 10] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -145,6 +149,7 @@ const DEFAULT: [Proto; 9] = [
     Proto::Ss(2),
     Proto::Kkrt,
     Proto::Oos,
+    Proto::Ferret,
 ];
 
 impl Proto {
@@ -176,6 +181,7 @@ impl Proto {
             Proto::QuietBipswRot => ("1-out-of-2 random OT", "passive", "QuietOT-BIPSW"),
             Proto::QuietGarRot => ("1-out-of-2 random OT", "passive", "QuietOT-GAR"),
             Proto::SilentOt => ("1-out-of-2 random COT", "passive", "SilentOT-EA"),
+            Proto::Ferret => ("1-out-of-2 random COT", "passive", "Ferret (YWLZW20)"),
         }
     }
     /// Whether the row has a SHA-1 random-oracle variant.
@@ -227,6 +233,7 @@ impl Proto {
                 | Proto::DeltaSs(_)
                 | Proto::DeltaSsMal(_)
                 | Proto::SilentOt
+                | Proto::Ferret
         )
     }
     fn index(self) -> usize {
@@ -382,6 +389,7 @@ fn run_role(
         Proto::IknpExt | Proto::KosExt => {
             return run_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch, &r)
         }
+        Proto::Ferret => return run_ferret_role(n, sender, reps, ch),
         Proto::KkrtExt | Proto::OosExt => {
             return run_oprf_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch)
         }
@@ -520,6 +528,60 @@ fn run_ext_role(
         (c.sender, c.receiver)
     };
     Ok((spec, times))
+}
+
+/// A Ferret row: per run a fresh pair (its set-up, `k + t·h` Delta-IKNP
+/// COTs of Ferret's set-up set and one set-up batch, inside the clock as
+/// other rows' base OTs are), then main batches until at least `n` COTs
+/// are delivered (a main batch delivers 10,198,341, so 2^20 costs a whole
+/// batch). Outputs are dropped at once, handing their buffers back.
+fn run_ferret_role(
+    n: usize,
+    sender: bool,
+    reps: usize,
+    ch: &mut dyn Channel,
+) -> Res<((usize, usize), Vec<Duration>)> {
+    let batches = n.div_ceil(ot::FerretSender::new().batch_len());
+    let mut times = vec![];
+    for rep in 0..=reps {
+        let t = Instant::now();
+        if sender {
+            let mut s = ot::FerretSender::new();
+            for _ in 0..batches {
+                std::hint::black_box(s.extend(ch)?);
+            }
+        } else {
+            let mut r = ot::FerretReceiver::new();
+            for _ in 0..batches {
+                std::hint::black_box(r.extend(ch)?);
+            }
+        }
+        if rep > 0 {
+            times.push(t.elapsed());
+        }
+    }
+    Ok((ferret_comm(batches)?, times))
+}
+
+/// The bytes (sender, receiver) of a Ferret run's batches: the set-up
+/// batch and `batches` main batches of `ferret_extend.otp` (the set-up's
+/// Delta-IKNP is in [`setup_comm`]).
+fn ferret_comm(batches: usize) -> Res<(usize, usize)> {
+    use ot::runtime::silent::ferret::{Level, EXTEND, SETUP};
+    let one = |l: Level, batch: usize| -> Res<(usize, usize)> {
+        let n = l.outputs().ok_or("Ferret set too large")?;
+        let c = ot::ferret_extend::comm(&ot::ferret_extend::Params::new(
+            l.trees, l.depth, l.k, n, batch,
+        )?);
+        Ok((c.sender, c.receiver))
+    };
+    let (mut s, mut r) = one(SETUP, 0)?;
+    for b in 1..=batches {
+        let (bs, br) = one(EXTEND, b)?;
+        s += bs;
+        r += br;
+    }
+    Ok((s, r))
 }
 
 /// [`run_ext_role`] for KKRT / OOS sessions (`ot::Oprf`): one setup
@@ -1084,6 +1146,15 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
     if matches!(p, Proto::Kkrt | Proto::Oos) {
         let (s, r) = one_of_n_base_comm(p.malicious())?;
         return Ok((r, s));
+    }
+    if p == Proto::Ferret {
+        // The set-up's Delta-IKNP COTs (the Ferret sender is its sender)
+        // over 128 base OTs with the roles swapped, and its base phase.
+        let k = ot::runtime::silent::ferret::SETUP.reserved();
+        let c = ot::delta_iknp::comm(&ot::delta_iknp::Params::new(k, 1, 0)?);
+        let d = ot::delta_base::comm(&ot::delta_base::Params::new()?);
+        let (bs, br) = base_comm(base_kind(false), 128)?;
+        return Ok((c.sender + d.sender + br, c.receiver + d.receiver + bs));
     }
     if p == Proto::SilentOt {
         // The trees' random OTs: IKNP (the silent sender is its sender)

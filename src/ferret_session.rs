@@ -198,7 +198,13 @@ impl FerretSender {
 
     /// One batch of `ferret_extend.otp` at set `l` with counter
     /// `self.batch` (then advanced).
-    fn run(&mut self, ch: &mut dyn Channel, l: Level, lpn: Vec<Block>, tree: Vec<Block>) -> Result<Vec<Block>, OtError> {
+    fn run(
+        &mut self,
+        ch: &mut dyn Channel,
+        l: Level,
+        lpn: Vec<Block>,
+        tree: Vec<Block>,
+    ) -> Result<Vec<Block>, OtError> {
         use crate::ferret_extend as m;
         let n = l.outputs().unwrap_or(0);
         let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
@@ -297,7 +303,13 @@ impl FerretReceiver {
 
     /// One batch at set `l` from the base COTs `base` with choice bits
     /// `choices`: its choice bits and COTs.
-    fn run(&mut self, ch: &mut dyn Channel, l: Level, mut base: Vec<Block>, choices: &Bits) -> Result<(Bits, Vec<Block>), OtError> {
+    fn run(
+        &mut self,
+        ch: &mut dyn Channel,
+        l: Level,
+        mut base: Vec<Block>,
+        choices: &Bits,
+    ) -> Result<(Bits, Vec<Block>), OtError> {
         use crate::ferret_extend as m;
         let n = l.outputs().unwrap_or(0);
         let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;

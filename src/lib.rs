@@ -15,8 +15,8 @@ pub use ot_runtime as runtime;
 
 mod base_rule;
 pub mod delta;
-pub mod ferret_session;
 pub mod ext_session;
+pub mod ferret_session;
 pub mod oblivious_aes;
 pub mod oprf_session;
 mod orlandi_level;
@@ -399,8 +399,8 @@ pub mod orlandi_triple {
 
 pub use base_rule::UnfitBaseOt;
 pub use delta::{DeltaOtPoisoned, DeltaOtReceiver, DeltaOtSender};
-pub use ferret_session::{FerretCots, FerretError, FerretReceiver, FerretSender};
 pub use ext_session::{ExtReceiver, ExtSender, ExtSessionPoisoned};
+pub use ferret_session::{FerretCots, FerretError, FerretReceiver, FerretSender};
 pub use oprf_session::{Oprf, OprfBatch, OprfReceiver, OprfSender};
 pub use softspoken_parties::AboOt;
 pub use traits::{

@@ -46,9 +46,17 @@ fn run(
     batches: usize,
 ) -> Vec<Batch> {
     std::thread::scope(|sc| {
-        let h = sc.spawn(move || (0..batches).map(|_| s.extend(a).unwrap()).collect::<Vec<_>>());
+        let h = sc.spawn(move || {
+            (0..batches)
+                .map(|_| s.extend(a).unwrap())
+                .collect::<Vec<_>>()
+        });
         let ro: Vec<_> = (0..batches).map(|_| r.extend(b).unwrap()).collect();
-        h.join().expect("sender thread").into_iter().zip(ro).collect()
+        h.join()
+            .expect("sender thread")
+            .into_iter()
+            .zip(ro)
+            .collect()
     })
 }
 
@@ -58,12 +66,21 @@ fn check(delta: Block, z: &[Block], x: &Bits, y: &[Block]) {
     assert_eq!(delta.0 & 1, 1);
     assert_eq!((z.len(), y.len(), x.len()), (y.len(), z.len(), z.len()));
     for i in 0..z.len() {
-        assert_eq!(y[i], z[i] ^ (delta & Block::mask(x.get(i))), "OT {i} of {}", z.len());
+        assert_eq!(
+            y[i],
+            z[i] ^ (delta & Block::mask(x.get(i))),
+            "OT {i} of {}",
+            z.len()
+        );
         assert_eq!(z[i].0 & 1, 0);
         assert_eq!(y[i].0 & 1 == 1, x.get(i));
     }
     let ones = x.count_ones();
-    assert!(ones * 5 > z.len() * 2 && ones * 5 < z.len() * 3, "{ones} of {}", z.len());
+    assert!(
+        ones * 5 > z.len() * 2 && ones * 5 < z.len() * 3,
+        "{ones} of {}",
+        z.len()
+    );
 }
 
 #[test]
@@ -111,7 +128,10 @@ fn parameter_sets_are_checked() {
         depth: 6,
         k: 2000,
     };
-    let e = FerretSender::new().with_levels(SMALL_SETUP, big).err().unwrap();
+    let e = FerretSender::new()
+        .with_levels(SMALL_SETUP, big)
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("parameter sets refused"), "{e}");
     assert!(FerretReceiver::new().with_levels(SMALL_SETUP, big).is_err());
     // The batch protocol's own parameters.
@@ -129,14 +149,25 @@ fn batch_parties(
     sender_batch: usize,
     receiver_batch: usize,
     delta: Block,
-) -> (ferret_extend::Sender<ferret_extend::sender_state::SendExpand>, ferret_extend::Receiver<ferret_extend::receiver_state::AwaitExpand>) {
+) -> (
+    ferret_extend::Sender<ferret_extend::sender_state::SendExpand>,
+    ferret_extend::Receiver<ferret_extend::receiver_state::AwaitExpand>,
+) {
     let l = SMALL;
     let mut rng = Rng::deterministic_for_tests(9);
     let r = l.reserved();
     let zeros: Vec<Block> = (0..r).map(|_| rng.next_block()).collect();
     let choices = Bits::random(&mut rng, r);
-    let chosen: Vec<Block> = (0..r).map(|j| zeros[j] ^ (delta & Block::mask(choices.get(j)))).collect();
-    let bits = |from: usize, len: usize| Bits::from_bools(&(from..from + len).map(|i| choices.get(i)).collect::<Vec<_>>());
+    let chosen: Vec<Block> = (0..r)
+        .map(|j| zeros[j] ^ (delta & Block::mask(choices.get(j))))
+        .collect();
+    let bits = |from: usize, len: usize| {
+        Bits::from_bools(
+            &(from..from + len)
+                .map(|i| choices.get(i))
+                .collect::<Vec<_>>(),
+        )
+    };
     let n = l.outputs().unwrap();
     let s = ferret_extend::Sender::new(
         ferret_extend::Params::new(l.trees, l.depth, l.k, n, sender_batch).unwrap(),
@@ -193,7 +224,10 @@ fn one_batch_protocol_run_gives_the_correlation() {
 fn parties_at_different_batches_are_refused_by_the_binding() {
     let (so, ro) = tampered(3, 4, DELTA, |_| {});
     let text = format!("{:?} {:?}", so.err(), ro.err());
-    assert!(text.contains("PeerMismatch") || text.contains("mismatch"), "{text}");
+    assert!(
+        text.contains("PeerMismatch") || text.contains("mismatch"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -229,7 +263,9 @@ fn a_truncated_or_overlong_expansion_message_is_a_typed_error() {
         }
     }
     for edit in [cut as fn(&mut Vec<u8>), grow] {
-        let e = tampered(0, 0, DELTA, edit).1.expect_err("accepted a bad frame");
+        let e = tampered(0, 0, DELTA, edit)
+            .1
+            .expect_err("accepted a bad frame");
         assert!(format!("{e:?} {e}").contains("xpand"), "{e:?}");
     }
 }

@@ -318,6 +318,34 @@ fn every_protocol_refuses_sizes_it_cannot_hold() {
                 "silent_ot depth",
                 outcome(ot::silent_ot::Params::new(100, v)),
             );
+            case(
+                "ferret_extend trees",
+                outcome(ot::ferret_extend::Params::new(
+                    v,
+                    6,
+                    200,
+                    v.saturating_mul(64),
+                    0,
+                )),
+            );
+            case(
+                "ferret_extend depth",
+                outcome(ot::ferret_extend::Params::new(
+                    30,
+                    v,
+                    200,
+                    30usize.checked_shl(v as u32).unwrap_or(0),
+                    0,
+                )),
+            );
+            case(
+                "ferret_extend k",
+                outcome(ot::ferret_extend::Params::new(30, 6, v, 1920, 0)),
+            );
+            case(
+                "ferret_extend n",
+                outcome(ot::ferret_extend::Params::new(30, 6, 200, v, 0)),
+            );
             case("quiet_bipsw m", outcome(ot::quiet_bipsw::Params::new(v)));
             case(
                 "quiet_bipsw_rot m",
@@ -338,7 +366,7 @@ fn every_protocol_refuses_sizes_it_cannot_hold() {
             .collect();
         assert!(accepted.is_empty(), "accepted: {accepted:#?}");
         // Every protocol's size parameters were tried at every value.
-        assert_eq!(cases.len(), 4 * 78, "{}", cases.len());
+        assert_eq!(cases.len(), 4 * 82, "{}", cases.len());
         println!("{} cases, every huge size refused", cases.len());
     });
 }

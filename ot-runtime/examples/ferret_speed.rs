@@ -27,7 +27,10 @@ fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> f64 {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
     let trees = *args.first().unwrap_or(&EXTEND.trees);
     let depth = *args.get(1).unwrap_or(&EXTEND.depth);
     let k = *args.get(2).unwrap_or(&EXTEND.k);
@@ -39,11 +42,16 @@ fn main() {
     let aes = ot_runtime::aes::Aes128::new(Block(0x0123_4567_89ab_cdef));
     let mut buf = Block::zeroed_vec(1 << 16);
     let t_aes = best(20, || aes.encrypt_blocks(&mut buf)) / buf.len() as f64;
-    println!("AES ({}): {:.0} M blocks/s", ot_runtime::aes::backend_name(), 1e-6 / t_aes);
+    println!(
+        "AES ({}): {:.0} M blocks/s",
+        ot_runtime::aes::backend_name(),
+        1e-6 / t_aes
+    );
 
     let roots: Vec<Block> = (0..trees).map(|i| Block(i as u128 * 0x9e37 + 1)).collect();
-    let base: Vec<Block> = (0..k + trees * depth).map(|j| Block(j as u128 * 0x1234_5678_9abc + 7)).collect();
-    let choices = Bits::zeros(base.len());
+    let base: Vec<Block> = (0..k + trees * depth)
+        .map(|j| Block(j as u128 * 0x1234_5678_9abc + 7))
+        .collect();
     let report = |what: &str, t: f64| {
         println!(
             "{what}: {:.1} ms, {:.1} M rows/s ({:.1} M usable OT/s), {:.2} AES per row",
@@ -74,7 +82,17 @@ fn main() {
     let alphas = ferret::receiver_alphas(&tree_choices, depth, trees);
     let t = best(reps, || {
         let known = ferret::unmask_sums(&masked, &tree_choices, &base[k..], tsid);
-        ferret::receiver_encode(&alphas, depth, &known, &corr, tsid, &base[..k], &Bits::zeros(k), seed, n)
+        ferret::receiver_encode(
+            &alphas,
+            depth,
+            &known,
+            &corr,
+            tsid,
+            &base[..k],
+            &Bits::zeros(k),
+            seed,
+            n,
+        )
     });
     report("receiver punctured expand + LPN", t);
 }

@@ -88,7 +88,8 @@ pub const INSECURE_TEST_LEVELS: bool = cfg!(feature = "insecure-test-levels");
 impl Level {
     /// The outputs of a batch, `N = t·2^h` (`None` on overflow).
     pub fn outputs(&self) -> Option<usize> {
-        self.trees.checked_mul(1usize.checked_shl(self.depth as u32)?)
+        self.trees
+            .checked_mul(1usize.checked_shl(self.depth as u32)?)
     }
 
     /// Base COTs a batch consumes, `R = k + t·h`.
@@ -179,7 +180,12 @@ impl Drop for SenderTrees {
 
 impl core::fmt::Debug for SenderTrees {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "SenderTrees {{ depth: {}, leaves: {} }}", self.depth, self.leaves.len())
+        write!(
+            f,
+            "SenderTrees {{ depth: {}, leaves: {} }}",
+            self.depth,
+            self.leaves.len()
+        )
     }
 }
 
@@ -198,7 +204,9 @@ fn check_shape(what: &'static str, trees: usize, depth: usize) -> Result<(), Sha
 /// The group ranges `(first, count)` of `trees` trees.
 fn groups(trees: usize, depth: usize) -> impl Iterator<Item = (usize, usize)> {
     let g = group_size(depth);
-    (0..trees).step_by(g).map(move |first| (first, g.min(trees - first)))
+    (0..trees)
+        .step_by(g)
+        .map(move |first| (first, g.min(trees - first)))
 }
 
 /// Sender, step 1 (Fig. 6): expands every root into a GGM tree of depth
@@ -208,7 +216,11 @@ fn groups(trees: usize, depth: usize) -> impl Iterator<Item = (usize, usize)> {
 ///
 /// Errors: [`ShapeError::Shape`] with no roots or a depth outside
 /// `1..=MAX_DEPTH`.
-pub fn try_sender_expand(roots: &[Block], depth: usize, tsid: Block) -> Result<SenderTrees, ShapeError> {
+pub fn try_sender_expand(
+    roots: &[Block],
+    depth: usize,
+    tsid: Block,
+) -> Result<SenderTrees, ShapeError> {
     let trees = roots.len();
     check_shape("silent::ferret sender trees", trees, depth)?;
     let mut leaves = super::pool::take(trees << depth);
@@ -217,10 +229,20 @@ pub fn try_sender_expand(roots: &[Block], depth: usize, tsid: Block) -> Result<S
         let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, count);
         let out = &mut leaves[first << depth..(first + count) << depth];
         let s = &mut sums[first * depth..(first + count) * depth];
-        ggm::ggm_expand_interleaved_into(&roots[first..first + count], depth, &tweaks, out, Some(s))?;
+        ggm::ggm_expand_interleaved_into(
+            &roots[first..first + count],
+            depth,
+            &tweaks,
+            out,
+            Some(s),
+        )?;
         out.iter_mut().for_each(|b| b.0 &= !1);
     }
-    Ok(SenderTrees { depth, leaves, sums })
+    Ok(SenderTrees {
+        depth,
+        leaves,
+        sums,
+    })
 }
 
 /// [`try_sender_expand`] for the protocol (its parameters are checked by
@@ -239,7 +261,12 @@ fn key_session(tsid: Block) -> u64 {
 /// `[L ⊕ H(z), R ⊕ H(z ⊕ Δ)]` with `z` the sender's value of base COT
 /// `i·h + l − 1` of `keys` (the batch's tree COTs) and `H` the TCCR hash at
 /// that index. Entries past the shorter input are zero.
-pub fn masked_sums(trees: &SenderTrees, keys: &[Block], delta: Block, tsid: Block) -> Vec<[Block; 2]> {
+pub fn masked_sums(
+    trees: &SenderTrees,
+    keys: &[Block],
+    delta: Block,
+    tsid: Block,
+) -> Vec<[Block; 2]> {
     let mut pairs: Vec<[Block; 2]> = keys.iter().map(|&z| [z, z ^ delta]).collect();
     crate::hash::tccr_pairs_in_place(key_session(tsid), 0, &mut pairs);
     let mut out = Block::zeroed_pairs(trees.sums.len());
@@ -303,7 +330,12 @@ pub fn receiver_alphas(choices: &Bits, depth: usize, trees: usize) -> Vec<usize>
 /// Receiver: the level sums off its paths, `masked[j][c_j] ⊕ H(y_j)` (the
 /// side selected in constant time), for its tree COTs `chosen` with choice
 /// bits `choices`.
-pub fn unmask_sums(masked: &[[Block; 2]], choices: &Bits, chosen: &[Block], tsid: Block) -> Vec<Block> {
+pub fn unmask_sums(
+    masked: &[[Block; 2]],
+    choices: &Bits,
+    chosen: &[Block],
+    tsid: Block,
+) -> Vec<Block> {
     let mut keys = chosen.to_vec();
     crate::hash::tccr_many(key_session(tsid), 0, &mut keys);
     let out = super::spcot::unmask_sums(masked, choices, &keys);
@@ -321,6 +353,7 @@ pub fn unmask_sums(masked: &[[Block; 2]], choices: &Bits, chosen: &[Block], tsid
 ///
 /// Errors: [`ShapeError`] for a bad depth or `α`, or lengths that do not
 /// match `alphas.len()`, `depth` and `base.len()`.
+#[allow(clippy::too_many_arguments)] // the kernel convention: one argument per protocol value
 pub fn try_receiver_encode(
     alphas: &[usize],
     depth: usize,
@@ -335,7 +368,11 @@ pub fn try_receiver_encode(
     check_shape("silent::ferret receiver trees", trees, depth)?;
     check_len("silent::ferret corrections", trees, corr.len())?;
     check_len("silent::ferret level sums", trees * depth, known.len())?;
-    check_len("silent::ferret base choices", base.len(), base_choices.len())?;
+    check_len(
+        "silent::ferret base choices",
+        base.len(),
+        base_choices.len(),
+    )?;
     let mut t: Vec<Block> = base
         .iter()
         .enumerate()
@@ -348,7 +385,13 @@ pub fn try_receiver_encode(
             let rows = first << depth..(first + g) << depth;
             let leaves = &mut out[rows.clone()];
             let a = &alphas[first..first + g];
-            ggm::ggm_punctured_interleaved_into(a, &known[first * depth..(first + g) * depth], depth, &tweaks, leaves)?;
+            ggm::ggm_punctured_interleaved_into(
+                a,
+                &known[first * depth..(first + g) * depth],
+                depth,
+                &tweaks,
+                leaves,
+            )?;
             let mut missing = corr[first..first + g].to_vec();
             for row in leaves.chunks_exact_mut(g) {
                 for (m, leaf) in missing.iter_mut().zip(row.iter_mut()) {
@@ -440,7 +483,17 @@ mod tests {
         for j in 0..k {
             base_choices.set(j, choices.get(j));
         }
-        let y = try_receiver_encode(&alphas, depth, &known, &corr, tsid, &chosen[..k], &base_choices, seed).unwrap();
+        let y = try_receiver_encode(
+            &alphas,
+            depth,
+            &known,
+            &corr,
+            tsid,
+            &chosen[..k],
+            &base_choices,
+            seed,
+        )
+        .unwrap();
         (z, y, delta, alphas)
     }
 
@@ -453,7 +506,11 @@ mod tests {
             let x = low_bits(&y);
             for i in 0..z.len() {
                 assert_eq!(z[i].0 & 1, 0);
-                assert_eq!(y[i], z[i] ^ (delta & Block::mask(x.get(i))), "row {i} of {trees}x{depth}");
+                assert_eq!(
+                    y[i],
+                    z[i] ^ (delta & Block::mask(x.get(i))),
+                    "row {i} of {trees}x{depth}"
+                );
             }
             // The noise lies where the layout says.
             for (t, &a) in alphas.iter().enumerate() {
@@ -487,7 +544,17 @@ mod tests {
         let alphas = receiver_alphas(&choices, depth, trees);
         let known = unmask_sums(&masked, &choices, &chosen, Block(4));
         let zero = [Block::ZERO];
-        let y = try_receiver_encode(&alphas, depth, &known, &corr, Block(4), &zero, &Bits::zeros(1), Block(5)).unwrap();
+        let y = try_receiver_encode(
+            &alphas,
+            depth,
+            &known,
+            &corr,
+            Block(4),
+            &zero,
+            &Bits::zeros(1),
+            Block(5),
+        )
+        .unwrap();
         let x = low_bits(&y);
         let mut want = vec![false; trees << depth];
         for (t, &a) in alphas.iter().enumerate() {
@@ -516,8 +583,31 @@ mod tests {
         assert!(try_sender_expand(&[Block(1)], 0, Block(1)).is_err());
         let base = [Block(1)];
         let c = Bits::zeros(1);
-        assert!(try_receiver_encode(&[0], 2, &[Block(0); 2], &[], Block(1), &base, &c, Block(1)).is_err());
-        assert!(try_receiver_encode(&[0], 2, &[Block(0); 1], &[Block(0)], Block(1), &base, &c, Block(1)).is_err());
-        assert!(try_receiver_encode(&[4], 2, &[Block(0); 2], &[Block(0)], Block(1), &base, &c, Block(1)).is_err());
+        assert!(
+            try_receiver_encode(&[0], 2, &[Block(0); 2], &[], Block(1), &base, &c, Block(1))
+                .is_err()
+        );
+        assert!(try_receiver_encode(
+            &[0],
+            2,
+            &[Block(0); 1],
+            &[Block(0)],
+            Block(1),
+            &base,
+            &c,
+            Block(1)
+        )
+        .is_err());
+        assert!(try_receiver_encode(
+            &[4],
+            2,
+            &[Block(0); 2],
+            &[Block(0)],
+            Block(1),
+            &base,
+            &c,
+            Block(1)
+        )
+        .is_err());
     }
 }

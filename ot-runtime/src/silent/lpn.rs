@@ -139,11 +139,23 @@ fn take_words(words: &[u32], k: u64, reject: u32, p: &mut [u32; ROW_WEIGHT], got
 /// Completes row `row` (`got` positions drawn into `p`) from the fallback
 /// stream.
 #[cold]
-fn fallback(seed: Block, k: u64, reject: u32, row: usize, p: &mut [u32; ROW_WEIGHT], mut got: usize) {
+fn fallback(
+    seed: Block,
+    k: u64,
+    reject: u32,
+    row: usize,
+    p: &mut [u32; ROW_WEIGHT],
+    mut got: usize,
+) {
     let mut prg = Prg::new_at(seed, FALLBACK_COUNTER + row as u64 * BLOCKS_PER_ROW as u64);
     while got < ROW_WEIGHT {
         let b = prg.next_block().0;
-        let w = [b as u32, (b >> 32) as u32, (b >> 64) as u32, (b >> 96) as u32];
+        let w = [
+            b as u32,
+            (b >> 32) as u32,
+            (b >> 64) as u32,
+            (b >> 96) as u32,
+        ];
         take_words(&w, k, reject, p, &mut got);
     }
 }
@@ -158,7 +170,10 @@ const PREFETCH_ROWS: usize = 64;
 fn row_sums(out: &mut [Block], base: &[Block], pos: &[[u32; ROW_WEIGHT]]) {
     let rows = out.len();
     for (r, o) in out.iter_mut().enumerate() {
-        if let Some(ahead) = pos.get(r + PREFETCH_ROWS).filter(|_| r + PREFETCH_ROWS < rows) {
+        if let Some(ahead) = pos
+            .get(r + PREFETCH_ROWS)
+            .filter(|_| r + PREFETCH_ROWS < rows)
+        {
             for &j in ahead {
                 super::prefetch::prefetch(&base[j as usize]);
             }
@@ -302,7 +317,15 @@ mod tests {
 
     #[test]
     fn rows_match_the_reference_and_stay_in_range() {
-        for k in [1usize, 2, 3, 1000, 589_760, (1 << 31) + 1, u32::MAX as usize] {
+        for k in [
+            1usize,
+            2,
+            3,
+            1000,
+            589_760,
+            (1 << 31) + 1,
+            u32::MAX as usize,
+        ] {
             for i in [0usize, 1, 255, 256, 257, 10_000] {
                 let r = row(Block(9), k, i).unwrap();
                 assert_eq!(r.to_vec(), reference_row(Block(9), k, i), "k {k} row {i}");
@@ -361,7 +384,9 @@ mod tests {
         for i in 0..n {
             assert_eq!(y[i], z[i] ^ (delta & Block::mask(x.get(i))), "row {i}");
             let r = row(Block(11), k, i).unwrap();
-            let want = r.iter().fold(alphas[i % trees] == i / trees, |a, &j| a ^ u.get(j));
+            let want = r
+                .iter()
+                .fold(alphas[i % trees] == i / trees, |a, &j| a ^ u.get(j));
             assert_eq!(x.get(i), want, "bit {i}");
         }
         let cut = 100;
@@ -380,7 +405,18 @@ mod tests {
         assert!(try_sender_encode(&mut [Block::ZERO], &[], Block(1), 0).is_err());
         assert!(row(Block(1), 0, 0).is_err());
         let base = [Block::ZERO; 4];
-        assert!(try_receiver_encode(&mut [Block::ZERO], &base, &Bits::zeros(3), &[0], Block(1), 0).is_err());
-        assert!(try_receiver_encode(&mut [Block::ZERO], &base, &Bits::zeros(4), &[], Block(1), 0).is_err());
+        assert!(try_receiver_encode(
+            &mut [Block::ZERO],
+            &base,
+            &Bits::zeros(3),
+            &[0],
+            Block(1),
+            0
+        )
+        .is_err());
+        assert!(
+            try_receiver_encode(&mut [Block::ZERO], &base, &Bits::zeros(4), &[], Block(1), 0)
+                .is_err()
+        );
     }
 }

@@ -37,11 +37,11 @@
 pub mod ea;
 pub mod ferret;
 pub mod lpn;
-pub mod pool;
-mod prefetch;
 #[cfg(test)]
 mod noise_bias;
 pub mod params;
+pub mod pool;
+mod prefetch;
 pub mod spcot;
 
 use crate::Block;
