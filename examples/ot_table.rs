@@ -530,28 +530,42 @@ fn run_ext_role(
     Ok((spec, times))
 }
 
+/// The parameter sets (set-up, main) of a Ferret row for `n` COTs: batches
+/// of Ferret's small published set (602,114 COTs each) up to four of them,
+/// else the main set's (10,198,341 each).
+fn ferret_levels(n: usize) -> (ot::runtime::silent::ferret::Level, ot::runtime::silent::ferret::Level) {
+    use ot::runtime::silent::ferret::{EXTEND, SETUP};
+    let small = SETUP.outputs().unwrap_or(0) - SETUP.reserved();
+    if n <= 4 * small {
+        (SETUP, SETUP)
+    } else {
+        (SETUP, EXTEND)
+    }
+}
+
 /// A Ferret row: per run a fresh pair (its set-up, `k + t·h` Delta-IKNP
 /// COTs of Ferret's set-up set and one set-up batch, inside the clock as
-/// other rows' base OTs are), then main batches until at least `n` COTs
-/// are delivered (a main batch delivers 10,198,341, so 2^20 costs a whole
-/// batch). Outputs are dropped at once, handing their buffers back.
+/// other rows' base OTs are), then batches ([`ferret_levels`]) until at
+/// least `n` COTs are delivered. Outputs are dropped at once, handing
+/// their buffers back.
 fn run_ferret_role(
     n: usize,
     sender: bool,
     reps: usize,
     ch: &mut dyn Channel,
 ) -> Res<((usize, usize), Vec<Duration>)> {
-    let batches = n.div_ceil(ot::FerretSender::new().batch_len());
+    let (setup, main) = ferret_levels(n);
+    let batches = n.div_ceil(ot::FerretSender::new().with_levels(setup, main)?.batch_len());
     let mut times = vec![];
     for rep in 0..=reps {
         let t = Instant::now();
         if sender {
-            let mut s = ot::FerretSender::new();
+            let mut s = ot::FerretSender::new().with_levels(setup, main)?;
             for _ in 0..batches {
                 std::hint::black_box(s.extend(ch)?);
             }
         } else {
-            let mut r = ot::FerretReceiver::new();
+            let mut r = ot::FerretReceiver::new().with_levels(setup, main)?;
             for _ in 0..batches {
                 std::hint::black_box(r.extend(ch)?);
             }
@@ -560,24 +574,23 @@ fn run_ferret_role(
             times.push(t.elapsed());
         }
     }
-    Ok((ferret_comm(batches)?, times))
+    Ok((ferret_comm(n, batches)?, times))
 }
 
 /// The bytes (sender, receiver) of a Ferret run's batches: the set-up
-/// batch and `batches` main batches of `ferret_extend.otp` (the set-up's
-/// Delta-IKNP is in [`setup_comm`]).
-fn ferret_comm(batches: usize) -> Res<(usize, usize)> {
-    use ot::runtime::silent::ferret::{Level, EXTEND, SETUP};
+/// batch and `batches` batches of the main set, all `ferret_extend.otp`
+/// (the set-up's Delta-IKNP is in [`setup_comm`]).
+fn ferret_comm(n: usize, batches: usize) -> Res<(usize, usize)> {
+    use ot::runtime::silent::ferret::Level;
+    let (setup, main) = ferret_levels(n);
     let one = |l: Level, batch: usize| -> Res<(usize, usize)> {
         let n = l.outputs().ok_or("Ferret set too large")?;
-        let c = ot::ferret_extend::comm(&ot::ferret_extend::Params::new(
-            l.trees, l.depth, l.k, n, batch,
-        )?);
+        let c = ot::ferret_extend::comm(&ot::ferret_extend::Params::new(l.trees, l.depth, l.k, n, batch)?);
         Ok((c.sender, c.receiver))
     };
-    let (mut s, mut r) = one(SETUP, 0)?;
+    let (mut s, mut r) = one(setup, 0)?;
     for b in 1..=batches {
-        let (bs, br) = one(EXTEND, b)?;
+        let (bs, br) = one(main, b)?;
         s += bs;
         r += br;
     }
