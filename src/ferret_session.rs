@@ -99,10 +99,21 @@ fn err(e: FerretError) -> OtError {
     OtError(Box::new(e))
 }
 
+/// Extra base COTs per batch of the malicious check
+/// (`ferret_extend_malicious.otp`).
+const CHECK: usize = 128;
+
+/// Base COTs a batch at set `l` consumes.
+fn reserved(l: Level, malicious: bool) -> usize {
+    l.reserved() + if malicious { CHECK } else { 0 }
+}
+
 /// Checks a pair of parameter sets (set-up, main).
-fn check_levels(setup: Level, extend: Level) -> Result<(), OtError> {
-    let ok = |l: Level| ferret::level_ok(l.trees, l.depth, l.k);
-    let covers = setup.outputs().is_some_and(|n| n >= extend.reserved());
+fn check_levels(setup: Level, extend: Level, malicious: bool) -> Result<(), OtError> {
+    let ok = |l: Level| {
+        ferret::level_ok(l.trees, l.depth, l.k) && l.outputs().is_some_and(|n| n >= reserved(l, malicious))
+    };
+    let covers = setup.outputs().is_some_and(|n| n >= reserved(extend, malicious));
     if ok(setup) && ok(extend) && covers {
         Ok(())
     } else {
@@ -110,11 +121,22 @@ fn check_levels(setup: Level, extend: Level) -> Result<(), OtError> {
     }
 }
 
-/// The sender's reserved base COTs of the next batch, split as the batch
-/// protocol takes them (`k` LPN values, then `trees · depth` tree values).
-fn split(mut reserve: Vec<Block>, l: Level) -> (Vec<Block>, Vec<Block>) {
-    let tree = reserve.split_off(l.k);
-    (reserve, tree)
+/// The reserved base COTs of a batch, split as the batch protocol takes
+/// them: `k` LPN values, `trees · depth` tree values, then (malicious) the
+/// check's 128.
+fn split(mut reserve: Vec<Block>, l: Level) -> (Vec<Block>, Vec<Block>, Vec<Block>) {
+    let mut tree = reserve.split_off(l.k);
+    let check = tree.split_off((l.trees * l.depth).min(tree.len()));
+    (reserve, tree, check)
+}
+
+/// Bits `from .. from + len` of `bits`.
+fn bit_range(bits: &Bits, from: usize, len: usize) -> Bits {
+    let mut b = Bits::zeros(len);
+    for i in 0..len {
+        b.set(i, bits.get(from + i));
+    }
+    b
 }
 
 /// The sender of a Ferret pair: a fixed Delta (low bit set), a set-up on
@@ -122,6 +144,7 @@ fn split(mut reserve: Vec<Block>, l: Level) -> (Vec<Block>, Vec<Block>) {
 pub struct FerretSender {
     delta: Block,
     rng: Rng,
+    malicious: bool,
     levels: (Level, Level),
     reserve: Vec<Block>,
     batch: usize,
@@ -142,11 +165,26 @@ impl FerretSender {
         FerretSender {
             delta,
             rng,
+            malicious: false,
             levels: (SETUP, EXTEND),
             reserve: Vec::new(),
             batch: 0,
             poisoned: false,
         }
+    }
+
+    /// A sender of the malicious variant ([`FerretSender::with_check`])
+    /// with a fresh Delta and the operating system's randomness.
+    pub fn malicious() -> Self {
+        Self::new().with_check()
+    }
+
+    /// Runs the malicious variant: Delta-KOS for the set-up's base COTs and
+    /// `ferret_extend_malicious.otp` (Ferret's consistency check, 128 more
+    /// base COTs per batch) for every batch. The receiver must do the same.
+    pub fn with_check(mut self) -> Self {
+        self.malicious = true;
+        self
     }
 
     /// Other parameter sets (set-up, main): refused unless both are sets
@@ -155,7 +193,7 @@ impl FerretSender {
     /// and the set-up batch covers the main set's base COTs. Both parties
     /// must use the same sets.
     pub fn with_levels(mut self, setup: Level, extend: Level) -> Result<Self, OtError> {
-        check_levels(setup, extend)?;
+        check_levels(setup, extend, self.malicious)?;
         self.levels = (setup, extend);
         Ok(self)
     }
@@ -165,10 +203,11 @@ impl FerretSender {
         self.delta
     }
 
-    /// COTs one call returns: the main set's `N − (k + t·h)`.
+    /// COTs one call returns: the main set's `N − (k + t·h)` (128 fewer
+    /// in the malicious variant).
     pub fn batch_len(&self) -> usize {
         let l = self.levels.1;
-        l.outputs().unwrap_or(0) - l.reserved()
+        l.outputs().unwrap_or(0).saturating_sub(reserved(l, self.malicious))
     }
 
     /// Runs the next batch (the set-up first, on the first call) and
@@ -180,42 +219,47 @@ impl FerretSender {
         }
         self.poisoned = true;
         let (setup, main) = self.levels;
+        let malicious = self.malicious;
         if self.batch == 0 {
-            let mut base = DeltaOtSender::iknp(self.delta).with_rng(self.rng.fork());
-            let mut zeros = base.send_correlated(ch, setup.reserved())?;
-            let (lpn, tree) = split(std::mem::take(&mut zeros), setup);
-            let out = self.run(ch, setup, lpn, tree)?;
-            self.reserve = out[..main.reserved()].to_vec();
+            let mut base = if malicious {
+                DeltaOtSender::kos(self.delta)
+            } else {
+                DeltaOtSender::iknp(self.delta)
+            }
+            .with_rng(self.rng.fork());
+            let zeros = base.send_correlated(ch, reserved(setup, malicious))?;
+            let out = self.run(ch, setup, zeros)?;
+            self.reserve = out[..reserved(main, malicious)].to_vec();
             ferret_pool::give(out);
         }
-        let (lpn, tree) = split(std::mem::take(&mut self.reserve), main);
-        let mut out = self.run(ch, main, lpn, tree)?;
-        let usable = out.len() - main.reserved();
+        let reserve = std::mem::take(&mut self.reserve);
+        let mut out = self.run(ch, main, reserve)?;
+        let usable = out.len() - reserved(main, malicious);
         self.reserve = out.split_off(usable);
         self.poisoned = false;
         Ok(FerretCots { blocks: out })
     }
 
-    /// One batch of `ferret_extend.otp` at set `l` with counter
-    /// `self.batch` (then advanced).
-    fn run(
-        &mut self,
-        ch: &mut dyn Channel,
-        l: Level,
-        lpn: Vec<Block>,
-        tree: Vec<Block>,
-    ) -> Result<Vec<Block>, OtError> {
-        use crate::ferret_extend as m;
+    /// One batch of `ferret_extend.otp` (or `ferret_extend_malicious.otp`)
+    /// at set `l` from the base COTs `base`, with counter `self.batch`
+    /// (then advanced).
+    fn run(&mut self, ch: &mut dyn Channel, l: Level, base: Vec<Block>) -> Result<Vec<Block>, OtError> {
         let n = l.outputs().unwrap_or(0);
-        let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
-        let input = m::SenderInput {
-            delta: self.delta,
-            lpn_base: lpn,
-            tree_base: tree,
+        let (lpn_base, tree_base, check_base) = split(base, l);
+        let (delta, rng) = (self.delta, self.rng.fork());
+        let zeros = if self.malicious {
+            use crate::ferret_extend_malicious as m;
+            let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+            let input = m::SenderInput { delta, lpn_base, tree_base, check_base };
+            m::Sender::new(params, input, rng)?.run(ch)?.zeros
+        } else {
+            use crate::ferret_extend as m;
+            let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+            let input = m::SenderInput { delta, lpn_base, tree_base };
+            m::Sender::new(params, input, rng)?.run(ch)?.zeros
         };
-        let out = m::Sender::new(params, input, self.rng.fork())?.run(ch)?;
         self.batch += 1;
-        Ok(out.zeros)
+        Ok(zeros)
     }
 }
 
@@ -236,6 +280,7 @@ impl Drop for FerretSender {
 /// same parameter sets).
 pub struct FerretReceiver {
     rng: Rng,
+    malicious: bool,
     levels: (Level, Level),
     reserve: Vec<Block>,
     batch: usize,
@@ -254,6 +299,7 @@ impl FerretReceiver {
     pub fn with_rng(rng: Rng) -> Self {
         FerretReceiver {
             rng,
+            malicious: false,
             levels: (SETUP, EXTEND),
             reserve: Vec::new(),
             batch: 0,
@@ -261,9 +307,21 @@ impl FerretReceiver {
         }
     }
 
+    /// A receiver of the malicious variant (the peer of
+    /// [`FerretSender::malicious`]).
+    pub fn malicious() -> Self {
+        Self::new().with_check()
+    }
+
+    /// Runs the malicious variant, as [`FerretSender::with_check`].
+    pub fn with_check(mut self) -> Self {
+        self.malicious = true;
+        self
+    }
+
     /// Other parameter sets, as [`FerretSender::with_levels`].
     pub fn with_levels(mut self, setup: Level, extend: Level) -> Result<Self, OtError> {
-        check_levels(setup, extend)?;
+        check_levels(setup, extend, self.malicious)?;
         self.levels = (setup, extend);
         Ok(self)
     }
@@ -271,7 +329,7 @@ impl FerretReceiver {
     /// COTs one call returns (as [`FerretSender::batch_len`]).
     pub fn batch_len(&self) -> usize {
         let l = self.levels.1;
-        l.outputs().unwrap_or(0) - l.reserved()
+        l.outputs().unwrap_or(0).saturating_sub(reserved(l, self.malicious))
     }
 
     /// Runs the next batch and returns its choice bits `x` and COTs `y_i
@@ -282,19 +340,25 @@ impl FerretReceiver {
         }
         self.poisoned = true;
         let (setup, main) = self.levels;
+        let malicious = self.malicious;
         if self.batch == 0 {
-            let mut base = DeltaOtReceiver::iknp().with_rng(self.rng.fork());
-            let choices = Bits::random(&mut self.rng, setup.reserved());
+            let mut base = if malicious {
+                DeltaOtReceiver::kos()
+            } else {
+                DeltaOtReceiver::iknp()
+            }
+            .with_rng(self.rng.fork());
+            let choices = Bits::random(&mut self.rng, reserved(setup, malicious));
             let chosen = base.receive_correlated(ch, &choices)?;
-            // The batch reads choice bits from the low bits (it sets them).
             let (_, out) = self.run(ch, setup, chosen, &choices)?;
-            self.reserve = out[..main.reserved()].to_vec();
+            self.reserve = out[..reserved(main, malicious)].to_vec();
             ferret_pool::give(out);
         }
         let reserve = std::mem::take(&mut self.reserve);
+        // The batch reads choice bits from the low bits (it sets them).
         let choices = ferret::low_bits(&reserve);
         let (mut x, mut out) = self.run(ch, main, reserve, &choices)?;
-        let usable = out.len() - main.reserved();
+        let usable = out.len() - reserved(main, malicious);
         self.reserve = out.split_off(usable);
         x.resize(usable);
         self.poisoned = false;
@@ -303,33 +367,39 @@ impl FerretReceiver {
 
     /// One batch at set `l` from the base COTs `base` with choice bits
     /// `choices`: its choice bits and COTs.
-    fn run(
-        &mut self,
-        ch: &mut dyn Channel,
-        l: Level,
-        mut base: Vec<Block>,
-        choices: &Bits,
-    ) -> Result<(Bits, Vec<Block>), OtError> {
-        use crate::ferret_extend as m;
+    fn run(&mut self, ch: &mut dyn Channel, l: Level, base: Vec<Block>, choices: &Bits) -> Result<(Bits, Vec<Block>), OtError> {
         let n = l.outputs().unwrap_or(0);
-        let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
-        let tree_chosen = base.split_off(l.k);
-        let bits = |from: usize, len: usize| {
-            let mut b = Bits::zeros(len);
-            for i in 0..len {
-                b.set(i, choices.get(from + i));
-            }
-            b
+        let (lpn_chosen, tree_chosen, check_chosen) = split(base, l);
+        let th = l.trees * l.depth;
+        let (lpn_choices, tree_choices) = (bit_range(choices, 0, l.k), bit_range(choices, l.k, th));
+        let rng = self.rng.fork();
+        let out = if self.malicious {
+            use crate::ferret_extend_malicious as m;
+            let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+            let input = m::ReceiverInput {
+                lpn_choices,
+                lpn_chosen,
+                tree_choices,
+                tree_chosen,
+                check_choices: bit_range(choices, l.k + th, CHECK),
+                check_chosen,
+            };
+            let o = m::Receiver::new(params, input, rng)?.run(ch)?;
+            (o.choices, o.chosen)
+        } else {
+            use crate::ferret_extend as m;
+            let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+            let input = m::ReceiverInput {
+                lpn_choices,
+                lpn_chosen,
+                tree_choices,
+                tree_chosen,
+            };
+            let o = m::Receiver::new(params, input, rng)?.run(ch)?;
+            (o.choices, o.chosen)
         };
-        let input = m::ReceiverInput {
-            lpn_choices: bits(0, l.k),
-            lpn_chosen: base,
-            tree_choices: bits(l.k, l.trees * l.depth),
-            tree_chosen,
-        };
-        let out = m::Receiver::new(params, input, self.rng.fork())?.run(ch)?;
         self.batch += 1;
-        Ok((out.choices, out.chosen))
+        Ok(out)
     }
 }
 

@@ -428,6 +428,15 @@ pub mod ferret_extend {
     crate::protocol!("protocols/ferret_extend.otp");
 }
 
+/// [`ferret_extend`] with the consistency check of Ferret's malicious
+/// multi-point COT [eprint 2020/924, Fig. 6 and Fig. 7]: 128 more base
+/// COTs per batch and two more messages. From
+/// `protocols/ferret_extend_malicious.otp`; run by
+/// [`FerretSender::malicious`] / [`FerretReceiver::malicious`].
+pub mod ferret_extend_malicious {
+    crate::protocol!("protocols/ferret_extend_malicious.otp");
+}
+
 /// QuietOT with the BIPSW weak PRF [eprint 2024/1079, §5.1]: a setup over
 /// random 1-out-of-2 OTs, then random 1-out-of-6 OTs of bits with no
 /// messages, from `protocols/quiet_bipsw.otp`.

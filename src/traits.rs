@@ -72,7 +72,8 @@ from_protocol_errors!(
     delta_softspoken_base,
     delta_softspoken,
     delta_softspoken_malicious,
-    ferret_extend
+    ferret_extend,
+    ferret_extend_malicious
 );
 
 /// Declares the async twin `$name` of functionality method `$tr::$bl`

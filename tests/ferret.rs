@@ -9,7 +9,7 @@ use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel
 use ot::runtime::rng::Rng;
 use ot::runtime::silent::ferret::{Level, EXTEND, SETUP};
 use ot::runtime::{Bits, Block};
-use ot::{ferret_extend, FerretCots, FerretReceiver, FerretSender};
+use ot::{ferret_extend, ferret_extend_malicious, FerretCots, FerretReceiver, FerretSender};
 
 /// Small insecure sets (accepted because the workspace's tests enable
 /// `insecure-test-levels`): set-up 640 outputs from 260 base COTs, main
@@ -285,4 +285,173 @@ fn a_flipped_correction_breaks_the_relation_without_a_panic() {
         .filter(|&i| ro.chosen[i] != so.zeros[i] ^ (DELTA & Block::mask(ro.choices.get(i))))
         .count();
     assert!(broken > 0 && broken < n, "{broken} of {n}");
+}
+
+// ---- the malicious variant (ferret_extend_malicious.otp) ----
+
+fn small_malicious_pair(seed: u64) -> (FerretSender, FerretReceiver) {
+    let s = FerretSender::with_rng(Rng::deterministic_for_tests(seed))
+        .with_check()
+        .with_levels(SMALL_SETUP, SMALL)
+        .unwrap();
+    let r = FerretReceiver::with_rng(Rng::deterministic_for_tests(seed + 1000))
+        .with_check()
+        .with_levels(SMALL_SETUP, SMALL)
+        .unwrap();
+    (s, r)
+}
+
+#[test]
+fn malicious_batches_bootstrap_over_memory_and_tcp() {
+    let (mut s, mut r) = small_malicious_pair(21);
+    assert_eq!(s.batch_len(), 1920 - 380 - 128);
+    let (mut a, mut b) = MemoryChannel::pair();
+    for (z, (x, y)) in run(&mut s, &mut r, &mut a, &mut b, 3) {
+        assert_eq!(z.len(), s.batch_len());
+        check(s.delta(), &z, &x, &y);
+    }
+    let (mut s, mut r) = small_malicious_pair(22);
+    let (mut a, mut b) = local_pair_tcp().unwrap();
+    for (z, (x, y)) in run(&mut s, &mut r, &mut a, &mut b, 2) {
+        check(s.delta(), &z, &x, &y);
+    }
+}
+
+/// The published main set with the check, one batch, every output checked.
+#[test]
+fn the_malicious_variant_runs_at_the_published_sets() {
+    let mut s = FerretSender::with_rng(Rng::deterministic_for_tests(23)).with_check();
+    let mut r = FerretReceiver::with_rng(Rng::deterministic_for_tests(24)).with_check();
+    let (mut a, mut b) = MemoryChannel::pair();
+    let out = run(&mut s, &mut r, &mut a, &mut b, 1);
+    let (z, (x, y)) = &out[0];
+    assert_eq!(z.len(), EXTEND.outputs().unwrap() - EXTEND.reserved() - 128);
+    check(s.delta(), z, x, y);
+}
+
+type MalOutcome = (
+    Result<ferret_extend_malicious::SenderOutput, ferret_extend_malicious::Error>,
+    Result<ferret_extend_malicious::ReceiverOutput, ferret_extend_malicious::Error>,
+);
+
+/// One malicious batch at the small set with the sender's frames rewritten
+/// by `edit_s` and the receiver's by `edit_r`.
+fn malicious_run(edit_s: fn(&mut Vec<u8>), edit_r: fn(&mut Vec<u8>)) -> MalOutcome {
+    use ferret_extend_malicious as m;
+    let l = SMALL;
+    let mut rng = Rng::deterministic_for_tests(31);
+    let r = l.reserved() + 128;
+    let zeros: Vec<Block> = (0..r).map(|_| rng.next_block()).collect();
+    let choices = Bits::random(&mut rng, r);
+    let chosen: Vec<Block> = (0..r).map(|j| zeros[j] ^ (DELTA & Block::mask(choices.get(j)))).collect();
+    let bits = |from: usize, len: usize| Bits::from_bools(&(from..from + len).map(|i| choices.get(i)).collect::<Vec<_>>());
+    let (k, th) = (l.k, l.trees * l.depth);
+    let params = m::Params::new(l.trees, l.depth, l.k, l.outputs().unwrap(), 0).unwrap();
+    let s = m::Sender::new(
+        params,
+        m::SenderInput {
+            delta: DELTA,
+            lpn_base: zeros[..k].to_vec(),
+            tree_base: zeros[k..k + th].to_vec(),
+            check_base: zeros[k + th..].to_vec(),
+        },
+        Rng::deterministic_for_tests(32),
+    )
+    .unwrap();
+    let rc = m::Receiver::new(
+        params,
+        m::ReceiverInput {
+            lpn_choices: bits(0, k),
+            lpn_chosen: chosen[..k].to_vec(),
+            tree_choices: bits(k, th),
+            tree_chosen: chosen[k..k + th].to_vec(),
+            check_choices: bits(k + th, 128),
+            check_chosen: chosen[k + th..].to_vec(),
+        },
+        Rng::deterministic_for_tests(33),
+    )
+    .unwrap();
+    let (a, b) = MemoryChannel::pair();
+    let mut a = TamperChannel::new(a, move |_, f: &mut Vec<u8>| edit_s(f));
+    let mut b = TamperChannel::new(b, move |_, f: &mut Vec<u8>| edit_r(f));
+    std::thread::scope(|sc| {
+        let h = sc.spawn(|| s.run(&mut a));
+        let ro = rc.run(&mut b);
+        (h.join().expect("sender thread"), ro)
+    })
+}
+
+fn untouched(_: &mut Vec<u8>) {}
+
+fn assert_caught(o: MalOutcome) {
+    let e = o.1.expect_err("the receiver accepted a cheating sender");
+    assert!(format!("{e:?}").contains("ConsistencyCheckFailed"), "{e:?}");
+}
+
+#[test]
+fn an_honest_malicious_batch_gives_the_correlation() {
+    let (so, ro) = malicious_run(untouched, untouched);
+    let (so, ro) = (so.unwrap(), ro.unwrap());
+    check(DELTA, &so.zeros, &ro.choices, &ro.chosen);
+}
+
+/// A sender that flips a bit of one tree's correction is caught by the
+/// check (the semi-honest batch outputs wrong COTs instead, test above).
+#[test]
+fn a_flipped_correction_is_caught_by_the_check() {
+    assert_caught(malicious_run(
+        |f| {
+            if f.len() >= FRAME {
+                let k = f.len() - 8;
+                f[k] ^= 1;
+            }
+        },
+        untouched,
+    ));
+}
+
+/// A flipped bit in a masked level sum (tree 0, level 1: a whole subtree
+/// of wrong leaves) is caught.
+#[test]
+fn a_flipped_level_sum_is_caught_by_the_check() {
+    assert_caught(malicious_run(
+        |f| {
+            if f.len() >= FRAME {
+                let k = f.len() - 16 * 30 - 32 * 180 + 3;
+                f[k] ^= 0x10;
+            }
+        },
+        untouched,
+    ));
+}
+
+/// Both sums of one level swapped consistently (a sender that "guesses"
+/// the receiver's path bit): caught unless the guess is right for the
+/// receiver's choice; here the masks differ, so it is caught.
+#[test]
+fn a_sender_swapping_a_levels_sums_is_caught() {
+    assert_caught(malicious_run(
+        |f| {
+            if f.len() >= FRAME {
+                let at = f.len() - 16 * 30 - 32 * 180 + 32 * 7;
+                let (l, r) = f[at..at + 32].split_at_mut(16);
+                l.swap_with_slice(r);
+            }
+        },
+        untouched,
+    ));
+}
+
+/// A wrong digest is refused.
+#[test]
+fn a_tampered_digest_is_caught() {
+    assert_caught(malicious_run(
+        |f| {
+            if f.len() < FRAME && f.len() >= 16 {
+                let k = f.len() - 1;
+                f[k] ^= 0x80;
+            }
+        },
+        untouched,
+    ));
 }

@@ -364,6 +364,24 @@ pub fn try_receiver_encode(
     base_choices: &Bits,
     seed: Block,
 ) -> Result<Vec<Block>, ShapeError> {
+    receiver_encode_with(alphas, depth, known, corr, tsid, base, base_choices, seed, None).map(|(out, _)| out)
+}
+
+/// [`try_receiver_encode`], and with `chi = Some(key)` also `Σ_i χ_i w_i`
+/// over the leaves before the LPN step (the malicious check,
+/// [`super::ferret_check`]), a group at a time while it is in cache.
+#[allow(clippy::too_many_arguments)]
+fn receiver_encode_with(
+    alphas: &[usize],
+    depth: usize,
+    known: &[Block],
+    corr: &[Block],
+    tsid: Block,
+    base: &[Block],
+    base_choices: &Bits,
+    seed: Block,
+    chi: Option<Block>,
+) -> Result<(Vec<Block>, Block), ShapeError> {
     let trees = alphas.len();
     check_shape("silent::ferret receiver trees", trees, depth)?;
     check_len("silent::ferret corrections", trees, corr.len())?;
@@ -379,6 +397,7 @@ pub fn try_receiver_encode(
         .map(|(j, b)| Block(b.0 & !1 | u128::from(base_choices.get(j))))
         .collect();
     let mut out = super::pool::take(trees << depth);
+    let mut w_sum = Block::ZERO;
     let result = (|| {
         for (first, g) in groups(trees, depth) {
             let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, g);
@@ -405,6 +424,9 @@ pub fn try_receiver_encode(
                 }
             }
             missing.iter_mut().for_each(|b| b.0.zeroize());
+            if let Some(key) = chi {
+                w_sum ^= super::ferret_check::weighted_sum(leaves, key, rows.start);
+            }
             lpn::try_sender_encode(leaves, &t, seed, rows.start)?;
         }
         Ok(())
@@ -414,7 +436,7 @@ pub fn try_receiver_encode(
         super::pool::give(out);
         return Err(e);
     }
-    Ok(out)
+    Ok((out, w_sum))
 }
 
 /// [`try_receiver_encode`] for the protocol: the message lengths are
@@ -437,6 +459,83 @@ pub fn receiver_encode(
         Ok(out) if out.len() == n => out,
         _ => Block::zeroed_vec(n),
     }
+}
+
+/// The receiver's outputs of a malicious batch before its check: `y` and
+/// `Σ_i χ_i w_i`. Wiped (and the buffer recycled) on drop unless the
+/// output is taken.
+#[derive(Default)]
+pub struct ReceiverRun {
+    out: Vec<Block>,
+    w_sum: Block,
+}
+
+impl Drop for ReceiverRun {
+    fn drop(&mut self) {
+        super::pool::give(core::mem::take(&mut self.out));
+        self.w_sum.0.zeroize();
+    }
+}
+
+impl core::fmt::Debug for ReceiverRun {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ReceiverRun {{ rows: {} }}", self.out.len())
+    }
+}
+
+/// Receiver of a malicious batch: [`receiver_encode`] with the check's
+/// `Σ_i χ_i w_i` under the challenge key `chi` (an error or an `n` other
+/// than `trees · 2^depth` gives `n` zeros and a zero sum, which the check
+/// refuses).
+#[allow(clippy::too_many_arguments)]
+pub fn receiver_encode_checked(
+    alphas: &[usize],
+    depth: usize,
+    known: &[Block],
+    corr: &[Block],
+    tsid: Block,
+    base: &[Block],
+    base_choices: &Bits,
+    seed: Block,
+    n: usize,
+    chi: Block,
+) -> ReceiverRun {
+    match receiver_encode_with(alphas, depth, known, corr, tsid, base, base_choices, seed, Some(chi)) {
+        Ok((out, w_sum)) if out.len() == n => ReceiverRun { out, w_sum },
+        _ => ReceiverRun {
+            out: Block::zeroed_vec(n),
+            w_sum: Block::ZERO,
+        },
+    }
+}
+
+/// `Σ_i χ_i w_i` of a malicious batch's receiver run.
+pub fn run_w_sum(run: &ReceiverRun) -> Block {
+    run.w_sum
+}
+
+/// The receiver's outputs `y`, once its check has passed; `n` blocks.
+pub fn run_output(mut run: ReceiverRun, n: usize) -> Vec<Block> {
+    let out = core::mem::take(&mut run.out);
+    if out.len() == n {
+        out
+    } else {
+        Block::zeroed_vec(n)
+    }
+}
+
+/// The sender's `Σ_i χ_i v_i` over its (low-bit cleared) leaves.
+pub fn sender_check_sum(trees: &SenderTrees, chi: Block) -> Block {
+    super::ferret_check::weighted_sum(&trees.leaves, chi, 0)
+}
+
+/// The receiver's `Σ_t χ_{p_t}` over its noisy rows `p_t` ([`row_of`] of
+/// tree `t`'s punctured leaf), each an AES evaluation at a secret counter.
+pub fn noise_chi_sum(alphas: &[usize], depth: usize, chi: Block) -> Block {
+    let trees = alphas.len();
+    alphas.iter().enumerate().fold(Block::ZERO, |acc, (t, &a)| {
+        acc ^ super::ferret_check::chi_at(chi, row_of(t, a & ((1 << depth) - 1), trees, depth))
+    })
 }
 
 /// The low bits of `blocks` (the receiver's choice bits).

@@ -36,6 +36,7 @@
 
 pub mod ea;
 pub mod ferret;
+pub mod ferret_check;
 pub mod lpn;
 #[cfg(test)]
 mod noise_bias;
