@@ -96,9 +96,12 @@ enum Proto {
     /// Ferret silent random COT (`ferret_extend.otp`, `ot::FerretSender`):
     /// a set-up over Delta-IKNP, then main batches of 10,198,341 COTs.
     Ferret,
+    /// The same with Ferret's consistency check
+    /// (`ferret_extend_malicious.otp`, set-up over Delta-KOS).
+    FerretMal,
 }
 
-const ALL: [Proto; 31] = [
+const ALL: [Proto; 32] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -134,12 +137,13 @@ const ALL: [Proto; 31] = [
     // ---- silent OT ----
     Proto::SilentOt,
     Proto::Ferret,
+    Proto::FerretMal,
 ];
 
 /// The rows measured without `--all` or `--only`: those of the seed's
 /// table (IKNP, KOS, Delta-IKNP, Delta-KOS, KKRT, OOS) plus SoftSpokenOT
 /// with k = 2 and chosen-message OT, in [`ALL`]'s order.
-const DEFAULT: [Proto; 10] = [
+const DEFAULT: [Proto; 11] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -150,6 +154,7 @@ const DEFAULT: [Proto; 10] = [
     Proto::Kkrt,
     Proto::Oos,
     Proto::Ferret,
+    Proto::FerretMal,
 ];
 
 impl Proto {
@@ -182,6 +187,7 @@ impl Proto {
             Proto::QuietGarRot => ("1-out-of-2 random OT", "passive", "QuietOT-GAR"),
             Proto::SilentOt => ("1-out-of-2 random COT", "passive", "SilentOT-EA"),
             Proto::Ferret => ("1-out-of-2 random COT", "passive", "Ferret (YWLZW20)"),
+            Proto::FerretMal => ("1-out-of-2 random COT", "malicious", "Ferret (YWLZW20)"),
         }
     }
     /// Whether the row has a SHA-1 random-oracle variant.
@@ -234,6 +240,7 @@ impl Proto {
                 | Proto::DeltaSsMal(_)
                 | Proto::SilentOt
                 | Proto::Ferret
+                | Proto::FerretMal
         )
     }
     fn index(self) -> usize {
@@ -389,7 +396,9 @@ fn run_role(
         Proto::IknpExt | Proto::KosExt => {
             return run_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch, &r)
         }
-        Proto::Ferret => return run_ferret_role(n, sender, reps, ch),
+        Proto::Ferret | Proto::FerretMal => {
+            return run_ferret_role(p.malicious(), n, sender, reps, ch)
+        }
         Proto::KkrtExt | Proto::OosExt => {
             return run_oprf_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch)
         }
@@ -533,7 +542,12 @@ fn run_ext_role(
 /// The parameter sets (set-up, main) of a Ferret row for `n` COTs: batches
 /// of Ferret's small published set (602,114 COTs each) up to four of them,
 /// else the main set's (10,198,341 each).
-fn ferret_levels(n: usize) -> (ot::runtime::silent::ferret::Level, ot::runtime::silent::ferret::Level) {
+fn ferret_levels(
+    n: usize,
+) -> (
+    ot::runtime::silent::ferret::Level,
+    ot::runtime::silent::ferret::Level,
+) {
     use ot::runtime::silent::ferret::{EXTEND, SETUP};
     let small = SETUP.outputs().unwrap_or(0) - SETUP.reserved();
     if n <= 4 * small {
@@ -549,23 +563,30 @@ fn ferret_levels(n: usize) -> (ot::runtime::silent::ferret::Level, ot::runtime::
 /// least `n` COTs are delivered. Outputs are dropped at once, handing
 /// their buffers back.
 fn run_ferret_role(
+    malicious: bool,
     n: usize,
     sender: bool,
     reps: usize,
     ch: &mut dyn Channel,
 ) -> Res<((usize, usize), Vec<Duration>)> {
     let (setup, main) = ferret_levels(n);
-    let batches = n.div_ceil(ot::FerretSender::new().with_levels(setup, main)?.batch_len());
+    let mode = |s: ot::FerretSender| if malicious { s.with_check() } else { s };
+    let rmode = |r: ot::FerretReceiver| if malicious { r.with_check() } else { r };
+    let batches = n.div_ceil(
+        mode(ot::FerretSender::new())
+            .with_levels(setup, main)?
+            .batch_len(),
+    );
     let mut times = vec![];
     for rep in 0..=reps {
         let t = Instant::now();
         if sender {
-            let mut s = ot::FerretSender::new().with_levels(setup, main)?;
+            let mut s = mode(ot::FerretSender::new()).with_levels(setup, main)?;
             for _ in 0..batches {
                 std::hint::black_box(s.extend(ch)?);
             }
         } else {
-            let mut r = ot::FerretReceiver::new().with_levels(setup, main)?;
+            let mut r = rmode(ot::FerretReceiver::new()).with_levels(setup, main)?;
             for _ in 0..batches {
                 std::hint::black_box(r.extend(ch)?);
             }
@@ -574,19 +595,27 @@ fn run_ferret_role(
             times.push(t.elapsed());
         }
     }
-    Ok((ferret_comm(n, batches)?, times))
+    Ok((ferret_comm(malicious, n, batches)?, times))
 }
 
 /// The bytes (sender, receiver) of a Ferret run's batches: the set-up
 /// batch and `batches` batches of the main set, all `ferret_extend.otp`
 /// (the set-up's Delta-IKNP is in [`setup_comm`]).
-fn ferret_comm(n: usize, batches: usize) -> Res<(usize, usize)> {
+fn ferret_comm(malicious: bool, n: usize, batches: usize) -> Res<(usize, usize)> {
     use ot::runtime::silent::ferret::Level;
     let (setup, main) = ferret_levels(n);
     let one = |l: Level, batch: usize| -> Res<(usize, usize)> {
         let n = l.outputs().ok_or("Ferret set too large")?;
-        let c = ot::ferret_extend::comm(&ot::ferret_extend::Params::new(l.trees, l.depth, l.k, n, batch)?);
-        Ok((c.sender, c.receiver))
+        Ok(if malicious {
+            use ot::ferret_extend_malicious as m;
+            let c = m::comm(&m::Params::new(l.trees, l.depth, l.k, n, batch)?);
+            (c.sender, c.receiver)
+        } else {
+            let c = ot::ferret_extend::comm(&ot::ferret_extend::Params::new(
+                l.trees, l.depth, l.k, n, batch,
+            )?);
+            (c.sender, c.receiver)
+        })
     };
     let (mut s, mut r) = one(setup, 0)?;
     for b in 1..=batches {
@@ -1160,14 +1189,22 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         let (s, r) = one_of_n_base_comm(p.malicious())?;
         return Ok((r, s));
     }
-    if p == Proto::Ferret {
-        // The set-up's Delta-IKNP COTs (the Ferret sender is its sender)
-        // over 128 base OTs with the roles swapped, and its base phase.
-        let k = ot::runtime::silent::ferret::SETUP.reserved();
-        let c = ot::delta_iknp::comm(&ot::delta_iknp::Params::new(k, 1, 0)?);
+    if matches!(p, Proto::Ferret | Proto::FerretMal) {
+        // The set-up's Delta-IKNP (Delta-KOS) COTs (the Ferret sender is
+        // its sender) over 128 base OTs with the roles swapped, and its
+        // base phase.
+        let mal = p.malicious();
+        let k = ot::runtime::silent::ferret::SETUP.reserved() + if mal { 128 } else { 0 };
+        let (cs, cr) = if mal {
+            let c = ot::delta_kos::comm(&ot::delta_kos::Params::new(k, 1, 0)?);
+            (c.sender, c.receiver)
+        } else {
+            let c = ot::delta_iknp::comm(&ot::delta_iknp::Params::new(k, 1, 0)?);
+            (c.sender, c.receiver)
+        };
         let d = ot::delta_base::comm(&ot::delta_base::Params::new()?);
-        let (bs, br) = base_comm(base_kind(false), 128)?;
-        return Ok((c.sender + d.sender + br, c.receiver + d.receiver + bs));
+        let (bs, br) = base_comm(base_kind(mal), 128)?;
+        return Ok((cs + d.sender + br, cr + d.receiver + bs));
     }
     if p == Proto::SilentOt {
         // The trees' random OTs: IKNP (the silent sender is its sender)

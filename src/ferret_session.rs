@@ -111,9 +111,12 @@ fn reserved(l: Level, malicious: bool) -> usize {
 /// Checks a pair of parameter sets (set-up, main).
 fn check_levels(setup: Level, extend: Level, malicious: bool) -> Result<(), OtError> {
     let ok = |l: Level| {
-        ferret::level_ok(l.trees, l.depth, l.k) && l.outputs().is_some_and(|n| n >= reserved(l, malicious))
+        ferret::level_ok(l.trees, l.depth, l.k)
+            && l.outputs().is_some_and(|n| n >= reserved(l, malicious))
     };
-    let covers = setup.outputs().is_some_and(|n| n >= reserved(extend, malicious));
+    let covers = setup
+        .outputs()
+        .is_some_and(|n| n >= reserved(extend, malicious));
     if ok(setup) && ok(extend) && covers {
         Ok(())
     } else {
@@ -207,7 +210,9 @@ impl FerretSender {
     /// in the malicious variant).
     pub fn batch_len(&self) -> usize {
         let l = self.levels.1;
-        l.outputs().unwrap_or(0).saturating_sub(reserved(l, self.malicious))
+        l.outputs()
+            .unwrap_or(0)
+            .saturating_sub(reserved(l, self.malicious))
     }
 
     /// Runs the next batch (the set-up first, on the first call) and
@@ -243,19 +248,33 @@ impl FerretSender {
     /// One batch of `ferret_extend.otp` (or `ferret_extend_malicious.otp`)
     /// at set `l` from the base COTs `base`, with counter `self.batch`
     /// (then advanced).
-    fn run(&mut self, ch: &mut dyn Channel, l: Level, base: Vec<Block>) -> Result<Vec<Block>, OtError> {
+    fn run(
+        &mut self,
+        ch: &mut dyn Channel,
+        l: Level,
+        base: Vec<Block>,
+    ) -> Result<Vec<Block>, OtError> {
         let n = l.outputs().unwrap_or(0);
         let (lpn_base, tree_base, check_base) = split(base, l);
         let (delta, rng) = (self.delta, self.rng.fork());
         let zeros = if self.malicious {
             use crate::ferret_extend_malicious as m;
             let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
-            let input = m::SenderInput { delta, lpn_base, tree_base, check_base };
+            let input = m::SenderInput {
+                delta,
+                lpn_base,
+                tree_base,
+                check_base,
+            };
             m::Sender::new(params, input, rng)?.run(ch)?.zeros
         } else {
             use crate::ferret_extend as m;
             let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
-            let input = m::SenderInput { delta, lpn_base, tree_base };
+            let input = m::SenderInput {
+                delta,
+                lpn_base,
+                tree_base,
+            };
             m::Sender::new(params, input, rng)?.run(ch)?.zeros
         };
         self.batch += 1;
@@ -329,7 +348,9 @@ impl FerretReceiver {
     /// COTs one call returns (as [`FerretSender::batch_len`]).
     pub fn batch_len(&self) -> usize {
         let l = self.levels.1;
-        l.outputs().unwrap_or(0).saturating_sub(reserved(l, self.malicious))
+        l.outputs()
+            .unwrap_or(0)
+            .saturating_sub(reserved(l, self.malicious))
     }
 
     /// Runs the next batch and returns its choice bits `x` and COTs `y_i
@@ -367,7 +388,13 @@ impl FerretReceiver {
 
     /// One batch at set `l` from the base COTs `base` with choice bits
     /// `choices`: its choice bits and COTs.
-    fn run(&mut self, ch: &mut dyn Channel, l: Level, base: Vec<Block>, choices: &Bits) -> Result<(Bits, Vec<Block>), OtError> {
+    fn run(
+        &mut self,
+        ch: &mut dyn Channel,
+        l: Level,
+        base: Vec<Block>,
+        choices: &Bits,
+    ) -> Result<(Bits, Vec<Block>), OtError> {
         let n = l.outputs().unwrap_or(0);
         let (lpn_chosen, tree_chosen, check_chosen) = split(base, l);
         let th = l.trees * l.depth;

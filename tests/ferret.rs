@@ -343,8 +343,16 @@ fn malicious_run(edit_s: fn(&mut Vec<u8>), edit_r: fn(&mut Vec<u8>)) -> MalOutco
     let r = l.reserved() + 128;
     let zeros: Vec<Block> = (0..r).map(|_| rng.next_block()).collect();
     let choices = Bits::random(&mut rng, r);
-    let chosen: Vec<Block> = (0..r).map(|j| zeros[j] ^ (DELTA & Block::mask(choices.get(j)))).collect();
-    let bits = |from: usize, len: usize| Bits::from_bools(&(from..from + len).map(|i| choices.get(i)).collect::<Vec<_>>());
+    let chosen: Vec<Block> = (0..r)
+        .map(|j| zeros[j] ^ (DELTA & Block::mask(choices.get(j))))
+        .collect();
+    let bits = |from: usize, len: usize| {
+        Bits::from_bools(
+            &(from..from + len)
+                .map(|i| choices.get(i))
+                .collect::<Vec<_>>(),
+        )
+    };
     let (k, th) = (l.k, l.trees * l.depth);
     let params = m::Params::new(l.trees, l.depth, l.k, l.outputs().unwrap(), 0).unwrap();
     let s = m::Sender::new(

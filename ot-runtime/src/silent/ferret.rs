@@ -137,6 +137,15 @@ pub fn code_seed(salt: Block, batch: usize, trees: usize, depth: usize, k: usize
     )
 }
 
+/// The seed of a malicious batch's public matrix `A`, which the receiver
+/// needs before the sender's message (it computes `A·t` while the sender
+/// expands): as [`code_seed`] without a salt (label, batch, set). LPN's
+/// matrix is public and may be fixed in advance (Ferret fixes one); what
+/// every batch draws anew is the secret `u` and the noise `e`.
+pub fn fixed_code_seed(batch: usize, trees: usize, depth: usize, k: usize) -> Block {
+    code_seed(Block::ZERO, batch, trees, depth, k)
+}
+
 /// The tree session of a batch (keys the GGM position tweaks and the
 /// level-key hash): as [`code_seed`] under its own label
 /// `"silentot/ferret-tree"`.
@@ -364,12 +373,10 @@ pub fn try_receiver_encode(
     base_choices: &Bits,
     seed: Block,
 ) -> Result<Vec<Block>, ShapeError> {
-    receiver_encode_with(alphas, depth, known, corr, tsid, base, base_choices, seed, None).map(|(out, _)| out)
+    receiver_encode_with(alphas, depth, known, corr, tsid, base, base_choices, seed)
 }
 
-/// [`try_receiver_encode`], and with `chi = Some(key)` also `Σ_i χ_i w_i`
-/// over the leaves before the LPN step (the malicious check,
-/// [`super::ferret_check`]), a group at a time while it is in cache.
+/// The fused pass of [`try_receiver_encode`].
 #[allow(clippy::too_many_arguments)]
 fn receiver_encode_with(
     alphas: &[usize],
@@ -380,8 +387,7 @@ fn receiver_encode_with(
     base: &[Block],
     base_choices: &Bits,
     seed: Block,
-    chi: Option<Block>,
-) -> Result<(Vec<Block>, Block), ShapeError> {
+) -> Result<Vec<Block>, ShapeError> {
     let trees = alphas.len();
     check_shape("silent::ferret receiver trees", trees, depth)?;
     check_len("silent::ferret corrections", trees, corr.len())?;
@@ -397,7 +403,6 @@ fn receiver_encode_with(
         .map(|(j, b)| Block(b.0 & !1 | u128::from(base_choices.get(j))))
         .collect();
     let mut out = super::pool::take(trees << depth);
-    let mut w_sum = Block::ZERO;
     let result = (|| {
         for (first, g) in groups(trees, depth) {
             let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, g);
@@ -411,22 +416,7 @@ fn receiver_encode_with(
                 &tweaks,
                 leaves,
             )?;
-            let mut missing = corr[first..first + g].to_vec();
-            for row in leaves.chunks_exact_mut(g) {
-                for (m, leaf) in missing.iter_mut().zip(row.iter_mut()) {
-                    leaf.0 &= !1;
-                    *m ^= *leaf;
-                }
-            }
-            for (j, row) in leaves.chunks_exact_mut(g).enumerate() {
-                for ((leaf, &al), &m) in row.iter_mut().zip(a).zip(&missing) {
-                    *leaf ^= m & Block::mask(j == al);
-                }
-            }
-            missing.iter_mut().for_each(|b| b.0.zeroize());
-            if let Some(key) = chi {
-                w_sum ^= super::ferret_check::weighted_sum(leaves, key, rows.start);
-            }
+            complete_group(leaves, a, &corr[first..first + g]);
             lpn::try_sender_encode(leaves, &t, seed, rows.start)?;
         }
         Ok(())
@@ -436,7 +426,7 @@ fn receiver_encode_with(
         super::pool::give(out);
         return Err(e);
     }
-    Ok((out, w_sum))
+    Ok(out)
 }
 
 /// [`try_receiver_encode`] for the protocol: the message lengths are
@@ -483,30 +473,109 @@ impl core::fmt::Debug for ReceiverRun {
     }
 }
 
-/// Receiver of a malicious batch: [`receiver_encode`] with the check's
-/// `Σ_i χ_i w_i` under the challenge key `chi` (an error or an `n` other
-/// than `trees · 2^depth` gives `n` zeros and a zero sum, which the check
-/// refuses).
-#[allow(clippy::too_many_arguments)]
-pub fn receiver_encode_checked(
+/// Receiver of a malicious batch, step 4 first (it needs nothing from the
+/// sender's message, so it runs while the sender expands): `A·t` over `n`
+/// rows, with `t` the batch's first `k` base values whose low bits are set
+/// to the choice bits `u`. A bad shape gives `n` zeros (and a wrong batch,
+/// which the check refuses).
+pub fn receiver_lpn(base: &[Block], base_choices: &Bits, seed: Block, n: usize) -> Vec<Block> {
+    let mut out = super::pool::take(n);
+    if base.is_empty() || base.len() != base_choices.len() {
+        return out;
+    }
+    let mut t: Vec<Block> = base
+        .iter()
+        .enumerate()
+        .map(|(j, b)| Block(b.0 & !1 | u128::from(base_choices.get(j))))
+        .collect();
+    let _ = lpn::try_sender_encode(&mut out, &t, seed, 0);
+    t.iter_mut().for_each(|b| b.0.zeroize());
+    out
+}
+
+/// Receiver of a malicious batch, step 2 after [`receiver_lpn`]: rebuilds
+/// every leaf but `α_i` a group at a time in a reused L2-sized buffer
+/// (as [`try_receiver_encode`]: low bits cleared, leaf `α_i` set by a
+/// branch-free scan), adds the group's `Σ χ_i w_i` under the challenge key
+/// `chi`, and XORs the group's `w` into its rows of `lpn`. An error gives
+/// zero outputs and a zero sum, which the check refuses.
+pub fn receiver_trees_checked(
+    lpn: Vec<Block>,
     alphas: &[usize],
     depth: usize,
     known: &[Block],
     corr: &[Block],
     tsid: Block,
-    base: &[Block],
-    base_choices: &Bits,
-    seed: Block,
-    n: usize,
     chi: Block,
 ) -> ReceiverRun {
-    match receiver_encode_with(alphas, depth, known, corr, tsid, base, base_choices, seed, Some(chi)) {
-        Ok((out, w_sum)) if out.len() == n => ReceiverRun { out, w_sum },
-        _ => ReceiverRun {
-            out: Block::zeroed_vec(n),
-            w_sum: Block::ZERO,
-        },
+    receiver_trees_with(lpn, alphas, depth, known, corr, tsid, chi)
+}
+
+/// Step 2 and the check's sum after [`receiver_lpn`].
+fn receiver_trees_with(
+    mut lpn: Vec<Block>,
+    alphas: &[usize],
+    depth: usize,
+    known: &[Block],
+    corr: &[Block],
+    tsid: Block,
+    chi: Block,
+) -> ReceiverRun {
+    let trees = alphas.len();
+    let n = lpn.len();
+    let result = (|| -> Result<Block, ShapeError> {
+        check_shape("silent::ferret receiver trees", trees, depth)?;
+        check_len("silent::ferret corrections", trees, corr.len())?;
+        check_len("silent::ferret level sums", trees * depth, known.len())?;
+        check_len("silent::ferret receiver rows", trees << depth, n)?;
+        let mut scratch = Block::zeroed_vec(group_size(depth).min(trees) << depth);
+        let mut w_sum = Block::ZERO;
+        let r = (|| {
+            for (first, g) in groups(trees, depth) {
+                let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, g);
+                let leaves = &mut scratch[..g << depth];
+                let a = &alphas[first..first + g];
+                let sums = &known[first * depth..(first + g) * depth];
+                ggm::ggm_punctured_interleaved_into(a, sums, depth, &tweaks, leaves)?;
+                complete_group(leaves, a, &corr[first..first + g]);
+                w_sum ^= super::ferret_check::weighted_sum(leaves, chi, first << depth);
+                crate::xor::xor_into(&mut lpn[first << depth..(first + g) << depth], leaves);
+            }
+            Ok(())
+        })();
+        scratch.iter_mut().for_each(|b| b.0.zeroize());
+        r.map(|()| w_sum)
+    })();
+    match result {
+        Ok(w_sum) => ReceiverRun { out: lpn, w_sum },
+        Err(_) => {
+            super::pool::give(lpn);
+            ReceiverRun {
+                out: Block::zeroed_vec(n),
+                w_sum: Block::ZERO,
+            }
+        }
     }
+}
+
+/// One group's punctured leaves (interleaved over the group's `a.len()`
+/// trees, leaf `α` zero): clears the low bits and sets each tree's leaf
+/// `α` to `d ⊕ ⊕_{j≠α} w_j` by a branch-free scan.
+fn complete_group(leaves: &mut [Block], a: &[usize], corr: &[Block]) {
+    let g = a.len();
+    let mut missing = corr.to_vec();
+    for row in leaves.chunks_exact_mut(g) {
+        for (m, leaf) in missing.iter_mut().zip(row.iter_mut()) {
+            leaf.0 &= !1;
+            *m ^= *leaf;
+        }
+    }
+    for (j, row) in leaves.chunks_exact_mut(g).enumerate() {
+        for ((leaf, &al), &m) in row.iter_mut().zip(a).zip(&missing) {
+            *leaf ^= m & Block::mask(j == al);
+        }
+    }
+    missing.iter_mut().for_each(|b| b.0.zeroize());
 }
 
 /// `Σ_i χ_i w_i` of a malicious batch's receiver run.
@@ -660,6 +729,64 @@ mod tests {
             want[row_of(t, a, trees, depth)] = true;
         }
         assert_eq!(x.iter().collect::<Vec<_>>(), want);
+    }
+
+    /// The malicious receiver's split path (LPN first, then the trees with
+    /// the check's sum) gives the fused path's outputs, and the check's
+    /// values agree: `V = Y` for an honest pair.
+    #[test]
+    fn the_checked_path_matches_and_the_check_values_agree() {
+        let (trees, depth, k) = (9usize, 7usize, 300usize);
+        let mut rng = Rng::deterministic_for_tests(17);
+        let delta = rng.next_block() | Block(1);
+        let r = k + trees * depth + 128;
+        let zeros: Vec<Block> = (0..r).map(|_| rng.next_block()).collect();
+        let choices = Bits::random(&mut rng, r);
+        let chosen: Vec<Block> = (0..r)
+            .map(|j| zeros[j] ^ (delta & Block::mask(choices.get(j))))
+            .collect();
+        let bits = |from: usize, len: usize| {
+            Bits::from_bools(
+                &(from..from + len)
+                    .map(|i| choices.get(i))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let th = trees * depth;
+        let (tsid, seed) = (Block(41), Block(42));
+        let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
+        let st = try_sender_expand(&roots, depth, tsid).unwrap();
+        let masked = masked_sums(&st, &zeros[k..k + th], delta, tsid);
+        let corr = corrections(&st, delta, trees);
+        let tc = bits(k, th);
+        let alphas = receiver_alphas(&tc, depth, trees);
+        let known = unmask_sums(&masked, &tc, &chosen[k..k + th], tsid);
+        let fused = try_receiver_encode(
+            &alphas,
+            depth,
+            &known,
+            &corr,
+            tsid,
+            &chosen[..k],
+            &bits(0, k),
+            seed,
+        )
+        .unwrap();
+        let chi = super::super::ferret_check::chi_key(Block(43), tsid);
+        let lpn_first = receiver_lpn(&chosen[..k], &bits(0, k), seed, trees << depth);
+        let run = receiver_trees_checked(lpn_first, &alphas, depth, &known, &corr, tsid, chi);
+        let cc = bits(k + th, 128);
+        let x_prime =
+            noise_chi_sum(&alphas, depth, chi) ^ super::super::ferret_check::pack_bits(&cc);
+        let v = super::super::ferret_check::receiver_v(run_w_sum(&run), &chosen[k + th..]);
+        let y = super::super::ferret_check::sender_y(
+            sender_check_sum(&st, chi),
+            &zeros[k + th..],
+            x_prime,
+            delta,
+        );
+        assert_eq!(v, y);
+        assert_eq!(run_output(run, trees << depth), fused);
     }
 
     /// Ferret's two published sets run; other shapes only in test builds.

@@ -72,7 +72,9 @@ pub fn pack(a: &[Block]) -> Block {
 
 /// The 128 choice bits `x*` as one field element (bit `j` of the block).
 pub fn pack_bits(bits: &Bits) -> Block {
-    (0..bits.len().min(128)).fold(Block::ZERO, |acc, j| acc | Block(u128::from(bits.get(j)) << j))
+    (0..bits.len().min(128)).fold(Block::ZERO, |acc, j| {
+        acc | Block(u128::from(bits.get(j)) << j)
+    })
 }
 
 /// The sender's `Y = v_sum ⊕ Σ_j z*_j X^j ⊕ x'·Δ` (with `v_sum = Σ χ_i v_i`).
@@ -103,7 +105,9 @@ mod tests {
 
     #[test]
     fn weighted_sums_split_and_match_single_terms() {
-        let rows: Vec<Block> = (0..10_000u128).map(|i| Block(i * 0x9e37_79b9 + 5)).collect();
+        let rows: Vec<Block> = (0..10_000u128)
+            .map(|i| Block(i * 0x9e37_79b9 + 5))
+            .collect();
         let key = chi_key(Block(3), Block(4));
         let whole = weighted_sum(&rows, key, 0);
         let split = weighted_sum(&rows[..4097], key, 0) ^ weighted_sum(&rows[4097..], key, 4097);
@@ -119,7 +123,15 @@ mod tests {
     fn packing_is_multiplication_by_the_bits() {
         let delta = Block(0x1234_5678_9abc_def0_0fed_cba9_8765_4321);
         let x = Block(0xdead_beef_0000_1111_2222_3333_4444_5555);
-        let terms: Vec<Block> = (0..128).map(|j| if x.0 >> j & 1 == 1 { delta } else { Block::ZERO }).collect();
+        let terms: Vec<Block> = (0..128)
+            .map(|j| {
+                if x.0 >> j & 1 == 1 {
+                    delta
+                } else {
+                    Block::ZERO
+                }
+            })
+            .collect();
         assert_eq!(pack(&terms), gf128::mul(x, delta));
         let bits = Bits::from_bools(&(0..128).map(|j| x.0 >> j & 1 == 1).collect::<Vec<_>>());
         assert_eq!(pack_bits(&bits), x);
