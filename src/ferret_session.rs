@@ -27,7 +27,9 @@ use crate::runtime::rng::Rng;
 use crate::runtime::silent::ferret::{self, Level, EXTEND, SETUP};
 use crate::runtime::silent::pool as ferret_pool;
 use crate::runtime::{Bits, Block};
-use crate::traits::{CorrelatedOtReceiver, CorrelatedOtSender, OtError};
+use crate::traits::{
+    CorrelatedOtReceiver, CorrelatedOtSender, OtError, RandomOtReceiver, RandomOtSender,
+};
 
 /// The error of a Ferret party used after one of its calls failed, or
 /// built with a parameter set the batch protocol refuses (inside
@@ -152,6 +154,11 @@ pub struct FerretSender {
     reserve: Vec<Block>,
     batch: usize,
     poisoned: bool,
+    /// COTs of the last batch not yet used by `send_random`, from `offset`.
+    pending: Vec<Block>,
+    offset: usize,
+    /// COTs used by `send_random` so far (the conversion's hash tweaks).
+    consumed: usize,
 }
 
 impl FerretSender {
@@ -173,6 +180,9 @@ impl FerretSender {
             reserve: Vec::new(),
             batch: 0,
             poisoned: false,
+            pending: Vec::new(),
+            offset: 0,
+            consumed: 0,
         }
     }
 
@@ -282,6 +292,45 @@ impl FerretSender {
     }
 }
 
+/// Random OTs from the party's COTs (`protocols/cot_random_ot.otp`: the
+/// receiver's flips, then the TCCR hash; one bit per OT on the wire): runs
+/// batches as needed and keeps the unused rest of the last one for the
+/// next call. The receiver must be a [`FerretReceiver`] making the same
+/// calls.
+impl RandomOtSender for FerretSender {
+    fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
+        let n = crate::traits::len_param(n)?;
+        if self.poisoned {
+            return Err(err(FerretError::Poisoned));
+        }
+        while self.pending.len() - self.offset < n {
+            let batch = self.extend(ch)?.into_vec();
+            let mut rest = self.pending.split_off(self.offset);
+            ferret_pool::give(std::mem::replace(&mut self.pending, Vec::new()));
+            rest.extend_from_slice(&batch);
+            ferret_pool::give(batch);
+            self.pending = rest;
+            self.offset = 0;
+        }
+        self.poisoned = true;
+        use crate::cot_random_ot as m;
+        let zeros = self.pending[self.offset..self.offset + n].to_vec();
+        let input = m::SenderInput {
+            delta: self.delta,
+            zeros,
+        };
+        let out =
+            m::Sender::new(m::Params::new(n, self.consumed)?, input, self.rng.fork())?.run(ch)?;
+        self.pending[self.offset..self.offset + n]
+            .iter_mut()
+            .for_each(|b| b.0.zeroize());
+        self.offset += n;
+        self.consumed += n;
+        self.poisoned = false;
+        Ok(out.messages)
+    }
+}
+
 impl Default for FerretSender {
     fn default() -> Self {
         Self::new()
@@ -292,6 +341,7 @@ impl Drop for FerretSender {
     fn drop(&mut self) {
         self.delta.0.zeroize();
         self.reserve.iter_mut().for_each(|b| b.0.zeroize());
+        ferret_pool::give(std::mem::take(&mut self.pending));
     }
 }
 
@@ -304,6 +354,12 @@ pub struct FerretReceiver {
     reserve: Vec<Block>,
     batch: usize,
     poisoned: bool,
+    /// COTs of the last batch not yet used by `receive_random`, from
+    /// `offset` (their low bits are their choice bits).
+    pending: Vec<Block>,
+    offset: usize,
+    /// COTs used by `receive_random` so far.
+    consumed: usize,
 }
 
 impl FerretReceiver {
@@ -323,6 +379,9 @@ impl FerretReceiver {
             reserve: Vec::new(),
             batch: 0,
             poisoned: false,
+            pending: Vec::new(),
+            offset: 0,
+            consumed: 0,
         }
     }
 
@@ -430,6 +489,47 @@ impl FerretReceiver {
     }
 }
 
+/// Random OTs with the caller's choice bits (the peer of
+/// [`FerretSender`]'s `RandomOtSender`).
+impl RandomOtReceiver for FerretReceiver {
+    fn receive_random(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError> {
+        let n = crate::traits::len_param(choices.len())?;
+        if self.poisoned {
+            return Err(err(FerretError::Poisoned));
+        }
+        while self.pending.len() - self.offset < n {
+            let batch = self.extend(ch)?.1.into_vec();
+            let mut rest = self.pending.split_off(self.offset);
+            ferret_pool::give(std::mem::replace(&mut self.pending, Vec::new()));
+            rest.extend_from_slice(&batch);
+            ferret_pool::give(batch);
+            self.pending = rest;
+            self.offset = 0;
+        }
+        self.poisoned = true;
+        use crate::cot_random_ot as m;
+        let cot_chosen = self.pending[self.offset..self.offset + n].to_vec();
+        let input = m::ReceiverInput {
+            choices: choices.clone(),
+            cot_choices: ferret::low_bits(&cot_chosen),
+            cot_chosen,
+        };
+        let out =
+            m::Receiver::new(m::Params::new(n, self.consumed)?, input, self.rng.fork())?.run(ch)?;
+        self.pending[self.offset..self.offset + n]
+            .iter_mut()
+            .for_each(|b| b.0.zeroize());
+        self.offset += n;
+        self.consumed += n;
+        self.poisoned = false;
+        Ok(out.chosen)
+    }
+}
+
 impl Default for FerretReceiver {
     fn default() -> Self {
         Self::new()
@@ -439,5 +539,6 @@ impl Default for FerretReceiver {
 impl Drop for FerretReceiver {
     fn drop(&mut self) {
         self.reserve.iter_mut().for_each(|b| b.0.zeroize());
+        ferret_pool::give(std::mem::take(&mut self.pending));
     }
 }

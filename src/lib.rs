@@ -437,6 +437,14 @@ pub mod ferret_extend_malicious {
     crate::protocol!("protocols/ferret_extend_malicious.otp");
 }
 
+/// Random 1-out-of-2 OT from random COT: derandomized choice bits and the
+/// TCCR hash, one bit per OT [Beaver 1995; GKWY20, §7]. From
+/// `protocols/cot_random_ot.otp`; [`FerretSender`] and [`FerretReceiver`]
+/// run it as their `RandomOtSender` / `RandomOtReceiver`.
+pub mod cot_random_ot {
+    crate::protocol!("protocols/cot_random_ot.otp");
+}
+
 /// QuietOT with the BIPSW weak PRF [eprint 2024/1079, §5.1]: a setup over
 /// random 1-out-of-2 OTs, then random 1-out-of-6 OTs of bits with no
 /// messages, from `protocols/quiet_bipsw.otp`.

@@ -73,7 +73,8 @@ from_protocol_errors!(
     delta_softspoken,
     delta_softspoken_malicious,
     ferret_extend,
-    ferret_extend_malicious
+    ferret_extend_malicious,
+    cot_random_ot
 );
 
 /// Declares the async twin `$name` of functionality method `$tr::$bl`

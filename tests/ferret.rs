@@ -463,3 +463,33 @@ fn a_tampered_digest_is_caught() {
         untouched,
     ));
 }
+
+// ---- random OT from the COTs (cot_random_ot.otp) ----
+
+#[test]
+fn random_ots_span_batches_and_give_the_chosen_message() {
+    use ot::traits::{RandomOtReceiver, RandomOtSender};
+    for malicious in [false, true] {
+        let (mut s, mut r) = if malicious {
+            small_malicious_pair(51)
+        } else {
+            small_pair(51)
+        };
+        let (mut a, mut b) = MemoryChannel::pair();
+        // 1,000 then 3,000 OTs: the second call needs two more batches.
+        for n in [1000usize, 3000] {
+            let mut rng = Rng::deterministic_for_tests(n as u64);
+            let c = Bits::random(&mut rng, n);
+            let (pairs, got) = std::thread::scope(|sc| {
+                let h = sc.spawn(|| s.send_random(&mut a, n).unwrap());
+                let got = r.receive_random(&mut b, &c).unwrap();
+                (h.join().expect("sender"), got)
+            });
+            assert_eq!((pairs.len(), got.len()), (n, n));
+            for j in 0..n {
+                assert_eq!(got[j], pairs[j][usize::from(c.get(j))], "OT {j}");
+                assert_ne!(pairs[j][0], pairs[j][1]);
+            }
+        }
+    }
+}

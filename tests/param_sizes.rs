@@ -346,6 +346,20 @@ fn every_protocol_refuses_sizes_it_cannot_hold() {
                 "ferret_extend n",
                 outcome(ot::ferret_extend::Params::new(30, 6, 200, v, 0)),
             );
+            case(
+                "ferret_extend_malicious trees",
+                outcome(ot::ferret_extend_malicious::Params::new(
+                    v,
+                    6,
+                    200,
+                    v.saturating_mul(64),
+                    0,
+                )),
+            );
+            case(
+                "cot_random_ot n",
+                outcome(ot::cot_random_ot::Params::new(v, 0)),
+            );
             case("quiet_bipsw m", outcome(ot::quiet_bipsw::Params::new(v)));
             case(
                 "quiet_bipsw_rot m",
@@ -366,7 +380,7 @@ fn every_protocol_refuses_sizes_it_cannot_hold() {
             .collect();
         assert!(accepted.is_empty(), "accepted: {accepted:#?}");
         // Every protocol's size parameters were tried at every value.
-        assert_eq!(cases.len(), 4 * 82, "{}", cases.len());
+        assert_eq!(cases.len(), 4 * 84, "{}", cases.len());
         println!("{} cases, every huge size refused", cases.len());
     });
 }

@@ -34,6 +34,7 @@
 //! under the dual-LPN assumption for `H` (the LPN assumption for the EA
 //! code).
 
+pub mod convert;
 pub mod ea;
 pub mod ferret;
 pub mod ferret_check;
