@@ -306,7 +306,7 @@ impl RandomOtSender for FerretSender {
         while self.pending.len() - self.offset < n {
             let batch = self.extend(ch)?.into_vec();
             let mut rest = self.pending.split_off(self.offset);
-            ferret_pool::give(std::mem::replace(&mut self.pending, Vec::new()));
+            ferret_pool::give(std::mem::take(&mut self.pending));
             rest.extend_from_slice(&batch);
             ferret_pool::give(batch);
             self.pending = rest;
@@ -504,7 +504,7 @@ impl RandomOtReceiver for FerretReceiver {
         while self.pending.len() - self.offset < n {
             let batch = self.extend(ch)?.1.into_vec();
             let mut rest = self.pending.split_off(self.offset);
-            ferret_pool::give(std::mem::replace(&mut self.pending, Vec::new()));
+            ferret_pool::give(std::mem::take(&mut self.pending));
             rest.extend_from_slice(&batch);
             ferret_pool::give(batch);
             self.pending = rest;
