@@ -3,21 +3,29 @@
 //! eprint 2020/924, §5, bootstrapping).
 //!
 //! The first call of [`FerretSender::extend`] / [`FerretReceiver::extend`]
-//! sets up: `k + t·h` Delta-IKNP COTs of the set-up set ([`SETUP`],
-//! 39,934 COTs, about 0.6 MiB over the wire) under the sender's Delta, one
-//! batch of the set-up set from them (642,048 COTs), whose first
-//! [`EXTEND`]`.reserved()` outputs become the base of the first main batch.
-//! Every call then runs one main batch (`protocols/ferret_extend.otp`,
-//! 10,805,248 COTs), keeps its last 606,907 outputs as the next base and
-//! returns the other 10,198,341 ([`FerretSender::batch_len`]).
+//! sets up: `k + t·h` Delta-OT COTs of the set-up set ([`SETUP`], 39,934
+//! COTs; Delta-IKNP, or Delta-KOS for the malicious variant) under the
+//! sender's Delta, one batch of the set-up set from them (642,048 COTs),
+//! whose first [`EXTEND`]`.reserved()` outputs become the base of the first
+//! main batch. Every call then runs one main batch
+//! (`protocols/ferret_extend.otp`, or `ferret_extend_malicious.otp` after
+//! [`FerretSender::with_check`]; 10,805,248 COTs), keeps its last 606,907
+//! (607,035) outputs as the next base and returns the others
+//! ([`FerretSender::batch_len`]). [`FerretSender::with_levels`]`(SETUP,
+//! SETUP)` runs small batches (602,114 COTs) instead.
+//!
+//! Random OT: both parties implement the crate's `RandomOtSender` /
+//! `RandomOtReceiver` through `protocols/cot_random_ot.otp` (the
+//! receiver's choice bits derandomized, one bit per OT), buffering the
+//! rest of a batch between calls.
 //!
 //! The message flow is the `.otp` files'; this module only keeps their
 //! outputs between runs. Batches are counted, and the counter is a
 //! parameter of the batch protocol, so two parties at different batches
 //! are refused by the session binding (`PeerMismatch`). After any failed
 //! call a party refuses every further call (its reserved COTs may be
-//! inconsistent with the peer's). Reserved COTs and Delta are wiped on
-//! drop.
+//! inconsistent with the peer's, and a malicious sender must not retry a
+//! failed check). Reserved COTs and Delta are wiped on drop.
 
 use zeroize::Zeroize;
 
