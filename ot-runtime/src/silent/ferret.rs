@@ -232,12 +232,16 @@ pub fn try_sender_expand(
 ) -> Result<SenderTrees, ShapeError> {
     let trees = roots.len();
     check_shape("silent::ferret sender trees", trees, depth)?;
-    let mut leaves = super::pool::take(trees << depth);
-    let mut sums = Block::zeroed_pairs(trees * depth);
+    // Built first, so that an error drops (and wipes) what was expanded.
+    let mut st = SenderTrees {
+        depth,
+        leaves: super::pool::take(trees << depth),
+        sums: Block::zeroed_pairs(trees * depth),
+    };
     for (first, count) in groups(trees, depth) {
         let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, count);
-        let out = &mut leaves[first << depth..(first + count) << depth];
-        let s = &mut sums[first * depth..(first + count) * depth];
+        let out = &mut st.leaves[first << depth..(first + count) << depth];
+        let s = &mut st.sums[first * depth..(first + count) * depth];
         ggm::ggm_expand_interleaved_into(
             &roots[first..first + count],
             depth,
@@ -247,11 +251,7 @@ pub fn try_sender_expand(
         )?;
         out.iter_mut().for_each(|b| b.0 &= !1);
     }
-    Ok(SenderTrees {
-        depth,
-        leaves,
-        sums,
-    })
+    Ok(st)
 }
 
 /// [`try_sender_expand`] for the protocol (its parameters are checked by
@@ -290,10 +290,11 @@ pub fn masked_sums(
 /// cleared) leaves, `trees` entries.
 pub fn corrections(trees: &SenderTrees, delta: Block, count: usize) -> Vec<Block> {
     let mut out = vec![delta; count];
-    if trees.leaves.is_empty() {
+    let depth = trees.depth;
+    if trees.leaves.is_empty() || Some(trees.leaves.len()) != count.checked_shl(depth as u32) {
+        // Trees of another shape (which the protocol's types rule out).
         return out;
     }
-    let depth = trees.depth;
     for (first, g) in groups(count, depth) {
         let leaves = &trees.leaves[first << depth..(first + g) << depth];
         for row in leaves.chunks_exact(g) {
@@ -603,7 +604,10 @@ pub fn sender_check_sum(trees: &SenderTrees, chi: Block) -> Block {
 pub fn noise_chi_sum(alphas: &[usize], depth: usize, chi: Block) -> Block {
     let trees = alphas.len();
     alphas.iter().enumerate().fold(Block::ZERO, |acc, (t, &a)| {
-        acc ^ super::ferret_check::chi_at(chi, row_of(t, a & ((1 << depth) - 1), trees, depth))
+        let mask = 1usize
+            .checked_shl(depth as u32)
+            .map_or(usize::MAX, |w| w - 1);
+        acc ^ super::ferret_check::chi_at(chi, row_of(t, a & mask, trees, depth))
     })
 }
 
