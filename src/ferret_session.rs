@@ -36,7 +36,8 @@ use crate::runtime::silent::ferret::{self, Level, EXTEND, SETUP};
 use crate::runtime::silent::pool as ferret_pool;
 use crate::runtime::{Bits, Block};
 use crate::traits::{
-    CorrelatedOtReceiver, CorrelatedOtSender, OtError, RandomOtReceiver, RandomOtSender,
+    CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtReceiver, OtSender, RandomOtReceiver,
+    RandomOtSender,
 };
 
 /// The error of a Ferret party used after one of its calls failed, or
@@ -300,13 +301,15 @@ impl FerretSender {
     }
 }
 
-/// Random OTs from the party's COTs (`protocols/cot_random_ot.otp`: the
-/// receiver's flips, then the TCCR hash; one bit per OT on the wire): runs
-/// batches as needed and keeps the unused rest of the last one for the
-/// next call. The receiver must be a [`FerretReceiver`] making the same
-/// calls.
-impl RandomOtSender for FerretSender {
-    fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
+impl FerretSender {
+    /// The next `n` unused COTs `z_j` and the index of the first in the
+    /// session (running batches as needed; the unused rest of the last
+    /// batch stays for the next call), for the conversions below.
+    fn take_cots(
+        &mut self,
+        ch: &mut dyn Channel,
+        n: usize,
+    ) -> Result<(Vec<Block>, usize), OtError> {
         let n = crate::traits::len_param(n)?;
         if self.poisoned {
             return Err(err(FerretError::Poisoned));
@@ -320,22 +323,87 @@ impl RandomOtSender for FerretSender {
             self.pending = rest;
             self.offset = 0;
         }
-        self.poisoned = true;
-        use crate::cot_random_ot as m;
-        let zeros = self.pending[self.offset..self.offset + n].to_vec();
-        let input = m::SenderInput {
-            delta: self.delta,
-            zeros,
-        };
-        let out =
-            m::Sender::new(m::Params::new(n, self.consumed)?, input, self.rng.fork())?.run(ch)?;
-        self.pending[self.offset..self.offset + n]
-            .iter_mut()
-            .for_each(|b| b.0.zeroize());
+        let range = self.offset..self.offset + n;
+        let zeros = self.pending[range.clone()].to_vec();
+        self.pending[range].iter_mut().for_each(|b| b.0.zeroize());
         self.offset += n;
+        let first = self.consumed;
         self.consumed += n;
+        Ok((zeros, first))
+    }
+
+    /// Runs one conversion `f` on COTs already taken, poisoning the party
+    /// if it fails (its peer may have consumed them).
+    fn convert<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, OtError>,
+    ) -> Result<T, OtError> {
+        self.poisoned = true;
+        let out = f(self)?;
         self.poisoned = false;
-        Ok(out.messages)
+        Ok(out)
+    }
+}
+
+/// Random OTs from the party's COTs (`protocols/cot_random_ot.otp`: the
+/// receiver's flips, then the TCCR hash; one bit per OT on the wire). The
+/// receiver must be a [`FerretReceiver`] making the same calls.
+impl RandomOtSender for FerretSender {
+    fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
+        use crate::cot_random_ot as m;
+        let (zeros, first) = self.take_cots(ch, n)?;
+        self.convert(|s| {
+            let input = m::SenderInput {
+                delta: s.delta,
+                zeros,
+            };
+            Ok(
+                m::Sender::new(m::Params::new(n, first)?, input, s.rng.fork())?
+                    .run(ch)?
+                    .messages,
+            )
+        })
+    }
+}
+
+/// Chosen-message OTs (`protocols/cot_chosen_ot.otp`: the random OTs as
+/// pads; 1 bit and 32 bytes per OT).
+impl OtSender for FerretSender {
+    fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError> {
+        use crate::cot_chosen_ot as m;
+        let n = messages.len();
+        let (zeros, first) = self.take_cots(ch, n)?;
+        self.convert(|s| {
+            let input = m::SenderInput {
+                delta: s.delta,
+                zeros,
+                messages: messages.to_vec(),
+            };
+            m::Sender::new(m::Params::new(n, first)?, input, s.rng.fork())?.run(ch)?;
+            Ok(())
+        })
+    }
+}
+
+/// Correlated OTs with the receiver's chosen bits under
+/// [`FerretSender::delta`] (`protocols/cot_chosen_bits.otp`: 1 bit per OT).
+impl CorrelatedOtSender for FerretSender {
+    fn delta(&self) -> Block {
+        self.delta
+    }
+
+    fn send_correlated(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<Block>, OtError> {
+        use crate::cot_chosen_bits as m;
+        let (zeros, _) = self.take_cots(ch, n)?;
+        self.convert(|s| {
+            let input = m::SenderInput {
+                delta: s.delta,
+                zeros,
+            };
+            Ok(m::Sender::new(m::Params::new(n)?, input, s.rng.fork())?
+                .run(ch)?
+                .shifted)
+        })
     }
 }
 
@@ -497,15 +565,15 @@ impl FerretReceiver {
     }
 }
 
-/// Random OTs with the caller's choice bits (the peer of
-/// [`FerretSender`]'s `RandomOtSender`).
-impl RandomOtReceiver for FerretReceiver {
-    fn receive_random(
+impl FerretReceiver {
+    /// The next `n` unused COTs `y_j` with their choice bits and the index
+    /// of the first in the session (as [`FerretSender`]'s).
+    fn take_cots(
         &mut self,
         ch: &mut dyn Channel,
-        choices: &Bits,
-    ) -> Result<Vec<Block>, OtError> {
-        let n = crate::traits::len_param(choices.len())?;
+        n: usize,
+    ) -> Result<(Bits, Vec<Block>, usize), OtError> {
+        let n = crate::traits::len_param(n)?;
         if self.poisoned {
             return Err(err(FerretError::Poisoned));
         }
@@ -518,23 +586,95 @@ impl RandomOtReceiver for FerretReceiver {
             self.pending = rest;
             self.offset = 0;
         }
-        self.poisoned = true;
-        use crate::cot_random_ot as m;
-        let cot_chosen = self.pending[self.offset..self.offset + n].to_vec();
-        let input = m::ReceiverInput {
-            choices: choices.clone(),
-            cot_choices: ferret::low_bits(&cot_chosen),
-            cot_chosen,
-        };
-        let out =
-            m::Receiver::new(m::Params::new(n, self.consumed)?, input, self.rng.fork())?.run(ch)?;
-        self.pending[self.offset..self.offset + n]
-            .iter_mut()
-            .for_each(|b| b.0.zeroize());
+        let range = self.offset..self.offset + n;
+        let chosen = self.pending[range.clone()].to_vec();
+        self.pending[range].iter_mut().for_each(|b| b.0.zeroize());
         self.offset += n;
+        let first = self.consumed;
         self.consumed += n;
+        Ok((ferret::low_bits(&chosen), chosen, first))
+    }
+
+    /// As [`FerretSender`]'s: poisons the party if the conversion fails.
+    fn convert<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, OtError>,
+    ) -> Result<T, OtError> {
+        self.poisoned = true;
+        let out = f(self)?;
         self.poisoned = false;
-        Ok(out.chosen)
+        Ok(out)
+    }
+}
+
+/// Random OTs with the caller's choice bits (the peer of
+/// [`FerretSender`]'s `RandomOtSender`).
+impl RandomOtReceiver for FerretReceiver {
+    fn receive_random(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError> {
+        use crate::cot_random_ot as m;
+        let n = choices.len();
+        let (cot_choices, cot_chosen, first) = self.take_cots(ch, n)?;
+        self.convert(|r| {
+            let input = m::ReceiverInput {
+                choices: choices.clone(),
+                cot_choices,
+                cot_chosen,
+            };
+            Ok(
+                m::Receiver::new(m::Params::new(n, first)?, input, r.rng.fork())?
+                    .run(ch)?
+                    .chosen,
+            )
+        })
+    }
+}
+
+/// Chosen-message OTs (the peer of [`FerretSender`]'s `OtSender`).
+impl OtReceiver for FerretReceiver {
+    fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError> {
+        use crate::cot_chosen_ot as m;
+        let n = choices.len();
+        let (cot_choices, cot_chosen, first) = self.take_cots(ch, n)?;
+        self.convert(|r| {
+            let input = m::ReceiverInput {
+                choices: choices.clone(),
+                cot_choices,
+                cot_chosen,
+            };
+            Ok(
+                m::Receiver::new(m::Params::new(n, first)?, input, r.rng.fork())?
+                    .run(ch)?
+                    .chosen,
+            )
+        })
+    }
+}
+
+/// Correlated OTs with chosen bits (the peer of [`FerretSender`]'s
+/// `CorrelatedOtSender`).
+impl CorrelatedOtReceiver for FerretReceiver {
+    fn receive_correlated(
+        &mut self,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+    ) -> Result<Vec<Block>, OtError> {
+        use crate::cot_chosen_bits as m;
+        let n = choices.len();
+        let (cot_choices, cot_chosen, _) = self.take_cots(ch, n)?;
+        self.convert(|r| {
+            let input = m::ReceiverInput {
+                choices: choices.clone(),
+                cot_choices,
+                cot_chosen,
+            };
+            Ok(m::Receiver::new(m::Params::new(n)?, input, r.rng.fork())?
+                .run(ch)?
+                .chosen)
+        })
     }
 }
 

@@ -445,6 +445,20 @@ pub mod cot_random_ot {
     crate::protocol!("protocols/cot_random_ot.otp");
 }
 
+/// Chosen-message 1-out-of-2 OT from random COT (the random OTs of
+/// [`cot_random_ot`] as pads). From `protocols/cot_chosen_ot.otp`; the
+/// Ferret parties' `OtSender` / `OtReceiver`.
+pub mod cot_chosen_ot {
+    crate::protocol!("protocols/cot_chosen_ot.otp");
+}
+
+/// Correlated OT with the receiver's chosen bits from random COT
+/// (derandomized choice bits, no hash). From `protocols/cot_chosen_bits.otp`;
+/// the Ferret parties' `CorrelatedOtSender` / `CorrelatedOtReceiver`.
+pub mod cot_chosen_bits {
+    crate::protocol!("protocols/cot_chosen_bits.otp");
+}
+
 /// QuietOT with the BIPSW weak PRF [eprint 2024/1079, §5.1]: a setup over
 /// random 1-out-of-2 OTs, then random 1-out-of-6 OTs of bits with no
 /// messages, from `protocols/quiet_bipsw.otp`.

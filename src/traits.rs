@@ -74,7 +74,9 @@ from_protocol_errors!(
     delta_softspoken_malicious,
     ferret_extend,
     ferret_extend_malicious,
-    cot_random_ot
+    cot_random_ot,
+    cot_chosen_ot,
+    cot_chosen_bits
 );
 
 /// Declares the async twin `$name` of functionality method `$tr::$bl`

@@ -493,3 +493,44 @@ fn random_ots_span_batches_and_give_the_chosen_message() {
         }
     }
 }
+
+/// Chosen-message OT (`cot_chosen_ot.otp`) and correlated OT with chosen
+/// bits (`cot_chosen_bits.otp`) from the same pair, interleaved with
+/// random OTs, across batch boundaries.
+#[test]
+fn chosen_message_and_chosen_bit_ots_from_the_cots() {
+    use ot::traits::{
+        CorrelatedOtReceiver, CorrelatedOtSender, OtReceiver, OtSender, RandomOtReceiver,
+        RandomOtSender,
+    };
+    let (mut s, mut r) = small_pair(61);
+    let (mut a, mut b) = MemoryChannel::pair();
+    let mut rng = Rng::deterministic_for_tests(62);
+    for n in [700usize, 1300, 2000] {
+        let c = Bits::random(&mut rng, n);
+        let msgs: Vec<[Block; 2]> = (0..n)
+            .map(|_| [rng.next_block(), rng.next_block()])
+            .collect();
+        let (zs, (got, ys)) = std::thread::scope(|sc| {
+            let h = sc.spawn(|| {
+                s.send(&mut a, &msgs).unwrap();
+                let z = s.send_correlated(&mut a, n).unwrap();
+                let _ = s.send_random(&mut a, 10).unwrap();
+                z
+            });
+            let got = r.receive(&mut b, &c).unwrap();
+            let y = r.receive_correlated(&mut b, &c).unwrap();
+            let _ = r.receive_random(&mut b, &Bits::zeros(10)).unwrap();
+            (h.join().expect("sender"), (got, y))
+        });
+        let delta = CorrelatedOtSender::delta(&s);
+        for j in 0..n {
+            assert_eq!(got[j], msgs[j][usize::from(c.get(j))], "chosen OT {j}");
+            assert_eq!(
+                ys[j],
+                zs[j] ^ (delta & Block::mask(c.get(j))),
+                "chosen-bit COT {j}"
+            );
+        }
+    }
+}

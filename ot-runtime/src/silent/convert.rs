@@ -49,6 +49,56 @@ pub fn receiver_keys(chosen: &[Block], salt: Block, first: usize) -> Vec<Block> 
     keys
 }
 
+/// Chosen-message sender: `messages[j][b] ⊕ H(first + j, z_j ⊕ (b ⊕
+/// f_j)·Δ)`, both pads of each OT (as long as the shortest input).
+pub fn sender_masked(
+    messages: &[[Block; 2]],
+    zeros: &[Block],
+    flips: &Bits,
+    delta: Block,
+    salt: Block,
+    first: usize,
+) -> Vec<[Block; 2]> {
+    let mut pads = sender_pairs(zeros, flips, delta, salt, first);
+    for (p, m) in pads.iter_mut().zip(messages) {
+        p[0] ^= m[0];
+        p[1] ^= m[1];
+    }
+    pads.truncate(messages.len().min(zeros.len()));
+    pads
+}
+
+/// Chosen-message receiver: `masked[j][c_j] ⊕ H(first + j, y_j)` (the side
+/// selected in constant time).
+pub fn receiver_unmask(
+    masked: &[[Block; 2]],
+    choices: &Bits,
+    chosen: &[Block],
+    salt: Block,
+    first: usize,
+) -> Vec<Block> {
+    let keys = receiver_keys(chosen, salt, first);
+    masked
+        .iter()
+        .zip(&keys)
+        .enumerate()
+        .map(|(j, (m, &k))| {
+            let right = Block::mask(choices.try_get(j).unwrap_or(false));
+            ((m[0] & !right) | (m[1] & right)) ^ k
+        })
+        .collect()
+}
+
+/// Correlated OT with chosen bits, sender: `z_j ⊕ f_j·Δ` (then `y_j = z'_j
+/// ⊕ c_j·Δ` for the receiver's wanted bits `c`).
+pub fn sender_shift(zeros: &[Block], flips: &Bits, delta: Block) -> Vec<Block> {
+    zeros
+        .iter()
+        .enumerate()
+        .map(|(j, &z)| z ^ (Block::mask(flips.try_get(j).unwrap_or(false)) & delta))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +120,17 @@ mod tests {
         for j in 0..n {
             assert_eq!(keys[j], pairs[j][usize::from(c.get(j))], "OT {j}");
             assert_ne!(pairs[j][0], pairs[j][1]);
+        }
+        // Chosen messages and chosen-bit COTs.
+        let msgs: Vec<[Block; 2]> = (0..n)
+            .map(|j| [Block(j as u128), Block(!(j as u128))])
+            .collect();
+        let masked = sender_masked(&msgs, &z, &f, delta, Block(9), 77);
+        let got = receiver_unmask(&masked, &c, &y, Block(9), 77);
+        let shifted = sender_shift(&z, &f, delta);
+        for j in 0..n {
+            assert_eq!(got[j], msgs[j][usize::from(c.get(j))]);
+            assert_eq!(y[j], shifted[j] ^ (delta & Block::mask(c.get(j))));
         }
         // Another salt or index gives other messages.
         assert_ne!(sender_pairs(&z, &f, delta, Block(10), 77)[0], pairs[0]);
