@@ -360,6 +360,14 @@ fn every_protocol_refuses_sizes_it_cannot_hold() {
                 "cot_random_ot n",
                 outcome(ot::cot_random_ot::Params::new(v, 0)),
             );
+            case(
+                "cot_chosen_ot n",
+                outcome(ot::cot_chosen_ot::Params::new(v, 0)),
+            );
+            case(
+                "cot_chosen_bits n",
+                outcome(ot::cot_chosen_bits::Params::new(v)),
+            );
             case("quiet_bipsw m", outcome(ot::quiet_bipsw::Params::new(v)));
             case(
                 "quiet_bipsw_rot m",
