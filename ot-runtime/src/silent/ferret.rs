@@ -3,7 +3,8 @@
 //! communication", CCS 2020, eprint 2020/924): the multi-point COT with
 //! regular noise (Fig. 6 SPCOT per tree, §6 regular noise), then the
 //! primal-LPN step with a local linear code ([`super::lpn`], Fig. 8 step 4).
-//! The message flow is `protocols/ferret_extend.otp`.
+//! The message flow is `protocols/ferret_extend.otp` (and
+//! `ferret_extend_malicious.otp`, whose check is [`super::ferret_check`]).
 //!
 //! A batch consumes `R = k + t·h` base COTs under the sender's `Δ` (the
 //! first `k` for the LPN secret, the last `t·h` for the trees' level keys)
@@ -37,7 +38,7 @@
 //! # Level keys from COTs
 //!
 //! Tree `i`'s level `l` uses base COT `k + i·h + l − 1` (Fig. 6 with COT):
-//! the sender's keys are `H(z) ` and `H(z ⊕ Δ)` with `H` the tweakable
+//! the sender's keys are `H(z)` and `H(z ⊕ Δ)` with `H` the tweakable
 //! correlation-robust hash (`crate::hash::tccr`, session the batch's tree
 //! session, tweak the COT's index), the receiver gets `H(y) = H(z ⊕ c·Δ)`
 //! for its random choice bit `c`, and its punctured index `α_i` is defined
