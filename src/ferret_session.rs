@@ -153,21 +153,127 @@ fn bit_range(bits: &Bits, from: usize, len: usize) -> Bits {
     b
 }
 
-/// The sender of a Ferret pair: a fixed Delta (low bit set), a set-up on
-/// the first call, then one batch per call.
-pub struct FerretSender {
-    delta: Block,
+/// What both parties keep between calls: their configuration, the next
+/// batch's base COTs, the batch counter, the poisoning flag, and the
+/// unused COTs of the last batch for the conversions.
+struct Session {
     rng: Rng,
     malicious: bool,
     levels: (Level, Level),
     reserve: Vec<Block>,
     batch: usize,
     poisoned: bool,
-    /// COTs of the last batch not yet used by `send_random`, from `offset`.
+    /// COTs of the last batch not yet used by a conversion, from `offset`.
     pending: Vec<Block>,
     offset: usize,
-    /// COTs used by `send_random` so far (the conversion's hash tweaks).
+    /// COTs used by the conversions so far (their hash tweaks).
     consumed: usize,
+}
+
+impl Session {
+    fn new(rng: Rng) -> Self {
+        Session {
+            rng,
+            malicious: false,
+            levels: (SETUP, EXTEND),
+            reserve: Vec::new(),
+            batch: 0,
+            poisoned: false,
+            pending: Vec::new(),
+            offset: 0,
+            consumed: 0,
+        }
+    }
+
+    fn with_levels(&mut self, setup: Level, extend: Level) -> Result<(), OtError> {
+        check_levels(setup, extend, self.malicious)?;
+        self.levels = (setup, extend);
+        Ok(())
+    }
+
+    fn batch_len(&self) -> usize {
+        let l = self.levels.1;
+        l.outputs()
+            .unwrap_or(0)
+            .saturating_sub(reserved(l, self.malicious))
+    }
+
+    /// Refuses a poisoned party.
+    fn check(&self) -> Result<(), OtError> {
+        if self.poisoned {
+            Err(err(FerretError::Poisoned))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Starts a call: refuses a poisoned party and poisons it until
+    /// [`Session::end`] (a call that fails leaves it poisoned).
+    fn begin(&mut self) -> Result<(), OtError> {
+        self.check()?;
+        self.poisoned = true;
+        Ok(())
+    }
+
+    fn end(&mut self) {
+        self.poisoned = false;
+    }
+
+    /// After the set-up batch: its first outputs become the main batch's
+    /// base COTs.
+    fn keep_setup(&mut self, out: Vec<Block>) {
+        self.reserve = out[..reserved(self.levels.1, self.malicious)].to_vec();
+        ferret_pool::give(out);
+    }
+
+    /// After a main batch: keeps its last outputs as the next base COTs and
+    /// returns the others.
+    fn keep_main(&mut self, mut out: Vec<Block>) -> Vec<Block> {
+        let usable = out.len() - reserved(self.levels.1, self.malicious);
+        self.reserve = out.split_off(usable);
+        out
+    }
+
+    /// Unused COTs left from the last batch.
+    fn pending_len(&self) -> usize {
+        self.pending.len() - self.offset
+    }
+
+    /// Appends a new batch's COTs to the unused ones.
+    fn append(&mut self, batch: Vec<Block>) {
+        let mut rest = self.pending.split_off(self.offset);
+        ferret_pool::give(std::mem::take(&mut self.pending));
+        rest.extend_from_slice(&batch);
+        ferret_pool::give(batch);
+        self.pending = rest;
+        self.offset = 0;
+    }
+
+    /// The next `n` unused COTs (at least `n` are pending) and the index of
+    /// the first in the session; their copies here are wiped.
+    fn take(&mut self, n: usize) -> (Vec<Block>, usize) {
+        let range = self.offset..self.offset + n;
+        let cots = self.pending[range.clone()].to_vec();
+        self.pending[range].iter_mut().for_each(|b| b.0.zeroize());
+        self.offset += n;
+        let first = self.consumed;
+        self.consumed += n;
+        (cots, first)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.reserve.iter_mut().for_each(|b| b.0.zeroize());
+        ferret_pool::give(std::mem::take(&mut self.pending));
+    }
+}
+
+/// The sender of a Ferret pair: a fixed Delta (low bit set), a set-up on
+/// the first call, then one batch per call.
+pub struct FerretSender {
+    delta: Block,
+    s: Session,
 }
 
 impl FerretSender {
@@ -183,15 +289,7 @@ impl FerretSender {
         let delta = rng.next_block() | Block(1);
         FerretSender {
             delta,
-            rng,
-            malicious: false,
-            levels: (SETUP, EXTEND),
-            reserve: Vec::new(),
-            batch: 0,
-            poisoned: false,
-            pending: Vec::new(),
-            offset: 0,
-            consumed: 0,
+            s: Session::new(rng),
         }
     }
 
@@ -205,7 +303,7 @@ impl FerretSender {
     /// `ferret_extend_malicious.otp` (Ferret's consistency check, 128 more
     /// base COTs per batch) for every batch. The receiver must do the same.
     pub fn with_check(mut self) -> Self {
-        self.malicious = true;
+        self.s.malicious = true;
         self
     }
 
@@ -215,8 +313,7 @@ impl FerretSender {
     /// and the set-up batch covers the main set's base COTs. Both parties
     /// must use the same sets.
     pub fn with_levels(mut self, setup: Level, extend: Level) -> Result<Self, OtError> {
-        check_levels(setup, extend, self.malicious)?;
-        self.levels = (setup, extend);
+        self.s.with_levels(setup, extend)?;
         Ok(self)
     }
 
@@ -228,45 +325,37 @@ impl FerretSender {
     /// COTs one call returns: the main set's `N − (k + t·h)` (128 fewer
     /// in the malicious variant).
     pub fn batch_len(&self) -> usize {
-        let l = self.levels.1;
-        l.outputs()
-            .unwrap_or(0)
-            .saturating_sub(reserved(l, self.malicious))
+        self.s.batch_len()
     }
 
     /// Runs the next batch (the set-up first, on the first call) and
     /// returns its [`FerretSender::batch_len`] COTs `z_i`; the receiver's
     /// `y_i = z_i ⊕ x_i·Δ`. Every `z_i` has a zero low bit.
     pub fn extend(&mut self, ch: &mut dyn Channel) -> Result<FerretCots, OtError> {
-        if self.poisoned {
-            return Err(err(FerretError::Poisoned));
-        }
-        self.poisoned = true;
-        let (setup, main) = self.levels;
-        let malicious = self.malicious;
-        if self.batch == 0 {
+        self.s.begin()?;
+        let (setup, main) = self.s.levels;
+        let malicious = self.s.malicious;
+        if self.s.batch == 0 {
             let mut base = if malicious {
                 DeltaOtSender::kos(self.delta)
             } else {
                 DeltaOtSender::iknp(self.delta)
             }
-            .with_rng(self.rng.fork());
+            .with_rng(self.s.rng.fork());
             let zeros = base.send_correlated(ch, reserved(setup, malicious))?;
             let out = self.run(ch, setup, zeros)?;
-            self.reserve = out[..reserved(main, malicious)].to_vec();
-            ferret_pool::give(out);
+            self.s.keep_setup(out);
         }
-        let reserve = std::mem::take(&mut self.reserve);
-        let mut out = self.run(ch, main, reserve)?;
-        let usable = out.len() - reserved(main, malicious);
-        self.reserve = out.split_off(usable);
-        self.poisoned = false;
-        Ok(FerretCots { blocks: out })
+        let reserve = std::mem::take(&mut self.s.reserve);
+        let out = self.run(ch, main, reserve)?;
+        let blocks = self.s.keep_main(out);
+        self.s.end();
+        Ok(FerretCots { blocks })
     }
 
     /// One batch of `ferret_extend.otp` (or `ferret_extend_malicious.otp`)
-    /// at set `l` from the base COTs `base`, with counter `self.batch`
-    /// (then advanced).
+    /// at set `l` from the base COTs `base`, with the session's batch
+    /// counter (then advanced).
     fn run(
         &mut self,
         ch: &mut dyn Channel,
@@ -275,10 +364,10 @@ impl FerretSender {
     ) -> Result<Vec<Block>, OtError> {
         let n = l.outputs().unwrap_or(0);
         let (lpn_base, tree_base, check_base) = split(base, l);
-        let (delta, rng) = (self.delta, self.rng.fork());
-        let zeros = if self.malicious {
+        let (delta, rng, batch) = (self.delta, self.s.rng.fork(), self.s.batch);
+        let zeros = if self.s.malicious {
             use crate::ferret_extend_malicious as m;
-            let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+            let params = m::Params::new(l.trees, l.depth, l.k, n, batch)?;
             let input = m::SenderInput {
                 delta,
                 lpn_base,
@@ -288,7 +377,7 @@ impl FerretSender {
             m::Sender::new(params, input, rng)?.run(ch)?.zeros
         } else {
             use crate::ferret_extend as m;
-            let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+            let params = m::Params::new(l.trees, l.depth, l.k, n, batch)?;
             let input = m::SenderInput {
                 delta,
                 lpn_base,
@@ -296,12 +385,10 @@ impl FerretSender {
             };
             m::Sender::new(params, input, rng)?.run(ch)?.zeros
         };
-        self.batch += 1;
+        self.s.batch += 1;
         Ok(zeros)
     }
-}
 
-impl FerretSender {
     /// The next `n` unused COTs `z_j` and the index of the first in the
     /// session (running batches as needed; the unused rest of the last
     /// batch stays for the next call), for the conversions below.
@@ -311,36 +398,31 @@ impl FerretSender {
         n: usize,
     ) -> Result<(Vec<Block>, usize), OtError> {
         let n = crate::traits::len_param(n)?;
-        if self.poisoned {
-            return Err(err(FerretError::Poisoned));
-        }
-        while self.pending.len() - self.offset < n {
+        self.s.check()?;
+        while self.s.pending_len() < n {
             let batch = self.extend(ch)?.into_vec();
-            let mut rest = self.pending.split_off(self.offset);
-            ferret_pool::give(std::mem::take(&mut self.pending));
-            rest.extend_from_slice(&batch);
-            ferret_pool::give(batch);
-            self.pending = rest;
-            self.offset = 0;
+            self.s.append(batch);
         }
-        let range = self.offset..self.offset + n;
-        let zeros = self.pending[range.clone()].to_vec();
-        self.pending[range].iter_mut().for_each(|b| b.0.zeroize());
-        self.offset += n;
-        let first = self.consumed;
-        self.consumed += n;
-        Ok((zeros, first))
+        Ok(self.s.take(n))
     }
+}
 
-    /// Runs one conversion `f` on COTs already taken, poisoning the party
-    /// if it fails (its peer may have consumed them).
+impl FerretSender {
+    /// Runs one conversion protocol (one of `cot_random_ot`,
+    /// `cot_chosen_ot`, `cot_chosen_bits`) on the next `n` COTs, as the
+    /// sender: `run` gets the channel, the COTs, the index of the first,
+    /// Delta and a fresh generator.
     fn convert<T>(
         &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, OtError>,
+        ch: &mut dyn Channel,
+        n: usize,
+        run: impl FnOnce(&mut dyn Channel, Vec<Block>, usize, Block, Rng) -> Result<T, OtError>,
     ) -> Result<T, OtError> {
-        self.poisoned = true;
-        let out = f(self)?;
-        self.poisoned = false;
+        let (zeros, first) = self.take_cots(ch, n)?;
+        self.s.begin()?;
+        let rng = self.s.rng.fork();
+        let out = run(ch, zeros, first, self.delta, rng)?;
+        self.s.end();
         Ok(out)
     }
 }
@@ -351,17 +433,10 @@ impl FerretSender {
 impl RandomOtSender for FerretSender {
     fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
         use crate::cot_random_ot as m;
-        let (zeros, first) = self.take_cots(ch, n)?;
-        self.convert(|s| {
-            let input = m::SenderInput {
-                delta: s.delta,
-                zeros,
-            };
-            Ok(
-                m::Sender::new(m::Params::new(n, first)?, input, s.rng.fork())?
-                    .run(ch)?
-                    .messages,
-            )
+        self.convert(ch, n, |ch, zeros, first, delta, rng| {
+            let input = m::SenderInput { delta, zeros };
+            let params = m::Params::new(n, first)?;
+            Ok(m::Sender::new(params, input, rng)?.run(ch)?.messages)
         })
     }
 }
@@ -372,14 +447,13 @@ impl OtSender for FerretSender {
     fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError> {
         use crate::cot_chosen_ot as m;
         let n = messages.len();
-        let (zeros, first) = self.take_cots(ch, n)?;
-        self.convert(|s| {
+        self.convert(ch, n, |ch, zeros, first, delta, rng| {
             let input = m::SenderInput {
-                delta: s.delta,
+                delta,
                 zeros,
                 messages: messages.to_vec(),
             };
-            m::Sender::new(m::Params::new(n, first)?, input, s.rng.fork())?.run(ch)?;
+            m::Sender::new(m::Params::new(n, first)?, input, rng)?.run(ch)?;
             Ok(())
         })
     }
@@ -394,13 +468,9 @@ impl CorrelatedOtSender for FerretSender {
 
     fn send_correlated(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<Block>, OtError> {
         use crate::cot_chosen_bits as m;
-        let (zeros, _) = self.take_cots(ch, n)?;
-        self.convert(|s| {
-            let input = m::SenderInput {
-                delta: s.delta,
-                zeros,
-            };
-            Ok(m::Sender::new(m::Params::new(n)?, input, s.rng.fork())?
+        self.convert(ch, n, |ch, zeros, _, delta, rng| {
+            let input = m::SenderInput { delta, zeros };
+            Ok(m::Sender::new(m::Params::new(n)?, input, rng)?
                 .run(ch)?
                 .shifted)
         })
@@ -416,26 +486,13 @@ impl Default for FerretSender {
 impl Drop for FerretSender {
     fn drop(&mut self) {
         self.delta.0.zeroize();
-        self.reserve.iter_mut().for_each(|b| b.0.zeroize());
-        ferret_pool::give(std::mem::take(&mut self.pending));
     }
 }
 
 /// The receiver of a Ferret pair (the peer of [`FerretSender`], with the
-/// same parameter sets).
+/// same parameter sets). Its COTs' low bits are their choice bits.
 pub struct FerretReceiver {
-    rng: Rng,
-    malicious: bool,
-    levels: (Level, Level),
-    reserve: Vec<Block>,
-    batch: usize,
-    poisoned: bool,
-    /// COTs of the last batch not yet used by `receive_random`, from
-    /// `offset` (their low bits are their choice bits).
-    pending: Vec<Block>,
-    offset: usize,
-    /// COTs used by `receive_random` so far.
-    consumed: usize,
+    s: Session,
 }
 
 impl FerretReceiver {
@@ -449,15 +506,7 @@ impl FerretReceiver {
     /// every batch's randomness from `rng`.
     pub fn with_rng(rng: Rng) -> Self {
         FerretReceiver {
-            rng,
-            malicious: false,
-            levels: (SETUP, EXTEND),
-            reserve: Vec::new(),
-            batch: 0,
-            poisoned: false,
-            pending: Vec::new(),
-            offset: 0,
-            consumed: 0,
+            s: Session::new(rng),
         }
     }
 
@@ -469,56 +518,47 @@ impl FerretReceiver {
 
     /// Runs the malicious variant, as [`FerretSender::with_check`].
     pub fn with_check(mut self) -> Self {
-        self.malicious = true;
+        self.s.malicious = true;
         self
     }
 
     /// Other parameter sets, as [`FerretSender::with_levels`].
     pub fn with_levels(mut self, setup: Level, extend: Level) -> Result<Self, OtError> {
-        check_levels(setup, extend, self.malicious)?;
-        self.levels = (setup, extend);
+        self.s.with_levels(setup, extend)?;
         Ok(self)
     }
 
     /// COTs one call returns (as [`FerretSender::batch_len`]).
     pub fn batch_len(&self) -> usize {
-        let l = self.levels.1;
-        l.outputs()
-            .unwrap_or(0)
-            .saturating_sub(reserved(l, self.malicious))
+        self.s.batch_len()
     }
 
     /// Runs the next batch and returns its choice bits `x` and COTs `y_i
     /// = z_i ⊕ x_i·Δ` (`y_i`'s low bit is `x_i`).
     pub fn extend(&mut self, ch: &mut dyn Channel) -> Result<(Bits, FerretCots), OtError> {
-        if self.poisoned {
-            return Err(err(FerretError::Poisoned));
-        }
-        self.poisoned = true;
-        let (setup, main) = self.levels;
-        let malicious = self.malicious;
-        if self.batch == 0 {
+        self.s.begin()?;
+        let (setup, main) = self.s.levels;
+        let malicious = self.s.malicious;
+        if self.s.batch == 0 {
             let mut base = if malicious {
                 DeltaOtReceiver::kos()
             } else {
                 DeltaOtReceiver::iknp()
             }
-            .with_rng(self.rng.fork());
-            let choices = Bits::random(&mut self.rng, reserved(setup, malicious));
+            .with_rng(self.s.rng.fork());
+            let choices = Bits::random(&mut self.s.rng, reserved(setup, malicious));
             let chosen = base.receive_correlated(ch, &choices)?;
             let (_, out) = self.run(ch, setup, chosen, &choices)?;
-            self.reserve = out[..reserved(main, malicious)].to_vec();
-            ferret_pool::give(out);
+            self.s.keep_setup(out);
         }
-        let reserve = std::mem::take(&mut self.reserve);
+        let reserve = std::mem::take(&mut self.s.reserve);
         // The batch reads choice bits from the low bits (it sets them).
         let choices = ferret::low_bits(&reserve);
-        let (mut x, mut out) = self.run(ch, main, reserve, &choices)?;
-        let usable = out.len() - reserved(main, malicious);
-        self.reserve = out.split_off(usable);
-        x.resize(usable);
-        self.poisoned = false;
-        Ok((x, FerretCots { blocks: out }))
+        let (mut x, out) = self.run(ch, main, reserve, &choices)?;
+        let blocks = self.s.keep_main(out);
+        x.resize(blocks.len());
+        self.s.end();
+        Ok((x, FerretCots { blocks }))
     }
 
     /// One batch at set `l` from the base COTs `base` with choice bits
@@ -534,10 +574,10 @@ impl FerretReceiver {
         let (lpn_chosen, tree_chosen, check_chosen) = split(base, l);
         let th = l.trees * l.depth;
         let (lpn_choices, tree_choices) = (bit_range(choices, 0, l.k), bit_range(choices, l.k, th));
-        let rng = self.rng.fork();
-        let out = if self.malicious {
+        let (rng, batch) = (self.s.rng.fork(), self.s.batch);
+        let out = if self.s.malicious {
             use crate::ferret_extend_malicious as m;
-            let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+            let params = m::Params::new(l.trees, l.depth, l.k, n, batch)?;
             let input = m::ReceiverInput {
                 lpn_choices,
                 lpn_chosen,
@@ -550,7 +590,7 @@ impl FerretReceiver {
             (o.choices, o.chosen)
         } else {
             use crate::ferret_extend as m;
-            let params = m::Params::new(l.trees, l.depth, l.k, n, self.batch)?;
+            let params = m::Params::new(l.trees, l.depth, l.k, n, batch)?;
             let input = m::ReceiverInput {
                 lpn_choices,
                 lpn_chosen,
@@ -560,12 +600,10 @@ impl FerretReceiver {
             let o = m::Receiver::new(params, input, rng)?.run(ch)?;
             (o.choices, o.chosen)
         };
-        self.batch += 1;
+        self.s.batch += 1;
         Ok(out)
     }
-}
 
-impl FerretReceiver {
     /// The next `n` unused COTs `y_j` with their choice bits and the index
     /// of the first in the session (as [`FerretSender`]'s).
     fn take_cots(
@@ -574,35 +612,30 @@ impl FerretReceiver {
         n: usize,
     ) -> Result<(Bits, Vec<Block>, usize), OtError> {
         let n = crate::traits::len_param(n)?;
-        if self.poisoned {
-            return Err(err(FerretError::Poisoned));
-        }
-        while self.pending.len() - self.offset < n {
+        self.s.check()?;
+        while self.s.pending_len() < n {
             let batch = self.extend(ch)?.1.into_vec();
-            let mut rest = self.pending.split_off(self.offset);
-            ferret_pool::give(std::mem::take(&mut self.pending));
-            rest.extend_from_slice(&batch);
-            ferret_pool::give(batch);
-            self.pending = rest;
-            self.offset = 0;
+            self.s.append(batch);
         }
-        let range = self.offset..self.offset + n;
-        let chosen = self.pending[range.clone()].to_vec();
-        self.pending[range].iter_mut().for_each(|b| b.0.zeroize());
-        self.offset += n;
-        let first = self.consumed;
-        self.consumed += n;
+        let (chosen, first) = self.s.take(n);
         Ok((ferret::low_bits(&chosen), chosen, first))
     }
 
-    /// As [`FerretSender`]'s: poisons the party if the conversion fails.
+    /// Runs one conversion protocol (as [`FerretSender`]'s) on the next
+    /// COTs, as the receiver with the wanted bits `choices`: `run` gets the
+    /// channel, the COTs' choice bits, the COTs, the index of the first and
+    /// a fresh generator.
     fn convert<T>(
         &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, OtError>,
+        ch: &mut dyn Channel,
+        choices: &Bits,
+        run: impl FnOnce(&mut dyn Channel, Bits, Vec<Block>, usize, Rng) -> Result<T, OtError>,
     ) -> Result<T, OtError> {
-        self.poisoned = true;
-        let out = f(self)?;
-        self.poisoned = false;
+        let (cot_choices, cot_chosen, first) = self.take_cots(ch, choices.len())?;
+        self.s.begin()?;
+        let rng = self.s.rng.fork();
+        let out = run(ch, cot_choices, cot_chosen, first, rng)?;
+        self.s.end();
         Ok(out)
     }
 }
@@ -616,19 +649,14 @@ impl RandomOtReceiver for FerretReceiver {
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError> {
         use crate::cot_random_ot as m;
-        let n = choices.len();
-        let (cot_choices, cot_chosen, first) = self.take_cots(ch, n)?;
-        self.convert(|r| {
+        self.convert(ch, choices, |ch, cot_choices, cot_chosen, first, rng| {
             let input = m::ReceiverInput {
                 choices: choices.clone(),
                 cot_choices,
                 cot_chosen,
             };
-            Ok(
-                m::Receiver::new(m::Params::new(n, first)?, input, r.rng.fork())?
-                    .run(ch)?
-                    .chosen,
-            )
+            let params = m::Params::new(choices.len(), first)?;
+            Ok(m::Receiver::new(params, input, rng)?.run(ch)?.chosen)
         })
     }
 }
@@ -637,19 +665,14 @@ impl RandomOtReceiver for FerretReceiver {
 impl OtReceiver for FerretReceiver {
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError> {
         use crate::cot_chosen_ot as m;
-        let n = choices.len();
-        let (cot_choices, cot_chosen, first) = self.take_cots(ch, n)?;
-        self.convert(|r| {
+        self.convert(ch, choices, |ch, cot_choices, cot_chosen, first, rng| {
             let input = m::ReceiverInput {
                 choices: choices.clone(),
                 cot_choices,
                 cot_chosen,
             };
-            Ok(
-                m::Receiver::new(m::Params::new(n, first)?, input, r.rng.fork())?
-                    .run(ch)?
-                    .chosen,
-            )
+            let params = m::Params::new(choices.len(), first)?;
+            Ok(m::Receiver::new(params, input, rng)?.run(ch)?.chosen)
         })
     }
 }
@@ -663,17 +686,17 @@ impl CorrelatedOtReceiver for FerretReceiver {
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError> {
         use crate::cot_chosen_bits as m;
-        let n = choices.len();
-        let (cot_choices, cot_chosen, _) = self.take_cots(ch, n)?;
-        self.convert(|r| {
+        self.convert(ch, choices, |ch, cot_choices, cot_chosen, _, rng| {
             let input = m::ReceiverInput {
                 choices: choices.clone(),
                 cot_choices,
                 cot_chosen,
             };
-            Ok(m::Receiver::new(m::Params::new(n)?, input, r.rng.fork())?
-                .run(ch)?
-                .chosen)
+            Ok(
+                m::Receiver::new(m::Params::new(choices.len())?, input, rng)?
+                    .run(ch)?
+                    .chosen,
+            )
         })
     }
 }
@@ -681,12 +704,5 @@ impl CorrelatedOtReceiver for FerretReceiver {
 impl Default for FerretReceiver {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-impl Drop for FerretReceiver {
-    fn drop(&mut self) {
-        self.reserve.iter_mut().for_each(|b| b.0.zeroize());
-        ferret_pool::give(std::mem::take(&mut self.pending));
     }
 }

@@ -325,6 +325,16 @@ pub fn sender_encode(mut trees: SenderTrees, base: &[Block], seed: Block, n: usi
     out
 }
 
+/// The receiver's LPN base values `t_j` with their low bits set to the
+/// choice bits `u_j` (so `t_j = s_j ⊕ u_j·Δ` still holds for the sender's
+/// low-bit-cleared `s_j`, Δ's low bit being 1); the caller wipes them.
+fn with_choice_bits(base: &[Block], choices: &Bits) -> Vec<Block> {
+    base.iter()
+        .enumerate()
+        .map(|(j, b)| Block(b.0 & !1 | u128::from(choices.get(j))))
+        .collect()
+}
+
 /// Receiver: the punctured indices defined by its random choice bits of
 /// the tree COTs: bit `l` of `α_i` (most significant first) is the
 /// complement of choice bit `i·h + l − 1`. `trees` entries.
@@ -399,11 +409,7 @@ fn receiver_encode_with(
         base.len(),
         base_choices.len(),
     )?;
-    let mut t: Vec<Block> = base
-        .iter()
-        .enumerate()
-        .map(|(j, b)| Block(b.0 & !1 | u128::from(base_choices.get(j))))
-        .collect();
+    let mut t = with_choice_bits(base, base_choices);
     let mut out = super::pool::take(trees << depth);
     let result = (|| {
         for (first, g) in groups(trees, depth) {
@@ -485,11 +491,7 @@ pub fn receiver_lpn(base: &[Block], base_choices: &Bits, seed: Block, n: usize) 
     if base.is_empty() || base.len() != base_choices.len() {
         return out;
     }
-    let mut t: Vec<Block> = base
-        .iter()
-        .enumerate()
-        .map(|(j, b)| Block(b.0 & !1 | u128::from(base_choices.get(j))))
-        .collect();
+    let mut t = with_choice_bits(base, base_choices);
     let _ = lpn::try_sender_encode(&mut out, &t, seed, 0);
     t.iter_mut().for_each(|b| b.0.zeroize());
     out
