@@ -37,6 +37,57 @@ pub fn xor3_into(dst: &mut [Block], a: &[Block], b: &[Block]) {
     xor3(d, a, b);
 }
 
+/// `acc[j] ^= src[c·w + j]` for every chunk `c` of `w = acc.len()` blocks
+/// of `src` (a shorter last chunk folds into the front of `acc`): the
+/// column sums of `src` laid out as rows of `w` blocks, in one pass. With
+/// `acc` a multiple of a period `p` long, folding `acc` itself by `p`
+/// afterwards gives the sums by residue modulo `p` (the GGM level sums of
+/// interleaved trees). An empty `acc` leaves everything as is.
+pub fn xor_fold_into(acc: &mut [Block], src: &[Block]) {
+    if acc.is_empty() {
+        return;
+    }
+    let w = acc.len();
+    let d = words_mut(acc);
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: AVX-512F was detected at run time.
+        unsafe { avx512::fold(d, src, w) };
+        return;
+    }
+    fold(d, src, w);
+}
+
+#[inline(always)]
+fn fold(d: &mut [u64], src: &[Block], w: usize) {
+    for chunk in src.chunks(w) {
+        xor2(&mut d[..2 * chunk.len()], words(chunk));
+    }
+}
+
+/// Clears the least significant bit of every block (the choice-bit
+/// convention of silent OT's outputs), over 64-bit words so that it
+/// vectorizes.
+pub fn clear_low_bits(dst: &mut [Block]) {
+    let d = words_mut(dst);
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: AVX-512F was detected at run time.
+        unsafe { avx512::clear_low(d) };
+        return;
+    }
+    clear_low(d);
+}
+
+#[inline(always)]
+fn clear_low(d: &mut [u64]) {
+    // The word holding the block's low bit (the first on little-endian).
+    let low = usize::from(cfg!(target_endian = "big"));
+    for w in d.chunks_exact_mut(2) {
+        w[low] &= !1;
+    }
+}
+
 /// `dst[i] ^= a[i] & mask` over the common length, where `mask` is all
 /// ones or zero: a conditional XOR that does the same work either way, for
 /// a condition that must not show in the timing (a secret bit, such as the
@@ -137,6 +188,24 @@ mod avx512 {
         super::xor2(d, a)
     }
 
+    /// [`super::fold`] compiled with AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn fold(d: &mut [u64], src: &[crate::Block], w: usize) {
+        super::fold(d, src, w)
+    }
+
+    /// [`super::clear_low`] compiled with AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn clear_low(d: &mut [u64]) {
+        super::clear_low(d)
+    }
+
     /// [`super::xor3`] compiled with AVX-512F.
     ///
     /// # Safety
@@ -193,6 +262,25 @@ mod tests {
                 prop_assert_eq!(dm[i], masked);
                 let want = if i < b.len() { d0[i] ^ a[i] ^ b[i] } else { d0[i] };
                 prop_assert_eq!(d3[i], want);
+            }
+        }
+
+        #[test]
+        fn fold_gives_the_column_sums(v in proptest::collection::vec(any::<u128>(), 0..300), w in 0usize..40) {
+            let src: Vec<Block> = v.iter().map(|&x| Block(x)).collect();
+            let mut acc: Vec<Block> = (0..w).map(|j| Block(j as u128 * 3 + 1)).collect();
+            let mut want = acc.clone();
+            for (i, &x) in src.iter().enumerate() {
+                if w > 0 {
+                    want[i % w] ^= x;
+                }
+            }
+            xor_fold_into(&mut acc, &src);
+            prop_assert_eq!(acc, want);
+            let mut cleared = src.clone();
+            clear_low_bits(&mut cleared);
+            for (c, s) in cleared.iter().zip(&src) {
+                prop_assert_eq!(c.0, s.0 & !1);
             }
         }
     }

@@ -15,7 +15,12 @@ const CHUNK: usize = 256;
 /// offsets `tweaks` (same trees): `s ⊕ τ` in `left`, `s ⊕ τ ⊕ c_1` in
 /// `right`.
 #[inline]
-fn lay_out(parents: &[Block], tweaks: &[Block], left: &mut [Block], right: &mut [Block]) {
+pub(super) fn lay_out(
+    parents: &[Block],
+    tweaks: &[Block],
+    left: &mut [Block],
+    right: &mut [Block],
+) {
     for (((a, b), &p), &w) in left.iter_mut().zip(right).zip(parents).zip(tweaks) {
         *a = p ^ w;
         *b = *a ^ GGM_RIGHT_OFFSET;

@@ -135,26 +135,65 @@ pub fn ggm_expand_interleaved_into(
         check_len("ggm::ggm_expand sums", trees * depth, s.len())?;
     }
     leaves[..trees].copy_from_slice(roots);
-    let mut acc = Block::zeroed_pairs(if sums.is_some() { trees } else { 0 });
+    let mut fold = LevelFold::new(if sums.is_some() { trees } else { 0 });
     for l in 1..=depth {
-        let tw = tweaks.level(l);
-        match sums.as_deref_mut() {
-            Some(s) => {
-                acc.fill([Block::ZERO; 2]);
-                expand_level(leaves, trees, l, tw, |_, t0, left, right| {
-                    for ((a, &x), &y) in acc[t0..].iter_mut().zip(left).zip(right) {
-                        a[0] ^= x;
-                        a[1] ^= y;
-                    }
-                });
-                for (t, a) in acc.iter().enumerate() {
-                    s[t * depth + l - 1] = *a;
-                }
-            }
-            None => expand_level(leaves, trees, l, tw, |_, _, _, _| {}),
+        expand_level(leaves, trees, l, tweaks.level(l), |_, _, _, _| {});
+        if let Some(s) = sums.as_deref_mut() {
+            fold.sums(&leaves[..trees << l], |t, pair| s[t * depth + l - 1] = pair);
         }
     }
+    fold.wipe();
     Ok(())
+}
+
+/// Blocks folded per row of [`LevelFold`]'s accumulator (at least one
+/// period of `2 · trees`).
+const FOLD_BLOCKS: usize = 64;
+
+/// The left and right sums of a level of interleaved trees (`trees`
+/// nodes per row, left children on even rows): one folding pass of wide
+/// XORs over the level ([`crate::xor::xor_fold_into`]) into an
+/// accumulator a whole number of periods `2 · trees` long, then a fold of
+/// the accumulator by the period.
+struct LevelFold {
+    trees: usize,
+    acc: Vec<Block>,
+}
+
+impl LevelFold {
+    fn new(trees: usize) -> LevelFold {
+        let period = 2 * trees;
+        let width = if period == 0 {
+            0
+        } else {
+            period * (FOLD_BLOCKS / period).max(1)
+        };
+        LevelFold {
+            trees,
+            acc: Block::zeroed_vec(width),
+        }
+    }
+
+    /// Calls `put(t, [left, right])` with tree `t`'s sums over `level`
+    /// (a whole number of row pairs).
+    fn sums(&mut self, level: &[Block], mut put: impl FnMut(usize, [Block; 2])) {
+        let trees = self.trees;
+        self.acc.fill(Block::ZERO);
+        crate::xor::xor_fold_into(&mut self.acc, level);
+        for t in 0..trees {
+            let mut pair = [Block::ZERO; 2];
+            for period in self.acc.chunks_exact(2 * trees) {
+                pair[0] ^= period[t];
+                pair[1] ^= period[trees + t];
+            }
+            put(t, pair);
+        }
+    }
+
+    /// Zeroes the accumulator (it held sums of secret nodes).
+    fn wipe(&mut self) {
+        self.acc.iter_mut().for_each(|b| b.0.zeroize());
+    }
 }
 
 /// Receiver side, interleaved layout (Roy22 Fig. 13, Ferret Fig. 6):
@@ -220,19 +259,20 @@ pub fn ggm_punctured_interleaved_into(
     let mut acc = Block::zeroed_pairs(trees);
     let mut parent = vec![0usize; trees];
     let mut fresh = Block::zeroed_pairs(trees);
+    let mut fold = LevelFold::new(trees);
+    let mut garbage = Block::zeroed_vec(2 * trees);
     for l in 1..=depth {
         for (p, &a) in parent.iter_mut().zip(alphas) {
             *p = a >> (depth - l + 1);
         }
-        acc.fill([Block::ZERO; 2]);
-        expand_level(leaves, trees, l, tweaks.level(l), |i, t0, left, right| {
-            // The on-path parent's children are garbage: mask them out.
-            let rows = acc[t0..].iter_mut().zip(&parent[t0..]);
-            for (((a, &p), &x), &y) in rows.zip(left).zip(right) {
-                let keep = Block::mask(i != p);
-                a[0] ^= x & keep;
-                a[1] ^= y & keep;
-            }
+        expand_level(leaves, trees, l, tweaks.level(l), |_, _, _, _| {});
+        // Every tree's on-path parent is held as zero, so its two (garbage)
+        // children are the hashes of the level's bare offsets: the sums
+        // over the known parents are the whole level's sums XOR those,
+        // with no access at the secret position.
+        level_children_of_zero(tweaks.level(l), &mut garbage);
+        fold.sums(&leaves[..trees << l], |t, pair| {
+            acc[t] = [pair[0] ^ garbage[t], pair[1] ^ garbage[trees + t]];
         });
         for (t, f) in fresh.iter_mut().enumerate() {
             let path = alphas[t] >> (depth - l); // on-path node at level l
@@ -252,7 +292,21 @@ pub fn ggm_punctured_interleaved_into(
             }
         }
     }
+    fold.wipe();
+    acc.iter_mut().flatten().for_each(|b| b.0.zeroize());
+    fresh.iter_mut().flatten().for_each(|b| b.0.zeroize());
     Ok(())
+}
+
+/// The children of a zero parent at one level, for each tree: `H(τ_t)`
+/// into `out[t]` and `H(τ_t ⊕ c_1)` into `out[trees + t]` (the MMO hash of
+/// [`expand_level`], `tweaks` the level's offsets, `out` twice as long).
+fn level_children_of_zero(tweaks: &[Block], out: &mut [Block]) {
+    let trees = tweaks.len();
+    let mut input = Block::zeroed_vec(2 * trees);
+    let (left, right) = input.split_at_mut(trees);
+    level::lay_out(&vec![Block::ZERO; trees], tweaks, left, right);
+    crate::aes::FIXED_KEY_AES.run(crate::aes::Op::Mmo, Some(&input), &mut out[..2 * trees]);
 }
 
 /// Reorders interleaved leaves (`j · trees + t`) to tree-major
