@@ -46,6 +46,10 @@ const ROWS_PER_CHUNK: usize = 1024;
 /// First counter of the fallback stream for rows with too many rejections.
 const FALLBACK_COUNTER: u64 = 1 << 63;
 
+/// 32-bit words per row (three PRG blocks; the first ten are the
+/// positions unless one is refused).
+const WORDS_PER_ROW: usize = 4 * BLOCKS_PER_ROW;
+
 /// The positions of rows of `A` (a code of `k` columns under one seed),
 /// drawn a chunk of rows at a time.
 struct Rows {
@@ -55,7 +59,13 @@ struct Rows {
     /// Words `r` with `(r·k) mod 2^32 < reject` are refused.
     reject: u32,
     stream: Vec<Block>,
-    pos: Vec<[u32; ROW_WEIGHT]>,
+    /// The stream's words in row order (used on big-endian targets, where
+    /// the blocks' memory order is not the words' order).
+    words: Vec<u32>,
+    /// Per row, its twelve words scaled; the first ten are its positions.
+    pos: Vec<[u32; WORDS_PER_ROW]>,
+    /// Per word of the chunk, whether it is refused.
+    bad: Vec<u8>,
     /// Rows of the chunk with a refused word among their first ten.
     redo: Vec<usize>,
 }
@@ -70,45 +80,50 @@ impl Rows {
             // 2^32 mod k: the count of values that would overfill a bin.
             reject: ((1u64 << 32) % k64) as u32,
             stream: Block::zeroed_vec(ROWS_PER_CHUNK * BLOCKS_PER_ROW),
-            pos: vec![[0; ROW_WEIGHT]; ROWS_PER_CHUNK],
+            words: Vec::new(),
+            pos: vec![[0; WORDS_PER_ROW]; ROWS_PER_CHUNK],
+            bad: vec![0; ROWS_PER_CHUNK * WORDS_PER_ROW],
             redo: Vec::new(),
         }
     }
 
     /// Fills `self.pos[..rows]` with the positions of rows `first ..
-    /// first + rows`. Fast path: the first ten words of every row, each
-    /// scaled, noting the rows where one of them is refused; those rare
-    /// rows (probability about `10·k / 2^32` each) are redone word by word.
+    /// first + rows`. Fast path: every word of the chunk scaled in one flat
+    /// vectorized pass ([`super::scale`]), noting the refused words; the
+    /// rare rows with a refused word among their first ten (probability
+    /// about `10·k / 2^32` each) are redone word by word.
     fn fill(&mut self, first: usize, rows: usize) {
         self.prg.seek(first as u64 * BLOCKS_PER_ROW as u64);
         let stream = &mut self.stream[..rows * BLOCKS_PER_ROW];
         self.prg.fill(stream);
-        let (k, reject) = (self.k, self.reject);
-        self.redo.clear();
-        for (r, (b, p)) in stream
-            .chunks_exact(BLOCKS_PER_ROW)
-            .zip(&mut self.pos)
-            .enumerate()
-        {
-            let w = row_words(b);
-            let mut bad = false;
-            for (q, &x) in p.iter_mut().zip(&w) {
-                let m = u64::from(x) * k;
-                *q = (m >> 32) as u32;
-                bad |= (m as u32) < reject;
+        let n = rows * WORDS_PER_ROW;
+        let words: &[u32] = if cfg!(target_endian = "little") {
+            bytemuck::cast_slice(stream)
+        } else {
+            self.words.clear();
+            for b in stream.chunks_exact(BLOCKS_PER_ROW) {
+                self.words.extend_from_slice(&row_words(b));
             }
-            if bad {
+            &self.words
+        };
+        let (k, reject) = (self.k, self.reject);
+        let flat: &mut [u32] = bytemuck::cast_slice_mut(&mut self.pos[..rows]);
+        super::scale::scale(words, k as u32, reject, flat, &mut self.bad[..n]);
+        self.redo.clear();
+        for (r, flags) in self.bad[..n].chunks_exact(WORDS_PER_ROW).enumerate() {
+            if flags[..ROW_WEIGHT].iter().any(|&b| b != 0) {
                 self.redo.push(r);
             }
         }
         for &r in &self.redo {
             let w = row_words(&stream[r * BLOCKS_PER_ROW..(r + 1) * BLOCKS_PER_ROW]);
-            let p = &mut self.pos[r];
+            let mut p = [0u32; ROW_WEIGHT];
             let mut got = 0;
-            take_words(&w, k, reject, p, &mut got);
+            take_words(&w, k, reject, &mut p, &mut got);
             if got < ROW_WEIGHT {
-                fallback(self.seed, k, reject, first + r, p, got);
+                fallback(self.seed, k, reject, first + r, &mut p, got);
             }
+            self.pos[r][..ROW_WEIGHT].copy_from_slice(&p);
         }
     }
 }
@@ -169,19 +184,19 @@ const PREFETCH_ROWS: usize = 32;
 /// below `base.len()`), prefetching the reads [`PREFETCH_ROWS`] rows
 /// ahead.
 #[inline]
-fn row_sums(out: &mut [Block], base: &[Block], pos: &[[u32; ROW_WEIGHT]]) {
+fn row_sums(out: &mut [Block], base: &[Block], pos: &[[u32; WORDS_PER_ROW]]) {
     let rows = out.len();
     for (r, o) in out.iter_mut().enumerate() {
         if let Some(ahead) = pos
             .get(r + PREFETCH_ROWS)
             .filter(|_| r + PREFETCH_ROWS < rows)
         {
-            for &j in ahead {
+            for &j in &ahead[..ROW_WEIGHT] {
                 super::prefetch::prefetch(&base[j as usize]);
             }
         }
         let mut acc = o.0;
-        for &j in &pos[r] {
+        for &j in &pos[r][..ROW_WEIGHT] {
             acc ^= base[j as usize].0;
         }
         o.0 = acc;
@@ -208,7 +223,11 @@ pub fn row(seed: Block, k: usize, i: usize) -> Result<[usize; ROW_WEIGHT], Shape
     check_k("silent::lpn row", k)?;
     let mut rows = Rows::new(seed, k);
     rows.fill(i, 1);
-    Ok(rows.pos[0].map(|p| p as usize))
+    let mut out = [0usize; ROW_WEIGHT];
+    for (o, &p) in out.iter_mut().zip(&rows.pos[0]) {
+        *o = p as usize;
+    }
+    Ok(out)
 }
 
 /// Sender: `out[r] ^= ⊕_{j ∈ row first + r} base[j]` for every `r`, with
@@ -267,7 +286,7 @@ pub fn try_receiver_encode(
         for (r, (o, p)) in chunk.iter_mut().zip(&rows.pos).enumerate() {
             let mut acc = o.0;
             let mut x = u8::from(alphas[t] == leaf);
-            for &j in p {
+            for &j in &p[..ROW_WEIGHT] {
                 let j = j as usize;
                 acc ^= base[j].0;
                 x ^= u[j >> 3] >> (j & 7);
@@ -347,7 +366,7 @@ mod tests {
         let mut rows = Rows::new(Block(3), k);
         rows.fill(0, ROWS_PER_CHUNK);
         for p in &rows.pos {
-            for &j in p {
+            for &j in &p[..ROW_WEIGHT] {
                 count[j as usize] += 1;
             }
         }

@@ -44,6 +44,7 @@ mod noise_bias;
 pub mod params;
 pub mod pool;
 mod prefetch;
+mod scale;
 pub mod spcot;
 
 use crate::Block;
