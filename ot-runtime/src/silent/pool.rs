@@ -21,19 +21,22 @@ use crate::Block;
 /// Buffers kept at most (two parties of one process, one batch each).
 pub const MAX_BUFFERS: usize = 2;
 
+/// How many times larger than asked a recycled buffer may be.
+pub const MAX_SLACK: usize = 4;
+
 /// Buffers smaller than this are not kept (fresh small ones are cheap).
 const MIN_BLOCKS: usize = 1 << 16;
 
 static POOL: Mutex<Vec<Vec<Block>>> = Mutex::new(Vec::new());
 
-/// A zeroed vector of `n` blocks: a recycled buffer of at least that
-/// capacity if the pool has one, else a fresh one.
+/// A zeroed vector of `n` blocks: the smallest recycled buffer of at least
+/// that capacity if the pool has one no more than [`MAX_SLACK`] times too
+/// large, else a fresh one (a set-up batch does not take, and then wipe
+/// when it is given back, a main batch's buffer).
 pub fn take(n: usize) -> Vec<Block> {
     if n >= MIN_BLOCKS {
-        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = pool.iter().position(|b| b.len() >= n) {
-            let mut v = pool.swap_remove(i);
-            drop(pool);
+        let found = take_from(&mut POOL.lock().unwrap_or_else(|e| e.into_inner()), n);
+        if let Some(mut v) = found {
             // Kept at its full capacity, wiped: all zero.
             v.truncate(n);
             return v;
@@ -42,17 +45,35 @@ pub fn take(n: usize) -> Vec<Block> {
     Block::zeroed_vec(n)
 }
 
+/// The best-fitting kept buffer for `n` blocks, removed from `pool`.
+fn take_from(pool: &mut Vec<Vec<Block>>, n: usize) -> Option<Vec<Block>> {
+    let fit = (0..pool.len())
+        .filter(|&i| pool[i].len() >= n && pool[i].len() / MAX_SLACK <= n)
+        .min_by_key(|&i| pool[i].len())?;
+    Some(pool.swap_remove(fit))
+}
+
 /// Wipes `v` over its whole capacity and keeps it for a later [`take`]
-/// (or frees it, if it is small or the pool is full).
+/// (or frees it, if it is small, or the pool is full of buffers at least
+/// as large; a larger one replaces the smallest kept).
 pub fn give(mut v: Vec<Block>) {
     v.resize(v.capacity(), Block::ZERO);
     v.iter_mut().for_each(|b| b.0.zeroize());
     if v.capacity() < MIN_BLOCKS {
         return;
     }
-    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    keep_in(&mut POOL.lock().unwrap_or_else(|e| e.into_inner()), v);
+}
+
+/// Keeps the wiped buffer `v` in `pool` under the bound.
+fn keep_in(pool: &mut Vec<Vec<Block>>, v: Vec<Block>) {
     if pool.len() < MAX_BUFFERS {
         pool.push(v);
+    } else if let Some(smallest) = pool.iter_mut().min_by_key(|b| b.len()) {
+        // Full: keep the larger buffers (fresh large ones cost the most).
+        if smallest.len() < v.len() {
+            *smallest = v;
+        }
     }
 }
 
@@ -83,5 +104,26 @@ mod tests {
         give(w);
         clear();
         assert!(POOL.lock().unwrap().is_empty());
+    }
+
+    /// On a pool of its own (the global one is shared with the tests
+    /// running beside this one).
+    #[test]
+    fn the_best_fit_is_taken_and_large_buffers_are_kept() {
+        let mut pool = vec![];
+        keep_in(&mut pool, Block::zeroed_vec(8 * MIN_BLOCKS));
+        keep_in(&mut pool, Block::zeroed_vec(2 * MIN_BLOCKS));
+        // The smaller one that fits.
+        let got = take_from(&mut pool, MIN_BLOCKS).map(|v| v.len());
+        assert_eq!(got, Some(2 * MIN_BLOCKS));
+        // Eight times too large: none (the caller allocates).
+        assert!(take_from(&mut pool, MIN_BLOCKS).is_none());
+        keep_in(&mut pool, Block::zeroed_vec(2 * MIN_BLOCKS));
+        // Full: a larger buffer replaces the smallest, a smaller one is not kept.
+        keep_in(&mut pool, Block::zeroed_vec(4 * MIN_BLOCKS));
+        keep_in(&mut pool, Block::zeroed_vec(MIN_BLOCKS));
+        let mut kept: Vec<usize> = pool.iter().map(|b| b.len()).collect();
+        kept.sort();
+        assert_eq!(kept, vec![4 * MIN_BLOCKS, 8 * MIN_BLOCKS]);
     }
 }
