@@ -74,12 +74,14 @@ enum Cheat {
     /// A codeword error on its share of party 0's first key mask (stays
     /// in the code).
     Codeword,
-    /// An error on its share of the MAC of party 0's second key mask.
+    /// An error on every coordinate of its share of the MAC of party 0's
+    /// second key mask.
     KeyMac,
     /// A party other than 0 enters a plaintext difference (it would shift
     /// party 0's plaintexts).
     OthersPlaintext,
-    /// An error on the MAC of a layer-4 S-box mask's `ρ*`.
+    /// An error on every coordinate of the MAC of a layer-4 S-box mask's
+    /// first `ρ*`.
     MaskMac,
     /// A codeword error on its share of every table entry of a layer-6
     /// S-box mask (so the looked-up S-box output is wrong in every slot).
@@ -102,8 +104,16 @@ fn cheat(io: &mut Shares, key: &mut Shares, pt: &mut [u8], masks: &mut AesMasks,
             let x = key.parts_mut().0;
             x[..LEN].iter_mut().zip(&e).for_each(|(a, b)| *a ^= b);
         }
-        Cheat::KeyMac => key.parts_mut().1[LEN + 3] ^= 1,
-        Cheat::MaskMac => masks[3].rho_mut().parts_mut().1[2] ^= 0x80,
+        // MAC-only errors are caught coordinate by coordinate (each one
+        // passes the check's random combination with probability 2^-8), so
+        // these cheats touch every coordinate of one MAC word: they pass
+        // with probability 2^-(8 LEN), not 1/256 per run.
+        Cheat::KeyMac => key.parts_mut().1[LEN..2 * LEN]
+            .iter_mut()
+            .for_each(|b| *b ^= 1),
+        Cheat::MaskMac => masks[3].rho_mut().parts_mut().1[..LEN]
+            .iter_mut()
+            .for_each(|b| *b ^= 0x80),
         Cheat::Table => {
             let e = Codes::get(K, LEN).unwrap().base.encode(&[0x35; K]);
             for v in 0..=255u8 {
