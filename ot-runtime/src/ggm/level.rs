@@ -36,15 +36,7 @@ pub(super) fn lay_out(
 /// stored (the children of row `i ≥ 1` lie at or after `2i · trees`, past
 /// every unread parent), so no unread parent is overwritten. Rows of few
 /// trees are grouped so that every AES call has up to [`CHUNK`] parents.
-/// After each chunk, `visit(i, t0, left, right)` sees the new left and
-/// right children of row `i`'s parents of trees `t0 .. t0 + left.len()`.
-pub(super) fn expand_level(
-    buf: &mut [Block],
-    trees: usize,
-    l: usize,
-    tweaks: &[Block],
-    mut visit: impl FnMut(usize, usize, &[Block], &[Block]),
-) {
+pub(super) fn expand_level(buf: &mut [Block], trees: usize, l: usize, tweaks: &[Block]) {
     if trees == 0 {
         return;
     }
@@ -65,10 +57,6 @@ pub(super) fn expand_level(
             }
             let out = &mut buf[2 * i0 * trees..2 * i1 * trees];
             FIXED_KEY_AES.run(Op::Mmo, Some(scratch), out);
-            for (k, pair) in out.chunks_exact(2 * trees).enumerate() {
-                let (left, right) = pair.split_at(trees);
-                visit(i0 + k, 0, left, right);
-            }
         }
     } else {
         for i in (0..half).rev() {
@@ -82,7 +70,6 @@ pub(super) fn expand_level(
                 let r_at = l_at + trees;
                 FIXED_KEY_AES.run(Op::Mmo, Some(left), &mut buf[l_at..l_at + len]);
                 FIXED_KEY_AES.run(Op::Mmo, Some(right), &mut buf[r_at..r_at + len]);
-                visit(i, t0, &buf[l_at..l_at + len], &buf[r_at..r_at + len]);
             }
         }
     }

@@ -137,7 +137,7 @@ pub fn ggm_expand_interleaved_into(
     leaves[..trees].copy_from_slice(roots);
     let mut fold = LevelFold::new(if sums.is_some() { trees } else { 0 });
     for l in 1..=depth {
-        expand_level(leaves, trees, l, tweaks.level(l), |_, _, _, _| {});
+        expand_level(leaves, trees, l, tweaks.level(l));
         if let Some(s) = sums.as_deref_mut() {
             fold.sums(&leaves[..trees << l], |t, pair| s[t * depth + l - 1] = pair);
         }
@@ -265,7 +265,7 @@ pub fn ggm_punctured_interleaved_into(
         for (p, &a) in parent.iter_mut().zip(alphas) {
             *p = a >> (depth - l + 1);
         }
-        expand_level(leaves, trees, l, tweaks.level(l), |_, _, _, _| {});
+        expand_level(leaves, trees, l, tweaks.level(l));
         // Every tree's on-path parent is held as zero, so its two (garbage)
         // children are the hashes of the level's bare offsets: the sums
         // over the known parents are the whole level's sums XOR those,
