@@ -170,9 +170,11 @@ fn xor_masked(d: &mut [u64], a: &[u64], mask: u64) {
     }
 }
 
-/// Whether the AVX-512 versions can run (detected once, cached).
+/// Whether the AVX-512 versions can run (detected once, cached); shared
+/// by the other word loops compiled twice the same way
+/// (`silent::scale`).
 #[cfg(target_arch = "x86_64")]
-fn avx512() -> bool {
+pub(crate) fn avx512() -> bool {
     // A forced narrower backend (`--cfg ot_backend`, as CI runs the
     // runtime's tests once per backend) takes the baseline loop.
     if cfg!(any(

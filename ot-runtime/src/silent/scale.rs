@@ -5,7 +5,8 @@
 //!
 //! The loop is written once and compiled twice, for the baseline target
 //! and with AVX-512F (eight 32×32→64-bit products per instruction), picked
-//! at run time by CPU detection as in [`crate::xor`].
+//! at run time by [`crate::xor`]'s CPU detection (which also honours a
+//! forced `--cfg ot_backend`).
 
 #![allow(unsafe_code)]
 
@@ -13,7 +14,7 @@
 /// product is below `reject`, else 0, over the common length.
 pub(super) fn scale(words: &[u32], k: u32, reject: u32, pos: &mut [u32], bad: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
-    if avx512() {
+    if crate::xor::avx512() {
         // SAFETY: AVX-512F was detected at run time.
         unsafe { avx512::scale(words, k, reject, pos, bad) };
         return;
@@ -28,22 +29,6 @@ fn scale_words(words: &[u32], k: u32, reject: u32, pos: &mut [u32], bad: &mut [u
         *p = (m >> 32) as u32;
         *b = u8::from((m as u32) < reject);
     }
-}
-
-/// Whether the AVX-512 version can run (detected once, cached).
-#[cfg(target_arch = "x86_64")]
-fn avx512() -> bool {
-    // A forced narrower backend (`--cfg ot_backend`, as CI runs the
-    // runtime's tests once per backend) takes the baseline loop.
-    if cfg!(any(
-        ot_backend = "scalar",
-        ot_backend = "sse2",
-        ot_backend = "avx2"
-    )) {
-        return false;
-    }
-    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OK.get_or_init(|| std::arch::is_x86_feature_detected!("avx512f"))
 }
 
 #[cfg(target_arch = "x86_64")]
