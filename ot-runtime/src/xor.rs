@@ -9,6 +9,8 @@
 
 #![allow(unsafe_code)]
 
+use zeroize::Zeroize;
+
 use crate::Block;
 
 /// `dst[i] ^= a[i]` over the common length.
@@ -56,6 +58,29 @@ pub fn xor_fold_into(acc: &mut [Block], src: &[Block]) {
         return;
     }
     fold(d, src, w);
+}
+
+/// Blocks per row of [`period_sums`]'s accumulator (at least one period).
+const FOLD_BLOCKS: usize = 64;
+
+/// `out[j] = ⊕_{i ≡ j (mod period)} src[i]`, `period` entries: one wide
+/// folding pass ([`xor_fold_into`]) into an accumulator a whole number of
+/// periods long, then a fold of the accumulator by the period (the level
+/// sums of interleaved GGM trees, a group's per-tree leaf sums). The
+/// accumulator is wiped (the sums may be secret). A zero period gives
+/// nothing.
+pub fn period_sums(src: &[Block], period: usize) -> Vec<Block> {
+    if period == 0 {
+        return Vec::new();
+    }
+    let mut acc = Block::zeroed_vec(period * (FOLD_BLOCKS / period).max(1));
+    xor_fold_into(&mut acc, src);
+    let mut out = vec![Block::ZERO; period];
+    for row in acc.chunks_exact(period) {
+        xor_into(&mut out, row);
+    }
+    acc.iter_mut().for_each(|b| b.0.zeroize());
+    out
 }
 
 #[inline(always)]
@@ -288,6 +313,14 @@ mod tests {
             }
             xor_fold_into(&mut acc, &src);
             prop_assert_eq!(acc, want);
+            let sums = period_sums(&src, w);
+            let mut by_residue = vec![Block::ZERO; w];
+            for (i, &x) in src.iter().enumerate() {
+                if w > 0 {
+                    by_residue[i % w] ^= x;
+                }
+            }
+            prop_assert_eq!(sums, by_residue);
             let mut cleared = src.clone();
             clear_low_bits(&mut cleared);
             for (c, s) in cleared.iter().zip(&src) {

@@ -135,65 +135,26 @@ pub fn ggm_expand_interleaved_into(
         check_len("ggm::ggm_expand sums", trees * depth, s.len())?;
     }
     leaves[..trees].copy_from_slice(roots);
-    let mut fold = LevelFold::new(if sums.is_some() { trees } else { 0 });
     for l in 1..=depth {
         expand_level(leaves, trees, l, tweaks.level(l));
         if let Some(s) = sums.as_deref_mut() {
-            fold.sums(&leaves[..trees << l], |t, pair| s[t * depth + l - 1] = pair);
+            level_sums(&leaves[..trees << l], trees, |t, pair| {
+                s[t * depth + l - 1] = pair
+            });
         }
     }
-    fold.wipe();
     Ok(())
 }
 
-/// Blocks folded per row of [`LevelFold`]'s accumulator (at least one
-/// period of `2 · trees`).
-const FOLD_BLOCKS: usize = 64;
-
-/// The left and right sums of a level of interleaved trees (`trees`
-/// nodes per row, left children on even rows): one folding pass of wide
-/// XORs over the level ([`crate::xor::xor_fold_into`]) into an
-/// accumulator a whole number of periods `2 · trees` long, then a fold of
-/// the accumulator by the period.
-struct LevelFold {
-    trees: usize,
-    acc: Vec<Block>,
-}
-
-impl LevelFold {
-    fn new(trees: usize) -> LevelFold {
-        let period = 2 * trees;
-        let width = if period == 0 {
-            0
-        } else {
-            period * (FOLD_BLOCKS / period).max(1)
-        };
-        LevelFold {
-            trees,
-            acc: Block::zeroed_vec(width),
-        }
+/// Calls `put(t, [left, right])` with tree `t`'s sums over `level` (rows
+/// of `trees` nodes, left children on even rows, a whole number of row
+/// pairs), by [`crate::xor::period_sums`] with the period of a row pair.
+fn level_sums(level: &[Block], trees: usize, mut put: impl FnMut(usize, [Block; 2])) {
+    let mut sums = crate::xor::period_sums(level, 2 * trees);
+    for t in 0..trees {
+        put(t, [sums[t], sums[trees + t]]);
     }
-
-    /// Calls `put(t, [left, right])` with tree `t`'s sums over `level`
-    /// (a whole number of row pairs).
-    fn sums(&mut self, level: &[Block], mut put: impl FnMut(usize, [Block; 2])) {
-        let trees = self.trees;
-        self.acc.fill(Block::ZERO);
-        crate::xor::xor_fold_into(&mut self.acc, level);
-        for t in 0..trees {
-            let mut pair = [Block::ZERO; 2];
-            for period in self.acc.chunks_exact(2 * trees) {
-                pair[0] ^= period[t];
-                pair[1] ^= period[trees + t];
-            }
-            put(t, pair);
-        }
-    }
-
-    /// Zeroes the accumulator (it held sums of secret nodes).
-    fn wipe(&mut self) {
-        self.acc.iter_mut().for_each(|b| b.0.zeroize());
-    }
+    sums.iter_mut().for_each(|b| b.0.zeroize());
 }
 
 /// Receiver side, interleaved layout (Roy22 Fig. 13, Ferret Fig. 6):
@@ -259,7 +220,6 @@ pub fn ggm_punctured_interleaved_into(
     let mut acc = Block::zeroed_pairs(trees);
     let mut parent = vec![0usize; trees];
     let mut fresh = Block::zeroed_pairs(trees);
-    let mut fold = LevelFold::new(trees);
     let mut garbage = Block::zeroed_vec(2 * trees);
     for l in 1..=depth {
         for (p, &a) in parent.iter_mut().zip(alphas) {
@@ -271,7 +231,7 @@ pub fn ggm_punctured_interleaved_into(
         // over the known parents are the whole level's sums XOR those,
         // with no access at the secret position.
         level_children_of_zero(tweaks.level(l), &mut garbage);
-        fold.sums(&leaves[..trees << l], |t, pair| {
+        level_sums(&leaves[..trees << l], trees, |t, pair| {
             acc[t] = [pair[0] ^ garbage[t], pair[1] ^ garbage[trees + t]];
         });
         for (t, f) in fresh.iter_mut().enumerate() {
@@ -292,7 +252,6 @@ pub fn ggm_punctured_interleaved_into(
             }
         }
     }
-    fold.wipe();
     acc.iter_mut().flatten().for_each(|b| b.0.zeroize());
     fresh.iter_mut().flatten().for_each(|b| b.0.zeroize());
     Ok(())

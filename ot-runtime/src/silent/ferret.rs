@@ -298,28 +298,13 @@ pub fn corrections(trees: &SenderTrees, delta: Block, count: usize) -> Vec<Block
     }
     for (first, g) in groups(count, depth) {
         let leaves = &trees.leaves[first << depth..(first + g) << depth];
-        let mut sums = tree_sums(leaves, g);
+        // Rows of `g` leaves, one per tree.
+        let mut sums = crate::xor::period_sums(leaves, g);
         for (o, s) in out[first..first + g].iter_mut().zip(&sums) {
             *o ^= *s;
         }
         sums.iter_mut().for_each(|b| b.0.zeroize());
     }
-    out
-}
-
-/// Per tree, the XOR of a group's interleaved leaves (rows of `g`, one
-/// leaf per tree): a wide folding pass ([`crate::xor::xor_fold_into`])
-/// into a whole number of rows, then a fold by the row. `g` entries.
-fn tree_sums(leaves: &[Block], g: usize) -> Vec<Block> {
-    let mut acc = Block::zeroed_vec(g * (64 / g.max(1)).max(1));
-    crate::xor::xor_fold_into(&mut acc, leaves);
-    let mut out = vec![Block::ZERO; g];
-    for row in acc.chunks_exact(g.max(1)) {
-        for (o, &v) in out.iter_mut().zip(row) {
-            *o ^= v;
-        }
-    }
-    acc.iter_mut().for_each(|b| b.0.zeroize());
     out
 }
 
@@ -584,7 +569,7 @@ fn receiver_trees_with(
 fn complete_group(leaves: &mut [Block], a: &[usize], corr: &[Block]) {
     let g = a.len();
     crate::xor::clear_low_bits(leaves);
-    let mut missing = tree_sums(leaves, g);
+    let mut missing = crate::xor::period_sums(leaves, g);
     for (m, &c) in missing.iter_mut().zip(corr) {
         *m ^= c;
     }
