@@ -94,10 +94,12 @@ enum Proto {
     /// Silent random COT (`silent_ot.otp`): trees over IKNP random OTs, EA compression.
     SilentOt,
     /// Ferret silent random COT (`ferret_extend.otp`, `ot::FerretSender`):
-    /// a set-up over Delta-IKNP, then main batches of 10,198,341 COTs.
+    /// a set-up over SoftSpokenOT k = 8, then main batches of 10,198,341
+    /// COTs.
     Ferret,
     /// The same with Ferret's consistency check
-    /// (`ferret_extend_malicious.otp`, set-up over Delta-KOS).
+    /// (`ferret_extend_malicious.otp`, set-up over malicious SoftSpokenOT
+    /// k = 8).
     FerretMal,
 }
 
@@ -557,7 +559,7 @@ fn ferret_levels(
     }
 }
 
-/// A Ferret row: per run a fresh pair (its set-up, `k + t·h` Delta-IKNP
+/// A Ferret row: per run a fresh pair (its set-up, `k + t·h` SoftSpokenOT
 /// COTs of Ferret's set-up set and one set-up batch, inside the clock as
 /// other rows' base OTs are), then batches ([`ferret_levels`]) until at
 /// least `n` COTs are delivered. Outputs are dropped at once, handing
@@ -600,7 +602,7 @@ fn run_ferret_role(
 
 /// The bytes (sender, receiver) of a Ferret run's batches: the set-up
 /// batch and `batches` batches of the main set, all `ferret_extend.otp`
-/// (the set-up's Delta-IKNP is in [`setup_comm`]).
+/// (the set-up's SoftSpokenOT is in [`setup_comm`]).
 fn ferret_comm(malicious: bool, n: usize, batches: usize) -> Res<(usize, usize)> {
     use ot::runtime::silent::ferret::Level;
     let (setup, main) = ferret_levels(n);
@@ -1190,21 +1192,27 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         return Ok((r, s));
     }
     if matches!(p, Proto::Ferret | Proto::FerretMal) {
-        // The set-up's Delta-IKNP (Delta-KOS) COTs (the Ferret sender is
-        // its sender) over 128 base OTs with the roles swapped, and its
-        // base phase.
+        // The set-up's SoftSpokenOT k = 8 Delta-OT COTs (semi-honest or
+        // malicious; the Ferret sender is its sender) and that row's own
+        // set-up (all-but-one OTs over base OTs).
         let mal = p.malicious();
         let k = ot::runtime::silent::ferret::SETUP.reserved() + if mal { 128 } else { 0 };
         let (cs, cr) = if mal {
-            let c = ot::delta_kos::comm(&ot::delta_kos::Params::new(k, 1, 0)?);
+            let c = delta_softspoken_malicious::comm(&delta_softspoken_malicious::Params::new(
+                8, k, 1, 0,
+            )?);
             (c.sender, c.receiver)
         } else {
-            let c = ot::delta_iknp::comm(&ot::delta_iknp::Params::new(k, 1, 0)?);
+            let c = delta_softspoken::comm(&delta_softspoken::Params::new(8, k, 1, 0)?);
             (c.sender, c.receiver)
         };
-        let d = ot::delta_base::comm(&ot::delta_base::Params::new()?);
-        let (bs, br) = base_comm(base_kind(mal), 128)?;
-        return Ok((cs + d.sender + br, cr + d.receiver + bs));
+        let ss = if mal {
+            Proto::DeltaSsMal(8)
+        } else {
+            Proto::DeltaSs(8)
+        };
+        let (ds, dr) = setup_comm(ss, k)?;
+        return Ok((cs + ds, cr + dr));
     }
     if p == Proto::SilentOt {
         // The trees' random OTs: IKNP (the silent sender is its sender)

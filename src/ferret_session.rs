@@ -4,8 +4,9 @@
 //!
 //! The first call of [`FerretSender::extend`] / [`FerretReceiver::extend`]
 //! sets up: `k + t·h` Delta-OT COTs of the set-up set ([`SETUP`], 39,934
-//! COTs; Delta-IKNP, or Delta-KOS for the malicious variant) under the
-//! sender's Delta, one batch of the set-up set from them (642,048 COTs),
+//! COTs; SoftSpokenOT with `k = 8`, semi-honest or, for the malicious
+//! variant, malicious) under the sender's Delta, one batch of the set-up
+//! set from them (642,048 COTs),
 //! whose first [`EXTEND`]`.reserved()` outputs become the base of the first
 //! main batch. Every call then runs one main batch
 //! (`protocols/ferret_extend.otp`, or `ferret_extend_malicious.otp` after
@@ -39,6 +40,11 @@ use crate::traits::{
     CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtReceiver, OtSender, RandomOtReceiver,
     RandomOtSender,
 };
+
+/// SoftSpokenOT's `k` for the set-up's base COTs: 2 bytes per COT on the
+/// wire (`128 / k` bits) against Delta-IKNP's 16, which made the set-up
+/// the largest message of a `2^24` run.
+const SETUP_SOFTSPOKEN_K: usize = 8;
 
 /// The error of a Ferret party used after one of its calls failed, or
 /// built with a parameter set the batch protocol refuses (inside
@@ -337,9 +343,9 @@ impl FerretSender {
         let malicious = self.s.malicious;
         if self.s.batch == 0 {
             let mut base = if malicious {
-                DeltaOtSender::kos(self.delta)
+                DeltaOtSender::softspoken_malicious(SETUP_SOFTSPOKEN_K, self.delta)
             } else {
-                DeltaOtSender::iknp(self.delta)
+                DeltaOtSender::softspoken(SETUP_SOFTSPOKEN_K, self.delta)
             }
             .with_rng(self.s.rng.fork());
             let zeros = base.send_correlated(ch, reserved(setup, malicious))?;
@@ -541,9 +547,9 @@ impl FerretReceiver {
         let malicious = self.s.malicious;
         if self.s.batch == 0 {
             let mut base = if malicious {
-                DeltaOtReceiver::kos()
+                DeltaOtReceiver::softspoken_malicious(SETUP_SOFTSPOKEN_K)
             } else {
-                DeltaOtReceiver::iknp()
+                DeltaOtReceiver::softspoken(SETUP_SOFTSPOKEN_K)
             }
             .with_rng(self.s.rng.fork());
             let choices = Bits::random(&mut self.s.rng, reserved(setup, malicious));

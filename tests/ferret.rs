@@ -247,8 +247,8 @@ fn a_delta_without_its_low_bit_is_refused_before_anything_is_sent() {
     assert!(format!("{e:?}").contains("DeltaLowBitClear"), "{e:?}");
 }
 
-/// The expansion frame: salt, masked sums, corrections.
-const FRAME: usize = 16 + 32 * 30 * 6 + 16 * 30;
+/// The expansion frame: salt and one masked sum per tree level.
+const FRAME: usize = 16 + 16 * 30 * 6;
 
 #[test]
 fn a_truncated_or_overlong_expansion_message_is_a_typed_error() {
@@ -271,8 +271,9 @@ fn a_truncated_or_overlong_expansion_message_is_a_typed_error() {
 }
 
 #[test]
-fn a_flipped_correction_breaks_the_relation_without_a_panic() {
+fn a_flipped_level_sum_breaks_the_relation_without_a_panic() {
     // Semi-honest: no check catches it, but the outputs keep their shape.
+    // The last 16 bytes are the last tree's deepest level: two leaves.
     let (so, ro) = tampered(0, 0, DELTA, |f| {
         if f.len() >= FRAME {
             let k = f.len() - 8;

@@ -1,7 +1,9 @@
 //! Rates of one Ferret batch's kernels (`silent::ferret`), single thread,
 //! beside raw fixed-key AES of the same runtime: the sender's expansion
 //! (GGM trees a group at a time, level sums, corrections), its LPN step,
-//! and the receiver's fused punctured expansion and LPN step.
+//! and the receiver's fused punctured expansion and LPN step, each for
+//! the standard GGM trees (the malicious variant's) and the half trees
+//! (`ferret_extend.otp`'s).
 //!
 //! ```text
 //! cargo run --release -p ot-runtime --example ferret_speed [-- trees depth k reps]
@@ -97,4 +99,36 @@ fn main() {
         ))
     });
     report("receiver punctured expand + LPN", t);
+
+    let t = best(reps, || {
+        ferret::sender_expand_half(&roots, delta, depth, tsid)
+    });
+    report("half tree: sender expand", t);
+    let t = best(reps, || {
+        let st = ferret::sender_expand_half(&roots, delta, depth, tsid);
+        let m = ferret::half_masks(&st, &base[k..]);
+        (st, m)
+    });
+    report("half tree: sender expand + messages", t);
+    let t = best(reps, || {
+        let st = ferret::sender_expand_half(&roots, delta, depth, tsid);
+        pool::give(ferret::sender_encode(st, &base[..k], seed, n))
+    });
+    report("half tree: sender expand + LPN", t);
+    let st = ferret::sender_expand_half(&roots, delta, depth, tsid);
+    let masked = ferret::half_masks(&st, &base[k..]);
+    let t = best(reps, || {
+        let known = ferret::half_unmask(&masked, &base[k..]);
+        pool::give(ferret::receiver_encode_half(
+            &alphas,
+            depth,
+            &known,
+            tsid,
+            &base[..k],
+            &Bits::zeros(k),
+            seed,
+            n,
+        ))
+    });
+    report("half tree: receiver punctured expand + LPN", t);
 }

@@ -67,9 +67,11 @@
 //! the most significant one (level 1) to the least significant one (level
 //! `k`); bit value 0 means the left child.
 
+mod half;
 mod level;
 mod tweak;
 
+pub use half::{cggm_expand_interleaved_into, cggm_punctured_interleaved_into};
 pub use tweak::GgmTweaks;
 
 use zeroize::Zeroize;
@@ -196,6 +198,48 @@ pub fn ggm_punctured_interleaved_into(
     tweaks: &GgmTweaks,
     leaves: &mut [Block],
 ) -> Result<(), ShapeError> {
+    punctured_into(Kind::Ggm, alphas, known_sums, depth, tweaks, leaves)
+}
+
+/// Which tree a receiver rebuilds: the standard one of this module or the
+/// correlated one of [`half`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Ggm,
+    Correlated,
+}
+
+impl Kind {
+    /// Level `l` of every tree from level `l − 1`, in place.
+    fn expand(self, buf: &mut [Block], trees: usize, l: usize, tweaks: &[Block]) {
+        match self {
+            Kind::Ggm => expand_level(buf, trees, l, tweaks),
+            // Level 1 of a correlated tree is not hashed from the root: the
+            // receiver holds both of its nodes as zero until placed.
+            Kind::Correlated if l == 1 => buf[..2 * trees].fill(Block::ZERO),
+            Kind::Correlated => half::expand_level(buf, trees, l, tweaks),
+        }
+    }
+
+    /// The children of a zero parent at level `l` (left in `out[t]`, right
+    /// in `out[trees + t]`).
+    fn children_of_zero(self, l: usize, tweaks: &[Block], out: &mut [Block]) {
+        match self {
+            Kind::Ggm => level_children_of_zero(tweaks, out),
+            Kind::Correlated => half::children_of_zero(l, tweaks, out),
+        }
+    }
+}
+
+/// The receiver of [`ggm_punctured_interleaved_into`] for either tree.
+fn punctured_into(
+    kind: Kind,
+    alphas: &[usize],
+    known_sums: &[Block],
+    depth: usize,
+    tweaks: &GgmTweaks,
+    leaves: &mut [Block],
+) -> Result<(), ShapeError> {
     let trees = alphas.len();
     let total = leaf_count("ggm::ggm_punctured", trees, depth)?;
     tweaks.check("ggm::ggm_punctured tweaks", trees, depth)?;
@@ -225,12 +269,12 @@ pub fn ggm_punctured_interleaved_into(
         for (p, &a) in parent.iter_mut().zip(alphas) {
             *p = a >> (depth - l + 1);
         }
-        expand_level(leaves, trees, l, tweaks.level(l));
+        kind.expand(leaves, trees, l, tweaks.level(l));
         // Every tree's on-path parent is held as zero, so its two (garbage)
         // children are the hashes of the level's bare offsets: the sums
         // over the known parents are the whole level's sums XOR those,
         // with no access at the secret position.
-        level_children_of_zero(tweaks.level(l), &mut garbage);
+        kind.children_of_zero(l, tweaks.level(l), &mut garbage);
         level_sums(&leaves[..trees << l], trees, |t, pair| {
             acc[t] = [pair[0] ^ garbage[t], pair[1] ^ garbage[trees + t]];
         });

@@ -37,14 +37,28 @@
 //!
 //! # Level keys from COTs
 //!
-//! Tree `i`'s level `l` uses base COT `k + i·h + l − 1` (Fig. 6 with COT):
-//! the sender's keys are `H(z)` and `H(z ⊕ Δ)` with `H` the tweakable
+//! Tree `i`'s level `l` uses base COT `k + i·h + l − 1` (Fig. 6 with COT).
+//! With the standard trees (`ferret_extend_malicious.otp`) the sender's
+//! keys are `H(z)` and `H(z ⊕ Δ)` with `H` the tweakable
 //! correlation-robust hash (`crate::hash::tccr`, session the batch's tree
 //! session, tweak the COT's index), the receiver gets `H(y) = H(z ⊕ c·Δ)`
 //! for its random choice bit `c`, and its punctured index `α_i` is defined
 //! by those bits: bit `l` (level `l`, most significant first) is `¬c`, so
 //! it learns the level sum off its path. `α` is uniform because the choice
 //! bits are.
+//!
+//! # The half tree
+//!
+//! `ferret_extend.otp` expands correlated trees instead
+//! ([`ggm::cggm_expand_interleaved_into`], Guo et al., "Half-Tree",
+//! EUROCRYPT 2023, §3–4): one hash per parent, and every level of a tree
+//! XORs to `Δ`, so the sender sends one block per level, `K_l^0 ⊕ z`
+//! ([`half_masks`]; the receiver's `z ⊕ c·Δ` unmasks `K_l^c`, the side off
+//! its path, [`half_unmask`]), and no correction: a tree's leaves XOR to
+//! `Δ`, so the receiver's punctured leaf is `1 ⊕ ⊕_{j≠α} w_j` over its
+//! low-bit-cleared leaves ([`try_receiver_encode_half`]). Half the bytes
+//! and half the AES of the standard trees; the malicious variant keeps the
+//! standard trees, for which Ferret's check is proven.
 
 use zeroize::Zeroize;
 
@@ -231,6 +245,31 @@ pub fn try_sender_expand(
     depth: usize,
     tsid: Block,
 ) -> Result<SenderTrees, ShapeError> {
+    expand_with(roots, depth, tsid, None)
+}
+
+/// Sender, step 1 with the half tree (module documentation, "The half
+/// tree"): the correlated trees of [`ggm::cggm_expand_interleaved_into`]
+/// under `delta` from the seeds `roots`, a group at a time; the sums kept
+/// are `[K_l^0, K_l^0 ⊕ Δ]`; the leaves' low bits are cleared. Errors as
+/// [`try_sender_expand`].
+pub fn try_sender_expand_half(
+    roots: &[Block],
+    delta: Block,
+    depth: usize,
+    tsid: Block,
+) -> Result<SenderTrees, ShapeError> {
+    expand_with(roots, depth, tsid, Some(delta))
+}
+
+/// The expansion of [`try_sender_expand`] (`delta` `None`) or
+/// [`try_sender_expand_half`].
+fn expand_with(
+    roots: &[Block],
+    depth: usize,
+    tsid: Block,
+    delta: Option<Block>,
+) -> Result<SenderTrees, ShapeError> {
     let trees = roots.len();
     check_shape("silent::ferret sender trees", trees, depth)?;
     // Built first, so that an error drops (and wipes) what was expanded.
@@ -239,19 +278,25 @@ pub fn try_sender_expand(
         leaves: super::pool::take(trees << depth),
         sums: Block::zeroed_pairs(trees * depth),
     };
+    let mut left = Block::zeroed_vec(group_size(depth).min(trees) * depth);
     for (first, count) in groups(trees, depth) {
         let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, count);
         let out = &mut st.leaves[first << depth..(first + count) << depth];
         let s = &mut st.sums[first * depth..(first + count) * depth];
-        ggm::ggm_expand_interleaved_into(
-            &roots[first..first + count],
-            depth,
-            &tweaks,
-            out,
-            Some(s),
-        )?;
+        let seeds = &roots[first..first + count];
+        match delta {
+            None => ggm::ggm_expand_interleaved_into(seeds, depth, &tweaks, out, Some(s))?,
+            Some(d) => {
+                let k0 = &mut left[..count * depth];
+                ggm::cggm_expand_interleaved_into(seeds, d, depth, &tweaks, out, k0)?;
+                for (pair, &k) in s.iter_mut().zip(k0.iter()) {
+                    *pair = [k, k ^ d];
+                }
+            }
+        }
         crate::xor::clear_low_bits(out);
     }
+    left.iter_mut().for_each(|b| b.0.zeroize());
     Ok(st)
 }
 
@@ -260,6 +305,11 @@ pub fn try_sender_expand(
 /// messages, which the peer refuses.
 pub fn sender_expand(roots: &[Block], depth: usize, tsid: Block) -> SenderTrees {
     try_sender_expand(roots, depth, tsid).unwrap_or_default()
+}
+
+/// [`try_sender_expand_half`] for the protocol (as [`sender_expand`]).
+pub fn sender_expand_half(roots: &[Block], delta: Block, depth: usize, tsid: Block) -> SenderTrees {
+    try_sender_expand_half(roots, delta, depth, tsid).unwrap_or_default()
 }
 
 /// The 64-bit session of the level-key hash, from the tree session.
@@ -284,6 +334,19 @@ pub fn masked_sums(
         *o = [s[0] ^ m[0], s[1] ^ m[1]];
     }
     pairs.iter_mut().flatten().for_each(|b| b.0.zeroize());
+    out
+}
+
+/// Sender, step 2 with the half tree: per tree `i` and level `l`, `K_l^0 ⊕
+/// z` with `z` the sender's value of base COT `i·h + l − 1` of `keys` (one
+/// block per level; the receiver's `z ⊕ c·Δ` unmasks `K_l^c`, the side its
+/// choice bit `c` names, which is the side off its path). Entries past the
+/// shorter input are zero.
+pub fn half_masks(trees: &SenderTrees, keys: &[Block]) -> Vec<Block> {
+    let mut out = Block::zeroed_vec(trees.sums.len());
+    for ((o, s), &z) in out.iter_mut().zip(&trees.sums).zip(keys) {
+        *o = s[0] ^ z;
+    }
     out
 }
 
@@ -365,6 +428,12 @@ pub fn unmask_sums(
     out
 }
 
+/// Receiver with the half tree: the level sums off its paths, `masked[j] ⊕
+/// y_j = K^{c_j}` for its tree COTs `chosen` (choice bits `c_j`).
+pub fn half_unmask(masked: &[Block], chosen: &[Block]) -> Vec<Block> {
+    masked.iter().zip(chosen).map(|(&m, &y)| m ^ y).collect()
+}
+
 /// Receiver, steps 2 and 4 fused a group of trees at a time: rebuilds
 /// every leaf but `α_i` ([`ggm::ggm_punctured_interleaved_into`] under the
 /// sender's tweaks), clears the low bits, sets leaf `α_i` to `d_i ⊕
@@ -386,16 +455,90 @@ pub fn try_receiver_encode(
     base_choices: &Bits,
     seed: Block,
 ) -> Result<Vec<Block>, ShapeError> {
-    receiver_encode_with(alphas, depth, known, corr, tsid, base, base_choices, seed)
+    let trees = Trees::Standard(corr);
+    receiver_encode_with(alphas, depth, known, trees, tsid, base, base_choices, seed)
 }
 
-/// The fused pass of [`try_receiver_encode`].
+/// [`try_receiver_encode`] with the half tree: the trees are rebuilt by
+/// [`ggm::cggm_punctured_interleaved_into`] from the unmasked sums
+/// `known` ([`half_unmask`]) and leaf `α_i` is `1 ⊕ ⊕_{j≠α_i} w_j` (a
+/// correlated tree's leaves XOR to `Δ`, whose low bit is 1; the others'
+/// low bits are cleared), so no correction is sent. Errors as
+/// [`try_receiver_encode`].
+#[allow(clippy::too_many_arguments)] // the kernel convention: one argument per protocol value
+pub fn try_receiver_encode_half(
+    alphas: &[usize],
+    depth: usize,
+    known: &[Block],
+    tsid: Block,
+    base: &[Block],
+    base_choices: &Bits,
+    seed: Block,
+) -> Result<Vec<Block>, ShapeError> {
+    let trees = Trees::Half;
+    receiver_encode_with(alphas, depth, known, trees, tsid, base, base_choices, seed)
+}
+
+/// [`try_receiver_encode_half`] for the protocol (as [`receiver_encode`]).
+#[allow(clippy::too_many_arguments)]
+pub fn receiver_encode_half(
+    alphas: &[usize],
+    depth: usize,
+    known: &[Block],
+    tsid: Block,
+    base: &[Block],
+    base_choices: &Bits,
+    seed: Block,
+    n: usize,
+) -> Vec<Block> {
+    match try_receiver_encode_half(alphas, depth, known, tsid, base, base_choices, seed) {
+        Ok(out) if out.len() == n => out,
+        _ => Block::zeroed_vec(n),
+    }
+}
+
+/// The receiver's trees: standard GGM trees with the sender's per-tree
+/// corrections, or correlated (half) trees, which need none.
+#[derive(Clone, Copy)]
+enum Trees<'a> {
+    Standard(&'a [Block]),
+    Half,
+}
+
+impl Trees<'_> {
+    /// Rebuilds one group's punctured leaves and completes leaf `α` of
+    /// each tree (`first` the group's first tree of `trees`).
+    fn rebuild_group(
+        self,
+        a: &[usize],
+        sums: &[Block],
+        depth: usize,
+        tweaks: &ggm::GgmTweaks,
+        leaves: &mut [Block],
+        first: usize,
+    ) -> Result<(), ShapeError> {
+        match self {
+            Trees::Standard(corr) => {
+                ggm::ggm_punctured_interleaved_into(a, sums, depth, tweaks, leaves)?;
+                complete_group(leaves, a, &corr[first..first + a.len()]);
+            }
+            Trees::Half => {
+                ggm::cggm_punctured_interleaved_into(a, sums, depth, tweaks, leaves)?;
+                complete_group(leaves, a, &vec![Block(1); a.len()]);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fused pass of [`try_receiver_encode`] and
+/// [`try_receiver_encode_half`].
 #[allow(clippy::too_many_arguments)]
 fn receiver_encode_with(
     alphas: &[usize],
     depth: usize,
     known: &[Block],
-    corr: &[Block],
+    kind: Trees<'_>,
     tsid: Block,
     base: &[Block],
     base_choices: &Bits,
@@ -403,7 +546,9 @@ fn receiver_encode_with(
 ) -> Result<Vec<Block>, ShapeError> {
     let trees = alphas.len();
     check_shape("silent::ferret receiver trees", trees, depth)?;
-    check_len("silent::ferret corrections", trees, corr.len())?;
+    if let Trees::Standard(corr) = kind {
+        check_len("silent::ferret corrections", trees, corr.len())?;
+    }
     check_len("silent::ferret level sums", trees * depth, known.len())?;
     check_len(
         "silent::ferret base choices",
@@ -418,14 +563,8 @@ fn receiver_encode_with(
             let rows = first << depth..(first + g) << depth;
             let leaves = &mut out[rows.clone()];
             let a = &alphas[first..first + g];
-            ggm::ggm_punctured_interleaved_into(
-                a,
-                &known[first * depth..(first + g) * depth],
-                depth,
-                &tweaks,
-                leaves,
-            )?;
-            complete_group(leaves, a, &corr[first..first + g]);
+            let sums = &known[first * depth..(first + g) * depth];
+            kind.rebuild_group(a, sums, depth, &tweaks, leaves, first)?;
             lpn::try_sender_encode(leaves, &t, seed, rows.start)?;
         }
         Ok(())
@@ -541,8 +680,7 @@ fn receiver_trees_with(
                 let leaves = &mut scratch[..g << depth];
                 let a = &alphas[first..first + g];
                 let sums = &known[first * depth..(first + g) * depth];
-                ggm::ggm_punctured_interleaved_into(a, sums, depth, &tweaks, leaves)?;
-                complete_group(leaves, a, &corr[first..first + g]);
+                Trees::Standard(corr).rebuild_group(a, sums, depth, &tweaks, leaves, first)?;
                 w_sum ^= super::ferret_check::weighted_sum(leaves, chi, first << depth);
                 crate::xor::xor_into(&mut lpn[first << depth..(first + g) << depth], leaves);
             }
@@ -629,9 +767,15 @@ mod tests {
     use super::*;
     use crate::rng::Rng;
 
-    /// One batch through the kernels, both roles, as the protocol runs
-    /// them: every output satisfies `y = z ⊕ x·Δ` with `x` the low bit.
-    fn batch(trees: usize, depth: usize, k: usize) -> (Vec<Block>, Vec<Block>, Block, Vec<usize>) {
+    /// One batch through the kernels, both roles, as the protocols run
+    /// them, with the standard trees or (`half`) the correlated ones:
+    /// every output satisfies `y = z ⊕ x·Δ` with `x` the low bit.
+    fn batch_of(
+        half: bool,
+        trees: usize,
+        depth: usize,
+        k: usize,
+    ) -> (Vec<Block>, Vec<Block>, Block, Vec<usize>) {
         let mut rng = Rng::deterministic_for_tests(3);
         let delta = rng.next_block() | Block(1);
         let r = k + trees * depth;
@@ -642,8 +786,13 @@ mod tests {
             .collect();
         let (tsid, seed) = (Block(21), Block(22));
         let roots: Vec<Block> = (0..trees).map(|_| rng.next_block()).collect();
-        let st = try_sender_expand(&roots, depth, tsid).unwrap();
+        let st = if half {
+            try_sender_expand_half(&roots, delta, depth, tsid).unwrap()
+        } else {
+            try_sender_expand(&roots, depth, tsid).unwrap()
+        };
         let masked = masked_sums(&st, &zeros[k..], delta, tsid);
+        let half_masked = half_masks(&st, &zeros[k..]);
         let corr = corrections(&st, delta, trees);
         let z = sender_encode(st, &zeros[..k], seed, trees << depth);
 
@@ -652,29 +801,27 @@ mod tests {
             tree_choices.set(j, choices.get(k + j));
         }
         let alphas = receiver_alphas(&tree_choices, depth, trees);
-        let known = unmask_sums(&masked, &tree_choices, &chosen[k..], tsid);
         let mut base_choices = Bits::zeros(k);
         for j in 0..k {
             base_choices.set(j, choices.get(j));
         }
-        let y = try_receiver_encode(
-            &alphas,
-            depth,
-            &known,
-            &corr,
-            tsid,
-            &chosen[..k],
-            &base_choices,
-            seed,
-        )
-        .unwrap();
+        let y = if half {
+            let known = half_unmask(&half_masked, &chosen[k..]);
+            let (t, c) = (&chosen[..k], &base_choices);
+            try_receiver_encode_half(&alphas, depth, &known, tsid, t, c, seed).unwrap()
+        } else {
+            let known = unmask_sums(&masked, &tree_choices, &chosen[k..], tsid);
+            let (t, c) = (&chosen[..k], &base_choices);
+            try_receiver_encode(&alphas, depth, &known, &corr, tsid, t, c, seed).unwrap()
+        };
         (z, y, delta, alphas)
     }
 
     #[test]
     fn a_batch_gives_correlated_ots_with_the_choice_in_the_low_bit() {
-        for (trees, depth, k) in [(1, 1, 1), (5, 3, 7), (9, 12, 300), (130, 8, 500)] {
-            let (z, y, delta, alphas) = batch(trees, depth, k);
+        let sets = [(1, 1, 1), (5, 3, 7), (9, 12, 300), (130, 8, 500)];
+        for ((trees, depth, k), half) in sets.into_iter().flat_map(|s| [(s, false), (s, true)]) {
+            let (z, y, delta, alphas) = batch_of(half, trees, depth, k);
             assert_eq!(z.len(), trees << depth);
             assert_eq!(y.len(), z.len());
             let x = low_bits(&y);
