@@ -305,7 +305,8 @@ impl FerretSender {
         Self::new().with_check()
     }
 
-    /// Runs the malicious variant: Delta-KOS for the set-up's base COTs and
+    /// Runs the malicious variant: malicious SoftSpokenOT (`k = 8`, over
+    /// MR19 base OTs) for the set-up's base COTs and
     /// `ferret_extend_malicious.otp` (Ferret's consistency check, 128 more
     /// base COTs per batch) for every batch. The receiver must do the same.
     pub fn with_check(mut self) -> Self {
