@@ -456,7 +456,18 @@ pub fn try_receiver_encode(
     seed: Block,
 ) -> Result<Vec<Block>, ShapeError> {
     let trees = Trees::Standard(corr);
-    receiver_encode_with(alphas, depth, known, trees, tsid, base, base_choices, seed)
+    receiver_encode_with(
+        alphas,
+        depth,
+        known,
+        trees,
+        tsid,
+        base,
+        base_choices,
+        seed,
+        None,
+    )
+    .map(|(out, _)| out)
 }
 
 /// [`try_receiver_encode`] with the half tree: the trees are rebuilt by
@@ -476,7 +487,18 @@ pub fn try_receiver_encode_half(
     seed: Block,
 ) -> Result<Vec<Block>, ShapeError> {
     let trees = Trees::Half;
-    receiver_encode_with(alphas, depth, known, trees, tsid, base, base_choices, seed)
+    receiver_encode_with(
+        alphas,
+        depth,
+        known,
+        trees,
+        tsid,
+        base,
+        base_choices,
+        seed,
+        None,
+    )
+    .map(|(out, _)| out)
 }
 
 /// [`try_receiver_encode_half`] for the protocol (as [`receiver_encode`]).
@@ -531,8 +553,10 @@ impl Trees<'_> {
     }
 }
 
-/// The fused pass of [`try_receiver_encode`] and
-/// [`try_receiver_encode_half`].
+/// The fused pass of [`try_receiver_encode`], [`try_receiver_encode_half`]
+/// and [`receiver_encode_checked`]: per group of trees, rebuild the
+/// leaves `w`, add `Σ χ_i w_i` under `chi` if given (before the LPN step
+/// overwrites them), then add `A·t` while the group is in cache.
 #[allow(clippy::too_many_arguments)]
 fn receiver_encode_with(
     alphas: &[usize],
@@ -543,7 +567,8 @@ fn receiver_encode_with(
     base: &[Block],
     base_choices: &Bits,
     seed: Block,
-) -> Result<Vec<Block>, ShapeError> {
+    chi: Option<Block>,
+) -> Result<(Vec<Block>, Block), ShapeError> {
     let trees = alphas.len();
     check_shape("silent::ferret receiver trees", trees, depth)?;
     if let Trees::Standard(corr) = kind {
@@ -557,6 +582,7 @@ fn receiver_encode_with(
     )?;
     let mut t = with_choice_bits(base, base_choices);
     let mut out = super::pool::take(trees << depth);
+    let mut w_sum = Block::ZERO;
     let result = (|| {
         for (first, g) in groups(trees, depth) {
             let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, g);
@@ -565,6 +591,9 @@ fn receiver_encode_with(
             let a = &alphas[first..first + g];
             let sums = &known[first * depth..(first + g) * depth];
             kind.rebuild_group(a, sums, depth, &tweaks, leaves, first)?;
+            if let Some(chi) = chi {
+                w_sum ^= super::ferret_check::weighted_sum(leaves, chi, rows.start);
+            }
             lpn::try_sender_encode(leaves, &t, seed, rows.start)?;
         }
         Ok(())
@@ -572,9 +601,10 @@ fn receiver_encode_with(
     t.iter_mut().for_each(|b| b.0.zeroize());
     if let Err(e) = result {
         super::pool::give(out);
+        w_sum.0.zeroize();
         return Err(e);
     }
-    Ok(out)
+    Ok((out, w_sum))
 }
 
 /// [`try_receiver_encode`] for the protocol: the message lengths are
@@ -621,83 +651,43 @@ impl core::fmt::Debug for ReceiverRun {
     }
 }
 
-/// Receiver of a malicious batch, step 4 first (it needs nothing from the
-/// sender's message, so it runs while the sender expands): `A·t` over `n`
-/// rows, with `t` the batch's first `k` base values whose low bits are set
-/// to the choice bits `u`. A bad shape gives `n` zeros (and a wrong batch,
-/// which the check refuses).
-pub fn receiver_lpn(base: &[Block], base_choices: &Bits, seed: Block, n: usize) -> Vec<Block> {
-    let mut out = super::pool::take(n);
-    if base.is_empty() || base.len() != base_choices.len() {
-        return out;
-    }
-    let mut t = with_choice_bits(base, base_choices);
-    let _ = lpn::try_sender_encode(&mut out, &t, seed, 0);
-    t.iter_mut().for_each(|b| b.0.zeroize());
-    out
-}
-
-/// Receiver of a malicious batch, step 2 after [`receiver_lpn`]: rebuilds
-/// every leaf but `α_i` a group at a time in a reused L2-sized buffer
-/// (as [`try_receiver_encode`]: low bits cleared, leaf `α_i` set by a
-/// branch-free scan), adds the group's `Σ χ_i w_i` under the challenge key
-/// `chi`, and XORs the group's `w` into its rows of `lpn`. An error gives
-/// zero outputs and a zero sum, which the check refuses.
-pub fn receiver_trees_checked(
-    lpn: Vec<Block>,
+/// Receiver of a malicious batch, steps 2 and 4 fused as
+/// [`try_receiver_encode`] (its trees, then `A·t` a group at a time while
+/// the group is in cache, with the salt-free [`fixed_code_seed`]), adding
+/// each group's `Σ χ_i w_i` under the challenge key `chi` before its LPN
+/// step overwrites the leaves. Returns `y = w ⊕ A·t` and the sum, kept
+/// until the check passes. An error (a bad shape, which the protocol's
+/// types rule out) gives `n` zero outputs and a zero sum, which the check
+/// refuses.
+#[allow(clippy::too_many_arguments)] // the kernel convention: one argument per protocol value
+pub fn receiver_encode_checked(
     alphas: &[usize],
     depth: usize,
     known: &[Block],
     corr: &[Block],
     tsid: Block,
+    base: &[Block],
+    base_choices: &Bits,
+    seed: Block,
     chi: Block,
 ) -> ReceiverRun {
-    receiver_trees_with(lpn, alphas, depth, known, corr, tsid, chi)
-}
-
-/// Step 2 and the check's sum after [`receiver_lpn`].
-fn receiver_trees_with(
-    mut lpn: Vec<Block>,
-    alphas: &[usize],
-    depth: usize,
-    known: &[Block],
-    corr: &[Block],
-    tsid: Block,
-    chi: Block,
-) -> ReceiverRun {
-    let trees = alphas.len();
-    let n = lpn.len();
-    let result = (|| -> Result<Block, ShapeError> {
-        check_shape("silent::ferret receiver trees", trees, depth)?;
-        check_len("silent::ferret corrections", trees, corr.len())?;
-        check_len("silent::ferret level sums", trees * depth, known.len())?;
-        check_len("silent::ferret receiver rows", trees << depth, n)?;
-        let mut scratch = Block::zeroed_vec(group_size(depth).min(trees) << depth);
-        let mut w_sum = Block::ZERO;
-        let r = (|| {
-            for (first, g) in groups(trees, depth) {
-                let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, g);
-                let leaves = &mut scratch[..g << depth];
-                let a = &alphas[first..first + g];
-                let sums = &known[first * depth..(first + g) * depth];
-                Trees::Standard(corr).rebuild_group(a, sums, depth, &tweaks, leaves, first)?;
-                w_sum ^= super::ferret_check::weighted_sum(leaves, chi, first << depth);
-                crate::xor::xor_into(&mut lpn[first << depth..(first + g) << depth], leaves);
-            }
-            Ok(())
-        })();
-        scratch.iter_mut().for_each(|b| b.0.zeroize());
-        r.map(|()| w_sum)
-    })();
-    match result {
-        Ok(w_sum) => ReceiverRun { out: lpn, w_sum },
-        Err(_) => {
-            super::pool::give(lpn);
-            ReceiverRun {
-                out: Block::zeroed_vec(n),
-                w_sum: Block::ZERO,
-            }
-        }
+    let trees = Trees::Standard(corr);
+    match receiver_encode_with(
+        alphas,
+        depth,
+        known,
+        trees,
+        tsid,
+        base,
+        base_choices,
+        seed,
+        Some(chi),
+    ) {
+        Ok((out, w_sum)) => ReceiverRun { out, w_sum },
+        Err(_) => ReceiverRun {
+            out: Block::zeroed_vec(alphas.len().checked_shl(depth as u32).unwrap_or(0)),
+            w_sum: Block::ZERO,
+        },
     }
 }
 
@@ -884,9 +874,9 @@ mod tests {
         assert_eq!(x.iter().collect::<Vec<_>>(), want);
     }
 
-    /// The malicious receiver's split path (LPN first, then the trees with
-    /// the check's sum) gives the fused path's outputs, and the check's
-    /// values agree: `V = Y` for an honest pair.
+    /// The malicious receiver's checked pass (the check's sum taken per
+    /// group before its LPN step) gives the unchecked pass's outputs, and
+    /// the check's values agree: `V = Y` for an honest pair.
     #[test]
     fn the_checked_path_matches_and_the_check_values_agree() {
         let (trees, depth, k) = (9usize, 7usize, 300usize);
@@ -926,8 +916,17 @@ mod tests {
         )
         .unwrap();
         let chi = super::super::ferret_check::chi_key(Block(43), tsid);
-        let lpn_first = receiver_lpn(&chosen[..k], &bits(0, k), seed, trees << depth);
-        let run = receiver_trees_checked(lpn_first, &alphas, depth, &known, &corr, tsid, chi);
+        let run = receiver_encode_checked(
+            &alphas,
+            depth,
+            &known,
+            &corr,
+            tsid,
+            &chosen[..k],
+            &bits(0, k),
+            seed,
+            chi,
+        );
         let cc = bits(k + th, 128);
         let x_prime =
             noise_chi_sum(&alphas, depth, chi) ^ super::super::ferret_check::pack_bits(&cc);
