@@ -559,11 +559,28 @@ fn ferret_levels(
     }
 }
 
+/// The main batches of a Ferret run for `n` COTs, as the parties'
+/// `extend_for` picks them: whole batches of the main set, then the
+/// prefix of it (fewer trees) that the rest needs.
+fn ferret_plan(malicious: bool, n: usize) -> Vec<ot::runtime::silent::ferret::Level> {
+    let (_, main) = ferret_levels(n);
+    let extra = if malicious { 128 } else { 0 };
+    let keep = main.reserved() + extra;
+    let mut plan = vec![];
+    let mut left = n;
+    while left > 0 {
+        let l = main.prefix(main.prefix_trees(left, keep, extra));
+        left = left.saturating_sub(l.outputs().unwrap_or(0) - keep);
+        plan.push(l);
+    }
+    plan
+}
+
 /// A Ferret row: per run a fresh pair (its set-up, `k + t·h` SoftSpokenOT
 /// COTs of Ferret's set-up set and one set-up batch, inside the clock as
-/// other rows' base OTs are), then batches ([`ferret_levels`]) until at
-/// least `n` COTs are delivered. Outputs are dropped at once, handing
-/// their buffers back.
+/// other rows' base OTs are), then batches ([`ferret_plan`]: whole ones,
+/// then a prefix batch for the rest) until `n` COTs are delivered.
+/// Outputs are dropped at once, handing their buffers back.
 fn run_ferret_role(
     malicious: bool,
     n: usize,
@@ -574,38 +591,36 @@ fn run_ferret_role(
     let (setup, main) = ferret_levels(n);
     let mode = |s: ot::FerretSender| if malicious { s.with_check() } else { s };
     let rmode = |r: ot::FerretReceiver| if malicious { r.with_check() } else { r };
-    let batches = n.div_ceil(
-        mode(ot::FerretSender::new())
-            .with_levels(setup, main)?
-            .batch_len(),
-    );
     let mut times = vec![];
     for rep in 0..=reps {
         let t = Instant::now();
+        let mut left = n;
         if sender {
             let mut s = mode(ot::FerretSender::new()).with_levels(setup, main)?;
-            for _ in 0..batches {
-                std::hint::black_box(s.extend(ch)?);
+            while left > 0 {
+                let got = std::hint::black_box(s.extend_for(ch, left)?);
+                left = left.saturating_sub(got.len());
             }
         } else {
             let mut r = rmode(ot::FerretReceiver::new()).with_levels(setup, main)?;
-            for _ in 0..batches {
-                std::hint::black_box(r.extend(ch)?);
+            while left > 0 {
+                let got = std::hint::black_box(r.extend_for(ch, left)?);
+                left = left.saturating_sub(got.1.len());
             }
         }
         if rep > 0 {
             times.push(t.elapsed());
         }
     }
-    Ok((ferret_comm(malicious, n, batches)?, times))
+    Ok((ferret_comm(malicious, n)?, times))
 }
 
 /// The bytes (sender, receiver) of a Ferret run's batches: the set-up
-/// batch and `batches` batches of the main set, all `ferret_extend.otp`
+/// batch and the main batches of [`ferret_plan`], all `ferret_extend.otp`
 /// (the set-up's SoftSpokenOT is in [`setup_comm`]).
-fn ferret_comm(malicious: bool, n: usize, batches: usize) -> Res<(usize, usize)> {
+fn ferret_comm(malicious: bool, n: usize) -> Res<(usize, usize)> {
     use ot::runtime::silent::ferret::Level;
-    let (setup, main) = ferret_levels(n);
+    let (setup, _) = ferret_levels(n);
     let one = |l: Level, batch: usize| -> Res<(usize, usize)> {
         let n = l.outputs().ok_or("Ferret set too large")?;
         Ok(if malicious {
@@ -620,8 +635,8 @@ fn ferret_comm(malicious: bool, n: usize, batches: usize) -> Res<(usize, usize)>
         })
     };
     let (mut s, mut r) = one(setup, 0)?;
-    for b in 1..=batches {
-        let (bs, br) = one(main, b)?;
+    for (b, main) in ferret_plan(malicious, n).into_iter().enumerate() {
+        let (bs, br) = one(main, b + 1)?;
         s += bs;
         r += br;
     }

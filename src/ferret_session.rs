@@ -142,11 +142,18 @@ fn check_levels(setup: Level, extend: Level, malicious: bool) -> Result<(), OtEr
 }
 
 /// The reserved base COTs of a batch, split as the batch protocol takes
-/// them: `k` LPN values, `trees · depth` tree values, then (malicious) the
-/// check's 128.
-fn split(mut reserve: Vec<Block>, l: Level) -> (Vec<Block>, Vec<Block>, Vec<Block>) {
-    let mut tree = reserve.split_off(l.k);
-    let check = tree.split_off((l.trees * l.depth).min(tree.len()));
+/// them: `k` LPN values, `trees · depth` tree values, then `extra` (the
+/// malicious check's 128, or none). A batch of a prefix of the main set
+/// leaves some unused: they are wiped here.
+fn split(
+    mut reserve: Vec<Block>,
+    l: Level,
+    extra: usize,
+) -> (Vec<Block>, Vec<Block>, Vec<Block>) {
+    let mut tree = reserve.split_off(l.k.min(reserve.len()));
+    let mut check = tree.split_off((l.trees * l.depth).min(tree.len()));
+    let mut unused = check.split_off(extra.min(check.len()));
+    unused.iter_mut().for_each(|b| b.0.zeroize());
     (reserve, tree, check)
 }
 
@@ -202,6 +209,25 @@ impl Session {
         l.outputs()
             .unwrap_or(0)
             .saturating_sub(reserved(l, self.malicious))
+    }
+
+    /// The set of the next main batch for a call that wants `wanted` COTs:
+    /// the smallest prefix of the main set whose outputs cover `wanted`
+    /// and the next batch's base ([`Level::prefix_trees`]), the whole set
+    /// for `usize::MAX`.
+    fn next_level(&self, wanted: usize) -> Level {
+        let main = self.levels.1;
+        let extra = self.extra();
+        main.prefix(main.prefix_trees(wanted, reserved(main, self.malicious), extra))
+    }
+
+    /// Base COTs a batch takes beyond its LPN and tree values.
+    fn extra(&self) -> usize {
+        if self.malicious {
+            CHECK
+        } else {
+            0
+        }
     }
 
     /// Refuses a poisoned party.
@@ -339,8 +365,21 @@ impl FerretSender {
     /// returns its [`FerretSender::batch_len`] COTs `z_i`; the receiver's
     /// `y_i = z_i ⊕ x_i·Δ`. Every `z_i` has a zero low bit.
     pub fn extend(&mut self, ch: &mut dyn Channel) -> Result<FerretCots, OtError> {
+        self.extend_for(ch, usize::MAX)
+    }
+
+    /// As [`FerretSender::extend`], but the batch has only as many trees
+    /// as it needs to return at least `wanted` COTs (at most
+    /// [`FerretSender::batch_len`]): a prefix of the main set, which is as
+    /// secure as the set ([`ferret::level_ok`]) and costs time and bytes
+    /// in proportion to its trees. It still keeps the next full batch's
+    /// base. The receiver must call [`FerretReceiver::extend_for`] with the
+    /// same `wanted` (the trees are a parameter of the batch, so a
+    /// mismatch is refused by the session binding).
+    pub fn extend_for(&mut self, ch: &mut dyn Channel, wanted: usize) -> Result<FerretCots, OtError> {
         self.s.begin()?;
-        let (setup, main) = self.s.levels;
+        let (setup, _) = self.s.levels;
+        let main = self.s.next_level(wanted);
         let malicious = self.s.malicious;
         if self.s.batch == 0 {
             let mut base = if malicious {
@@ -370,7 +409,7 @@ impl FerretSender {
         base: Vec<Block>,
     ) -> Result<Vec<Block>, OtError> {
         let n = l.outputs().unwrap_or(0);
-        let (lpn_base, tree_base, check_base) = split(base, l);
+        let (lpn_base, tree_base, check_base) = split(base, l, self.s.extra());
         let (delta, rng, batch) = (self.delta, self.s.rng.fork(), self.s.batch);
         let zeros = if self.s.malicious {
             use crate::ferret_extend_malicious as m;
@@ -407,7 +446,8 @@ impl FerretSender {
         let n = crate::traits::len_param(n)?;
         self.s.check()?;
         while self.s.pending_len() < n {
-            let batch = self.extend(ch)?.into_vec();
+            let wanted = n - self.s.pending_len();
+            let batch = self.extend_for(ch, wanted)?.into_vec();
             self.s.append(batch);
         }
         Ok(self.s.take(n))
@@ -543,8 +583,20 @@ impl FerretReceiver {
     /// Runs the next batch and returns its choice bits `x` and COTs `y_i
     /// = z_i ⊕ x_i·Δ` (`y_i`'s low bit is `x_i`).
     pub fn extend(&mut self, ch: &mut dyn Channel) -> Result<(Bits, FerretCots), OtError> {
+        self.extend_for(ch, usize::MAX)
+    }
+
+    /// As [`FerretReceiver::extend`] with a batch of as many trees as
+    /// `wanted` COTs need (see [`FerretSender::extend_for`]; the sender
+    /// must pass the same `wanted`).
+    pub fn extend_for(
+        &mut self,
+        ch: &mut dyn Channel,
+        wanted: usize,
+    ) -> Result<(Bits, FerretCots), OtError> {
         self.s.begin()?;
-        let (setup, main) = self.s.levels;
+        let (setup, _) = self.s.levels;
+        let main = self.s.next_level(wanted);
         let malicious = self.s.malicious;
         if self.s.batch == 0 {
             let mut base = if malicious {
@@ -578,7 +630,7 @@ impl FerretReceiver {
         choices: &Bits,
     ) -> Result<(Bits, Vec<Block>), OtError> {
         let n = l.outputs().unwrap_or(0);
-        let (lpn_chosen, tree_chosen, check_chosen) = split(base, l);
+        let (lpn_chosen, tree_chosen, check_chosen) = split(base, l, self.s.extra());
         let th = l.trees * l.depth;
         let (lpn_choices, tree_choices) = (bit_range(choices, 0, l.k), bit_range(choices, l.k, th));
         let (rng, batch) = (self.s.rng.fork(), self.s.batch);
@@ -621,7 +673,8 @@ impl FerretReceiver {
         let n = crate::traits::len_param(n)?;
         self.s.check()?;
         while self.s.pending_len() < n {
-            let batch = self.extend(ch)?.1.into_vec();
+            let wanted = n - self.s.pending_len();
+            let batch = self.extend_for(ch, wanted)?.1.into_vec();
             self.s.append(batch);
         }
         let (chosen, first) = self.s.take(n);

@@ -535,3 +535,65 @@ fn chosen_message_and_chosen_bit_ots_from_the_cots() {
         }
     }
 }
+
+/// `y_i = z_i ⊕ x_i·Δ` and the low-bit conventions, for batches too
+/// small for [`check`]'s balance test.
+fn check_relation(delta: Block, z: &[Block], x: &Bits, y: &[Block]) {
+    assert_eq!((z.len(), y.len(), x.len()), (y.len(), z.len(), z.len()));
+    for i in 0..z.len() {
+        assert_eq!(y[i], z[i] ^ (delta & Block::mask(x.get(i))), "OT {i}");
+        assert_eq!(z[i].0 & 1, 0);
+        assert_eq!(y[i].0 & 1 == 1, x.get(i));
+    }
+}
+
+/// A call that wants fewer COTs than a batch runs a prefix of the main set
+/// (fewer trees): at least the COTs wanted and fewer than a whole batch,
+/// the relation on every output, and the next batches (prefix or whole)
+/// bootstrap from it; both variants.
+#[test]
+fn a_call_for_fewer_cots_runs_a_prefix_batch() {
+    for malicious in [false, true] {
+        let (mut s, mut r) = if malicious {
+            small_malicious_pair(61)
+        } else {
+            small_pair(61)
+        };
+        let full = s.batch_len();
+        let (mut a, mut b) = MemoryChannel::pair();
+        for wanted in [1usize, 500, usize::MAX, 700, full] {
+            let (z, (x, y)) = std::thread::scope(|sc| {
+                let h = sc.spawn(|| s.extend_for(&mut a, wanted).unwrap());
+                let got = r.extend_for(&mut b, wanted).unwrap();
+                (h.join().expect("sender"), got)
+            });
+            assert!(z.len() >= wanted.min(full), "{wanted}: {}", z.len());
+            if wanted < full {
+                assert!(z.len() < full, "{wanted}: {} of {full}", z.len());
+                // The smallest prefix: one tree fewer would not cover it.
+                assert!(z.len() < wanted + (1 << SMALL.depth), "{wanted}: {}", z.len());
+            } else {
+                assert_eq!(z.len(), full);
+            }
+            check_relation(s.delta(), &z, &x, &y);
+        }
+    }
+}
+
+/// The trees of a batch are a parameter of the batch protocol: parties
+/// that ask for different prefixes are refused by the session binding.
+#[test]
+fn parties_asking_for_different_prefixes_are_refused() {
+    let (mut s, mut r) = small_pair(62);
+    let (mut a, mut b) = MemoryChannel::pair();
+    let (so, ro) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| s.extend_for(&mut a, 100).map(|_| ()));
+        let got = r.extend_for(&mut b, 900).map(|_| ());
+        (h.join().expect("sender"), got)
+    });
+    let text = format!("{:?} {:?}", so.err(), ro.err());
+    assert!(
+        text.contains("PeerMismatch") || text.contains("mismatch"),
+        "{text}"
+    );
+}

@@ -111,15 +111,61 @@ impl Level {
     pub fn reserved(&self) -> usize {
         self.k.saturating_add(self.trees.saturating_mul(self.depth))
     }
+
+    /// The same set with its first `trees` trees only (a *prefix*: the
+    /// same `k` and depth, fewer noisy blocks).
+    pub fn prefix(&self, trees: usize) -> Level {
+        Level { trees, ..*self }
+    }
+
+    /// The trees of the smallest prefix of this set whose batch gives at
+    /// least `wanted` outputs beyond `keep` (the base COTs the next batch
+    /// takes from it) and covers its own base (`k + t·h ≤ t·2^h`, plus
+    /// `extra` base COTs such as the malicious check's 128), capped at
+    /// this set's `trees`. Both parties of a batch compute it alike.
+    pub fn prefix_trees(&self, wanted: usize, keep: usize, extra: usize) -> usize {
+        let width = 1usize.checked_shl(self.depth as u32).unwrap_or(usize::MAX);
+        let covers = |t: usize| {
+            let l = self.prefix(t);
+            l.outputs().is_some_and(|n| {
+                n >= l.reserved().saturating_add(extra)
+                    && n >= keep.saturating_add(wanted)
+            })
+        };
+        // Start from the count the outputs alone need, then step up
+        // (the base term grows by `depth` per tree, far below `2^depth`).
+        let mut t = keep.saturating_add(wanted).div_ceil(width).max(1);
+        while t < self.trees && !covers(t) {
+            t += 1;
+        }
+        t.min(self.trees)
+    }
 }
 
 /// Whether `(trees, depth, k)` is a parameter set a batch may run: one of
-/// Ferret's published sets ([`EXTEND`], [`SETUP`]), or, with the
+/// Ferret's published sets ([`EXTEND`], [`SETUP`]) or a prefix of one
+/// (its `k` and depth, fewer trees, `k + t·h ≤ N`), or, with the
 /// `insecure-test-levels` feature only, any shape with `1 ≤ depth ≤ 20`,
 /// `1 ≤ k < 2^32` and `k + t·h ≤ N` (no security claimed).
+///
+/// Why a prefix is as secure as its set: the rows of `A` are independent
+/// and each tree is one block of the regular noise, so a batch of `t' <
+/// t` trees is distributed exactly as the first `t'·2^h` rows of a batch
+/// of the published set. Any attack on the smaller instance is an attack
+/// on the published one that ignores its other rows (LPN gets no easier
+/// with fewer samples at the same dimension and noise rate).
 pub fn level_ok(trees: usize, depth: usize, k: usize) -> bool {
     let l = Level { trees, depth, k };
     if l == EXTEND || l == SETUP {
+        return true;
+    }
+    let prefix_of = |set: Level| {
+        depth == set.depth
+            && k == set.k
+            && (1..set.trees).contains(&trees)
+            && l.outputs().is_some_and(|n| l.reserved() <= n)
+    };
+    if prefix_of(EXTEND) || prefix_of(SETUP) {
         return true;
     }
     INSECURE_TEST_LEVELS
@@ -946,6 +992,14 @@ mod tests {
     fn published_levels_are_accepted_and_others_need_the_test_feature() {
         assert!(level_ok(EXTEND.trees, EXTEND.depth, EXTEND.k));
         assert!(level_ok(SETUP.trees, SETUP.depth, SETUP.k));
+        // Prefixes: fewer trees at the same depth and k, down to the
+        // smallest that covers its own base; never more trees.
+        assert!(level_ok(EXTEND.trees - 1, EXTEND.depth, EXTEND.k));
+        assert!(level_ok(73, EXTEND.depth, EXTEND.k)); // 73·8192 ≥ 589,760 + 73·13
+        assert!(!level_ok(72, EXTEND.depth, EXTEND.k) || INSECURE_TEST_LEVELS);
+        assert!(level_ok(100, SETUP.depth, SETUP.k));
+        assert!(!level_ok(EXTEND.trees + 1, EXTEND.depth, EXTEND.k) || INSECURE_TEST_LEVELS);
+        assert!(!level_ok(EXTEND.trees, EXTEND.depth, EXTEND.k - 1) || INSECURE_TEST_LEVELS);
         assert_eq!(EXTEND.outputs(), Some(10_805_248));
         assert_eq!(EXTEND.reserved(), 606_907);
         assert!(SETUP.outputs().unwrap() >= EXTEND.reserved());
@@ -953,6 +1007,26 @@ mod tests {
         assert!(!level_ok(0, 3, 7));
         assert!(!level_ok(5, 0, 7));
         assert!(!level_ok(1, 1, 5)); // k + t·h > N
+    }
+
+    /// The smallest prefix that delivers what is wanted beyond the kept
+    /// base, capped at the whole set.
+    #[test]
+    fn prefix_trees_deliver_what_is_wanted() {
+        let keep = EXTEND.reserved();
+        for wanted in [0, 1, 8192, 1 << 20, 6_578_875, EXTEND.outputs().unwrap() - keep] {
+            let t = EXTEND.prefix_trees(wanted, keep, 0);
+            let l = EXTEND.prefix(t);
+            assert!(level_ok(l.trees, l.depth, l.k), "{wanted}: {t}");
+            let n = l.outputs().unwrap();
+            assert!(n >= keep + wanted && n >= l.reserved(), "{wanted}: {t}");
+            // One tree fewer would not do (unless at the floor).
+            let fewer = EXTEND.prefix(t - 1).outputs().unwrap();
+            assert!(fewer < keep + wanted || fewer < EXTEND.prefix(t - 1).reserved());
+        }
+        assert_eq!(EXTEND.prefix_trees(usize::MAX / 2, keep, 0), EXTEND.trees);
+        // 2^24 after one main batch: 878 of 1319 trees.
+        assert_eq!(EXTEND.prefix_trees(6_578_875, keep, 0), 878);
     }
 
     #[test]
