@@ -1,9 +1,10 @@
 //! Ferret's silent random COT between two parties over TCP loopback, one
 //! thread per party: for each requested size, a fresh pair runs its set-up
-//! and as many main batches as needed (each batch delivers 10,198,341
-//! COTs), timed from the first byte to the last output, with the bytes
-//! both directions carried per delivered COT and the runtime's raw AES
-//! rate in the same run.
+//! and the main batches the request needs (whole batches of 10,198,341
+//! COTs, then `finish`: a prefix batch of as many trees as the rest needs,
+//! keeping no base for another batch), timed from the first byte to the last output, with the bytes
+//! both directions carried per delivered COT (at least the requested
+//! number) and the runtime's raw AES rate in the same run.
 //!
 //! ```text
 //! cargo run --release --example ferret_rate [-- --log-n 20,24 --reps 3]
@@ -34,18 +35,20 @@ fn aes_blocks_per_second() -> f64 {
 fn one(n: usize) -> (f64, usize, u64) {
     let (mut a, mut b) = local_pair_tcp().expect("loopback TCP");
     let (mut s, mut r) = (FerretSender::new(), FerretReceiver::new());
-    let batches = n.div_ceil(s.batch_len());
     let t = Instant::now();
     let (got, _) = std::thread::scope(|sc| {
         let h = sc.spawn(|| {
-            (0..batches)
-                .map(|_| s.extend(&mut a).expect("sender").len())
-                .sum::<usize>()
+            let mut got = 0;
+            while n - got > s.batch_len() {
+                got += s.extend(&mut a).expect("sender").len();
+            }
+            got + s.finish(&mut a, n - got).expect("sender").len()
         });
         let mut got = 0;
-        for _ in 0..batches {
+        while n - got > r.batch_len() {
             got += r.extend(&mut b).expect("receiver").1.len();
         }
+        got += r.finish(&mut b, n - got).expect("receiver").1.len();
         (got, h.join().expect("sender thread"))
     });
     let secs = t.elapsed().as_secs_f64();

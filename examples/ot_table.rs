@@ -559,28 +559,30 @@ fn ferret_levels(
     }
 }
 
-/// The main batches of a Ferret run for `n` COTs, as the parties'
-/// `extend_for` picks them: whole batches of the main set, then the
-/// prefix of it (fewer trees) that the rest needs.
+/// The batches of a Ferret run for `n` COTs, as the parties pick them:
+/// the set-up batch (the prefix of the set-up set that covers a main
+/// batch's base), whole main batches while more than one is wanted, then
+/// `finish`'s prefix of the main set for the rest (it keeps no base).
 fn ferret_plan(malicious: bool, n: usize) -> Vec<ot::runtime::silent::ferret::Level> {
-    let (_, main) = ferret_levels(n);
+    let (setup, main) = ferret_levels(n);
     let extra = if malicious { 128 } else { 0 };
     let keep = main.reserved() + extra;
-    let mut plan = vec![];
+    let full = main.outputs().unwrap_or(0) - keep;
+    let mut plan = vec![setup.prefix(setup.prefix_trees(0, keep, extra))];
     let mut left = n;
-    while left > 0 {
-        let l = main.prefix(main.prefix_trees(left, keep, extra));
-        left = left.saturating_sub(l.outputs().unwrap_or(0) - keep);
-        plan.push(l);
+    while left > full {
+        plan.push(main);
+        left -= full;
     }
+    plan.push(main.prefix(main.prefix_trees(left, 0, extra)));
     plan
 }
 
 /// A Ferret row: per run a fresh pair (its set-up, `k + t·h` SoftSpokenOT
 /// COTs of Ferret's set-up set and one set-up batch, inside the clock as
 /// other rows' base OTs are), then batches ([`ferret_plan`]: whole ones,
-/// then a prefix batch for the rest) until `n` COTs are delivered.
-/// Outputs are dropped at once, handing their buffers back.
+/// then `finish` for the rest) until `n` COTs are delivered. Outputs are
+/// dropped at once, handing their buffers back.
 fn run_ferret_role(
     malicious: bool,
     n: usize,
@@ -597,16 +599,16 @@ fn run_ferret_role(
         let mut left = n;
         if sender {
             let mut s = mode(ot::FerretSender::new()).with_levels(setup, main)?;
-            while left > 0 {
-                let got = std::hint::black_box(s.extend_for(ch, left)?);
-                left = left.saturating_sub(got.len());
+            while left > s.batch_len() {
+                left -= std::hint::black_box(s.extend(ch)?).len();
             }
+            std::hint::black_box(s.finish(ch, left)?);
         } else {
             let mut r = rmode(ot::FerretReceiver::new()).with_levels(setup, main)?;
-            while left > 0 {
-                let got = std::hint::black_box(r.extend_for(ch, left)?);
-                left = left.saturating_sub(got.1.len());
+            while left > r.batch_len() {
+                left -= std::hint::black_box(r.extend(ch)?).1.len();
             }
+            std::hint::black_box(r.finish(ch, left)?);
         }
         if rep > 0 {
             times.push(t.elapsed());
@@ -615,12 +617,11 @@ fn run_ferret_role(
     Ok((ferret_comm(malicious, n)?, times))
 }
 
-/// The bytes (sender, receiver) of a Ferret run's batches: the set-up
-/// batch and the main batches of [`ferret_plan`], all `ferret_extend.otp`
-/// (the set-up's SoftSpokenOT is in [`setup_comm`]).
+/// The bytes (sender, receiver) of a Ferret run's batches
+/// ([`ferret_plan`]), all `ferret_extend.otp` (the set-up's SoftSpokenOT
+/// is in [`setup_comm`]).
 fn ferret_comm(malicious: bool, n: usize) -> Res<(usize, usize)> {
     use ot::runtime::silent::ferret::Level;
-    let (setup, _) = ferret_levels(n);
     let one = |l: Level, batch: usize| -> Res<(usize, usize)> {
         let n = l.outputs().ok_or("Ferret set too large")?;
         Ok(if malicious {
@@ -634,9 +635,9 @@ fn ferret_comm(malicious: bool, n: usize) -> Res<(usize, usize)> {
             (c.sender, c.receiver)
         })
     };
-    let (mut s, mut r) = one(setup, 0)?;
-    for (b, main) in ferret_plan(malicious, n).into_iter().enumerate() {
-        let (bs, br) = one(main, b + 1)?;
+    let (mut s, mut r) = (0, 0);
+    for (b, l) in ferret_plan(malicious, n).into_iter().enumerate() {
+        let (bs, br) = one(l, b)?;
         s += bs;
         r += br;
     }
@@ -1211,7 +1212,8 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         // malicious; the Ferret sender is its sender) and that row's own
         // set-up (all-but-one OTs over base OTs).
         let mal = p.malicious();
-        let k = ot::runtime::silent::ferret::SETUP.reserved() + if mal { 128 } else { 0 };
+        // (The set-up batch is the first of the plan.)
+        let k = ferret_plan(mal, n)[0].reserved() + if mal { 128 } else { 0 };
         let (cs, cr) = if mal {
             let c = delta_softspoken_malicious::comm(&delta_softspoken_malicious::Params::new(
                 8, k, 1, 0,

@@ -50,9 +50,13 @@ const SETUP_SOFTSPOKEN_K: usize = 8;
 /// built with a parameter set the batch protocol refuses (inside
 /// [`OtError`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FerretError {
     /// An earlier call failed; start a new pair of parties.
     Poisoned,
+    /// The session ended with `finish` (it kept no base COTs for another
+    /// batch); start a new pair of parties.
+    Finished,
     /// The set-up set's outputs do not cover the main set's base COTs, or
     /// a set is not one the batch protocol accepts.
     Levels(Level, Level),
@@ -64,6 +68,10 @@ impl std::fmt::Display for FerretError {
             FerretError::Poisoned => f.write_str(
                 "Ferret party refused: an earlier call failed, so its reserved COTs may not \
                  match the peer's; start a new pair of parties",
+            ),
+            FerretError::Finished => f.write_str(
+                "Ferret party refused: its session ended with `finish`, which keeps no base \
+                 COTs for another batch; start a new pair of parties",
             ),
             FerretError::Levels(s, e) => write!(
                 f,
@@ -145,11 +153,7 @@ fn check_levels(setup: Level, extend: Level, malicious: bool) -> Result<(), OtEr
 /// them: `k` LPN values, `trees · depth` tree values, then `extra` (the
 /// malicious check's 128, or none). A batch of a prefix of the main set
 /// leaves some unused: they are wiped here.
-fn split(
-    mut reserve: Vec<Block>,
-    l: Level,
-    extra: usize,
-) -> (Vec<Block>, Vec<Block>, Vec<Block>) {
+fn split(mut reserve: Vec<Block>, l: Level, extra: usize) -> (Vec<Block>, Vec<Block>, Vec<Block>) {
     let mut tree = reserve.split_off(l.k.min(reserve.len()));
     let mut check = tree.split_off((l.trees * l.depth).min(tree.len()));
     let mut unused = check.split_off(extra.min(check.len()));
@@ -176,6 +180,8 @@ struct Session {
     reserve: Vec<Block>,
     batch: usize,
     poisoned: bool,
+    /// Set by `finish`: no base COTs are kept, so no batch can follow.
+    finished: bool,
     /// COTs of the last batch not yet used by a conversion, from `offset`.
     pending: Vec<Block>,
     offset: usize,
@@ -192,6 +198,7 @@ impl Session {
             reserve: Vec::new(),
             batch: 0,
             poisoned: false,
+            finished: false,
             pending: Vec::new(),
             offset: 0,
             consumed: 0,
@@ -213,12 +220,23 @@ impl Session {
 
     /// The set of the next main batch for a call that wants `wanted` COTs:
     /// the smallest prefix of the main set whose outputs cover `wanted`
-    /// and the next batch's base ([`Level::prefix_trees`]), the whole set
-    /// for `usize::MAX`.
-    fn next_level(&self, wanted: usize) -> Level {
+    /// and, unless it is the `last`, the next batch's base
+    /// ([`Level::prefix_trees`]); the whole set for `usize::MAX`.
+    fn next_level(&self, wanted: usize, last: bool) -> Level {
         let main = self.levels.1;
-        let extra = self.extra();
-        main.prefix(main.prefix_trees(wanted, reserved(main, self.malicious), extra))
+        let keep = if last {
+            0
+        } else {
+            reserved(main, self.malicious)
+        };
+        main.prefix(main.prefix_trees(wanted, keep, self.extra()))
+    }
+
+    /// The set of the set-up batch: the smallest prefix of the set-up set
+    /// whose outputs cover a whole main batch's base.
+    fn setup_level(&self) -> Level {
+        let (setup, main) = self.levels;
+        setup.prefix(setup.prefix_trees(0, reserved(main, self.malicious), self.extra()))
     }
 
     /// Base COTs a batch takes beyond its LPN and tree values.
@@ -234,6 +252,8 @@ impl Session {
     fn check(&self) -> Result<(), OtError> {
         if self.poisoned {
             Err(err(FerretError::Poisoned))
+        } else if self.finished {
+            Err(err(FerretError::Finished))
         } else {
             Ok(())
         }
@@ -259,8 +279,12 @@ impl Session {
     }
 
     /// After a main batch: keeps its last outputs as the next base COTs and
-    /// returns the others.
-    fn keep_main(&mut self, mut out: Vec<Block>) -> Vec<Block> {
+    /// returns the others; after the `last` batch, returns them all.
+    fn keep_main(&mut self, mut out: Vec<Block>, last: bool) -> Vec<Block> {
+        if last {
+            self.finished = true;
+            return out;
+        }
         let usable = out.len() - reserved(self.levels.1, self.malicious);
         self.reserve = out.split_off(usable);
         out
@@ -376,10 +400,34 @@ impl FerretSender {
     /// base. The receiver must call [`FerretReceiver::extend_for`] with the
     /// same `wanted` (the trees are a parameter of the batch, so a
     /// mismatch is refused by the session binding).
-    pub fn extend_for(&mut self, ch: &mut dyn Channel, wanted: usize) -> Result<FerretCots, OtError> {
+    pub fn extend_for(
+        &mut self,
+        ch: &mut dyn Channel,
+        wanted: usize,
+    ) -> Result<FerretCots, OtError> {
+        self.batch(ch, wanted, false)
+    }
+
+    /// The session's last batch: as [`FerretSender::extend_for`], but it
+    /// keeps no base COTs for a next batch, so its trees need only cover
+    /// `wanted` (and every output is returned). Afterwards the party
+    /// refuses every call ([`FerretError::Finished`]). The receiver must
+    /// call [`FerretReceiver::finish`] with the same `wanted`.
+    pub fn finish(&mut self, ch: &mut dyn Channel, wanted: usize) -> Result<FerretCots, OtError> {
+        self.batch(ch, wanted, true)
+    }
+
+    /// One call: the set-up on the first, then one main batch for `wanted`
+    /// COTs (the session's `last` or not).
+    fn batch(
+        &mut self,
+        ch: &mut dyn Channel,
+        wanted: usize,
+        last: bool,
+    ) -> Result<FerretCots, OtError> {
         self.s.begin()?;
-        let (setup, _) = self.s.levels;
-        let main = self.s.next_level(wanted);
+        let setup = self.s.setup_level();
+        let main = self.s.next_level(wanted, last);
         let malicious = self.s.malicious;
         if self.s.batch == 0 {
             let mut base = if malicious {
@@ -394,7 +442,7 @@ impl FerretSender {
         }
         let reserve = std::mem::take(&mut self.s.reserve);
         let out = self.run(ch, main, reserve)?;
-        let blocks = self.s.keep_main(out);
+        let blocks = self.s.keep_main(out, last);
         self.s.end();
         Ok(FerretCots { blocks })
     }
@@ -594,9 +642,29 @@ impl FerretReceiver {
         ch: &mut dyn Channel,
         wanted: usize,
     ) -> Result<(Bits, FerretCots), OtError> {
+        self.batch(ch, wanted, false)
+    }
+
+    /// The session's last batch (see [`FerretSender::finish`]; the sender
+    /// must pass the same `wanted`).
+    pub fn finish(
+        &mut self,
+        ch: &mut dyn Channel,
+        wanted: usize,
+    ) -> Result<(Bits, FerretCots), OtError> {
+        self.batch(ch, wanted, true)
+    }
+
+    /// One call (as [`FerretSender`]'s).
+    fn batch(
+        &mut self,
+        ch: &mut dyn Channel,
+        wanted: usize,
+        last: bool,
+    ) -> Result<(Bits, FerretCots), OtError> {
         self.s.begin()?;
-        let (setup, _) = self.s.levels;
-        let main = self.s.next_level(wanted);
+        let setup = self.s.setup_level();
+        let main = self.s.next_level(wanted, last);
         let malicious = self.s.malicious;
         if self.s.batch == 0 {
             let mut base = if malicious {
@@ -614,7 +682,7 @@ impl FerretReceiver {
         // The batch reads choice bits from the low bits (it sets them).
         let choices = ferret::low_bits(&reserve);
         let (mut x, out) = self.run(ch, main, reserve, &choices)?;
-        let blocks = self.s.keep_main(out);
+        let blocks = self.s.keep_main(out, last);
         x.resize(blocks.len());
         self.s.end();
         Ok((x, FerretCots { blocks }))

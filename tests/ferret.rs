@@ -571,7 +571,11 @@ fn a_call_for_fewer_cots_runs_a_prefix_batch() {
             if wanted < full {
                 assert!(z.len() < full, "{wanted}: {} of {full}", z.len());
                 // The smallest prefix: one tree fewer would not cover it.
-                assert!(z.len() < wanted + (1 << SMALL.depth), "{wanted}: {}", z.len());
+                assert!(
+                    z.len() < wanted + (1 << SMALL.depth),
+                    "{wanted}: {}",
+                    z.len()
+                );
             } else {
                 assert_eq!(z.len(), full);
             }
@@ -596,4 +600,43 @@ fn parties_asking_for_different_prefixes_are_refused() {
         text.contains("PeerMismatch") || text.contains("mismatch"),
         "{text}"
     );
+}
+
+/// The last batch of a session keeps no base: its trees cover only what
+/// is wanted, every output is returned, and the parties refuse further
+/// calls with `Finished`; both variants, also as the first call.
+#[test]
+fn a_finishing_batch_keeps_no_base_and_ends_the_session() {
+    for (malicious, first) in [(false, false), (true, false), (false, true)] {
+        let (mut s, mut r) = if malicious {
+            small_malicious_pair(63)
+        } else {
+            small_pair(63)
+        };
+        let (mut a, mut b) = MemoryChannel::pair();
+        let wanted = 700;
+        if !first {
+            run(&mut s, &mut r, &mut a, &mut b, 1);
+        }
+        let (z, (x, y)) = std::thread::scope(|sc| {
+            let h = sc.spawn(|| s.finish(&mut a, wanted).unwrap());
+            let got = r.finish(&mut b, wanted).unwrap();
+            (h.join().expect("sender"), got)
+        });
+        // No base kept: the outputs are the prefix's whole batch, fewer
+        // than one more tree's width beyond what was wanted.
+        assert!(
+            z.len() >= wanted && z.len() < wanted + (1 << SMALL.depth),
+            "{}",
+            z.len()
+        );
+        check_relation(s.delta(), &z, &x, &y);
+        let e = s.extend(&mut a).err().expect("a finished sender ran again");
+        assert!(format!("{e}").contains("finish"), "{e}");
+        let e = r
+            .extend(&mut b)
+            .err()
+            .expect("a finished receiver ran again");
+        assert!(format!("{e}").contains("finish"), "{e}");
+    }
 }

@@ -128,8 +128,7 @@ impl Level {
         let covers = |t: usize| {
             let l = self.prefix(t);
             l.outputs().is_some_and(|n| {
-                n >= l.reserved().saturating_add(extra)
-                    && n >= keep.saturating_add(wanted)
+                n >= l.reserved().saturating_add(extra) && n >= keep.saturating_add(wanted)
             })
         };
         // Start from the count the outputs alone need, then step up
@@ -1014,7 +1013,14 @@ mod tests {
     #[test]
     fn prefix_trees_deliver_what_is_wanted() {
         let keep = EXTEND.reserved();
-        for wanted in [0, 1, 8192, 1 << 20, 6_578_875, EXTEND.outputs().unwrap() - keep] {
+        for wanted in [
+            0,
+            1,
+            8192,
+            1 << 20,
+            6_578_875,
+            EXTEND.outputs().unwrap() - keep,
+        ] {
             let t = EXTEND.prefix_trees(wanted, keep, 0);
             let l = EXTEND.prefix(t);
             assert!(level_ok(l.trees, l.depth, l.k), "{wanted}: {t}");
