@@ -3,17 +3,22 @@
 //! eprint 2020/924, §5, bootstrapping).
 //!
 //! The first call of [`FerretSender::extend`] / [`FerretReceiver::extend`]
-//! sets up: `k + t·h` Delta-OT COTs of the set-up set ([`SETUP`], 39,934
-//! COTs; SoftSpokenOT with `k = 8`, semi-honest or, for the malicious
-//! variant, malicious) under the sender's Delta, one batch of the set-up
-//! set from them (642,048 COTs),
-//! whose first [`EXTEND`]`.reserved()` outputs become the base of the first
-//! main batch. Every call then runs one main batch
+//! sets up: the smallest prefix of the set-up set ([`SETUP`]; 2,371 of its
+//! 2,508 trees, 2,372 malicious) whose outputs cover a main batch's base,
+//! its `k + t·h` Delta-OT COTs (38,838; SoftSpokenOT with `k = 8`,
+//! semi-honest or, for the malicious variant, malicious) under the
+//! sender's Delta, one batch of that prefix from them, whose first
+//! [`EXTEND`]`.reserved()` outputs become the base of the first main
+//! batch. Every call then runs one main batch
 //! (`protocols/ferret_extend.otp`, or `ferret_extend_malicious.otp` after
 //! [`FerretSender::with_check`]; 10,805,248 COTs), keeps its last 606,907
 //! (607,035) outputs as the next base and returns the others
-//! ([`FerretSender::batch_len`]). [`FerretSender::with_levels`]`(SETUP,
-//! SETUP)` runs small batches (602,114 COTs) instead.
+//! ([`FerretSender::batch_len`]). [`FerretSender::extend_for`] runs the
+//! smallest prefix of the main set (fewer trees) that a request needs, and
+//! [`FerretSender::finish`] a last batch that keeps no base (prefixes are
+//! as secure as their set: [`ferret::level_ok`]).
+//! [`FerretSender::with_levels`]`(SETUP, SETUP)` runs small batches
+//! (602,114 COTs) instead.
 //!
 //! Random OT: both parties implement the crate's `RandomOtSender` /
 //! `RandomOtReceiver` through `protocols/cot_random_ot.otp` (the

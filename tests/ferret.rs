@@ -631,12 +631,9 @@ fn a_finishing_batch_keeps_no_base_and_ends_the_session() {
             z.len()
         );
         check_relation(s.delta(), &z, &x, &y);
-        let e = s.extend(&mut a).err().expect("a finished sender ran again");
+        let e = s.extend(&mut a).expect_err("a finished sender ran again");
         assert!(format!("{e}").contains("finish"), "{e}");
-        let e = r
-            .extend(&mut b)
-            .err()
-            .expect("a finished receiver ran again");
+        let e = r.extend(&mut b).expect_err("a finished receiver ran again");
         assert!(format!("{e}").contains("finish"), "{e}");
     }
 }
