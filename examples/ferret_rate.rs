@@ -1,10 +1,11 @@
 //! Ferret's silent random COT between two parties over TCP loopback, one
-//! thread per party: for each requested size, a fresh pair runs its set-up
-//! and the main batches the request needs (whole batches of 10,198,341
-//! COTs, then `finish`: a prefix batch of as many trees as the rest needs,
-//! keeping no base for another batch), timed from the first byte to the last output, with the bytes
-//! both directions carried per delivered COT (at least the requested
-//! number) and the runtime's raw AES rate in the same run.
+//! thread per party: for each requested size, a fresh pair at the sets
+//! `ferret::levels_for` picks runs its set-up and the batches the request
+//! needs (whole batches, then `finish`: a prefix batch of as many trees as
+//! the rest needs, keeping no base for another batch), timed from the
+//! first byte to the last output, with the bytes both directions carried
+//! per delivered COT (at least the requested number) and the runtime's raw
+//! AES rate in the same run.
 //!
 //! ```text
 //! cargo run --release --example ferret_rate [-- --log-n 20,24 --reps 3]
@@ -34,7 +35,10 @@ fn aes_blocks_per_second() -> f64 {
 /// One pair delivering at least `n` COTs: (seconds, COTs, bytes both ways).
 fn one(n: usize) -> (f64, usize, u64) {
     let (mut a, mut b) = local_pair_tcp().expect("loopback TCP");
-    let (mut s, mut r) = (FerretSender::new(), FerretReceiver::new());
+    let (setup, main) = ot::runtime::silent::ferret::levels_for(n);
+    let s = FerretSender::new().with_levels(setup, main);
+    let r = FerretReceiver::new().with_levels(setup, main);
+    let (mut s, mut r) = (s.expect("published sets"), r.expect("published sets"));
     let t = Instant::now();
     let (got, _) = std::thread::scope(|sc| {
         let h = sc.spawn(|| {

@@ -541,22 +541,16 @@ fn run_ext_role(
     Ok((spec, times))
 }
 
-/// The parameter sets (set-up, main) of a Ferret row for `n` COTs: batches
-/// of Ferret's small published set (602,114 COTs each) up to four of them,
-/// else the main set's (10,198,341 each).
+/// Ferret's sets for `n` COTs (`ot::runtime::silent::ferret::levels_for`:
+/// the small set while `n` is at most four of its batches, else the main
+/// set).
 fn ferret_levels(
     n: usize,
 ) -> (
     ot::runtime::silent::ferret::Level,
     ot::runtime::silent::ferret::Level,
 ) {
-    use ot::runtime::silent::ferret::{EXTEND, SETUP};
-    let small = SETUP.outputs().unwrap_or(0) - SETUP.reserved();
-    if n <= 4 * small {
-        (SETUP, SETUP)
-    } else {
-        (SETUP, EXTEND)
-    }
+    ot::runtime::silent::ferret::levels_for(n)
 }
 
 /// The batches of a Ferret run for `n` COTs, as the parties pick them:

@@ -42,8 +42,8 @@ use crate::runtime::silent::ferret::{self, Level, EXTEND, SETUP};
 use crate::runtime::silent::pool as ferret_pool;
 use crate::runtime::{Bits, Block};
 use crate::traits::{
-    CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtReceiver, OtSender, RandomOtReceiver,
-    RandomOtSender,
+    CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension, OtReceiver, OtSender,
+    RandomOtReceiver, RandomOtSender,
 };
 
 /// SoftSpokenOT's `k` for the set-up's base COTs: 2 bytes per COT on the
@@ -257,11 +257,19 @@ impl Session {
     fn check(&self) -> Result<(), OtError> {
         if self.poisoned {
             Err(err(FerretError::Poisoned))
-        } else if self.finished {
-            Err(err(FerretError::Finished))
         } else {
             Ok(())
         }
+    }
+
+    /// Starts a batch: as [`Session::begin`], and refuses a finished
+    /// session (its pending COTs stay usable by the conversions).
+    fn begin_batch(&mut self) -> Result<(), OtError> {
+        if self.finished {
+            self.check()?;
+            return Err(err(FerretError::Finished));
+        }
+        self.begin()
     }
 
     /// Starts a call: refuses a poisoned party and poisons it until
@@ -430,7 +438,7 @@ impl FerretSender {
         wanted: usize,
         last: bool,
     ) -> Result<FerretCots, OtError> {
-        self.s.begin()?;
+        self.s.begin_batch()?;
         let setup = self.s.setup_level();
         let main = self.s.next_level(wanted, last);
         let malicious = self.s.malicious;
@@ -486,6 +494,26 @@ impl FerretSender {
         };
         self.s.batch += 1;
         Ok(zeros)
+    }
+
+    /// Runs the batches that `n` COTs need beyond the pending ones (whole
+    /// batches, then [`FerretSender::finish`]), keeping their outputs for
+    /// the conversions: a one-shot session (`OtExtension::silent`).
+    pub(crate) fn fill_and_finish(
+        &mut self,
+        ch: &mut dyn Channel,
+        n: usize,
+    ) -> Result<(), OtError> {
+        while n > self.s.pending_len().saturating_add(self.s.batch_len()) {
+            let batch = self.extend(ch)?.into_vec();
+            self.s.append(batch);
+        }
+        let wanted = n.saturating_sub(self.s.pending_len());
+        if wanted > 0 {
+            let batch = self.finish(ch, wanted)?.into_vec();
+            self.s.append(batch);
+        }
+        Ok(())
     }
 
     /// The next `n` unused COTs `z_j` and the index of the first in the
@@ -667,7 +695,7 @@ impl FerretReceiver {
         wanted: usize,
         last: bool,
     ) -> Result<(Bits, FerretCots), OtError> {
-        self.s.begin()?;
+        self.s.begin_batch()?;
         let setup = self.s.setup_level();
         let main = self.s.next_level(wanted, last);
         let malicious = self.s.malicious;
@@ -734,6 +762,24 @@ impl FerretReceiver {
         };
         self.s.batch += 1;
         Ok(out)
+    }
+
+    /// As [`FerretSender`]'s (the sender must ask for the same `n`).
+    pub(crate) fn fill_and_finish(
+        &mut self,
+        ch: &mut dyn Channel,
+        n: usize,
+    ) -> Result<(), OtError> {
+        while n > self.s.pending_len().saturating_add(self.s.batch_len()) {
+            let batch = self.extend(ch)?.1.into_vec();
+            self.s.append(batch);
+        }
+        let wanted = n.saturating_sub(self.s.pending_len());
+        if wanted > 0 {
+            let batch = self.finish(ch, wanted)?.1.into_vec();
+            self.s.append(batch);
+        }
+        Ok(())
     }
 
     /// The next `n` unused COTs `y_j` with their choice bits and the index
@@ -837,5 +883,68 @@ impl CorrelatedOtReceiver for FerretReceiver {
 impl Default for FerretReceiver {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl OtExtension {
+    /// Semi-honest Ferret silent OT (`protocols/ferret_extend.otp` and the
+    /// conversions `cot_random_ot.otp`, `cot_chosen_ot.otp`): every call of
+    /// the random or chosen OT traits runs a one-shot Ferret session, its
+    /// set-up (SoftSpokenOT `k = 8`), the batches the call needs and
+    /// [`FerretSender::finish`], then the conversion, at the sets
+    /// [`ferret::levels_for`] picks for the call's size (about 0.05 bytes
+    /// per OT at `2^24`, plus the conversion's one bit; chosen messages
+    /// add 32 bytes). A call of a few thousand OTs costs about the set-up,
+    /// 9 ms over loopback on a 2-core machine: keep a [`FerretSender`] / [`FerretReceiver`]
+    /// pair for many small calls, and for Delta-OT (they implement `CorrelatedOtSender` /
+    /// `CorrelatedOtReceiver`; this configuration's
+    /// [`OtExtension::delta_sender`] is IKNP's). Blocking channels only:
+    /// the async twins fail with an [`OtError`]. The base-OT and thread
+    /// settings do not apply (the set-up brings its own base OTs; one
+    /// thread).
+    pub fn silent() -> Self {
+        let mut e = Self::iknp();
+        e.silent = true;
+        e
+    }
+
+    /// [`OtExtension::silent`] with Ferret's consistency check
+    /// (`ferret_extend_malicious.otp`, malicious SoftSpokenOT set-up): a
+    /// malicious peer is caught with abort, as in [`FerretSender::malicious`];
+    /// [`OtExtension::delta_sender`] is KOS's.
+    pub fn silent_malicious() -> Self {
+        let mut e = Self::kos();
+        e.silent = true;
+        e
+    }
+
+    /// A fresh Ferret sender that has run the batches `n` COTs need.
+    pub(crate) fn silent_sender(
+        &mut self,
+        ch: &mut dyn Channel,
+        n: usize,
+    ) -> Result<FerretSender, OtError> {
+        let (setup, main) = ferret::levels_for(n);
+        let mut s = FerretSender::with_rng(self.fork()).with_levels(setup, main)?;
+        if self.malicious {
+            s = s.with_check();
+        }
+        s.fill_and_finish(ch, n)?;
+        Ok(s)
+    }
+
+    /// A fresh Ferret receiver that has run the batches `n` COTs need.
+    pub(crate) fn silent_receiver(
+        &mut self,
+        ch: &mut dyn Channel,
+        n: usize,
+    ) -> Result<FerretReceiver, OtError> {
+        let (setup, main) = ferret::levels_for(n);
+        let mut r = FerretReceiver::with_rng(self.fork()).with_levels(setup, main)?;
+        if self.malicious {
+            r = r.with_check();
+        }
+        r.fill_and_finish(ch, n)?;
+        Ok(r)
     }
 }

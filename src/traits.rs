@@ -370,9 +370,12 @@ impl OtReceiver for BaseOt {
 /// corresponding `.otp` file (`iknp`, `kos`, `iknp_chosen`, `kos_chosen`)
 /// with fresh base OTs. Correlated OT (Delta-OT) needs state across calls:
 /// [`OtExtension::delta_sender`] / [`OtExtension::delta_receiver`] build the
-/// stateful parties with this configuration.
+/// stateful parties with this configuration. [`OtExtension::silent`] runs
+/// each call as a one-shot Ferret session instead.
 pub struct OtExtension {
     pub(crate) malicious: bool,
+    /// Ferret silent OT (a one-shot session per call) instead of IKNP/KOS.
+    pub(crate) silent: bool,
     pub(crate) sha1: bool,
     /// `Some(k)`: SoftSpokenOT with depth `k` instead of IKNP/KOS.
     pub(crate) softspoken: Option<usize>,
@@ -386,6 +389,7 @@ impl OtExtension {
     pub fn iknp() -> Self {
         OtExtension {
             malicious: false,
+            silent: false,
             sha1: false,
             softspoken: None,
             threads: 1,
@@ -486,6 +490,9 @@ macro_rules! on_extension {
 impl RandomOtSender for OtExtension {
     fn send_random(&mut self, ch: &mut dyn Channel, n: usize) -> Result<Vec<[Block; 2]>, OtError> {
         let n = len_param(n)?;
+        if self.silent {
+            return self.silent_sender(ch, n)?.send_random(ch, n);
+        }
         on_extension!(
             self,
             SenderRealization,
@@ -503,6 +510,9 @@ impl RandomOtSender for OtExtension {
         ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
             Box::pin(async move {
                 let n = len_param(n)?;
+                if self.silent {
+                    return no_async::<Vec<[Block; 2]>>("silent (Ferret) RandomOtSender").await;
+                }
                 on_extension!(
                     self,
                     SenderRealization,
@@ -522,6 +532,11 @@ impl RandomOtReceiver for OtExtension {
         choices: &Bits,
     ) -> Result<Vec<Block>, OtError> {
         len_param(choices.len())?;
+        if self.silent {
+            return self
+                .silent_receiver(ch, choices.len())?
+                .receive_random(ch, choices);
+        }
         on_extension!(
             self,
             ReceiverRealization,
@@ -539,6 +554,9 @@ impl RandomOtReceiver for OtExtension {
         ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
             Box::pin(async move {
                 len_param(choices.len())?;
+                if self.silent {
+                    return no_async::<Vec<Block>>("silent (Ferret) RandomOtReceiver").await;
+                }
                 on_extension!(
                     self,
                     ReceiverRealization,
@@ -554,6 +572,9 @@ impl RandomOtReceiver for OtExtension {
 impl OtSender for OtExtension {
     fn send(&mut self, ch: &mut dyn Channel, messages: &[[Block; 2]]) -> Result<(), OtError> {
         len_param(messages.len())?;
+        if self.silent {
+            return self.silent_sender(ch, messages.len())?.send(ch, messages);
+        }
         on_extension!(
             self,
             SenderRealization,
@@ -572,6 +593,11 @@ impl OtSender for OtExtension {
 impl OtReceiver for OtExtension {
     fn receive(&mut self, ch: &mut dyn Channel, choices: &Bits) -> Result<Vec<Block>, OtError> {
         len_param(choices.len())?;
+        if self.silent {
+            return self
+                .silent_receiver(ch, choices.len())?
+                .receive(ch, choices);
+        }
         on_extension!(
             self,
             ReceiverRealization,

@@ -775,3 +775,23 @@ fn async_traffic_matches_blocking() {
     assert!(tb.bytes_sent >= comm.receiver as u64);
     assert!(ta.bytes_sent >= comm.sender as u64);
 }
+
+/// `OtExtension::silent()` has no async version (the Ferret session is
+/// blocking): its async twins fail with an error that says so, before
+/// anything is sent.
+#[test]
+fn a_silent_configuration_refuses_the_async_twins() {
+    use ot::traits::{RandomOtReceiver, RandomOtSender};
+    let rt = runtime();
+    let (a, b) = rt.block_on(async {
+        let (mut ca, mut cb) = duplex_pair(1024);
+        let (mut s, mut r) = (OtExtension::silent(), OtExtension::silent());
+        let c = bits(3, 8);
+        let a = s.send_random_async(&mut ca, 8).await.map(|_| ());
+        let b = r.receive_random_async(&mut cb, &c).await.map(|_| ());
+        (a, b)
+    });
+    for e in [a.unwrap_err(), b.unwrap_err()] {
+        assert!(format!("{e}").contains("no async version"), "{e}");
+    }
+}

@@ -637,3 +637,86 @@ fn a_finishing_batch_keeps_no_base_and_ends_the_session() {
         assert!(format!("{e}").contains("finish"), "{e}");
     }
 }
+
+/// `OtExtension::silent()` (and its malicious twin): each call of the
+/// random and chosen OT traits is a one-shot Ferret session at the
+/// published sets, over memory and TCP; the receiver gets the message of
+/// its choice.
+#[test]
+fn ot_extension_silent_runs_random_and_chosen_ots() {
+    use ot::traits::{OtReceiver, OtSender, RandomOtReceiver, RandomOtSender};
+    use ot::OtExtension;
+    for malicious in [false, true] {
+        let make = || {
+            if malicious {
+                OtExtension::silent_malicious()
+            } else {
+                OtExtension::silent()
+            }
+        };
+        let (mut s, mut r) = (make(), make());
+        let n = 3000;
+        let c = Bits::random(&mut Rng::deterministic_for_tests(64), n);
+        let (mut a, mut b) = MemoryChannel::pair();
+        let (pairs, got) = std::thread::scope(|sc| {
+            let h = sc.spawn(|| s.send_random(&mut a, n).unwrap());
+            let got = r.receive_random(&mut b, &c).unwrap();
+            (h.join().expect("sender"), got)
+        });
+        for j in 0..n {
+            assert_eq!(got[j], pairs[j][usize::from(c.get(j))], "OT {j}");
+            assert_ne!(pairs[j][0], pairs[j][1]);
+        }
+        let messages: Vec<[Block; 2]> = (0..n as u128)
+            .map(|j| [Block(2 * j + 7), Block(2 * j + 8)])
+            .collect();
+        let (mut a, mut b) = local_pair_tcp().unwrap();
+        let got = std::thread::scope(|sc| {
+            let h = sc.spawn(|| s.send(&mut a, &messages).unwrap());
+            let got = r.receive(&mut b, &c).unwrap();
+            h.join().expect("sender");
+            got
+        });
+        for j in 0..n {
+            assert_eq!(got[j], messages[j][usize::from(c.get(j))], "OT {j}");
+        }
+    }
+}
+
+/// A silent configuration serves as any protocol's `RandomOt`
+/// sub-protocol: here the trees of the dual-LPN `silent_ot.otp`.
+#[test]
+fn ot_extension_silent_plugs_into_a_random_ot_sub_protocol() {
+    use ot::runtime::silent::params::depth_for;
+    use ot::OtExtension;
+    let n = 2000;
+    let p = ot::silent_ot::Params::new(n, depth_for(n).unwrap()).unwrap();
+    let s = ot::silent_ot::Sender::new(
+        p,
+        ot::silent_ot::SenderInput {},
+        Rng::deterministic_for_tests(65),
+        ot::silent_ot::SenderSubs {
+            base: Box::new(OtExtension::silent()),
+        },
+    )
+    .unwrap();
+    let r = ot::silent_ot::Receiver::new(
+        p,
+        ot::silent_ot::ReceiverInput {},
+        Rng::deterministic_for_tests(66),
+        ot::silent_ot::ReceiverSubs {
+            base: Box::new(OtExtension::silent()),
+        },
+    )
+    .unwrap();
+    let (so, ro) = ot::runtime::session::run_pair(s, r);
+    let (out, theirs) = (so.unwrap(), ro.unwrap());
+    for i in 0..n {
+        let want = if theirs.choices.get(i) {
+            out.zeros[i] ^ out.delta
+        } else {
+            out.zeros[i]
+        };
+        assert_eq!(theirs.chosen[i], want, "COT {i}");
+    }
+}

@@ -141,6 +141,20 @@ impl Level {
     }
 }
 
+/// The (set-up, main) sets for a session that produces about `n` COTs:
+/// [`SETUP`] for both while `n` is at most four small batches (its 318 KB
+/// table of LPN base values stays in cache, so small batches are faster
+/// there, at about 0.4 bytes per COT), [`EXTEND`] as the main set above
+/// (about 0.05 bytes per COT at `2^24`).
+pub fn levels_for(n: usize) -> (Level, Level) {
+    let small = SETUP.outputs().unwrap_or(0) - SETUP.reserved();
+    if n <= 4 * small {
+        (SETUP, SETUP)
+    } else {
+        (SETUP, EXTEND)
+    }
+}
+
 /// Whether `(trees, depth, k)` is a parameter set a batch may run: one of
 /// Ferret's published sets ([`EXTEND`], [`SETUP`]) or a prefix of one
 /// (its `k` and depth, fewer trees, `k + t·h ≤ N`), or, with the
