@@ -101,9 +101,15 @@ enum Proto {
     /// (`ferret_extend_malicious.otp`, set-up over malicious SoftSpokenOT
     /// k = 8).
     FerretMal,
+    /// Random 1-out-of-2 OTs from Ferret's COTs (`OtExtension::silent()`:
+    /// a one-shot session, then `cot_random_ot.otp`, the receiver's flips
+    /// and the TCCR hash).
+    FerretRot,
+    /// The same over the malicious variant (`OtExtension::silent_malicious()`).
+    FerretRotMal,
 }
 
-const ALL: [Proto; 32] = [
+const ALL: [Proto; 34] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -140,6 +146,8 @@ const ALL: [Proto; 32] = [
     Proto::SilentOt,
     Proto::Ferret,
     Proto::FerretMal,
+    Proto::FerretRot,
+    Proto::FerretRotMal,
 ];
 
 /// The rows measured without `--all` or `--only`: those of the seed's
@@ -190,11 +198,21 @@ impl Proto {
             Proto::SilentOt => ("1-out-of-2 random COT", "passive", "SilentOT-EA"),
             Proto::Ferret => ("1-out-of-2 random COT", "passive", "Ferret (YWLZW20)"),
             Proto::FerretMal => ("1-out-of-2 random COT", "malicious", "Ferret (YWLZW20)"),
+            Proto::FerretRot => ("1-out-of-2 random OT", "passive", "Ferret (YWLZW20)"),
+            Proto::FerretRotMal => ("1-out-of-2 random OT", "malicious", "Ferret (YWLZW20)"),
         }
     }
     /// Whether the row has a SHA-1 random-oracle variant.
     fn has_sha1(self) -> bool {
-        self.hashed() && !matches!(self, Proto::Rr16) && !self.quiet()
+        self.hashed() && !matches!(self, Proto::Rr16) && !self.quiet() && !self.ferret()
+    }
+    /// Whether this is a Ferret row (its conversion hashes with the TCCR
+    /// only: no SHA-1 variant).
+    fn ferret(self) -> bool {
+        matches!(
+            self,
+            Proto::Ferret | Proto::FerretMal | Proto::FerretRot | Proto::FerretRotMal
+        )
     }
     /// Whether this is a QuietOT row.
     fn quiet(self) -> bool {
@@ -400,6 +418,9 @@ fn run_role(
         }
         Proto::Ferret | Proto::FerretMal => {
             return run_ferret_role(p.malicious(), n, sender, reps, ch)
+        }
+        Proto::FerretRot | Proto::FerretRotMal => {
+            return run_ferret_rot_role(p.malicious(), n, sender, reps, ch, &r)
         }
         Proto::KkrtExt | Proto::OosExt => {
             return run_oprf_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch)
@@ -609,6 +630,43 @@ fn run_ferret_role(
         }
     }
     Ok((ferret_comm(malicious, n)?, times))
+}
+
+/// A Ferret random-OT row: per run a fresh `OtExtension::silent()` (or
+/// `silent_malicious()`) party and one `send_random` / `receive_random`
+/// call of `n` OTs: the one-shot session of [`run_ferret_role`]'s plan,
+/// then the conversion (`cot_random_ot.otp`).
+fn run_ferret_rot_role(
+    malicious: bool,
+    n: usize,
+    sender: bool,
+    reps: usize,
+    ch: &mut dyn Channel,
+    choices: &Bits,
+) -> Res<((usize, usize), Vec<Duration>)> {
+    use ot::traits::{RandomOtReceiver, RandomOtSender};
+    let make = || {
+        if malicious {
+            OtExtension::silent_malicious()
+        } else {
+            OtExtension::silent()
+        }
+    };
+    let mut times = vec![];
+    for rep in 0..=reps {
+        let t = Instant::now();
+        if sender {
+            std::hint::black_box(make().send_random(ch, n)?);
+        } else {
+            std::hint::black_box(make().receive_random(ch, choices)?);
+        }
+        if rep > 0 {
+            times.push(t.elapsed());
+        }
+    }
+    let (s, r) = ferret_comm(malicious, n)?;
+    let c = ot::cot_random_ot::comm(&ot::cot_random_ot::Params::new(n, 0)?);
+    Ok(((s + c.sender, r + c.receiver), times))
 }
 
 /// The bytes (sender, receiver) of a Ferret run's batches
@@ -1201,7 +1259,7 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         let (s, r) = one_of_n_base_comm(p.malicious())?;
         return Ok((r, s));
     }
-    if matches!(p, Proto::Ferret | Proto::FerretMal) {
+    if p.ferret() {
         // The set-up's SoftSpokenOT k = 8 Delta-OT COTs (semi-honest or
         // malicious; the Ferret sender is its sender) and that row's own
         // set-up (all-but-one OTs over base OTs).

@@ -308,23 +308,40 @@ impl Session {
         self.pending.len() - self.offset
     }
 
-    /// Appends a new batch's COTs to the unused ones.
+    /// Appends a new batch's COTs to the unused ones (the batch's buffer
+    /// itself when none is left unused: no copy).
     fn append(&mut self, batch: Vec<Block>) {
-        let mut rest = self.pending.split_off(self.offset);
-        ferret_pool::give(std::mem::take(&mut self.pending));
-        rest.extend_from_slice(&batch);
-        ferret_pool::give(batch);
-        self.pending = rest;
+        if self.pending_len() == 0 {
+            ferret_pool::give(std::mem::replace(&mut self.pending, batch));
+        } else {
+            let mut rest = self.pending.split_off(self.offset);
+            ferret_pool::give(std::mem::take(&mut self.pending));
+            rest.reserve_exact(batch.len());
+            rest.extend_from_slice(&batch);
+            ferret_pool::give(batch);
+            self.pending = rest;
+        }
         self.offset = 0;
     }
 
     /// The next `n` unused COTs (at least `n` are pending) and the index of
-    /// the first in the session; their copies here are wiped.
+    /// the first in the session; their copies here are wiped. When they
+    /// are most of the pending buffer from its start, the buffer itself is
+    /// handed over and the (shorter) rest copied instead.
     fn take(&mut self, n: usize) -> (Vec<Block>, usize) {
-        let range = self.offset..self.offset + n;
-        let cots = self.pending[range.clone()].to_vec();
-        self.pending[range].iter_mut().for_each(|b| b.0.zeroize());
-        self.offset += n;
+        let cots = if self.offset == 0 && n >= self.pending.len() / 2 {
+            let rest = self.pending[n..].to_vec();
+            self.pending[n..].iter_mut().for_each(|b| b.0.zeroize());
+            let mut cots = std::mem::replace(&mut self.pending, rest);
+            cots.truncate(n);
+            cots
+        } else {
+            let range = self.offset..self.offset + n;
+            let cots = self.pending[range.clone()].to_vec();
+            self.pending[range].iter_mut().for_each(|b| b.0.zeroize());
+            self.offset += n;
+            cots
+        };
         let first = self.consumed;
         self.consumed += n;
         (cots, first)

@@ -30,9 +30,13 @@ pub fn sender_pairs(
     salt: Block,
     first: usize,
 ) -> Vec<[Block; 2]> {
-    let mut pairs: Vec<[Block; 2]> = sender_shift(zeros, flips, delta)
-        .into_iter()
-        .map(|z| [z, z ^ delta])
+    let mut pairs: Vec<[Block; 2]> = zeros
+        .iter()
+        .enumerate()
+        .map(|(j, &z)| {
+            let z = z ^ (Block::mask(flips.try_get(j).unwrap_or(false)) & delta);
+            [z, z ^ delta]
+        })
         .collect();
     crate::hash::tccr_pairs_in_place(session(salt), first as u64, &mut pairs);
     pairs
