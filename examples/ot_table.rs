@@ -152,8 +152,9 @@ const ALL: [Proto; 34] = [
 
 /// The rows measured without `--all` or `--only`: those of the seed's
 /// table (IKNP, KOS, Delta-IKNP, Delta-KOS, KKRT, OOS) plus SoftSpokenOT
-/// with k = 2 and chosen-message OT, in [`ALL`]'s order.
-const DEFAULT: [Proto; 11] = [
+/// with k = 2, chosen-message OT and Ferret (random COT and random OT,
+/// semi-honest and malicious), in [`ALL`]'s order.
+const DEFAULT: [Proto; 13] = [
     Proto::Iknp,
     Proto::Kos,
     Proto::DeltaIknp,
@@ -165,6 +166,8 @@ const DEFAULT: [Proto; 11] = [
     Proto::Oos,
     Proto::Ferret,
     Proto::FerretMal,
+    Proto::FerretRot,
+    Proto::FerretRotMal,
 ];
 
 impl Proto {
