@@ -3,7 +3,9 @@
 //! panic, hang or allocate without bound. The first byte picks the party
 //! (KOS sender or receiver over CO15 or MR19 base OTs, a chosen-message KOS
 //! party, a Delta-KOS pair half, a malicious SoftSpokenOT party with k = 2
-//! or 4), the second the number of OTs (1..=256);
+//! or 4, a Ferret party of `OtExtension::silent()` or `silent_malicious()`:
+//! its SoftSpokenOT set-up, a set-up batch and `finish`, then the random-OT
+//! conversion), the second the number of OTs (1..=256);
 //! the rest is a sequence of frames, each a little-endian `u16` length and
 //! that many bytes. Frames the party sends are dropped, except session
 //! bindings, which the peer answers with the dual binding (so the script
@@ -89,7 +91,14 @@ fuzz_target!(|data: &[u8]| {
     let choices = Bits::random(&mut rng, n);
     // The outcome does not matter, only that there is one.
     let k = if which & 0x80 == 0 { 2 } else { 4 };
-    match (which >> 1) % 8 {
+    let silent = || {
+        if which & 0x80 == 0 {
+            OtExtension::silent()
+        } else {
+            OtExtension::silent_malicious()
+        }
+    };
+    match (which >> 1) % 10 {
         0 => drop(party.send_random(&mut peer, n)),
         1 => drop(party.receive_random(&mut peer, &choices)),
         2 => {
@@ -107,8 +116,11 @@ fuzz_target!(|data: &[u8]| {
                 .with_semi_honest_base_insecure(base)
                 .receive_random(&mut peer, &choices),
         ),
+        8 => drop(silent().send_random(&mut peer, n)),
+        9 => drop(silent().receive_random(&mut peer, &choices)),
         4 => {
-            let mut sender = ot::DeltaOtSender::kos(Block::ONES).with_semi_honest_base_insecure(base);
+            let mut sender =
+                ot::DeltaOtSender::kos(Block::ONES).with_semi_honest_base_insecure(base);
             drop(ot::CorrelatedOtSender::send_correlated(
                 &mut sender,
                 &mut peer,
