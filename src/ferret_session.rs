@@ -916,9 +916,9 @@ impl OtExtension {
     /// pair for many small calls, and for Delta-OT (they implement `CorrelatedOtSender` /
     /// `CorrelatedOtReceiver`; this configuration's
     /// [`OtExtension::delta_sender`] is IKNP's). Blocking channels only:
-    /// the async twins fail with an [`OtError`]. The base-OT and thread
-    /// settings do not apply (the set-up brings its own base OTs; one
-    /// thread).
+    /// the async twins fail with an [`OtError`]. The base-OT, SHA-1 and
+    /// thread settings do not apply (the set-up brings its own base OTs,
+    /// the conversions hash with the TCCR, one thread).
     pub fn silent() -> Self {
         let mut e = Self::iknp();
         e.silent = true;
