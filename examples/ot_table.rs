@@ -565,24 +565,12 @@ fn run_ext_role(
     Ok((spec, times))
 }
 
-/// Ferret's sets for `n` COTs (`ot::runtime::silent::ferret::levels_for`:
-/// the small set while `n` is at most four of its batches, else the main
-/// set).
-fn ferret_levels(
-    n: usize,
-) -> (
-    ot::runtime::silent::ferret::Level,
-    ot::runtime::silent::ferret::Level,
-) {
-    ot::runtime::silent::ferret::levels_for(n)
-}
-
 /// The batches of a Ferret run for `n` COTs, as the parties pick them:
 /// the set-up batch (the prefix of the set-up set that covers a main
 /// batch's base), whole main batches while more than one is wanted, then
 /// `finish`'s prefix of the main set for the rest (it keeps no base).
 fn ferret_plan(malicious: bool, n: usize) -> Vec<ot::runtime::silent::ferret::Level> {
-    let (setup, main) = ferret_levels(n);
+    let (setup, main) = ot::runtime::silent::ferret::levels_for(n);
     let extra = if malicious { 128 } else { 0 };
     let keep = main.reserved() + extra;
     let full = main.outputs().unwrap_or(0) - keep;
@@ -608,7 +596,7 @@ fn run_ferret_role(
     reps: usize,
     ch: &mut dyn Channel,
 ) -> Res<((usize, usize), Vec<Duration>)> {
-    let (setup, main) = ferret_levels(n);
+    let (setup, main) = ot::runtime::silent::ferret::levels_for(n);
     let mode = |s: ot::FerretSender| if malicious { s.with_check() } else { s };
     let rmode = |r: ot::FerretReceiver| if malicious { r.with_check() } else { r };
     let mut times = vec![];

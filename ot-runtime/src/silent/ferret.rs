@@ -515,18 +515,7 @@ pub fn try_receiver_encode(
     seed: Block,
 ) -> Result<Vec<Block>, ShapeError> {
     let trees = Trees::Standard(corr);
-    receiver_encode_with(
-        alphas,
-        depth,
-        known,
-        trees,
-        tsid,
-        base,
-        base_choices,
-        seed,
-        None,
-    )
-    .map(|(out, _)| out)
+    unchecked(alphas, depth, known, trees, tsid, base, base_choices, seed)
 }
 
 /// [`try_receiver_encode`] with the half tree: the trees are rebuilt by
@@ -545,19 +534,16 @@ pub fn try_receiver_encode_half(
     base_choices: &Bits,
     seed: Block,
 ) -> Result<Vec<Block>, ShapeError> {
-    let trees = Trees::Half;
-    receiver_encode_with(
+    unchecked(
         alphas,
         depth,
         known,
-        trees,
+        Trees::Half,
         tsid,
         base,
         base_choices,
         seed,
-        None,
     )
-    .map(|(out, _)| out)
 }
 
 /// [`try_receiver_encode_half`] for the protocol (as [`receiver_encode`]).
@@ -610,6 +596,32 @@ impl Trees<'_> {
         }
         Ok(())
     }
+}
+
+/// [`receiver_encode_with`] without the check's sum.
+#[allow(clippy::too_many_arguments)]
+fn unchecked(
+    alphas: &[usize],
+    depth: usize,
+    known: &[Block],
+    kind: Trees<'_>,
+    tsid: Block,
+    base: &[Block],
+    base_choices: &Bits,
+    seed: Block,
+) -> Result<Vec<Block>, ShapeError> {
+    receiver_encode_with(
+        alphas,
+        depth,
+        known,
+        kind,
+        tsid,
+        base,
+        base_choices,
+        seed,
+        None,
+    )
+    .map(|(out, _)| out)
 }
 
 /// The fused pass of [`try_receiver_encode`], [`try_receiver_encode_half`]
