@@ -40,6 +40,63 @@ impl Drop for TExpr {
     }
 }
 
+/// Tree walks over a typed expression (used by the checker, the plan and
+/// code generation alike, so each is written once).
+impl TExpr {
+    /// Counts, per role value, how often the expression reads it.
+    pub fn count_locals(&self, out: &mut std::collections::BTreeMap<String, usize>) {
+        self.visit(&mut |e| {
+            if let TExprKind::Local(n) = &e.kind {
+                *out.entry(n.clone()).or_default() += 1;
+            }
+        });
+    }
+
+    /// Adds the role values the expression reads to `out`.
+    pub fn locals(&self, out: &mut std::collections::BTreeSet<String>) {
+        self.visit(&mut |e| {
+            if let TExprKind::Local(n) = &e.kind {
+                out.insert(n.clone());
+            }
+        });
+    }
+
+    /// Whether the expression reads the role value `name`.
+    pub fn mentions(&self, name: &str) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| found |= matches!(&e.kind, TExprKind::Local(n) if n == name));
+        found
+    }
+
+    /// Whether the expression draws fresh randomness (`sample`).
+    pub fn samples(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| found |= matches!(e.kind, TExprKind::Sample(_)));
+        found
+    }
+
+    /// Calls `f` on the expression and every sub-expression, parents first.
+    pub fn visit(&self, f: &mut dyn FnMut(&TExpr)) {
+        f(self);
+        match &self.kind {
+            TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            TExprKind::Call(_, args) | TExprKind::Array(args) => {
+                args.iter().for_each(|a| a.visit(f))
+            }
+            TExprKind::Unary(_, a) => a.visit(f),
+            TExprKind::Comprehension { body, lo, hi, .. } => {
+                body.visit(f);
+                lo.visit(f);
+                hi.visit(f);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Typed expression forms.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TExprKind {
@@ -160,6 +217,8 @@ pub enum Keep {
 pub struct IrRound {
     /// Round name.
     pub name: String,
+    /// Where the round's name is written.
+    pub name_span: Span,
     /// Sending role index.
     pub from: usize,
     /// Receiving role index.

@@ -13,6 +13,7 @@ pub mod codegen;
 pub mod diag;
 pub mod ir;
 pub mod parse;
+pub mod plan;
 pub mod read;
 pub mod scale;
 pub mod source;
@@ -33,8 +34,11 @@ pub struct Compiled {
     pub sources: SourceMap,
     /// Warnings (e.g. unused values); errors abort compilation instead.
     pub warnings: Vec<Diagnostic>,
-    /// The checked protocol.
+    /// The checked protocol, its chunked rounds lowered by the plan.
     pub ir: Option<ir::Ir>,
+    /// The plan: message layouts and the other facts computed once for
+    /// code generation and the reports.
+    pub plan: Option<plan::Plan>,
     /// The generated module items.
     pub tokens: TokenStream,
     /// The declaration of every intrinsic in scope, by name.
@@ -283,6 +287,13 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
             return Err(fail(&sources, errors));
         }
     };
+    let plan = match plan::plan(&mut ir) {
+        Ok(plan) => plan,
+        Err(d) => {
+            errors.push(d.with_context(format!("in protocol `{}`", ir.name)));
+            return Err(fail(&sources, errors));
+        }
+    };
     if let Some((span, msg)) = ir.unsupported.take() {
         errors.push(
             Diagnostic::error(span, msg)
@@ -305,6 +316,7 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         sources,
         warnings,
         ir: Some(ir),
+        plan: Some(plan),
         tokens: TokenStream::new(),
         intrinsic_decls,
         located: vec![],
@@ -314,8 +326,8 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
 /// Checks, then generates the module items.
 fn compile_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
     let mut c = check_loaded(loaded)?;
-    if let Some(ir) = &c.ir {
-        c.tokens = codegen::generate(ir);
+    if let (Some(ir), Some(plan)) = (&c.ir, &c.plan) {
+        c.tokens = codegen::generate(ir, plan);
         c.located = codegen::intrinsic_checks(ir, &c.intrinsic_decls, &c.sources);
         c.located
             .extend(codegen::warning_items(&c.warnings, &c.sources));

@@ -290,6 +290,104 @@ impl Ty {
     }
 }
 
+/// How a value of a type travels on the wire: the one definition of every
+/// message's size. Code generation prints it as the Rust expression of a
+/// message's `wire_len` and `comm()`; `otp cost` and `otp diagram` evaluate
+/// it for given parameters. The bytes of a fixed-size value are its Rust
+/// type's `Wire::SIZE` in the runtime, which owns the codec.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WireLen {
+    /// A value of fixed wire size (see [`Ty::is_fixed_wire`]): `Wire::SIZE`
+    /// of its Rust type.
+    Fixed(Ty),
+    /// A `usize`: 8 bytes (as a `u64`).
+    Word,
+    /// `Bits[n]`: `ceil(n / 8)` bytes.
+    Bits(Shape),
+    /// `BitMatrix[r, c]`: `r * ceil(c / 128)` blocks of 16 bytes.
+    Matrix(Shape, Shape),
+    /// `[T; n]` of variable length: `n` times the element's size.
+    Array(Box<WireLen>, Shape),
+    /// A type with no wire form (zero bytes).
+    Unsendable,
+}
+
+impl WireLen {
+    /// The wire layout of a value of type `t`.
+    pub fn of(t: &Ty) -> WireLen {
+        match t {
+            Ty::Usize => WireLen::Word,
+            _ if t.is_fixed_wire() => WireLen::Fixed(t.clone()),
+            Ty::Bits(n) => WireLen::Bits(n.clone()),
+            Ty::BitMatrix(r, c) => WireLen::Matrix(r.clone(), c.clone()),
+            Ty::Array(e, n) => WireLen::Array(Box::new(WireLen::of(e)), n.clone()),
+            _ => WireLen::Unsendable,
+        }
+    }
+
+    /// The bytes, given the value of every shape and of every fixed-size
+    /// type's `Wire::SIZE`; an error of either is passed on. Arithmetic
+    /// wraps, as the generated `wire_len` does.
+    pub fn bytes<E>(
+        &self,
+        shape: &dyn Fn(&Shape) -> Result<u128, E>,
+        fixed: &dyn Fn(&Ty) -> Result<u128, E>,
+    ) -> Result<u128, E> {
+        Ok(match self {
+            WireLen::Fixed(t) => fixed(t)?,
+            WireLen::Word => 8,
+            WireLen::Bits(n) => shape(n)?.div_ceil(8),
+            WireLen::Matrix(r, c) => shape(r)?
+                .wrapping_mul(shape(c)?.div_ceil(128))
+                .wrapping_mul(16),
+            WireLen::Array(e, n) => shape(n)?.wrapping_mul(e.bytes(shape, fixed)?),
+            WireLen::Unsendable => 0,
+        })
+    }
+
+    /// The size as a formula over the parameters (`ceil(m / 8)`,
+    /// `k * ceil(m / 128) * 16`), with `fixed` giving the bytes of
+    /// fixed-size types and `None` where a size is unknown.
+    pub fn formula(&self, fixed: &dyn Fn(&Ty) -> Option<u128>) -> String {
+        let wrap = |s: &Shape| match s {
+            Shape::Bin(..) => format!("({s})"),
+            _ => s.to_string(),
+        };
+        let lit = |s: &Shape| s.lit().ok_or(());
+        let known = |t: &Ty| fixed(t).ok_or(());
+        if let Ok(v) = self.bytes(&lit, &known) {
+            return v.to_string();
+        }
+        match self {
+            WireLen::Bits(n) => format!("ceil({} / 8)", wrap(n)),
+            WireLen::Matrix(r, c) => format!("{} * ceil({} / 128) * 16", wrap(r), wrap(c)),
+            WireLen::Array(e, n) => format!("{} * {}", wrap(n), e.formula(fixed)),
+            _ => "?".into(),
+        }
+    }
+}
+
+impl Ty {
+    /// Whether the type has a fixed wire size (implements the runtime's
+    /// `Wire` trait): scalars, extern types, and arrays of them of a small
+    /// constant length (Rust arrays).
+    pub fn is_fixed_wire(&self) -> bool {
+        match self {
+            Ty::Bit
+            | Ty::Block
+            | Ty::Seed
+            | Ty::Point
+            | Ty::Scalar
+            | Ty::U64
+            | Ty::U32
+            | Ty::U8
+            | Ty::Extern(..) => true,
+            Ty::Array(e, n) if n.small().is_some() => e.is_fixed_wire(),
+            _ => false,
+        }
+    }
+}
+
 impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

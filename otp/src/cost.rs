@@ -11,7 +11,8 @@ use crate::load::party_name;
 use crate::params::{self, Env};
 use crate::{load, Color, Fail};
 use ot_compiler::ir::{Ir, IrRound, PartyRound, DEALER};
-use ot_compiler::types::{Shape, Ty};
+use ot_compiler::plan::Plan;
+use ot_compiler::types::{Shape, Ty, WireLen};
 use serde_json::json;
 use std::path::Path;
 
@@ -36,62 +37,51 @@ pub fn shape(s: &Shape, env: &Env) -> Result<u128, String> {
     })
 }
 
-/// Encoded bytes of a value of type `t`.
-pub fn ty_bytes(t: &Ty, env: &Env) -> Result<u128, String> {
-    Ok(match t {
-        Ty::Bit => 1,
-        Ty::Block | Ty::Seed => 16,
-        Ty::Point | Ty::Scalar => 32,
-        Ty::Usize | Ty::U64 => 8,
-        Ty::U32 => 4,
-        Ty::U8 => 1,
-        Ty::Bits(n) => shape(n, env)?.div_ceil(8),
-        Ty::BitMatrix(r, c) => shape(r, env)?
-            .wrapping_mul(shape(c, env)?.div_ceil(128))
-            .wrapping_mul(16),
-        Ty::Array(e, n) => shape(n, env)?.wrapping_mul(ty_bytes(e, env)?),
-        Ty::Extern(name, _) => {
-            return Err(format!(
-                "the size of extern type `{name}` (not known to the compiler)"
-            ))
-        }
+/// Bytes of a fixed-size value: its Rust type's `Wire::SIZE`, the runtime
+/// codec's own constant (an array of them: the element's times its length).
+/// The size of an extern type is not known to the compiler.
+pub fn fixed_bytes(t: &Ty) -> Result<u128, String> {
+    use ot::runtime::ec::{Point, Scalar};
+    use ot::runtime::{Block, Wire};
+    let size = |n: usize| Ok(n as u128);
+    match t {
+        Ty::Bit => size(bool::SIZE),
+        Ty::Block | Ty::Seed => size(Block::SIZE),
+        Ty::Point => size(Point::SIZE),
+        Ty::Scalar => size(Scalar::SIZE),
+        Ty::U64 => size(u64::SIZE),
+        Ty::U32 => size(u32::SIZE),
+        Ty::U8 => size(u8::SIZE),
+        Ty::Array(e, n) => Ok(shape(n, &Env::new())?.wrapping_mul(fixed_bytes(e)?)),
+        Ty::Extern(name, _) => Err(format!(
+            "the size of extern type `{name}` (not known to the compiler)"
+        )),
+        other => Err(format!("the size of `{other}`")),
+    }
+}
+
+/// Encoded bytes of one message, from the plan's layout of its fields.
+pub fn msg_bytes(layout: &[(String, WireLen)], env: &Env) -> Result<u128, String> {
+    let shape = |s: &Shape| shape(s, env);
+    layout.iter().try_fold(0u128, |acc, (_, w)| {
+        Ok(acc.wrapping_add(w.bytes(&shape, &fixed_bytes)?))
     })
 }
 
-/// Encoded bytes of one message of the round.
-pub fn msg_bytes(r: &IrRound, env: &Env) -> Result<u128, String> {
-    r.fields
-        .iter()
-        .try_fold(0u128, |acc, (_, t)| Ok(acc.wrapping_add(ty_bytes(t, env)?)))
-}
-
 /// The size as a formula over the parameters, e.g. `16 * m`, folded where known.
-pub fn msg_formula(r: &IrRound) -> String {
-    let parts: Vec<String> = r.fields.iter().map(|(_, t)| ty_formula(t)).collect();
-    let lits: Option<u128> = r
-        .fields
+pub fn msg_formula(layout: &[(String, WireLen)]) -> String {
+    let known = |t: &Ty| fixed_bytes(t).ok();
+    let parts: Vec<String> = layout.iter().map(|(_, w)| w.formula(&known)).collect();
+    let lits: Option<u128> = layout
         .iter()
-        .map(|(_, t)| ty_bytes(t, &Env::new()).ok())
+        .map(|(_, w)| {
+            w.bytes(&|s: &Shape| s.lit().ok_or(()), &|t: &Ty| known(t).ok_or(()))
+                .ok()
+        })
         .sum();
     match lits {
         Some(v) => v.to_string(),
         None => parts.join(" + "),
-    }
-}
-
-fn ty_formula(t: &Ty) -> String {
-    if let Ok(v) = ty_bytes(t, &Env::new()) {
-        return v.to_string();
-    }
-    let wrap = |s: &Shape| match s {
-        Shape::Bin(..) => format!("({s})"),
-        _ => s.to_string(),
-    };
-    match t {
-        Ty::Bits(n) => format!("ceil({} / 8)", wrap(n)),
-        Ty::BitMatrix(r, c) => format!("{} * ceil({} / 128) * 16", wrap(r), wrap(c)),
-        Ty::Array(e, n) => format!("{} * {}", wrap(n), ty_formula(e)),
-        _ => "?".into(),
     }
 }
 
@@ -104,7 +94,9 @@ pub fn run(
     color: Color,
 ) -> Result<(), Fail> {
     let c = load::compile(file, color)?;
-    let ir = c.ir.as_ref().ok_or_else(|| Fail("no protocol".into()))?;
+    let (Some(ir), Some(plan)) = (c.ir.as_ref(), c.plan.as_ref()) else {
+        return Err(Fail("no protocol".into()));
+    };
     let env = params::parse_all(args, ir)?;
     let need = |missing: String| {
         if env.contains_key(&missing) || !ir.params.iter().any(|p| p.name == missing) {
@@ -116,15 +108,15 @@ pub fn run(
             ))
         }
     };
-    let sizes: Vec<u128> = ir
-        .rounds
+    let sizes: Vec<u128> = plan
+        .messages
         .iter()
-        .map(|r| msg_bytes(r, &env))
+        .map(|m| msg_bytes(m, &env))
         .collect::<Result<_, _>>()
         .map_err(need)?;
     let report = match &ir.party_count {
         Some(n) => party_report(ir, &env, &sizes, n).map_err(need)?,
-        None => two_party_report(ir, &env, &sizes, ots)?,
+        None => two_party_report(ir, plan, &env, &sizes, ots)?,
     };
     if json {
         println!("{:#}", report.json);
@@ -214,7 +206,13 @@ fn subs_note(ir: &Ir) -> String {
     )
 }
 
-fn two_party_report(ir: &Ir, env: &Env, sizes: &[u128], ots: Option<&str>) -> Result<Report, Fail> {
+fn two_party_report(
+    ir: &Ir,
+    plan: &Plan,
+    env: &Env,
+    sizes: &[u128],
+    ots: Option<&str>,
+) -> Result<Report, Fail> {
     let ot_param = match ots {
         Some(p) if env.contains_key(p) => Some(p.to_string()),
         Some(p) => {
@@ -236,9 +234,7 @@ fn two_party_report(ir: &Ir, env: &Env, sizes: &[u128], ots: Option<&str>) -> Re
     let mut lines = vec![];
     // The session binding each role sends first (the generated
     // `BINDING_BYTES`, included in `comm()`).
-    let binding =
-        ot::runtime::bind::frame_len(ir.name.len(), ot_compiler::codegen::encoded_params_len(ir))
-            as u128;
+    let binding = ot::runtime::bind::frame_len(ir.name.len(), plan.params_len) as u128;
     for (ri, role) in ir.roles.iter().enumerate() {
         let mine: Vec<u128> = ir
             .rounds

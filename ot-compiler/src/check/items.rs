@@ -290,6 +290,7 @@ impl Checker<'_> {
         };
         Ok(IrRound {
             name: r.name.name.clone(),
+            name_span: r.name.span,
             from,
             to,
             msg: r.msg.name.clone(),

@@ -41,26 +41,6 @@ pub(super) struct ExprGen {
     secrets: std::cell::RefCell<Option<BTreeSet<String>>>,
 }
 
-pub(super) fn count_locals(e: &TExpr, out: &mut BTreeMap<String, usize>) {
-    match &e.kind {
-        TExprKind::Local(n) => *out.entry(n.clone()).or_default() += 1,
-        TExprKind::Index(a, b) | TExprKind::Binary(_, a, b) => {
-            count_locals(a, out);
-            count_locals(b, out);
-        }
-        TExprKind::Call(_, args) | TExprKind::Array(args) => {
-            args.iter().for_each(|a| count_locals(a, out))
-        }
-        TExprKind::Unary(_, a) => count_locals(a, out),
-        TExprKind::Comprehension { body, lo, hi, .. } => {
-            count_locals(body, out);
-            count_locals(lo, out);
-            count_locals(hi, out);
-        }
-        _ => {}
-    }
-}
-
 impl ExprGen {
     /// The generator for a protocol's expressions.
     pub(super) fn new(ir: &Ir) -> Self {
@@ -111,7 +91,7 @@ impl ExprGen {
     ) -> TokenStream {
         let mut counts = BTreeMap::new();
         let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
-        count_locals(e, &mut counts);
+        e.count_locals(&mut counts);
         let live: BTreeSet<String> = counts.keys().filter(|n| live(n)).cloned().collect();
         *self.stmt_ctx.borrow_mut() = Some((live, counts));
         let out = self.stmt(s, role);
@@ -393,17 +373,6 @@ impl ExprGen {
             }
         }
     }
-}
-
-/// The role values an expression reads.
-pub fn locals_of(e: &TExpr, out: &mut BTreeSet<String>) {
-    locals_in(e, out)
-}
-
-pub(super) fn locals_in(e: &TExpr, out: &mut BTreeSet<String>) {
-    let mut counts = BTreeMap::new();
-    count_locals(e, &mut counts);
-    out.extend(counts.into_keys());
 }
 
 /// `x as T` between integers, from `Bit`, and between integers and `Block`

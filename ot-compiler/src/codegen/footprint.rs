@@ -232,12 +232,12 @@ fn analyse(ir: &Ir, v: &View) -> Analysis {
         let (mut reads, mut defs, mut tmp) = (BTreeSet::new(), vec![], vec![]);
         match op {
             Op::Stmt(TStmt::Assign(n, e)) => {
-                super::expr::locals_of(e, &mut reads);
+                e.locals(&mut reads);
                 expr_temps(e, false, &mut tmp);
                 defs.push((n.clone(), e.ty.clone()));
             }
             Op::Stmt(TStmt::Check(e, _, _)) => {
-                super::expr::locals_of(e, &mut reads);
+                e.locals(&mut reads);
                 expr_temps(e, true, &mut tmp);
             }
             Op::Send(r) => {
@@ -259,7 +259,7 @@ fn analyse(ir: &Ir, v: &View) -> Analysis {
             Op::Sub(k) => {
                 for c in ir.subs[*k].calls.iter().filter(|c| c.role == v.ri) {
                     for a in &c.args {
-                        super::expr::locals_of(a, &mut reads);
+                        a.locals(&mut reads);
                         expr_temps(a, true, &mut tmp);
                     }
                     defs.extend(c.outputs.iter().cloned());
@@ -348,7 +348,7 @@ fn scalar(t: &Ty) -> bool {
 
 /// The intermediate results of `e` (`root`: `e`'s own value too).
 fn expr_temps(e: &TExpr, root: bool, out: &mut Vec<Term>) {
-    super::params::sub_exprs(e, &mut |x: &TExpr| {
+    e.visit(&mut |x: &TExpr| {
         let leaf = matches!(
             x.kind,
             TExprKind::Local(_)
@@ -380,7 +380,7 @@ fn heap_of(ir: &Ir, st: &TStmt) -> (Option<Ty>, Vec<Term>) {
 /// Calls `f` on every value `e` passes by value to a kernel (`move`
 /// parameters): a clone unless it is the value's last read.
 fn moved_locals(ir: &Ir, e: &TExpr, f: &mut dyn FnMut(&str)) {
-    super::params::sub_exprs(e, &mut |x: &TExpr| {
+    e.visit(&mut |x: &TExpr| {
         if let TExprKind::Call(name, args) = &x.kind {
             let moves = ir.moved_args.get(name);
             for (i, a) in args.iter().enumerate() {
@@ -417,7 +417,7 @@ fn stream(
     let by = rd.chunk_by.clone().unwrap_or(Shape::Lit(1));
     for stage in st.before.iter().chain(&st.after) {
         let mut used = BTreeSet::new();
-        super::expr::locals_of(&stage.call, &mut used);
+        stage.call.locals(&mut used);
         reads.extend(used.into_iter().filter(|n| !own.contains(n)));
         match stage.keep {
             Keep::Chunk => tmp.push(chunk_ty(&stage.call.ty, &width, &by)),

@@ -26,11 +26,9 @@ mod stream;
 mod warnings;
 mod wire;
 
-pub use expr::locals_of;
-pub use params::encoded_params_len;
 pub use sigcheck::{intrinsic_checks, Located};
 pub use warnings::warning_items;
-pub use wire::{is_fixed_wire, rust_ty};
+pub use wire::rust_ty;
 
 use crate::ir::*;
 use expr::ExprGen;
@@ -116,7 +114,7 @@ fn step_traits(ir: &Ir) -> TokenStream {
 }
 
 /// Generates the items of one protocol module.
-pub fn generate(ir: &Ir) -> TokenStream {
+pub fn generate(ir: &Ir, plan: &crate::plan::Plan) -> TokenStream {
     if ir.party_count.is_some() {
         return party::generate(ir);
     }
@@ -125,7 +123,7 @@ pub fn generate(ir: &Ir) -> TokenStream {
     let hash = spec_hash_item(ir);
     let params = params::params_items(ir, &eg);
     let encode = params::params_encode(ir);
-    let comm = params::comm_items(ir);
+    let comm = params::comm_items(ir, plan);
     let msgs = messages::messages_module(ir);
     let errors = errors::error_items(ir);
     let traits = step_traits(ir);

@@ -82,20 +82,6 @@ fn bound_params(ir: &Ir) -> impl Iterator<Item = &crate::ir::IrParam> {
     ir.params.iter().filter(|p| !p.tuning)
 }
 
-/// Bytes of a parameter of type `t` in `Params::encode`.
-fn encoded_len(t: &Ty) -> usize {
-    match t {
-        Ty::Bit => 1,
-        Ty::Block | Ty::Seed => 16,
-        _ => 8,
-    }
-}
-
-/// Bytes of `Params::encode` (the same for all values of the parameters).
-pub fn encoded_params_len(ir: &Ir) -> usize {
-    bound_params(ir).map(|p| encoded_len(&p.ty)).sum()
-}
-
 /// `Params::encode`: the canonical encoding the session binding (two
 /// parties) and the session hello (n parties) carry.
 pub(super) fn params_encode(ir: &Ir) -> TokenStream {
@@ -123,7 +109,7 @@ pub(super) fn params_encode(ir: &Ir) -> TokenStream {
 
 /// `Comm` (bytes each role sends, from the message lengths, plus its
 /// session binding) and `comm`.
-pub(super) fn comm_items(ir: &Ir) -> TokenStream {
+pub(super) fn comm_items(ir: &Ir, plan: &crate::plan::Plan) -> TokenStream {
     let comm_fields: Vec<Ident> = ir
         .roles
         .iter()
@@ -141,7 +127,7 @@ pub(super) fn comm_items(ir: &Ir) -> TokenStream {
     });
     let rt = super::names::rt();
     let name_len = ir.name.len();
-    let params_len = encoded_params_len(ir);
+    let params_len = plan.params_len;
     quote! {
         /// Bytes of the session binding each role sends before its first
         /// message (protocol name, `SPEC_HASH`, `Params::encode`, role),
@@ -212,7 +198,7 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
             }
         }
         for x in exprs {
-            sub_exprs(x, &mut |x: &TExpr| match &x.kind {
+            x.visit(&mut |x: &TExpr| match &x.kind {
                 TExprKind::Shape(sh) => {
                     if !lengths.iter().any(|(_, l)| l == sh) {
                         lengths.push((
@@ -316,24 +302,4 @@ fn param_list(ps: &[String], is_param: &dyn Fn(&str) -> bool) -> Option<String> 
             .collect::<Vec<_>>()
             .join(", "),
     )
-}
-
-/// Calls `f` on `e` and every sub-expression of it.
-pub(super) fn sub_exprs(e: &crate::ir::TExpr, f: &mut dyn FnMut(&crate::ir::TExpr)) {
-    use crate::ir::TExprKind as K;
-    f(e);
-    match &e.kind {
-        K::Index(a, b) | K::Binary(_, a, b) => {
-            sub_exprs(a, f);
-            sub_exprs(b, f);
-        }
-        K::Call(_, xs) | K::Array(xs) => xs.iter().for_each(|x| sub_exprs(x, f)),
-        K::Unary(_, a) => sub_exprs(a, f),
-        K::Comprehension { body, lo, hi, .. } => {
-            sub_exprs(body, f);
-            sub_exprs(lo, f);
-            sub_exprs(hi, f);
-        }
-        _ => {}
-    }
 }

@@ -26,7 +26,6 @@
 //! spans the check at the declaration itself (see [`Located`]).
 
 use super::names::path_tokens;
-use super::params::sub_exprs;
 use super::wire::rust_ty;
 use crate::ir::*;
 use crate::source::{SourceMap, Span};
@@ -132,7 +131,7 @@ fn check_fn(s: &CallShape, path: &str, k: usize) -> TokenStream {
 
 /// Records the shape of every intrinsic call in `e` (not the built-ins).
 fn collect(ir: &Ir, e: &TExpr, out: &mut BTreeSet<CallShape>) {
-    sub_exprs(e, &mut |e| {
+    e.visit(&mut |e| {
         let TExprKind::Call(name, args) = &e.kind else {
             return;
         };

@@ -1,7 +1,7 @@
 //! Chunked rounds (`chunked(by = ...)`): the streaming loop of a role, and
 //! the buffers (outputs, scratch) its whole arrays live in.
 
-use super::expr::{locals_in, ExprGen};
+use super::expr::ExprGen;
 use super::io::Io;
 use super::names::{id, path_tokens, rt};
 use super::secret::held_ty;
@@ -113,7 +113,7 @@ impl<'a> StreamGen<'a> {
         st.before
             .iter()
             .chain(&st.after)
-            .for_each(|s| locals_in(&s.call, &mut read_in_stream));
+            .for_each(|s| s.call.locals(&mut read_in_stream));
         StreamGen {
             ir,
             eg,
@@ -413,7 +413,7 @@ impl<'a> StreamGen<'a> {
         self.st
             .after
             .iter()
-            .for_each(|s| locals_in(&s.call, &mut read_after));
+            .for_each(|s| s.call.locals(&mut read_after));
         // The async channel writes large frames from the caller's slice
         // (no copy either), so it always sends by reference.
         if read_after.contains(field) || self.io == Io::Async {

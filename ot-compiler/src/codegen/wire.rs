@@ -2,7 +2,7 @@
 //! values (lengths, shape checks, encoding and decoding).
 
 use super::names::{id, path_tokens, rt};
-use crate::types::{Shape, Ty};
+use crate::types::{Shape, Ty, WireLen};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -152,50 +152,35 @@ pub(super) fn checked_bytes(t: &Ty) -> TokenStream {
     }
 }
 
-/// Whether a type has a fixed wire size (implements the runtime `Wire` trait).
-pub fn is_fixed_wire(t: &Ty) -> bool {
-    fixed_wire(t)
-}
-
-pub(super) fn fixed_wire(t: &Ty) -> bool {
-    match t {
-        Ty::Bit
-        | Ty::Block
-        | Ty::Seed
-        | Ty::Point
-        | Ty::Scalar
-        | Ty::U64
-        | Ty::U32
-        | Ty::U8
-        | Ty::Extern(..) => true,
-        Ty::Array(e, n) if n.small().is_some() => fixed_wire(e),
-        _ => false,
-    }
-}
-
+/// A value's wire length as a `usize` expression over the parameters,
+/// printed from its [`WireLen`].
 pub(super) fn wire_len(t: &Ty) -> TokenStream {
+    wire_len_tokens(&WireLen::of(t))
+}
+
+fn wire_len_tokens(w: &WireLen) -> TokenStream {
     let rt = rt();
-    match t {
-        Ty::Usize => quote!(8usize),
-        _ if fixed_wire(t) => {
+    match w {
+        WireLen::Word => quote!(8usize),
+        WireLen::Fixed(t) => {
             let ty = rust_ty(t);
             quote!(<#ty as #rt::wire::Wire>::SIZE)
         }
-        Ty::Bits(n) => {
+        WireLen::Bits(n) => {
             let n = shape(n);
             quote!((#n).div_ceil(8))
         }
-        Ty::BitMatrix(r, c) => {
+        WireLen::Matrix(r, c) => {
             let r = shape(r);
             let c = shape(c);
             quote!((#r).wrapping_mul((#c).div_ceil(128)).wrapping_mul(16))
         }
-        Ty::Array(e, n) => {
+        WireLen::Array(e, n) => {
             let n = shape(n);
-            let e = wire_len(e);
+            let e = wire_len_tokens(e);
             quote!((#n).wrapping_mul(#e))
         }
-        _ => quote!(0usize),
+        WireLen::Unsendable => quote!(0usize),
     }
 }
 
@@ -245,7 +230,7 @@ pub(super) fn write_value(t: &Ty, v: &TokenStream) -> TokenStream {
         Ty::Usize => {
             quote!({ let __s = out.len(); out.resize(__s + 8, 0); #rt::wire::Wire::write(&(*#v as u64), &mut out[__s..]); })
         }
-        _ if fixed_wire(t) => {
+        _ if t.is_fixed_wire() => {
             let ty = rust_ty(t);
             quote!({ let __s = out.len(); out.resize(__s + <#ty as #rt::wire::Wire>::SIZE, 0); <#ty as #rt::wire::Wire>::write(#v, &mut out[__s..]); })
         }
@@ -266,7 +251,7 @@ pub(super) fn read_value(t: &Ty) -> TokenStream {
     let rt = rt();
     match t {
         Ty::Usize => quote!(<u64 as #rt::wire::Wire>::read(__b).map(|x| x as usize)),
-        _ if fixed_wire(t) => {
+        _ if t.is_fixed_wire() => {
             let ty = rust_ty(t);
             quote!(<#ty as #rt::wire::Wire>::read(__b))
         }
@@ -281,7 +266,7 @@ pub(super) fn read_value(t: &Ty) -> TokenStream {
         }
         Ty::Array(e, n) => {
             let n = shape(n);
-            if fixed_wire(e) {
+            if e.is_fixed_wire() {
                 let ety = rust_ty(e);
                 quote!(#rt::wire::read_vec::<#ety>(__b, #n))
             } else {

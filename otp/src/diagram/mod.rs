@@ -12,6 +12,7 @@ use crate::params::{self, Env};
 use crate::{load, Color, Fail};
 use clap::ValueEnum;
 use ot_compiler::ir::{Event, Ir, PartyRound, Stage, TStmt};
+use ot_compiler::plan::message_layout;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -224,9 +225,10 @@ fn stages(s: &[Stage]) -> Vec<String> {
 fn arrow(ir: &Ir, k: usize, env: &Env, per_chunk: Vec<String>) -> Step {
     let r = &ir.rounds[k];
     let fields: Vec<String> = r.fields.iter().map(|(n, t)| format!("{n}: {t}")).collect();
-    let size = match msg_bytes(r, env) {
+    let layout = message_layout(r);
+    let size = match msg_bytes(&layout, env) {
         Ok(b) => format!("{b} B"),
-        Err(_) => format!("{} B", msg_formula(r)),
+        Err(_) => format!("{} B", msg_formula(&layout)),
     };
     let mut detail = vec![size];
     if let Some(c) = &r.chunk_by {

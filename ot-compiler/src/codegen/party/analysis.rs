@@ -4,7 +4,6 @@
 //! values each state carries (by liveness, since a round's fields are
 //! redefined as the arrays of what every party sent).
 
-use crate::codegen::expr::locals_of;
 use crate::ir::*;
 use crate::types::{Shape, Ty};
 use std::collections::{BTreeMap, BTreeSet};
@@ -257,10 +256,10 @@ pub(super) fn uses_defs_of(ir: &Ir, op: Op, dealer: bool) -> (BTreeSet<String>, 
     match op {
         Op::Stmt(k) => match &ir.events[0][k] {
             Event::Stmt(TStmt::Assign(n, e)) => {
-                locals_of(e, &mut uses);
+                e.locals(&mut uses);
                 defs.insert(n.clone());
             }
-            Event::Stmt(TStmt::Check(e, _, _)) => locals_of(e, &mut uses),
+            Event::Stmt(TStmt::Check(e, _, _)) => e.locals(&mut uses),
             _ => {}
         },
         Op::Send(r) if dealer_sends(ir, r) && !dealer => {}

@@ -489,7 +489,7 @@ impl<'a> PartyGen<'a> {
     fn fixed_stmt(&self, s: &TStmt, i: usize, c: usize) -> TokenStream {
         let mut reads = std::collections::BTreeSet::new();
         let (TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = s;
-        crate::codegen::expr::locals_of(e, &mut reads);
+        e.locals(&mut reads);
         let unwraps = self.unwraps(reads.iter(), i);
         let inner = self.stmt(s, i);
         match s {

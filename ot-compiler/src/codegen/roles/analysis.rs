@@ -2,7 +2,6 @@
 //! type of every value, which values are live after each event, and the
 //! role's states (one per communication event, plus `Done`).
 
-use crate::codegen::expr::locals_in;
 use crate::codegen::names::camel;
 use crate::ir::*;
 use crate::types::Ty;
@@ -61,7 +60,7 @@ pub(super) fn value_types(ir: &Ir, ri: usize) -> BTreeMap<String, Ty> {
 fn stream_reads(ir: &Ir, st: &Stream) -> BTreeSet<String> {
     let mut used = BTreeSet::new();
     for stage in st.before.iter().chain(&st.after) {
-        locals_in(&stage.call, &mut used);
+        stage.call.locals(&mut used);
     }
     for stage in st.before.iter().chain(&st.after) {
         used.remove(&stage.name);
@@ -96,12 +95,12 @@ pub(super) fn last_reads(ir: &Ir, ri: usize) -> LastRead {
     for (k, ev) in events.iter().enumerate().rev() {
         match ev {
             Event::Stmt(TStmt::Assign(_, e)) | Event::Stmt(TStmt::Check(e, _, _)) => {
-                locals_in(e, &mut read)
+                e.locals(&mut read)
             }
             Event::Send(r) => read.extend(ir.rounds[*r].fields.iter().map(|(n, _)| n.clone())),
             Event::Sub(k) => {
                 for c in ir.subs[*k].calls.iter().filter(|c| c.role == ri) {
-                    c.args.iter().for_each(|a| locals_in(a, &mut read));
+                    c.args.iter().for_each(|a| a.locals(&mut read));
                 }
             }
             Event::Stream(st) => read.extend(stream_reads(ir, st)),

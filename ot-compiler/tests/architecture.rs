@@ -1,0 +1,382 @@
+//! The compiler's import structure (ARCHITECTURE.md, "Invariants"): read
+//! from the `use` lines and paths of `src/`, not from documentation.
+//!
+//! 1. No import circle between files: a file names items of another file
+//!    (`crate::…`, `super::…`, `self::…` or a child module's path) only if
+//!    that file, directly or through others, never names it back.
+//! 2. The stages are layered: the front end (read, parse, check, ir) names
+//!    neither `plan` nor `codegen`; `plan` does not name `codegen`.
+//!
+//! Test modules (`#[cfg(test)] mod tests`) are left out: they may use the
+//! whole compiler.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// A module path inside the crate: `[]` is `lib.rs`, `["codegen", "wire"]`
+/// is `codegen/wire.rs`.
+type Module = Vec<String>;
+
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn module_of(rel: &Path) -> Module {
+    let mut parts: Module = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("src/ is readable") {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The source without comments, string and character literals, and the
+/// test module at the end of the file.
+fn code_of(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            i += 2;
+            while i < b.len() && !b[i..].starts_with(b"*/") {
+                i += 1;
+            }
+            i += 2;
+        } else if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if b[i] == b'\'' && (b.get(i + 2) == Some(&b'\'') || (b.get(i + 1) == Some(&b'\\')))
+        {
+            // A character literal ('x' or '\n'), not a lifetime.
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("' '");
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Every path written in `code` that starts with one of `roots`, as its
+/// segments; a `use a::{b, c::d}` list gives one path per member.
+fn paths(code: &str, roots: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_word = i == 0 || !(is_ident(chars[i - 1]) || chars[i - 1] == ':');
+        if !(starts_word && is_ident(chars[i])) {
+            i += 1;
+            continue;
+        }
+        let (segs, end) = path_at(&chars, i);
+        let group = chars.get(end) == Some(&'{');
+        if (segs.len() > 1 || group) && roots.contains(&segs[0]) {
+            if group {
+                for member in group_members(&chars, end) {
+                    let mut p = segs.clone();
+                    p.extend(member.split("::").map(|s| s.trim().to_string()));
+                    out.push(p);
+                }
+            } else {
+                out.push(segs);
+            }
+        }
+        i = end.max(i + 1);
+    }
+    out
+}
+
+/// The `a::b::c` path starting at `i` and the index after it (after a
+/// trailing `::` when a `{` group follows).
+fn path_at(chars: &[char], mut i: usize) -> (Vec<String>, usize) {
+    let mut segs = vec![];
+    loop {
+        let start = i;
+        while i < chars.len() && is_ident(chars[i]) {
+            i += 1;
+        }
+        segs.push(chars[start..i].iter().collect());
+        let mut j = i;
+        while j < chars.len() && chars[j] == ' ' {
+            j += 1;
+        }
+        if chars.get(j) == Some(&':') && chars.get(j + 1) == Some(&':') {
+            j += 2;
+            while j < chars.len() && chars[j].is_whitespace() {
+                j += 1;
+            }
+            if chars.get(j).is_some_and(|c| is_ident(*c)) {
+                i = j;
+                continue;
+            }
+            return (segs, j);
+        }
+        return (segs, i);
+    }
+}
+
+/// The members of a `{ a, b::c, d::{e, f} }` group (nested groups are
+/// flattened to their prefix, which names the same file or a parent).
+fn group_members(chars: &[char], open: usize) -> Vec<String> {
+    let mut depth = 0;
+    let mut member = String::new();
+    let mut out = vec![];
+    for &c in &chars[open..] {
+        match c {
+            '{' => {
+                depth += 1;
+                if depth > 1 {
+                    continue;
+                }
+            }
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+                continue;
+            }
+            ',' if depth == 1 => {
+                out.push(std::mem::take(&mut member));
+                continue;
+            }
+            _ if depth == 1 => member.push(c),
+            _ => {}
+        }
+    }
+    out.push(member);
+    out.into_iter()
+        .map(|m| {
+            let m: String = m
+                .split(" as ")
+                .next()
+                .unwrap_or("")
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            m.trim_end_matches("::").to_string()
+        })
+        .filter(|m| !m.is_empty() && m != "self")
+        .collect()
+}
+
+/// The file a path written in `from` names: the longest prefix of the
+/// resolved path that is a module of the crate.
+fn resolve(from: &Module, path: &[String], modules: &BTreeSet<Module>) -> Option<Module> {
+    let mut segs = path.iter().peekable();
+    let mut base: Module = match segs.peek().map(|s| s.as_str()) {
+        Some("crate") => {
+            segs.next();
+            vec![]
+        }
+        Some("super") => {
+            let mut b = from.clone();
+            while segs.peek().map(|s| s.as_str()) == Some("super") {
+                segs.next();
+                b.pop();
+            }
+            b
+        }
+        Some("self") => {
+            segs.next();
+            from.clone()
+        }
+        // A child module of `from`, named without `self::`.
+        _ => from.clone(),
+    };
+    let mut best = None;
+    if modules.contains(&base) {
+        best = Some(base.clone());
+    }
+    for s in segs {
+        base.push(s.clone());
+        if modules.contains(&base) {
+            best = Some(base.clone());
+        }
+    }
+    best
+}
+
+fn name(m: &Module) -> String {
+    if m.is_empty() {
+        "lib".into()
+    } else {
+        m.join("/")
+    }
+}
+
+/// The file-level import graph of the compiler.
+fn import_graph() -> BTreeMap<Module, BTreeSet<Module>> {
+    let src = src_dir();
+    let mut files = vec![];
+    rust_files(&src, &mut files);
+    let modules: BTreeMap<Module, PathBuf> = files
+        .iter()
+        .map(|f| {
+            (
+                module_of(f.strip_prefix(&src).expect("under src/")),
+                f.clone(),
+            )
+        })
+        .collect();
+    let known: BTreeSet<Module> = modules.keys().cloned().collect();
+    let mut graph = BTreeMap::new();
+    for (m, file) in &modules {
+        let code = code_of(&std::fs::read_to_string(file).expect("readable source"));
+        let mut roots: BTreeSet<String> = ["crate", "super", "self"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        // Child modules are named by their bare name.
+        for child in known
+            .iter()
+            .filter(|k| k.len() == m.len() + 1 && k.starts_with(m))
+        {
+            roots.insert(child[m.len()].clone());
+        }
+        let deps: BTreeSet<Module> = paths(&code, &roots)
+            .iter()
+            .filter_map(|p| resolve(m, p, &known))
+            .filter(|d| d != m)
+            .collect();
+        graph.insert(m.clone(), deps);
+    }
+    graph
+}
+
+/// A circle through `start`, if any (depth-first search).
+fn circle(graph: &BTreeMap<Module, BTreeSet<Module>>) -> Option<Vec<Module>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    fn visit(
+        m: &Module,
+        graph: &BTreeMap<Module, BTreeSet<Module>>,
+        marks: &mut BTreeMap<Module, Mark>,
+        stack: &mut Vec<Module>,
+    ) -> Option<Vec<Module>> {
+        match marks.get(m) {
+            Some(Mark::Done) => return None,
+            Some(Mark::Open) => {
+                let at = stack.iter().position(|s| s == m).unwrap_or(0);
+                let mut c = stack[at..].to_vec();
+                c.push(m.clone());
+                return Some(c);
+            }
+            None => {}
+        }
+        marks.insert(m.clone(), Mark::Open);
+        stack.push(m.clone());
+        for d in graph.get(m).into_iter().flatten() {
+            if let Some(c) = visit(d, graph, marks, stack) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        marks.insert(m.clone(), Mark::Done);
+        None
+    }
+    let mut marks = BTreeMap::new();
+    for m in graph.keys() {
+        if let Some(c) = visit(m, graph, &mut marks, &mut vec![]) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+#[test]
+fn no_file_imports_itself_through_others() {
+    let graph = import_graph();
+    assert!(graph.len() > 20, "the scan found the compiler's files");
+    if let Some(c) = circle(&graph) {
+        let shown: Vec<String> = c.iter().map(name).collect();
+        panic!("import circle: {}", shown.join(" -> "));
+    }
+}
+
+#[test]
+fn the_stages_are_layered() {
+    let graph = import_graph();
+    let stage = |m: &Module| m.first().cloned().unwrap_or_default();
+    // What each stage may not name.
+    let forbidden: &[(&[&str], &[&str])] = &[
+        (
+            &[
+                "source", "diag", "ast", "parse", "read", "types", "ir", "check", "scale",
+            ],
+            &["plan", "codegen"],
+        ),
+        (&["plan"], &["codegen"]),
+    ];
+    let mut wrong = vec![];
+    for (m, deps) in &graph {
+        for (stages, banned) in forbidden {
+            if !stages.contains(&stage(m).as_str()) {
+                continue;
+            }
+            for d in deps {
+                if banned.contains(&stage(d).as_str()) {
+                    wrong.push(format!("{} names {}", name(m), name(d)));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "stage layering broken: {wrong:#?}");
+}
+
+#[test]
+fn the_scan_sees_imports() {
+    // The scanner itself: a circle written here is found.
+    let code = code_of("use super::{a, b::c};\nuse crate::x::y; // crate::z\nfn f() { w::g() }\n");
+    let roots: BTreeSet<String> = ["crate", "super", "w"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let found = paths(&code, &roots);
+    let shown: Vec<String> = found.iter().map(|p| p.join("::")).collect();
+    assert_eq!(shown, ["super::a", "super::b::c", "crate::x::y", "w::g"]);
+    let mut graph = BTreeMap::new();
+    let (a, b): (Module, Module) = (vec!["a".into()], vec!["b".into()]);
+    graph.insert(a.clone(), BTreeSet::from([b.clone()]));
+    graph.insert(b.clone(), BTreeSet::from([a.clone()]));
+    assert!(circle(&graph).is_some());
+}
