@@ -388,6 +388,43 @@ impl Ty {
     }
 }
 
+impl Shape {
+    /// Adds the run-time parameters the shape depends on to `out`, each once,
+    /// in order of appearance.
+    pub fn params_into(&self, out: &mut Vec<String>) {
+        match self {
+            Shape::Lit(_) => {}
+            Shape::Param(p) => {
+                if !out.contains(p) {
+                    out.push(p.clone());
+                }
+            }
+            Shape::Bin(_, a, b) => {
+                a.params_into(out);
+                b.params_into(out);
+            }
+        }
+    }
+}
+
+impl Ty {
+    /// Adds the run-time parameters a value's size depends on to `out`.
+    pub fn params_into(&self, out: &mut Vec<String>) {
+        match self {
+            Ty::Bits(n) => n.params_into(out),
+            Ty::BitMatrix(r, c) => {
+                r.params_into(out);
+                c.params_into(out);
+            }
+            Ty::Array(e, n) => {
+                n.params_into(out);
+                e.params_into(out);
+            }
+            _ => {}
+        }
+    }
+}
+
 impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

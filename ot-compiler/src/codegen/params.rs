@@ -5,12 +5,13 @@ use super::expr::ExprGen;
 use super::names::{id, snake};
 use super::wire::rust_ty;
 use crate::ir::Ir;
+use crate::plan::Plan;
 use crate::types::Ty;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 /// `Params` with its constructor (checking every `requires`) and getters.
-pub(super) fn params_items(ir: &Ir, eg: &ExprGen) -> TokenStream {
+pub(super) fn params_items(ir: &Ir, plan: &Plan, eg: &ExprGen) -> TokenStream {
     let pfields: Vec<TokenStream> = ir
         .params
         .iter()
@@ -39,7 +40,7 @@ pub(super) fn params_items(ir: &Ir, eg: &ExprGen) -> TokenStream {
             quote!(if !(#c) { return Err(Error::Params { requirement: #text }); })
         });
     let sizes = size_checks(ir);
-    let (peak, peak_check) = super::footprint::peak_items(ir);
+    let (peak, peak_check) = super::peak::peak_items(&plan.footprint);
     let rt = super::names::rt();
     let budget = if sizes.is_empty() && peak_check.is_empty() {
         quote!()
@@ -109,7 +110,7 @@ pub(super) fn params_encode(ir: &Ir) -> TokenStream {
 
 /// `Comm` (bytes each role sends, from the message lengths, plus its
 /// session binding) and `comm`.
-pub(super) fn comm_items(ir: &Ir, plan: &crate::plan::Plan) -> TokenStream {
+pub(super) fn comm_items(ir: &Ir, plan: &Plan) -> TokenStream {
     let comm_fields: Vec<Ident> = ir
         .roles
         .iter()
@@ -213,7 +214,7 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
     }
     let length_checks = lengths.iter().filter_map(|(what, sh)| {
         let mut ps = vec![];
-        super::wire::shape_params(sh, &mut ps);
+        sh.params_into(&mut ps);
         let ps = param_list(&ps, &is_param)?;
         let n = super::wire::checked_shape(sh);
         Some(quote! {
@@ -228,7 +229,7 @@ fn size_checks(ir: &Ir) -> Vec<TokenStream> {
         .iter()
         .filter_map(|(what, t)| {
             let mut ps = vec![];
-            super::wire::ty_params(t, &mut ps);
+            t.params_into(&mut ps);
             let ps = param_list(&ps, &is_param)?;
             let bytes = super::wire::checked_bytes(t);
             Some(quote! {
@@ -258,7 +259,7 @@ fn role_io_totals(ir: &Ir, is_param: &dyn Fn(&str) -> bool) -> Vec<TokenStream> 
             .chain(&ir.outputs[ri])
             .filter(|(_, t)| {
                 let mut own = vec![];
-                super::wire::ty_params(t, &mut own);
+                t.params_into(&mut own);
                 let depends = param_list(&own, is_param).is_some();
                 if depends {
                     ps.extend(own);

@@ -95,38 +95,6 @@ pub(super) fn checked_shape(s: &Shape) -> TokenStream {
     }
 }
 
-/// Whether a shape depends on a run-time parameter.
-pub(super) fn shape_params(s: &Shape, out: &mut Vec<String>) {
-    match s {
-        Shape::Lit(_) => {}
-        Shape::Param(p) => {
-            if !out.contains(p) {
-                out.push(p.clone());
-            }
-        }
-        Shape::Bin(_, a, b) => {
-            shape_params(a, out);
-            shape_params(b, out);
-        }
-    }
-}
-
-/// The parameters a type's size depends on.
-pub(super) fn ty_params(t: &Ty, out: &mut Vec<String>) {
-    match t {
-        Ty::Bits(n) => shape_params(n, out),
-        Ty::BitMatrix(r, c) => {
-            shape_params(r, out);
-            shape_params(c, out);
-        }
-        Ty::Array(e, n) => {
-            shape_params(n, out);
-            ty_params(e, out);
-        }
-        _ => {}
-    }
-}
-
 /// The bytes a value of the type occupies in memory, as an `Option<usize>`
 /// expression over `params` (`None` on overflow).
 pub(super) fn checked_bytes(t: &Ty) -> TokenStream {

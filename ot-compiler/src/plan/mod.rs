@@ -8,10 +8,14 @@
 //!   the parameters' encoding that the session binding carries, so that the
 //!   generated codec, `comm()`, `otp cost` and `otp diagram` share one size
 //!   rule.
+//! - The memory bound of every role ([`footprint`]), which `Params::new`
+//!   checks against the memory budget.
 //!
 //! The plan reads the IR and the type facts only; it never names code
 //! generation (ARCHITECTURE.md, "Invariants").
 
+pub mod footprint;
+pub(crate) mod party;
 pub mod streams;
 
 use crate::diag::Diagnostic;
@@ -26,6 +30,8 @@ pub struct Plan {
     /// Bytes of the generated `Params::encode()`: the parameters a session
     /// binds (all but `tuning` ones), each as in [`param_encoded_len`].
     pub params_len: usize,
+    /// The memory bound of every role (`Params::peak_memory`).
+    pub footprint: footprint::Footprint,
 }
 
 /// Plans a checked protocol: lowers its chunked rounds into streams (an
@@ -43,6 +49,7 @@ pub fn plan(ir: &mut Ir) -> Result<Plan, Diagnostic> {
             .filter(|p| !p.tuning)
             .map(|p| param_encoded_len(&p.ty))
             .sum(),
+        footprint: footprint::footprint(ir),
     })
 }
 

@@ -7,7 +7,6 @@
 //! exchange of its own checked broadcast (the parties compare what they
 //! received from it).
 
-use super::analysis::{dealer_receives, dealer_sends, dealer_stmt, parties, uses_defs_of, Op};
 use super::driver::Drive;
 use super::{io_items, open_fields, output_values, role_secrets, stmt_code};
 use crate::codegen::expr::ExprGen;
@@ -15,6 +14,7 @@ use crate::codegen::names::{id, rt, snake};
 use crate::codegen::secret::{held_ty, wrap_locals};
 use crate::codegen::wire::{check_shape, input_checks, shape};
 use crate::ir::*;
+use crate::plan::party::{dealer_receives, dealer_sends, dealer_stmt, parties, uses_defs_of, Op};
 use crate::types::Ty;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};

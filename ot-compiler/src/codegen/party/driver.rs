@@ -281,8 +281,8 @@ pub(super) fn greeted_finish() -> TokenStream {
 pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
     let rt = rt();
     let output = format_ident!("{}Output", g.pname());
-    let n = crate::codegen::wire::shape(&super::analysis::parties(g.ir));
-    let ends = super::analysis::endpoints(g.ir);
+    let n = crate::codegen::wire::shape(&crate::plan::party::parties(g.ir));
+    let ends = super::mesh::endpoints(g.ir);
     let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): sends the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) to every peer and goes straight on to the first round, checking a peer's hello before the first frame it reads from that peer and every remaining hello before computing the output (a peer whose hello differs is `Error::Mesh` in round `hello` with `MeshError::Mismatch`; see `ot_runtime::mesh::Greeting`: sending before the peer's hello is checked gives it nothing it could not get by sending a hello equal to ours, and nothing it sends is used before its hello is checked); then every round, writing all of a round's messages before reading any and reading peers in arrival order. Before writing a round it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends. A run that fails sends every peer an abort notice (`Mesh::notify_abort` with `Error::notice`: the round, the error in words, `Error::suspects`) before returning the error, so a peer still waiting on this party reports the culprit (`MeshError::PeerAborted`, and `Error::reported_by` names this party) instead of a hang-up. With two parties the broadcast consistency checks exchange nothing (see the `check_` steps).", g.pname());
     let (reads, steps) = announced(steps);
     let finish = greeted_finish();

@@ -10,30 +10,30 @@
 //! two parties has one receiver, the other party, so there is nobody its
 //! sender could have sent another message to, and the check (digests and
 //! their exchange) is skipped; the dealer's broadcast reaches every party
-//! and is always checked (`analysis::check_needed`).
+//! and is always checked (`mesh::check_needed`).
 
-pub(super) mod analysis;
 mod dealer;
 mod driver;
 mod errors;
+mod mesh;
 mod steps;
 
 use super::expr::ExprGen;
 use super::names::{id, rt, snake};
 use super::secret::{held_ty_optional, take_out, take_out_optional, unwrap_copy, wrap_values};
 use crate::ir::*;
+use crate::plan::party::{self as schedule, Op, PState, Plan};
 use crate::types::Ty;
-use analysis::{Op, PState, Plan};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 
 /// Generates the items of an n-party protocol module.
-pub(super) fn generate(ir: &Ir) -> TokenStream {
+pub(super) fn generate(ir: &Ir, plan: &crate::plan::Plan) -> TokenStream {
     let eg = ExprGen::new(ir);
     let g = PartyGen::new(ir, &eg);
-    let header = super::header_items(ir);
-    let params = super::params::params_items(ir, &eg);
+    let header = super::header::header_items(ir);
+    let params = super::params::params_items(ir, plan, &eg);
     let encode = super::params::params_encode(ir);
     let comm = comm_items(ir);
     let msgs = super::messages::messages_module(ir);
@@ -44,7 +44,7 @@ pub(super) fn generate(ir: &Ir) -> TokenStream {
     let dealer = dealer::dealer_items(ir, &eg);
     eg.set_secrets(None);
     let traits = step_traits(ir);
-    let hash = super::spec_hash_item(ir);
+    let hash = super::header::spec_hash_item(ir);
     quote! {
         #header
         #hash
@@ -116,23 +116,23 @@ fn step_traits(ir: &Ir) -> TokenStream {
 
 /// `Comm` and `comm`: bytes each party sends, from the specification.
 fn comm_items(ir: &Ir) -> TokenStream {
-    let n = super::wire::shape(&analysis::parties(ir));
+    let n = super::wire::shape(&schedule::parties(ir));
     let rt = rt();
     let any_fixed =
-        (0..ir.rounds.len()).any(|k| analysis::fixed(ir, k).is_some()) || ir.dealer.is_some();
-    let ops = analysis::ops(ir);
+        (0..ir.rounds.len()).any(|k| schedule::fixed(ir, k).is_some()) || ir.dealer.is_some();
+    let ops = schedule::ops(ir);
     // An unbatched check costs a flight when the run needs it.
     let exchanges: Vec<TokenStream> = (0..ops.len())
         .filter_map(|c| match ops[c] {
-            Op::Check(r) if !analysis::check_batched(&ops, c) => {
-                let need = analysis::check_needed(ir, r);
+            Op::Check(r) if !schedule::check_batched(&ops, c) => {
+                let need = mesh::check_needed(ir, r);
                 Some(quote!(.wrapping_add(usize::from(#need))))
             }
             _ => None,
         })
         .collect();
     let dealer_flights = (0..ir.rounds.len())
-        .filter(|&k| analysis::dealer_sends(ir, k) || analysis::dealer_receives(ir, k))
+        .filter(|&k| schedule::dealer_sends(ir, k) || schedule::dealer_receives(ir, k))
         .count();
     let dealer_rounds = match ir.dealer {
         Some(_) => quote! {
@@ -159,9 +159,9 @@ fn comm_items(ir: &Ir) -> TokenStream {
             quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params))))
         });
         let digests = (0..ir.rounds.len())
-            .filter(|&k| analysis::checked(ir, k))
+            .filter(|&k| schedule::checked(ir, k))
             .map(|k| {
-                let need = analysis::check_needed(ir, k);
+                let need = mesh::check_needed(ir, k);
                 quote!(.wrapping_add(if #need { __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN) } else { 0 }))
             });
         quote! {
@@ -231,10 +231,10 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
         _ if ir.dealer.is_some() => quote!(if me == __n { 0 } else { __peers.wrapping_mul(#msg) }),
         _ => quote!(__peers.wrapping_mul(#msg)),
     };
-    let need = analysis::check_needed(ir, k);
+    let need = mesh::check_needed(ir, k);
     let digests = match r.party {
-        _ if !analysis::checked(ir, k) => quote!(0usize),
-        _ if ir.dealer.is_some() && analysis::checked(ir, k) => {
+        _ if !schedule::checked(ir, k) => quote!(0usize),
+        _ if ir.dealer.is_some() && schedule::checked(ir, k) => {
             let d = match r.party {
                 Some(PartyRound::FixedBroadcast { .. }) => {
                     quote!(__peers.wrapping_mul(#rt::mpc::DIGEST_LEN))
@@ -262,7 +262,7 @@ fn fixed_text(ir: &Ir, c: usize) -> String {
 /// The secret values of the parties (`dealer`: of the dealer), by the rule
 /// of `codegen::secret`.
 fn role_secrets(ir: &Ir, dealer: bool) -> BTreeSet<String> {
-    super::secret::secrets(ir, &analysis::value_types(ir, dealer))
+    super::secret::secrets(ir, &schedule::value_types(ir, dealer))
 }
 
 /// A state's fields as a pattern that opens it: the secret ones bound
@@ -387,7 +387,7 @@ impl<'a> PartyGen<'a> {
         PartyGen {
             ir,
             eg,
-            plan: analysis::plan(ir),
+            plan: schedule::plan(ir),
             role: id(&ir.roles[0]),
             role_mod: format_ident!("{}_state", snake(&ir.roles[0])),
             secrets: role_secrets(ir, false),
@@ -409,7 +409,7 @@ impl<'a> PartyGen<'a> {
         let mut out = vec![];
         if let Some(r) = s.own {
             let m = format_ident!("{}", self.ir.rounds[r].msg);
-            let t = match analysis::fixed(self.ir, r) {
+            let t = match schedule::fixed(self.ir, r) {
                 Some(_) => quote!(::core::option::Option<msgs::#m>),
                 None => quote!(msgs::#m),
             };
@@ -570,7 +570,7 @@ impl<'a> PartyGen<'a> {
         let wrap = wrap_values(&self.secrets, inputs.iter().map(|(n, _)| n), &|n| {
             fixed.contains_key(n)
         });
-        let n = super::wire::shape(&analysis::parties(self.ir));
+        let n = super::wire::shape(&schedule::parties(self.ir));
         let prologue = start(&input, (&in_names, wrap), &in_checks, &init);
         let doc = format!("Starts party `{p}[me]` of session `session` (the same 16 bytes at every party, fresh for every run): checks its index and inputs and runs its local computation up to its first round.");
         quote! {

@@ -4,14 +4,13 @@
 //! consistency check (digests of what the party received, compared with
 //! every peer's).
 
-use super::analysis::{
-    check_batched, check_needed, checked, dealer_sends, endpoints, fixed, parties, peer, Op, PState,
-};
 use super::driver::Drive;
+use super::mesh::{check_needed, endpoints, peer};
 use super::PartyGen;
 use crate::codegen::names::{id, rt};
 use crate::codegen::wire::{check_shape, shape};
 use crate::ir::*;
+use crate::plan::party::{check_batched, checked, dealer_sends, fixed, parties, Op, PState};
 use crate::types::Ty;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};

@@ -23,7 +23,7 @@
 //! The bound of a role is the largest of these sums; `Params::new` computes
 //! it with checked arithmetic (an overflow is `Error::TooLarge` with no
 //! figure, never a wrap). Sizes are those of the per-value checks
-//! (`wire::checked_bytes`): bit vectors and matrices by their bits, arrays
+//! (code generation's `checked_bytes`): bit vectors and matrices by their bits, arrays
 //! by their length times their element, any other type (an extern type
 //! included) by its `size_of`. Heap memory an extern value owns (a big
 //! integer's limbs, a `Vec`'s buffer) is counted where the intrinsic that
@@ -36,20 +36,17 @@
 //! parameters), channel buffers, allocator overhead, and sizes that depend
 //! on a signature's shape name rather than a parameter.
 
-use super::names::rt;
 use crate::ir::*;
 use crate::types::{Shape, Ty};
-use proc_macro2::TokenStream;
-use quote::quote;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The bound of every role as a table of sizes and the points to sum.
-#[derive(Debug, Default)]
-pub(super) struct Footprint {
+#[derive(Clone, Debug, Default)]
+pub struct Footprint {
     /// Distinct sizes the points add up.
-    pub(super) terms: Vec<Term>,
+    pub terms: Vec<Term>,
     /// The points where a role's holding is summed (dominated ones removed).
-    pub(super) points: Vec<Point>,
+    pub points: Vec<Point>,
 }
 
 /// A size: a value of type `ty`; for the chunk of a chunked round,
@@ -57,20 +54,22 @@ pub(super) struct Footprint {
 /// the two (the last chunk of a round narrower than `chunked(by = ..)` is
 /// the round's width).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Term {
-    pub(super) ty: Ty,
-    pub(super) whole: Option<Ty>,
+pub struct Term {
+    /// The type whose in-memory size is counted.
+    pub ty: Ty,
+    /// For a chunk: the whole value's type (the size is the smaller).
+    pub whole: Option<Ty>,
 }
 
 /// A point of a role's run: what it holds there, as counts of [`Footprint::terms`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Point {
+pub struct Point {
     /// The role (as written, e.g. `Sender`, `P[i]`).
-    pub(super) role: String,
+    pub role: String,
     /// Where in the run (the event).
-    pub(super) at: String,
+    pub at: String,
     /// Term index -> how many values of that size.
-    pub(super) counts: BTreeMap<usize, usize>,
+    pub counts: BTreeMap<usize, usize>,
 }
 
 /// One event of a role's projection, as this analysis sees it.
@@ -126,7 +125,7 @@ fn views(ir: &Ir) -> Vec<View<'_>> {
             })
             .collect();
     };
-    use super::party::analysis::{dealer_receives, dealer_sends, dealer_stmt, gathers};
+    use crate::plan::party::{dealer_receives, dealer_sends, dealer_stmt, gathers};
     let fixed = &ir.party_fixed;
     // The party's (`dealer` false) or the dealer's projection.
     let view = |dealer: bool, role: String| {
@@ -445,11 +444,11 @@ fn describe(ir: &Ir, op: &Op) -> String {
 
 /// The bound of every role of `ir` (see the module documentation), with
 /// the points no other point dominates.
-pub(super) fn footprint(ir: &Ir) -> Footprint {
+pub fn footprint(ir: &Ir) -> Footprint {
     let is_param = |p: &str| ir.params.iter().any(|q| q.name == p);
     let usable = |t: &Ty| {
         let mut ps = vec![];
-        super::wire::ty_params(t, &mut ps);
+        t.params_into(&mut ps);
         ps.iter().all(|p| is_param(p))
     };
     let mut fp = Footprint::default();
@@ -512,7 +511,7 @@ pub(super) fn footprint(ir: &Ir) -> Footprint {
     // the ones no other point holds at least as much as.
     let depends = |t: &Ty| {
         let mut ps = vec![];
-        super::wire::ty_params(t, &mut ps);
+        t.params_into(&mut ps);
         !ps.is_empty()
     };
     let terms = &fp.terms;
@@ -545,71 +544,6 @@ pub(super) fn footprint(ir: &Ir) -> Footprint {
         p.counts = p.counts.iter().map(|(i, c)| (index[i], *c)).collect();
     }
     fp
-}
-
-/// The parameters a point's sizes depend on, as text for `Error::TooLarge`.
-fn point_params(fp: &Footprint, p: &Point) -> String {
-    let mut ps = vec![];
-    for &i in p.counts.keys() {
-        super::wire::ty_params(&fp.terms[i].ty, &mut ps);
-    }
-    ps.sort();
-    ps.dedup();
-    ps.iter()
-        .map(|p| format!("`{p}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `Params::peak_memory` (the largest bound of any role, and where) and
-/// the check `Params::new` makes of it against `__budget`.
-pub(super) fn peak_items(ir: &Ir) -> (TokenStream, TokenStream) {
-    let fp = footprint(ir);
-    let rt = rt();
-    let sizes = fp.terms.iter().map(|t| {
-        let b = super::wire::checked_bytes(&t.ty);
-        match &t.whole {
-            None => b,
-            Some(w) => {
-                let w = super::wire::checked_bytes(w);
-                quote!((#b).map(|__c| (#w).map_or(__c, |__w| __c.min(__w))))
-            }
-        }
-    });
-    let nterms = fp.terms.len();
-    let points = fp.points.iter().map(|p| {
-        let what = format!("the values `{}` holds at once ({})", p.role, p.at);
-        let ps = point_params(&fp, p);
-        let counts = p.counts.iter().map(|(i, c)| quote!((#i, #c)));
-        quote!((#what, #ps, &[#(#counts),*]))
-    });
-    let method = quote! {
-        /// An upper bound of the memory one role holds at once in a run
-        /// with these parameters: the largest over the roles and the points
-        /// of their runs of the sizes of the values alive there (see
-        /// `ot_runtime::limits::Peak`), where it is reached, and the
-        /// parameters it depends on; `None` when no size depends on the
-        /// parameters. `Params::new` refuses parameters whose bound
-        /// overflows or exceeds the memory budget.
-        #[allow(clippy::all)]
-        pub fn peak_memory(&self) -> ::core::option::Option<#rt::limits::Peak> {
-            let params = self;
-            let __sizes: [::core::option::Option<usize>; #nterms] = [#(#sizes),*];
-            #rt::limits::peak(&__sizes, &[#(#points),*])
-        }
-    };
-    let check = match fp.points.is_empty() {
-        true => quote!(),
-        false => quote! {
-            if let ::core::option::Option::Some(__p) = params.peak_memory() {
-                match __p.bytes {
-                    Some(__b) if __b <= __budget => {}
-                    __b => return Err(Error::TooLarge { value: __p.what, params: __p.params, bytes: __b, limit: __budget }),
-                }
-            }
-        },
-    };
-    (method, check)
 }
 
 #[cfg(test)]

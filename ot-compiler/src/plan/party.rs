@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// One operation of a party.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Op {
+pub enum Op {
     /// A local statement (index into the party's events).
     Stmt(usize),
     /// Sends its message of round `r` to every other party.
@@ -23,68 +23,54 @@ pub(super) enum Op {
 
 impl Op {
     /// Whether the operation communicates (and so starts a state).
-    pub(super) fn is_comm(self) -> bool {
+    pub fn is_comm(self) -> bool {
         !matches!(self, Op::Stmt(_))
     }
 }
 
 /// A state of the party: waiting at the communication operation `op` (None:
 /// `Done`), carrying `vars`; its step starts with the statements from `entry`.
-pub(super) struct PState {
-    pub(super) name: String,
-    pub(super) op: Option<usize>,
-    pub(super) entry: usize,
-    pub(super) vars: Vec<(String, Ty)>,
-    pub(super) doc: String,
+pub struct PState {
+    pub name: String,
+    pub op: Option<usize>,
+    pub entry: usize,
+    pub vars: Vec<(String, Ty)>,
+    pub doc: String,
     /// The round whose own message the state carries (sent, not yet
     /// received from the others).
-    pub(super) own: Option<usize>,
+    pub own: Option<usize>,
     /// The checked round whose digests the state carries (received, not
     /// yet checked).
-    pub(super) digests: Option<usize>,
+    pub digests: Option<usize>,
     /// Values held by one fixed party (an `Option`, `Some` only there).
-    pub(super) held: BTreeMap<String, usize>,
+    pub held: BTreeMap<String, usize>,
 }
 
 /// The party's projection, analysed.
-pub(super) struct Plan {
-    pub(super) ops: Vec<Op>,
+pub struct Plan {
+    pub ops: Vec<Op>,
     /// Values live after each operation.
-    pub(super) live_out: Vec<BTreeSet<String>>,
+    pub live_out: Vec<BTreeSet<String>>,
     /// Values held by one fixed party before each operation (and after the
     /// last): name -> that party.
-    pub(super) held: Vec<BTreeMap<String, usize>>,
-    pub(super) states: Vec<PState>,
+    pub held: Vec<BTreeMap<String, usize>>,
+    pub states: Vec<PState>,
 }
 
 /// Whether round `r` is a broadcast the compiler checks.
-pub(super) fn checked(ir: &Ir, r: usize) -> bool {
+pub fn checked(ir: &Ir, r: usize) -> bool {
     ir.rounds[r].party.is_some_and(PartyRound::checked)
-}
-
-/// Whether checked broadcast round `r` needs its consistency check in a
-/// run, as a run-time condition over `__n` (the number of parties): only
-/// when the broadcast has two receivers or more. A party's broadcast is
-/// received by the `n - 1` other parties, so with `n == 2` its only
-/// receiver is the other party and there is nobody it could have sent
-/// another message to: the check (digests and their exchange) is skipped.
-/// The dealer's broadcast reaches all `n` parties and is always checked.
-pub(super) fn check_needed(ir: &Ir, r: usize) -> proc_macro2::TokenStream {
-    match ir.rounds[r].party {
-        Some(PartyRound::FixedBroadcast { sender: DEALER, .. }) => quote::quote!((__n > 1)),
-        _ => quote::quote!((__n > 2)),
-    }
 }
 
 /// The fixed party of round `r` (`P[0] -> all`, `P[0] -> P[j]`,
 /// `P[j] -> P[0]`), if it has one.
-pub(super) fn fixed(ir: &Ir, r: usize) -> Option<usize> {
+pub fn fixed(ir: &Ir, r: usize) -> Option<usize> {
     ir.rounds[r].party.and_then(PartyRound::fixed_party)
 }
 
 /// Whether the dealer (the named role next to the party array) sends round
 /// `r` (`Dealer -> P[j]`, `Dealer -> all`).
-pub(in crate::codegen) fn dealer_sends(ir: &Ir, r: usize) -> bool {
+pub fn dealer_sends(ir: &Ir, r: usize) -> bool {
     matches!(
         ir.rounds[r].party,
         Some(
@@ -95,19 +81,19 @@ pub(in crate::codegen) fn dealer_sends(ir: &Ir, r: usize) -> bool {
 }
 
 /// Whether the dealer receives round `r` (`P[j] -> Dealer`).
-pub(in crate::codegen) fn dealer_receives(ir: &Ir, r: usize) -> bool {
+pub fn dealer_receives(ir: &Ir, r: usize) -> bool {
     ir.rounds[r].party == Some(PartyRound::ToOne { receiver: DEALER })
 }
 
 /// Whether event `k` is a statement of the dealer (`at Dealer`).
-pub(in crate::codegen) fn dealer_stmt(ir: &Ir, k: usize) -> bool {
+pub fn dealer_stmt(ir: &Ir, k: usize) -> bool {
     ir.party_fixed.stmts.get(&k) == Some(&DEALER)
 }
 
 /// The type of every value of the parties (`dealer`: of the dealer) that
-/// its inputs and statements define (for the secret rule,
-/// `codegen::secret::secrets`, which leaves out the rounds' fields).
-pub(in crate::codegen) fn value_types(ir: &Ir, dealer: bool) -> BTreeMap<String, Ty> {
+/// its inputs and statements define (for the secret rule of code
+/// generation, which leaves out the rounds' fields).
+pub fn value_types(ir: &Ir, dealer: bool) -> BTreeMap<String, Ty> {
     let mut types: BTreeMap<String, Ty> = ir.inputs[usize::from(dealer)].iter().cloned().collect();
     for (k, e) in ir.events[0].iter().enumerate() {
         if let Event::Stmt(TStmt::Assign(n, e)) = e {
@@ -119,27 +105,10 @@ pub(in crate::codegen) fn value_types(ir: &Ir, dealer: bool) -> BTreeMap<String,
     types
 }
 
-/// The mesh endpoints: the parties, and the dealer after them (as a term
-/// over `__n`, the number of parties).
-pub(super) fn endpoints(ir: &Ir) -> proc_macro2::TokenStream {
-    match ir.dealer {
-        Some(_) => quote::quote!(__n.wrapping_add(1)),
-        None => quote::quote!(__n),
-    }
-}
-
-/// The mesh index of fixed party `c` (the dealer's is `n`, as `__n`).
-pub(super) fn peer(c: usize) -> proc_macro2::TokenStream {
-    match c {
-        DEALER => quote::quote!(__n),
-        _ => quote::quote!(#c),
-    }
-}
-
 /// Whether every party receives the array of what every party sent in
 /// round `r` (all-to-all rounds, and the receiver of `P[j] -> P[0]`), rather
 /// than one message of a fixed sender.
-pub(in crate::codegen) fn gathers(ir: &Ir, r: usize) -> bool {
+pub fn gathers(ir: &Ir, r: usize) -> bool {
     !matches!(
         ir.rounds[r].party,
         Some(
@@ -151,14 +120,14 @@ pub(in crate::codegen) fn gathers(ir: &Ir, r: usize) -> bool {
 }
 
 /// The number of parties as a shape.
-pub(super) fn parties(ir: &Ir) -> Shape {
+pub fn parties(ir: &Ir) -> Shape {
     Shape::Param(ir.party_count.clone().unwrap_or_default())
 }
 
 /// The party's operations in the order it runs them: a checked broadcast's
 /// digest exchange follows its round, or, when the party's next message does
 /// not depend on that round (see [`batch_checks`]), the next send.
-pub(super) fn ops(ir: &Ir) -> Vec<Op> {
+pub fn ops(ir: &Ir) -> Vec<Op> {
     let mut ops = projection(ir);
     batch_checks(ir, &mut ops);
     ops
@@ -219,7 +188,7 @@ fn batchable(ir: &Ir, ops: &[Op], c: usize, r: usize) -> Option<usize> {
 
 /// Whether the check at operation `c` was batched with the send before it
 /// (its digests go out with that send's messages).
-pub(super) fn check_batched(ops: &[Op], c: usize) -> bool {
+pub fn check_batched(ops: &[Op], c: usize) -> bool {
     matches!(ops[c], Op::Check(_)) && c > 0 && matches!(ops[c - 1], Op::Send(_))
 }
 
@@ -250,7 +219,7 @@ fn uses_defs(ir: &Ir, op: Op) -> (BTreeSet<String>, BTreeSet<String>) {
 
 /// Names read and defined by an operation of a party, or of the dealer
 /// (`dealer`: the fields of the rounds it sends are its values).
-pub(super) fn uses_defs_of(ir: &Ir, op: Op, dealer: bool) -> (BTreeSet<String>, BTreeSet<String>) {
+pub fn uses_defs_of(ir: &Ir, op: Op, dealer: bool) -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut uses, mut defs) = (BTreeSet::new(), BTreeSet::new());
     let fields = |r: usize| ir.rounds[r].fields.iter().map(|(n, _)| n.clone());
     match op {
@@ -391,7 +360,7 @@ fn holding(ir: &Ir, ops: &[Op]) -> Vec<BTreeMap<String, usize>> {
 }
 
 /// The party's plan: operations, liveness, states.
-pub(super) fn plan(ir: &Ir) -> Plan {
+pub fn plan(ir: &Ir) -> Plan {
     let ops = ops(ir);
     let live_out = liveness(ir, &ops);
     let held = holding(ir, &ops);
