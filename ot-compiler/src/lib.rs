@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod case;
 pub mod check;
 pub mod codegen;
 pub mod diag;

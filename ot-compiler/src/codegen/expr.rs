@@ -69,7 +69,7 @@ impl ExprGen {
     /// a kernel's result lent to another kernel) is wiped when the
     /// statement ends: in a role, for non-`Copy` secret types.
     pub(super) fn wipes_temporary(&self, ty: &Ty) -> bool {
-        self.secrets.borrow().is_some() && !ty.is_copy() && super::secret::wipeable(ty)
+        self.secrets.borrow().is_some() && !ty.is_copy() && crate::plan::secrets::wipeable(ty)
     }
 
     /// A `requires` predicate (in `Params::new`): `usize` arithmetic checked.

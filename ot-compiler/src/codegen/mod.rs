@@ -51,7 +51,7 @@ pub fn generate(ir: &Ir, plan: &crate::plan::Plan) -> TokenStream {
     let errors = errors::error_items(ir);
     let traits = header::step_traits(ir);
     let roles: Vec<roles::RoleItems> = (0..ir.roles.len())
-        .map(|ri| roles::RoleGen::new(ir, &eg, ri).items())
+        .map(|ri| roles::RoleGen::new(ir, &eg, ri, &plan.roles[ri]).items())
         .collect();
     let transcripts = roles.iter().map(|r| &r.transcript);
     let role_items = roles.iter().map(|r| &r.items);

@@ -2,8 +2,9 @@
 //! `requires` predicates) and its communication cost (`Comm`, `comm`).
 
 use super::expr::ExprGen;
-use super::names::{id, snake};
+use super::names::id;
 use super::wire::rust_ty;
+use crate::case::snake;
 use crate::ir::Ir;
 use crate::plan::Plan;
 use crate::types::Ty;

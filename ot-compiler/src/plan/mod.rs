@@ -15,7 +15,9 @@
 //! generation (ARCHITECTURE.md, "Invariants").
 
 pub mod footprint;
-pub(crate) mod party;
+pub mod party;
+pub mod roles;
+pub mod secrets;
 pub mod streams;
 
 use crate::diag::Diagnostic;
@@ -32,6 +34,11 @@ pub struct Plan {
     pub params_len: usize,
     /// The memory bound of every role (`Params::peak_memory`).
     pub footprint: footprint::Footprint,
+    /// Each role's schedule of a two-party protocol (empty for an n-party
+    /// one).
+    pub roles: Vec<roles::RolePlan>,
+    /// The party schedule of an n-party protocol.
+    pub party: Option<party::Plan>,
 }
 
 /// Plans a checked protocol: lowers its chunked rounds into streams (an
@@ -50,6 +57,13 @@ pub fn plan(ir: &mut Ir) -> Result<Plan, Diagnostic> {
             .map(|p| param_encoded_len(&p.ty))
             .sum(),
         footprint: footprint::footprint(ir),
+        roles: match ir.party_count {
+            None => (0..ir.roles.len())
+                .map(|ri| roles::RolePlan::new(ir, ri))
+                .collect(),
+            Some(_) => vec![],
+        },
+        party: ir.party_count.as_ref().map(|_| party::plan(ir)),
     })
 }
 

@@ -30,11 +30,17 @@ impl Op {
 
 /// A state of the party: waiting at the communication operation `op` (None:
 /// `Done`), carrying `vars`; its step starts with the statements from `entry`.
+#[derive(Clone, Debug)]
 pub struct PState {
+    /// The state's type name.
     pub name: String,
+    /// The index (into [`Plan::ops`]) of the operation it waits at.
     pub op: Option<usize>,
+    /// The first operation of its step.
     pub entry: usize,
+    /// The values it carries.
     pub vars: Vec<(String, Ty)>,
+    /// Its doc comment.
     pub doc: String,
     /// The round whose own message the state carries (sent, not yet
     /// received from the others).
@@ -47,13 +53,16 @@ pub struct PState {
 }
 
 /// The party's projection, analysed.
+#[derive(Clone, Debug)]
 pub struct Plan {
+    /// The party's operations in the order it runs them.
     pub ops: Vec<Op>,
     /// Values live after each operation.
     pub live_out: Vec<BTreeSet<String>>,
     /// Values held by one fixed party before each operation (and after the
     /// last): name -> that party.
     pub held: Vec<BTreeMap<String, usize>>,
+    /// The party's states, `Done` last.
     pub states: Vec<PState>,
 }
 

@@ -9,8 +9,9 @@
 
 use super::driver::Drive;
 use super::{io_items, open_fields, output_values, role_secrets, stmt_code};
+use crate::case::snake;
 use crate::codegen::expr::ExprGen;
-use crate::codegen::names::{id, rt, snake};
+use crate::codegen::names::{id, rt};
 use crate::codegen::secret::{held_ty, wrap_locals};
 use crate::codegen::wire::{check_shape, input_checks, shape};
 use crate::ir::*;

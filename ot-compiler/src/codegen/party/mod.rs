@@ -19,8 +19,9 @@ mod mesh;
 mod steps;
 
 use super::expr::ExprGen;
-use super::names::{id, rt, snake};
+use super::names::{id, rt};
 use super::secret::{held_ty_optional, take_out, take_out_optional, unwrap_copy, wrap_values};
+use crate::case::snake;
 use crate::ir::*;
 use crate::plan::party::{self as schedule, Op, PState, Plan};
 use crate::types::Ty;
@@ -31,7 +32,7 @@ use std::collections::BTreeSet;
 /// Generates the items of an n-party protocol module.
 pub(super) fn generate(ir: &Ir, plan: &crate::plan::Plan) -> TokenStream {
     let eg = ExprGen::new(ir);
-    let g = PartyGen::new(ir, &eg);
+    let g = PartyGen::new(ir, &eg, plan);
     let header = super::header::header_items(ir);
     let params = super::params::params_items(ir, plan, &eg);
     let encode = super::params::params_encode(ir);
@@ -262,7 +263,7 @@ fn fixed_text(ir: &Ir, c: usize) -> String {
 /// The secret values of the parties (`dealer`: of the dealer), by the rule
 /// of `codegen::secret`.
 fn role_secrets(ir: &Ir, dealer: bool) -> BTreeSet<String> {
-    super::secret::secrets(ir, &schedule::value_types(ir, dealer))
+    crate::plan::secrets::secrets(ir, &schedule::value_types(ir, dealer))
 }
 
 /// A state's fields as a pattern that opens it: the secret ones bound
@@ -383,11 +384,11 @@ pub(super) struct PartyGen<'a> {
 }
 
 impl<'a> PartyGen<'a> {
-    fn new(ir: &'a Ir, eg: &'a ExprGen) -> Self {
+    fn new(ir: &'a Ir, eg: &'a ExprGen, plan: &crate::plan::Plan) -> Self {
         PartyGen {
             ir,
             eg,
-            plan: schedule::plan(ir),
+            plan: plan.party.clone().unwrap_or_else(|| schedule::plan(ir)),
             role: id(&ir.roles[0]),
             role_mod: format_ident!("{}_state", snake(&ir.roles[0])),
             secrets: role_secrets(ir, false),

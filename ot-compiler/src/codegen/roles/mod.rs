@@ -3,21 +3,43 @@
 //! blocking driver, the async driver (gated on the runtime's `tokio`
 //! feature) and the role's transcript.
 
-mod analysis;
 mod driver;
 mod steps;
 
 use super::expr::ExprGen;
 use super::io::{gate, Io};
-use super::names::{id, rt, snake};
+use super::names::{id, rt};
 use super::secret::{held_ty, take_out, wrap_locals};
 use super::stream::{give_back, output_claims, scratch_keys};
 use super::wire::rust_ty;
+use crate::case::snake;
 use crate::ir::*;
-use analysis::StateInfo;
+use crate::plan::roles::{LastRead, RolePlan};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// A state of the role as code generation names it (see
+/// `plan::roles::StateInfo`).
+pub(super) struct StateInfo {
+    pub(super) name: Ident,
+    pub(super) event: Option<usize>,
+    pub(super) entry: usize,
+    pub(super) vars: Vec<(String, crate::types::Ty)>,
+    pub(super) doc: String,
+}
+
+impl StateInfo {
+    fn from_plan(s: &crate::plan::roles::StateInfo) -> Self {
+        StateInfo {
+            name: format_ident!("{}", s.name),
+            event: s.event,
+            entry: s.entry,
+            vars: s.vars.clone(),
+            doc: s.doc.clone(),
+        }
+    }
+}
 
 /// What the rest of the module needs to know about a generated role.
 pub(super) struct RoleInfo {
@@ -52,21 +74,20 @@ pub(super) struct RoleGen<'a> {
     role_mod: Ident,
     claims: BTreeMap<String, String>,
     scratch_keys: BTreeSet<String>,
-    live: analysis::LastRead,
+    live: LastRead,
     states: Vec<StateInfo>,
     /// The role's secret values (held in wiping wrappers, see `secret`).
     secrets: BTreeSet<String>,
 }
 
 impl<'a> RoleGen<'a> {
-    /// Analyses role `ri`'s projection.
-    pub(super) fn new(ir: &'a Ir, eg: &'a ExprGen, ri: usize) -> Self {
+    /// Prepares role `ri` from its plan.
+    pub(super) fn new(ir: &'a Ir, eg: &'a ExprGen, ri: usize, plan: &RolePlan) -> Self {
         let claims = output_claims(ir, ri);
         let scratch_keys = scratch_keys(ir, ri, &claims);
-        let types = analysis::value_types(ir, ri);
-        let live = analysis::last_reads(ir, ri);
-        let states = analysis::states(ir, ri, &types, &live);
-        let secrets = super::secret::secrets(ir, &types);
+        let live = plan.live.clone();
+        let states = plan.states.iter().map(StateInfo::from_plan).collect();
+        let secrets = plan.secrets.clone();
         RoleGen {
             ir,
             eg,

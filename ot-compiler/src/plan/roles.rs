@@ -1,29 +1,61 @@
-//! What code generation needs to know about one role's projection: the
-//! type of every value, which values are live after each event, and the
-//! role's states (one per communication event, plus `Done`).
+//! The schedule of one role of a two-party protocol: the type of every
+//! value, which values are live after each event, the role's states (one
+//! per communication event, plus `Done`) with the values each carries, and
+//! its secret values (see [`super::secrets`]).
 
-use crate::codegen::names::camel;
+use crate::case::camel;
 use crate::ir::*;
 use crate::types::Ty;
-use proc_macro2::Ident;
-use quote::format_ident;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+/// Everything planned for one role.
+#[derive(Clone, Debug)]
+pub struct RolePlan {
+    /// The type of every value the role holds at some point.
+    pub types: BTreeMap<String, Ty>,
+    /// Where each value is read for the last time.
+    pub live: LastRead,
+    /// The role's states, in order, `Done` last.
+    pub states: Vec<StateInfo>,
+    /// The values held in wiping wrappers.
+    pub secrets: BTreeSet<String>,
+}
+
+impl RolePlan {
+    /// Plans role `ri`.
+    pub fn new(ir: &Ir, ri: usize) -> Self {
+        let types = value_types(ir, ri);
+        let live = last_reads(ir, ri);
+        let states = states(ir, ri, &types, &live);
+        let secrets = super::secrets::secrets(ir, &types);
+        RolePlan {
+            types,
+            live,
+            states,
+            secrets,
+        }
+    }
+}
+
 /// One state of a role: the communication event it waits on (None: done).
-pub(super) struct StateInfo {
-    pub(super) name: Ident,
-    pub(super) event: Option<usize>,
+#[derive(Clone, Debug)]
+pub struct StateInfo {
+    /// The state's type name (`AwaitExtend`, `SendPayload`, `Done`).
+    pub name: String,
+    /// The index of the communication event it waits on.
+    pub event: Option<usize>,
     /// Index of the first event whose computation belongs to this state's
     /// step: right after a plain send (so the message is transmitted before
     /// the sender goes on computing), else the state's own event.
-    pub(super) entry: usize,
+    pub entry: usize,
     /// Values carried in this state.
-    pub(super) vars: Vec<(String, Ty)>,
-    pub(super) doc: String,
+    pub vars: Vec<(String, Ty)>,
+    /// Its doc comment.
+    pub doc: String,
 }
 
 /// The type of every value role `ri` holds at some point.
-pub(super) fn value_types(ir: &Ir, ri: usize) -> BTreeMap<String, Ty> {
+pub fn value_types(ir: &Ir, ri: usize) -> BTreeMap<String, Ty> {
     let mut types: BTreeMap<String, Ty> = BTreeMap::new();
     for (n, t) in &ir.inputs[ri] {
         types.insert(n.clone(), t.clone());
@@ -75,17 +107,18 @@ fn stream_reads(ir: &Ir, st: &Stream) -> BTreeSet<String> {
 /// for each value, the index of the last event that reads it (outputs
 /// count as read at the end, index `events.len()`). One entry per value,
 /// so the analysis stays linear in the number of events.
-pub(super) struct LastRead(HashMap<String, usize>);
+#[derive(Clone, Debug)]
+pub struct LastRead(HashMap<String, usize>);
 
 impl LastRead {
     /// Whether `name` is read at or after event `k`.
-    pub(super) fn live_at(&self, k: usize, name: &str) -> bool {
+    pub fn live_at(&self, k: usize, name: &str) -> bool {
         self.0.get(name).is_some_and(|&last| last >= k)
     }
 }
 
 /// The last read of every value of role `ri` (see [`LastRead`]).
-pub(super) fn last_reads(ir: &Ir, ri: usize) -> LastRead {
+pub fn last_reads(ir: &Ir, ri: usize) -> LastRead {
     let events = &ir.events[ri];
     let mut last: HashMap<String, usize> = ir.outputs[ri]
         .iter()
@@ -115,7 +148,7 @@ pub(super) fn last_reads(ir: &Ir, ri: usize) -> LastRead {
 }
 
 /// The name and doc comment of the state waiting on `event` (None: `Done`).
-fn state_name(ir: &Ir, rname: &str, event: Option<&Event>) -> (Ident, String) {
+fn state_name(ir: &Ir, rname: &str, event: Option<&Event>) -> (String, String) {
     let round = match event {
         Some(Event::Send(r)) => Some((*r, true)),
         Some(Event::Recv(r)) => Some((*r, false)),
@@ -130,7 +163,7 @@ fn state_name(ir: &Ir, rname: &str, event: Option<&Event>) -> (Ident, String) {
             ("Await", "waits for")
         };
         return (
-            format_ident!("{prefix}{}", rd.msg),
+            format!("{prefix}{}", rd.msg),
             format!(
                 "`{rname}` {what} `{}` (round `{}`, `{}`).",
                 rd.msg, rd.name, rd.location
@@ -139,11 +172,11 @@ fn state_name(ir: &Ir, rname: &str, event: Option<&Event>) -> (Ident, String) {
     }
     match event {
         Some(Event::Sub(s)) => (
-            format_ident!("Run{}", camel(&ir.subs[*s].name)),
+            format!("Run{}", camel(&ir.subs[*s].name)),
             format!("`{rname}` runs sub-protocol `{}`.", ir.subs[*s].name),
         ),
         _ => (
-            format_ident!("Done"),
+            "Done".to_string(),
             format!("`{rname}` has finished; call `finish` for its output."),
         ),
     }
@@ -185,12 +218,7 @@ fn define_stmts(events: &[Event], defined: &mut BTreeSet<String>) {
 }
 
 /// The states of role `ri`, one per communication event, then `Done`.
-pub(super) fn states(
-    ir: &Ir,
-    ri: usize,
-    types: &BTreeMap<String, Ty>,
-    live: &LastRead,
-) -> Vec<StateInfo> {
+pub fn states(ir: &Ir, ri: usize, types: &BTreeMap<String, Ty>, live: &LastRead) -> Vec<StateInfo> {
     let events = &ir.events[ri];
     let rname = &ir.roles[ri];
     let comm_idx: Vec<usize> = events
