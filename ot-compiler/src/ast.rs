@@ -123,7 +123,19 @@ pub struct Protocol {
     pub realizes: Option<DoStmt>,
     /// Items in order.
     pub items: Vec<Item>,
+    /// `about { key = "text"; ... }`, if written (not inherited by `extends`).
+    pub about: Option<About>,
     /// The header.
+    pub span: Span,
+}
+
+/// `about { key = "text"; ... }`: what a protocol is (see `check::about`).
+#[derive(Clone, Debug)]
+pub struct About {
+    /// The entries in order: key, text (without its quotes), and where the
+    /// text is written.
+    pub entries: Vec<(Ident, String, Span)>,
+    /// The block.
     pub span: Span,
 }
 

@@ -10,6 +10,7 @@ use crate::source::{SourceMap, Span};
 use crate::types::{Shape, Ty, BUILTIN_TYPES};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+mod about;
 mod ints;
 mod items;
 mod nparty;
@@ -297,6 +298,14 @@ fn check_protocol_inner(
     src: &SourceMap,
     errors: &mut Vec<Diagnostic>,
 ) -> R<(Ir, Vec<Diagnostic>)> {
+    let about = match proto.about.as_ref().map(about::check) {
+        Some(Err(mut errs)) => {
+            errors.append(&mut errs);
+            None
+        }
+        Some(Ok(a)) => Some(a),
+        None => None,
+    };
     let (mut roles, items) = expand(proto, scope, 0)?;
     check_roles_declared(proto, &roles)?;
     // In an n-party protocol the party array is role 0 (a named role next to
@@ -306,6 +315,7 @@ fn check_protocol_inner(
     }
     let mut ck = Checker::new(src, scope, roles);
     let mut ir = ck.new_ir(proto);
+    ir.about = about;
     if ck.roles.iter().any(|r| r.count.is_some()) {
         if let Some(r) = &proto.realizes {
             return Err(Diagnostic::error(
@@ -463,6 +473,7 @@ impl<'a> Checker<'a> {
             dealer: None,
             spec_hash: [0; 32],
             realizes: None,
+            about: None,
         }
     }
 

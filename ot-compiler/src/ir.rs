@@ -472,4 +472,20 @@ pub struct Ir {
     pub spec_hash: [u8; 32],
     /// `realizes`: the functionality whose traits are generated.
     pub realizes: Option<IrRealizes>,
+    /// `about { ... }`: what the protocol is, for the registry.
+    pub about: Option<IrAbout>,
+}
+
+/// A protocol's `about` block, checked: every key known and given once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IrAbout {
+    /// The family (`"OT extension"`, `"base OT"`, `"MPC"`, ...).
+    pub family: String,
+    /// The security label, starting with `semi-honest` or `malicious`.
+    pub security: String,
+    /// The published proof the label rests on (required for a malicious
+    /// label; may be empty for a semi-honest one).
+    pub proof: String,
+    /// One paragraph saying what the protocol does (the facade module's doc).
+    pub summary: String,
 }

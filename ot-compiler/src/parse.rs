@@ -431,6 +431,8 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::protocol => "a protocol declaration",
         Rule::extends => "`extends BaseProtocol`",
         Rule::realizes => "`realizes Functionality(FRole = Role, ...)`",
+        Rule::about => "an `about { ... }` block",
+        Rule::about_entry => "`key = \"text\";`",
         Rule::func_error => "`error = path::ErrorType;`",
         Rule::role_list | Rule::role_decl => "a role declaration `role Name`",
         Rule::proto_item => {
@@ -990,6 +992,7 @@ impl Cx {
             extends: None,
             realizes: None,
             items: vec![],
+            about: None,
         };
         proto.span.start = whole.start;
         for p in it {
@@ -997,6 +1000,14 @@ impl Cx {
                 Rule::role_list => proto.roles = self.roles(p),
                 Rule::extends => proto.extends = Some(self.ident(p.into_inner().next())),
                 Rule::realizes => proto.realizes = Some(self.realizes(p)),
+                Rule::about => {
+                    // A second block adds its entries (a repeated key is the checker's error).
+                    let about = self.about(p);
+                    match &mut proto.about {
+                        Some(first) => first.entries.extend(about.entries),
+                        None => proto.about = Some(about),
+                    }
+                }
                 _ => {
                     if let Some(item) = self.item(p) {
                         proto.items.push(item);
@@ -1005,6 +1016,25 @@ impl Cx {
             }
         }
         proto
+    }
+
+    /// `about { key = "text"; ... }`.
+    fn about(&self, p: Pair<Rule>) -> About {
+        let span = self.span(&p);
+        let entries = p
+            .into_inner()
+            .map(|e| {
+                let mut it = e.into_inner();
+                let key = self.ident(it.next());
+                let text = it.next();
+                let at = text.as_ref().map_or(key.span, |t| self.span(t));
+                let text = text.map_or("", |t| t.as_str());
+                let text = text.strip_prefix('"').unwrap_or(text);
+                let text = text.strip_suffix('"').unwrap_or(text);
+                (key, text.to_string(), at)
+            })
+            .collect();
+        About { entries, span }
     }
 
     fn item(&self, p: Pair<Rule>) -> Option<Item> {

@@ -25,6 +25,7 @@ pub(super) fn header_items(ir: &Ir) -> TokenStream {
         quote!(#[doc = "A constant of the protocol specification."] pub const #n: #ty = #v;)
     });
     let proto_doc = format!("Generated from `{}`.", ir.location);
+    let about = about_item(ir);
     quote! {
         #(#includes)*
         #[doc = #proto_doc]
@@ -32,6 +33,48 @@ pub(super) fn header_items(ir: &Ir) -> TokenStream {
         /// Number of rounds (messages) in the specification.
         pub const ROUNDS: usize = #rounds_n;
         #(#consts)*
+        #about
+    }
+}
+
+/// `ABOUT`, the protocol's entry in the registry of protocols, when the
+/// `.otp` has an `about` block.
+fn about_item(ir: &Ir) -> TokenStream {
+    let Some(a) = &ir.about else {
+        return quote!();
+    };
+    let (name, location) = (&ir.name, &ir.location);
+    let (family, security, proof, summary) = (&a.family, &a.security, &a.proof, &a.summary);
+    let realizes = match &ir.realizes {
+        Some(r) => {
+            let f = &r.func;
+            quote!(::core::option::Option::Some(#f))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let roles = &ir.roles;
+    let parties = match (&ir.party_count, &ir.dealer) {
+        (Some(_), dealer) => {
+            let dealer = dealer.is_some();
+            quote!(::ot::registry::Parties::Many { dealer: #dealer })
+        }
+        (None, _) => quote!(::ot::registry::Parties::Two { roles: [#(#roles),*] }),
+    };
+    quote! {
+        /// What this protocol is (its `.otp`'s `about` block): family,
+        /// security label and the proof it rests on, the functionality it
+        /// realizes; one entry of `ot::registry::PROTOCOLS`.
+        pub const ABOUT: ::ot::registry::About = ::ot::registry::About {
+            name: #name,
+            location: #location,
+            family: #family,
+            security: #security,
+            proof: #proof,
+            summary: #summary,
+            realizes: #realizes,
+            parties: #parties,
+            rounds: ROUNDS,
+        };
     }
 }
 
