@@ -481,7 +481,7 @@ pub struct Ir {
 pub struct IrAbout {
     /// The family (`"OT extension"`, `"base OT"`, `"MPC"`, ...).
     pub family: String,
-    /// The security label, starting with `semi-honest` or `malicious`.
+    /// The security label, as `SECURITY.md` states it.
     pub security: String,
     /// The published proof the label rests on (required for a malicious
     /// label; may be empty for a semi-honest one).

@@ -360,6 +360,20 @@ pub fn compile_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {
     parse::on_compiler_stack(|| compile_loaded(load_path(rel, base_dir)?))
 }
 
+/// The `summary` of the `about` block of the protocol in a `.otp` file,
+/// read without checking the file (the registry's module docs; compiling
+/// the file reports its errors). `Ok(None)` if it declares no summary.
+pub fn about_summary(rel: &str, base_dir: &Path) -> Result<Option<String>, Failure> {
+    let loaded = parse::on_compiler_stack(|| load_path(rel, base_dir))?;
+    Ok(loaded.files[loaded.main]
+        .protocols
+        .iter()
+        .filter_map(|p| p.about.as_ref())
+        .flat_map(|a| &a.entries)
+        .find(|(k, _, _)| k.name == "summary")
+        .map(|(_, text, _)| text.trim().to_string()))
+}
+
 /// Parses and checks a `.otp` file like [`compile_path`], without
 /// generating code (`tokens` is empty): every error and warning, and the IR.
 pub fn check_path(rel: &str, base_dir: &Path) -> Result<Compiled, Failure> {

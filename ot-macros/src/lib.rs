@@ -81,6 +81,105 @@ pub fn protocol(input: TokenStream) -> TokenStream {
     }
 }
 
+/// The facade's module of every protocol in a directory (for the `ot`
+/// crate itself; hidden from users): for each `dir/x.otp` (the prelude
+/// excepted), in file-name order, `pub mod x { protocol!("dir/x.otp"); }`
+/// documented with its `about` block's summary, `From<x::Error>` for
+/// `crate::traits::OtError`, and `SHIPPED`, the list of their `ABOUT`
+/// entries. `extra x { items }` adds items to module `x`. Adding a protocol
+/// is adding its file: no list to keep.
+#[doc(hidden)]
+#[proc_macro]
+pub fn protocol_modules(input: TokenStream) -> TokenStream {
+    match syn::parse::<ModulesInput>(input) {
+        Ok(m) => modules(m).unwrap_or_else(|e| e.to_compile_error()).into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// `"dir" (extra name { items })*`.
+struct ModulesInput {
+    dir: syn::LitStr,
+    extras: Vec<(syn::Ident, proc_macro2::TokenStream)>,
+}
+
+impl syn::parse::Parse for ModulesInput {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let dir = input.parse()?;
+        let mut extras = vec![];
+        while !input.is_empty() {
+            let kw: syn::Ident = input.parse()?;
+            if kw != "extra" {
+                return Err(syn::Error::new(
+                    kw.span(),
+                    "expected `extra module { items }`",
+                ));
+            }
+            let name: syn::Ident = input.parse()?;
+            let body;
+            syn::braced!(body in input);
+            extras.push((name, body.parse()?));
+        }
+        Ok(ModulesInput { dir, extras })
+    }
+}
+
+fn modules(m: ModulesInput) -> syn::Result<proc_macro2::TokenStream> {
+    let base = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
+    let dir = m.dir.value();
+    let fail = |msg: String| syn::Error::new(m.dir.span(), msg);
+    let mut stems: Vec<String> = std::fs::read_dir(base.join(&dir))
+        .map_err(|e| fail(format!("cannot read `{dir}`: {e}")))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".otp").map(str::to_string))
+        .filter(|n| n != "prelude")
+        .collect();
+    stems.sort();
+    for (name, _) in &m.extras {
+        if !stems.iter().any(|s| name == s) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!("no `{dir}/{name}.otp` to add items to"),
+            ));
+        }
+    }
+    let mut out = proc_macro2::TokenStream::new();
+    let mut entries = vec![];
+    for stem in &stems {
+        let rel = format!("{dir}/{stem}.otp");
+        let summary = match ot_compiler::about_summary(&rel, &base) {
+            Ok(Some(s)) => s,
+            Ok(None) => return Err(fail(format!("`{rel}` has no `about` block with a `summary`: every shipped protocol declares one"))),
+            Err(f) => return Err(fail(f.render())),
+        };
+        let doc = format!("{summary} From `{rel}`.");
+        let name = syn::Ident::new(stem, proc_macro2::Span::call_site());
+        let extra = m
+            .extras
+            .iter()
+            .filter(|(n, _)| n == stem)
+            .map(|(_, items)| items);
+        out.extend(quote! {
+            #[doc = #doc]
+            pub mod #name {
+                crate::protocol!(#rel);
+                #(#extra)*
+            }
+            impl ::core::convert::From<#name::Error> for crate::traits::OtError {
+                fn from(e: #name::Error) -> Self {
+                    crate::traits::OtError(::std::boxed::Box::new(e))
+                }
+            }
+        });
+        entries.push(quote!(&#name::ABOUT));
+    }
+    out.extend(quote! {
+        /// The `ABOUT` entry of every protocol module, in file-name order.
+        pub(crate) const SHIPPED: &[&crate::registry::About] = &[#(#entries),*];
+    });
+    Ok(out)
+}
+
 /// The file id of the protocol's own source (the prelude is file 0).
 const MAIN_FILE: u32 = 1;
 

@@ -2,10 +2,10 @@
 //! read by the registry of shipped protocols (the facade's module docs and
 //! list, the CLI, the main table and the security tables).
 //!
-//! Keys: `family` and `summary` (required), `security` (required: starts
-//! with `semi-honest` or `malicious`, so every label can be classified), and
-//! `proof` (the published proof of the label's check, required when the
-//! label is `malicious`).
+//! Keys: `family`, `security` (the label, as `SECURITY.md` states it) and
+//! `summary` (required), and `proof` (the published proof the label rests
+//! on, required when the label claims malicious security: a label starting
+//! with `malicious`).
 
 use crate::ast::About;
 use crate::diag::{suggest, Diagnostic};
@@ -59,15 +59,6 @@ pub fn check(about: &About) -> Result<IrAbout, Vec<Diagnostic>> {
         }
     }
     let label = out.security.as_str();
-    if seen.contains(&"security")
-        && !label.starts_with("semi-honest")
-        && !label.starts_with("malicious")
-    {
-        errors.push(
-            Diagnostic::error(about.span, format!("security label `{label}` starts with neither `semi-honest` nor `malicious`"))
-                .with_help("start it with one of them, then qualify it (`malicious, with abort`, `semi-honest, up to n - 1 of n parties`)"),
-        );
-    }
     if label.starts_with("malicious") && out.proof.is_empty() {
         errors.push(
             Diagnostic::error(
