@@ -5,7 +5,7 @@
 //! best and median of `--reps` runs; each run is the session hello, the
 //! checked broadcast of d and e, and its digest exchange) and throughput of
 //! one batched run of `--batch` products, alone and followed by an
-//! opening of the products (`protocols/orlandi.otp`, whose batched check
+//! opening of the products (`protocols/orlandi_open.otp`, whose batched check
 //! consumes the products' deferred commitments). In the same run it
 //! measures the kernels that bound them: the Pippenger multiscalar
 //! multiplication of the batched checks (2 points per product in the

@@ -34,51 +34,6 @@ impl From<Box<dyn std::error::Error + Send + Sync + 'static>> for OtError {
     }
 }
 
-macro_rules! from_protocol_errors {
-    ($($m:ident),*) => {$(
-        impl From<crate::$m::Error> for OtError {
-            fn from(e: crate::$m::Error) -> Self {
-                OtError(Box::new(e))
-            }
-        }
-    )*};
-}
-from_protocol_errors!(
-    co15,
-    co15_chosen,
-    mr19,
-    mr19_chosen,
-    np00,
-    np00_chosen,
-    iknp,
-    iknp_chosen,
-    kos,
-    kos_chosen,
-    delta_iknp,
-    delta_kos,
-    delta_base,
-    iknp_setup,
-    iknp_extend,
-    kos_extend,
-    kkrt_setup,
-    kkrt_extend,
-    oos_extend,
-    abo_ot,
-    abo_ot_malicious,
-    softspoken,
-    softspoken_malicious,
-    softspoken_chosen,
-    softspoken_malicious_chosen,
-    delta_softspoken_base,
-    delta_softspoken,
-    delta_softspoken_malicious,
-    ferret_extend,
-    ferret_extend_malicious,
-    cot_random_ot,
-    cot_chosen_ot,
-    cot_chosen_bits
-);
-
 /// Declares the async twin `$name` of functionality method `$tr::$bl`
 /// (cargo feature `tokio`): a boxed future over an async channel, whose
 /// default fails with an [`OtError`] (see [`no_async`]).

@@ -1,4 +1,4 @@
-//! MiniMac online phase end to end (`protocols/minimac.otp`,
+//! MiniMac online phase end to end (`protocols/minimac_open.otp`,
 //! `protocols/minimac_mul.otp`) over the in-memory and the TCP mesh for 2
 //! and 3 players, with the dealer's preprocessing files
 //! (`ot::runtime::minimac::prep`): products and linear combinations against

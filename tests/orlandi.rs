@@ -1,4 +1,4 @@
-//! The Orlandi protocol's online phase end to end (`protocols/orlandi.otp`,
+//! The Orlandi protocol's online phase end to end (`protocols/orlandi_open.otp`,
 //! `orlandi_input.otp`, `orlandi_mul.otp`): inputs, local linear
 //! operations, batched multiplications and openings against the plaintext
 //! circuit for n = 2, 3, 5 over the in-memory and the TCP mesh; a tampered

@@ -1,6 +1,6 @@
 //! The smallest MiniMac code a statistical security parameter allows.
 //!
-//! MiniMac's MAC check (DZ13 §3; `protocols/minimac.otp`) catches a
+//! MiniMac's MAC check (DZ13 §3; `protocols/minimac_open.otp`) catches a
 //! changed opening because the error it adds must be a nonzero codeword
 //! of the code the opened word is checked against: `C = RS[n, k]` (minimum
 //! distance `n − k + 1`) or its Schur square `C* = RS[n, 2k − 1]` (on the
@@ -10,7 +10,7 @@
 //! the adversary must guess the MAC key there). With our per-coordinate
 //! batching coefficients each of those coordinates is a separate event
 //! of probability at most `2/256` (the coefficient vanishing there, or a
-//! guessed MAC-key byte; the analysis stated in `minimac.otp`), so a
+//! guessed MAC-key byte; the analysis stated in `minimac_open.otp`), so a
 //! forgery passes with probability at most `(2/256)^{d*} = 2^{−7 d*}`
 //! (a bound of this implementation, not a figure quoted from DZ13). For the codes `RS[3k, k]` that the dealer
 //! makes, `d* = k + 2`: `2^{−21}` at `k = 1`, `2^{−70}` at `k = 8`.

@@ -2,7 +2,7 @@
 //! Boolean Circuits using Preprocessing", TCC 2013 \[DZ13\]; the
 //! implementation study of Damgård–Lauritsen–Toft, eprint 2014/289
 //! \[DLT14\]): the share format, its local operations and the kernels of
-//! `protocols/minimac.otp`, plus the dealer's preprocessing files
+//! `protocols/minimac_open.otp`, plus the dealer's preprocessing files
 //! ([`prep`]).
 //!
 //! A value is a vector `x ∈ GF(2^8)^k` of `k` SIMD slots. Its

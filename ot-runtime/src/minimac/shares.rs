@@ -1,4 +1,4 @@
-//! MiniMac representations and the kernels of `protocols/minimac.otp`.
+//! MiniMac representations and the kernels of `protocols/minimac_open.otp`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
