@@ -883,17 +883,57 @@ impl<'a> Checker<'a> {
     }
 
     fn do_stmt(&mut self, d: &DoStmt, ir: &mut Ir) -> R<()> {
-        let Some(func) = self.scope.functionalities.get(&d.func.name).copied() else {
-            if self.scope.broken.contains(&d.func.name) {
-                return Err(Diagnostic::error(d.func.span, CASCADE));
+        let func = self.functionality(&d.func)?;
+        let (froles, map) = self.sub_role_map(d, func)?;
+        let pvals = self.sub_params(d, func)?;
+        let b = SubBinding {
+            func,
+            froles,
+            map,
+            pvals,
+        };
+        let inputs = self.sub_inputs(d, &b)?;
+        let mut outputs = self.sub_outputs(d, &b)?;
+        let calls = Self::sub_calls(d, &b, &inputs, &mut outputs)?;
+        let idx = ir.subs.len();
+        ir.subs.push(IrSub {
+            name: d.name.name.clone(),
+            func: func.name.name.clone(),
+            span: d.span,
+            calls,
+            error: func.error.clone(),
+        });
+        for r in 0..self.roles.len() {
+            if b.map.values().any(|&m| m == r) {
+                ir.events[r].push(Event::Sub(idx));
+            }
+        }
+        Ok(())
+    }
+
+    /// The functionality a `do` statement names, or the error for an unknown one.
+    fn functionality(&self, name: &Ident) -> R<&'a Functionality> {
+        let Some(func) = self.scope.functionalities.get(&name.name).copied() else {
+            if self.scope.broken.contains(&name.name) {
+                return Err(Diagnostic::error(name.span, CASCADE));
             }
             let names: Vec<String> = self.scope.functionalities.keys().cloned().collect();
             return Err(Diagnostic::error(
-                d.func.span,
-                format!("unknown functionality `{}`", d.func.name),
+                name.span,
+                format!("unknown functionality `{}`", name.name),
             )
-            .with_help(suggest(&d.func.name, "functionality", &names)));
+            .with_help(suggest(&name.name, "functionality", &names)));
         };
+        Ok(func)
+    }
+
+    /// Maps each role of the functionality to a protocol role: the
+    /// functionality's role names, and role name -> protocol role index.
+    fn sub_role_map(
+        &self,
+        d: &DoStmt,
+        func: &Functionality,
+    ) -> R<(Vec<String>, HashMap<String, usize>)> {
         let froles: Vec<String> = func.roles.iter().map(|r| r.name.name.clone()).collect();
         let mut map: HashMap<String, usize> = HashMap::new();
         let mut used: HashMap<usize, String> = HashMap::new();
@@ -907,21 +947,7 @@ impl<'a> Checker<'a> {
             }
             let p = self.role(pr)?;
             if self.roles[p].count.is_some() {
-                return Err(Diagnostic::error(
-                    pr.name.span,
-                    format!(
-                        "role mapping mismatch: `{}` is a party array (`role {}[{}]`), but role `{}` of `{}` is one party",
-                        pr.name.name,
-                        pr.name.name,
-                        self.roles[p].count.as_ref().map(|c| self.src.snippet(c.span)).unwrap_or("n"),
-                        fr.name,
-                        func.name.name
-                    ),
-                )
-                .with_help(format!(
-                    "`{}` is a two-party functionality; run it between two named roles of a two-party protocol",
-                    func.name.name
-                )));
+                return Err(self.party_array_mapped(func, fr, pr, p));
             }
             if map.insert(fr.name.clone(), p).is_some() {
                 return Err(Diagnostic::error(
@@ -944,23 +970,39 @@ impl<'a> Checker<'a> {
                 )));
             }
         }
-        for fr in &froles {
-            if !map.contains_key(fr) {
-                return Err(Diagnostic::error(
-                    d.func.span,
-                    format!(
-                        "role mapping mismatch: role `{fr}` of `{}` is not mapped",
-                        func.name.name
-                    ),
-                )
-                .with_help(format!(
-                    "add `{fr} = <role>` to the call; `{}` has roles {}",
-                    func.name.name,
-                    froles.join(", ")
-                )));
-            }
-        }
-        // Parameters.
+        Self::check_all_mapped(d, func, &froles, &map)?;
+        Ok((froles, map))
+    }
+
+    /// The error for a functionality role `fr` mapped to the party array `pr`
+    /// (protocol role `p`).
+    fn party_array_mapped(
+        &self,
+        func: &Functionality,
+        fr: &Ident,
+        pr: &RoleRef,
+        p: usize,
+    ) -> Diagnostic {
+        Diagnostic::error(
+            pr.name.span,
+            format!(
+                "role mapping mismatch: `{}` is a party array (`role {}[{}]`), but role `{}` of `{}` is one party",
+                pr.name.name,
+                pr.name.name,
+                self.roles[p].count.as_ref().map(|c| self.src.snippet(c.span)).unwrap_or("n"),
+                fr.name,
+                func.name.name
+            ),
+        )
+        .with_help(format!(
+            "`{}` is a two-party functionality; run it between two named roles of a two-party protocol",
+            func.name.name
+        ))
+    }
+
+    /// Binds the functionality's parameters to the shapes the call passes,
+    /// checking each literal against the parameter's `requires`.
+    fn sub_params(&self, d: &DoStmt, func: &Functionality) -> R<HashMap<String, Shape>> {
         let mut pvals: HashMap<String, Shape> = HashMap::new();
         for (pn, e) in &d.params {
             let Some(decl) = func.params.iter().find(|p| p.name.name == pn.name) else {
@@ -1005,16 +1047,22 @@ impl<'a> Checker<'a> {
                 .with_help(format!("write `{}[{} = ...]`", func.name.name, p.name.name)));
             }
         }
-        let subst = |name: &str| pvals.get(name).cloned();
-        // Inputs.
+        Ok(pvals)
+    }
+
+    /// Checks the call's input bindings against the functionality's inputs:
+    /// (functionality role, field) -> the checked value.
+    fn sub_inputs(&mut self, d: &DoStmt, b: &SubBinding) -> R<HashMap<(String, String), TExpr>> {
+        let func = b.func;
+        let subst = |name: &str| b.pvals.get(name).cloned();
         let mut inputs: HashMap<(String, String), TExpr> = HashMap::new();
         for (fr, field, e) in &d.inputs {
-            let Some(&role) = map.get(&fr.name) else {
+            let Some(&role) = b.map.get(&fr.name) else {
                 return Err(Diagnostic::error(
                     fr.span,
                     format!("`{}` has no role `{}`", func.name.name, fr.name),
                 )
-                .with_help(suggest(&fr.name, "role", &froles)));
+                .with_help(suggest(&fr.name, "role", &b.froles)));
             };
             let decl = func
                 .io
@@ -1044,6 +1092,68 @@ impl<'a> Checker<'a> {
             }
             inputs.insert((fr.name.clone(), field.name.clone()), t);
         }
+        Self::check_all_inputs(d, func, &inputs)?;
+        Ok(inputs)
+    }
+
+    /// Defines the functionality's outputs as `name.field` values of the
+    /// mapped roles: functionality role -> its outputs in declaration order.
+    fn sub_outputs(&mut self, d: &DoStmt, b: &SubBinding) -> R<HashMap<String, Vec<(String, Ty)>>> {
+        let subst = |name: &str| b.pvals.get(name).cloned();
+        let mut outputs: HashMap<String, Vec<(String, Ty)>> = HashMap::new();
+        for io in b.func.io.iter().filter(|io| io.kind == IoKind::Output) {
+            let Some(&role) = b.map.get(&io.role.name.name) else {
+                continue;
+            };
+            for f in &io.fields {
+                let ty = self.ty(&f.ty, Some(&subst))?;
+                let name = format!("{}.{}", d.name.name, f.name.name);
+                let ident = Ident {
+                    name: name.clone(),
+                    span: d.name.span,
+                };
+                self.define(role, &ident, ty.clone())?;
+                outputs
+                    .entry(io.role.name.name.clone())
+                    .or_default()
+                    .push((name, ty));
+            }
+        }
+        Ok(outputs)
+    }
+
+    /// Errors unless every role of the functionality is mapped.
+    fn check_all_mapped(
+        d: &DoStmt,
+        func: &Functionality,
+        froles: &[String],
+        map: &HashMap<String, usize>,
+    ) -> R<()> {
+        for fr in froles {
+            if !map.contains_key(fr) {
+                return Err(Diagnostic::error(
+                    d.func.span,
+                    format!(
+                        "role mapping mismatch: role `{fr}` of `{}` is not mapped",
+                        func.name.name
+                    ),
+                )
+                .with_help(format!(
+                    "add `{fr} = <role>` to the call; `{}` has roles {}",
+                    func.name.name,
+                    froles.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Errors unless the call binds every input of the functionality.
+    fn check_all_inputs(
+        d: &DoStmt,
+        func: &Functionality,
+        inputs: &HashMap<(String, String), TExpr>,
+    ) -> R<()> {
         for io in func.io.iter().filter(|io| io.kind == IoKind::Input) {
             for f in &io.fields {
                 if !inputs.contains_key(&(io.role.name.name.clone(), f.name.name.clone())) {
@@ -1061,34 +1171,26 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        // Outputs become `name.field` values of the mapped roles.
-        let mut outputs: HashMap<String, Vec<(String, Ty)>> = HashMap::new();
-        for io in func.io.iter().filter(|io| io.kind == IoKind::Output) {
-            let Some(&role) = map.get(&io.role.name.name) else {
-                continue;
-            };
-            for f in &io.fields {
-                let ty = self.ty(&f.ty, Some(&subst))?;
-                let name = format!("{}.{}", d.name.name, f.name.name);
-                let ident = Ident {
-                    name: name.clone(),
-                    span: d.name.span,
-                };
-                self.define(role, &ident, ty.clone())?;
-                outputs
-                    .entry(io.role.name.name.clone())
-                    .or_default()
-                    .push((name, ty));
-            }
-        }
-        // How each role is run: the functionality's `impl Role = Trait::method(args);`.
+        Ok(())
+    }
+
+    /// How each role of a `do` statement is run: the functionality's
+    /// `impl Role = Trait::method(args);` with its arguments bound to the
+    /// call's parameters and inputs, and the role's outputs.
+    fn sub_calls(
+        d: &DoStmt,
+        b: &SubBinding,
+        inputs: &HashMap<(String, String), TExpr>,
+        outputs: &mut HashMap<String, Vec<(String, Ty)>>,
+    ) -> R<Vec<SubCall>> {
+        let func = b.func;
         let mut calls = vec![];
-        for fr in &froles {
-            let role = map[fr];
+        for fr in &b.froles {
+            let role = b.map[fr];
             let (imp, trait_path, method) = realize::role_impl(func, fr, d.func.span)?;
             let mut args = vec![];
             for a in &imp.args {
-                if let Some(sh) = pvals.get(&a.name) {
+                if let Some(sh) = b.pvals.get(&a.name) {
                     args.push(TExpr {
                         kind: TExprKind::Shape(sh.clone()),
                         ty: Ty::Usize,
@@ -1108,20 +1210,7 @@ impl<'a> Checker<'a> {
                 outputs: outputs.remove(fr).unwrap_or_default(),
             });
         }
-        let idx = ir.subs.len();
-        ir.subs.push(IrSub {
-            name: d.name.name.clone(),
-            func: func.name.name.clone(),
-            span: d.span,
-            calls,
-            error: func.error.clone(),
-        });
-        for r in 0..self.roles.len() {
-            if map.values().any(|&m| m == r) {
-                ir.events[r].push(Event::Sub(idx));
-            }
-        }
-        Ok(())
+        Ok(calls)
     }
 
     /// Resolves a written type. `subst` maps signature names to shapes.
@@ -1695,6 +1784,19 @@ impl<'a> Checker<'a> {
             ty: ret,
         })
     }
+}
+
+/// A `do` statement's functionality with its roles mapped and its
+/// parameters bound.
+struct SubBinding<'f> {
+    /// The functionality.
+    func: &'f Functionality,
+    /// Its role names, in declaration order.
+    froles: Vec<String>,
+    /// Functionality role name -> protocol role index.
+    map: HashMap<String, usize>,
+    /// Parameter name -> the shape passed.
+    pvals: HashMap<String, Shape>,
 }
 
 /// Unifies a signature type (whose unbound names are shape variables) with an argument type.
