@@ -87,14 +87,7 @@ pub fn expand<'p>(
     depth: usize,
 ) -> R<(Vec<RoleDecl>, std::borrow::Cow<'p, [Item]>)> {
     let Some(base_name) = &proto.extends else {
-        if let Some(Item::Insert(ins)) = proto.items.iter().find(|i| matches!(i, Item::Insert(_))) {
-            return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
-                .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
-        }
-        if let Some(Item::Omit(o)) = proto.items.iter().find(|i| matches!(i, Item::Omit(_))) {
-            return Err(Diagnostic::error(o.span, format!("`omit` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
-                .with_help(format!("write `protocol {} extends Base {{ ... }}`, or delete what you would omit", proto.name.name)));
-        }
+        reject_derived_items(proto)?;
         return Ok((
             proto.roles.clone(),
             std::borrow::Cow::Borrowed(&proto.items),
@@ -106,19 +99,7 @@ pub fn expand<'p>(
             "`extends` chain is too deep (a protocol extends itself?)",
         ));
     }
-    let Some(base) = scope.protocols.get(&base_name.name) else {
-        let names: Vec<String> = scope
-            .protocols
-            .keys()
-            .filter(|n| **n != proto.name.name)
-            .cloned()
-            .collect();
-        return Err(Diagnostic::error(
-            base_name.span,
-            format!("unknown base protocol `{}`", base_name.name),
-        )
-        .with_help(suggest(&base_name.name, "protocol", &names)));
-    };
+    let base = base_protocol(proto, scope, base_name)?;
     let (base_roles, items) = expand(base, scope, depth + 1)?;
     let mut items = items.into_owned();
     let roles = if proto.roles.is_empty() {
@@ -134,78 +115,131 @@ pub fn expand<'p>(
         }
     }
     for item in &proto.items {
-        match item {
-            Item::Omit(_) => {}
-            Item::Insert(ins) => {
-                let mut pos = items.iter().position(|it| match it {
-                    Item::Round(r) => r.name.name == ins.anchor.name,
-                    Item::Do(d) => d.name.name == ins.anchor.name,
-                    _ => false,
-                });
-                // Otherwise the anchor may be a value: the `at` block computing it
-                // is split at that statement, and the items go between the halves.
-                if pos.is_none() {
-                    pos = split_at_value(&mut items, &ins.anchor.name, ins.after);
-                }
-                let Some(pos) = pos else {
-                    let names: Vec<String> = items
-                        .iter()
-                        .filter_map(|it| match it {
-                            Item::Round(r) => Some(r.name.name.clone()),
-                            Item::Do(d) => Some(d.name.name.clone()),
-                            _ => None,
-                        })
-                        .collect();
-                    return Err(Diagnostic::error(
-                        ins.anchor.span,
-                        format!(
-                            "`{}` has no round, call or value named `{}` to insert {} ",
-                            base_name.name,
-                            ins.anchor.name,
-                            if ins.after { "after" } else { "before" }
-                        )
-                        .trim_end()
-                        .to_string(),
-                    )
-                    .with_help(suggest(&ins.anchor.name, "anchor", &names)));
-                };
-                let at = if ins.after { pos + 1 } else { pos };
-                // Statements attached to the anchor round's body stay with it.
-                for (k, it) in ins.items.iter().enumerate() {
-                    items.insert(at + k, it.clone());
-                }
-            }
-            // A derived `const` with the name of a base `const` overrides its value in place.
-            Item::Const(c)
-                if items
-                    .iter()
-                    .any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) =>
-            {
-                for it in items.iter_mut() {
-                    if matches!(it, Item::Const(b) if b.name.name == c.name.name) {
-                        *it = Item::Const(c.clone());
-                    }
-                }
-            }
-            // A derived `param` with the name of a base `param` replaces it
-            // in place: the derived protocol restates (and so may tighten)
-            // its `requires`, e.g. a parameter rule only the variant has.
-            Item::Param(p)
-                if items
-                    .iter()
-                    .any(|it| matches!(it, Item::Param(b) if b.name.name == p.name.name)) =>
-            {
-                for it in items.iter_mut() {
-                    if matches!(it, Item::Param(b) if b.name.name == p.name.name) {
-                        *it = Item::Param(p.clone());
-                    }
-                }
-            }
-            other => items.push(other.clone()),
-        }
+        add_derived_item(&mut items, item, base_name)?;
     }
     omit::check_unused(&items, proto.realizes.as_ref(), &omitted)?;
     Ok((roles, items.into()))
+}
+
+/// Errors on an `insert` or `omit` in a protocol that extends nothing.
+fn reject_derived_items(proto: &Protocol) -> R<()> {
+    if let Some(Item::Insert(ins)) = proto.items.iter().find(|i| matches!(i, Item::Insert(_))) {
+        return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
+            .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
+    }
+    if let Some(Item::Omit(o)) = proto.items.iter().find(|i| matches!(i, Item::Omit(_))) {
+        return Err(Diagnostic::error(
+            o.span,
+            format!(
+                "`omit` is only allowed in a protocol that `extends` another; `{}` extends nothing",
+                proto.name.name
+            ),
+        )
+        .with_help(format!(
+            "write `protocol {} extends Base {{ ... }}`, or delete what you would omit",
+            proto.name.name
+        )));
+    }
+    Ok(())
+}
+
+/// The protocol `proto` extends, or the error for an unknown one.
+fn base_protocol<'s>(proto: &Protocol, scope: &Scope<'s>, base_name: &Ident) -> R<&'s Protocol> {
+    let Some(base) = scope.protocols.get(&base_name.name) else {
+        let names: Vec<String> = scope
+            .protocols
+            .keys()
+            .filter(|n| **n != proto.name.name)
+            .cloned()
+            .collect();
+        return Err(Diagnostic::error(
+            base_name.span,
+            format!("unknown base protocol `{}`", base_name.name),
+        )
+        .with_help(suggest(&base_name.name, "protocol", &names)));
+    };
+    Ok(base)
+}
+
+/// Adds one item of a derived protocol to its base's (already omitted)
+/// items: inserts `insert` items at their anchor, overrides a base `const`
+/// or `param` of the same name in place, and appends anything else.
+fn add_derived_item(items: &mut Vec<Item>, item: &Item, base_name: &Ident) -> R<()> {
+    match item {
+        Item::Omit(_) => {}
+        Item::Insert(ins) => insert_items(items, ins, base_name)?,
+        // A derived `const` with the name of a base `const` overrides its value in place.
+        Item::Const(c)
+            if items
+                .iter()
+                .any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) =>
+        {
+            for it in items.iter_mut() {
+                if matches!(it, Item::Const(b) if b.name.name == c.name.name) {
+                    *it = Item::Const(c.clone());
+                }
+            }
+        }
+        // A derived `param` with the name of a base `param` replaces it
+        // in place: the derived protocol restates (and so may tighten)
+        // its `requires`, e.g. a parameter rule only the variant has.
+        Item::Param(p)
+            if items
+                .iter()
+                .any(|it| matches!(it, Item::Param(b) if b.name.name == p.name.name)) =>
+        {
+            for it in items.iter_mut() {
+                if matches!(it, Item::Param(b) if b.name.name == p.name.name) {
+                    *it = Item::Param(p.clone());
+                }
+            }
+        }
+        other => items.push(other.clone()),
+    }
+    Ok(())
+}
+
+/// Inserts the items of `ins` before or after its anchor: a round, a call,
+/// or a value (whose `at` block is split at the statement computing it).
+fn insert_items(items: &mut Vec<Item>, ins: &Insert, base_name: &Ident) -> R<()> {
+    let mut pos = items.iter().position(|it| match it {
+        Item::Round(r) => r.name.name == ins.anchor.name,
+        Item::Do(d) => d.name.name == ins.anchor.name,
+        _ => false,
+    });
+    // Otherwise the anchor may be a value: the `at` block computing it
+    // is split at that statement, and the items go between the halves.
+    if pos.is_none() {
+        pos = split_at_value(items, &ins.anchor.name, ins.after);
+    }
+    let Some(pos) = pos else {
+        let names: Vec<String> = items
+            .iter()
+            .filter_map(|it| match it {
+                Item::Round(r) => Some(r.name.name.clone()),
+                Item::Do(d) => Some(d.name.name.clone()),
+                _ => None,
+            })
+            .collect();
+        return Err(Diagnostic::error(
+            ins.anchor.span,
+            format!(
+                "`{}` has no round, call or value named `{}` to insert {} ",
+                base_name.name,
+                ins.anchor.name,
+                if ins.after { "after" } else { "before" }
+            )
+            .trim_end()
+            .to_string(),
+        )
+        .with_help(suggest(&ins.anchor.name, "anchor", &names)));
+    };
+    let at = if ins.after { pos + 1 } else { pos };
+    // Statements attached to the anchor round's body stay with it.
+    for (k, it) in ins.items.iter().enumerate() {
+        items.insert(at + k, it.clone());
+    }
+    Ok(())
 }
 
 struct Checker<'a> {
@@ -1443,171 +1477,201 @@ impl<'a> Checker<'a> {
                     "`.field` applies only to the outputs of a sub-protocol call (`call.field`)",
                 )),
             },
-            ExprKind::Index(base, idx) => {
-                let b = self.expr(role, base)?;
-                let i = self.expr(role, idx)?;
-                if !i.ty.is_int() {
-                    return Err(Diagnostic::error(
-                        idx.span,
-                        format!("an index must be `usize`, found `{}`", i.ty),
-                    ));
-                }
-                let (elem, len) = match &b.ty {
-                    Ty::Bits(n) => (Ty::Bit, n.clone()),
-                    Ty::Array(t, n) => ((**t).clone(), n.clone()),
-                    other => {
-                        return Err(Diagnostic::error(
-                            base.span,
-                            format!("cannot index a value of type `{other}`"),
-                        )
-                        .with_help("only `Bits[n]` and arrays `[T; n]` can be indexed"))
-                    }
-                };
-                if let (TExprKind::Int(k), Some(n)) = (&i.kind, len.lit()) {
-                    if *k >= n {
-                        return Err(Diagnostic::error(
-                            idx.span,
-                            format!("index {k} is out of range for length {n}"),
-                        ));
-                    }
-                }
-                Ok(TExpr {
-                    kind: TExprKind::Index(Box::new(b), Box::new(i)),
-                    ty: elem,
-                })
-            }
+            ExprKind::Index(base, idx) => self.index_expr(role, base, idx),
             ExprKind::Call(name, args) => self.call(role, name, args, e.span),
-            ExprKind::Binary(op, a, b) => {
-                let mut ta = self.expr(role, a)?;
-                let mut tb = self.expr(role, b)?;
-                if !matches!(op, BinOp::Shl | BinOp::Shr) {
-                    let (ya, yb) = (ta.ty.clone(), tb.ty.clone());
-                    self.coerce_lit(a, &mut ta, &yb)?;
-                    self.coerce_lit(b, &mut tb, &ya)?;
-                }
-                self.check_divisor(*op, b, false)?;
-                let ty = match op {
-                    BinOp::Shl | BinOp::Shr => Some(self.shift_type(e, *op, &ta.ty, &tb.ty)?),
-                    _ => binary_type(*op, &ta.ty, &tb.ty),
-                };
-                let ty = ty.ok_or_else(|| {
-                    Diagnostic::error(
-                        e.span,
-                        format!(
-                            "operator `{}` cannot combine `{}` and `{}`",
-                            op.symbol(),
-                            ta.ty,
-                            tb.ty
-                        ),
-                    )
-                    .with_help(op_help(*op))
-                })?;
-                Ok(TExpr {
-                    kind: TExprKind::Binary(*op, Box::new(ta), Box::new(tb)),
-                    ty,
-                })
-            }
-            ExprKind::Unary(op, a) => {
-                let ta = self.expr(role, a)?;
-                let ok = match op {
-                    UnOp::Not => matches!(ta.ty, Ty::Bit | Ty::Block) || ta.ty.is_int(),
-                    UnOp::Neg => {
-                        matches!(ta.ty, Ty::Point | Ty::Scalar | Ty::U64 | Ty::U32 | Ty::U8)
-                    }
-                    UnOp::Cast => true,
-                };
-                if !ok {
-                    return Err(Diagnostic::error(
-                        e.span,
-                        format!(
-                            "operator `{}` does not apply to `{}`",
-                            if *op == UnOp::Not { "!" } else { "-" },
-                            ta.ty
-                        ),
-                    )
-                    .with_help("`!` applies to `Bit`, `Block` and integers; `-` to `Point`, `Scalar` and the wrapping integers `u64`, `u32`, `u8`"));
-                }
-                let ty = ta.ty.clone();
-                Ok(TExpr {
-                    kind: TExprKind::Unary(*op, Box::new(ta)),
-                    ty,
-                })
-            }
-            ExprKind::Sample(t) => {
-                let ty = self.ty(t, None)?;
-                if !sampleable(&ty) {
-                    return Err(Diagnostic::error(t.span, format!("cannot sample a `{ty}`")).with_help("`sample` works for Bit, Block, Seed, Scalar, Point, u64, Bits[n] and arrays of these"));
-                }
-                if role == usize::MAX {
-                    return Err(Diagnostic::error(
-                        e.span,
-                        "`sample` is only allowed inside `at Role { ... }`",
-                    ));
-                }
-                Ok(TExpr {
-                    kind: TExprKind::Sample(ty.clone()),
-                    ty,
-                })
-            }
+            ExprKind::Binary(op, a, b) => self.binary_expr(role, e, *op, a, b),
+            ExprKind::Unary(op, a) => self.unary_expr(role, e, *op, a),
+            ExprKind::Sample(t) => self.sample_expr(role, e, t),
             ExprKind::Comprehension { body, var, lo, hi } => {
-                let lo_s = self.shape(lo)?;
-                let hi_s = self.shape(hi)?;
-                let tlo = self.expr(role, lo)?;
-                let thi = self.expr(role, hi)?;
-                if self.index_vars.contains(&var.name)
-                    || (role != usize::MAX && self.env[role].contains_key(&var.name))
-                {
-                    return Err(Diagnostic::error(
-                        var.span,
-                        format!("index `{}` shadows another value", var.name),
-                    ));
-                }
-                self.index_vars.push(var.name.clone());
-                let tb = self.expr(role, body);
-                self.index_vars.pop();
-                let tb = tb?;
-                let ty = Ty::Array(Box::new(tb.ty.clone()), Shape::bin('-', hi_s, lo_s));
-                Ok(TExpr {
-                    kind: TExprKind::Comprehension {
-                        body: Box::new(tb),
-                        var: var.name.clone(),
-                        lo: Box::new(tlo),
-                        hi: Box::new(thi),
-                    },
-                    ty,
-                })
+                self.comprehension_expr(role, body, var, lo, hi)
             }
-            ExprKind::Array(items) => {
-                if items.is_empty() {
-                    return Err(Diagnostic::error(
-                        e.span,
-                        "empty arrays have no element type",
-                    ));
-                }
-                let mut out = vec![];
-                for it in items {
-                    let t = self.expr(role, it)?;
-                    if let Some(first) = out.first() {
-                        let first: &TExpr = first;
-                        if first.ty != t.ty {
-                            return Err(Diagnostic::error(
-                                it.span,
-                                format!(
-                                    "array elements must have one type: `{}` and `{}`",
-                                    first.ty, t.ty
-                                ),
-                            ));
-                        }
-                    }
-                    out.push(t);
-                }
-                let ty = Ty::Array(Box::new(out[0].ty.clone()), Shape::Lit(out.len() as u128));
-                Ok(TExpr {
-                    kind: TExprKind::Array(out),
-                    ty,
-                })
+            ExprKind::Array(items) => self.array_expr(role, e, items),
+        }
+    }
+
+    /// Checks `base[idx]`: an integer index into `Bits[n]` or an array,
+    /// in range when both are literals.
+    fn index_expr(&mut self, role: usize, base: &Expr, idx: &Expr) -> R<TExpr> {
+        let b = self.expr(role, base)?;
+        let i = self.expr(role, idx)?;
+        if !i.ty.is_int() {
+            return Err(Diagnostic::error(
+                idx.span,
+                format!("an index must be `usize`, found `{}`", i.ty),
+            ));
+        }
+        let (elem, len) = match &b.ty {
+            Ty::Bits(n) => (Ty::Bit, n.clone()),
+            Ty::Array(t, n) => ((**t).clone(), n.clone()),
+            other => {
+                return Err(Diagnostic::error(
+                    base.span,
+                    format!("cannot index a value of type `{other}`"),
+                )
+                .with_help("only `Bits[n]` and arrays `[T; n]` can be indexed"))
+            }
+        };
+        if let (TExprKind::Int(k), Some(n)) = (&i.kind, len.lit()) {
+            if *k >= n {
+                return Err(Diagnostic::error(
+                    idx.span,
+                    format!("index {k} is out of range for length {n}"),
+                ));
             }
         }
+        Ok(TExpr {
+            kind: TExprKind::Index(Box::new(b), Box::new(i)),
+            ty: elem,
+        })
+    }
+
+    /// Checks the binary expression `e` = `a op b`: literals take the other
+    /// operand's type (except for shifts), and the operator must apply.
+    fn binary_expr(&mut self, role: usize, e: &Expr, op: BinOp, a: &Expr, b: &Expr) -> R<TExpr> {
+        let mut ta = self.expr(role, a)?;
+        let mut tb = self.expr(role, b)?;
+        if !matches!(op, BinOp::Shl | BinOp::Shr) {
+            let (ya, yb) = (ta.ty.clone(), tb.ty.clone());
+            self.coerce_lit(a, &mut ta, &yb)?;
+            self.coerce_lit(b, &mut tb, &ya)?;
+        }
+        self.check_divisor(op, b, false)?;
+        let ty = match op {
+            BinOp::Shl | BinOp::Shr => Some(self.shift_type(e, op, &ta.ty, &tb.ty)?),
+            _ => binary_type(op, &ta.ty, &tb.ty),
+        };
+        let ty = ty.ok_or_else(|| {
+            Diagnostic::error(
+                e.span,
+                format!(
+                    "operator `{}` cannot combine `{}` and `{}`",
+                    op.symbol(),
+                    ta.ty,
+                    tb.ty
+                ),
+            )
+            .with_help(op_help(op))
+        })?;
+        Ok(TExpr {
+            kind: TExprKind::Binary(op, Box::new(ta), Box::new(tb)),
+            ty,
+        })
+    }
+
+    /// Checks the unary expression `e` = `op a`.
+    fn unary_expr(&mut self, role: usize, e: &Expr, op: UnOp, a: &Expr) -> R<TExpr> {
+        let ta = self.expr(role, a)?;
+        let ok = match op {
+            UnOp::Not => matches!(ta.ty, Ty::Bit | Ty::Block) || ta.ty.is_int(),
+            UnOp::Neg => {
+                matches!(ta.ty, Ty::Point | Ty::Scalar | Ty::U64 | Ty::U32 | Ty::U8)
+            }
+            UnOp::Cast => true,
+        };
+        if !ok {
+            return Err(Diagnostic::error(
+                e.span,
+                format!(
+                    "operator `{}` does not apply to `{}`",
+                    if op == UnOp::Not { "!" } else { "-" },
+                    ta.ty
+                ),
+            )
+            .with_help("`!` applies to `Bit`, `Block` and integers; `-` to `Point`, `Scalar` and the wrapping integers `u64`, `u32`, `u8`"));
+        }
+        let ty = ta.ty.clone();
+        Ok(TExpr {
+            kind: TExprKind::Unary(op, Box::new(ta)),
+            ty,
+        })
+    }
+
+    /// Checks `e` = `sample t`: a sampleable type, inside an `at` block.
+    fn sample_expr(&mut self, role: usize, e: &Expr, t: &Type) -> R<TExpr> {
+        let ty = self.ty(t, None)?;
+        if !sampleable(&ty) {
+            return Err(Diagnostic::error(t.span, format!("cannot sample a `{ty}`")).with_help("`sample` works for Bit, Block, Seed, Scalar, Point, u64, Bits[n] and arrays of these"));
+        }
+        if role == usize::MAX {
+            return Err(Diagnostic::error(
+                e.span,
+                "`sample` is only allowed inside `at Role { ... }`",
+            ));
+        }
+        Ok(TExpr {
+            kind: TExprKind::Sample(ty.clone()),
+            ty,
+        })
+    }
+
+    /// Checks the comprehension `[body for var in lo..hi]`: `var` is an
+    /// index variable while `body` is checked, and must shadow nothing.
+    fn comprehension_expr(
+        &mut self,
+        role: usize,
+        body: &Expr,
+        var: &Ident,
+        lo: &Expr,
+        hi: &Expr,
+    ) -> R<TExpr> {
+        let lo_s = self.shape(lo)?;
+        let hi_s = self.shape(hi)?;
+        let tlo = self.expr(role, lo)?;
+        let thi = self.expr(role, hi)?;
+        if self.index_vars.contains(&var.name)
+            || (role != usize::MAX && self.env[role].contains_key(&var.name))
+        {
+            return Err(Diagnostic::error(
+                var.span,
+                format!("index `{}` shadows another value", var.name),
+            ));
+        }
+        self.index_vars.push(var.name.clone());
+        let tb = self.expr(role, body);
+        self.index_vars.pop();
+        let tb = tb?;
+        let ty = Ty::Array(Box::new(tb.ty.clone()), Shape::bin('-', hi_s, lo_s));
+        Ok(TExpr {
+            kind: TExprKind::Comprehension {
+                body: Box::new(tb),
+                var: var.name.clone(),
+                lo: Box::new(tlo),
+                hi: Box::new(thi),
+            },
+            ty,
+        })
+    }
+
+    /// Checks the array literal `e` = `[items]`: not empty, one element type.
+    fn array_expr(&mut self, role: usize, e: &Expr, items: &[Expr]) -> R<TExpr> {
+        if items.is_empty() {
+            return Err(Diagnostic::error(
+                e.span,
+                "empty arrays have no element type",
+            ));
+        }
+        let mut out = vec![];
+        for it in items {
+            let t = self.expr(role, it)?;
+            if let Some(first) = out.first() {
+                let first: &TExpr = first;
+                if first.ty != t.ty {
+                    return Err(Diagnostic::error(
+                        it.span,
+                        format!(
+                            "array elements must have one type: `{}` and `{}`",
+                            first.ty, t.ty
+                        ),
+                    ));
+                }
+            }
+            out.push(t);
+        }
+        let ty = Ty::Array(Box::new(out[0].ty.clone()), Shape::Lit(out.len() as u128));
+        Ok(TExpr {
+            kind: TExprKind::Array(out),
+            ty,
+        })
     }
 
     /// Records the `holding` bounds of statement `st`: its value's own (an
