@@ -10,9 +10,29 @@ use quote::quote;
 
 /// `Error`, `Display` and `std::error::Error`.
 pub(super) fn error_items(ir: &Ir) -> TokenStream {
+    let enum_item = error_enum(ir);
+    let display = display_impl(ir);
+    let methods = error_methods(ir);
+    quote! {
+        #enum_item
+        #display
+        #methods
+        impl ::std::error::Error for Error {
+            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
+                match self {
+                    Error::Decode { source, .. } => Some(source),
+                    Error::FromPeer { source, .. } => Some(&**source),
+                    Error::Mesh { source, .. } => Some(source),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+/// The `Error` enum: one variant per `abort`, then the fixed ones.
+fn error_enum(ir: &Ir) -> TokenStream {
     let rt = rt();
-    let pname = &ir.name;
-    let p = &ir.roles[0];
     let abort_variants = ir.aborts.iter().map(|(n, text)| {
         let v = id(n);
         let doc = format!("The check `{text}` failed: a party cheated or sent inconsistent data.");
@@ -21,25 +41,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
             #[doc = "For a check of one condition per party, the party whose value failed it."] culprit: ::core::option::Option<usize>,
             #[doc = "The failed check (`file:line: text`)."] check: &'static str })
     });
-    let abort_display = ir.aborts.iter().map(|(n, _)| {
-        let v = id(n);
-        let with = format!("{pname}: `{p}[{{}}]` aborted with {n}: the value of `{p}[{{}}]` fails the check at {{}}");
-        let without = format!("{pname}: `{p}[{{}}]` aborted with {n}: check failed at {{}}");
-        quote!(Error::#v { party, culprit, check } => match culprit {
-            Some(c) => write!(f, #with, party, c, check),
-            None => write!(f, #without, party, check),
-        })
-    });
-    let equivocation = format!("{pname}: `{p}[{{}}]` aborted: round `{{}}` is inconsistent, `{p}[{{}}]` sent different messages to different parties (`{p}[{{}}]` reports another one)");
-    let named_after = format!("; `{p}[{{}}]`'s abort notice names `{p}[{{}}]`");
-    let delivery = format!("{pname}: round `{{}}`: expected one message from each other party, got a wrong one from `{p}[{{}}]`");
-    let from_peer = format!("{pname}: round `{{}}`: the message of `{p}[{{}}]`: {{}}");
-    let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
-    let fixed_input = format!("{pname}: `{p}[{{}}]` was started with a wrong input `{{}}`: it belongs to `{p}[{{}}]` only, so it is `Some` at party {{}} and `None` at every other party");
-    let not_held = format!("{pname}: `{p}[{{}}]` does not hold its value `{{}}`");
-    let abort_names: Vec<_> = ir.aborts.iter().map(|(n, _)| id(n)).collect();
     let common = crate::codegen::errors::common_variants();
-    let common_display = crate::codegen::errors::common_display(pname);
     quote! {
         /// Everything that can go wrong in a run; checks in the specification become variants.
         #[derive(Debug)]
@@ -90,6 +92,32 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 round: &'static str, /// Why (names the peer).
                 source: #rt::mesh::MeshError },
         }
+    }
+}
+
+/// `Display` for `Error`: each variant in words, naming the protocol,
+/// parties and rounds.
+fn display_impl(ir: &Ir) -> TokenStream {
+    let pname = &ir.name;
+    let p = &ir.roles[0];
+    let abort_display = ir.aborts.iter().map(|(n, _)| {
+        let v = id(n);
+        let with = format!("{pname}: `{p}[{{}}]` aborted with {n}: the value of `{p}[{{}}]` fails the check at {{}}");
+        let without = format!("{pname}: `{p}[{{}}]` aborted with {n}: check failed at {{}}");
+        quote!(Error::#v { party, culprit, check } => match culprit {
+            Some(c) => write!(f, #with, party, c, check),
+            None => write!(f, #without, party, check),
+        })
+    });
+    let equivocation = format!("{pname}: `{p}[{{}}]` aborted: round `{{}}` is inconsistent, `{p}[{{}}]` sent different messages to different parties (`{p}[{{}}]` reports another one)");
+    let named_after = format!("; `{p}[{{}}]`'s abort notice names `{p}[{{}}]`");
+    let delivery = format!("{pname}: round `{{}}`: expected one message from each other party, got a wrong one from `{p}[{{}}]`");
+    let from_peer = format!("{pname}: round `{{}}`: the message of `{p}[{{}}]`: {{}}");
+    let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
+    let fixed_input = format!("{pname}: `{p}[{{}}]` was started with a wrong input `{{}}`: it belongs to `{p}[{{}}]` only, so it is `Some` at party {{}} and `None` at every other party");
+    let not_held = format!("{pname}: `{p}[{{}}]` does not hold its value `{{}}`");
+    let common_display = crate::codegen::errors::common_display(pname);
+    quote! {
         impl ::core::fmt::Display for Error {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 match self {
@@ -111,6 +139,14 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 }
             }
         }
+    }
+}
+
+/// `impl Error`: `blamed`, `suspects`, `reported_by`, `round` and `notice`.
+fn error_methods(ir: &Ir) -> TokenStream {
+    let rt = rt();
+    let abort_names: Vec<_> = ir.aborts.iter().map(|(n, _)| id(n)).collect();
+    quote! {
         impl Error {
             /// The party this party holds responsible: for a failed check
             /// of one party's value that party (`None` for a check that
@@ -183,16 +219,6 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
             /// reason (this error in words) and [`Error::suspects`].
             pub fn notice(&self) -> #rt::channel::AbortNotice {
                 #rt::channel::AbortNotice::new(self.round().unwrap_or(""), &::std::string::ToString::to_string(self), &self.suspects())
-            }
-        }
-        impl ::std::error::Error for Error {
-            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
-                match self {
-                    Error::Decode { source, .. } => Some(source),
-                    Error::FromPeer { source, .. } => Some(&**source),
-                    Error::Mesh { source, .. } => Some(source),
-                    _ => None,
-                }
             }
         }
     }
