@@ -1762,33 +1762,7 @@ impl<'a> Checker<'a> {
         if let Some(b) = self.builtin(role, name, args, span) {
             return b;
         }
-        let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
-            if self.scope.broken.contains(&name.name) {
-                return Err(Diagnostic::error(name.span, CASCADE));
-            }
-            let names: Vec<String> = self.scope.intrinsics.keys().cloned().collect();
-            return Err(
-                Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name))
-                    .with_help(suggest(&name.name, "intrinsic", &names)),
-            );
-        };
-        let sig = || {
-            let ps: Vec<String> = decl
-                .params
-                .iter()
-                .map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span).trim()))
-                .collect();
-            format!(
-                "`{}({}) -> {}` is declared at {}",
-                decl.name.name,
-                ps.join(", "),
-                self.src.snippet(decl.ret.span).trim(),
-                {
-                    let (l, _) = self.src.line_col(decl.span.file, decl.span.start);
-                    format!("{}:{l}", self.src.file(decl.span.file).name)
-                }
-            )
-        };
+        let decl = self.intrinsic(name)?;
         if args.len() != decl.params.len() {
             return Err(Diagnostic::error(
                 span,
@@ -1801,9 +1775,58 @@ impl<'a> Checker<'a> {
                     if args.len() == 1 { "was" } else { "were" }
                 ),
             )
-            .with_help(sig()));
+            .with_help(self.signature(decl)));
         }
-        // Shape bindings: usize parameters bind their argument; other names unify.
+        let mut bound = self.shape_bindings(decl, args);
+        let targs = self.intrinsic_args(role, name, decl, args, &mut bound)?;
+        let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
+        if let Some(h) = &decl.holding {
+            self.holding_ok(decl, h, &bound, args)?;
+            self.heaps_seen.push(holding_bytes(h, &bound));
+        }
+        Ok(TExpr {
+            kind: TExprKind::Call(decl.name.name.clone(), targs),
+            ty: ret,
+        })
+    }
+
+    /// The intrinsic `name` calls, or the error for an unknown one.
+    fn intrinsic(&self, name: &Ident) -> R<&'a IntrinsicDecl> {
+        let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
+            if self.scope.broken.contains(&name.name) {
+                return Err(Diagnostic::error(name.span, CASCADE));
+            }
+            let names: Vec<String> = self.scope.intrinsics.keys().cloned().collect();
+            return Err(
+                Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name))
+                    .with_help(suggest(&name.name, "intrinsic", &names)),
+            );
+        };
+        Ok(decl)
+    }
+
+    /// The help naming an intrinsic's signature and where it is declared.
+    fn signature(&self, decl: &IntrinsicDecl) -> String {
+        let ps: Vec<String> = decl
+            .params
+            .iter()
+            .map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span).trim()))
+            .collect();
+        format!(
+            "`{}({}) -> {}` is declared at {}",
+            decl.name.name,
+            ps.join(", "),
+            self.src.snippet(decl.ret.span).trim(),
+            {
+                let (l, _) = self.src.line_col(decl.span.file, decl.span.start);
+                format!("{}:{l}", self.src.file(decl.span.file).name)
+            }
+        )
+    }
+
+    /// The shapes the `usize` parameters of `decl` take from the call's
+    /// arguments, where those are shapes.
+    fn shape_bindings(&self, decl: &IntrinsicDecl, args: &[Expr]) -> HashMap<String, Shape> {
         let mut bound: HashMap<String, Shape> = HashMap::new();
         for (p, a) in decl.params.iter().zip(args) {
             if let TypeKind::Named(n, _) = &p.ty.kind {
@@ -1814,13 +1837,27 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+        bound
+    }
+
+    /// Checks the arguments of a call of intrinsic `decl` against its
+    /// parameters, unifying the other shape names of its signature into
+    /// `bound`.
+    fn intrinsic_args(
+        &mut self,
+        role: usize,
+        name: &Ident,
+        decl: &IntrinsicDecl,
+        args: &[Expr],
+        bound: &mut HashMap<String, Shape>,
+    ) -> R<Vec<TExpr>> {
         let mut targs = vec![];
         for (k, (p, a)) in decl.params.iter().zip(args).enumerate() {
             let mut t = self.expr(role, a)?;
             let b2 = bound.clone();
             let want = self.ty(&p.ty, Some(&move |n: &str| b2.get(n).cloned()))?;
             self.coerce_lit(a, &mut t, &want)?;
-            if !unify(&want, &t.ty, &mut bound) {
+            if !unify(&want, &t.ty, bound) {
                 let b3 = bound.clone();
                 let shown = self
                     .ty(&p.ty, Some(&move |n: &str| b3.get(n).cloned()))
@@ -1834,19 +1871,11 @@ impl<'a> Checker<'a> {
                         t.ty
                     ),
                 )
-                .with_help(sig()));
+                .with_help(self.signature(decl)));
             }
             targs.push(t);
         }
-        let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
-        if let Some(h) = &decl.holding {
-            self.holding_ok(decl, h, &bound, args)?;
-            self.heaps_seen.push(holding_bytes(h, &bound));
-        }
-        Ok(TExpr {
-            kind: TExprKind::Call(decl.name.name.clone(), targs),
-            ty: ret,
-        })
+        Ok(targs)
     }
 }
 
