@@ -145,58 +145,10 @@ fn display_impl(ir: &Ir) -> TokenStream {
 /// `impl Error`: `blamed`, `suspects`, `reported_by`, `round` and `notice`.
 fn error_methods(ir: &Ir) -> TokenStream {
     let rt = rt();
-    let abort_names: Vec<_> = ir.aborts.iter().map(|(n, _)| id(n)).collect();
+    let blame = blame_methods(ir);
     quote! {
         impl Error {
-            /// The party this party holds responsible: for a failed check
-            /// of one party's value that party (`None` for a check that
-            /// cannot tell who cheated); for an inconsistent broadcast the
-            /// reporter if the message is this party's own or the sender
-            /// if it contradicts itself, else `None` (either the sender
-            /// equivocated or the reporter lied: [`Error::suspects`] names
-            /// both); for a malformed, missing or surplus
-            /// message, a hang-up without notice, a silent link or a
-            /// different hello, that peer; for a peer's abort notice, the
-            /// party the notice blames (a claim of the party
-            /// [`Error::reported_by`] names, not evidence). `None` for
-            /// errors of this party's own making (parameters, inputs,
-            /// memory, a mesh of the wrong size). Also sent to every peer
-            /// in this party's abort notice when a run fails.
-            pub fn blamed(&self) -> ::core::option::Option<usize> {
-                match self {
-                    #(Error::#abort_names { culprit, .. } => *culprit,)*
-                    Error::Equivocation { culprit, .. } => *culprit,
-                    Error::FromPeer { peer, .. } | Error::Delivery { peer, .. } => Some(*peer),
-                    Error::Mesh { source, .. } => source.blamed(),
-                    _ => None,
-                }
-            }
-
-            /// The parties one of which cheated, as far as this party can
-            /// tell: [`Error::blamed`] if it names one, the sender and the
-            /// reporter of an inconsistent broadcast it cannot decide
-            /// between, else none. Sent in this party's abort notice, so
-            /// that a peer that is one of two suspects blames the other.
-            pub fn suspects(&self) -> ::std::vec::Vec<usize> {
-                match (self, self.blamed()) {
-                    (_, Some(c)) => ::std::vec![c],
-                    (Error::Equivocation { sender, peer, .. }, None) => ::std::vec![*sender, *peer],
-                    _ => ::std::vec::Vec::new(),
-                }
-            }
-
-            /// For an error that is a peer's abort notice
-            /// (`MeshError::PeerAborted`), the peer that sent it, and for
-            /// an inconsistent broadcast resolved by the other suspect's
-            /// notice, that suspect: the party whose claim
-            /// [`Error::blamed`] reports.
-            pub fn reported_by(&self) -> ::core::option::Option<usize> {
-                match self {
-                    Error::Mesh { source, .. } => source.reported_by(),
-                    Error::Equivocation { named_by, .. } => *named_by,
-                    _ => None,
-                }
-            }
+            #blame
 
             /// The round the error arose in, where it names one (`hello`
             /// for the session hello).
@@ -219,6 +171,63 @@ fn error_methods(ir: &Ir) -> TokenStream {
             /// reason (this error in words) and [`Error::suspects`].
             pub fn notice(&self) -> #rt::channel::AbortNotice {
                 #rt::channel::AbortNotice::new(self.round().unwrap_or(""), &::std::string::ToString::to_string(self), &self.suspects())
+            }
+        }
+    }
+}
+
+/// `blamed`, `suspects` and `reported_by` of `Error`: who is responsible
+/// for an error, as far as this party can tell.
+fn blame_methods(ir: &Ir) -> TokenStream {
+    let abort_names: Vec<_> = ir.aborts.iter().map(|(n, _)| id(n)).collect();
+    quote! {
+        /// The party this party holds responsible: for a failed check
+        /// of one party's value that party (`None` for a check that
+        /// cannot tell who cheated); for an inconsistent broadcast the
+        /// reporter if the message is this party's own or the sender
+        /// if it contradicts itself, else `None` (either the sender
+        /// equivocated or the reporter lied: [`Error::suspects`] names
+        /// both); for a malformed, missing or surplus
+        /// message, a hang-up without notice, a silent link or a
+        /// different hello, that peer; for a peer's abort notice, the
+        /// party the notice blames (a claim of the party
+        /// [`Error::reported_by`] names, not evidence). `None` for
+        /// errors of this party's own making (parameters, inputs,
+        /// memory, a mesh of the wrong size). Also sent to every peer
+        /// in this party's abort notice when a run fails.
+        pub fn blamed(&self) -> ::core::option::Option<usize> {
+            match self {
+                #(Error::#abort_names { culprit, .. } => *culprit,)*
+                Error::Equivocation { culprit, .. } => *culprit,
+                Error::FromPeer { peer, .. } | Error::Delivery { peer, .. } => Some(*peer),
+                Error::Mesh { source, .. } => source.blamed(),
+                _ => None,
+            }
+        }
+
+        /// The parties one of which cheated, as far as this party can
+        /// tell: [`Error::blamed`] if it names one, the sender and the
+        /// reporter of an inconsistent broadcast it cannot decide
+        /// between, else none. Sent in this party's abort notice, so
+        /// that a peer that is one of two suspects blames the other.
+        pub fn suspects(&self) -> ::std::vec::Vec<usize> {
+            match (self, self.blamed()) {
+                (_, Some(c)) => ::std::vec![c],
+                (Error::Equivocation { sender, peer, .. }, None) => ::std::vec![*sender, *peer],
+                _ => ::std::vec::Vec::new(),
+            }
+        }
+
+        /// For an error that is a peer's abort notice
+        /// (`MeshError::PeerAborted`), the peer that sent it, and for
+        /// an inconsistent broadcast resolved by the other suspect's
+        /// notice, that suspect: the party whose claim
+        /// [`Error::blamed`] reports.
+        pub fn reported_by(&self) -> ::core::option::Option<usize> {
+            match self {
+                Error::Mesh { source, .. } => source.reported_by(),
+                Error::Equivocation { named_by, .. } => *named_by,
+                _ => None,
             }
         }
     }
