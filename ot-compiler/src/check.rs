@@ -88,14 +88,7 @@ pub fn expand<'p>(
     depth: usize,
 ) -> R<(Vec<RoleDecl>, std::borrow::Cow<'p, [Item]>)> {
     let Some(base_name) = &proto.extends else {
-        if let Some(Item::Insert(ins)) = proto.items.iter().find(|i| matches!(i, Item::Insert(_))) {
-            return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
-                .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
-        }
-        if let Some(Item::Omit(o)) = proto.items.iter().find(|i| matches!(i, Item::Omit(_))) {
-            return Err(Diagnostic::error(o.span, format!("`omit` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
-                .with_help(format!("write `protocol {} extends Base {{ ... }}`, or delete what you would omit", proto.name.name)));
-        }
+        reject_derived_items(proto)?;
         return Ok((
             proto.roles.clone(),
             std::borrow::Cow::Borrowed(&proto.items),
@@ -107,19 +100,7 @@ pub fn expand<'p>(
             "`extends` chain is too deep (a protocol extends itself?)",
         ));
     }
-    let Some(base) = scope.protocols.get(&base_name.name) else {
-        let names: Vec<String> = scope
-            .protocols
-            .keys()
-            .filter(|n| **n != proto.name.name)
-            .cloned()
-            .collect();
-        return Err(Diagnostic::error(
-            base_name.span,
-            format!("unknown base protocol `{}`", base_name.name),
-        )
-        .with_help(suggest(&base_name.name, "protocol", &names)));
-    };
+    let base = base_protocol(proto, scope, base_name)?;
     let (base_roles, items) = expand(base, scope, depth + 1)?;
     let mut items = items.into_owned();
     let roles = if proto.roles.is_empty() {
@@ -135,78 +116,131 @@ pub fn expand<'p>(
         }
     }
     for item in &proto.items {
-        match item {
-            Item::Omit(_) => {}
-            Item::Insert(ins) => {
-                let mut pos = items.iter().position(|it| match it {
-                    Item::Round(r) => r.name.name == ins.anchor.name,
-                    Item::Do(d) => d.name.name == ins.anchor.name,
-                    _ => false,
-                });
-                // Otherwise the anchor may be a value: the `at` block computing it
-                // is split at that statement, and the items go between the halves.
-                if pos.is_none() {
-                    pos = split_at_value(&mut items, &ins.anchor.name, ins.after);
-                }
-                let Some(pos) = pos else {
-                    let names: Vec<String> = items
-                        .iter()
-                        .filter_map(|it| match it {
-                            Item::Round(r) => Some(r.name.name.clone()),
-                            Item::Do(d) => Some(d.name.name.clone()),
-                            _ => None,
-                        })
-                        .collect();
-                    return Err(Diagnostic::error(
-                        ins.anchor.span,
-                        format!(
-                            "`{}` has no round, call or value named `{}` to insert {} ",
-                            base_name.name,
-                            ins.anchor.name,
-                            if ins.after { "after" } else { "before" }
-                        )
-                        .trim_end()
-                        .to_string(),
-                    )
-                    .with_help(suggest(&ins.anchor.name, "anchor", &names)));
-                };
-                let at = if ins.after { pos + 1 } else { pos };
-                // Statements attached to the anchor round's body stay with it.
-                for (k, it) in ins.items.iter().enumerate() {
-                    items.insert(at + k, it.clone());
-                }
-            }
-            // A derived `const` with the name of a base `const` overrides its value in place.
-            Item::Const(c)
-                if items
-                    .iter()
-                    .any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) =>
-            {
-                for it in items.iter_mut() {
-                    if matches!(it, Item::Const(b) if b.name.name == c.name.name) {
-                        *it = Item::Const(c.clone());
-                    }
-                }
-            }
-            // A derived `param` with the name of a base `param` replaces it
-            // in place: the derived protocol restates (and so may tighten)
-            // its `requires`, e.g. a parameter rule only the variant has.
-            Item::Param(p)
-                if items
-                    .iter()
-                    .any(|it| matches!(it, Item::Param(b) if b.name.name == p.name.name)) =>
-            {
-                for it in items.iter_mut() {
-                    if matches!(it, Item::Param(b) if b.name.name == p.name.name) {
-                        *it = Item::Param(p.clone());
-                    }
-                }
-            }
-            other => items.push(other.clone()),
-        }
+        add_derived_item(&mut items, item, base_name)?;
     }
     omit::check_unused(&items, proto.realizes.as_ref(), &omitted)?;
     Ok((roles, items.into()))
+}
+
+/// Errors on an `insert` or `omit` in a protocol that extends nothing.
+fn reject_derived_items(proto: &Protocol) -> R<()> {
+    if let Some(Item::Insert(ins)) = proto.items.iter().find(|i| matches!(i, Item::Insert(_))) {
+        return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
+            .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
+    }
+    if let Some(Item::Omit(o)) = proto.items.iter().find(|i| matches!(i, Item::Omit(_))) {
+        return Err(Diagnostic::error(
+            o.span,
+            format!(
+                "`omit` is only allowed in a protocol that `extends` another; `{}` extends nothing",
+                proto.name.name
+            ),
+        )
+        .with_help(format!(
+            "write `protocol {} extends Base {{ ... }}`, or delete what you would omit",
+            proto.name.name
+        )));
+    }
+    Ok(())
+}
+
+/// The protocol `proto` extends, or the error for an unknown one.
+fn base_protocol<'s>(proto: &Protocol, scope: &Scope<'s>, base_name: &Ident) -> R<&'s Protocol> {
+    let Some(base) = scope.protocols.get(&base_name.name) else {
+        let names: Vec<String> = scope
+            .protocols
+            .keys()
+            .filter(|n| **n != proto.name.name)
+            .cloned()
+            .collect();
+        return Err(Diagnostic::error(
+            base_name.span,
+            format!("unknown base protocol `{}`", base_name.name),
+        )
+        .with_help(suggest(&base_name.name, "protocol", &names)));
+    };
+    Ok(base)
+}
+
+/// Adds one item of a derived protocol to its base's (already omitted)
+/// items: inserts `insert` items at their anchor, overrides a base `const`
+/// or `param` of the same name in place, and appends anything else.
+fn add_derived_item(items: &mut Vec<Item>, item: &Item, base_name: &Ident) -> R<()> {
+    match item {
+        Item::Omit(_) => {}
+        Item::Insert(ins) => insert_items(items, ins, base_name)?,
+        // A derived `const` with the name of a base `const` overrides its value in place.
+        Item::Const(c)
+            if items
+                .iter()
+                .any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) =>
+        {
+            for it in items.iter_mut() {
+                if matches!(it, Item::Const(b) if b.name.name == c.name.name) {
+                    *it = Item::Const(c.clone());
+                }
+            }
+        }
+        // A derived `param` with the name of a base `param` replaces it
+        // in place: the derived protocol restates (and so may tighten)
+        // its `requires`, e.g. a parameter rule only the variant has.
+        Item::Param(p)
+            if items
+                .iter()
+                .any(|it| matches!(it, Item::Param(b) if b.name.name == p.name.name)) =>
+        {
+            for it in items.iter_mut() {
+                if matches!(it, Item::Param(b) if b.name.name == p.name.name) {
+                    *it = Item::Param(p.clone());
+                }
+            }
+        }
+        other => items.push(other.clone()),
+    }
+    Ok(())
+}
+
+/// Inserts the items of `ins` before or after its anchor: a round, a call,
+/// or a value (whose `at` block is split at the statement computing it).
+fn insert_items(items: &mut Vec<Item>, ins: &Insert, base_name: &Ident) -> R<()> {
+    let mut pos = items.iter().position(|it| match it {
+        Item::Round(r) => r.name.name == ins.anchor.name,
+        Item::Do(d) => d.name.name == ins.anchor.name,
+        _ => false,
+    });
+    // Otherwise the anchor may be a value: the `at` block computing it
+    // is split at that statement, and the items go between the halves.
+    if pos.is_none() {
+        pos = split_at_value(items, &ins.anchor.name, ins.after);
+    }
+    let Some(pos) = pos else {
+        let names: Vec<String> = items
+            .iter()
+            .filter_map(|it| match it {
+                Item::Round(r) => Some(r.name.name.clone()),
+                Item::Do(d) => Some(d.name.name.clone()),
+                _ => None,
+            })
+            .collect();
+        return Err(Diagnostic::error(
+            ins.anchor.span,
+            format!(
+                "`{}` has no round, call or value named `{}` to insert {} ",
+                base_name.name,
+                ins.anchor.name,
+                if ins.after { "after" } else { "before" }
+            )
+            .trim_end()
+            .to_string(),
+        )
+        .with_help(suggest(&ins.anchor.name, "anchor", &names)));
+    };
+    let at = if ins.after { pos + 1 } else { pos };
+    // Statements attached to the anchor round's body stay with it.
+    for (k, it) in ins.items.iter().enumerate() {
+        items.insert(at + k, it.clone());
+    }
+    Ok(())
 }
 
 struct Checker<'a> {
@@ -894,17 +928,57 @@ impl<'a> Checker<'a> {
     }
 
     fn do_stmt(&mut self, d: &DoStmt, ir: &mut Ir) -> R<()> {
-        let Some(func) = self.scope.functionalities.get(&d.func.name).copied() else {
-            if self.scope.broken.contains(&d.func.name) {
-                return Err(Diagnostic::error(d.func.span, CASCADE));
+        let func = self.functionality(&d.func)?;
+        let (froles, map) = self.sub_role_map(d, func)?;
+        let pvals = self.sub_params(d, func)?;
+        let b = SubBinding {
+            func,
+            froles,
+            map,
+            pvals,
+        };
+        let inputs = self.sub_inputs(d, &b)?;
+        let mut outputs = self.sub_outputs(d, &b)?;
+        let calls = Self::sub_calls(d, &b, &inputs, &mut outputs)?;
+        let idx = ir.subs.len();
+        ir.subs.push(IrSub {
+            name: d.name.name.clone(),
+            func: func.name.name.clone(),
+            span: d.span,
+            calls,
+            error: func.error.clone(),
+        });
+        for r in 0..self.roles.len() {
+            if b.map.values().any(|&m| m == r) {
+                ir.events[r].push(Event::Sub(idx));
+            }
+        }
+        Ok(())
+    }
+
+    /// The functionality a `do` statement names, or the error for an unknown one.
+    fn functionality(&self, name: &Ident) -> R<&'a Functionality> {
+        let Some(func) = self.scope.functionalities.get(&name.name).copied() else {
+            if self.scope.broken.contains(&name.name) {
+                return Err(Diagnostic::error(name.span, CASCADE));
             }
             let names: Vec<String> = self.scope.functionalities.keys().cloned().collect();
             return Err(Diagnostic::error(
-                d.func.span,
-                format!("unknown functionality `{}`", d.func.name),
+                name.span,
+                format!("unknown functionality `{}`", name.name),
             )
-            .with_help(suggest(&d.func.name, "functionality", &names)));
+            .with_help(suggest(&name.name, "functionality", &names)));
         };
+        Ok(func)
+    }
+
+    /// Maps each role of the functionality to a protocol role: the
+    /// functionality's role names, and role name -> protocol role index.
+    fn sub_role_map(
+        &self,
+        d: &DoStmt,
+        func: &Functionality,
+    ) -> R<(Vec<String>, HashMap<String, usize>)> {
         let froles: Vec<String> = func.roles.iter().map(|r| r.name.name.clone()).collect();
         let mut map: HashMap<String, usize> = HashMap::new();
         let mut used: HashMap<usize, String> = HashMap::new();
@@ -918,21 +992,7 @@ impl<'a> Checker<'a> {
             }
             let p = self.role(pr)?;
             if self.roles[p].count.is_some() {
-                return Err(Diagnostic::error(
-                    pr.name.span,
-                    format!(
-                        "role mapping mismatch: `{}` is a party array (`role {}[{}]`), but role `{}` of `{}` is one party",
-                        pr.name.name,
-                        pr.name.name,
-                        self.roles[p].count.as_ref().map(|c| self.src.snippet(c.span)).unwrap_or("n"),
-                        fr.name,
-                        func.name.name
-                    ),
-                )
-                .with_help(format!(
-                    "`{}` is a two-party functionality; run it between two named roles of a two-party protocol",
-                    func.name.name
-                )));
+                return Err(self.party_array_mapped(func, fr, pr, p));
             }
             if map.insert(fr.name.clone(), p).is_some() {
                 return Err(Diagnostic::error(
@@ -955,23 +1015,39 @@ impl<'a> Checker<'a> {
                 )));
             }
         }
-        for fr in &froles {
-            if !map.contains_key(fr) {
-                return Err(Diagnostic::error(
-                    d.func.span,
-                    format!(
-                        "role mapping mismatch: role `{fr}` of `{}` is not mapped",
-                        func.name.name
-                    ),
-                )
-                .with_help(format!(
-                    "add `{fr} = <role>` to the call; `{}` has roles {}",
-                    func.name.name,
-                    froles.join(", ")
-                )));
-            }
-        }
-        // Parameters.
+        Self::check_all_mapped(d, func, &froles, &map)?;
+        Ok((froles, map))
+    }
+
+    /// The error for a functionality role `fr` mapped to the party array `pr`
+    /// (protocol role `p`).
+    fn party_array_mapped(
+        &self,
+        func: &Functionality,
+        fr: &Ident,
+        pr: &RoleRef,
+        p: usize,
+    ) -> Diagnostic {
+        Diagnostic::error(
+            pr.name.span,
+            format!(
+                "role mapping mismatch: `{}` is a party array (`role {}[{}]`), but role `{}` of `{}` is one party",
+                pr.name.name,
+                pr.name.name,
+                self.roles[p].count.as_ref().map(|c| self.src.snippet(c.span)).unwrap_or("n"),
+                fr.name,
+                func.name.name
+            ),
+        )
+        .with_help(format!(
+            "`{}` is a two-party functionality; run it between two named roles of a two-party protocol",
+            func.name.name
+        ))
+    }
+
+    /// Binds the functionality's parameters to the shapes the call passes,
+    /// checking each literal against the parameter's `requires`.
+    fn sub_params(&self, d: &DoStmt, func: &Functionality) -> R<HashMap<String, Shape>> {
         let mut pvals: HashMap<String, Shape> = HashMap::new();
         for (pn, e) in &d.params {
             let Some(decl) = func.params.iter().find(|p| p.name.name == pn.name) else {
@@ -1016,16 +1092,22 @@ impl<'a> Checker<'a> {
                 .with_help(format!("write `{}[{} = ...]`", func.name.name, p.name.name)));
             }
         }
-        let subst = |name: &str| pvals.get(name).cloned();
-        // Inputs.
+        Ok(pvals)
+    }
+
+    /// Checks the call's input bindings against the functionality's inputs:
+    /// (functionality role, field) -> the checked value.
+    fn sub_inputs(&mut self, d: &DoStmt, b: &SubBinding) -> R<HashMap<(String, String), TExpr>> {
+        let func = b.func;
+        let subst = |name: &str| b.pvals.get(name).cloned();
         let mut inputs: HashMap<(String, String), TExpr> = HashMap::new();
         for (fr, field, e) in &d.inputs {
-            let Some(&role) = map.get(&fr.name) else {
+            let Some(&role) = b.map.get(&fr.name) else {
                 return Err(Diagnostic::error(
                     fr.span,
                     format!("`{}` has no role `{}`", func.name.name, fr.name),
                 )
-                .with_help(suggest(&fr.name, "role", &froles)));
+                .with_help(suggest(&fr.name, "role", &b.froles)));
             };
             let decl = func
                 .io
@@ -1055,6 +1137,68 @@ impl<'a> Checker<'a> {
             }
             inputs.insert((fr.name.clone(), field.name.clone()), t);
         }
+        Self::check_all_inputs(d, func, &inputs)?;
+        Ok(inputs)
+    }
+
+    /// Defines the functionality's outputs as `name.field` values of the
+    /// mapped roles: functionality role -> its outputs in declaration order.
+    fn sub_outputs(&mut self, d: &DoStmt, b: &SubBinding) -> R<HashMap<String, Vec<(String, Ty)>>> {
+        let subst = |name: &str| b.pvals.get(name).cloned();
+        let mut outputs: HashMap<String, Vec<(String, Ty)>> = HashMap::new();
+        for io in b.func.io.iter().filter(|io| io.kind == IoKind::Output) {
+            let Some(&role) = b.map.get(&io.role.name.name) else {
+                continue;
+            };
+            for f in &io.fields {
+                let ty = self.ty(&f.ty, Some(&subst))?;
+                let name = format!("{}.{}", d.name.name, f.name.name);
+                let ident = Ident {
+                    name: name.clone(),
+                    span: d.name.span,
+                };
+                self.define(role, &ident, ty.clone())?;
+                outputs
+                    .entry(io.role.name.name.clone())
+                    .or_default()
+                    .push((name, ty));
+            }
+        }
+        Ok(outputs)
+    }
+
+    /// Errors unless every role of the functionality is mapped.
+    fn check_all_mapped(
+        d: &DoStmt,
+        func: &Functionality,
+        froles: &[String],
+        map: &HashMap<String, usize>,
+    ) -> R<()> {
+        for fr in froles {
+            if !map.contains_key(fr) {
+                return Err(Diagnostic::error(
+                    d.func.span,
+                    format!(
+                        "role mapping mismatch: role `{fr}` of `{}` is not mapped",
+                        func.name.name
+                    ),
+                )
+                .with_help(format!(
+                    "add `{fr} = <role>` to the call; `{}` has roles {}",
+                    func.name.name,
+                    froles.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Errors unless the call binds every input of the functionality.
+    fn check_all_inputs(
+        d: &DoStmt,
+        func: &Functionality,
+        inputs: &HashMap<(String, String), TExpr>,
+    ) -> R<()> {
         for io in func.io.iter().filter(|io| io.kind == IoKind::Input) {
             for f in &io.fields {
                 if !inputs.contains_key(&(io.role.name.name.clone(), f.name.name.clone())) {
@@ -1072,34 +1216,26 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        // Outputs become `name.field` values of the mapped roles.
-        let mut outputs: HashMap<String, Vec<(String, Ty)>> = HashMap::new();
-        for io in func.io.iter().filter(|io| io.kind == IoKind::Output) {
-            let Some(&role) = map.get(&io.role.name.name) else {
-                continue;
-            };
-            for f in &io.fields {
-                let ty = self.ty(&f.ty, Some(&subst))?;
-                let name = format!("{}.{}", d.name.name, f.name.name);
-                let ident = Ident {
-                    name: name.clone(),
-                    span: d.name.span,
-                };
-                self.define(role, &ident, ty.clone())?;
-                outputs
-                    .entry(io.role.name.name.clone())
-                    .or_default()
-                    .push((name, ty));
-            }
-        }
-        // How each role is run: the functionality's `impl Role = Trait::method(args);`.
+        Ok(())
+    }
+
+    /// How each role of a `do` statement is run: the functionality's
+    /// `impl Role = Trait::method(args);` with its arguments bound to the
+    /// call's parameters and inputs, and the role's outputs.
+    fn sub_calls(
+        d: &DoStmt,
+        b: &SubBinding,
+        inputs: &HashMap<(String, String), TExpr>,
+        outputs: &mut HashMap<String, Vec<(String, Ty)>>,
+    ) -> R<Vec<SubCall>> {
+        let func = b.func;
         let mut calls = vec![];
-        for fr in &froles {
-            let role = map[fr];
+        for fr in &b.froles {
+            let role = b.map[fr];
             let (imp, trait_path, method) = realize::role_impl(func, fr, d.func.span)?;
             let mut args = vec![];
             for a in &imp.args {
-                if let Some(sh) = pvals.get(&a.name) {
+                if let Some(sh) = b.pvals.get(&a.name) {
                     args.push(TExpr {
                         kind: TExprKind::Shape(sh.clone()),
                         ty: Ty::Usize,
@@ -1119,20 +1255,7 @@ impl<'a> Checker<'a> {
                 outputs: outputs.remove(fr).unwrap_or_default(),
             });
         }
-        let idx = ir.subs.len();
-        ir.subs.push(IrSub {
-            name: d.name.name.clone(),
-            func: func.name.name.clone(),
-            span: d.span,
-            calls,
-            error: func.error.clone(),
-        });
-        for r in 0..self.roles.len() {
-            if map.values().any(|&m| m == r) {
-                ir.events[r].push(Event::Sub(idx));
-            }
-        }
-        Ok(())
+        Ok(calls)
     }
 
     /// Resolves a written type. `subst` maps signature names to shapes.
@@ -1365,171 +1488,201 @@ impl<'a> Checker<'a> {
                     "`.field` applies only to the outputs of a sub-protocol call (`call.field`)",
                 )),
             },
-            ExprKind::Index(base, idx) => {
-                let b = self.expr(role, base)?;
-                let i = self.expr(role, idx)?;
-                if !i.ty.is_int() {
-                    return Err(Diagnostic::error(
-                        idx.span,
-                        format!("an index must be `usize`, found `{}`", i.ty),
-                    ));
-                }
-                let (elem, len) = match &b.ty {
-                    Ty::Bits(n) => (Ty::Bit, n.clone()),
-                    Ty::Array(t, n) => ((**t).clone(), n.clone()),
-                    other => {
-                        return Err(Diagnostic::error(
-                            base.span,
-                            format!("cannot index a value of type `{other}`"),
-                        )
-                        .with_help("only `Bits[n]` and arrays `[T; n]` can be indexed"))
-                    }
-                };
-                if let (TExprKind::Int(k), Some(n)) = (&i.kind, len.lit()) {
-                    if *k >= n {
-                        return Err(Diagnostic::error(
-                            idx.span,
-                            format!("index {k} is out of range for length {n}"),
-                        ));
-                    }
-                }
-                Ok(TExpr {
-                    kind: TExprKind::Index(Box::new(b), Box::new(i)),
-                    ty: elem,
-                })
-            }
+            ExprKind::Index(base, idx) => self.index_expr(role, base, idx),
             ExprKind::Call(name, args) => self.call(role, name, args, e.span),
-            ExprKind::Binary(op, a, b) => {
-                let mut ta = self.expr(role, a)?;
-                let mut tb = self.expr(role, b)?;
-                if !matches!(op, BinOp::Shl | BinOp::Shr) {
-                    let (ya, yb) = (ta.ty.clone(), tb.ty.clone());
-                    self.coerce_lit(a, &mut ta, &yb)?;
-                    self.coerce_lit(b, &mut tb, &ya)?;
-                }
-                self.check_divisor(*op, b, false)?;
-                let ty = match op {
-                    BinOp::Shl | BinOp::Shr => Some(self.shift_type(e, *op, &ta.ty, &tb.ty)?),
-                    _ => binary_type(*op, &ta.ty, &tb.ty),
-                };
-                let ty = ty.ok_or_else(|| {
-                    Diagnostic::error(
-                        e.span,
-                        format!(
-                            "operator `{}` cannot combine `{}` and `{}`",
-                            op.symbol(),
-                            ta.ty,
-                            tb.ty
-                        ),
-                    )
-                    .with_help(op_help(*op))
-                })?;
-                Ok(TExpr {
-                    kind: TExprKind::Binary(*op, Box::new(ta), Box::new(tb)),
-                    ty,
-                })
-            }
-            ExprKind::Unary(op, a) => {
-                let ta = self.expr(role, a)?;
-                let ok = match op {
-                    UnOp::Not => matches!(ta.ty, Ty::Bit | Ty::Block) || ta.ty.is_int(),
-                    UnOp::Neg => {
-                        matches!(ta.ty, Ty::Point | Ty::Scalar | Ty::U64 | Ty::U32 | Ty::U8)
-                    }
-                    UnOp::Cast => true,
-                };
-                if !ok {
-                    return Err(Diagnostic::error(
-                        e.span,
-                        format!(
-                            "operator `{}` does not apply to `{}`",
-                            if *op == UnOp::Not { "!" } else { "-" },
-                            ta.ty
-                        ),
-                    )
-                    .with_help("`!` applies to `Bit`, `Block` and integers; `-` to `Point`, `Scalar` and the wrapping integers `u64`, `u32`, `u8`"));
-                }
-                let ty = ta.ty.clone();
-                Ok(TExpr {
-                    kind: TExprKind::Unary(*op, Box::new(ta)),
-                    ty,
-                })
-            }
-            ExprKind::Sample(t) => {
-                let ty = self.ty(t, None)?;
-                if !sampleable(&ty) {
-                    return Err(Diagnostic::error(t.span, format!("cannot sample a `{ty}`")).with_help("`sample` works for Bit, Block, Seed, Scalar, Point, u64, Bits[n] and arrays of these"));
-                }
-                if role == usize::MAX {
-                    return Err(Diagnostic::error(
-                        e.span,
-                        "`sample` is only allowed inside `at Role { ... }`",
-                    ));
-                }
-                Ok(TExpr {
-                    kind: TExprKind::Sample(ty.clone()),
-                    ty,
-                })
-            }
+            ExprKind::Binary(op, a, b) => self.binary_expr(role, e, *op, a, b),
+            ExprKind::Unary(op, a) => self.unary_expr(role, e, *op, a),
+            ExprKind::Sample(t) => self.sample_expr(role, e, t),
             ExprKind::Comprehension { body, var, lo, hi } => {
-                let lo_s = self.shape(lo)?;
-                let hi_s = self.shape(hi)?;
-                let tlo = self.expr(role, lo)?;
-                let thi = self.expr(role, hi)?;
-                if self.index_vars.contains(&var.name)
-                    || (role != usize::MAX && self.env[role].contains_key(&var.name))
-                {
-                    return Err(Diagnostic::error(
-                        var.span,
-                        format!("index `{}` shadows another value", var.name),
-                    ));
-                }
-                self.index_vars.push(var.name.clone());
-                let tb = self.expr(role, body);
-                self.index_vars.pop();
-                let tb = tb?;
-                let ty = Ty::Array(Box::new(tb.ty.clone()), Shape::bin('-', hi_s, lo_s));
-                Ok(TExpr {
-                    kind: TExprKind::Comprehension {
-                        body: Box::new(tb),
-                        var: var.name.clone(),
-                        lo: Box::new(tlo),
-                        hi: Box::new(thi),
-                    },
-                    ty,
-                })
+                self.comprehension_expr(role, body, var, lo, hi)
             }
-            ExprKind::Array(items) => {
-                if items.is_empty() {
-                    return Err(Diagnostic::error(
-                        e.span,
-                        "empty arrays have no element type",
-                    ));
-                }
-                let mut out = vec![];
-                for it in items {
-                    let t = self.expr(role, it)?;
-                    if let Some(first) = out.first() {
-                        let first: &TExpr = first;
-                        if first.ty != t.ty {
-                            return Err(Diagnostic::error(
-                                it.span,
-                                format!(
-                                    "array elements must have one type: `{}` and `{}`",
-                                    first.ty, t.ty
-                                ),
-                            ));
-                        }
-                    }
-                    out.push(t);
-                }
-                let ty = Ty::Array(Box::new(out[0].ty.clone()), Shape::Lit(out.len() as u128));
-                Ok(TExpr {
-                    kind: TExprKind::Array(out),
-                    ty,
-                })
+            ExprKind::Array(items) => self.array_expr(role, e, items),
+        }
+    }
+
+    /// Checks `base[idx]`: an integer index into `Bits[n]` or an array,
+    /// in range when both are literals.
+    fn index_expr(&mut self, role: usize, base: &Expr, idx: &Expr) -> R<TExpr> {
+        let b = self.expr(role, base)?;
+        let i = self.expr(role, idx)?;
+        if !i.ty.is_int() {
+            return Err(Diagnostic::error(
+                idx.span,
+                format!("an index must be `usize`, found `{}`", i.ty),
+            ));
+        }
+        let (elem, len) = match &b.ty {
+            Ty::Bits(n) => (Ty::Bit, n.clone()),
+            Ty::Array(t, n) => ((**t).clone(), n.clone()),
+            other => {
+                return Err(Diagnostic::error(
+                    base.span,
+                    format!("cannot index a value of type `{other}`"),
+                )
+                .with_help("only `Bits[n]` and arrays `[T; n]` can be indexed"))
+            }
+        };
+        if let (TExprKind::Int(k), Some(n)) = (&i.kind, len.lit()) {
+            if *k >= n {
+                return Err(Diagnostic::error(
+                    idx.span,
+                    format!("index {k} is out of range for length {n}"),
+                ));
             }
         }
+        Ok(TExpr {
+            kind: TExprKind::Index(Box::new(b), Box::new(i)),
+            ty: elem,
+        })
+    }
+
+    /// Checks the binary expression `e` = `a op b`: literals take the other
+    /// operand's type (except for shifts), and the operator must apply.
+    fn binary_expr(&mut self, role: usize, e: &Expr, op: BinOp, a: &Expr, b: &Expr) -> R<TExpr> {
+        let mut ta = self.expr(role, a)?;
+        let mut tb = self.expr(role, b)?;
+        if !matches!(op, BinOp::Shl | BinOp::Shr) {
+            let (ya, yb) = (ta.ty.clone(), tb.ty.clone());
+            self.coerce_lit(a, &mut ta, &yb)?;
+            self.coerce_lit(b, &mut tb, &ya)?;
+        }
+        self.check_divisor(op, b, false)?;
+        let ty = match op {
+            BinOp::Shl | BinOp::Shr => Some(self.shift_type(e, op, &ta.ty, &tb.ty)?),
+            _ => binary_type(op, &ta.ty, &tb.ty),
+        };
+        let ty = ty.ok_or_else(|| {
+            Diagnostic::error(
+                e.span,
+                format!(
+                    "operator `{}` cannot combine `{}` and `{}`",
+                    op.symbol(),
+                    ta.ty,
+                    tb.ty
+                ),
+            )
+            .with_help(op_help(op))
+        })?;
+        Ok(TExpr {
+            kind: TExprKind::Binary(op, Box::new(ta), Box::new(tb)),
+            ty,
+        })
+    }
+
+    /// Checks the unary expression `e` = `op a`.
+    fn unary_expr(&mut self, role: usize, e: &Expr, op: UnOp, a: &Expr) -> R<TExpr> {
+        let ta = self.expr(role, a)?;
+        let ok = match op {
+            UnOp::Not => matches!(ta.ty, Ty::Bit | Ty::Block) || ta.ty.is_int(),
+            UnOp::Neg => {
+                matches!(ta.ty, Ty::Point | Ty::Scalar | Ty::U64 | Ty::U32 | Ty::U8)
+            }
+            UnOp::Cast => true,
+        };
+        if !ok {
+            return Err(Diagnostic::error(
+                e.span,
+                format!(
+                    "operator `{}` does not apply to `{}`",
+                    if op == UnOp::Not { "!" } else { "-" },
+                    ta.ty
+                ),
+            )
+            .with_help("`!` applies to `Bit`, `Block` and integers; `-` to `Point`, `Scalar` and the wrapping integers `u64`, `u32`, `u8`"));
+        }
+        let ty = ta.ty.clone();
+        Ok(TExpr {
+            kind: TExprKind::Unary(op, Box::new(ta)),
+            ty,
+        })
+    }
+
+    /// Checks `e` = `sample t`: a sampleable type, inside an `at` block.
+    fn sample_expr(&mut self, role: usize, e: &Expr, t: &Type) -> R<TExpr> {
+        let ty = self.ty(t, None)?;
+        if !sampleable(&ty) {
+            return Err(Diagnostic::error(t.span, format!("cannot sample a `{ty}`")).with_help("`sample` works for Bit, Block, Seed, Scalar, Point, u64, Bits[n] and arrays of these"));
+        }
+        if role == usize::MAX {
+            return Err(Diagnostic::error(
+                e.span,
+                "`sample` is only allowed inside `at Role { ... }`",
+            ));
+        }
+        Ok(TExpr {
+            kind: TExprKind::Sample(ty.clone()),
+            ty,
+        })
+    }
+
+    /// Checks the comprehension `[body for var in lo..hi]`: `var` is an
+    /// index variable while `body` is checked, and must shadow nothing.
+    fn comprehension_expr(
+        &mut self,
+        role: usize,
+        body: &Expr,
+        var: &Ident,
+        lo: &Expr,
+        hi: &Expr,
+    ) -> R<TExpr> {
+        let lo_s = self.shape(lo)?;
+        let hi_s = self.shape(hi)?;
+        let tlo = self.expr(role, lo)?;
+        let thi = self.expr(role, hi)?;
+        if self.index_vars.contains(&var.name)
+            || (role != usize::MAX && self.env[role].contains_key(&var.name))
+        {
+            return Err(Diagnostic::error(
+                var.span,
+                format!("index `{}` shadows another value", var.name),
+            ));
+        }
+        self.index_vars.push(var.name.clone());
+        let tb = self.expr(role, body);
+        self.index_vars.pop();
+        let tb = tb?;
+        let ty = Ty::Array(Box::new(tb.ty.clone()), Shape::bin('-', hi_s, lo_s));
+        Ok(TExpr {
+            kind: TExprKind::Comprehension {
+                body: Box::new(tb),
+                var: var.name.clone(),
+                lo: Box::new(tlo),
+                hi: Box::new(thi),
+            },
+            ty,
+        })
+    }
+
+    /// Checks the array literal `e` = `[items]`: not empty, one element type.
+    fn array_expr(&mut self, role: usize, e: &Expr, items: &[Expr]) -> R<TExpr> {
+        if items.is_empty() {
+            return Err(Diagnostic::error(
+                e.span,
+                "empty arrays have no element type",
+            ));
+        }
+        let mut out = vec![];
+        for it in items {
+            let t = self.expr(role, it)?;
+            if let Some(first) = out.first() {
+                let first: &TExpr = first;
+                if first.ty != t.ty {
+                    return Err(Diagnostic::error(
+                        it.span,
+                        format!(
+                            "array elements must have one type: `{}` and `{}`",
+                            first.ty, t.ty
+                        ),
+                    ));
+                }
+            }
+            out.push(t);
+        }
+        let ty = Ty::Array(Box::new(out[0].ty.clone()), Shape::Lit(out.len() as u128));
+        Ok(TExpr {
+            kind: TExprKind::Array(out),
+            ty,
+        })
     }
 
     /// Records the `holding` bounds of statement `st`: its value's own (an
@@ -1620,33 +1773,7 @@ impl<'a> Checker<'a> {
         if let Some(b) = self.builtin(role, name, args, span) {
             return b;
         }
-        let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
-            if self.scope.broken.contains(&name.name) {
-                return Err(Diagnostic::error(name.span, CASCADE));
-            }
-            let names: Vec<String> = self.scope.intrinsics.keys().cloned().collect();
-            return Err(
-                Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name))
-                    .with_help(suggest(&name.name, "intrinsic", &names)),
-            );
-        };
-        let sig = || {
-            let ps: Vec<String> = decl
-                .params
-                .iter()
-                .map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span).trim()))
-                .collect();
-            format!(
-                "`{}({}) -> {}` is declared at {}",
-                decl.name.name,
-                ps.join(", "),
-                self.src.snippet(decl.ret.span).trim(),
-                {
-                    let (l, _) = self.src.line_col(decl.span.file, decl.span.start);
-                    format!("{}:{l}", self.src.file(decl.span.file).name)
-                }
-            )
-        };
+        let decl = self.intrinsic(name)?;
         if args.len() != decl.params.len() {
             return Err(Diagnostic::error(
                 span,
@@ -1659,9 +1786,58 @@ impl<'a> Checker<'a> {
                     if args.len() == 1 { "was" } else { "were" }
                 ),
             )
-            .with_help(sig()));
+            .with_help(self.signature(decl)));
         }
-        // Shape bindings: usize parameters bind their argument; other names unify.
+        let mut bound = self.shape_bindings(decl, args);
+        let targs = self.intrinsic_args(role, name, decl, args, &mut bound)?;
+        let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
+        if let Some(h) = &decl.holding {
+            self.holding_ok(decl, h, &bound, args)?;
+            self.heaps_seen.push(holding_bytes(h, &bound));
+        }
+        Ok(TExpr {
+            kind: TExprKind::Call(decl.name.name.clone(), targs),
+            ty: ret,
+        })
+    }
+
+    /// The intrinsic `name` calls, or the error for an unknown one.
+    fn intrinsic(&self, name: &Ident) -> R<&'a IntrinsicDecl> {
+        let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
+            if self.scope.broken.contains(&name.name) {
+                return Err(Diagnostic::error(name.span, CASCADE));
+            }
+            let names: Vec<String> = self.scope.intrinsics.keys().cloned().collect();
+            return Err(
+                Diagnostic::error(name.span, format!("unknown intrinsic `{}`", name.name))
+                    .with_help(suggest(&name.name, "intrinsic", &names)),
+            );
+        };
+        Ok(decl)
+    }
+
+    /// The help naming an intrinsic's signature and where it is declared.
+    fn signature(&self, decl: &IntrinsicDecl) -> String {
+        let ps: Vec<String> = decl
+            .params
+            .iter()
+            .map(|p| format!("{}: {}", p.name.name, self.src.snippet(p.ty.span).trim()))
+            .collect();
+        format!(
+            "`{}({}) -> {}` is declared at {}",
+            decl.name.name,
+            ps.join(", "),
+            self.src.snippet(decl.ret.span).trim(),
+            {
+                let (l, _) = self.src.line_col(decl.span.file, decl.span.start);
+                format!("{}:{l}", self.src.file(decl.span.file).name)
+            }
+        )
+    }
+
+    /// The shapes the `usize` parameters of `decl` take from the call's
+    /// arguments, where those are shapes.
+    fn shape_bindings(&self, decl: &IntrinsicDecl, args: &[Expr]) -> HashMap<String, Shape> {
         let mut bound: HashMap<String, Shape> = HashMap::new();
         for (p, a) in decl.params.iter().zip(args) {
             if let TypeKind::Named(n, _) = &p.ty.kind {
@@ -1672,13 +1848,27 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+        bound
+    }
+
+    /// Checks the arguments of a call of intrinsic `decl` against its
+    /// parameters, unifying the other shape names of its signature into
+    /// `bound`.
+    fn intrinsic_args(
+        &mut self,
+        role: usize,
+        name: &Ident,
+        decl: &IntrinsicDecl,
+        args: &[Expr],
+        bound: &mut HashMap<String, Shape>,
+    ) -> R<Vec<TExpr>> {
         let mut targs = vec![];
         for (k, (p, a)) in decl.params.iter().zip(args).enumerate() {
             let mut t = self.expr(role, a)?;
             let b2 = bound.clone();
             let want = self.ty(&p.ty, Some(&move |n: &str| b2.get(n).cloned()))?;
             self.coerce_lit(a, &mut t, &want)?;
-            if !unify(&want, &t.ty, &mut bound) {
+            if !unify(&want, &t.ty, bound) {
                 let b3 = bound.clone();
                 let shown = self
                     .ty(&p.ty, Some(&move |n: &str| b3.get(n).cloned()))
@@ -1692,20 +1882,25 @@ impl<'a> Checker<'a> {
                         t.ty
                     ),
                 )
-                .with_help(sig()));
+                .with_help(self.signature(decl)));
             }
             targs.push(t);
         }
-        let ret = self.ty(&decl.ret, Some(&|n: &str| bound.get(n).cloned()))?;
-        if let Some(h) = &decl.holding {
-            self.holding_ok(decl, h, &bound, args)?;
-            self.heaps_seen.push(holding_bytes(h, &bound));
-        }
-        Ok(TExpr {
-            kind: TExprKind::Call(decl.name.name.clone(), targs),
-            ty: ret,
-        })
+        Ok(targs)
     }
+}
+
+/// A `do` statement's functionality with its roles mapped and its
+/// parameters bound.
+struct SubBinding<'f> {
+    /// The functionality.
+    func: &'f Functionality,
+    /// Its role names, in declaration order.
+    froles: Vec<String>,
+    /// Functionality role name -> protocol role index.
+    map: HashMap<String, usize>,
+    /// Parameter name -> the shape passed.
+    pvals: HashMap<String, Shape>,
 }
 
 /// Unifies a signature type (whose unbound names are shape variables) with an argument type.

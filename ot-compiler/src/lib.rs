@@ -105,19 +105,22 @@ fn load(
         Err(d) => return Err(failed(sources, d)),
     };
     let main_key = main_abs.as_ref().map(|p| canonical(p)).unwrap_or_default();
-    let mut queue: Vec<Pending> = vec![(
-        main_name.clone(),
-        main_abs,
-        main_text,
-        vec![(main_key.clone(), main_name)],
-    )];
-    let mut seen: Vec<PathBuf> = vec![main_key];
+    let mut loader = Loader {
+        sources,
+        queue: vec![(
+            main_name.clone(),
+            main_abs,
+            main_text,
+            vec![(main_key.clone(), main_name)],
+        )],
+        seen: vec![main_key],
+    };
     let mut main = usize::MAX;
     let mut errors = vec![];
-    while let Some((name, abs, text, chain)) = queue.pop() {
-        let (parsed, mut errs) = parse::parse_file_recovering(&text, sources.file_count());
+    while let Some((name, abs, text, chain)) = loader.queue.pop() {
+        let (parsed, mut errs) = parse::parse_file_recovering(&text, loader.sources.file_count());
         errors.append(&mut errs);
-        sources.add(
+        loader.sources.add(
             name.clone(),
             abs.as_ref().map(|p| p.display().to_string()),
             text,
@@ -125,14 +128,47 @@ fn load(
         if main == usize::MAX {
             main = files.len();
         }
+        if let Err(d) = loader.queue_imports(&parsed, &name, abs.as_deref(), &chain) {
+            return Err(failed(loader.sources, d));
+        }
+        files.push(parsed);
+    }
+    Ok(Loaded {
+        sources: loader.sources,
+        files,
+        main,
+        errors,
+    })
+}
+
+/// The files read so far and those still to parse, while loading.
+struct Loader {
+    /// Every file read.
+    sources: SourceMap,
+    /// Files read but not parsed yet.
+    queue: Vec<Pending>,
+    /// The keys (see [`canonical`]) of the files read.
+    seen: Vec<PathBuf>,
+}
+
+impl Loader {
+    /// Reads and queues each import of `parsed` (the file `name` at `abs`,
+    /// reached through `chain`) not read before: the error of an import
+    /// cycle or of a file that cannot be read.
+    fn queue_imports(
+        &mut self,
+        parsed: &ast::File,
+        name: &str,
+        abs: Option<&Path>,
+        chain: &[(PathBuf, String)],
+    ) -> Result<(), Diagnostic> {
         for (imp, span) in &parsed.imports {
             let base = abs
-                .as_ref()
                 .and_then(|p| p.parent().map(Path::to_path_buf))
                 .unwrap_or_default();
             let path = base.join(imp);
             let key = canonical(&path);
-            let shown = Path::new(&name)
+            let shown = Path::new(name)
                 .parent()
                 .map(|p| p.join(imp).display().to_string())
                 .unwrap_or_else(|| imp.clone());
@@ -140,20 +176,20 @@ fn load(
                 let names: Vec<&str> = chain[pos..].iter().map(|(_, n)| n.as_str()).collect();
                 let cycle = format!("{} -> {}", names.join(" -> "), chain[pos].1);
                 let d = Diagnostic::error(*span, format!("import cycle: {cycle}"))
-                    .with_help("a file may not import itself, directly or through other files; move what both need into a third file that imports neither");
-                return Err(failed(sources, d));
+                .with_help("a file may not import itself, directly or through other files; move what both need into a third file that imports neither");
+                return Err(d);
             }
-            if seen.contains(&key) {
+            if self.seen.contains(&key) {
                 continue;
             }
-            match read::read_source(&path, &shown, &mut sources) {
+            match read::read_source(&path, &shown, &mut self.sources) {
                 Ok(t) => {
-                    seen.push(key.clone());
-                    let mut next = chain.clone();
+                    self.seen.push(key.clone());
+                    let mut next = chain.to_vec();
                     next.push((key, shown.clone()));
-                    queue.push((shown, Some(path), t, next));
+                    self.queue.push((shown, Some(path), t, next));
                 }
-                Err(read::ReadError::NotUtf8(d)) => return Err(failed(sources, d)),
+                Err(read::ReadError::NotUtf8(d)) => return Err(d),
                 Err(read::ReadError::Io(e)) => {
                     let d =
                         Diagnostic::error(*span, format!("cannot read imported file `{imp}`: {e}"))
@@ -161,18 +197,12 @@ fn load(
                                 "paths are relative to the importing file; looked for {}",
                                 path.display()
                             ));
-                    return Err(failed(sources, d));
+                    return Err(d);
                 }
             }
         }
-        files.push(parsed);
+        Ok(())
     }
-    Ok(Loaded {
-        sources,
-        files,
-        main,
-        errors,
-    })
 }
 
 /// The key identifying a file: its canonical path when it exists.
@@ -189,96 +219,13 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         main,
         mut errors,
     } = loaded;
-    let mut scope = check::Scope {
-        intrinsics: BTreeMap::new(),
-        extern_types: BTreeMap::new(),
-        functionalities: BTreeMap::new(),
-        protocols: BTreeMap::new(),
-        broken: files
-            .iter()
-            .flat_map(|f| f.broken.iter().cloned())
-            .collect(),
-    };
-    // Declaration errors are collected: each is independent of the others.
-    for f in &files {
-        for i in &f.intrinsics {
-            if let Some(prev) = scope.intrinsics.insert(i.name.name.clone(), i) {
-                let (l, _) = sources.line_col(prev.span.file, prev.span.start);
-                errors.push(Diagnostic::error(
-                    i.name.span,
-                    format!(
-                        "intrinsic `{}` is already declared ({}:{l})",
-                        i.name.name,
-                        sources.file(prev.span.file).name
-                    ),
-                ));
-            }
-            if syn::parse_str::<syn::Path>(&i.path).is_err() {
-                errors.push(Diagnostic::error(
-                    i.span,
-                    format!("`{}` is not a valid Rust path", i.path),
-                ));
-            }
-        }
-        for e in &f.extern_types {
-            if syn::parse_str::<syn::Path>(&e.path).is_err() {
-                errors.push(Diagnostic::error(
-                    e.name.span,
-                    format!("`{}` is not a valid Rust path", e.path),
-                ));
-                scope.broken.insert(e.name.name.clone());
-                continue;
-            }
-            scope.extern_types.insert(e.name.name.clone(), e);
-        }
-        for fu in &f.functionalities {
-            scope.functionalities.insert(fu.name.name.clone(), fu);
-        }
-        for p in &f.protocols {
-            if let Some(prev) = scope.protocols.insert(p.name.name.clone(), p) {
-                let (l, _) = sources.line_col(prev.name.span.file, prev.name.span.start);
-                errors.push(Diagnostic::error(
-                    p.name.span,
-                    format!(
-                        "protocol `{}` is already declared ({}:{l})",
-                        p.name.name,
-                        sources.file(prev.name.span.file).name
-                    ),
-                ));
-            }
-        }
-    }
+    let scope = declare_scope(&files, &sources, &mut errors);
     let fail = |sources: &SourceMap, errors: Vec<Diagnostic>| Failure {
         sources: sources.clone(),
         errors: check::finish_errors(errors),
     };
-    let main_file = &files[main];
-    let proto = match main_file.protocols.as_slice() {
-        [p] => p,
-        // The protocol did not parse: its syntax error says so.
-        [] if !errors.is_empty() => return Err(fail(&sources, errors)),
-        [] => {
-            let span = Span {
-                file: MAIN_FILE,
-                start: 0,
-                end: 1,
-            };
-            errors.push(
-                Diagnostic::error(span, "this file declares no protocol")
-                    .with_help("add `protocol Name(role A, role B) { ... }`"),
-            );
-            return Err(fail(&sources, errors));
-        }
-        [_, second, ..] => {
-            errors.push(
-                Diagnostic::error(
-                    second.name.span,
-                    "a `.otp` file compiled by `protocol!` must declare exactly one protocol",
-                )
-                .with_help("move it to its own file and `import` it"),
-            );
-            return Err(fail(&sources, errors));
-        }
+    let Some(proto) = main_protocol(&files[main], &mut errors) else {
+        return Err(fail(&sources, errors));
     };
     let (mut ir, warnings) = match check::check_protocol(proto, &scope, &sources) {
         Ok(done) if errors.is_empty() => done,
@@ -322,6 +269,120 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         intrinsic_decls,
         located: vec![],
     })
+}
+
+/// Everything the loaded files declare, by name. Declaration errors
+/// (duplicates, invalid Rust paths) are collected into `errors`: each is
+/// independent of the others.
+fn declare_scope<'f>(
+    files: &'f [ast::File],
+    sources: &SourceMap,
+    errors: &mut Vec<Diagnostic>,
+) -> check::Scope<'f> {
+    let mut scope = check::Scope {
+        intrinsics: BTreeMap::new(),
+        extern_types: BTreeMap::new(),
+        functionalities: BTreeMap::new(),
+        protocols: BTreeMap::new(),
+        broken: files
+            .iter()
+            .flat_map(|f| f.broken.iter().cloned())
+            .collect(),
+    };
+    for f in files {
+        declare_file(f, &mut scope, sources, errors);
+    }
+    scope
+}
+
+/// Adds the declarations of file `f` to `scope` (see [`declare_scope`]).
+fn declare_file<'f>(
+    f: &'f ast::File,
+    scope: &mut check::Scope<'f>,
+    sources: &SourceMap,
+    errors: &mut Vec<Diagnostic>,
+) {
+    for i in &f.intrinsics {
+        if let Some(prev) = scope.intrinsics.insert(i.name.name.clone(), i) {
+            let (l, _) = sources.line_col(prev.span.file, prev.span.start);
+            errors.push(Diagnostic::error(
+                i.name.span,
+                format!(
+                    "intrinsic `{}` is already declared ({}:{l})",
+                    i.name.name,
+                    sources.file(prev.span.file).name
+                ),
+            ));
+        }
+        if syn::parse_str::<syn::Path>(&i.path).is_err() {
+            errors.push(Diagnostic::error(
+                i.span,
+                format!("`{}` is not a valid Rust path", i.path),
+            ));
+        }
+    }
+    for e in &f.extern_types {
+        if syn::parse_str::<syn::Path>(&e.path).is_err() {
+            errors.push(Diagnostic::error(
+                e.name.span,
+                format!("`{}` is not a valid Rust path", e.path),
+            ));
+            scope.broken.insert(e.name.name.clone());
+            continue;
+        }
+        scope.extern_types.insert(e.name.name.clone(), e);
+    }
+    for fu in &f.functionalities {
+        scope.functionalities.insert(fu.name.name.clone(), fu);
+    }
+    for p in &f.protocols {
+        if let Some(prev) = scope.protocols.insert(p.name.name.clone(), p) {
+            let (l, _) = sources.line_col(prev.name.span.file, prev.name.span.start);
+            errors.push(Diagnostic::error(
+                p.name.span,
+                format!(
+                    "protocol `{}` is already declared ({}:{l})",
+                    p.name.name,
+                    sources.file(prev.name.span.file).name
+                ),
+            ));
+        }
+    }
+}
+
+/// The one protocol of the file asked for; else `None`, with the error
+/// pushed onto `errors` (unless it did not parse: its syntax error says so).
+fn main_protocol<'f>(
+    main_file: &'f ast::File,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<&'f ast::Protocol> {
+    match main_file.protocols.as_slice() {
+        [p] => Some(p),
+        // The protocol did not parse: its syntax error says so.
+        [] if !errors.is_empty() => None,
+        [] => {
+            let span = Span {
+                file: MAIN_FILE,
+                start: 0,
+                end: 1,
+            };
+            errors.push(
+                Diagnostic::error(span, "this file declares no protocol")
+                    .with_help("add `protocol Name(role A, role B) { ... }`"),
+            );
+            None
+        }
+        [_, second, ..] => {
+            errors.push(
+                Diagnostic::error(
+                    second.name.span,
+                    "a `.otp` file compiled by `protocol!` must declare exactly one protocol",
+                )
+                .with_help("move it to its own file and `import` it"),
+            );
+            None
+        }
+    }
 }
 
 /// Checks, then generates the module items.

@@ -463,6 +463,13 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
         Rule::insert => "`insert after round { ... }`",
         Rule::insert_where => "`after` or `before`",
         Rule::omit | Rule::omit_kw => "`omit name;`",
+        _ => expr_rule_name(rule),
+    }
+}
+
+/// Human words for the type, expression and token rules (see [`rule_name`]).
+fn expr_rule_name(rule: &Rule) -> &'static str {
+    match rule {
         Rule::ty | Rule::array_ty | Rule::named_ty => "a type",
         Rule::expr | Rule::primary => "an expression",
         Rule::infix
@@ -502,11 +509,63 @@ pub(crate) fn rule_name(rule: &Rule) -> &'static str {
 }
 
 fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnostic {
-    use pest::error::{ErrorVariant, InputLocation};
+    use pest::error::InputLocation;
     let rule_pos = match e.location {
         InputLocation::Pos(p) => p,
         InputLocation::Span((s, _)) => s,
     };
+    let (pos, mut literal) = farthest_expected(&e, rule_pos, text);
+
+    // A keyword where a name belongs: `in = ...`, `round all: ...`.
+    let word_start = text[..pos]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map(|i| i + text[i..].chars().next().map_or(1, char::len_utf8))
+        .unwrap_or(0);
+    let before = &text[word_start..pos];
+    if let Some(d) = keyword_as_name(file, before, pos, &literal) {
+        return d;
+    }
+    if let Some(d) = nesting_limit(&e, file, rule_pos) {
+        return d;
+    }
+    // Right after a name or number, letters and digits would only continue it.
+    if !before.is_empty()
+        && literal
+            .iter()
+            .any(|t| !matches!(t, Tok::Range) && !matches!(t, Tok::Lit(l) if l == "_"))
+    {
+        literal.retain(|t| !matches!(t, Tok::Range) && !matches!(t, Tok::Lit(l) if l == "_"));
+    }
+    let found = found_at(text, pos);
+    let expected = expected_text(&e, &literal);
+    let found_len = if pos >= text.len() {
+        1
+    } else {
+        found.len().max(1)
+    };
+    let span = Span {
+        file,
+        start: pos as u32,
+        end: (pos + found_len) as u32,
+    };
+    let shown = if pos >= text.len() {
+        "end of file".to_string()
+    } else if found.trim().is_empty() {
+        "a space".to_string()
+    } else {
+        format!("`{found}`")
+    };
+    let message = format!("syntax error: expected {expected}, found {shown}");
+    let help = syntax_help(text, pos, &found, &literal);
+    Diagnostic::error(span, message).with_help(help)
+}
+
+/// Where a syntax error is, and the literal tokens expected there.
+fn farthest_expected(
+    e: &pest::error::Error<Rule>,
+    rule_pos: usize,
+    text: &str,
+) -> (usize, Vec<Tok>) {
     // With error detail on, pest reports the farthest position reached and
     // the literal tokens it expected there (`->`, `;`), which is where the
     // mistake is; the rule-level position is the start of the failed item.
@@ -540,53 +599,63 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
                 .collect()
         })
         .unwrap_or_default();
+    (pos, literal)
+}
 
-    // A keyword where a name belongs: `in = ...`, `round all: ...`.
-    let word_start = text[..pos]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map(|i| i + text[i..].chars().next().map_or(1, char::len_utf8))
-        .unwrap_or(0);
-    let before = &text[word_start..pos];
+/// The error for the keyword `before` (ending at `pos`) written where
+/// only a name may go, if that is the mistake.
+fn keyword_as_name(file: FileId, before: &str, pos: usize, literal: &[Tok]) -> Option<Diagnostic> {
     let only_name = !literal.is_empty()
         && literal
             .iter()
             .all(|t| matches!(t, Tok::Range) || matches!(t, Tok::Lit(l) if l == "_"));
-    if only_name && KEYWORDS.contains(&before) {
-        let span = Span {
-            file,
-            start: word_start as u32,
-            end: pos as u32,
-        };
-        return Diagnostic::error(
+    if !(only_name && KEYWORDS.contains(&before)) {
+        return None;
+    }
+    let span = Span {
+        file,
+        start: (pos - before.len()) as u32,
+        end: pos as u32,
+    };
+    Some(
+        Diagnostic::error(
             span,
             format!("syntax error: `{before}` is a keyword and cannot be used as a name"),
         )
-        .with_help(format!("choose another name, e.g. `{before}_`"));
-    }
+        .with_help(format!("choose another name, e.g. `{before}_`")),
+    )
+}
 
+/// The error for input nested deeper than pest's call limit, if that is
+/// what stopped the parser.
+fn nesting_limit(
+    e: &pest::error::Error<Rule>,
+    file: FileId,
+    rule_pos: usize,
+) -> Option<Diagnostic> {
+    use pest::error::ErrorVariant;
     if let ErrorVariant::CustomError { message } = &e.variant {
         if message.contains("limit reached") {
-            return Diagnostic::error(
-                Span {
-                    file,
-                    start: rule_pos as u32,
-                    end: rule_pos as u32 + 1,
-                },
-                "this is nested too deeply for the compiler",
-            )
-            .with_help("split the expression into several assignments");
+            return Some(
+                Diagnostic::error(
+                    Span {
+                        file,
+                        start: rule_pos as u32,
+                        end: rule_pos as u32 + 1,
+                    },
+                    "this is nested too deeply for the compiler",
+                )
+                .with_help("split the expression into several assignments"),
+            );
         }
     }
-    // Right after a name or number, letters and digits would only continue it.
-    let mut literal = literal;
-    if !before.is_empty()
-        && literal
-            .iter()
-            .any(|t| !matches!(t, Tok::Range) && !matches!(t, Tok::Lit(l) if l == "_"))
-    {
-        literal.retain(|t| !matches!(t, Tok::Range) && !matches!(t, Tok::Lit(l) if l == "_"));
-    }
-    let found = found_at(text, pos);
+    None
+}
+
+/// What the parser expected, in words: the literal tokens if any, else
+/// the grammar rules.
+fn expected_text(e: &pest::error::Error<Rule>, literal: &[Tok]) -> String {
+    use pest::error::ErrorVariant;
     let expected = if literal.is_empty() {
         match &e.variant {
             ErrorVariant::ParsingError { positives, .. } => {
@@ -598,9 +667,9 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
             ErrorVariant::CustomError { message } => vec![message.clone()],
         }
     } else {
-        describe_expected(literal.clone())
+        describe_expected(literal.to_vec())
     };
-    let expected = match expected.len() {
+    match expected.len() {
         0 => "something else".to_string(),
         1 => expected[0].clone(),
         _ => {
@@ -610,26 +679,12 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
                 .unwrap_or_default();
             format!("{rest} or {last}")
         }
-    };
-    let found_len = if pos >= text.len() {
-        1
-    } else {
-        found.len().max(1)
-    };
-    let span = Span {
-        file,
-        start: pos as u32,
-        end: (pos + found_len) as u32,
-    };
-    let shown = if pos >= text.len() {
-        "end of file".to_string()
-    } else if found.trim().is_empty() {
-        "a space".to_string()
-    } else {
-        format!("`{found}`")
-    };
-    let message = format!("syntax error: expected {expected}, found {shown}");
-    // Help: a typo of an expected keyword, else the form of the enclosing construct.
+    }
+}
+
+/// The help of a syntax error: a typo of an expected keyword, else the
+/// form of the enclosing construct.
+fn syntax_help(text: &str, pos: usize, found: &str, literal: &[Tok]) -> String {
     let keywords: Vec<&str> = literal
         .iter()
         .filter_map(|t| match t {
@@ -637,7 +692,7 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
             _ => None,
         })
         .collect();
-    let help = match crate::diag::did_you_mean(&found, keywords.iter().copied()) {
+    match crate::diag::did_you_mean(found, keywords.iter().copied()) {
         Some(k) if found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && k != found => {
             format!("did you mean `{k}`?")
         }
@@ -649,8 +704,7 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
         }
         _ if pos >= text.len() => "the file ends in the middle of an item".to_string(),
         _ => construct_help(text, pos),
-    };
-    Diagnostic::error(span, message).with_help(help)
+    }
 }
 
 /// An expected token at the error position.
@@ -738,6 +792,8 @@ fn describe_expected(mut toks: Vec<Tok>) -> Vec<String> {
                 .to_string(),
         );
         remove(&mut toks, PROTO_ITEMS);
+        // `about` opens a body; it is not worth naming in every message.
+        remove(&mut toks, &["about"]);
     }
     if TOP_ITEMS.iter().all(|k| has(&toks, k)) {
         groups.push(

@@ -110,6 +110,8 @@ impl Checker<'_> {
         Some(self.builtin_call(role, name, args, span))
     }
 
+    /// Checks a call of built-in `name`: its arity, then its arguments'
+    /// types, which give the call's type.
     fn builtin_call(
         &mut self,
         role: usize,
@@ -117,61 +119,46 @@ impl Checker<'_> {
         args: &[Expr],
         span: crate::source::Span,
     ) -> R<TExpr> {
-        let form = match name.name.as_str() {
-            "bit" => "bit(x, i)",
-            "select" => "select(b, x, y)",
-            "sum" => "sum(xs)",
-            "xor" => "xor(xs)",
-            _ => "bits(x)",
+        let call = BuiltinCall {
+            name,
+            form: builtin_form(&name.name),
+            args,
         };
-        let arity = form.matches(',').count() + 1;
-        if args.len() != arity {
-            return Err(Diagnostic::error(
-                span,
-                format!(
-                    "built-in `{}` takes {arity} argument{} but {} {} given",
-                    name.name,
-                    if arity == 1 { "" } else { "s" },
-                    args.len(),
-                    if args.len() == 1 { "was" } else { "were" }
-                ),
-            )
-            .with_help(format!("write `{form}`")));
-        }
+        call.check_arity(span)?;
         let mut targs = vec![];
         for a in args {
             targs.push(self.expr(role, a)?);
         }
-        let bad = |k: usize, what: &str, t: &Ty| {
-            Err(Diagnostic::error(
-                args[k].span,
-                format!(
-                    "argument {} of built-in `{}` must be {what}, found `{t}`",
-                    k + 1,
-                    name.name
-                ),
-            )
-            .with_help(format!("`{form}`: {}", builtin_doc(&name.name))))
-        };
-        let ty = match name.name.as_str() {
+        let ty = self.builtin_type(&call, &mut targs)?;
+        Ok(TExpr {
+            kind: TExprKind::Call(format!("{BUILTIN_PREFIX}{}", name.name), targs),
+            ty,
+        })
+    }
+
+    /// The type of a built-in call with the checked arguments `targs`, or
+    /// the error for an argument of the wrong type.
+    fn builtin_type(&mut self, call: &BuiltinCall, targs: &mut [TExpr]) -> R<Ty> {
+        let (name, args) = (call.name, call.args);
+        Ok(match name.name.as_str() {
             "bit" => {
                 if !targs[0].ty.is_int() && targs[0].ty != Ty::Block {
-                    return bad(0, "an integer or a `Block`", &targs[0].ty);
+                    return call.bad(0, "an integer or a `Block`", &targs[0].ty);
                 }
                 if !targs[1].ty.is_int() {
-                    return bad(1, "an integer bit index", &targs[1].ty);
+                    return call.bad(1, "an integer bit index", &targs[1].ty);
                 }
                 Ty::Bit
             }
             "select" => {
                 if targs[0].ty != Ty::Bit {
-                    return bad(0, "a `Bit` condition", &targs[0].ty);
+                    return call.bad(0, "a `Bit` condition", &targs[0].ty);
                 }
                 let (x, y) = (targs[1].ty.clone(), targs[2].ty.clone());
                 self.coerce_lit(&args[1], &mut targs[1], &y)?;
                 self.coerce_lit(&args[2], &mut targs[2], &x)?;
                 if targs[1].ty != targs[2].ty {
-                    return bad(
+                    return call.bad(
                         2,
                         &format!("of the same type as argument 2 (`{}`)", targs[1].ty),
                         &targs[2].ty,
@@ -182,7 +169,7 @@ impl Checker<'_> {
             "sum" | "xor" => {
                 let elem = match &targs[0].ty {
                     Ty::Array(e, _) => (**e).clone(),
-                    t => return bad(0, "an array", t),
+                    t => return call.bad(0, "an array", t),
                 };
                 let ok =
                     elem.is_int() || (name.name == "xor" && matches!(elem, Ty::Bit | Ty::Block));
@@ -192,19 +179,15 @@ impl Checker<'_> {
                     } else {
                         "an array of integers, `Bit`s or `Block`s"
                     };
-                    return bad(0, what, &targs[0].ty);
+                    return call.bad(0, what, &targs[0].ty);
                 }
                 elem
             }
             _ => match &targs[0].ty {
                 t if t.is_int() => Ty::Bits(Shape::Lit(u128::from(t.int_bits().unwrap_or(64)))),
                 Ty::Array(e, n) if **e == Ty::Bit => Ty::Bits(n.clone()),
-                t => return bad(0, "an integer or an array of `Bit`s", t),
+                t => return call.bad(0, "an integer or an array of `Bit`s", t),
             },
-        };
-        Ok(TExpr {
-            kind: TExprKind::Call(format!("{BUILTIN_PREFIX}{}", name.name), targs),
-            ty,
         })
     }
 
@@ -270,6 +253,62 @@ impl Checker<'_> {
             format!("`{}` by `{what}`, which may be zero", op.symbol()),
         )
         .with_help(help))
+    }
+}
+
+/// A call of a built-in being checked.
+struct BuiltinCall<'e> {
+    /// The built-in.
+    name: &'e Ident,
+    /// How it is called, e.g. `bit(x, i)`.
+    form: &'static str,
+    /// The arguments as written.
+    args: &'e [Expr],
+}
+
+impl BuiltinCall<'_> {
+    /// Errors unless the call has as many arguments as the built-in takes.
+    fn check_arity(&self, span: crate::source::Span) -> R<()> {
+        let (name, form, args) = (self.name, self.form, self.args);
+        let arity = form.matches(',').count() + 1;
+        if args.len() != arity {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "built-in `{}` takes {arity} argument{} but {} {} given",
+                    name.name,
+                    if arity == 1 { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+            )
+            .with_help(format!("write `{form}`")));
+        }
+        Ok(())
+    }
+
+    /// The error for argument `k` (from 0), of type `t`, which must be `what`.
+    fn bad<T>(&self, k: usize, what: &str, t: &Ty) -> R<T> {
+        Err(Diagnostic::error(
+            self.args[k].span,
+            format!(
+                "argument {} of built-in `{}` must be {what}, found `{t}`",
+                k + 1,
+                self.name.name
+            ),
+        )
+        .with_help(format!("`{}`: {}", self.form, builtin_doc(&self.name.name))))
+    }
+}
+
+/// How built-in `name` is called, e.g. `bit(x, i)`.
+fn builtin_form(name: &str) -> &'static str {
+    match name {
+        "bit" => "bit(x, i)",
+        "select" => "select(b, x, y)",
+        "sum" => "sum(xs)",
+        "xor" => "xor(xs)",
+        _ => "bits(x)",
     }
 }
 

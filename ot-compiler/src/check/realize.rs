@@ -20,20 +20,48 @@ pub(super) fn check(ck: &Checker, r: &DoStmt, ir: &mut Ir) -> R<()> {
                 .with_help(suggest(fname, "functionality", &names)),
         );
     };
-    let mismatch = |span: Span, what: String| {
-        Diagnostic::error(
-            span,
-            format!("`{}` does not realize `{fname}`: {what}", ir.name),
-        )
-    };
     let froles: Vec<String> = func.roles.iter().map(|x| x.name.name.clone()).collect();
-    // Role mapping: every functionality role onto a distinct protocol role.
+    let map = role_map(r, &froles, ir)?;
+    let pmap = param_map(ck, r, func, ir)?;
+    let iomap = io_map(r, func, ir)?;
+    let rz = Realizing {
+        ck,
+        r,
+        func,
+        ir,
+        pmap,
+        iomap,
+    };
+    let mut roles = vec![];
+    for fr in &froles {
+        roles.push(rz.realized_role(fr, map[fr])?);
+    }
+    ir.realizes = Some(IrRealizes {
+        func: fname.clone(),
+        error: func.error.clone(),
+        roles,
+    });
+    Ok(())
+}
+
+/// The error "`ir` does not realize `fname`: `what`".
+fn mismatch(ir: &Ir, fname: &str, span: Span, what: String) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        format!("`{}` does not realize `{fname}`: {what}", ir.name),
+    )
+}
+
+/// The role mapping of `realizes` clause `r`: every functionality role
+/// onto a distinct protocol role (functionality role -> role index).
+fn role_map(r: &DoStmt, froles: &[String], ir: &Ir) -> R<HashMap<String, usize>> {
+    let fname = &r.func.name;
     let mut map: HashMap<String, usize> = HashMap::new();
     for (fr, pr) in &r.roles {
         if !froles.contains(&fr.name) {
             return Err(
                 Diagnostic::error(fr.span, format!("`{fname}` has no role `{}`", fr.name))
-                    .with_help(suggest(&fr.name, "role", &froles)),
+                    .with_help(suggest(&fr.name, "role", froles)),
             );
         }
         let Some(pi) = ir.roles.iter().position(|x| *x == pr.name.name) else {
@@ -60,7 +88,18 @@ pub(super) fn check(ck: &Checker, r: &DoStmt, ir: &mut Ir) -> R<()> {
             ),
         );
     }
-    // Parameters: functionality parameter -> protocol parameter.
+    Ok(map)
+}
+
+/// The parameters of `realizes` clause `r`: functionality parameter ->
+/// protocol parameter, bound explicitly or by name, with matching types.
+fn param_map(
+    ck: &Checker,
+    r: &DoStmt,
+    func: &Functionality,
+    ir: &Ir,
+) -> R<HashMap<String, String>> {
+    let fname = &r.func.name;
     let mut pmap: HashMap<String, String> = HashMap::new();
     for (fp, e) in &r.params {
         let Some(decl) = func.params.iter().find(|p| p.name.name == fp.name) else {
@@ -85,6 +124,8 @@ pub(super) fn check(ck: &Checker, r: &DoStmt, ir: &mut Ir) -> R<()> {
             Some(p) if p.ty == want => {}
             Some(p) => {
                 return Err(mismatch(
+                    ir,
+                    fname,
                     e.span,
                     format!("parameter `{pp}` is `{}`, `{}` is `{want}`", p.ty, fp.name),
                 ))
@@ -106,6 +147,8 @@ pub(super) fn check(ck: &Checker, r: &DoStmt, ir: &mut Ir) -> R<()> {
         }
         if !ir.params.iter().any(|q| q.name == p.name.name) {
             return Err(mismatch(
+                ir,
+                fname,
                 r.span,
                 format!("functionality parameter `{}` is not bound", p.name.name),
             )
@@ -116,8 +159,17 @@ pub(super) fn check(ck: &Checker, r: &DoStmt, ir: &mut Ir) -> R<()> {
         }
         pmap.insert(p.name.name.clone(), p.name.name.clone());
     }
-    let subst = |n: &str| pmap.get(n).map(|p| Shape::Param(p.clone()));
-    // Inputs and outputs, by `with { FRole.field = field }` or by name.
+    Ok(pmap)
+}
+
+/// The `with { FRole.field = field }` mappings of `realizes` clause `r`:
+/// (functionality role, field) -> (protocol field, where it is mapped).
+fn io_map(
+    r: &DoStmt,
+    func: &Functionality,
+    ir: &Ir,
+) -> R<HashMap<(String, String), (String, Span)>> {
+    let fname = &r.func.name;
     let mut iomap: HashMap<(String, String), (String, Span)> = HashMap::new();
     for (fr, field, e) in &r.inputs {
         let ExprKind::Var(pf) = &e.kind else {
@@ -142,64 +194,101 @@ pub(super) fn check(ck: &Checker, r: &DoStmt, ir: &mut Ir) -> R<()> {
         }
         iomap.insert((fr.name.clone(), field.name.clone()), (pf.clone(), e.span));
     }
-    let mut roles = vec![];
-    for fr in &froles {
-        roles.push(realized_role(
-            ck, r, func, fr, map[fr], &iomap, &subst, &pmap, ir,
-        )?);
-    }
-    ir.realizes = Some(IrRealizes {
-        func: fname.clone(),
-        error: func.error.clone(),
-        roles,
-    });
-    Ok(())
+    Ok(iomap)
 }
 
-/// One functionality role `fr` run as protocol role `role`.
-#[allow(clippy::too_many_arguments)]
-fn realized_role(
-    ck: &Checker,
-    r: &DoStmt,
-    func: &Functionality,
-    fr: &str,
-    role: usize,
-    iomap: &HashMap<(String, String), (String, Span)>,
-    subst: &dyn Fn(&str) -> Option<Shape>,
-    pmap: &HashMap<String, String>,
-    ir: &Ir,
-) -> R<RealizedRole> {
-    let fname = &func.name.name;
-    let rname = &ir.roles[role];
-    let mismatch = |span: Span, what: String| {
-        Diagnostic::error(
-            span,
-            format!("`{}` does not realize `{fname}`: {what}", ir.name),
-        )
-    };
-    let matched = |kind: IoKind, have: &[(String, Ty)]| -> R<Vec<(String, String, Ty)>> {
+/// A `realizes` clause being checked against its protocol, with the
+/// functionality's parameters and fields mapped onto the protocol's.
+struct Realizing<'c, 'a> {
+    /// The checker (for resolving types).
+    ck: &'c Checker<'a>,
+    /// The clause.
+    r: &'c DoStmt,
+    /// The functionality it names.
+    func: &'c Functionality,
+    /// The checked protocol.
+    ir: &'c Ir,
+    /// Functionality parameter -> protocol parameter.
+    pmap: HashMap<String, String>,
+    /// (functionality role, field) -> (protocol field, where it is mapped).
+    iomap: HashMap<(String, String), (String, Span)>,
+}
+
+impl Realizing<'_, '_> {
+    /// The error "the protocol does not realize the functionality: `what`".
+    fn mismatch(&self, span: Span, what: String) -> Diagnostic {
+        mismatch(self.ir, &self.func.name.name, span, what)
+    }
+
+    /// One functionality role `fr` run as protocol role `role`.
+    fn realized_role(&self, fr: &str, role: usize) -> R<RealizedRole> {
+        let (func, ir, r) = (self.func, self.ir, self.r);
+        let fname = &func.name.name;
+        let rname = &ir.roles[role];
+        let inputs = self.matched(fr, role, IoKind::Input, &ir.inputs[role])?;
+        let outputs = self.matched(fr, role, IoKind::Output, &ir.outputs[role])?;
+        if let Some((n, t)) = ir.inputs[role]
+            .iter()
+            .find(|(n, _)| !inputs.iter().any(|(_, p, _)| p == n))
+        {
+            return Err(self.mismatch(
+                r.func.span,
+                format!("input `{n}: {t}` of `{rname}` is not an input of `{fname}`'s `{fr}`"),
+            ));
+        }
+        let (imp, trait_path, method) = role_impl(func, fr, r.func.span)?;
+        let args = self.method_args(fr, imp, &inputs)?;
+        let params = self.param_sources(fr, imp, &args)?;
+        Ok(RealizedRole {
+            role,
+            func_role: fr.to_string(),
+            trait_path: trait_path.to_string(),
+            method: method.to_string(),
+            args,
+            params,
+            inputs: inputs.into_iter().map(|(f, p, _)| (p, f)).collect(),
+            outputs: outputs.into_iter().map(|(_, p, t)| (p, t)).collect(),
+        })
+    }
+
+    /// Matches the inputs or outputs (`kind`) of functionality role `fr`
+    /// with those of protocol role `role` (`have`), by mapping or by name:
+    /// (functionality field, protocol field, type) in declaration order.
+    fn matched(
+        &self,
+        fr: &str,
+        role: usize,
+        kind: IoKind,
+        have: &[(String, Ty)],
+    ) -> R<Vec<(String, String, Ty)>> {
+        let fname = &self.func.name.name;
+        let rname = &self.ir.roles[role];
+        let pmap = &self.pmap;
+        let subst = |n: &str| pmap.get(n).map(|p| Shape::Param(p.clone()));
         let word = if kind == IoKind::Input {
             "input"
         } else {
             "output"
         };
         let mut out = vec![];
-        for io in func
+        for io in self
+            .func
             .io
             .iter()
             .filter(|io| io.kind == kind && io.role.name.name == fr)
         {
             for f in &io.fields {
-                let want = ck.ty(&f.ty, Some(subst))?;
+                let want = self.ck.ty(&f.ty, Some(&subst))?;
                 let key = (fr.to_string(), f.name.name.clone());
-                let (pf, span) = iomap
+                let (pf, span) = self
+                    .iomap
                     .get(&key)
                     .cloned()
-                    .unwrap_or((f.name.name.clone(), r.func.span));
+                    .unwrap_or((f.name.name.clone(), self.r.func.span));
                 match have.iter().find(|(n, _)| *n == pf) {
                     Some((_, t)) if *t == want => out.push((f.name.name.clone(), pf, want)),
                     Some((_, t)) => {
-                        return Err(mismatch(
+                        return Err(self.mismatch(
                             span,
                             format!("{word} `{pf}` of `{rname}` is `{t}`, but {word} `{fr}.{}` of `{fname}` is `{want}`", f.name.name),
                         )
@@ -207,7 +296,7 @@ fn realized_role(
                     }
                     None => {
                         let names: Vec<String> = have.iter().map(|(n, _)| n.clone()).collect();
-                        return Err(mismatch(
+                        return Err(self.mismatch(
                             span,
                             format!("`{rname}` has no {word} `{pf}` for {word} `{fr}.{}: {want}` of `{fname}`", f.name.name),
                         )
@@ -221,68 +310,70 @@ fn realized_role(
             }
         }
         Ok(out)
-    };
-    let inputs = matched(IoKind::Input, &ir.inputs[role])?;
-    let outputs = matched(IoKind::Output, &ir.outputs[role])?;
-    if let Some((n, t)) = ir.inputs[role]
-        .iter()
-        .find(|(n, _)| !inputs.iter().any(|(_, p, _)| p == n))
-    {
-        return Err(mismatch(
-            r.func.span,
-            format!("input `{n}: {t}` of `{rname}` is not an input of `{fname}`'s `{fr}`"),
-        ));
     }
-    let (imp, trait_path, method) = role_impl(func, fr, r.func.span)?;
-    let mut args = vec![];
-    for a in &imp.args {
-        let found = match func.params.iter().find(|p| p.name.name == a.name) {
-            Some(p) => Some(ck.ty(&p.ty, None)?),
-            None => inputs
+
+    /// The arguments of role `fr`'s trait method, with their types: each a
+    /// functionality parameter or one of the role's matched `inputs`.
+    fn method_args(
+        &self,
+        fr: &str,
+        imp: &FuncImpl,
+        inputs: &[(String, String, Ty)],
+    ) -> R<Vec<(String, Ty)>> {
+        let func = self.func;
+        let mut args = vec![];
+        for a in &imp.args {
+            let found = match func.params.iter().find(|p| p.name.name == a.name) {
+                Some(p) => Some(self.ck.ty(&p.ty, None)?),
+                None => inputs
+                    .iter()
+                    .find(|(f, _, _)| *f == a.name)
+                    .map(|x| x.2.clone()),
+            };
+            args.push((
+                a.name.clone(),
+                found.ok_or_else(|| not_an_arg(func, fr, a))?,
+            ));
+        }
+        Ok(args)
+    }
+
+    /// Where each protocol parameter comes from when role `fr` runs through
+    /// its trait method: a field, a method argument, or an argument's length.
+    fn param_sources(
+        &self,
+        fr: &str,
+        imp: &FuncImpl,
+        args: &[(String, Ty)],
+    ) -> R<Vec<ParamSource>> {
+        let mut params = vec![];
+        for p in &self.ir.params {
+            let fp = self
+                .pmap
                 .iter()
-                .find(|(f, _, _)| *f == a.name)
-                .map(|x| x.2.clone()),
-        };
-        args.push((
-            a.name.clone(),
-            found.ok_or_else(|| not_an_arg(func, fr, a))?,
-        ));
-    }
-    let mut params = vec![];
-    for p in &ir.params {
-        let fp = pmap
-            .iter()
-            .find(|(_, q)| **q == p.name)
-            .map(|(f, _)| f.clone());
-        params.push(match fp {
-            None => ParamSource::Field,
-            Some(fp) if args.iter().any(|(a, _)| *a == fp) => ParamSource::Arg(fp),
-            Some(fp) => {
-                let len_of = args.iter().find(|(_, t)| {
-                    matches!(t, Ty::Bits(Shape::Param(q)) | Ty::Array(_, Shape::Param(q)) if *q == p.name)
-                });
-                match len_of {
-                    Some((a, _)) => ParamSource::Len(a.clone()),
-                    None => {
-                        return Err(mismatch(
-                            imp.span,
-                            format!("the trait method of `{fr}` is given neither parameter `{fp}` nor an input whose length is `{fp}`"),
-                        ))
+                .find(|(_, q)| **q == p.name)
+                .map(|(f, _)| f.clone());
+            params.push(match fp {
+                None => ParamSource::Field,
+                Some(fp) if args.iter().any(|(a, _)| *a == fp) => ParamSource::Arg(fp),
+                Some(fp) => {
+                    let len_of = args.iter().find(|(_, t)| {
+                        matches!(t, Ty::Bits(Shape::Param(q)) | Ty::Array(_, Shape::Param(q)) if *q == p.name)
+                    });
+                    match len_of {
+                        Some((a, _)) => ParamSource::Len(a.clone()),
+                        None => {
+                            return Err(self.mismatch(
+                                imp.span,
+                                format!("the trait method of `{fr}` is given neither parameter `{fp}` nor an input whose length is `{fp}`"),
+                            ))
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
+        Ok(params)
     }
-    Ok(RealizedRole {
-        role,
-        func_role: fr.to_string(),
-        trait_path: trait_path.to_string(),
-        method: method.to_string(),
-        args,
-        params,
-        inputs: inputs.into_iter().map(|(f, p, _)| (p, f)).collect(),
-        outputs: outputs.into_iter().map(|(_, p, t)| (p, t)).collect(),
-    })
 }
 
 /// The `impl Role = path::Trait::method(args);` of functionality role `fr`,

@@ -126,18 +126,8 @@ impl ExprGen {
     }
 
     fn gen_at(&self, e: &TExpr) -> (TokenStream, Mode) {
-        let rt = rt();
         match &e.kind {
-            TExprKind::Int(v) => {
-                // The checker bounds every literal by its type's range.
-                let lit = match e.ty {
-                    Ty::U64 => Literal::u64_suffixed(*v as u64),
-                    Ty::U32 => Literal::u32_suffixed(*v as u32),
-                    Ty::U8 => Literal::u8_suffixed(*v as u8),
-                    _ => Literal::usize_suffixed(*v as usize),
-                };
-                (quote!(#lit), Mode::Owned)
-            }
+            TExprKind::Int(v) => (int_literal(*v, &e.ty), Mode::Owned),
             TExprKind::Bool(b) => (quote!(#b), Mode::Owned),
             TExprKind::Local(n) if self.is_secret(n) => {
                 let n = id(n);
@@ -162,131 +152,163 @@ impl ExprGen {
             TExprKind::Call(name, args) if name.starts_with(crate::check::BUILTIN_PREFIX) => {
                 (self.builtin(name, args, &e.ty), Mode::Owned)
             }
-            TExprKind::Call(name, args) => {
-                let path = self.paths.get(name).map(String::as_str).unwrap_or_default();
-                let path: TokenStream = path_tokens(path, quote!(missing_path));
-                let moves = self.moves.get(name).cloned().unwrap_or_default();
-                let args: Vec<TokenStream> = args
-                    .iter()
-                    .enumerate()
-                    .map(|(k, a)| {
-                        if moves.get(k).copied().unwrap_or(false) {
-                            self.moved_arg(a)
-                        } else {
-                            self.arg(a)
-                        }
-                    })
-                    .collect();
-                (quote!(#path(#(#args),*)), Mode::Owned)
-            }
-            TExprKind::Binary(op, a, b) => {
-                // Blocks (check values, seeds) and bit vectors are compared
-                // in constant time: `check` on a secret must not leak
-                // through timing where the values first differ.
-                let secret_eq = matches!(op, BinOp::Eq | BinOp::Ne)
-                    && matches!(
-                        (&a.ty, &b.ty),
-                        (Ty::Block | Ty::Seed, Ty::Block | Ty::Seed) | (Ty::Bits(_), Ty::Bits(_))
-                    );
-                if secret_eq {
-                    let (x, y) = (self.by_ref(a), self.by_ref(b));
-                    let eq = quote!(#rt::ops::ct_eq(#x, #y));
-                    let t = if *op == BinOp::Eq {
-                        quote!((#eq))
-                    } else {
-                        quote!((!#eq))
-                    };
-                    return (t, Mode::Owned);
-                }
-                let copy = a.ty.is_copy() && b.ty.is_copy();
-                let (x, y) = if copy || matches!(op, BinOp::Eq | BinOp::Ne) {
-                    if copy {
-                        (self.owned(a), self.owned(b))
-                    } else {
-                        (self.by_ref(a), self.by_ref(b))
-                    }
-                } else {
-                    (self.by_ref(a), self.by_ref(b))
-                };
-                let t = match op {
-                    BinOp::Or => quote!((#x || #y)),
-                    BinOp::And => quote!((#x && #y)),
-                    BinOp::Eq => quote!((#x == #y)),
-                    BinOp::Ne => quote!((#x != #y)),
-                    BinOp::Lt => quote!((#x < #y)),
-                    BinOp::Le => quote!((#x <= #y)),
-                    BinOp::Gt => quote!((#x > #y)),
-                    BinOp::Ge => quote!((#x >= #y)),
-                    BinOp::BitOr => quote!((#x | #y)),
-                    BinOp::BitXor => quote!((#x ^ #y)),
-                    BinOp::BitAnd => quote!((#x & #y)),
-                    BinOp::Add | BinOp::Sub | BinOp::Mul
-                        if a.ty == Ty::Usize && self.checked.borrow().is_some() =>
-                    {
-                        let text = self.checked.borrow().clone().unwrap_or_default();
-                        let f = match op {
-                            BinOp::Add => quote!(checked_add),
-                            BinOp::Sub => quote!(checked_sub),
-                            _ => quote!(checked_mul),
-                        };
-                        quote!(match (#x).#f(#y) { Some(__v) => __v, None => return Err(Error::Params { requirement: #text }) })
-                    }
-                    BinOp::Add if a.ty.is_int() => quote!((#x).wrapping_add(#y)),
-                    BinOp::Sub if a.ty.is_int() => quote!((#x).wrapping_sub(#y)),
-                    BinOp::Mul if a.ty.is_int() => quote!((#x).wrapping_mul(#y)),
-                    BinOp::Add => quote!((#x + #y)),
-                    BinOp::Sub => quote!((#x - #y)),
-                    BinOp::Mul => quote!((#x * #y)),
-                    BinOp::Div => quote!((#x).checked_div(#y).unwrap_or(0)),
-                    BinOp::Rem => quote!((#x).checked_rem(#y).unwrap_or(0)),
-                    // Mathematical shifts: by the width or more gives 0.
-                    BinOp::Shl => {
-                        quote!(u32::try_from(#y).ok().and_then(|__s| (#x).checked_shl(__s)).unwrap_or(0))
-                    }
-                    BinOp::Shr => {
-                        quote!(u32::try_from(#y).ok().and_then(|__s| (#x).checked_shr(__s)).unwrap_or(0))
-                    }
-                };
-                (t, Mode::Owned)
-            }
-            TExprKind::Unary(op, a) => {
-                let x = self.owned(a);
-                let t = match (op, &a.ty) {
-                    (UnOp::Not, Ty::Block) => quote!((#x ^ #rt::Block::ONES)),
-                    (UnOp::Not, _) => quote!((!#x)),
-                    (UnOp::Neg, t) if t.is_int() => quote!((#x).wrapping_neg()),
-                    (UnOp::Neg, _) => quote!((-#x)),
-                    (UnOp::Cast, _) => cast(&a.ty, &e.ty, x),
-                };
-                (t, Mode::Owned)
-            }
+            TExprKind::Call(name, args) => (self.intrinsic_call(name, args), Mode::Owned),
+            TExprKind::Binary(op, a, b) => (self.binary(*op, a, b), Mode::Owned),
+            TExprKind::Unary(op, a) => (self.unary(e, *op, a), Mode::Owned),
             TExprKind::Sample(t) => (self.sample(t), Mode::Owned),
             TExprKind::Shape(sh) => (shape(sh), Mode::Owned),
             TExprKind::Comprehension { body, var, lo, hi } => {
-                let v = id(var);
-                self.depth.set(self.depth.get() + 1);
-                let body = self.owned(body);
-                self.depth.set(self.depth.get() - 1);
-                let lo_t = self.owned(lo);
-                let hi_t = self.owned(hi);
-                match &e.ty {
-                    Ty::Array(_, s) if s.small().is_some() => {
-                        let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
-                        (
-                            quote!(::core::array::from_fn::<_, #n, _>(|#v: usize| { let #v: usize = #v + #lo_t; #body })),
-                            Mode::Owned,
-                        )
-                    }
-                    _ => (
-                        quote!((#lo_t..#hi_t).map(|#v: usize| #body).collect::<::std::vec::Vec<_>>()),
-                        Mode::Owned,
-                    ),
-                }
+                (self.comprehension(e, body, var, lo, hi), Mode::Owned)
             }
             TExprKind::Array(items) => {
                 let items: Vec<TokenStream> = items.iter().map(|i| self.owned(i)).collect();
                 (quote!([#(#items),*]), Mode::Owned)
             }
+        }
+    }
+
+    /// A call of the intrinsic `name` through its Rust path, moving the
+    /// arguments of its `move` parameters.
+    fn intrinsic_call(&self, name: &str, args: &[TExpr]) -> TokenStream {
+        let path = self.paths.get(name).map(String::as_str).unwrap_or_default();
+        let path: TokenStream = path_tokens(path, quote!(missing_path));
+        let moves = self.moves.get(name).cloned().unwrap_or_default();
+        let args: Vec<TokenStream> = args
+            .iter()
+            .enumerate()
+            .map(|(k, a)| {
+                if moves.get(k).copied().unwrap_or(false) {
+                    self.moved_arg(a)
+                } else {
+                    self.arg(a)
+                }
+            })
+            .collect();
+        quote!(#path(#(#args),*))
+    }
+
+    /// `a op b`: constant-time for secret equality, checked `usize`
+    /// arithmetic under a parameter requirement, wrapping for integers.
+    fn binary(&self, op: BinOp, a: &TExpr, b: &TExpr) -> TokenStream {
+        if let Some(t) = self.secret_eq(op, a, b) {
+            return t;
+        }
+        let copy = a.ty.is_copy() && b.ty.is_copy();
+        let (x, y) = if copy || matches!(op, BinOp::Eq | BinOp::Ne) {
+            if copy {
+                (self.owned(a), self.owned(b))
+            } else {
+                (self.by_ref(a), self.by_ref(b))
+            }
+        } else {
+            (self.by_ref(a), self.by_ref(b))
+        };
+        self.binary_op(op, a, x, y)
+    }
+
+    /// `a == b` or `a != b` on blocks, seeds or bit vectors, compared in
+    /// constant time; `None` for any other operation.
+    fn secret_eq(&self, op: BinOp, a: &TExpr, b: &TExpr) -> Option<TokenStream> {
+        // Blocks (check values, seeds) and bit vectors are compared
+        // in constant time: `check` on a secret must not leak
+        // through timing where the values first differ.
+        let secret_eq = matches!(op, BinOp::Eq | BinOp::Ne)
+            && matches!(
+                (&a.ty, &b.ty),
+                (Ty::Block | Ty::Seed, Ty::Block | Ty::Seed) | (Ty::Bits(_), Ty::Bits(_))
+            );
+        if !secret_eq {
+            return None;
+        }
+        let rt = rt();
+        let (x, y) = (self.by_ref(a), self.by_ref(b));
+        let eq = quote!(#rt::ops::ct_eq(#x, #y));
+        Some(if op == BinOp::Eq {
+            quote!((#eq))
+        } else {
+            quote!((!#eq))
+        })
+    }
+
+    /// The operator `op` applied to the generated operands `x` and `y`
+    /// (`a` is the left operand, whose type picks the arithmetic).
+    fn binary_op(&self, op: BinOp, a: &TExpr, x: TokenStream, y: TokenStream) -> TokenStream {
+        match op {
+            BinOp::Or => quote!((#x || #y)),
+            BinOp::And => quote!((#x && #y)),
+            BinOp::Eq => quote!((#x == #y)),
+            BinOp::Ne => quote!((#x != #y)),
+            BinOp::Lt => quote!((#x < #y)),
+            BinOp::Le => quote!((#x <= #y)),
+            BinOp::Gt => quote!((#x > #y)),
+            BinOp::Ge => quote!((#x >= #y)),
+            BinOp::BitOr => quote!((#x | #y)),
+            BinOp::BitXor => quote!((#x ^ #y)),
+            BinOp::BitAnd => quote!((#x & #y)),
+            BinOp::Add | BinOp::Sub | BinOp::Mul
+                if a.ty == Ty::Usize && self.checked.borrow().is_some() =>
+            {
+                let text = self.checked.borrow().clone().unwrap_or_default();
+                let f = match op {
+                    BinOp::Add => quote!(checked_add),
+                    BinOp::Sub => quote!(checked_sub),
+                    _ => quote!(checked_mul),
+                };
+                quote!(match (#x).#f(#y) { Some(__v) => __v, None => return Err(Error::Params { requirement: #text }) })
+            }
+            BinOp::Add if a.ty.is_int() => quote!((#x).wrapping_add(#y)),
+            BinOp::Sub if a.ty.is_int() => quote!((#x).wrapping_sub(#y)),
+            BinOp::Mul if a.ty.is_int() => quote!((#x).wrapping_mul(#y)),
+            BinOp::Add => quote!((#x + #y)),
+            BinOp::Sub => quote!((#x - #y)),
+            BinOp::Mul => quote!((#x * #y)),
+            BinOp::Div => quote!((#x).checked_div(#y).unwrap_or(0)),
+            BinOp::Rem => quote!((#x).checked_rem(#y).unwrap_or(0)),
+            // Mathematical shifts: by the width or more gives 0.
+            BinOp::Shl => {
+                quote!(u32::try_from(#y).ok().and_then(|__s| (#x).checked_shl(__s)).unwrap_or(0))
+            }
+            BinOp::Shr => {
+                quote!(u32::try_from(#y).ok().and_then(|__s| (#x).checked_shr(__s)).unwrap_or(0))
+            }
+        }
+    }
+
+    /// The unary expression `e` = `op a`.
+    fn unary(&self, e: &TExpr, op: UnOp, a: &TExpr) -> TokenStream {
+        let rt = rt();
+        let x = self.owned(a);
+        match (op, &a.ty) {
+            (UnOp::Not, Ty::Block) => quote!((#x ^ #rt::Block::ONES)),
+            (UnOp::Not, _) => quote!((!#x)),
+            (UnOp::Neg, t) if t.is_int() => quote!((#x).wrapping_neg()),
+            (UnOp::Neg, _) => quote!((-#x)),
+            (UnOp::Cast, _) => cast(&a.ty, &e.ty, x),
+        }
+    }
+
+    /// The comprehension `e` = `[body for var in lo..hi]`: an array built by
+    /// `from_fn` when its length is a small literal, else a `Vec`.
+    fn comprehension(
+        &self,
+        e: &TExpr,
+        body: &TExpr,
+        var: &str,
+        lo: &TExpr,
+        hi: &TExpr,
+    ) -> TokenStream {
+        let v = id(var);
+        self.depth.set(self.depth.get() + 1);
+        let body = self.owned(body);
+        self.depth.set(self.depth.get() - 1);
+        let lo_t = self.owned(lo);
+        let hi_t = self.owned(hi);
+        match &e.ty {
+            Ty::Array(_, s) if s.small().is_some() => {
+                let n = Literal::usize_unsuffixed(s.small().unwrap_or(0));
+                quote!(::core::array::from_fn::<_, #n, _>(|#v: usize| { let #v: usize = #v + #lo_t; #body }))
+            }
+            _ => quote!((#lo_t..#hi_t).map(|#v: usize| #body).collect::<::std::vec::Vec<_>>()),
         }
     }
 
@@ -455,4 +477,16 @@ impl ExprGen {
             }
         }
     }
+}
+
+/// A literal of integer type `ty`, suffixed with its type.
+fn int_literal(v: u128, ty: &Ty) -> TokenStream {
+    // The checker bounds every literal by its type's range.
+    let lit = match ty {
+        Ty::U64 => Literal::u64_suffixed(v as u64),
+        Ty::U32 => Literal::u32_suffixed(v as u32),
+        Ty::U8 => Literal::u8_suffixed(v as u8),
+        _ => Literal::usize_suffixed(v as usize),
+    };
+    quote!(#lit)
 }

@@ -221,68 +221,106 @@ impl<'a> DealerGen<'a> {
             DOp::Stmt(_) => unreachable!("a state waits at a communication"),
         };
         let rd = &self.ir.rounds[r];
-        let rn = &rd.name;
-        let m = format_ident!("{}", rd.msg);
-        let names: Vec<Ident> = rd.fields.iter().map(|(f, _)| id(f)).collect();
-        let doc = |what: &str| format!("Round `{rn}` (`{}`): `{}`. {what}", rd.location, rd.text);
-        let head = quote! {
-            let #role { params, mut rng, session, session_id, st } = self;
-            let me: usize = #n;
-            let #open = st;
+        let c = StepCtx {
+            rd,
+            m: format_ident!("{}", rd.msg),
+            names: rd.fields.iter().map(|(f, _)| id(f)).collect(),
+            ty,
+            next_ty,
+            head: quote! {
+                let #role { params, mut rng, session, session_id, st } = self;
+                let me: usize = #n;
+                let #open = st;
+            },
+            rebuild: quote!(#role { params, rng, session, session_id, st: #next }),
+            body,
         };
-        let rebuild = quote!(#role { params, rng, session, session_id, st: #next });
         if send {
-            let method = format_ident!("send_{rn}");
-            let (build, what) = match rd.party {
-                Some(PartyRound::FromOne { .. }) => {
-                    let checks = rd.fields.iter().map(|(f, t)| {
-                        let i = id(f);
-                        let arr = Ty::Array(Box::new(t.clone()), parties(self.ir));
-                        check_shape(&arr, &quote!(#i), rn, f)
-                    });
-                    (
-                        quote! {
-                            #(#checks)*
-                            (0..me).map(|__j| (__j, msgs::#m { #( #names: ::core::clone::Clone::clone(&#names[__j]) ),* })).collect()
-                        },
-                        format!("Builds the `{}` of each party `j` (element `j` of each field), as `(j, message)` pairs.", rd.msg),
-                    )
-                }
-                _ => (
-                    quote! {
-                        let __msg = msgs::#m { #(#names),* };
-                        (0..me).map(|__j| (__j, ::core::clone::Clone::clone(&__msg))).collect()
-                    },
-                    format!("Builds `{}`, the same for every party, as `(j, message)` pairs (the parties compare digests of it when the round is checked).", rd.msg),
-                ),
-            };
-            let doc = doc(&what);
-            let code = quote! {
-                impl #ty {
-                    #[doc = #doc]
-                    #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-                    pub fn #method(self) -> Result<(::std::vec::Vec<(usize, msgs::#m)>, #next_ty), Error> {
-                        #head
-                        let __msgs: ::std::vec::Vec<(usize, msgs::#m)> = { #build };
-                        #(#body)*
-                        Ok((__msgs, #rebuild))
-                    }
-                }
-            };
-            let drive = Drive {
-                code: super::driver::send_each(&method, rn, None),
-                sends: true,
-                read: None,
-            };
-            return (code, drive);
+            self.send_step(&c)
+        } else {
+            Self::recv_step(&c)
         }
+    }
+
+    /// The dealer's send step of a round: one message for each party.
+    fn send_step(&self, c: &StepCtx) -> (TokenStream, Drive) {
+        let StepCtx {
+            rd,
+            m,
+            names,
+            ty,
+            next_ty,
+            head,
+            rebuild,
+            body,
+        } = c;
+        let rn = &rd.name;
+        let method = format_ident!("send_{rn}");
+        let (build, what) = match rd.party {
+            Some(PartyRound::FromOne { .. }) => {
+                let checks = rd.fields.iter().map(|(f, t)| {
+                    let i = id(f);
+                    let arr = Ty::Array(Box::new(t.clone()), parties(self.ir));
+                    check_shape(&arr, &quote!(#i), rn, f)
+                });
+                (
+                    quote! {
+                        #(#checks)*
+                        (0..me).map(|__j| (__j, msgs::#m { #( #names: ::core::clone::Clone::clone(&#names[__j]) ),* })).collect()
+                    },
+                    format!("Builds the `{}` of each party `j` (element `j` of each field), as `(j, message)` pairs.", rd.msg),
+                )
+            }
+            _ => (
+                quote! {
+                    let __msg = msgs::#m { #(#names),* };
+                    (0..me).map(|__j| (__j, ::core::clone::Clone::clone(&__msg))).collect()
+                },
+                format!("Builds `{}`, the same for every party, as `(j, message)` pairs (the parties compare digests of it when the round is checked).", rd.msg),
+            ),
+        };
+        let doc = c.doc(&what);
+        let code = quote! {
+            impl #ty {
+                #[doc = #doc]
+                #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
+                pub fn #method(self) -> Result<(::std::vec::Vec<(usize, msgs::#m)>, #next_ty), Error> {
+                    #head
+                    let __msgs: ::std::vec::Vec<(usize, msgs::#m)> = { #build };
+                    #(#body)*
+                    Ok((__msgs, #rebuild))
+                }
+            }
+        };
+        let drive = Drive {
+            code: super::driver::send_each(&method, rn, None),
+            sends: true,
+            read: None,
+        };
+        (code, drive)
+    }
+
+    /// The dealer's receive step of a round: every party's message, the fields
+    /// becoming arrays indexed by party.
+    fn recv_step(c: &StepCtx) -> (TokenStream, Drive) {
+        let StepCtx {
+            rd,
+            m,
+            names,
+            ty,
+            next_ty,
+            head,
+            rebuild,
+            body,
+        } = c;
+        let rn = &rd.name;
         let method = format_ident!("recv_{rn}");
         let parts: Vec<Ident> = rd
             .fields
             .iter()
             .map(|(f, _)| format_ident!("__f_{}", f))
             .collect();
-        let doc = doc("Takes every party's message as `(sender, message)` pairs; the fields become arrays indexed by party.");
+        let doc = c.doc("Takes every party's message as `(sender, message)` pairs; the fields become arrays indexed by party.");
         let code = quote! {
             impl #ty {
                 #[doc = #doc]
@@ -311,7 +349,7 @@ impl<'a> DealerGen<'a> {
         };
         let from = quote!((0..__n).collect());
         let drive = Drive {
-            code: super::driver::recv_from(&m, &method, rn, from.clone()),
+            code: super::driver::recv_from(m, &method, rn, from.clone()),
             sends: false,
             read: Some((from, quote!(msgs::#m::wire_len(&__s.params)))),
         };
@@ -357,33 +395,8 @@ impl<'a> DealerGen<'a> {
             steps.push(s);
             drive.push(dr);
         }
-        let (reads, drive) = super::driver::announced(drive);
-        let finish = super::driver::greeted_finish();
-        let greeted = super::driver::greeted(
-            &quote!(#output),
-            quote! {
-                let __s = self;
-                let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
-                #reads
-                #(#drive)*
-                #finish
-            },
-        );
-        let run_body = super::driver::lifted(
-            &quote!(#output),
-            quote! {
-                let __n = { let params = &self.params; #n };
-                if mesh.me() != __n || mesh.parties() != __n.wrapping_add(1) {
-                    return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
-                }
-                #greeted
-            },
-        );
-        let last = self.states.len() - 1;
-        let (done, done_pat) = (self.state_ty(last), self.open_pat(last));
-        let outputs = &self.ir.outputs[1];
-        let names = outputs.iter().map(|(o, _)| id(o));
-        let vals = output_values(&self.secrets, outputs, &|_| false);
+        let run_body = run_body(drive, &output, &n);
+        let finish = self.finish_impl(&output);
         let doc = format!("The dealer `{d}` of `{pname}` (`{}`), as a typestate: it runs its own steps (`at {d}` and the rounds it sends or receives), not the parties'. On a mesh it is endpoint `n`, after the parties `0..n`.", self.ir.location);
         let new_doc = format!("Starts `{d}` of session `session` (the same 16 bytes at every party, fresh for every run) with its inputs and randomness: checks the inputs and runs its computation up to its first round.");
         let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then its rounds behind the session hello (sent to every party with its first flight, each party's checked before the first frame read from it and all before the output; see `ot_runtime::mesh::Greeting`); before each send it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.");
@@ -417,6 +430,19 @@ impl<'a> DealerGen<'a> {
                 }
             }
             #(#steps)*
+            #finish
+        }
+    }
+
+    /// `finish` of the dealer's last state: its outputs.
+    fn finish_impl(&self, output: &Ident) -> TokenStream {
+        let role = &self.role;
+        let last = self.states.len() - 1;
+        let (done, done_pat) = (self.state_ty(last), self.open_pat(last));
+        let outputs = &self.ir.outputs[1];
+        let names = outputs.iter().map(|(o, _)| id(o));
+        let vals = output_values(&self.secrets, outputs, &|_| false);
+        quote! {
             impl #done {
                 /// The dealer's outputs (its last computation ran in its last step).
                 #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
@@ -427,6 +453,66 @@ impl<'a> DealerGen<'a> {
                 }
             }
         }
+    }
+}
+
+/// The body of the dealer's `run`: checks that it is mesh endpoint `n` of
+/// `n + 1` (`n`: the number of parties), then runs the steps' driver
+/// statements `drive` behind the session hello, announcing the frames it
+/// reads next, and lifts the announcements when the run ends.
+fn run_body(drive: Vec<Drive>, output: &Ident, n: &TokenStream) -> TokenStream {
+    let (reads, drive) = super::driver::announced(drive);
+    let finish = super::driver::greeted_finish();
+    let greeted = super::driver::greeted(
+        &quote!(#output),
+        quote! {
+            let __s = self;
+            let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
+            #reads
+            #(#drive)*
+            #finish
+        },
+    );
+    super::driver::lifted(
+        &quote!(#output),
+        quote! {
+            let __n = { let params = &self.params; #n };
+            if mesh.me() != __n || mesh.parties() != __n.wrapping_add(1) {
+                return Err(Error::Party { index: mesh.me(), parties: mesh.parties() });
+            }
+            #greeted
+        },
+    )
+}
+
+/// What the send and the receive step of one dealer round share.
+struct StepCtx<'r> {
+    /// The round.
+    rd: &'r IrRound,
+    /// Its message type.
+    m: Ident,
+    /// Its fields.
+    names: Vec<Ident>,
+    /// The state the step leaves.
+    ty: TokenStream,
+    /// The state it moves to.
+    next_ty: TokenStream,
+    /// Takes the dealer apart: its parts, `me` and the state's values.
+    head: TokenStream,
+    /// Puts the dealer together again in the next state.
+    rebuild: TokenStream,
+    /// The dealer's statements after the round, up to its next one.
+    body: Vec<TokenStream>,
+}
+
+impl StepCtx<'_> {
+    /// The doc of the step's method: the round, then `what` the step does.
+    fn doc(&self, what: &str) -> String {
+        let rd = self.rd;
+        format!(
+            "Round `{}` (`{}`): `{}`. {what}",
+            rd.name, rd.location, rd.text
+        )
     }
 }
 

@@ -10,9 +10,29 @@ use quote::quote;
 
 /// `Error`, `Display` and `std::error::Error`.
 pub(super) fn error_items(ir: &Ir) -> TokenStream {
+    let enum_item = error_enum(ir);
+    let display = display_impl(ir);
+    let methods = error_methods(ir);
+    quote! {
+        #enum_item
+        #display
+        #methods
+        impl ::std::error::Error for Error {
+            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
+                match self {
+                    Error::Decode { source, .. } => Some(source),
+                    Error::FromPeer { source, .. } => Some(&**source),
+                    Error::Mesh { source, .. } => Some(source),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+/// The `Error` enum: one variant per `abort`, then the fixed ones.
+fn error_enum(ir: &Ir) -> TokenStream {
     let rt = rt();
-    let pname = &ir.name;
-    let p = &ir.roles[0];
     let abort_variants = ir.aborts.iter().map(|(n, text)| {
         let v = id(n);
         let doc = format!("The check `{text}` failed: a party cheated or sent inconsistent data.");
@@ -21,25 +41,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
             #[doc = "For a check of one condition per party, the party whose value failed it."] culprit: ::core::option::Option<usize>,
             #[doc = "The failed check (`file:line: text`)."] check: &'static str })
     });
-    let abort_display = ir.aborts.iter().map(|(n, _)| {
-        let v = id(n);
-        let with = format!("{pname}: `{p}[{{}}]` aborted with {n}: the value of `{p}[{{}}]` fails the check at {{}}");
-        let without = format!("{pname}: `{p}[{{}}]` aborted with {n}: check failed at {{}}");
-        quote!(Error::#v { party, culprit, check } => match culprit {
-            Some(c) => write!(f, #with, party, c, check),
-            None => write!(f, #without, party, check),
-        })
-    });
-    let equivocation = format!("{pname}: `{p}[{{}}]` aborted: round `{{}}` is inconsistent, `{p}[{{}}]` sent different messages to different parties (`{p}[{{}}]` reports another one)");
-    let named_after = format!("; `{p}[{{}}]`'s abort notice names `{p}[{{}}]`");
-    let delivery = format!("{pname}: round `{{}}`: expected one message from each other party, got a wrong one from `{p}[{{}}]`");
-    let from_peer = format!("{pname}: round `{{}}`: the message of `{p}[{{}}]`: {{}}");
-    let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
-    let fixed_input = format!("{pname}: `{p}[{{}}]` was started with a wrong input `{{}}`: it belongs to `{p}[{{}}]` only, so it is `Some` at party {{}} and `None` at every other party");
-    let not_held = format!("{pname}: `{p}[{{}}]` does not hold its value `{{}}`");
-    let abort_names: Vec<_> = ir.aborts.iter().map(|(n, _)| id(n)).collect();
     let common = crate::codegen::errors::common_variants();
-    let common_display = crate::codegen::errors::common_display(pname);
     quote! {
         /// Everything that can go wrong in a run; checks in the specification become variants.
         #[derive(Debug)]
@@ -90,6 +92,32 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 round: &'static str, /// Why (names the peer).
                 source: #rt::mesh::MeshError },
         }
+    }
+}
+
+/// `Display` for `Error`: each variant in words, naming the protocol,
+/// parties and rounds.
+fn display_impl(ir: &Ir) -> TokenStream {
+    let pname = &ir.name;
+    let p = &ir.roles[0];
+    let abort_display = ir.aborts.iter().map(|(n, _)| {
+        let v = id(n);
+        let with = format!("{pname}: `{p}[{{}}]` aborted with {n}: the value of `{p}[{{}}]` fails the check at {{}}");
+        let without = format!("{pname}: `{p}[{{}}]` aborted with {n}: check failed at {{}}");
+        quote!(Error::#v { party, culprit, check } => match culprit {
+            Some(c) => write!(f, #with, party, c, check),
+            None => write!(f, #without, party, check),
+        })
+    });
+    let equivocation = format!("{pname}: `{p}[{{}}]` aborted: round `{{}}` is inconsistent, `{p}[{{}}]` sent different messages to different parties (`{p}[{{}}]` reports another one)");
+    let named_after = format!("; `{p}[{{}}]`'s abort notice names `{p}[{{}}]`");
+    let delivery = format!("{pname}: round `{{}}`: expected one message from each other party, got a wrong one from `{p}[{{}}]`");
+    let from_peer = format!("{pname}: round `{{}}`: the message of `{p}[{{}}]`: {{}}");
+    let party_fmt = format!("{pname}: party index {{}} of {{}} parties does not fit (the index must be below the number of parties, and the mesh must be this party's endpoint of a mesh of that many parties)");
+    let fixed_input = format!("{pname}: `{p}[{{}}]` was started with a wrong input `{{}}`: it belongs to `{p}[{{}}]` only, so it is `Some` at party {{}} and `None` at every other party");
+    let not_held = format!("{pname}: `{p}[{{}}]` does not hold its value `{{}}`");
+    let common_display = crate::codegen::errors::common_display(pname);
+    quote! {
         impl ::core::fmt::Display for Error {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 match self {
@@ -111,56 +139,16 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 }
             }
         }
+    }
+}
+
+/// `impl Error`: `blamed`, `suspects`, `reported_by`, `round` and `notice`.
+fn error_methods(ir: &Ir) -> TokenStream {
+    let rt = rt();
+    let blame = blame_methods(ir);
+    quote! {
         impl Error {
-            /// The party this party holds responsible: for a failed check
-            /// of one party's value that party (`None` for a check that
-            /// cannot tell who cheated); for an inconsistent broadcast the
-            /// reporter if the message is this party's own or the sender
-            /// if it contradicts itself, else `None` (either the sender
-            /// equivocated or the reporter lied: [`Error::suspects`] names
-            /// both); for a malformed, missing or surplus
-            /// message, a hang-up without notice, a silent link or a
-            /// different hello, that peer; for a peer's abort notice, the
-            /// party the notice blames (a claim of the party
-            /// [`Error::reported_by`] names, not evidence). `None` for
-            /// errors of this party's own making (parameters, inputs,
-            /// memory, a mesh of the wrong size). Also sent to every peer
-            /// in this party's abort notice when a run fails.
-            pub fn blamed(&self) -> ::core::option::Option<usize> {
-                match self {
-                    #(Error::#abort_names { culprit, .. } => *culprit,)*
-                    Error::Equivocation { culprit, .. } => *culprit,
-                    Error::FromPeer { peer, .. } | Error::Delivery { peer, .. } => Some(*peer),
-                    Error::Mesh { source, .. } => source.blamed(),
-                    _ => None,
-                }
-            }
-
-            /// The parties one of which cheated, as far as this party can
-            /// tell: [`Error::blamed`] if it names one, the sender and the
-            /// reporter of an inconsistent broadcast it cannot decide
-            /// between, else none. Sent in this party's abort notice, so
-            /// that a peer that is one of two suspects blames the other.
-            pub fn suspects(&self) -> ::std::vec::Vec<usize> {
-                match (self, self.blamed()) {
-                    (_, Some(c)) => ::std::vec![c],
-                    (Error::Equivocation { sender, peer, .. }, None) => ::std::vec![*sender, *peer],
-                    _ => ::std::vec::Vec::new(),
-                }
-            }
-
-            /// For an error that is a peer's abort notice
-            /// (`MeshError::PeerAborted`), the peer that sent it, and for
-            /// an inconsistent broadcast resolved by the other suspect's
-            /// notice, that suspect: the party whose claim
-            /// [`Error::blamed`] reports.
-            pub fn reported_by(&self) -> ::core::option::Option<usize> {
-                match self {
-                    Error::Mesh { source, .. } => source.reported_by(),
-                    Error::Equivocation { named_by, .. } => *named_by,
-                    _ => None,
-                }
-            }
+            #blame
 
             /// The round the error arose in, where it names one (`hello`
             /// for the session hello).
@@ -185,14 +173,61 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                 #rt::channel::AbortNotice::new(self.round().unwrap_or(""), &::std::string::ToString::to_string(self), &self.suspects())
             }
         }
-        impl ::std::error::Error for Error {
-            fn source(&self) -> Option<&(dyn ::std::error::Error + 'static)> {
-                match self {
-                    Error::Decode { source, .. } => Some(source),
-                    Error::FromPeer { source, .. } => Some(&**source),
-                    Error::Mesh { source, .. } => Some(source),
-                    _ => None,
-                }
+    }
+}
+
+/// `blamed`, `suspects` and `reported_by` of `Error`: who is responsible
+/// for an error, as far as this party can tell.
+fn blame_methods(ir: &Ir) -> TokenStream {
+    let abort_names: Vec<_> = ir.aborts.iter().map(|(n, _)| id(n)).collect();
+    quote! {
+        /// The party this party holds responsible: for a failed check
+        /// of one party's value that party (`None` for a check that
+        /// cannot tell who cheated); for an inconsistent broadcast the
+        /// reporter if the message is this party's own or the sender
+        /// if it contradicts itself, else `None` (either the sender
+        /// equivocated or the reporter lied: [`Error::suspects`] names
+        /// both); for a malformed, missing or surplus
+        /// message, a hang-up without notice, a silent link or a
+        /// different hello, that peer; for a peer's abort notice, the
+        /// party the notice blames (a claim of the party
+        /// [`Error::reported_by`] names, not evidence). `None` for
+        /// errors of this party's own making (parameters, inputs,
+        /// memory, a mesh of the wrong size). Also sent to every peer
+        /// in this party's abort notice when a run fails.
+        pub fn blamed(&self) -> ::core::option::Option<usize> {
+            match self {
+                #(Error::#abort_names { culprit, .. } => *culprit,)*
+                Error::Equivocation { culprit, .. } => *culprit,
+                Error::FromPeer { peer, .. } | Error::Delivery { peer, .. } => Some(*peer),
+                Error::Mesh { source, .. } => source.blamed(),
+                _ => None,
+            }
+        }
+
+        /// The parties one of which cheated, as far as this party can
+        /// tell: [`Error::blamed`] if it names one, the sender and the
+        /// reporter of an inconsistent broadcast it cannot decide
+        /// between, else none. Sent in this party's abort notice, so
+        /// that a peer that is one of two suspects blames the other.
+        pub fn suspects(&self) -> ::std::vec::Vec<usize> {
+            match (self, self.blamed()) {
+                (_, Some(c)) => ::std::vec![c],
+                (Error::Equivocation { sender, peer, .. }, None) => ::std::vec![*sender, *peer],
+                _ => ::std::vec::Vec::new(),
+            }
+        }
+
+        /// For an error that is a peer's abort notice
+        /// (`MeshError::PeerAborted`), the peer that sent it, and for
+        /// an inconsistent broadcast resolved by the other suspect's
+        /// notice, that suspect: the party whose claim
+        /// [`Error::blamed`] reports.
+        pub fn reported_by(&self) -> ::core::option::Option<usize> {
+            match self {
+                Error::Mesh { source, .. } => source.reported_by(),
+                Error::Equivocation { named_by, .. } => *named_by,
+                _ => None,
             }
         }
     }

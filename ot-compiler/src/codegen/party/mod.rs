@@ -118,61 +118,13 @@ fn step_traits(ir: &Ir) -> TokenStream {
 /// `Comm` and `comm`: bytes each party sends, from the specification.
 fn comm_items(ir: &Ir) -> TokenStream {
     let n = super::wire::shape(&schedule::parties(ir));
-    let rt = rt();
     let any_fixed =
         (0..ir.rounds.len()).any(|k| schedule::fixed(ir, k).is_some()) || ir.dealer.is_some();
-    let ops = schedule::ops(ir);
-    // An unbatched check costs a flight when the run needs it.
-    let exchanges: Vec<TokenStream> = (0..ops.len())
-        .filter_map(|c| match ops[c] {
-            Op::Check(r) if !schedule::check_batched(&ops, c) => {
-                let need = mesh::check_needed(ir, r);
-                Some(quote!(.wrapping_add(usize::from(#need))))
-            }
-            _ => None,
-        })
-        .collect();
-    let dealer_flights = (0..ir.rounds.len())
-        .filter(|&k| schedule::dealer_sends(ir, k) || schedule::dealer_receives(ir, k))
-        .count();
-    let dealer_rounds = match ir.dealer {
-        Some(_) => quote! {
-            if me == __n {
-                return Comm { per_party, check_bytes, rounds: #dealer_flights };
-            }
-        },
-        None => quote!(),
-    };
+    let exchanges = check_exchanges(ir);
     let comm_body = if any_fixed {
-        let (sent, digests): (Vec<_>, Vec<_>) =
-            (0..ir.rounds.len()).map(|k| round_bytes(ir, k)).unzip();
-        quote! {
-            let __n = #n;
-            let __peers = __n.saturating_sub(1);
-            let check_bytes = 0usize #(.wrapping_add(#digests))*;
-            let per_party = 0usize #(.wrapping_add(#sent))*.wrapping_add(check_bytes);
-            #dealer_rounds
-            Comm { per_party, check_bytes, rounds: ROUNDS #(#exchanges)* }
-        }
+        fixed_comm_body(ir, &n, &exchanges)
     } else {
-        let msgs = ir.rounds.iter().map(|r| {
-            let m = format_ident!("{}", r.msg);
-            quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params))))
-        });
-        let digests = (0..ir.rounds.len())
-            .filter(|&k| schedule::checked(ir, k))
-            .map(|k| {
-                let need = mesh::check_needed(ir, k);
-                quote!(.wrapping_add(if #need { __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN) } else { 0 }))
-            });
-        quote! {
-            let _ = me;
-            let __n = #n;
-            let __peers = __n.saturating_sub(1);
-            let check_bytes = 0usize #(#digests)*;
-            let per_party = 0usize #(#msgs)*.wrapping_add(check_bytes);
-            Comm { per_party, check_bytes, rounds: ROUNDS #(#exchanges)* }
-        }
+        uniform_comm_body(ir, &n, &exchanges)
     };
     let comm = if any_fixed {
         quote! {
@@ -206,6 +158,72 @@ fn comm_items(ir: &Ir) -> TokenStream {
         pub fn comm(params: &Params) -> Comm {
             #comm
         }
+    }
+}
+
+/// The flights the broadcast checks add to `Comm::rounds`: one term per
+/// check not batched with the next round's messages (when the run needs it).
+fn check_exchanges(ir: &Ir) -> Vec<TokenStream> {
+    let ops = schedule::ops(ir);
+    // An unbatched check costs a flight when the run needs it.
+    (0..ops.len())
+        .filter_map(|c| match ops[c] {
+            Op::Check(r) if !schedule::check_batched(&ops, c) => {
+                let need = mesh::check_needed(ir, r);
+                Some(quote!(.wrapping_add(usize::from(#need))))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The body of `comm_of` when a round has one fixed sender or receiver (or
+/// there is a dealer): summed round by round for party `me`.
+fn fixed_comm_body(ir: &Ir, n: &TokenStream, exchanges: &[TokenStream]) -> TokenStream {
+    let dealer_flights = (0..ir.rounds.len())
+        .filter(|&k| schedule::dealer_sends(ir, k) || schedule::dealer_receives(ir, k))
+        .count();
+    let dealer_rounds = match ir.dealer {
+        Some(_) => quote! {
+            if me == __n {
+                return Comm { per_party, check_bytes, rounds: #dealer_flights };
+            }
+        },
+        None => quote!(),
+    };
+    let (sent, digests): (Vec<_>, Vec<_>) =
+        (0..ir.rounds.len()).map(|k| round_bytes(ir, k)).unzip();
+    quote! {
+        let __n = #n;
+        let __peers = __n.saturating_sub(1);
+        let check_bytes = 0usize #(.wrapping_add(#digests))*;
+        let per_party = 0usize #(.wrapping_add(#sent))*.wrapping_add(check_bytes);
+        #dealer_rounds
+        Comm { per_party, check_bytes, rounds: ROUNDS #(#exchanges)* }
+    }
+}
+
+/// The body of `comm_of` when every party sends the same: each round's
+/// message to every peer, and the digests of the checked broadcasts.
+fn uniform_comm_body(ir: &Ir, n: &TokenStream, exchanges: &[TokenStream]) -> TokenStream {
+    let rt = rt();
+    let msgs = ir.rounds.iter().map(|r| {
+        let m = format_ident!("{}", r.msg);
+        quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params))))
+    });
+    let digests = (0..ir.rounds.len())
+        .filter(|&k| schedule::checked(ir, k))
+        .map(|k| {
+            let need = mesh::check_needed(ir, k);
+            quote!(.wrapping_add(if #need { __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN) } else { 0 }))
+        });
+    quote! {
+        let _ = me;
+        let __n = #n;
+        let __peers = __n.saturating_sub(1);
+        let check_bytes = 0usize #(#digests)*;
+        let per_party = 0usize #(#msgs)*.wrapping_add(check_bytes);
+        Comm { per_party, check_bytes, rounds: ROUNDS #(#exchanges)* }
     }
 }
 

@@ -461,13 +461,36 @@ impl PartyGen<'_> {
     /// pairs, empty at a party that does not send in the round.
     fn fixed_send_parts(&self, r: usize, next: &PState, at: usize) -> (Parts, TokenStream) {
         let rd = &self.ir.rounds[r];
-        let StepNames(_, m, method, names, _) = self.step_names(r, "send");
+        let sn = self.step_names(r, "send");
         let (next_party, next_ty) = self.next_party(next);
+        let (build, what) = self.fixed_send_build(r, &sn, at);
+        let StepNames(_, m, method, _, _) = sn;
+        // A party that does not send still moves to the next state, with
+        // nothing of its own to keep.
+        let parts = Parts {
+            doc: self.round_doc(r, &what),
+            method: method.clone(),
+            args: quote!(),
+            ret: quote!((::std::vec::Vec<(usize, msgs::#m)>, #next_ty)),
+            middle: quote! {
+                let (__msgs, __own): (::std::vec::Vec<(usize, msgs::#m)>, ::core::option::Option<msgs::#m>) = { #build };
+            },
+            result: quote!((__msgs, #next_party)),
+        };
+        (parts, super::driver::send_each(&method, &rd.name, None))
+    }
+
+    /// Builds the `(peer, message)` pairs of round `r` (`__msgs`) and this
+    /// party's own message (`__own`), by who sends to whom; the statements
+    /// and the step's doc. `at`: the step's position in the plan.
+    fn fixed_send_build(&self, r: usize, sn: &StepNames, at: usize) -> (TokenStream, String) {
+        let rd = &self.ir.rounds[r];
+        let StepNames(_, m, _, names, _) = sn;
         let n = shape(&parties(self.ir));
         let unwraps = self.unwraps(rd.fields.iter().map(|(f, _)| f), at);
         let none = quote!((::std::vec::Vec::new(), ::core::option::Option::None));
         let dealer = self.ir.dealer.as_deref().unwrap_or_default();
-        let (build, what) = match rd.party {
+        match rd.party {
             _ if dealer_sends(self.ir, r) => (
                 none.clone(),
                 format!("`{dealer}` sends round `{}`: nothing to send at a party (an empty list).", rd.name),
@@ -494,29 +517,7 @@ impl PartyGen<'_> {
                 },
                 format!("At party {s}: builds its `{}` for party {t}, as one `(peer, message)` pair; nothing at the other parties.", rd.msg),
             ),
-            Some(PartyRound::FromOne { sender: c }) => {
-                let checks = rd.fields.iter().map(|(f, t)| {
-                    let i = id(f);
-                    let arr = Ty::Array(Box::new(t.clone()), parties(self.ir));
-                    check_shape(&arr, &quote!(#i), &rd.name, f)
-                });
-                (
-                    quote! {
-                        if me == #c {
-                            #(#unwraps)*
-                            #(#checks)*
-                            let __msgs = (0..#n)
-                                .filter(|&__j| __j != me)
-                                .map(|__j| (__j, msgs::#m { #( #names: ::core::clone::Clone::clone(&#names[__j]) ),* }))
-                                .collect();
-                            (__msgs, ::core::option::Option::Some(msgs::#m { #( #names: ::core::clone::Clone::clone(&#names[me]) ),* }))
-                        } else {
-                            #none
-                        }
-                    },
-                    format!("At party {c}: builds its `{}` for each other party `j` (element `j` of each field), as `(j, message)` pairs; nothing at the other parties.", rd.msg),
-                )
-            }
+            Some(PartyRound::FromOne { sender: c }) => self.fixed_send_from_one(r, sn, &unwraps, c),
             _ => {
                 let c = fixed(self.ir, r).unwrap_or_default();
                 (
@@ -533,39 +534,84 @@ impl PartyGen<'_> {
                     format!("At party {c}: builds its `{}`, the same for every other party, as `(peer, message)` pairs; nothing at the other parties.", rd.msg),
                 )
             }
-        };
-        // A party that does not send still moves to the next state, with
-        // nothing of its own to keep.
-        let parts = Parts {
-            doc: self.round_doc(r, &what),
-            method: method.clone(),
-            args: quote!(),
-            ret: quote!((::std::vec::Vec<(usize, msgs::#m)>, #next_ty)),
-            middle: quote! {
-                let (__msgs, __own): (::std::vec::Vec<(usize, msgs::#m)>, ::core::option::Option<msgs::#m>) = { #build };
+        }
+    }
+
+    /// Round `r` from party `c` to every other party: element `j` of each
+    /// field goes to party `j`, and `c` keeps its own element; the statements
+    /// and the step's doc.
+    fn fixed_send_from_one(
+        &self,
+        r: usize,
+        sn: &StepNames,
+        unwraps: &[TokenStream],
+        c: usize,
+    ) -> (TokenStream, String) {
+        let rd = &self.ir.rounds[r];
+        let StepNames(_, m, _, names, _) = sn;
+        let n = shape(&parties(self.ir));
+        let none = quote!((::std::vec::Vec::new(), ::core::option::Option::None));
+        let checks = rd.fields.iter().map(|(f, t)| {
+            let i = id(f);
+            let arr = Ty::Array(Box::new(t.clone()), parties(self.ir));
+            check_shape(&arr, &quote!(#i), &rd.name, f)
+        });
+        (
+            quote! {
+                if me == #c {
+                    #(#unwraps)*
+                    #(#checks)*
+                    let __msgs = (0..#n)
+                        .filter(|&__j| __j != me)
+                        .map(|__j| (__j, msgs::#m { #( #names: ::core::clone::Clone::clone(&#names[__j]) ),* }))
+                        .collect();
+                    (__msgs, ::core::option::Option::Some(msgs::#m { #( #names: ::core::clone::Clone::clone(&#names[me]) ),* }))
+                } else {
+                    #none
+                }
             },
-            result: quote!((__msgs, #next_party)),
-        };
-        (parts, super::driver::send_each(&method, &rd.name, None))
+            format!("At party {c}: builds its `{}` for each other party `j` (element `j` of each field), as `(j, message)` pairs; nothing at the other parties.", rd.msg),
+        )
     }
 
     /// The receive step of a round with one fixed party: the one message of
     /// a fixed sender (its own at the sender), or, at a fixed receiver, the
     /// array of every party's message (`None` at the other parties).
     fn fixed_recv_parts(&self, r: usize, next: &PState) -> (Parts, TokenStream) {
-        let rt = rt();
         let rd = &self.ir.rounds[r];
-        let StepNames(rn, m, method, names, parts_of) = self.step_names(r, "recv");
+        let sn = self.step_names(r, "recv");
         let (next_party, next_ty) = self.next_party(next);
+        let collect = self.fixed_collect(r, &sn);
+        let (middle, what) = match rd.party {
+            Some(PartyRound::Between {
+                sender: s,
+                receiver: t,
+            }) => fixed_recv_between(&sn, &collect, s, t),
+            Some(PartyRound::ToOne { receiver: c }) => self.fixed_recv_to_one(r, &sn, &collect, c),
+            _ => self.fixed_recv_from_one(r, &sn, &collect),
+        };
+        let StepNames(rn, m, method, _, _) = sn;
+        let parts = Parts {
+            doc: self.round_doc(r, &what),
+            method: method.clone(),
+            args: quote!(, received: ::std::vec::Vec<(usize, msgs::#m)>),
+            ret: next_ty,
+            middle,
+            result: next_party,
+        };
+        let from = self.fixed_senders(r, quote!(__s.me));
+        (parts, super::driver::recv_from(&m, &method, rn, from))
+    }
+
+    /// Sorts the `received` messages of round `r` into `__slots` by sender,
+    /// failing on a message from a party that does not send to this one, a
+    /// second message of one sender, or a missing one.
+    fn fixed_collect(&self, r: usize, sn: &StepNames) -> TokenStream {
+        let StepNames(rn, m, ..) = sn;
         let n = shape(&parties(self.ir));
-        let cols: Vec<Ident> = rd
-            .fields
-            .iter()
-            .map(|(f, _)| format_ident!("__c_{}", f))
-            .collect();
         let senders = self.fixed_senders(r, quote!(me));
         let ends = endpoints(self.ir);
-        let collect = quote! {
+        quote! {
             let __n = #n;
             let __from: ::std::vec::Vec<usize> = #senders;
             let mut __slots: ::std::vec::Vec<::core::option::Option<msgs::#m>> = (0..#ends).map(|_| None).collect();
@@ -578,89 +624,114 @@ impl PartyGen<'_> {
             if let Some(&__p) = __from.iter().find(|&&__p| __slots[__p].is_none()) {
                 return Err(Error::Delivery { round: #rn, peer: __p });
             }
-        };
-        let (middle, what) = match rd.party {
-            Some(PartyRound::Between { sender: s, receiver: t }) => (
-                quote! {
-                    #collect
-                    #( let mut #names = ::core::option::Option::None; )*
-                    if me == #t {
-                        let __m = __slots[#s].take().ok_or(Error::Delivery { round: #rn, peer: #s })?;
-                        let msgs::#m { #( #names: #parts_of ),* } = __m;
-                        #( #names = ::core::option::Option::Some(#parts_of); )*
-                    }
-                },
-                format!("At party {t}: takes party {s}'s message as a `(sender, message)` pair; its fields are held by party {t} only (`None` elsewhere). The other parties take no message (an empty list)."),
-            ),
-            Some(PartyRound::ToOne { receiver: c }) => (
-                {
-                let pc = peer(c);
-                quote! {
-                    #collect
-                    #( let mut #names = ::core::option::Option::None; )*
-                    if me == #pc {
-                        __slots[me] = __own;
-                        let __all: ::std::vec::Vec<msgs::#m> = __slots
-                            .into_iter()
-                            .collect::<::core::option::Option<_>>()
-                            .ok_or(Error::Delivery { round: #rn, peer: me })?;
-                        #( let mut #cols = ::std::vec::Vec::with_capacity(__n); )*
-                        for __m in __all {
-                            let msgs::#m { #( #names: #parts_of ),* } = __m;
-                            #( #cols.push(#parts_of); )*
-                        }
-                        #( #names = ::core::option::Option::Some(#cols); )*
-                    }
+        }
+    }
+
+    /// The receive of a round to one fixed party `c` from every other party:
+    /// the fields become arrays indexed by sender, held by `c` only; the
+    /// statements and the step's doc.
+    fn fixed_recv_to_one(
+        &self,
+        r: usize,
+        sn: &StepNames,
+        collect: &TokenStream,
+        c: usize,
+    ) -> (TokenStream, String) {
+        let rd = &self.ir.rounds[r];
+        let StepNames(rn, m, _, names, parts_of) = sn;
+        let cols: Vec<Ident> = rd
+            .fields
+            .iter()
+            .map(|(f, _)| format_ident!("__c_{}", f))
+            .collect();
+        let pc = peer(c);
+        let middle = quote! {
+            #collect
+            #( let mut #names = ::core::option::Option::None; )*
+            if me == #pc {
+                __slots[me] = __own;
+                let __all: ::std::vec::Vec<msgs::#m> = __slots
+                    .into_iter()
+                    .collect::<::core::option::Option<_>>()
+                    .ok_or(Error::Delivery { round: #rn, peer: me })?;
+                #( let mut #cols = ::std::vec::Vec::with_capacity(__n); )*
+                for __m in __all {
+                    let msgs::#m { #( #names: #parts_of ),* } = __m;
+                    #( #cols.push(#parts_of); )*
                 }
-                },
-                match c {
-                    DEALER => format!("`{}` receives round `{}`: a party takes no message (an empty list).", self.ir.dealer.as_deref().unwrap_or_default(), rd.name),
-                    _ => format!("At party {c}: takes every other party's message as `(sender, message)` pairs; the fields become arrays indexed by sender (its own at {c}), held by party {c} only (`None` elsewhere). The other parties take no message (an empty list)."),
-                },
-            ),
-            _ => {
-                let c = fixed(self.ir, r).unwrap_or_default();
-                let pc = peer(c);
-                let need = check_needed(self.ir, r);
-                let digests = if checked(self.ir, r) {
-                    quote! {
-                        let __digests = if #need {
-                            let mut __b = ::std::vec::Vec::new();
-                            __m.encode(&params, &mut __b)?;
-                            ::std::vec![#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #pc, &__b)]
-                        } else {
-                            ::std::vec::Vec::new()
-                        };
-                    }
-                } else {
-                    quote!()
-                };
-                (
-                    quote! {
-                        #collect
-                        let __m = match __own {
-                            ::core::option::Option::Some(__m) => __m,
-                            ::core::option::Option::None => __slots[#pc].take().ok_or(Error::Delivery { round: #rn, peer: #pc })?,
-                        };
-                        #digests
-                        let msgs::#m { #(#names),* } = __m;
-                    },
-                    match c {
-                        DEALER => format!("Takes `{}`'s message as a `(sender, message)` pair (the dealer is mesh endpoint `n`); its fields become values of every party.", self.ir.dealer.as_deref().unwrap_or_default()),
-                        _ => format!("Takes party {c}'s message as a `(sender, message)` pair (an empty list at party {c}, which keeps its own); its fields become values of every party."),
-                    },
-                )
+                #( #names = ::core::option::Option::Some(#cols); )*
             }
         };
-        let parts = Parts {
-            doc: self.round_doc(r, &what),
-            method: method.clone(),
-            args: quote!(, received: ::std::vec::Vec<(usize, msgs::#m)>),
-            ret: next_ty,
-            middle,
-            result: next_party,
+        let what = match c {
+            DEALER => format!("`{}` receives round `{}`: a party takes no message (an empty list).", self.ir.dealer.as_deref().unwrap_or_default(), rd.name),
+            _ => format!("At party {c}: takes every other party's message as `(sender, message)` pairs; the fields become arrays indexed by sender (its own at {c}), held by party {c} only (`None` elsewhere). The other parties take no message (an empty list)."),
         };
-        let from = self.fixed_senders(r, quote!(__s.me));
-        (parts, super::driver::recv_from(&m, &method, rn, from))
+        (middle, what)
     }
+
+    /// The receive of a round from one fixed party (or the dealer) to every
+    /// other party, with the digest for a checked broadcast: the fields
+    /// become values of every party; the statements and the step's doc.
+    fn fixed_recv_from_one(
+        &self,
+        r: usize,
+        sn: &StepNames,
+        collect: &TokenStream,
+    ) -> (TokenStream, String) {
+        let rt = rt();
+        let StepNames(rn, m, _, names, _) = sn;
+        let c = fixed(self.ir, r).unwrap_or_default();
+        let pc = peer(c);
+        let need = check_needed(self.ir, r);
+        let digests = if checked(self.ir, r) {
+            quote! {
+                let __digests = if #need {
+                    let mut __b = ::std::vec::Vec::new();
+                    __m.encode(&params, &mut __b)?;
+                    ::std::vec![#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #pc, &__b)]
+                } else {
+                    ::std::vec::Vec::new()
+                };
+            }
+        } else {
+            quote!()
+        };
+        let middle = quote! {
+            #collect
+            let __m = match __own {
+                ::core::option::Option::Some(__m) => __m,
+                ::core::option::Option::None => __slots[#pc].take().ok_or(Error::Delivery { round: #rn, peer: #pc })?,
+            };
+            #digests
+            let msgs::#m { #(#names),* } = __m;
+        };
+        let what = match c {
+            DEALER => format!("Takes `{}`'s message as a `(sender, message)` pair (the dealer is mesh endpoint `n`); its fields become values of every party.", self.ir.dealer.as_deref().unwrap_or_default()),
+            _ => format!("Takes party {c}'s message as a `(sender, message)` pair (an empty list at party {c}, which keeps its own); its fields become values of every party."),
+        };
+        (middle, what)
+    }
+}
+
+/// The receive of a round from party `s` to party `t` only: its fields are
+/// held by `t` (`None` elsewhere); the statements and the step's doc.
+fn fixed_recv_between(
+    sn: &StepNames,
+    collect: &TokenStream,
+    s: usize,
+    t: usize,
+) -> (TokenStream, String) {
+    let StepNames(rn, m, _, names, parts_of) = sn;
+    (
+        quote! {
+            #collect
+            #( let mut #names = ::core::option::Option::None; )*
+            if me == #t {
+                let __m = __slots[#s].take().ok_or(Error::Delivery { round: #rn, peer: #s })?;
+                let msgs::#m { #( #names: #parts_of ),* } = __m;
+                #( #names = ::core::option::Option::Some(#parts_of); )*
+            }
+        },
+        format!("At party {t}: takes party {s}'s message as a `(sender, message)` pair; its fields are held by party {t} only (`None` elsewhere). The other parties take no message (an empty list)."),
+    )
 }

@@ -52,19 +52,9 @@ pub(super) fn run_fn(
 ) -> TokenStream {
     let rt = crate::codegen::names::rt();
     let (aw, chan, asyncness) = (io.aw(), io.channel(), io.asyncness());
-    let (run, send, check, mismatch) = match io {
-        Io::Blocking => (
-            quote!(run),
-            quote!(send),
-            quote!(check),
-            quote!(mismatch_after_error),
-        ),
-        Io::Async => (
-            quote!(run_async),
-            quote!(send_async),
-            quote!(check_async),
-            quote!(mismatch_after_error_async),
-        ),
+    let (run, send, check) = match io {
+        Io::Blocking => (quote!(run), quote!(send), quote!(check)),
+        Io::Async => (quote!(run_async), quote!(send_async), quote!(check_async)),
     };
     let what = match io {
         Io::Blocking => "over a channel (blocking driver)",
@@ -78,34 +68,7 @@ pub(super) fn run_fn(
     } else {
         quote!()
     };
-    // A send before the check may fail because the peer refused our binding
-    // and hung up: then its binding, still queued, names the mismatch.
-    let pre_block = match io {
-        Io::Blocking => quote!((|| -> Result<_, Error> {
-            #(#pre)*
-            Ok(__s)
-        })()),
-        Io::Async => quote!(async {
-            #(#pre)*
-            Ok::<_, Error>(__s)
-        }.await),
-    };
-    let pre = if pre.is_empty() {
-        quote!()
-    } else {
-        quote! {
-            let __pre = #pre_block;
-            let __s = match __pre {
-                Ok(__s) => __s,
-                Err(__e) => {
-                    return Err(match __bind.#mismatch(&mut ch, &mut __buf)#aw {
-                        Some(what) => Error::PeerMismatch { what },
-                        None => __e,
-                    })
-                }
-            };
-        }
-    };
+    let pre = pre_check(io, pre);
     quote! {
         #[doc = #run_doc]
         #[allow(unused_variables, unused_mut)]
@@ -123,6 +86,45 @@ pub(super) fn run_fn(
             __bind.#check(&mut ch, &mut __buf)#aw.map_err(__bind_err)?;
             #(#post)*
             __s.finish()
+        }
+    }
+}
+
+/// The driver's steps `pre` before the peer's session binding is checked
+/// (sends only), if any: an error among them is reported as the peer's
+/// mismatch when the peer's binding (still queued) names one.
+fn pre_check(io: Io, pre: &[TokenStream]) -> TokenStream {
+    let aw = io.aw();
+    let mismatch = match io {
+        Io::Blocking => quote!(mismatch_after_error),
+        Io::Async => quote!(mismatch_after_error_async),
+    };
+    // A send before the check may fail because the peer refused our binding
+    // and hung up: then its binding, still queued, names the mismatch.
+    let pre_block = match io {
+        Io::Blocking => quote!((|| -> Result<_, Error> {
+            #(#pre)*
+            Ok(__s)
+        })()),
+        Io::Async => quote!(async {
+            #(#pre)*
+            Ok::<_, Error>(__s)
+        }.await),
+    };
+    if pre.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            let __pre = #pre_block;
+            let __s = match __pre {
+                Ok(__s) => __s,
+                Err(__e) => {
+                    return Err(match __bind.#mismatch(&mut ch, &mut __buf)#aw {
+                        Some(what) => Error::PeerMismatch { what },
+                        None => __e,
+                    })
+                }
+            };
         }
     }
 }

@@ -310,94 +310,31 @@ impl<'a> RoleGen<'a> {
     /// All items of the role.
     pub(super) fn items(&self) -> RoleItems {
         let rt = rt();
-        let (role, role_mod, rname, pname) =
-            (&self.role, &self.role_mod, self.rname(), &self.ir.name);
+        let (role, role_mod, rname) = (&self.role, &self.role_mod, self.rname());
         let input = format_ident!("{}Input", rname);
         let output = format_ident!("{}Output", rname);
         let subs_ty = format_ident!("{}Subs", rname);
         let first_name = &self.states[0].name;
         // Expressions of this role read its secrets through their wrappers.
         self.eg.set_secrets(Some(self.secrets.clone()));
-        let (mut steps, mut transcript) = (vec![], vec![]);
-        // Driver steps before the peer's session binding is checked (sends
-        // only) and from the first step that reads on; the same for the
-        // async driver, which exists when every step has an async twin.
-        let (mut pre, mut post) = (vec![], vec![]);
-        let (mut apre, mut apost, mut async_ok) = (vec![], vec![], true);
-        let all: Vec<_> = (0..self.states.len())
-            .filter_map(|si| self.step(si))
-            .collect();
-        for (i, s) in all.iter().enumerate() {
-            steps.push(s.code.clone());
-            steps.push(s.async_code.clone());
-            let before_check = !s.reads && post.is_empty();
-            match &s.async_driver {
-                Some(d) if before_check => apre.push(d.clone()),
-                Some(d) => apost.push(d.clone()),
-                None => async_ok = false,
-            }
-            let driver = if s.sends {
-                // Before sending, announce the frame this role reads next
-                // (none left: 0), so a peer that floods instead of reading
-                // makes the channel buffer at most that (issue 15, item 1).
-                // Before the peer's session binding has been checked, that
-                // is the binding (the peer reads first, so it sends
-                // nothing else meanwhile). The async channel reads only
-                // when awaited, so its driver needs no announcement.
-                let next = if before_check {
-                    quote!(::core::option::Option::Some(BINDING_BYTES))
-                } else {
-                    all[i + 1..].iter().find(|t| t.reads).map_or_else(
-                        || quote!(::core::option::Option::Some(0)),
-                        |t| t.first_frame.clone(),
-                    )
-                };
-                let d = &s.driver;
-                quote!(#rt::channel::Channel::expect_next_frame(&mut *ch, #next); #d)
-            } else {
-                s.driver.clone()
-            };
-            if before_check {
-                pre.push(driver);
-            } else {
-                post.push(driver);
-            }
-            transcript.push(s.transcript.clone());
-        }
-        // The announcements belong to this run: afterwards the channel's
-        // configured read-ahead limit applies again (to whatever the
-        // caller exchanges next, e.g. another protocol).
-        post.push(quote!(#rt::channel::Channel::expect_next_frame(&mut *ch, ::core::option::Option::None);));
+        let d = self.drivers();
         let t_const = format_ident!("{}_TRANSCRIPT", snake(rname).to_uppercase());
         let tdoc =
             format!("The sequence of steps of `{rname}` (projection of the global round list).");
+        let transcript = &d.transcript;
         let transcript =
             quote!(#[doc = #tdoc] pub const #t_const: &[#rt::session::Step] = &[#(#transcript),*];);
         let io = self.io_structs(&input, &output);
         let state_structs = self.state_structs();
         let (subs_def, subs_arg, subs_init) = self.subs_struct();
         let new_fn = self.new_fn(&input, &subs_arg, &subs_init);
-        let run_fn = driver::run_fn(Io::Blocking, &output, rname, self.ri, &pre, &post);
-        let run_async = if async_ok {
-            let run_async = driver::run_fn(Io::Async, &output, rname, self.ri, &apre, &apost);
-            let party = if self.ir.roles.len() == 2 {
-                driver::async_party(role, role_mod, first_name, &output)
-            } else {
-                quote!()
-            };
-            gate(
-                Io::Async,
-                quote! {
-                    impl #role<#role_mod::#first_name> { #run_async }
-                    #party
-                },
-            )
-        } else {
-            quote!()
-        };
+        let run_fn = driver::run_fn(Io::Blocking, &output, rname, self.ri, &d.pre, &d.post);
+        let run_async = self.run_async(&d, &output);
         let finish = self.finish_impl(&output);
         self.eg.set_secrets(None);
-        let role_doc = format!("Role `{rname}` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the role in its next state.", self.ir.location);
+        let role_struct = self.role_struct(&subs_ty, &output);
+        let any_state = any_state_impl(role);
+        let steps = &d.steps;
         let items = quote! {
             #io
             #[doc = concat!("States of `", #rname, "`.")]
@@ -406,18 +343,9 @@ impl<'a> RoleGen<'a> {
                 use super::*;
                 #state_structs
             }
-            #[doc = #role_doc]
-            #[must_use = "a protocol role does nothing until its next step is called"]
-            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, subs: #subs_ty, st: S, bufs: ::core::option::Option<#output>, scratch: #rt::session::Scratch }
+            #role_struct
             #subs_def
-            impl<S> #role<S> {
-                /// The agreed parameters.
-                pub fn params(&self) -> &Params { &self.params }
-                /// Generic receive: accepts exactly the message this state expects.
-                pub fn recv<M: Incoming<Self>>(self, msg: M) -> Result<M::Next, Error> { msg.deliver(self) }
-                /// Generic send: produces exactly the message this state sends.
-                pub fn send<M: Outgoing<Self>>(self) -> Result<(M, M::Next), Error> { M::produce(self) }
-            }
+            #any_state
             impl #role<#role_mod::#first_name> {
                 #new_fn
                 /// Hands over the outputs of an earlier run (for example the
@@ -449,4 +377,137 @@ impl<'a> RoleGen<'a> {
             },
         }
     }
+
+    /// The step methods of every state and the drivers' statements running
+    /// them, split at the check of the peer's session binding.
+    fn drivers(&self) -> Drivers {
+        let mut d = Drivers {
+            steps: vec![],
+            transcript: vec![],
+            pre: vec![],
+            post: vec![],
+            apre: vec![],
+            apost: vec![],
+            async_ok: true,
+        };
+        let all: Vec<_> = (0..self.states.len())
+            .filter_map(|si| self.step(si))
+            .collect();
+        for (i, s) in all.iter().enumerate() {
+            d.steps.push(s.code.clone());
+            d.steps.push(s.async_code.clone());
+            let before_check = !s.reads && d.post.is_empty();
+            match &s.async_driver {
+                Some(a) if before_check => d.apre.push(a.clone()),
+                Some(a) => d.apost.push(a.clone()),
+                None => d.async_ok = false,
+            }
+            let driver = announced_driver(s, before_check, &all[i + 1..]);
+            if before_check {
+                d.pre.push(driver);
+            } else {
+                d.post.push(driver);
+            }
+            d.transcript.push(s.transcript.clone());
+        }
+        // The announcements belong to this run: afterwards the channel's
+        // configured read-ahead limit applies again (to whatever the
+        // caller exchanges next, e.g. another protocol).
+        let rt = rt();
+        d.post.push(quote!(#rt::channel::Channel::expect_next_frame(&mut *ch, ::core::option::Option::None);));
+        d
+    }
+
+    /// The async driver `run` and, for a two-party protocol, the async
+    /// party type (gated on the runtime's `tokio` feature); nothing when a
+    /// step has no async twin.
+    fn run_async(&self, d: &Drivers, output: &Ident) -> TokenStream {
+        if !d.async_ok {
+            return quote!();
+        }
+        let (role, role_mod, first_name) = (&self.role, &self.role_mod, &self.states[0].name);
+        let run_async = driver::run_fn(Io::Async, output, self.rname(), self.ri, &d.apre, &d.apost);
+        let party = if self.ir.roles.len() == 2 {
+            driver::async_party(role, role_mod, first_name, output)
+        } else {
+            quote!()
+        };
+        gate(
+            Io::Async,
+            quote! {
+                impl #role<#role_mod::#first_name> { #run_async }
+                #party
+            },
+        )
+    }
+
+    /// The role's typestate struct.
+    fn role_struct(&self, subs_ty: &Ident, output: &Ident) -> TokenStream {
+        let rt = rt();
+        let (role, rname, pname) = (&self.role, self.rname(), &self.ir.name);
+        let role_doc = format!("Role `{rname}` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the role in its next state.", self.ir.location);
+        quote! {
+            #[doc = #role_doc]
+            #[must_use = "a protocol role does nothing until its next step is called"]
+            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, subs: #subs_ty, st: S, bufs: ::core::option::Option<#output>, scratch: #rt::session::Scratch }
+        }
+    }
+}
+
+/// The methods of role type `role` in every state: `params`, and the
+/// generic `recv` and `send`.
+fn any_state_impl(role: &Ident) -> TokenStream {
+    quote! {
+        impl<S> #role<S> {
+            /// The agreed parameters.
+            pub fn params(&self) -> &Params { &self.params }
+            /// Generic receive: accepts exactly the message this state expects.
+            pub fn recv<M: Incoming<Self>>(self, msg: M) -> Result<M::Next, Error> { msg.deliver(self) }
+            /// Generic send: produces exactly the message this state sends.
+            pub fn send<M: Outgoing<Self>>(self) -> Result<(M, M::Next), Error> { M::produce(self) }
+        }
+    }
+}
+
+/// The blocking driver's statements of step `s`. Before sending, they
+/// announce the frame this role reads next (none left: 0), so a peer that
+/// floods instead of reading makes the channel buffer at most that (issue
+/// 15, item 1). Before the peer's session binding has been checked
+/// (`before_check`), that is the binding (the peer reads first, so it sends
+/// nothing else meanwhile). The async channel reads only when awaited, so
+/// its driver needs no announcement. `rest`: the steps after `s`.
+fn announced_driver(s: &steps::Step, before_check: bool, rest: &[steps::Step]) -> TokenStream {
+    if !s.sends {
+        return s.driver.clone();
+    }
+    let rt = rt();
+    let next = if before_check {
+        quote!(::core::option::Option::Some(BINDING_BYTES))
+    } else {
+        rest.iter().find(|t| t.reads).map_or_else(
+            || quote!(::core::option::Option::Some(0)),
+            |t| t.first_frame.clone(),
+        )
+    };
+    let d = &s.driver;
+    quote!(#rt::channel::Channel::expect_next_frame(&mut *ch, #next); #d)
+}
+
+/// The step methods of a role and its drivers' statements.
+struct Drivers {
+    /// Each step method and its async twin.
+    steps: Vec<TokenStream>,
+    /// The transcript entry of each step.
+    transcript: Vec<TokenStream>,
+    /// The blocking driver's statements before the peer's session binding
+    /// is checked (sends only) and from the first step that reads on.
+    pre: Vec<TokenStream>,
+    /// See `pre`.
+    post: Vec<TokenStream>,
+    /// The same for the async driver.
+    apre: Vec<TokenStream>,
+    /// See `apre`.
+    apost: Vec<TokenStream>,
+    /// Whether every step has an async twin (so the async driver exists).
+    async_ok: bool,
 }
