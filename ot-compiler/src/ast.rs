@@ -139,6 +139,16 @@ pub struct About {
     pub span: Span,
 }
 
+impl Stmt {
+    /// The name the statement assigns, if any.
+    pub fn assigned(&self) -> Option<&str> {
+        match self {
+            Stmt::Assign { name, .. } => Some(name.name.as_str()),
+            Stmt::Check { .. } => None,
+        }
+    }
+}
+
 /// An item of a protocol body.
 // Items are built once per compilation; boxing the large variants would
 // only add noise to every match.

@@ -5,6 +5,10 @@ use crate::ast::{BinOp, UnOp};
 use crate::source::Span;
 use crate::types::{Shape, Ty};
 
+/// The prefix marking a built-in function (`bit`, `select`, ...) in an IR
+/// call ([`TExprKind::Call`]).
+pub const BUILTIN_PREFIX: &str = "builtin:";
+
 /// A typed expression.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TExpr {

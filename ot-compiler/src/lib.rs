@@ -222,12 +222,12 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
     let scope = declare_scope(&files, &sources, &mut errors);
     let fail = |sources: &SourceMap, errors: Vec<Diagnostic>| Failure {
         sources: sources.clone(),
-        errors: check::finish_errors(errors),
+        errors: check::scope::finish_errors(errors),
     };
     let Some(proto) = main_protocol(&files[main], &mut errors) else {
         return Err(fail(&sources, errors));
     };
-    let (mut ir, warnings) = match check::check_protocol(proto, &scope, &sources) {
+    let (mut ir, warnings) = match check::protocol::check_protocol(proto, &scope, &sources) {
         Ok(done) if errors.is_empty() => done,
         Ok(_) => return Err(fail(&sources, errors)),
         Err(mut errs) => {
@@ -278,8 +278,8 @@ fn declare_scope<'f>(
     files: &'f [ast::File],
     sources: &SourceMap,
     errors: &mut Vec<Diagnostic>,
-) -> check::Scope<'f> {
-    let mut scope = check::Scope {
+) -> check::scope::Scope<'f> {
+    let mut scope = check::scope::Scope {
         intrinsics: BTreeMap::new(),
         extern_types: BTreeMap::new(),
         functionalities: BTreeMap::new(),
@@ -298,7 +298,7 @@ fn declare_scope<'f>(
 /// Adds the declarations of file `f` to `scope` (see [`declare_scope`]).
 fn declare_file<'f>(
     f: &'f ast::File,
-    scope: &mut check::Scope<'f>,
+    scope: &mut check::scope::Scope<'f>,
     sources: &SourceMap,
     errors: &mut Vec<Diagnostic>,
 ) {

@@ -7,34 +7,13 @@
 //! the width or more gives 0. Sizes (shapes) and `requires` predicates use
 //! checked arithmetic instead (an overflow is a `Params` error).
 
-use super::{Checker, R};
+use super::int_rules::{literal_range, BUILTINS};
+use super::scope::R;
+use super::Checker;
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::ir::*;
 use crate::types::{Shape, Ty};
-
-/// Names of the built-in functions (an intrinsic of the same name, declared
-/// by the user, takes precedence).
-pub(super) const BUILTINS: &[&str] = &["bit", "select", "sum", "xor", "bits"];
-
-/// The prefix marking a built-in function in an IR call.
-pub const BUILTIN_PREFIX: &str = "builtin:";
-
-/// The error for a literal outside its type's range.
-pub(super) fn literal_range(v: u128, ty: &Ty, span: crate::source::Span) -> R<()> {
-    match ty.int_max() {
-        Some(max) if v > max => Err(Diagnostic::error(
-            span,
-            if v == u128::MAX {
-                format!("integer literal is out of range for `{ty}`")
-            } else {
-                format!("integer literal `{v}` is out of range for `{ty}`")
-            },
-        )
-        .with_help(format!("`{ty}` holds 0 ..= {max}"))),
-        _ => Ok(()),
-    }
-}
 
 impl Checker<'_> {
     /// Gives an unsuffixed literal the integer type its context needs
@@ -321,48 +300,4 @@ fn builtin_doc(name: &str) -> &'static str {
         "xor" => "the XOR of an array of integers, `Bit`s or `Block`s",
         _ => "the bits of an integer (`Bits[64]` for a `u64`), or an array of `Bit`s as `Bits[n]`",
     }
-}
-
-/// The parameters a `requires` predicate proves non-zero: conjuncts
-/// `p >= k` (k ≥ 1), `p > k`, `p != 0`, `p == k` (k ≠ 0) and their mirror
-/// images, with `k` a literal.
-pub(super) fn nonzero_facts(req: &Expr, out: &mut Vec<String>) {
-    let ExprKind::Binary(op, a, b) = &req.kind else {
-        return;
-    };
-    if *op == BinOp::And {
-        nonzero_facts(a, out);
-        nonzero_facts(b, out);
-        return;
-    }
-    let lit = |e: &Expr| match &e.kind {
-        ExprKind::Int(v) => Some(*v),
-        ExprKind::Cast(x, _) => match x.kind {
-            ExprKind::Int(v) => Some(v),
-            _ => None,
-        },
-        _ => None,
-    };
-    let var = |e: &Expr| match &e.kind {
-        ExprKind::Var(n) => Some(n.clone()),
-        _ => None,
-    };
-    let fact = match (var(a), lit(b), lit(a), var(b)) {
-        (Some(p), Some(k), _, _) => match op {
-            BinOp::Ge => (k >= 1).then_some(p),
-            BinOp::Gt => Some(p),
-            BinOp::Ne => (k == 0).then_some(p),
-            BinOp::Eq => (k != 0).then_some(p),
-            _ => None,
-        },
-        (_, _, Some(k), Some(p)) => match op {
-            BinOp::Le => (k >= 1).then_some(p),
-            BinOp::Lt => Some(p),
-            BinOp::Ne => (k == 0).then_some(p),
-            BinOp::Eq => (k != 0).then_some(p),
-            _ => None,
-        },
-        _ => None,
-    };
-    out.extend(fact);
 }

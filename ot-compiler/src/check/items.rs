@@ -1,7 +1,9 @@
 //! The protocol-level items of a two-party protocol as the checker sees
 //! them one by one: constants, parameters, inputs and outputs, rounds.
 
-use super::{line_ref, Checker, Var, R};
+use super::int_rules::{literal_range, nonzero_facts};
+use super::scope::R;
+use super::{line_ref, Checker, Var};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::ir::*;
@@ -22,7 +24,7 @@ impl Checker<'_> {
         // Typing the value locates literals out of range and bad casts.
         self.expr(usize::MAX, &c.value)?;
         let v = self.const_eval(&c.value)?;
-        super::ints::literal_range(v, &ty, c.value.span)?;
+        literal_range(v, &ty, c.value.span)?;
         self.consts.insert(c.name.name.clone(), (ty.clone(), v));
         if let Some(req) = &c.requires {
             if self.const_eval(req)? == 0 {
@@ -65,7 +67,7 @@ impl Checker<'_> {
                     ));
                 }
                 let mut facts = vec![];
-                super::ints::nonzero_facts(req, &mut facts);
+                nonzero_facts(req, &mut facts);
                 if facts.contains(&p.name.name) {
                     self.nonzero_params.insert(p.name.name.clone());
                 }

@@ -6,7 +6,9 @@
 //! ends of a round apart: inside a round, what `P[i]` computes for its
 //! message is not known to `P[j]` unless the round sends it.
 
-use super::{item_context, line_ref, Checker, Var, R};
+use super::omit::omit_misplaced;
+use super::scope::R;
+use super::{item_context, line_ref, Checker, Var};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::ir::*;
@@ -304,7 +306,7 @@ impl Checker<'_> {
                 ins.span,
                 "`insert` must appear directly in a protocol that `extends` another",
             )),
-            Item::Omit(o) => Err(super::omit_misplaced(o)),
+            Item::Omit(o) => Err(omit_misplaced(o)),
         }
     }
 

@@ -268,3 +268,12 @@ fn mentions(e: &Expr, v: &str) -> bool {
     }
     false
 }
+
+/// `omit` inside an `insert` body.
+pub(super) fn omit_misplaced(o: &Omit) -> Diagnostic {
+    Diagnostic::error(
+        o.span,
+        "`omit` must appear directly in a protocol that `extends` another",
+    )
+    .with_help("move it out of the `insert` body")
+}

@@ -2,8 +2,10 @@
 //! outputs match the functionality it claims, and records how each of the
 //! functionality's role traits is implemented by running the protocol.
 
-use super::{Checker, R};
-use crate::ast::{DoStmt, ExprKind, FuncImpl, Functionality, Ident, IoKind};
+use super::func_roles::{not_an_arg, role_impl};
+use super::scope::R;
+use super::Checker;
+use crate::ast::{DoStmt, ExprKind, FuncImpl, Functionality, IoKind};
 use crate::diag::{suggest, Diagnostic};
 use crate::ir::{Ir, IrRealizes, ParamSource, RealizedRole};
 use crate::source::Span;
@@ -374,45 +376,4 @@ impl Realizing<'_, '_> {
         }
         Ok(params)
     }
-}
-
-/// The `impl Role = path::Trait::method(args);` of functionality role `fr`,
-/// with its trait path and method name (an error at `at` if it has none).
-pub(super) fn role_impl<'f>(
-    func: &'f Functionality,
-    fr: &str,
-    at: Span,
-) -> R<(&'f FuncImpl, &'f str, &'f str)> {
-    let fname = &func.name.name;
-    let Some(imp) = func.impls.iter().find(|i| i.role.name == fr) else {
-        return Err(Diagnostic::error(
-            at,
-            format!("functionality `{fname}` declares no implementation for its role `{fr}`"),
-        )
-        .with_help(format!(
-            "add `impl {fr} = path::Trait::method(args);` to `functionality {fname}`"
-        )));
-    };
-    let Some((trait_path, method)) = imp.path.rsplit_once("::") else {
-        return Err(Diagnostic::error(
-            imp.span,
-            format!(
-                "`{}` must be a trait method path `path::Trait::method`",
-                imp.path
-            ),
-        ));
-    };
-    Ok((imp, trait_path, method))
-}
-
-/// An `impl` argument that names neither a parameter of the functionality
-/// nor an input of role `fr`.
-pub(super) fn not_an_arg(func: &Functionality, fr: &str, a: &Ident) -> Diagnostic {
-    Diagnostic::error(
-        a.span,
-        format!(
-            "`{}` is neither a parameter of `{}` nor an input of its role `{fr}`",
-            a.name, func.name.name
-        ),
-    )
 }

@@ -149,7 +149,7 @@ impl ExprGen {
                     _ => (quote!(#bt[#i]), Mode::Place),
                 }
             }
-            TExprKind::Call(name, args) if name.starts_with(crate::check::BUILTIN_PREFIX) => {
+            TExprKind::Call(name, args) if name.starts_with(crate::ir::BUILTIN_PREFIX) => {
                 (self.builtin(name, args, &e.ty), Mode::Owned)
             }
             TExprKind::Call(name, args) => (self.intrinsic_call(name, args), Mode::Owned),
@@ -413,7 +413,7 @@ impl ExprGen {
     /// A built-in function (`bit`, `select`, `sum`, `xor`, `bits`).
     fn builtin(&self, name: &str, args: &[TExpr], ty: &Ty) -> TokenStream {
         let rt = rt();
-        let name = name.trim_start_matches(crate::check::BUILTIN_PREFIX);
+        let name = name.trim_start_matches(crate::ir::BUILTIN_PREFIX);
         match name {
             "bit" => {
                 let x = self.owned(&args[0]);

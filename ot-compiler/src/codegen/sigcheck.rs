@@ -135,7 +135,7 @@ fn collect(ir: &Ir, e: &TExpr, out: &mut BTreeSet<CallShape>) {
         let TExprKind::Call(name, args) = &e.kind else {
             return;
         };
-        if name.starts_with(crate::check::BUILTIN_PREFIX) {
+        if name.starts_with(crate::ir::BUILTIN_PREFIX) {
             return;
         }
         let moves = ir.moved_args.get(name);

@@ -7,8 +7,8 @@
 //! exchange of its own checked broadcast (the parties compare what they
 //! received from it).
 
+use super::context::{io_items, open_fields, output_values, role_secrets, start, stmt_code};
 use super::driver::Drive;
-use super::{io_items, open_fields, output_values, role_secrets, stmt_code};
 use crate::case::snake;
 use crate::codegen::expr::ExprGen;
 use crate::codegen::names::{id, rt};
@@ -388,7 +388,7 @@ impl<'a> DealerGen<'a> {
         let init = self.stmts(0, first_end);
         let inputs = self.ir.inputs[1].iter().map(|(n, _)| n);
         let wrap = wrap_locals(&self.secrets, inputs);
-        let prologue = super::start(&input, (&in_names, wrap), &in_checks, &init);
+        let prologue = start(&input, (&in_names, wrap), &in_checks, &init);
         let (mut steps, mut drive) = (vec![], vec![]);
         for si in 0..self.states.len() - 1 {
             let (s, dr) = self.step(si);

@@ -3,7 +3,7 @@
 //! frames before it reads any (so no round can deadlock on socket buffers)
 //! and reads its peers in arrival order.
 
-use super::PartyGen;
+use super::context::PartyGen;
 use crate::codegen::names::rt;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};

@@ -4,9 +4,9 @@
 //! consistency check (digests of what the party received, compared with
 //! every peer's).
 
+use super::context::PartyGen;
 use super::driver::Drive;
 use super::mesh::{check_needed, endpoints, peer};
-use super::PartyGen;
 use crate::codegen::names::{id, rt};
 use crate::codegen::wire::{check_shape, shape};
 use crate::ir::*;

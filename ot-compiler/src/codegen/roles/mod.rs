@@ -4,6 +4,7 @@
 //! feature) and the role's transcript.
 
 mod driver;
+mod step;
 mod steps;
 
 use super::expr::ExprGen;
@@ -476,7 +477,7 @@ fn any_state_impl(role: &Ident) -> TokenStream {
 /// (`before_check`), that is the binding (the peer reads first, so it sends
 /// nothing else meanwhile). The async channel reads only when awaited, so
 /// its driver needs no announcement. `rest`: the steps after `s`.
-fn announced_driver(s: &steps::Step, before_check: bool, rest: &[steps::Step]) -> TokenStream {
+fn announced_driver(s: &step::Step, before_check: bool, rest: &[step::Step]) -> TokenStream {
     if !s.sends {
         return s.driver.clone();
     }

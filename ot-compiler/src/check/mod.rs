@@ -8,65 +8,23 @@ use crate::diag::{suggest, Diagnostic};
 use crate::ir::*;
 use crate::source::{SourceMap, Span};
 use crate::types::{Shape, Ty, BUILTIN_TYPES};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod about;
+mod func_roles;
+mod int_rules;
 mod ints;
 mod items;
 mod nparty;
 mod omit;
+pub mod protocol;
 mod realize;
+pub mod scope;
 
-pub use ints::BUILTIN_PREFIX;
-
-/// Everything visible to a protocol: intrinsics, extern types, functionalities, protocols.
-pub struct Scope<'a> {
-    /// Intrinsics by name.
-    pub intrinsics: BTreeMap<String, &'a IntrinsicDecl>,
-    /// Extern types by name.
-    pub extern_types: BTreeMap<String, &'a ExternType>,
-    /// Functionalities by name.
-    pub functionalities: BTreeMap<String, &'a Functionality>,
-    /// Protocols by name.
-    pub protocols: BTreeMap<String, &'a Protocol>,
-    /// Names of top-level items that failed to parse or to be declared:
-    /// a use of one is not reported again (the item's own error says it).
-    pub broken: BTreeSet<String>,
-}
-
-/// The message of a follow-on error: a use of a name whose definition
-/// already failed with its own error. Such errors are dropped, never shown.
-pub const CASCADE: &str = "\0follow-on error";
-
-/// At most this many errors are reported for one file.
-pub const MAX_ERRORS: usize = 20;
-
-/// Keeps the real errors in source order, at most [`MAX_ERRORS`] of them
-/// (the last one then says how many more there were).
-pub fn finish_errors(mut errors: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    errors.retain(|d| d.message != CASCADE);
-    errors.sort_by_key(|d| (d.span.file, d.span.start));
-    if errors.len() > MAX_ERRORS {
-        let more = errors.len() - MAX_ERRORS;
-        let next = errors[MAX_ERRORS].span;
-        errors.truncate(MAX_ERRORS);
-        errors.push(
-            Diagnostic::error(
-                next,
-                format!(
-                    "{more} more error{} not shown",
-                    if more == 1 { "" } else { "s" }
-                ),
-            )
-            .with_help(format!(
-                "only the first {MAX_ERRORS} errors are reported; fix these and check again"
-            )),
-        );
-    }
-    errors
-}
-
-type R<T> = Result<T, Diagnostic>;
+use func_roles::{not_an_arg, role_impl};
+use int_rules::literal_range;
+use omit::omit_misplaced;
+use scope::{Scope, CASCADE, R};
 
 /// Names of a signature or functionality bound to shapes while resolving a type.
 type Subst<'s> = Option<&'s dyn Fn(&str) -> Option<Shape>>;
@@ -78,169 +36,6 @@ struct Var {
     used: bool,
     /// Sent in a round or returned as output (counts as a use).
     exported: bool,
-}
-
-/// Flattens `extends` and `insert` into one item list.
-/// A protocol without `extends` is returned as it is (not copied).
-pub fn expand<'p>(
-    proto: &'p Protocol,
-    scope: &Scope,
-    depth: usize,
-) -> R<(Vec<RoleDecl>, std::borrow::Cow<'p, [Item]>)> {
-    let Some(base_name) = &proto.extends else {
-        reject_derived_items(proto)?;
-        return Ok((
-            proto.roles.clone(),
-            std::borrow::Cow::Borrowed(&proto.items),
-        ));
-    };
-    if depth > 16 {
-        return Err(Diagnostic::error(
-            base_name.span,
-            "`extends` chain is too deep (a protocol extends itself?)",
-        ));
-    }
-    let base = base_protocol(proto, scope, base_name)?;
-    let (base_roles, items) = expand(base, scope, depth + 1)?;
-    let mut items = items.into_owned();
-    let roles = if proto.roles.is_empty() {
-        base_roles
-    } else {
-        proto.roles.clone()
-    };
-    // `omit` applies to the base, before anything is inserted or added.
-    let mut omitted = vec![];
-    for item in &proto.items {
-        if let Item::Omit(o) = item {
-            omitted.extend(omit::apply(&mut items, o, base_name)?);
-        }
-    }
-    for item in &proto.items {
-        add_derived_item(&mut items, item, base_name)?;
-    }
-    omit::check_unused(&items, proto.realizes.as_ref(), &omitted)?;
-    Ok((roles, items.into()))
-}
-
-/// Errors on an `insert` or `omit` in a protocol that extends nothing.
-fn reject_derived_items(proto: &Protocol) -> R<()> {
-    if let Some(Item::Insert(ins)) = proto.items.iter().find(|i| matches!(i, Item::Insert(_))) {
-        return Err(Diagnostic::error(ins.span, format!("`insert` is only allowed in a protocol that `extends` another; `{}` extends nothing", proto.name.name))
-            .with_help(format!("write `protocol {} extends Base {{ ... }}`", proto.name.name)));
-    }
-    if let Some(Item::Omit(o)) = proto.items.iter().find(|i| matches!(i, Item::Omit(_))) {
-        return Err(Diagnostic::error(
-            o.span,
-            format!(
-                "`omit` is only allowed in a protocol that `extends` another; `{}` extends nothing",
-                proto.name.name
-            ),
-        )
-        .with_help(format!(
-            "write `protocol {} extends Base {{ ... }}`, or delete what you would omit",
-            proto.name.name
-        )));
-    }
-    Ok(())
-}
-
-/// The protocol `proto` extends, or the error for an unknown one.
-fn base_protocol<'s>(proto: &Protocol, scope: &Scope<'s>, base_name: &Ident) -> R<&'s Protocol> {
-    let Some(base) = scope.protocols.get(&base_name.name) else {
-        let names: Vec<String> = scope
-            .protocols
-            .keys()
-            .filter(|n| **n != proto.name.name)
-            .cloned()
-            .collect();
-        return Err(Diagnostic::error(
-            base_name.span,
-            format!("unknown base protocol `{}`", base_name.name),
-        )
-        .with_help(suggest(&base_name.name, "protocol", &names)));
-    };
-    Ok(base)
-}
-
-/// Adds one item of a derived protocol to its base's (already omitted)
-/// items: inserts `insert` items at their anchor, overrides a base `const`
-/// or `param` of the same name in place, and appends anything else.
-fn add_derived_item(items: &mut Vec<Item>, item: &Item, base_name: &Ident) -> R<()> {
-    match item {
-        Item::Omit(_) => {}
-        Item::Insert(ins) => insert_items(items, ins, base_name)?,
-        // A derived `const` with the name of a base `const` overrides its value in place.
-        Item::Const(c)
-            if items
-                .iter()
-                .any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) =>
-        {
-            for it in items.iter_mut() {
-                if matches!(it, Item::Const(b) if b.name.name == c.name.name) {
-                    *it = Item::Const(c.clone());
-                }
-            }
-        }
-        // A derived `param` with the name of a base `param` replaces it
-        // in place: the derived protocol restates (and so may tighten)
-        // its `requires`, e.g. a parameter rule only the variant has.
-        Item::Param(p)
-            if items
-                .iter()
-                .any(|it| matches!(it, Item::Param(b) if b.name.name == p.name.name)) =>
-        {
-            for it in items.iter_mut() {
-                if matches!(it, Item::Param(b) if b.name.name == p.name.name) {
-                    *it = Item::Param(p.clone());
-                }
-            }
-        }
-        other => items.push(other.clone()),
-    }
-    Ok(())
-}
-
-/// Inserts the items of `ins` before or after its anchor: a round, a call,
-/// or a value (whose `at` block is split at the statement computing it).
-fn insert_items(items: &mut Vec<Item>, ins: &Insert, base_name: &Ident) -> R<()> {
-    let mut pos = items.iter().position(|it| match it {
-        Item::Round(r) => r.name.name == ins.anchor.name,
-        Item::Do(d) => d.name.name == ins.anchor.name,
-        _ => false,
-    });
-    // Otherwise the anchor may be a value: the `at` block computing it
-    // is split at that statement, and the items go between the halves.
-    if pos.is_none() {
-        pos = split_at_value(items, &ins.anchor.name, ins.after);
-    }
-    let Some(pos) = pos else {
-        let names: Vec<String> = items
-            .iter()
-            .filter_map(|it| match it {
-                Item::Round(r) => Some(r.name.name.clone()),
-                Item::Do(d) => Some(d.name.name.clone()),
-                _ => None,
-            })
-            .collect();
-        return Err(Diagnostic::error(
-            ins.anchor.span,
-            format!(
-                "`{}` has no round, call or value named `{}` to insert {} ",
-                base_name.name,
-                ins.anchor.name,
-                if ins.after { "after" } else { "before" }
-            )
-            .trim_end()
-            .to_string(),
-        )
-        .with_help(suggest(&ins.anchor.name, "anchor", &names)));
-    };
-    let at = if ins.after { pos + 1 } else { pos };
-    // Statements attached to the anchor round's body stay with it.
-    for (k, it) in ins.items.iter().enumerate() {
-        items.insert(at + k, it.clone());
-    }
-    Ok(())
 }
 
 struct Checker<'a> {
@@ -294,134 +89,6 @@ struct Checker<'a> {
     /// (sender, receiver) of rounds that failed: the receiver's uses of the
     /// sender's values may have been meant for them, so are not reported.
     failed_links: HashSet<(usize, usize)>,
-}
-
-/// Checks one protocol; returns its IR and warnings. Every error carries a
-/// note naming the protocol (and the round or block it is in).
-///
-/// Errors are recovered per item and per statement: every independent
-/// error is returned (in source order; the caller caps them at
-/// [`MAX_ERRORS`]); a use of a
-/// value whose definition failed is not reported again.
-pub fn check_protocol(
-    proto: &Protocol,
-    scope: &Scope,
-    src: &SourceMap,
-) -> Result<(Ir, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let mut errors = vec![];
-    let ok = check_protocol_inner(proto, scope, src, &mut errors);
-    if let Err(d) = ok.as_ref() {
-        errors.push(d.clone());
-    }
-    // Follow-on errors dropped here; the caller caps the count.
-    errors.retain(|d| d.message != CASCADE);
-    errors.sort_by_key(|d| (d.span.file, d.span.start));
-    let errors: Vec<Diagnostic> = errors
-        .into_iter()
-        .map(|d| d.with_context(format!("in protocol `{}`", proto.name.name)))
-        .collect();
-    match ok {
-        Ok(done) if errors.is_empty() => Ok(done),
-        _ => Err(errors),
-    }
-}
-
-fn check_protocol_inner(
-    proto: &Protocol,
-    scope: &Scope,
-    src: &SourceMap,
-    errors: &mut Vec<Diagnostic>,
-) -> R<(Ir, Vec<Diagnostic>)> {
-    let about = match proto.about.as_ref().map(about::check) {
-        Some(Err(mut errs)) => {
-            errors.append(&mut errs);
-            None
-        }
-        Some(Ok(a)) => Some(a),
-        None => None,
-    };
-    let (mut roles, items) = expand(proto, scope, 0)?;
-    check_roles_declared(proto, &roles)?;
-    // In an n-party protocol the party array is role 0 (a named role next to
-    // it, the dealer, comes after it whatever the declaration order).
-    if roles.iter().any(|r| r.count.is_some()) {
-        roles.sort_by_key(|r| r.count.is_none());
-    }
-    let mut ck = Checker::new(src, scope, roles);
-    let mut ir = ck.new_ir(proto);
-    ir.about = about;
-    if ck.roles.iter().any(|r| r.count.is_some()) {
-        if let Some(r) = &proto.realizes {
-            return Err(Diagnostic::error(
-                r.span,
-                "`realizes` is supported for two-party protocols only",
-            ));
-        }
-        ck.scan_ahead(&items);
-        let done = nparty::check(proto, &mut ck, &items, &mut ir);
-        errors.append(&mut ck.pending);
-        done?;
-        record_intrinsics(&mut ir, scope);
-        ck.check_outputs()?;
-        errors.append(&mut ck.pending);
-        if !errors.is_empty() {
-            return Ok((ir, vec![]));
-        }
-        ck.check_received_used(&ir)?;
-        ck.warn_unused(&ir);
-        return Ok((ir, ck.warnings));
-    }
-    if ck.roles.len() != 2 {
-        ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
-    }
-    ck.scan_ahead(&items);
-    for item in items.iter() {
-        let done = ck.item(item, &mut ir);
-        let mut errs = std::mem::take(&mut ck.pending);
-        if let Err(d) = done {
-            ck.poison_item(item);
-            errs.push(d);
-        }
-        errors.extend(
-            errs.into_iter()
-                .map(|d| d.with_context(item_context(proto, item))),
-        );
-    }
-    ck.check_outputs()?;
-    errors.append(&mut ck.pending);
-    // The passes over the whole protocol below assume every item checked.
-    if !errors.is_empty() {
-        return Ok((ir, vec![]));
-    }
-    if let Some(r) = &proto.realizes {
-        realize::check(&ck, r, &mut ir)
-            .map_err(|d| d.with_context(format!("in `realizes {}`", r.func.name)))?;
-    }
-    record_intrinsics(&mut ir, scope);
-    ck.check_received_used(&ir)?;
-    ck.warn_unused(&ir);
-    Ok((ir, ck.warnings))
-}
-
-/// A protocol needs roles, each declared once.
-fn check_roles_declared(proto: &Protocol, roles: &[RoleDecl]) -> R<()> {
-    if roles.is_empty() {
-        return Err(Diagnostic::error(
-            proto.name.span,
-            format!("protocol `{}` declares no roles", proto.name.name),
-        )
-        .with_help("write `protocol Name(role Sender, role Receiver) { ... }`"));
-    }
-    let mut seen = HashSet::new();
-    for r in roles {
-        if !seen.insert(r.name.name.clone()) {
-            return Err(Diagnostic::error(
-                r.name.span,
-                format!("role `{}` is declared twice", r.name.name),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The note an error inside `item` carries: which round or block it is in.
@@ -672,14 +339,14 @@ impl<'a> Checker<'a> {
             Item::Param(p) => self.poison(usize::MAX, &p.name.name),
             Item::Do(d) => self.poison(usize::MAX, &d.name.name),
             Item::Io(io) => names.extend(io.fields.iter().map(|f| f.name.name.as_str())),
-            Item::At(b) => names.extend(b.stmts.iter().filter_map(assigned)),
+            Item::At(b) => names.extend(b.stmts.iter().filter_map(Stmt::assigned)),
             Item::Round(r) => {
                 if let (Ok(from), Some(to)) = (self.role(&r.from), self.target_roles(&r.to)) {
                     self.failed_links.extend(to.into_iter().map(|t| (from, t)));
                 }
                 names.extend(r.fields.iter().map(|f| f.name.name.as_str()));
                 for b in &r.body {
-                    names.extend(b.stmts.iter().filter_map(assigned));
+                    names.extend(b.stmts.iter().filter_map(Stmt::assigned));
                 }
             }
             Item::Insert(_) | Item::Omit(_) => {}
@@ -860,7 +527,7 @@ impl<'a> Checker<'a> {
         let role = self.env_role(self.role(&block.role)?);
         for s in &block.stmts {
             if let Err(d) = self.stmt(role, s, ir) {
-                if let Some(name) = assigned(s) {
+                if let Some(name) = s.assigned() {
                     self.poison(role, name);
                 }
                 self.pending.push(d);
@@ -1232,7 +899,7 @@ impl<'a> Checker<'a> {
         let mut calls = vec![];
         for fr in &b.froles {
             let role = b.map[fr];
-            let (imp, trait_path, method) = realize::role_impl(func, fr, d.func.span)?;
+            let (imp, trait_path, method) = role_impl(func, fr, d.func.span)?;
             let mut args = vec![];
             for a in &imp.args {
                 if let Some(sh) = b.pvals.get(&a.name) {
@@ -1243,7 +910,7 @@ impl<'a> Checker<'a> {
                 } else if let Some(t) = inputs.get(&(fr.clone(), a.name.clone())) {
                     args.push(t.clone());
                 } else {
-                    return Err(realize::not_an_arg(func, fr, a));
+                    return Err(not_an_arg(func, fr, a));
                 }
             }
             calls.push(SubCall {
@@ -1346,7 +1013,7 @@ impl<'a> Checker<'a> {
     fn shape_in(&self, e: &Expr, subst: Subst) -> R<Shape> {
         match &e.kind {
             ExprKind::Int(v) => {
-                ints::literal_range(*v, &Ty::Usize, e.span)?;
+                literal_range(*v, &Ty::Usize, e.span)?;
                 Ok(Shape::Lit(*v))
             }
             ExprKind::Var(n) => {
@@ -1469,7 +1136,7 @@ impl<'a> Checker<'a> {
     fn expr_at(&mut self, role: usize, e: &Expr) -> R<TExpr> {
         match &e.kind {
             ExprKind::Int(v) => {
-                ints::literal_range(*v, &Ty::Usize, e.span)?;
+                literal_range(*v, &Ty::Usize, e.span)?;
                 Ok(TExpr {
                     kind: TExprKind::Int(*v),
                     ty: Ty::Usize,
@@ -2065,78 +1732,6 @@ const RUST_KEYWORDS: &[&str] = &[
     "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "params", "rng", "st",
     "msg", "ch",
 ];
-
-/// The Rust paths, `move` parameters and chunk variants of the intrinsics.
-fn record_intrinsics(ir: &mut Ir, scope: &Scope) {
-    ir.intrinsic_paths = scope
-        .intrinsics
-        .values()
-        .map(|i| (i.name.name.clone(), i.path.clone()))
-        .collect();
-    ir.moved_args = scope
-        .intrinsics
-        .values()
-        .filter(|i| i.moves.iter().any(|m| *m))
-        .map(|i| (i.name.name.clone(), i.moves.clone()))
-        .collect();
-    ir.chunk_paths = scope
-        .intrinsics
-        .values()
-        .filter_map(|i| i.chunk.clone().map(|c| (i.name.name.clone(), c)))
-        .collect();
-}
-
-/// Splits the last top-level `at` block that assigns `name` right after
-/// (or before) that statement and returns the index at which items can be
-/// inserted "after"/"before" the value, in the convention of the caller
-/// (`pos + 1` for after, `pos` for before).
-fn split_at_value(items: &mut Vec<Item>, name: &str, after: bool) -> Option<usize> {
-    let (idx, k) = items
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(i, it)| match it {
-            Item::At(b) => b
-                .stmts
-                .iter()
-                .rposition(|st| matches!(st, Stmt::Assign { name: n, .. } if n.name == name))
-                .map(|k| (i, k)),
-            _ => None,
-        })?;
-    let Item::At(block) = items[idx].clone() else {
-        return None;
-    };
-    let cut = if after { k + 1 } else { k };
-    let first = AtBlock {
-        stmts: block.stmts[..cut].to_vec(),
-        ..block.clone()
-    };
-    let second = AtBlock {
-        stmts: block.stmts[cut..].to_vec(),
-        ..block
-    };
-    items[idx] = Item::At(first);
-    items.insert(idx + 1, Item::At(second));
-    // "after" inserts at pos + 1 = idx + 1 (between the halves); "before" at pos = idx + 1.
-    Some(if after { idx } else { idx + 1 })
-}
-
-/// `omit` inside an `insert` body.
-fn omit_misplaced(o: &Omit) -> Diagnostic {
-    Diagnostic::error(
-        o.span,
-        "`omit` must appear directly in a protocol that `extends` another",
-    )
-    .with_help("move it out of the `insert` body")
-}
-
-/// The name a statement assigns, if any.
-fn assigned(s: &Stmt) -> Option<&str> {
-    match s {
-        Stmt::Assign { name, .. } => Some(name.name.as_str()),
-        Stmt::Check { .. } => None,
-    }
-}
 
 /// A `holding(bytes)` expression (checked by [`Checker::holding_ok`]) as a
 /// shape, with a call's arguments for the names it uses.
