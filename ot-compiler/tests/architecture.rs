@@ -394,3 +394,76 @@ fn the_scan_sees_imports() {
     graph.insert(b.clone(), BTreeSet::from([a.clone()]));
     assert_eq!(circles(&graph).len(), 1);
 }
+
+/// The longest functions of the compiler, as (lines, file, name): a
+/// function's lines run from its `fn` to its closing brace.
+fn function_lengths() -> Vec<(usize, String, String)> {
+    let src = src_dir();
+    let mut files = vec![];
+    rust_files(&src, &mut files);
+    let mut out = vec![];
+    for file in files {
+        let code = code_of(&std::fs::read_to_string(&file).expect("readable source"));
+        let b = code.as_bytes();
+        let mut i = 0;
+        while let Some(at) = code[i..].find("fn ") {
+            let start = i + at;
+            i = start + 3;
+            if start > 0 && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_') {
+                continue;
+            }
+            let name: String = code[i..].chars().take_while(|c| is_ident(*c)).collect();
+            if name.is_empty() {
+                continue; // a `fn(..)` pointer type
+            }
+            let (Some(open), semi) = (code[i..].find('{'), code[i..].find(';')) else {
+                continue;
+            };
+            if semi.is_some_and(|s| s < open) {
+                continue; // a declaration without a body
+            }
+            let mut depth = 0usize;
+            let mut end = i + open;
+            for (k, c) in code[i + open..].char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = i + open + k;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let lines = code[start..=end].matches('\n').count() + 1;
+            let shown = file
+                .strip_prefix(&src)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            out.push((lines, shown, name));
+        }
+    }
+    out.sort_by(|a, b| b.cmp(a));
+    out
+}
+
+#[test]
+fn no_compiler_function_reaches_100_lines() {
+    let lengths = function_lengths();
+    assert!(
+        lengths.len() > 300,
+        "the scan found the compiler's functions"
+    );
+    let long: Vec<String> = lengths
+        .iter()
+        .filter(|(n, _, _)| *n >= 100)
+        .map(|(n, f, name)| format!("{f}: `{name}` has {n} lines"))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these into functions with one job each: {long:#?}"
+    );
+}

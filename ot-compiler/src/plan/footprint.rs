@@ -209,78 +209,108 @@ struct Analysis {
 }
 
 fn analyse(ir: &Ir, v: &View) -> Analysis {
-    let end = v.ops.len();
-    let mut lives: Vec<Life> = vec![];
-    let mut current: HashMap<String, usize> = HashMap::new();
-    for (n, t) in &v.inputs {
-        current.insert(n.clone(), lives.len());
-        lives.push(Life {
-            ty: t.clone(),
-            def: 0,
-            last: end,
-        });
+    let mut t = Tracker::new(v);
+    // The reads and definitions of every event, first.
+    let events: Vec<Effects> = v.ops.iter().map(|op| effects(ir, v, op)).collect();
+    for (k, e) in events.into_iter().enumerate() {
+        t.event(ir, v, k, e);
     }
+    t.finish(v)
+}
+
+/// What one event reads, defines and allocates for itself.
+fn effects(ir: &Ir, v: &View, op: &Op) -> Effects {
     let frame = |t: &Ty| match &v.parties {
         Some(n) => Ty::Array(Box::new(t.clone()), n.clone()),
         None => t.clone(),
     };
-    let mut temps = vec![];
-    // The reads and definitions of every event, first.
-    let mut events: Vec<Effects> = vec![];
-    for op in &v.ops {
-        let (mut reads, mut defs, mut tmp) = (BTreeSet::new(), vec![], vec![]);
-        match op {
-            Op::Stmt(TStmt::Assign(n, e)) => {
-                e.locals(&mut reads);
-                expr_temps(e, false, &mut tmp);
-                defs.push((n.clone(), e.ty.clone()));
-            }
-            Op::Stmt(TStmt::Check(e, _, _)) => {
-                e.locals(&mut reads);
-                expr_temps(e, true, &mut tmp);
-            }
-            Op::Send(r) => {
-                for (n, t) in &ir.rounds[*r].fields {
-                    reads.insert(n.clone());
-                    tmp.push(whole(&frame(t)));
-                }
-            }
-            Op::Recv(r, gather) => {
-                for (n, t) in &ir.rounds[*r].fields {
-                    tmp.push(whole(&frame(t)));
-                    let t = match (&v.parties, gather) {
-                        (Some(_), true) => frame(t),
-                        _ => t.clone(),
-                    };
-                    defs.push((n.clone(), t));
-                }
-            }
-            Op::Sub(k) => {
-                for c in ir.subs[*k].calls.iter().filter(|c| c.role == v.ri) {
-                    for a in &c.args {
-                        a.locals(&mut reads);
-                        expr_temps(a, true, &mut tmp);
-                    }
-                    defs.extend(c.outputs.iter().cloned());
-                }
-            }
-            Op::Stream(st) => stream(ir, st, &mut reads, &mut defs, &mut tmp),
+    let (mut reads, mut defs, mut tmp) = (BTreeSet::new(), vec![], vec![]);
+    match op {
+        Op::Stmt(TStmt::Assign(n, e)) => {
+            e.locals(&mut reads);
+            expr_temps(e, false, &mut tmp);
+            defs.push((n.clone(), e.ty.clone()));
         }
-        events.push((reads, defs, tmp));
+        Op::Stmt(TStmt::Check(e, _, _)) => {
+            e.locals(&mut reads);
+            expr_temps(e, true, &mut tmp);
+        }
+        Op::Send(r) => {
+            for (n, t) in &ir.rounds[*r].fields {
+                reads.insert(n.clone());
+                tmp.push(whole(&frame(t)));
+            }
+        }
+        Op::Recv(r, gather) => {
+            for (n, t) in &ir.rounds[*r].fields {
+                tmp.push(whole(&frame(t)));
+                let t = match (&v.parties, gather) {
+                    (Some(_), true) => frame(t),
+                    _ => t.clone(),
+                };
+                defs.push((n.clone(), t));
+            }
+        }
+        Op::Sub(k) => {
+            for c in ir.subs[*k].calls.iter().filter(|c| c.role == v.ri) {
+                for a in &c.args {
+                    a.locals(&mut reads);
+                    expr_temps(a, true, &mut tmp);
+                }
+                defs.extend(c.outputs.iter().cloned());
+            }
+        }
+        Op::Stream(st) => stream(ir, st, &mut reads, &mut defs, &mut tmp),
     }
-    let mut clones: Vec<(usize, usize)> = vec![];
-    // A value's life -> the life of the heap it owns (`holding`).
-    let mut heaps: HashMap<usize, usize> = HashMap::new();
-    for (k, (reads, defs, mut tmp)) in events.into_iter().enumerate() {
+    (reads, defs, tmp)
+}
+
+/// The lifetimes and temporaries of one view, built event by event.
+struct Tracker {
+    lives: Vec<Life>,
+    /// The current definition of each value (its index in `lives`).
+    current: HashMap<String, usize>,
+    temps: Vec<Vec<Term>>,
+    /// (event, life) of each value a kernel takes by value.
+    clones: Vec<(usize, usize)>,
+    /// A value's life -> the life of the heap it owns (`holding`).
+    heaps: HashMap<usize, usize>,
+}
+
+impl Tracker {
+    /// Inputs live through the whole run.
+    fn new(v: &View) -> Self {
+        let mut t = Tracker {
+            lives: vec![],
+            current: HashMap::new(),
+            temps: vec![],
+            clones: vec![],
+            heaps: HashMap::new(),
+        };
+        for (n, ty) in &v.inputs {
+            t.current.insert(n.clone(), t.lives.len());
+            t.lives.push(Life {
+                ty: ty.clone(),
+                def: 0,
+                last: v.ops.len(),
+            });
+        }
+        t
+    }
+
+    /// Event `k`: extends the lives of what it reads, records the values a
+    /// kernel takes by value, and starts the lives of what it defines (and
+    /// of the heap a statement's value owns).
+    fn event(&mut self, ir: &Ir, v: &View, k: usize, (reads, defs, mut tmp): Effects) {
         for n in &reads {
-            if let Some(&d) = current.get(n) {
-                lives[d].last = lives[d].last.max(k);
+            if let Some(&d) = self.current.get(n) {
+                self.lives[d].last = self.lives[d].last.max(k);
             }
         }
         if let Op::Stmt(TStmt::Assign(_, e) | TStmt::Check(e, _, _)) = &v.ops[k] {
             moved_locals(ir, e, &mut |n: &str| {
-                if let Some(&d) = current.get(n) {
-                    clones.push((k, d));
+                if let Some(&d) = self.current.get(n) {
+                    self.clones.push((k, d));
                 }
             });
         }
@@ -300,43 +330,52 @@ fn analyse(ir: &Ir, v: &View) -> Analysis {
                 .as_ref()
                 .filter(|(a, _)| *a == n)
                 .map(|(_, h)| h.clone());
-            current.insert(n, lives.len());
-            lives.push(Life {
+            self.current.insert(n, self.lives.len());
+            self.lives.push(Life {
                 ty: t,
                 def: k,
                 last: k,
             });
             if let Some(h) = heap {
-                heaps.insert(lives.len() - 1, lives.len());
-                lives.push(Life {
+                self.heaps.insert(self.lives.len() - 1, self.lives.len());
+                self.lives.push(Life {
                     ty: h,
                     def: k,
                     last: k,
                 });
             }
         }
-        temps.push(tmp);
+        self.temps.push(tmp);
     }
-    for n in &v.outputs {
-        if let Some(&d) = current.get(n) {
-            lives[d].last = end;
-        }
-    }
-    // A value a kernel takes by value while it is still read later is
-    // cloned for the call.
-    for (k, d) in clones {
-        if lives[d].last > k {
-            temps[k].push(whole(&lives[d].ty));
-            if let Some(&h) = heaps.get(&d) {
-                temps[k].push(whole(&lives[h].ty));
+
+    /// Outputs live to the end; clones of values still read later are
+    /// temporaries of their event; a heap lives as long as its value.
+    fn finish(mut self, v: &View) -> Analysis {
+        let end = v.ops.len();
+        for n in &v.outputs {
+            if let Some(&d) = self.current.get(n) {
+                self.lives[d].last = end;
             }
         }
+        // A value a kernel takes by value while it is still read later is
+        // cloned for the call.
+        for &(k, d) in &self.clones {
+            if self.lives[d].last > k {
+                self.temps[k].push(whole(&self.lives[d].ty));
+                if let Some(&h) = self.heaps.get(&d) {
+                    self.temps[k].push(whole(&self.lives[h].ty));
+                }
+            }
+        }
+        // The heap a value owns lives as long as the value.
+        for (&d, &h) in &self.heaps {
+            self.lives[h].last = self.lives[d].last;
+        }
+        Analysis {
+            lives: self.lives,
+            temps: self.temps,
+        }
     }
-    // The heap a value owns lives as long as the value.
-    for (&d, &h) in &heaps {
-        lives[h].last = lives[d].last;
-    }
-    Analysis { lives, temps }
 }
 
 /// Whether a type is a scalar (an integer or a bit): such temporaries live
@@ -445,70 +484,88 @@ fn describe(ir: &Ir, op: &Op) -> String {
 /// The bound of every role of `ir` (see the module documentation), with
 /// the points no other point dominates.
 pub fn footprint(ir: &Ir) -> Footprint {
+    let mut fp = Footprint::default();
+    for v in views(ir) {
+        let a = analyse(ir, &v);
+        view_points(ir, &v, &a, &mut fp);
+    }
+    keep_dominant(&mut fp);
+    fp
+}
+
+/// The index of size `t` in `terms`, added if new.
+fn term(t: &Term, terms: &mut Vec<Term>) -> usize {
+    match terms.iter().position(|u| u == t) {
+        Some(i) => i,
+        None => {
+            terms.push(t.clone());
+            terms.len() - 1
+        }
+    }
+}
+
+/// Adds the points of one view: at every event of every window between two
+/// communication events, the values alive in the window plus the event's
+/// temporaries (sizes that depend on a signature's shape name rather than
+/// a parameter are left out).
+fn view_points(ir: &Ir, v: &View, a: &Analysis, fp: &mut Footprint) {
     let is_param = |p: &str| ir.params.iter().any(|q| q.name == p);
     let usable = |t: &Ty| {
         let mut ps = vec![];
         t.params_into(&mut ps);
         ps.iter().all(|p| is_param(p))
     };
-    let mut fp = Footprint::default();
-    let term = |t: &Term, terms: &mut Vec<Term>| match terms.iter().position(|u| u == t) {
-        Some(i) => i,
-        None => {
-            terms.push(t.clone());
-            terms.len() - 1
-        }
+    let end = v.ops.len();
+    let mut cuts = vec![0];
+    cuts.extend((0..end).filter(|&k| v.ops[k].is_comm()));
+    cuts.push(end.saturating_sub(1));
+    cuts.dedup();
+    let windows: Vec<(usize, usize)> = match cuts.len() {
+        1 => vec![(0, 0)],
+        _ => cuts.windows(2).map(|w| (w[0], w[1])).collect(),
     };
-    for v in views(ir) {
-        let a = analyse(ir, &v);
-        let end = v.ops.len();
-        let mut cuts = vec![0];
-        cuts.extend((0..end).filter(|&k| v.ops[k].is_comm()));
-        cuts.push(end.saturating_sub(1));
-        cuts.dedup();
-        let windows: Vec<(usize, usize)> = match cuts.len() {
-            1 => vec![(0, 0)],
-            _ => cuts.windows(2).map(|w| (w[0], w[1])).collect(),
-        };
-        for (lo, hi) in windows {
-            let mut base: BTreeMap<usize, usize> = BTreeMap::new();
-            for l in a.lives.iter().filter(|l| l.def <= hi && l.last >= lo) {
-                if usable(&l.ty) {
-                    *base.entry(term(&whole(&l.ty), &mut fp.terms)).or_default() += 1;
-                }
+    for (lo, hi) in windows {
+        let mut base: BTreeMap<usize, usize> = BTreeMap::new();
+        for l in a.lives.iter().filter(|l| l.def <= hi && l.last >= lo) {
+            if usable(&l.ty) {
+                *base.entry(term(&whole(&l.ty), &mut fp.terms)).or_default() += 1;
             }
-            for k in lo..=hi.min(end.saturating_sub(1)) {
-                let mut counts = base.clone();
-                for t in a
-                    .temps
-                    .get(k)
-                    .into_iter()
-                    .flatten()
-                    .filter(|t| usable(&t.ty) && t.whole.as_ref().is_none_or(usable))
-                {
-                    *counts.entry(term(t, &mut fp.terms)).or_default() += 1;
-                }
-                let at = v
-                    .ops
-                    .get(k)
-                    .map_or_else(|| "at the start".into(), |op| describe(ir, op));
-                fp.points.push(Point {
-                    role: v.role.clone(),
-                    at,
-                    counts,
-                });
+        }
+        for k in lo..=hi.min(end.saturating_sub(1)) {
+            let mut counts = base.clone();
+            for t in a
+                .temps
+                .get(k)
+                .into_iter()
+                .flatten()
+                .filter(|t| usable(&t.ty) && t.whole.as_ref().is_none_or(usable))
+            {
+                *counts.entry(term(t, &mut fp.terms)).or_default() += 1;
             }
-            if end == 0 {
-                fp.points.push(Point {
-                    role: v.role.clone(),
-                    at: "at the start".into(),
-                    counts: base,
-                });
-            }
+            let at = v
+                .ops
+                .get(k)
+                .map_or_else(|| "at the start".into(), |op| describe(ir, op));
+            fp.points.push(Point {
+                role: v.role.clone(),
+                at,
+                counts,
+            });
+        }
+        if end == 0 {
+            fp.points.push(Point {
+                role: v.role.clone(),
+                at: "at the start".into(),
+                counts: base,
+            });
         }
     }
-    // Only points whose sum depends on the parameters, and of those only
-    // the ones no other point holds at least as much as.
+}
+
+/// Keeps only the points whose sum depends on the parameters, and of those
+/// only the ones no other point holds at least as much as; then only the
+/// sizes the remaining points add up.
+fn keep_dominant(fp: &mut Footprint) {
     let depends = |t: &Ty| {
         let mut ps = vec![];
         t.params_into(&mut ps);
@@ -532,7 +589,6 @@ pub fn footprint(ir: &Ir) -> Footprint {
             fp.points.push(p.clone());
         }
     }
-    // Only the sizes the remaining points add up.
     let used: BTreeSet<usize> = fp
         .points
         .iter()
@@ -543,7 +599,6 @@ pub fn footprint(ir: &Ir) -> Footprint {
     for p in &mut fp.points {
         p.counts = p.counts.iter().map(|(i, c)| (index[i], *c)).collect();
     }
-    fp
 }
 
 #[cfg(test)]
