@@ -171,38 +171,80 @@ const DEFAULT: [Proto; 13] = [
 ];
 
 impl Proto {
-    fn row(self) -> (&'static str, &'static str, &'static str) {
+    /// The row's type and protocol columns (its security column is read
+    /// from the registry: [`Proto::security`]).
+    fn row(self) -> (&'static str, &'static str) {
         match self {
-            Proto::Iknp => ("1-out-of-2 random OT", "passive", "IKNP03"),
-            Proto::Kos => ("1-out-of-2 random OT", "malicious", "KOS15"),
-            Proto::DeltaIknp => ("1-out-of-2 Delta-OT", "passive", "IKNP03"),
-            Proto::DeltaKos => ("1-out-of-2 Delta-OT", "malicious", "KOS15"),
-            Proto::IknpChosen => ("1-out-of-2 chosen OT", "passive", "IKNP03"),
-            Proto::KosChosen => ("1-out-of-2 chosen OT", "malicious", "KOS15"),
-            Proto::Ss(_) => ("1-out-of-2 random OT", "passive", "SoftSpoken"),
-            Proto::SsMal(_) => ("1-out-of-2 random OT", "malicious", "SoftSpoken"),
-            Proto::DeltaSs(_) => ("1-out-of-2 Delta-OT", "passive", "SoftSpoken"),
-            Proto::DeltaSsMal(_) => ("1-out-of-2 Delta-OT", "malicious", "SoftSpoken"),
+            Proto::Iknp => ("1-out-of-2 random OT", "IKNP03"),
+            Proto::Kos => ("1-out-of-2 random OT", "KOS15"),
+            Proto::DeltaIknp => ("1-out-of-2 Delta-OT", "IKNP03"),
+            Proto::DeltaKos => ("1-out-of-2 Delta-OT", "KOS15"),
+            Proto::IknpChosen => ("1-out-of-2 chosen OT", "IKNP03"),
+            Proto::KosChosen => ("1-out-of-2 chosen OT", "KOS15"),
+            Proto::Ss(_) => ("1-out-of-2 random OT", "SoftSpoken"),
+            Proto::SsMal(_) => ("1-out-of-2 random OT", "SoftSpoken"),
+            Proto::DeltaSs(_) => ("1-out-of-2 Delta-OT", "SoftSpoken"),
+            Proto::DeltaSsMal(_) => ("1-out-of-2 Delta-OT", "SoftSpoken"),
             // ---- 1-out-of-N OT ----
-            Proto::Kkrt => ("1-out-of-2^128 OPRF", "passive", "KKRT16"),
-            Proto::Oos => ("1-out-of-2^76 OT", "malicious", "OOS17"),
-            Proto::Rr16 => ("approx. N/2-out-of-N OT", "malicious", "RR16"),
+            Proto::Kkrt => ("1-out-of-2^128 OPRF", "KKRT16"),
+            Proto::Oos => ("1-out-of-2^76 OT", "OOS17"),
+            Proto::Rr16 => ("approx. N/2-out-of-N OT", "RR16"),
             // ---- one extension of a session set up before the clock ----
-            Proto::IknpExt => ("extend after setup", "passive", "IKNP03"),
-            Proto::KosExt => ("extend after setup", "malicious", "KOS15"),
-            Proto::KkrtExt => ("OPRF, extend", "passive", "KKRT16"),
-            Proto::OosExt => ("1-of-2^76 OT, extend", "malicious", "OOS17"),
+            Proto::IknpExt => ("extend after setup", "IKNP03"),
+            Proto::KosExt => ("extend after setup", "KOS15"),
+            Proto::KkrtExt => ("OPRF, extend", "KKRT16"),
+            Proto::OosExt => ("1-of-2^76 OT, extend", "OOS17"),
             // ---- QuietOT: one output = one OT of the kind in the first column
             // (the bit-OT rows are the PCF output, no conversion) ----
-            Proto::QuietBipsw => ("1-out-of-6 bit OT", "passive", "QuietOT-BIPSW"),
-            Proto::QuietGar => ("1-out-of-32 bit OT", "passive", "QuietOT-GAR"),
-            Proto::QuietBipswRot => ("1-out-of-2 random OT", "passive", "QuietOT-BIPSW"),
-            Proto::QuietGarRot => ("1-out-of-2 random OT", "passive", "QuietOT-GAR"),
-            Proto::SilentOt => ("1-out-of-2 random COT", "passive", "SilentOT-EA"),
-            Proto::Ferret => ("1-out-of-2 random COT", "passive", "Ferret (YWLZW20)"),
-            Proto::FerretMal => ("1-out-of-2 random COT", "malicious", "Ferret (YWLZW20)"),
-            Proto::FerretRot => ("1-out-of-2 random OT", "passive", "Ferret (YWLZW20)"),
-            Proto::FerretRotMal => ("1-out-of-2 random OT", "malicious", "Ferret (YWLZW20)"),
+            Proto::QuietBipsw => ("1-out-of-6 bit OT", "QuietOT-BIPSW"),
+            Proto::QuietGar => ("1-out-of-32 bit OT", "QuietOT-GAR"),
+            Proto::QuietBipswRot => ("1-out-of-2 random OT", "QuietOT-BIPSW"),
+            Proto::QuietGarRot => ("1-out-of-2 random OT", "QuietOT-GAR"),
+            Proto::SilentOt => ("1-out-of-2 random COT", "SilentOT-EA"),
+            Proto::Ferret => ("1-out-of-2 random COT", "Ferret (YWLZW20)"),
+            Proto::FerretMal => ("1-out-of-2 random COT", "Ferret (YWLZW20)"),
+            Proto::FerretRot => ("1-out-of-2 random OT", "Ferret (YWLZW20)"),
+            Proto::FerretRotMal => ("1-out-of-2 random OT", "Ferret (YWLZW20)"),
+        }
+    }
+    /// The `.otp` file (module of `ot`) the row measures; for a row that
+    /// measures a composition, the one whose security label is the row's
+    /// (the Ferret random-OT rows: the COTs `cot_random_ot.otp` consumes).
+    fn otp(self) -> &'static str {
+        match self {
+            Proto::Iknp => "iknp",
+            Proto::Kos => "kos",
+            Proto::DeltaIknp => "delta_iknp",
+            Proto::DeltaKos => "delta_kos",
+            Proto::IknpChosen => "iknp_chosen",
+            Proto::KosChosen => "kos_chosen",
+            Proto::Ss(_) => "softspoken",
+            Proto::SsMal(_) => "softspoken_malicious",
+            Proto::DeltaSs(_) => "delta_softspoken",
+            Proto::DeltaSsMal(_) => "delta_softspoken_malicious",
+            Proto::Kkrt => "kkrt",
+            Proto::Oos => "oos",
+            Proto::Rr16 => "rr16",
+            Proto::IknpExt => "iknp_extend",
+            Proto::KosExt => "kos_extend",
+            Proto::KkrtExt => "kkrt_extend",
+            Proto::OosExt => "oos_extend",
+            Proto::QuietBipsw => "quiet_bipsw",
+            Proto::QuietGar => "quiet_gar",
+            Proto::QuietBipswRot => "quiet_bipsw_rot",
+            Proto::QuietGarRot => "quiet_gar_rot",
+            Proto::SilentOt => "silent_ot",
+            Proto::Ferret | Proto::FerretRot => "ferret_extend",
+            Proto::FerretMal | Proto::FerretRotMal => "ferret_extend_malicious",
+        }
+    }
+    /// The security column: "malicious" if the registry's label of
+    /// [`Proto::otp`] claims malicious security, else "passive".
+    fn security(self) -> &'static str {
+        if self.malicious() {
+            "malicious"
+        } else {
+            "passive"
         }
     }
     /// Whether the row has a SHA-1 random-oracle variant.
@@ -251,8 +293,12 @@ impl Proto {
             _ => None,
         }
     }
+    /// Whether the registry labels the row's protocol malicious (it then
+    /// runs over the malicious base OT).
     fn malicious(self) -> bool {
-        self.row().1 == "malicious"
+        ot::registry::find(self.otp())
+            .unwrap_or_else(|| panic!("{}.otp is not in ot::registry", self.otp()))
+            .malicious()
     }
     fn hashed(self) -> bool {
         !matches!(
@@ -1436,7 +1482,7 @@ fn run() -> Res<()> {
                 p.name()
             );
             if log_n > p.max_log_n() {
-                let (ty, sec, name) = p.row();
+                let ((ty, name), sec) = (p.row(), p.security());
                 println!("{ty:<22} {sec:<10} {name:<15} skipped at this n (one unstreamed correction message)");
                 continue;
             }
@@ -1449,7 +1495,7 @@ fn run() -> Res<()> {
                 None
             };
             let ots = n as f64 / m_aes.best.as_secs_f64();
-            let (ty, sec, name) = p.row();
+            let ((ty, name), sec) = (p.row(), p.security());
             let name = match p.softspoken_k() {
                 Some(k) => format!("{name} k={k}"),
                 None => name.to_string(),

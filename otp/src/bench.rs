@@ -25,8 +25,6 @@ pub type Parties = (
 pub struct Entry {
     /// Name on the command line.
     pub name: &'static str,
-    /// `semi-honest` or `malicious`.
-    pub security: &'static str,
     /// At most this many OTs per bench run (the public-key base OTs are slow).
     max_ots: usize,
     /// Builds both parties with this many worker threads each.
@@ -49,47 +47,52 @@ const BASE_MAX: usize = 1 << 12;
 const ENTRIES: &[Entry] = &[
     Entry {
         name: "co15",
-        security: "semi-honest",
         max_ots: BASE_MAX,
         parties: |_| base(BaseOtKind::Co15),
     },
     Entry {
         name: "np00",
-        security: "semi-honest",
         max_ots: BASE_MAX,
         parties: |_| base(BaseOtKind::Np00),
     },
     Entry {
         name: "mr19",
-        security: "malicious",
         max_ots: BASE_MAX,
         parties: |_| base(BaseOtKind::Mr19),
     },
     Entry {
         name: "iknp",
-        security: "semi-honest",
         max_ots: usize::MAX,
         parties: |t| ext(OtExtension::iknp, t),
     },
     Entry {
         name: "kos",
-        security: "malicious",
         max_ots: usize::MAX,
         parties: |t| ext(OtExtension::kos, t),
     },
     Entry {
         name: "softspoken",
-        security: "semi-honest",
         max_ots: usize::MAX,
         parties: |t| ext(|| OtExtension::softspoken(8), t),
     },
     Entry {
         name: "softspoken_malicious",
-        security: "malicious",
         max_ots: usize::MAX,
         parties: |t| ext(|| OtExtension::softspoken_malicious(8), t),
     },
 ];
+
+impl Entry {
+    /// `malicious` or `semi-honest`, from the registry entry of the `.otp`
+    /// file the entry runs (`ot::registry`).
+    pub fn security(&self) -> &'static str {
+        match ot::registry::find(self.name).map(|a| a.malicious()) {
+            Some(true) => "malicious",
+            Some(false) => "semi-honest",
+            None => "unregistered",
+        }
+    }
+}
 
 /// The shipped protocol called `name`.
 pub fn entry(name: &str) -> Result<&'static Entry, Fail> {
@@ -251,7 +254,7 @@ fn measure(e: &Entry, n: usize, threads: usize, tcp: bool) -> Result<Row, String
     let s = a.stats();
     Ok(Row {
         name: e.name,
-        security: e.security,
+        security: e.security(),
         ots: n,
         seconds,
         bytes: s.bytes_sent + s.bytes_received,
@@ -270,4 +273,29 @@ fn aes_blocks_per_second() -> f64 {
     }
     std::hint::black_box(&buf);
     buf.len() as f64 / best.max(1e-9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ENTRIES;
+
+    #[test]
+    fn every_entry_runs_a_registered_protocol() {
+        for e in ENTRIES {
+            let about = ot::registry::find(e.name);
+            assert!(
+                about.is_some(),
+                "`{}` is not a protocol of the registry",
+                e.name
+            );
+            assert_ne!(e.security(), "unregistered");
+        }
+        assert_eq!(
+            ENTRIES
+                .iter()
+                .find(|e| e.name == "kos")
+                .map(|e| e.security()),
+            Some("malicious")
+        );
+    }
 }

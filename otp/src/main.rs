@@ -10,6 +10,7 @@
 //! otp run PROTOCOL --role R --listen|--connect ADDR   one party across machines (TCP or TLS)
 //! otp run PROTOCOL --party I --peers A,B,C   one of n parties over the TCP mesh
 //! otp deal minimac_aes --parties N --blocks B --out DIR   a trusted dealer's files, one per party
+//! otp protocols [--json]                     the shipped protocols: family, security label, functionality
 //! ```
 //! Paths are relative to the current directory. Exit codes: 0 success, 1
 //! warnings under `check --deny-warnings`, 2 errors (bad input of any kind:
@@ -24,6 +25,7 @@ mod diagram;
 mod expand;
 mod load;
 mod params;
+mod protocols;
 mod rounds;
 mod run;
 mod run_mesh;
@@ -141,6 +143,15 @@ enum Cmd {
     /// The dealer knows every share: it must be trusted by all parties,
     /// and each file must reach its party over a private channel.
     Deal(deal::Opts),
+    /// List the shipped protocols (one per file of `protocols/`, from each
+    /// file's `about` block): module, protocol, family, security label (its
+    /// first clause when long) and the functionality it realizes.
+    Protocols {
+        /// Print every field as JSON (whole labels, proof, summary,
+        /// location, parties, rounds) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A command's failure: the one-line message is printed as `otp: ...`
@@ -201,6 +212,7 @@ fn main() -> ExitCode {
         } => bench::run(&protocols, &ots, threads, tcp, json),
         Cmd::Run(opts) => run::run(&opts),
         Cmd::Deal(opts) => deal::run(&opts),
+        Cmd::Protocols { json } => protocols::run(json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
