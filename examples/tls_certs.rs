@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use ot::runtime::channel::TestPki;
+use ot::runtime::transport::channel::TestPki;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -190,7 +190,7 @@ pub mod kkrt {
 }
 
 /// OOS malicious 1-out-of-N OT [OOS17, eprint 2016/933] over a linear code (BCH(511,
-/// 76) or any [`runtime::code::LinearCode`]) with SoftSpokenOT's row-wise
+/// 76) or any [`runtime::oprf::code::LinearCode`]) with SoftSpokenOT's row-wise
 /// consistency check, from `protocols/oos.otp`. The sender evaluates any
 /// choice with [`oos::SenderOutput::encode`]; the receiver's `values[j]`
 /// is the value of its choice `j`.
@@ -353,15 +353,15 @@ pub mod minimac_aes {
 }
 
 /// Orlandi protocol, preprocessing: Damgård–Orlandi Random Triple, from
-/// `protocols/orlandi_triple.otp` (kernels: [`runtime::orlandi_prep`],
-/// [`runtime::orlandi_distill`]): Paillier Triple Generation, a
+/// `protocols/orlandi_triple.otp` (kernels: [`runtime::orlandi::prep`],
+/// [`runtime::orlandi::distill`]): Paillier Triple Generation, a
 /// random-subset check, the Triple Test and distillation by leak-tolerant
 /// multiplication. Input: the party's own Paillier key
-/// ([`runtime::orlandi_prep::TripleKey`], 1024, 2048 (default) or 3072
+/// ([`runtime::orlandi::prep::TripleKey`], 1024, 2048 (default) or 3072
 /// bits), whose modulus every party proves well formed in the first round
 /// (the Paillier–Blum modulus proof of Canetti, Gennaro, Goldfeder,
 /// Makriyannis and Peled, eprint 2021/060, Figure 16, with 128 challenges:
-/// [`runtime::paillier::blum`]; a peer's key that fails it is the abort
+/// [`runtime::orlandi::paillier::blum`]; a peer's key that fails it is the abort
 /// `BadKeyProof`). `Params::new(n, m, s, d, sec)`:
 /// - `n`: parties (at least 2);
 /// - `m` (the papers' `M`): triples output, 1 to 100,000;
@@ -375,7 +375,7 @@ pub mod minimac_aes {
 /// - `sec`: statistical security level in bits, at least 40: `(s, d)` must
 ///   bound the chance that a cheater's spoiled pairs all escape the subset
 ///   check and more than `d` of them share a bucket by `2^-sec`
-///   ([`runtime::orlandi_level`] states the bound; `Params::new` refuses
+///   ([`runtime::orlandi::level`] states the bound; `Params::new` refuses
 ///   weaker parameters with `Error::Params` naming the `requires`).
 ///
 /// [`params_at_level`](orlandi_triple::params_at_level)`(n, m, sec)`

@@ -12,12 +12,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ot::runtime::gf256::mul;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, deal_counts, Counts, PrepError, PrepParams, PrepStore};
 use ot::runtime::minimac::{Codes, Opened, Shares};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::gf256::mul;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 use ot::{minimac_input, minimac_mul, minimac_open, minimac_reencode};
 
 const K: usize = 20;

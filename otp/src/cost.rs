@@ -16,7 +16,7 @@ use serde_json::json;
 use std::path::Path;
 
 /// Bytes of a broadcast-consistency digest (the n-party driver's check).
-const DIGEST_LEN: u128 = ot::runtime::mpc::DIGEST_LEN as u128;
+const DIGEST_LEN: u128 = ot::runtime::transport::mpc::DIGEST_LEN as u128;
 
 /// The value of a shape, or the missing parameter's name.
 pub fn shape(s: &Shape, env: &Env) -> Result<u128, String> {
@@ -236,9 +236,10 @@ fn two_party_report(ir: &Ir, env: &Env, sizes: &[u128], ots: Option<&str>) -> Re
     let mut lines = vec![];
     // The session binding each role sends first (the generated
     // `BINDING_BYTES`, included in `comm()`).
-    let binding =
-        ot::runtime::bind::frame_len(ir.name.len(), ot_compiler::codegen::encoded_params_len(ir))
-            as u128;
+    let binding = ot::runtime::transport::bind::frame_len(
+        ir.name.len(),
+        ot_compiler::codegen::encoded_params_len(ir),
+    ) as u128;
     for (ri, role) in ir.roles.iter().enumerate() {
         let mine: Vec<u128> = ir
             .rounds

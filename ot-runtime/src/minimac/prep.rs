@@ -13,7 +13,7 @@
 //! Every party but the last receives a 128-bit seed instead of its shares:
 //! its codeword and MAC shares of each section (random values, triples,
 //! pairs, input masks, S-box masks) are the bytes of an AES-CTR stream
-//! ([`crate::prg::Prg`]) keyed by a section key derived from the seed
+//! ([`crate::primitives::prg::Prg`]) keyed by a section key derived from the seed
 //! (SHA-256 of a domain label, the seed and the section number), byte `o`
 //! of the section being byte `o` of the stream, so any range is expanded
 //! on its own. Only the last party gets explicit shares: the dealt word
@@ -75,7 +75,7 @@
 //! in this process or a later one. A file whose material is all used is
 //! refused with [`PrepError::Consumed`].
 
-use crate::limits::try_with_capacity;
+use crate::transport::limits::try_with_capacity;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -86,9 +86,9 @@ use sha2::{Digest, Sha256};
 
 use super::aes::WORDS;
 use super::shares::{Codes, Holder, Shares};
-use crate::gf256::{add_assign, mul_slices};
-use crate::prg::Prg;
-use crate::reed_solomon::CodeError;
+use crate::minimac::reed_solomon::CodeError;
+use crate::primitives::gf256::{add_assign, mul_slices};
+use crate::primitives::prg::Prg;
 use crate::Block;
 
 /// File magic.
@@ -173,7 +173,7 @@ pub enum PrepError {
     /// The dealt material for the counts asked for does not fit the
     /// memory budget (or the allocator refuses it).
     #[error("MiniMac preprocessing: {0}")]
-    Alloc(#[from] crate::limits::AllocError),
+    Alloc(#[from] crate::transport::limits::AllocError),
     /// Fewer items left than asked for.
     #[error("MiniMac preprocessing: {wanted} {kind} wanted, {left} left")]
     Exhausted {
@@ -231,7 +231,7 @@ pub struct PartyPrep {
 /// masks' slots, the seed of a seed-expanded file) is wiped when dropped.
 impl Drop for PartyPrep {
     fn drop(&mut self) {
-        use crate::wipe::Wipe;
+        use crate::primitives::wipe::Wipe;
         for v in [
             &mut self.alpha,
             &mut self.randoms,
@@ -1256,7 +1256,7 @@ impl PrepStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::primitives::rng::Rng;
 
     /// Sums word `w` of every party's item `t` (stride `words`): the
     /// codeword and the MAC.

@@ -29,7 +29,7 @@ use super::public::{
     QuietSenderOts,
 };
 use super::z3::{Z3, Z6};
-use crate::prg::Prg;
+use crate::primitives::prg::Prg;
 use crate::{Bits, Block};
 use core::ops::{Add, Sub};
 
