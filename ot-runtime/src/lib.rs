@@ -8,6 +8,9 @@
 //! * [`primitives`]: the shapes (`Block`, `Bits`, `BitMatrix`) and building
 //!   blocks (AES, GF(2^128), GF(2^8), transposition, PRG, hashes, RNG,
 //!   Ristretto, big integers, wiping, slice XOR, multi-threaded batches).
+//!   The SIMD primitives choose their CPU backend once through one helper,
+//!   [`primitives::backend`], which also applies the
+//!   `--cfg ot_backend="scalar|sse2|avx2|avx512"` override.
 //! * [`transport`]: two-party channels, n-party meshes, the fixed-size wire
 //!   codec, session binding and glue, the n-party broadcast digests and the
 //!   memory budget.

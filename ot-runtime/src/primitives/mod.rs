@@ -2,7 +2,9 @@
 //! family's kernels are made of, with no knowledge of any protocol or of
 //! the transport. [`block`], [`bits`] and [`matrix`] are the shapes the
 //! kernels work on; [`aes`], [`gf128`], [`gf256`] and [`transpose`] are the
-//! SIMD primitives; [`prg`], [`hash`] and [`rng`] are the symmetric-key
+//! SIMD primitives, each with one file per CPU backend and choosing it
+//! through [`backend`] (run-time detection and the `--cfg ot_backend` cap
+//! in one place); [`prg`], [`hash`] and [`rng`] are the symmetric-key
 //! randomness and hashing built on AES; [`ec`] and [`bignum`] are the
 //! public-key arithmetic (Ristretto255, big integers); [`wipe`] erases
 //! secrets; [`xor`], [`ops`] and [`parallel`] are small generic helpers
@@ -12,6 +14,7 @@
 //! operation.
 
 pub mod aes;
+pub mod backend;
 pub mod bignum;
 pub mod bits;
 pub mod block;

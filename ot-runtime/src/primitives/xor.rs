@@ -202,15 +202,8 @@ fn xor_masked(d: &mut [u64], a: &[u64], mask: u64) {
 pub(crate) fn avx512() -> bool {
     // A forced narrower backend (`--cfg ot_backend`, as CI runs the
     // runtime's tests once per backend) takes the baseline loop.
-    if cfg!(any(
-        ot_backend = "scalar",
-        ot_backend = "sse2",
-        ot_backend = "avx2"
-    )) {
-        return false;
-    }
-    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OK.get_or_init(|| std::arch::is_x86_feature_detected!("avx512f"))
+    use crate::primitives::backend::{allows, has, Feature, Level};
+    allows(Level::Avx512) && has(&[Feature::Avx512f])
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -26,11 +26,12 @@
 //! (tests compare every backend with the scalar reference; benches compare
 //! their rates). A backend the CPU lacks falls back to the scalar one.
 
-mod scalar;
 #[cfg(target_arch = "x86_64")]
-mod simd;
+mod gfni;
+mod scalar;
 mod table;
 
+use crate::primitives::backend::{self, Feature, Level};
 use std::sync::OnceLock;
 
 pub use scalar::{inv, mul, pow};
@@ -62,29 +63,15 @@ impl Backend {
 
     /// Whether this CPU can run the backend.
     pub fn is_supported(self) -> bool {
-        match self {
-            Backend::Scalar | Backend::Table => true,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Gfni => {
-                std::arch::is_x86_feature_detected!("gfni")
-                    && std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512bw")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            Backend::Gfni => false,
-        }
+        backend::Backend::is_supported(self)
     }
 
-    /// The fastest supported backend, detected once.
+    /// The fastest supported backend, detected once (GFNI where the CPU has
+    /// it, else scalar; not capped by `--cfg ot_backend`, see
+    /// [`backend::Backend::IGNORES_CAP`]).
     pub fn detect() -> Backend {
         static BEST: OnceLock<Backend> = OnceLock::new();
-        *BEST.get_or_init(|| {
-            if Backend::Gfni.is_supported() {
-                Backend::Gfni
-            } else {
-                Backend::Scalar
-            }
-        })
+        *BEST.get_or_init(backend::select)
     }
 
     /// `self` if supported, else the constant-time scalar backend.
@@ -93,6 +80,26 @@ impl Backend {
             self
         } else {
             Backend::Scalar
+        }
+    }
+}
+
+impl backend::Backend for Backend {
+    /// The table backend is never chosen by detection (not constant time).
+    const FASTEST_FIRST: &'static [Self] = &[Backend::Gfni, Backend::Scalar];
+    const IGNORES_CAP: bool = true;
+
+    fn level(self) -> Level {
+        match self {
+            Backend::Scalar | Backend::Table => Level::Scalar,
+            Backend::Gfni => Level::Avx512,
+        }
+    }
+
+    fn features(self) -> &'static [Feature] {
+        match self {
+            Backend::Scalar | Backend::Table => &[],
+            Backend::Gfni => &[Feature::Gfni, Feature::Avx512f, Feature::Avx512bw],
         }
     }
 }
@@ -114,7 +121,7 @@ pub fn mul_slices_with(backend: Backend, dst: &mut [u8], a: &[u8], b: &[u8]) {
             .for_each(|(d, (&x, &y))| *d = mul(x, y)),
         Backend::Table => table::mul_slices(dst, a, b),
         #[cfg(target_arch = "x86_64")]
-        Backend::Gfni => simd::mul_slices(dst, a, b),
+        Backend::Gfni => gfni::mul_slices(dst, a, b),
         #[cfg(not(target_arch = "x86_64"))]
         Backend::Gfni => mul_slices_with(Backend::Scalar, dst, a, b),
     }
@@ -134,7 +141,7 @@ pub fn mul_add_with(backend: Backend, dst: &mut [u8], c: u8, src: &[u8]) {
         Backend::Scalar => dst.iter_mut().zip(src).for_each(|(d, &x)| *d ^= mul(c, x)),
         Backend::Table => table::mul_add(dst, c, src),
         #[cfg(target_arch = "x86_64")]
-        Backend::Gfni => simd::mul_add(dst, c, src),
+        Backend::Gfni => gfni::mul_add(dst, c, src),
         #[cfg(not(target_arch = "x86_64"))]
         Backend::Gfni => mul_add_with(Backend::Scalar, dst, c, src),
     }
@@ -167,7 +174,7 @@ pub fn mat_mul_add_with(
     let (out, a) = (&mut out[..rows * cols], &a[..rows * inner]);
     match backend.usable() {
         #[cfg(target_arch = "x86_64")]
-        Backend::Gfni => simd::mat_mul_add(out, a, b, inner, cols),
+        Backend::Gfni => gfni::mat_mul_add(out, a, b, inner, cols),
         other => {
             for (o, coef) in out.chunks_mut(cols).zip(a.chunks(inner)) {
                 for (i, &c) in coef.iter().enumerate() {
@@ -199,7 +206,7 @@ pub fn schur_sum_add_with(backend: Backend, dst: &mut [u8], pairs: &[(&[u8], &[u
     }
     match backend.usable() {
         #[cfg(target_arch = "x86_64")]
-        Backend::Gfni => simd::schur_sum_add(dst, pairs),
+        Backend::Gfni => gfni::schur_sum_add(dst, pairs),
         Backend::Table => pairs.iter().for_each(|(a, b)| {
             dst.iter_mut()
                 .zip(a.iter().zip(b.iter()))
@@ -219,7 +226,7 @@ pub fn schur_sum_add_with(backend: Backend, dst: &mut [u8], pairs: &[(&[u8], &[u
 #[inline]
 pub fn prefetch(b: &[u8]) {
     #[cfg(target_arch = "x86_64")]
-    simd::prefetch(b);
+    gfni::prefetch(b);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = b;
 }

@@ -36,6 +36,7 @@ mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod simd;
 
+use crate::primitives::backend::{self, Feature, Level};
 use crate::primitives::bits::{check_len, ShapeError};
 use crate::{BitMatrix, Block};
 use std::sync::OnceLock;
@@ -68,20 +69,7 @@ impl Backend {
 
     /// Whether this CPU can run the backend.
     pub fn is_supported(self) -> bool {
-        match self {
-            Backend::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512bw")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
-        }
+        backend::Backend::is_supported(self)
     }
 
     /// All backends this CPU supports, slowest first.
@@ -98,32 +86,11 @@ impl Backend {
     }
 
     /// The backend [`transpose`] uses: the fastest supported, capped by
-    /// `--cfg ot_backend=...`. Detected once and cached.
+    /// `--cfg ot_backend=...` ([`backend::select`]). Detected once and
+    /// cached.
     pub fn selected() -> Backend {
         static SEL: OnceLock<Backend> = OnceLock::new();
-        *SEL.get_or_init(|| {
-            let cap = if cfg!(ot_backend = "scalar") {
-                Backend::Scalar
-            } else if cfg!(ot_backend = "sse2") {
-                Backend::Sse2
-            } else if cfg!(ot_backend = "avx2") {
-                Backend::Avx2
-            } else {
-                Backend::Avx512
-            };
-            let order = [
-                Backend::Avx512,
-                Backend::Avx2,
-                Backend::Sse2,
-                Backend::Scalar,
-            ];
-            let start = order.iter().position(|&b| b == cap).unwrap_or(0);
-            order[start..]
-                .iter()
-                .copied()
-                .find(|b| b.is_supported())
-                .unwrap_or(Backend::Scalar)
-        })
+        *SEL.get_or_init(backend::select)
     }
 
     /// Source rows per SIMD tile.
@@ -133,6 +100,33 @@ impl Backend {
             Backend::Sse2 => 16,
             Backend::Avx2 => 32,
             Backend::Avx512 => 64,
+        }
+    }
+}
+
+impl backend::Backend for Backend {
+    const FASTEST_FIRST: &'static [Self] = &[
+        Backend::Avx512,
+        Backend::Avx2,
+        Backend::Sse2,
+        Backend::Scalar,
+    ];
+
+    fn level(self) -> Level {
+        match self {
+            Backend::Scalar => Level::Scalar,
+            Backend::Sse2 => Level::Sse2,
+            Backend::Avx2 => Level::Avx2,
+            Backend::Avx512 => Level::Avx512,
+        }
+    }
+
+    fn features(self) -> &'static [Feature] {
+        match self {
+            Backend::Scalar => &[],
+            Backend::Sse2 => &[Feature::Sse2],
+            Backend::Avx2 => &[Feature::Avx2],
+            Backend::Avx512 => &[Feature::Avx512f, Feature::Avx512bw],
         }
     }
 }

@@ -389,13 +389,13 @@ pub(super) fn run_tiles(job: &mut Job<'_>, ntiles: usize) {
 /// AVX-512F/BW for the registers, VBMI for `vpermt2b`, GFNI for
 /// `vgf2p8affineqb`. Detected once and cached.
 pub(super) fn gfni_supported() -> bool {
-    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OK.get_or_init(|| {
-        is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512bw")
-            && is_x86_feature_detected!("avx512vbmi")
-            && is_x86_feature_detected!("gfni")
-    })
+    use crate::primitives::backend::{has, Feature};
+    has(&[
+        Feature::Avx512f,
+        Feature::Avx512bw,
+        Feature::Avx512vbmi,
+        Feature::Gfni,
+    ])
 }
 
 /// Labels of the 14 "bit address" bits of a 128 x 128 tile, for deriving

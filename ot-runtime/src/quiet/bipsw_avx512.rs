@@ -14,8 +14,7 @@ use core::arch::x86_64::*;
 
 /// Whether this CPU can run the backend (AVX-512F and AVX-512VL).
 pub fn is_supported() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512vl")
+    crate::primitives::backend::Backend::is_supported(super::bipsw::EvalBackend::Avx512)
 }
 
 /// `F(k, x)` from the 8-bit-chunk tables. Callers dispatch here only after
