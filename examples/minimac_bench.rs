@@ -6,6 +6,7 @@
 //!
 //! `cargo run --release --example minimac_bench [-- --reps 20]`
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::time::{Duration, Instant};
 
 use ot::runtime::minimac::floor::STAT_SEC;

@@ -21,6 +21,7 @@
 //!
 //! `cargo run --release --example oblivious_aes [-- --reps 5 --max 4096 --k 32 --explicit]`
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::PathBuf;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};

@@ -13,6 +13,7 @@
 //! tell who cheated (a MAC or codeword check of the sum of all shares):
 //! then every honest party blames no one. No honest party is ever blamed.
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -8,6 +8,7 @@
 //! rounds, rounds of one fixed party, a dealer's rounds, and the session
 //! hello; and checks every announcement against the frame that arrives.
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

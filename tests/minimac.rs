@@ -9,6 +9,7 @@
 //! (`protocols/minimac_input.otp`): products re-encoded and multiplied
 //! again, every party's inputs, and cheating in both.
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -6,6 +6,7 @@
 //! error to a share or a MAC is caught by every party with the named
 //! abort, and no ciphertext is output.
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

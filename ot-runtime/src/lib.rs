@@ -21,6 +21,12 @@
 //!   K-out-of-N), [`orlandi`] (Orlandi shares, Pedersen, Paillier and the
 //!   preprocessing) and [`minimac`] (MiniMac shares, Reed–Solomon codes,
 //!   the preprocessing format).
+//!
+//! The runtime does no file I/O for its callers: the MiniMac preprocessing
+//! is encoded to and decoded from bytes or `Write` here, and the facade
+//! (`ot::files`) reads and writes the files, their consumption records,
+//! linear-code files and TLS PEM files. (The default memory budget reads
+//! the machine's memory size from `/proc`, see [`transport::limits`].)
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

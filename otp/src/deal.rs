@@ -7,6 +7,7 @@
 //! private, authenticated channel (it is as secret as the party's shares).
 
 use crate::Fail;
+use ot::files::PartyPrepFile;
 use ot::oblivious_aes::{counts, groups};
 use ot::runtime::minimac::floor::{check_code, STAT_SEC};
 use ot::runtime::minimac::prep::{deal_with, PrepParams, ShareMode};

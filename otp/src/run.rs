@@ -283,6 +283,7 @@ pub mod tls {
 
     use super::Opts;
     use crate::Fail;
+    use ot::files::{TlsIdentityFile, TlsTrustFile};
     use ot::runtime::transport::channel::{
         Channel, TlsChannel, TlsIdentity, TlsSetupError, TlsTrust,
     };

@@ -55,7 +55,8 @@ pub enum CodeError {
         /// The character.
         ch: char,
     },
-    /// A generator-matrix file could not be read ([`LinearCode::load`]).
+    /// A generator-matrix file could not be read (`LinearCode::load` of
+    /// the facade's `ot::files`).
     #[error("linear code: cannot read {path}: {message}")]
     Io {
         /// The file.
@@ -231,17 +232,6 @@ impl LinearCode {
             }
         }
         LinearCode::from_rows(n.unwrap_or(0), rows)
-    }
-
-    /// Reads a generator matrix file in the format of [`LinearCode::parse`]
-    /// ([`CodeError::Io`] if it cannot be read).
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<LinearCode, CodeError> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| CodeError::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-        LinearCode::parse(&text)
     }
 
     /// The generator matrix as text in the format of [`LinearCode::parse`].
@@ -517,21 +507,8 @@ mod tests {
             LinearCode::parse(&long).unwrap_err(),
             CodeError::BadLength { len: 513 }
         );
-        let dir = std::env::temp_dir().join(format!("ot-code-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("bch.txt");
-        std::fs::write(&file, c.to_text()).unwrap();
-        assert_eq!(LinearCode::load(&file).unwrap().digest(), c.digest());
-        std::fs::write(&file, "10\n1\n").unwrap();
-        assert!(matches!(
-            LinearCode::load(&file).unwrap_err(),
-            CodeError::RowLength { line: 2, .. }
-        ));
-        std::fs::remove_dir_all(&dir).unwrap();
-        assert!(matches!(
-            LinearCode::load(dir.join("missing.txt")).unwrap_err(),
-            CodeError::Io { .. }
-        ));
+        // Reading files (`LinearCode::load`) is the facade's (`ot::files`),
+        // tested there.
         let many = "1\n".repeat(129);
         assert!(matches!(
             LinearCode::parse(&many).unwrap_err(),

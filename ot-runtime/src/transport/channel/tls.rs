@@ -34,7 +34,6 @@
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
-use std::path::Path;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
@@ -188,11 +187,6 @@ impl TlsIdentity {
         let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| pem_error("key", e))?;
         Ok(TlsIdentity { certs, key })
     }
-
-    /// From PEM files (see [`TlsIdentity::from_pem`]).
-    pub fn from_pem_files(cert: &Path, key: &Path) -> Result<Self, TlsSetupError> {
-        Self::from_pem(&read(cert)?, &read(key)?)
-    }
 }
 
 /// A throwaway certificate authority and one certificate per party name,
@@ -302,18 +296,6 @@ impl TlsTrust {
             roots: Arc::new(roots),
         })
     }
-
-    /// From a PEM file (see [`TlsTrust::from_pem`]).
-    pub fn from_pem_file(ca: &Path) -> Result<Self, TlsSetupError> {
-        Self::from_pem(&read(ca)?)
-    }
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, TlsSetupError> {
-    std::fs::read(path).map_err(|e| TlsSetupError::Pem {
-        what: path.display().to_string(),
-        reason: e.to_string(),
-    })
 }
 
 fn pem_error(what: &str, e: impl std::fmt::Display) -> TlsSetupError {
