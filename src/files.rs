@@ -12,8 +12,8 @@
 //!   consumption record `<file>.consumed` next to each file
 //!   ([`ConsumedFile`]).
 //! * Generator-matrix text files of linear codes ([`LinearCodeFile`]).
-//! * PEM files of TLS identities and trust anchors ([`TlsIdentityFile`],
-//!   [`TlsTrustFile`], feature `tls`).
+//! * PEM files of TLS identities and trust anchors (`TlsIdentityFile`,
+//!   `TlsTrustFile`, with the feature `tls`).
 
 use std::fs;
 use std::io::{Read, Write};
