@@ -13,9 +13,9 @@
 //! `cargo bench --bench one_of_n`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ot::runtime::code::LinearCode;
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::oprf::code::LinearCode;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::Bits;
 use ot::runtime::Block;
 use ot::{kkrt, kos, oos, rr16, OtExtension};

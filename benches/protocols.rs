@@ -6,8 +6,8 @@
 //! `cargo bench --bench protocols`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ot::runtime::rng::{Rng, Sample};
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::{Rng, Sample};
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::{Bits, Block};
 use ot::{co15, delta_base, delta_iknp, delta_kos, iknp, kos, np00, BaseOt, BaseOtKind};
 

@@ -7,8 +7,8 @@
 //! `cargo bench --bench quiet`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::Bits;
 use ot::{quiet_bipsw, quiet_gar, OtExtension};
 

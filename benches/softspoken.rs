@@ -18,13 +18,13 @@
 //! its distance from AES speed).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ot::runtime::aes::Aes128;
-use ot::runtime::channel::{Channel, MemoryChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::aes::Aes128;
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::softspoken::{
     ss_corrections_chunk, ss_keys_in_the_clear, ss_receiver_vole_chunk, ss_sender_columns_chunk,
     ss_trees,
 };
+use ot::runtime::transport::channel::{Channel, MemoryChannel};
 use ot::runtime::{BitMatrix, Bits, Block};
 use ot::{
     BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, DeltaOtReceiver, DeltaOtSender,
@@ -52,9 +52,10 @@ fn bench_aes(c: &mut Criterion) {
     let aes = Aes128::new(rng.next_block());
     let mut blocks = vec![Block::ZERO; 4096];
     g.throughput(Throughput::Elements(blocks.len() as u64));
-    g.bench_function(format!("ctr/{}", ot::runtime::aes::backend_name()), |b| {
-        b.iter(|| aes.ctr(0, &mut blocks))
-    });
+    g.bench_function(
+        format!("ctr/{}", ot::runtime::primitives::aes::backend_name()),
+        |b| b.iter(|| aes.ctr(0, &mut blocks)),
+    );
     g.finish();
 }
 

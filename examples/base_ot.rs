@@ -10,8 +10,8 @@
 //! Reported time: wall clock of the sender from the start of the protocol
 //! (connection already open) to its output, best and median of `--reps` runs.
 
-use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{Channel, MemoryChannel, TcpChannel};
 use ot::runtime::{Bits, Block};
 use std::net::TcpListener;
 use std::process::{Command, ExitCode};

@@ -13,12 +13,12 @@
 
 use std::time::Instant;
 
-use ot::runtime::channel::{local_pair_tcp, Channel};
+use ot::runtime::transport::channel::{local_pair_tcp, Channel};
 use ot::runtime::Block;
 use ot::{FerretReceiver, FerretSender};
 
 fn aes_blocks_per_second() -> f64 {
-    let aes = ot::runtime::aes::Aes128::new(Block(0x0123_4567_89ab_cdef));
+    let aes = ot::runtime::primitives::aes::Aes128::new(Block(0x0123_4567_89ab_cdef));
     let mut buf = vec![Block::ZERO; 1 << 16];
     let mut best = f64::MAX;
     for _ in 0..20 {
@@ -76,7 +76,7 @@ fn main() {
     let aes = aes_blocks_per_second();
     println!(
         "raw AES ({}): {:.0} M blocks/s; one main batch delivers {} COTs",
-        ot::runtime::aes::backend_name(),
+        ot::runtime::primitives::aes::backend_name(),
         aes * 1e-6,
         FerretSender::new().batch_len()
     );

@@ -6,13 +6,14 @@
 //!
 //! `cargo run --release --example minimac_bench [-- --reps 20]`
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::time::{Duration, Instant};
 
-use ot::runtime::gf256::{mul_slices, Backend};
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, PrepParams, PrepStore};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::gf256::{mul_slices, Backend};
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::{minimac_mul, minimac_open};
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;

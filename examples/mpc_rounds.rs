@@ -19,8 +19,8 @@
 //! all parties to its output.
 
 use ot::coin_flip_n;
-use ot::runtime::mesh::{handshake, local_tcp_mesh, run_parties, Hello, Mesh, TcpMesh};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{handshake, local_tcp_mesh, run_parties, Hello, Mesh, TcpMesh};
 use ot::runtime::Block;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};

@@ -20,8 +20,8 @@ use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use ot::runtime::channel::TcpChannel;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::TcpChannel;
 use ot::runtime::{Bits, Block};
 use ot::{OtExtension, OtReceiver, OtSender};
 use rand_core::RngCore;

@@ -21,18 +21,19 @@
 //!
 //! `cargo run --release --example oblivious_aes [-- --reps 5 --max 4096 --k 32 --explicit]`
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::PathBuf;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::oblivious_aes::{self, counts, groups, Material};
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::runtime::minimac::aes::WORDS;
 use ot::runtime::minimac::floor::{min_k, STAT_SEC};
 use ot::runtime::minimac::prep::{deal_with, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::Codes;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, Mesh};
 use rand_core::RngCore;
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;

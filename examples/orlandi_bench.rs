@@ -40,16 +40,16 @@
 // on references yields incomplete values that `Integer::from` completes.
 #![cfg_attr(not(feature = "gmp"), allow(clippy::useless_conversion))]
 
-use ot::runtime::ec::{random_point, random_scalar, Point, Scalar};
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh};
+use ot::runtime::orlandi::level::DEFAULT_SEC;
+use ot::runtime::orlandi::paillier::{blum, PublicKey};
+use ot::runtime::orlandi::paillier::{multi_exp, random_bits, Integer, KeySize, SecretKey};
+use ot::runtime::orlandi::pedersen::msm_vartime;
+use ot::runtime::orlandi::prep::{peer_keys, PkWire, TripleKey};
+use ot::runtime::orlandi::triple::packs;
 use ot::runtime::orlandi::{deal, deal_triples, Shares};
-use ot::runtime::orlandi_level::DEFAULT_SEC;
-use ot::runtime::orlandi_prep::{peer_keys, PkWire, TripleKey};
-use ot::runtime::orlandi_triple::packs;
-use ot::runtime::paillier::{blum, PublicKey};
-use ot::runtime::paillier::{multi_exp, random_bits, Integer, KeySize, SecretKey};
-use ot::runtime::pedersen::msm_vartime;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::ec::{random_point, random_scalar, Point, Scalar};
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, Mesh};
 use ot::{orlandi_mul, orlandi_open, orlandi_triple};
 use rand_core::RngCore;
 use std::sync::Barrier;

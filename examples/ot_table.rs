@@ -36,10 +36,10 @@
 //! warm-up run, each run is handed the previous run's outputs
 //! (`reuse_outputs`) and writes into them. Best of `--reps` runs (default 2).
 
-use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
-use ot::runtime::code::LinearCode;
-use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::oprf::code::LinearCode;
+use ot::runtime::primitives::rng::{Rng, Sample};
 use ot::runtime::silent::params::depth_for;
+use ot::runtime::transport::channel::{Channel, MemoryChannel, TcpChannel};
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_iknp, delta_kos, delta_softspoken, delta_softspoken_base, delta_softspoken_malicious,
@@ -953,7 +953,7 @@ fn run_delta_ss_role(
     delta: Block,
 ) -> Res<((usize, usize), Vec<Duration>)> {
     use delta_softspoken_base as db;
-    let sbase = |ch: &mut dyn Channel| -> Res<ot::runtime::abo::AboReceiverLeaves> {
+    let sbase = |ch: &mut dyn Channel| -> Res<ot::runtime::softspoken::abo::AboReceiverLeaves> {
         let subs = db::SenderSubs {
             abo: abo(malicious),
         };
@@ -964,7 +964,7 @@ fn run_delta_ss_role(
                 .punctured,
         )
     };
-    let rbase = |ch: &mut dyn Channel| -> Res<ot::runtime::abo::AboSenderLeaves> {
+    let rbase = |ch: &mut dyn Channel| -> Res<ot::runtime::softspoken::abo::AboSenderLeaves> {
         let subs = db::ReceiverSubs {
             abo: abo(malicious),
         };
@@ -1110,7 +1110,7 @@ impl Measured {
     fn of(
         spec: (usize, usize),
         times: Vec<Duration>,
-        st: ot::runtime::channel::ChannelStats,
+        st: ot::runtime::transport::channel::ChannelStats,
         runs: u64,
         once: (usize, usize),
     ) -> Measured {
@@ -1379,7 +1379,7 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
 
 /// Raw fixed-key AES throughput of the runtime (blocks/s), single core.
 fn aes_blocks_per_second() -> f64 {
-    let aes = ot::runtime::aes::Aes128::new(Block::from(0x0123_4567_89ab_cdefu128));
+    let aes = ot::runtime::primitives::aes::Aes128::new(Block::from(0x0123_4567_89ab_cdefu128));
     let mut buf = vec![Block::ZERO; 1 << 16];
     let mut best = f64::MAX;
     for _ in 0..20 {
@@ -1454,7 +1454,7 @@ fn run() -> Res<()> {
     );
     println!(
         "runtime raw fixed-key AES ({}): {:.1} M blocks/s\n",
-        ot::runtime::aes::backend_name(),
+        ot::runtime::primitives::aes::backend_name(),
         aes / 1e6
     );
     let started = Instant::now();

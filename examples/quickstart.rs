@@ -8,8 +8,8 @@
 use std::net::TcpListener;
 use std::time::Duration;
 
-use ot::runtime::channel::{Channel, TcpChannel};
-use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::primitives::rng::{Rng, Sample};
+use ot::runtime::transport::channel::{Channel, TcpChannel};
 use ot::runtime::{Bits, Block};
 use ot::{
     CorrelatedOtReceiver, CorrelatedOtSender, DeltaOtReceiver, DeltaOtSender, OtExtension,

@@ -8,10 +8,10 @@
 //! the reference implementation; on a loaded machine wall-clock rates are
 //! lower. Run: `cargo run --release --example quiet_bench [log2 m]`.
 
-use ot::runtime::aes::Aes128;
-use ot::runtime::channel::{Channel, MemoryChannel};
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair_over;
+use ot::runtime::primitives::aes::Aes128;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{Channel, MemoryChannel};
+use ot::runtime::transport::session::run_pair_over;
 use ot::runtime::Block;
 use ot::{quiet_bipsw, quiet_gar, OtExtension};
 use std::time::Instant;

@@ -17,9 +17,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use ot::coin_flip_n;
-use ot::runtime::channel::{local_pair_tcp, local_pair_tls, Channel};
-use ot::runtime::mesh::{local_tcp_mesh, local_tls_mesh, run_parties, Mesh};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{local_pair_tcp, local_pair_tls, Channel};
+use ot::runtime::transport::mesh::{local_tcp_mesh, local_tls_mesh, run_parties, Mesh};
 use ot::runtime::Bits;
 use ot::{OtExtension, RandomOtReceiver, RandomOtSender};
 use std::sync::Barrier;
@@ -34,7 +34,7 @@ fn time_ot<C: Channel + Send>(
     n: usize,
     reps: usize,
 ) -> Res<f64> {
-    let choices = Bits::random(&mut ot::runtime::rng::Rng::from_entropy(), n);
+    let choices = Bits::random(&mut ot::runtime::primitives::rng::Rng::from_entropy(), n);
     let ext = || {
         if malicious {
             OtExtension::kos()
@@ -61,12 +61,14 @@ fn stream_mb_per_s<C: Channel + Send>(a: &mut C, b: &mut C) -> Res<f64> {
     let frame = vec![0x5a; 256 << 10];
     let start = Instant::now();
     thread::scope(|s| -> Res<()> {
-        let h = s.spawn(|| -> Result<(), ot::runtime::channel::ChannelError> {
-            for _ in 0..1024 {
-                a.send(&frame)?;
-            }
-            a.flush()
-        });
+        let h = s.spawn(
+            || -> Result<(), ot::runtime::transport::channel::ChannelError> {
+                for _ in 0..1024 {
+                    a.send(&frame)?;
+                }
+                a.flush()
+            },
+        );
         let mut buf = Vec::new();
         for _ in 0..1024 {
             b.recv_into(&mut buf, 256 << 10)?;

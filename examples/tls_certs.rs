@@ -7,14 +7,15 @@
 //! # -> certs/ca.pem, certs/party-a.pem, certs/party-a.key, certs/party-b.pem, ...
 //! ```
 //!
-//! Each party loads its own pair with `TlsIdentity::from_pem_files` and
+//! Each party loads its own pair with `TlsIdentity::from_pem_files` (the
+//! facade's `ot::files::TlsIdentityFile`) and
 //! trusts `ca.pem` with `TlsTrust::from_pem_file`; the connecting party
 //! names the listener ("party-a") in `TlsChannel::connect`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use ot::runtime::channel::TestPki;
+use ot::runtime::transport::channel::TestPki;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

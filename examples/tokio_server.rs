@@ -14,8 +14,8 @@
 //! ```
 //! (defaults: 16 clients, 4 requests each, n = 2^16).
 
-use ot::runtime::channel::{AsyncChannel, TokioChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{AsyncChannel, TokioChannel};
 use ot::runtime::{Bits, Block};
 use ot::{OtExtension, RandomOtReceiver, RandomOtSender};
 use std::time::Instant;

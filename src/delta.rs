@@ -20,9 +20,9 @@
 
 use zeroize::Zeroize;
 
-use crate::runtime::abo::{AboReceiverLeaves, AboSenderLeaves};
-use crate::runtime::channel::Channel;
-use crate::runtime::rng::Rng;
+use crate::runtime::primitives::rng::Rng;
+use crate::runtime::softspoken::abo::{AboReceiverLeaves, AboSenderLeaves};
+use crate::runtime::transport::channel::Channel;
 use crate::runtime::{Bits, Block};
 use crate::traits::{
     len_param, BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension,

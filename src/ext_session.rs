@@ -21,8 +21,8 @@
 
 use zeroize::Zeroize;
 
-use crate::runtime::channel::Channel;
-use crate::runtime::rng::Rng;
+use crate::runtime::primitives::rng::Rng;
+use crate::runtime::transport::channel::Channel;
 use crate::runtime::{Bits, Block};
 use crate::traits::{
     base_party, len_param, OtError, OtExtension, RandomOtReceiver, RandomOtSender,

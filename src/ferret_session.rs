@@ -36,10 +36,10 @@
 use zeroize::Zeroize;
 
 use crate::delta::{DeltaOtReceiver, DeltaOtSender};
-use crate::runtime::channel::Channel;
-use crate::runtime::rng::Rng;
+use crate::runtime::primitives::rng::Rng;
 use crate::runtime::silent::ferret::{self, Level, EXTEND, SETUP};
 use crate::runtime::silent::pool as ferret_pool;
+use crate::runtime::transport::channel::Channel;
 use crate::runtime::{Bits, Block};
 use crate::traits::{
     CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension, OtReceiver, OtSender,

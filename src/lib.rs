@@ -17,6 +17,7 @@ mod base_rule;
 pub mod delta;
 pub mod ext_session;
 pub mod ferret_session;
+pub mod files;
 pub mod oblivious_aes;
 pub mod oprf_session;
 mod orlandi_level;

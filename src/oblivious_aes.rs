@@ -20,12 +20,12 @@
 //! which is computed once per run and added to every group).
 
 use crate::minimac_aes;
-use ot_runtime::mesh::Mesh;
 use ot_runtime::minimac::aes::{layer_sboxes, AesMasks, SboxLayer, UsedLayers, LAYERS, SBOXES};
 use ot_runtime::minimac::floor::{check_code, CodeTooSmall, STAT_SEC};
 use ot_runtime::minimac::prep::{Counts, PrepError, PrepParams, PrepStore};
 use ot_runtime::minimac::Shares;
-use ot_runtime::rng::Rng;
+use ot_runtime::primitives::rng::Rng;
+use ot_runtime::transport::mesh::Mesh;
 use sha2::{Digest, Sha256};
 
 /// Input masks the dealer gives each party per group of `k` blocks

@@ -29,10 +29,10 @@ use std::sync::Arc;
 use zeroize::Zeroize;
 
 use crate::ext_session::Session;
-use crate::runtime::channel::Channel;
-use crate::runtime::code::{LinearCode, PrCode};
+use crate::runtime::oprf::code::{LinearCode, PrCode};
 use crate::runtime::oprf::{oprf_eval, oprf_eval_many_at_into, Word};
-use crate::runtime::rng::Rng;
+use crate::runtime::primitives::rng::Rng;
+use crate::runtime::transport::channel::Channel;
 use crate::runtime::Block;
 use crate::traits::{len_param, BaseOtKind, OtError, OtExtension};
 

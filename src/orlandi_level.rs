@@ -1,11 +1,11 @@
 //! Parameters of the Orlandi preprocessing ([`crate::orlandi_triple`]) at
 //! a statistical security level: the cheapest subset-check overhead `s` and
 //! leak tolerance `d` for `m` triples
-//! ([`ot_runtime::orlandi_level::params_for`], the bound of Damgård–Orlandi
+//! ([`ot_runtime::orlandi::level::params_for`], the bound of Damgård–Orlandi
 //! Random Triple as stated there), built into the protocol's `Params`.
 
 use crate::orlandi_triple::{Error, Params};
-use ot_runtime::orlandi_level::{params_for, LevelError};
+use ot_runtime::orlandi::level::{params_for, LevelError};
 
 /// Why [`params_at_level`] built no parameters.
 #[derive(Debug)]
@@ -37,7 +37,7 @@ impl std::error::Error for AtLevelError {
 }
 
 /// `Params` for `n` parties making `m` triples at a statistical security
-/// level of `sec` bits (at least 40; [`ot_runtime::orlandi_level::DEFAULT_SEC`]
+/// level of `sec` bits (at least 40; [`ot_runtime::orlandi::level::DEFAULT_SEC`]
 /// is the usual choice): the cheapest `(s, d)` for which a cheater breaks
 /// the privacy of some output of a run with probability at most `2^-sec`
 /// (read them back with `Params::s` and `Params::d`).

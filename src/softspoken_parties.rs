@@ -5,9 +5,9 @@
 //! [`OtExtension::softspoken_malicious`] configurations, which run
 //! `protocols/softspoken*.otp`. The message flow is the `.otp` files'.
 
-use crate::runtime::abo::{AboReceiverLeaves, AboSenderLeaves};
-use crate::runtime::channel::Channel;
-use crate::runtime::rng::Rng;
+use crate::runtime::primitives::rng::Rng;
+use crate::runtime::softspoken::abo::{AboReceiverLeaves, AboSenderLeaves};
+use crate::runtime::transport::channel::Channel;
 use crate::traits::{base_party, AboOtReceiver, AboOtSender, BaseOtKind, OtError, OtExtension};
 
 /// An all-but-one-OT party (either role): GGM trees over base OTs run on
@@ -97,10 +97,10 @@ impl AboOtSender for AboOt {
     crate::runtime::__if_tokio! {
         fn send_abo_async<'a>(
             &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
             trees: usize,
             k: usize,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<AboSenderLeaves, OtError>> {
+        ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<AboSenderLeaves, OtError>> {
             Box::pin(async move {
                 on_abo!(self, SenderRealization, SenderSubs, |p| p
                     .send_abo_async(ch, trees, k)
@@ -125,11 +125,11 @@ impl AboOtReceiver for AboOt {
     crate::runtime::__if_tokio! {
         fn receive_abo_async<'a>(
             &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
             trees: usize,
             k: usize,
             alphas: &'a [usize],
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<AboReceiverLeaves, OtError>> {
+        ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<AboReceiverLeaves, OtError>> {
             Box::pin(async move {
                 on_abo!(self, ReceiverRealization, ReceiverSubs, |p| p
                     .receive_abo_async(ch, trees, k, alphas)

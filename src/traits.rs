@@ -6,8 +6,8 @@
 //! module holds the trait definitions and the adapters that choose a
 //! protocol at run time ([`BaseOt`], [`OtExtension`]).
 
-use crate::runtime::channel::Channel;
-use crate::runtime::rng::Rng;
+use crate::runtime::primitives::rng::Rng;
+use crate::runtime::transport::channel::Channel;
 use crate::runtime::{Bits, Block};
 
 /// A failed OT run: the generated protocol's typed error, boxed (find it
@@ -44,9 +44,9 @@ macro_rules! async_twin {
             #[allow(unused_variables)]
             fn $name<$lt>(
                 &$lt mut self,
-                ch: &$lt mut dyn crate::runtime::channel::AsyncChannel,
+                ch: &$lt mut dyn crate::runtime::transport::channel::AsyncChannel,
                 $($arg: $ty),*
-            ) -> crate::runtime::channel::BoxFuture<$lt, Result<$ret, OtError>> {
+            ) -> crate::runtime::transport::channel::BoxFuture<$lt, Result<$ret, OtError>> {
                 no_async($tr)
             }
         }
@@ -58,7 +58,7 @@ crate::runtime::__if_tokio! {
     /// implemented without an async version.
     fn no_async<'a, T: 'a>(
         trait_name: &'static str,
-    ) -> crate::runtime::channel::BoxFuture<'a, Result<T, OtError>> {
+    ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<T, OtError>> {
         Box::pin(async move {
             Err(OtError(
                 format!("this {trait_name} implementation has no async version").into(),
@@ -146,9 +146,9 @@ pub trait AboOtSender {
         ch: &mut dyn Channel,
         trees: usize,
         k: usize,
-    ) -> Result<crate::runtime::abo::AboSenderLeaves, OtError>;
+    ) -> Result<crate::runtime::softspoken::abo::AboSenderLeaves, OtError>;
 
-    async_twin!('a, "AboOtSender", "send_abo", send_abo_async(trees: usize, k: usize) -> crate::runtime::abo::AboSenderLeaves);
+    async_twin!('a, "AboOtSender", "send_abo", send_abo_async(trees: usize, k: usize) -> crate::runtime::softspoken::abo::AboSenderLeaves);
 }
 
 /// Receiver of all-but-one OTs: gets every leaf of tree `t` except leaf
@@ -161,9 +161,9 @@ pub trait AboOtReceiver {
         trees: usize,
         k: usize,
         alphas: &[usize],
-    ) -> Result<crate::runtime::abo::AboReceiverLeaves, OtError>;
+    ) -> Result<crate::runtime::softspoken::abo::AboReceiverLeaves, OtError>;
 
-    async_twin!('a, "AboOtReceiver", "receive_abo", receive_abo_async(trees: usize, k: usize, alphas: &'a [usize]) -> crate::runtime::abo::AboReceiverLeaves);
+    async_twin!('a, "AboOtReceiver", "receive_abo", receive_abo_async(trees: usize, k: usize, alphas: &'a [usize]) -> crate::runtime::softspoken::abo::AboReceiverLeaves);
 }
 
 /// Which base-OT protocol a [`BaseOt`] runs.
@@ -256,9 +256,9 @@ impl RandomOtSender for BaseOt {
     crate::runtime::__if_tokio! {
         fn send_random_async<'a>(
             &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
             n: usize,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
+        ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
             Box::pin(async move {
                 let n = len_param(n)?;
                 on_base!(self, SenderRealization, [co15, np00, mr19], |p| p
@@ -282,9 +282,9 @@ impl RandomOtReceiver for BaseOt {
     crate::runtime::__if_tokio! {
         fn receive_random_async<'a>(
             &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
             choices: &'a Bits,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+        ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
             Box::pin(async move {
                 len_param(choices.len())?;
                 on_base!(self, ReceiverRealization, [co15, np00, mr19], |p| p
@@ -460,9 +460,9 @@ impl RandomOtSender for OtExtension {
     crate::runtime::__if_tokio! {
         fn send_random_async<'a>(
             &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
             n: usize,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
+        ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<Vec<[Block; 2]>, OtError>> {
             Box::pin(async move {
                 let n = len_param(n)?;
                 if self.silent {
@@ -504,9 +504,9 @@ impl RandomOtReceiver for OtExtension {
     crate::runtime::__if_tokio! {
         fn receive_random_async<'a>(
             &'a mut self,
-            ch: &'a mut dyn crate::runtime::channel::AsyncChannel,
+            ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
             choices: &'a Bits,
-        ) -> crate::runtime::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+        ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
             Box::pin(async move {
                 len_param(choices.len())?;
                 if self.silent {

@@ -13,16 +13,17 @@
 //! tell who cheated (a MAC or codeword check of the sum of all shares):
 //! then every honest party blames no one. No honest party is ever blamed.
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ot::runtime::channel::AbortNotice;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, Mesh, TamperMesh};
 use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, PrepParams, PrepStore};
 use ot::runtime::orlandi::Shares as OrlandiShares;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::AbortNotice;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, Mesh, TamperMesh};
 use ot::{coin_flip_n, minimac_open, orlandi_open, sum_n};
 
 mod common;
@@ -80,7 +81,7 @@ fn coin_party(mesh: &mut dyn Mesh, _run: usize) -> Outcome {
 
 /// Orlandi shares of two values, dealt the same at every party.
 fn orlandi_shares() -> Vec<OrlandiShares> {
-    let vals = [3u64, 5].map(ot::runtime::ec::Scalar::from);
+    let vals = [3u64, 5].map(ot::runtime::primitives::ec::Scalar::from);
     ot::runtime::orlandi::deal(&vals, N, &mut Rng::deterministic_for_tests(1))
 }
 

@@ -1,6 +1,6 @@
 //! An allocation the operating system refuses is a typed error, never an
 //! abort (issue 15, item 3): the streamed outputs of a protocol are reserved
-//! fallibly (`ot::runtime::limits::try_resize`), so a run whose parameters
+//! fallibly (`ot::runtime::transport::limits::try_resize`), so a run whose parameters
 //! pass `Params::new` but whose outputs do not fit the process's memory
 //! returns `Error::Alloc` naming the round and the buffer.
 //!
@@ -13,7 +13,7 @@
 
 use std::process::Command;
 
-use ot::runtime::limits;
+use ot::runtime::transport::limits;
 use ot::runtime::{Bits, Rng};
 use ot::{OtExtension, RandomOtReceiver, RandomOtSender};
 
@@ -71,7 +71,7 @@ fn child_runs_iknp_beyond_its_address_space() {
     // machine; lift it so that the allocator is what refuses.
     limits::set_memory_budget(usize::MAX / 4);
     let choices = Bits::random(&mut Rng::from_entropy(), OTS);
-    let (mut a, mut b) = ot::runtime::channel::MemoryChannel::pair();
+    let (mut a, mut b) = ot::runtime::transport::channel::MemoryChannel::pair();
     let (sent, received) = std::thread::scope(|sc| {
         let sender = sc.spawn(move || OtExtension::iknp().send_random(&mut a, OTS));
         let received = OtExtension::iknp().receive_random(&mut b, &choices);

@@ -7,8 +7,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use ot::runtime::channel::{Channel, ChannelError, ChannelStats, MemoryChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{Channel, ChannelError, ChannelStats, MemoryChannel};
 use ot::runtime::{Bits, Block};
 use ot::{BaseOt, BaseOtKind, OtExtension, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender};
 

@@ -8,15 +8,18 @@
 //! rounds, rounds of one fixed party, a dealer's rounds, and the session
 //! hello; and checks every announcement against the frame that arrives.
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ot::runtime::channel::ChannelStats;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh, MeshError};
 use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, PrepParams, PrepStore};
 use ot::runtime::orlandi::deal_triples;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::ChannelStats;
+use ot::runtime::transport::mesh::{
+    local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh, MeshError,
+};
 use ot::{
     beaver_dealer, coin_flip_n, minimac_mul, minimac_open, open_to_one, orlandi_mul, orlandi_open,
     sum_n,

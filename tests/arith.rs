@@ -2,8 +2,8 @@
 //! arithmetic, shifts, casts, `select`/`bit`/`sum`/`xor`, and `Params::new`
 //! refusing parameters whose arithmetic overflows (no silent wrapping).
 
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::session::run_pair;
 
 mod arith {
     ot::protocol!("tests/otp/arith.otp");

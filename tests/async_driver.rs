@@ -9,12 +9,12 @@
 //! correlation, the OPRF values, ...). Sub-protocol calls (`do base:
 //! RandomOt`) run through the async functionality methods.
 
-use ot::runtime::channel::{
+use ot::runtime::oprf::code::LinearCode;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{
     duplex_pair, local_pair_tokio_tcp, AsyncChannel, TcpChannel, TokioChannel,
 };
-use ot::runtime::code::LinearCode;
-use ot::runtime::rng::Rng;
-use ot::runtime::session::{run_pair, AsyncParty, DualOf, Party, PartyResult};
+use ot::runtime::transport::session::{run_pair, AsyncParty, DualOf, Party, PartyResult};
 use ot::runtime::{Bits, Block};
 use ot::*;
 use std::fmt::Debug;
@@ -658,7 +658,7 @@ fn async_binding_refuses_another_protocol() {
 /// payload byte counters; a blocking `TcpChannel` reads its frames.
 #[test]
 fn tokio_channel_frames_and_errors() {
-    use ot::runtime::channel::{Channel, ChannelError};
+    use ot::runtime::transport::channel::{Channel, ChannelError};
     use tokio::io::AsyncWriteExt;
     let rt = runtime();
     rt.block_on(async {
@@ -745,8 +745,8 @@ fn tokio_channel_frames_and_errors() {
 /// specification's `comm` bounds what IKNP itself sends.
 #[test]
 fn async_traffic_matches_blocking() {
-    use ot::runtime::channel::{Channel, MemoryChannel};
-    use ot::runtime::session::run_pair_over;
+    use ot::runtime::transport::channel::{Channel, MemoryChannel};
+    use ot::runtime::transport::session::run_pair_over;
     let m = 5000;
     let p = iknp::Params::new(m, 1, false).unwrap();
     let make = || {

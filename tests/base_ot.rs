@@ -2,10 +2,10 @@
 //! `protocols/np00.otp`: correctness over in-memory and TCP channels,
 //! tampered points, hang-ups and truncated frames.
 
-use ot::runtime::bind::Binding;
-use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::bind::Binding;
+use ot::runtime::transport::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::{Bits, Block};
 use ot::{co15, co15_chosen, np00, np00_chosen};
 
@@ -117,8 +117,8 @@ fn chosen_message_ot_both_protocols() {
     let payload: Vec<[Block; 2]> = (0..n)
         .map(|_| {
             [
-                ot::runtime::rng::Sample::sample(&mut rng),
-                ot::runtime::rng::Sample::sample(&mut rng),
+                ot::runtime::primitives::rng::Sample::sample(&mut rng),
+                ot::runtime::primitives::rng::Sample::sample(&mut rng),
             ]
         })
         .collect();
@@ -222,7 +222,7 @@ fn identity_point_is_the_named_abort() {
     .unwrap();
     let setup = co15::msgs::Setup {
         salt: ot::runtime::Block::ZERO,
-        big_a: ot::runtime::ec::Point::default(),
+        big_a: ot::runtime::primitives::ec::Point::default(),
     };
     match r.recv_setup(setup) {
         Err(co15::Error::IdentityPoint {

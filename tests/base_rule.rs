@@ -4,8 +4,8 @@
 
 mod common;
 
-use ot::runtime::channel::{Channel, MemoryChannel};
-use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::primitives::rng::{Rng, Sample};
+use ot::runtime::transport::channel::{Channel, MemoryChannel};
 use ot::runtime::Block;
 use ot::{
     AboOt, BaseOtKind, DeltaOtReceiver, DeltaOtSender, Oprf, OtExtension, RandomOtReceiver,
@@ -83,7 +83,7 @@ fn a_code_set_after_the_base_is_refused_at_setup() {
     let mut oprf = Oprf::kkrt()
         .with_base(BaseOtKind::Co15)
         .unwrap()
-        .with_code(ot::runtime::code::LinearCode::bch_511_76());
+        .with_code(ot::runtime::oprf::code::LinearCode::bch_511_76());
     let (mut a, _b) = MemoryChannel::pair();
     let err = oprf.setup_sender(&mut a).err().expect("refused");
     let e = err.0.downcast_ref::<UnfitBaseOt>().expect("typed");

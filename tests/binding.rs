@@ -6,10 +6,10 @@
 mod common;
 
 use common::{choices, run_pair_tcp, run_tampered};
-use ot::runtime::bind::{is_binding, peer_mismatch, Mismatch};
-use ot::runtime::channel::TamperChannel;
-use ot::runtime::channel::{Channel, MemoryChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::bind::{is_binding, peer_mismatch, Mismatch};
+use ot::runtime::transport::channel::TamperChannel;
+use ot::runtime::transport::channel::{Channel, MemoryChannel};
 use ot::runtime::Block;
 use ot::{OtExtension, OtSender, RandomOtReceiver, RandomOtSender};
 
@@ -170,6 +170,6 @@ fn comm_counts_the_binding() {
     assert_eq!(a.stats().bytes_received, c.receiver as u64);
     assert_eq!(
         ot::co15::BINDING_BYTES,
-        ot::runtime::bind::frame_len("Co15".len(), 8)
+        ot::runtime::transport::bind::frame_len("Co15".len(), 8)
     );
 }

@@ -3,8 +3,8 @@
 //! hold, the frame count must match the chunking, and a bad chunk must be a
 //! typed error naming the round.
 
-use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
-use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::primitives::rng::{Rng, Sample};
+use ot::runtime::transport::channel::{Channel, MemoryChannel, TamperChannel};
 use ot::runtime::{Bits, Block};
 use ot::{BaseOt, BaseOtKind};
 
@@ -185,16 +185,16 @@ fn block_reductions_run_inside_the_stream() {
             },
         )
         .unwrap();
-        let (so, ro) = ot::runtime::session::run_pair(s, rc);
+        let (so, ro) = ot::runtime::transport::session::run_pair(s, rc);
         let (so, ro) = (so.unwrap(), ro.unwrap());
         // The chunk-by-chunk sums equal the sums over the whole outputs ...
         assert_eq!(
             so.sum_q,
-            ot::runtime::stream::gf_inner_seeded(&so.zeros, seed)
+            ot::runtime::otext::stream::gf_inner_seeded(&so.zeros, seed)
         );
         assert_eq!(
             ro.sum_t,
-            ot::runtime::stream::gf_inner_seeded(&ro.chosen, seed)
+            ot::runtime::otext::stream::gf_inner_seeded(&ro.chosen, seed)
         );
         // ... and satisfy the KOS relation.
         let x = gf_masked_sum_seeded(&r, seed);

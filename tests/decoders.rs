@@ -64,8 +64,8 @@ fuzz_decoder!(oos_correlation, oos, CorrelationCheck, |n| {
 /// Valid points must round-trip through the generated codec.
 #[test]
 fn valid_messages_round_trip() {
-    use ot::runtime::ec::{base_mul, random_scalar};
-    use ot::runtime::rng::Rng;
+    use ot::runtime::primitives::ec::{base_mul, random_scalar};
+    use ot::runtime::primitives::rng::Rng;
     let mut rng = Rng::from_entropy();
     let params = ot::np00::Params::new(7).unwrap();
     let m = ot::np00::msgs::ChooseHi {

@@ -10,7 +10,7 @@ mod common;
 
 use common::{run_tampered, EqualKeys};
 
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::rr16::sizes;
 use ot::runtime::Bits;
 use ot::{abo_ot, abo_ot_malicious, quiet_bipsw, quiet_gar, rr16};

@@ -12,10 +12,10 @@ mod common;
 use std::collections::HashSet;
 
 use common::{choices, co15_base, delta_bases, run_pair_tcp, run_tampered};
-use ot::runtime::bind::{peer_mismatch, Mismatch};
-use ot::runtime::channel::Channel;
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::bind::{peer_mismatch, Mismatch};
+use ot::runtime::transport::channel::Channel;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_iknp, iknp_extend, iknp_setup, kos_extend, CorrelatedOtReceiver, CorrelatedOtSender,
@@ -267,7 +267,7 @@ fn kos_tampered_second_extension_aborts_and_poisons() {
 /// before anything is sent.
 #[test]
 fn softspoken_sessions_are_unsupported() {
-    let (mut a, _b) = ot::runtime::channel::MemoryChannel::pair();
+    let (mut a, _b) = ot::runtime::transport::channel::MemoryChannel::pair();
     let err = OtExtension::softspoken(4)
         .setup_sender(&mut a)
         .err()

@@ -5,9 +5,9 @@
 //! batch counter in the session binding, refused parameter sets, and
 //! truncated or tampered messages.
 
-use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::silent::ferret::{Level, EXTEND, SETUP};
+use ot::runtime::transport::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
 use ot::runtime::{Bits, Block};
 use ot::{ferret_extend, ferret_extend_malicious, FerretCots, FerretReceiver, FerretSender};
 
@@ -709,7 +709,7 @@ fn ot_extension_silent_plugs_into_a_random_ot_sub_protocol() {
         },
     )
     .unwrap();
-    let (so, ro) = ot::runtime::session::run_pair(s, r);
+    let (so, ro) = ot::runtime::transport::session::run_pair(s, r);
     let (out, theirs) = (so.unwrap(), ro.unwrap());
     for i in 0..n {
         let want = if theirs.choices.get(i) {

@@ -6,8 +6,8 @@
 //! party; the bytes each party sends.
 
 use ot::open_to_one::{self, Error, POutput};
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh};
 
 const SIZES: [usize; 3] = [2, 3, 5];
 const SESSION: [u8; 16] = [0x17; 16];

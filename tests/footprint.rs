@@ -1,11 +1,11 @@
 //! The run-wide memory bound of `Params::new` (issue 15, item 3): besides
 //! each value, the sum of what one role holds at once (its live values,
 //! the step's temporaries and frames, a chunked round's per-chunk buffers)
-//! must fit the memory budget (`ot::runtime::limits`). One test function:
+//! must fit the memory budget (`ot::runtime::transport::limits`). One test function:
 //! the budget is a process-wide setting.
 
-use ot::runtime::channel::MemoryChannel;
-use ot::runtime::limits;
+use ot::runtime::transport::channel::MemoryChannel;
+use ot::runtime::transport::limits;
 use ot::runtime::{Bits, Rng};
 use ot::{iknp, OtExtension, RandomOtReceiver, RandomOtSender};
 

@@ -3,8 +3,8 @@
 //! `bits`) and the shipped chosen 1-out-of-2 OT (CO15) as sub-protocol:
 //! the parties' shares add up to a·b mod 2^64, over the in-memory channel.
 
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::session::run_pair;
 use ot::{BaseOt, BaseOtKind};
 use rand_core::RngCore;
 

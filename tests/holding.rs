@@ -9,9 +9,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use ot::runtime::ec::{random_scalar, Scalar};
-use ot::runtime::orlandi_prep::{self as prep, TripleKey};
-use ot::runtime::paillier::KeySize;
+use ot::runtime::orlandi::paillier::KeySize;
+use ot::runtime::orlandi::prep::{self as prep, TripleKey};
+use ot::runtime::primitives::ec::{random_scalar, Scalar};
 use ot::runtime::{Block, Rng};
 use ot_compiler::ir::TStmt;
 use ot_compiler::types::Shape;
@@ -162,8 +162,8 @@ fn orlandi_triple_holdings_at(m: usize) {
 #[test]
 fn a_thousand_parties_keys_do_not_fit_the_budget() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let (s, d) = ot::runtime::orlandi_level::params_for(1, 40).expect("level");
-    if ot::runtime::limits::memory_budget() >= 1024 << 24 {
+    let (s, d) = ot::runtime::orlandi::level::params_for(1, 40).expect("level");
+    if ot::runtime::transport::limits::memory_budget() >= 1024 << 24 {
         return; // a machine with 32 GiB or more holds them
     }
     let err = ot::orlandi_triple::Params::new(1024, 1, s, d, 40).unwrap_err();

@@ -1,9 +1,9 @@
 //! IKNP OT extension generated from `protocols/iknp.otp`, over CO15 base OTs.
 
 use ot::iknp;
-use ot::runtime::channel::local_pair_tcp;
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::local_pair_tcp;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::{Bits, Block};
 use ot::{BaseOt, BaseOtKind};
 

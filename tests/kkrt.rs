@@ -6,8 +6,8 @@ mod common;
 
 use common::run_pair_tcp;
 use ot::kkrt;
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::Block;
 use ot::{BaseOt, BaseOtKind, OtExtension};
 

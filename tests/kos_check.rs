@@ -6,7 +6,7 @@
 mod common;
 
 use common::{choices, co15_base as base, delta_bases, run_tampered};
-use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::primitives::rng::{Rng, Sample};
 use ot::runtime::{Bits, Block};
 use ot::{delta_kos, kos, kos_chosen};
 

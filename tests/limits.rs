@@ -1,11 +1,11 @@
 //! Huge parameters are refused by `Params::new` with a typed error naming
 //! the parameter (issue 15, item 3): no base OT runs, nothing is allocated,
 //! no length wraps. The limit is the run-time memory budget
-//! (`ot::runtime::limits`). `send_random(ch, 1 << 40)` would need 32 TiB of
+//! (`ot::runtime::transport::limits`). `send_random(ch, 1 << 40)` would need 32 TiB of
 //! outputs; `usize::MAX` overflows every size computed from it.
 
-use ot::runtime::channel::{Channel, MemoryChannel};
-use ot::runtime::limits::{self, memory_budget};
+use ot::runtime::transport::channel::{Channel, MemoryChannel};
+use ot::runtime::transport::limits::{self, memory_budget};
 use ot::{iknp, kos, OtExtension, RandomOtSender};
 
 /// One input and one output of the same size, for the budget of a role's

@@ -7,8 +7,10 @@
 //! whose equivocation tests run with n = 3, 4, 5 and 9).
 
 use ot::coin_flip_n;
-use ot::runtime::mesh::{run_parties, HelloField, MemoryMesh, Mesh, MeshError, TamperMesh};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{
+    run_parties, HelloField, MemoryMesh, Mesh, MeshError, TamperMesh,
+};
 
 const SESSION: [u8; 16] = [0x51; 16];
 
@@ -85,7 +87,9 @@ fn three_parties_catch_an_equivocating_broadcaster() {
             }
             Box::new(TamperMesh::new(m, |to, k, f: &mut Vec<u8>| {
                 if k == 1 && to == 0 {
-                    let other = ot::runtime::ec::base_mul(ot::runtime::ec::Scalar::from(7u64));
+                    let other = ot::runtime::primitives::ec::base_mul(
+                        ot::runtime::primitives::ec::Scalar::from(7u64),
+                    );
                     f[..32].copy_from_slice(&other.compress().to_bytes());
                 }
             }))

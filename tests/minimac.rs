@@ -9,15 +9,16 @@
 //! (`protocols/minimac_input.otp`): products re-encoded and multiplied
 //! again, every party's inputs, and cheating in both.
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ot::runtime::gf256::mul;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal, deal_counts, Counts, PrepError, PrepParams, PrepStore};
 use ot::runtime::minimac::{Codes, Opened, Shares};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::gf256::mul;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 use ot::{minimac_input, minimac_mul, minimac_open, minimac_reencode};
 
 const K: usize = 20;

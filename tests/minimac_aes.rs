@@ -6,17 +6,18 @@
 //! error to a share or a MAC is caught by every party with the named
 //! abort, and no ciphertext is output.
 
+use ot::files::{PartyPrepFile, PrepStoreFile};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aes::cipher::{BlockEncrypt, KeyInit};
 use ot::minimac_aes;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 use ot::runtime::minimac::aes::{layer_sboxes, AesMasks, LAYERS, SBOXES};
 use ot::runtime::minimac::floor::STAT_SEC;
 use ot::runtime::minimac::prep::{deal_with, Counts, PrepParams, PrepStore, ShareMode};
 use ot::runtime::minimac::{Codes, Opened, Shares};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 use rand_core::RngCore;
 
 const K: usize = 20;

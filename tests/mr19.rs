@@ -5,10 +5,10 @@
 
 use std::collections::HashSet;
 
-use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
-use ot::runtime::ec::Point;
-use ot::runtime::rng::{Rng, Sample};
-use ot::runtime::session::{run_pair, run_pair_over};
+use ot::runtime::primitives::ec::Point;
+use ot::runtime::primitives::rng::{Rng, Sample};
+use ot::runtime::transport::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
+use ot::runtime::transport::session::{run_pair, run_pair_over};
 use ot::runtime::{Bits, Block};
 use ot::{kos, mr19, mr19_chosen, BaseOt, BaseOtKind};
 
@@ -246,11 +246,11 @@ fn identity_b_is_the_sender_abort() {
     let (setup, s) = s.send_setup().unwrap();
     let mut rng = Rng::from_entropy();
     let r1: Vec<Point> = (0..n / 2)
-        .map(|_| ot::runtime::ec::random_point(&mut rng))
+        .map(|_| ot::runtime::primitives::ec::random_point(&mut rng))
         .collect();
-    let h = ot::runtime::endemic::hash_to_group(setup.salt, 0, true, &r1);
+    let h = ot::runtime::otext::endemic::hash_to_group(setup.salt, 0, true, &r1);
     let mut r0: Vec<Point> = (0..n / 2)
-        .map(|_| ot::runtime::ec::random_point(&mut rng))
+        .map(|_| ot::runtime::primitives::ec::random_point(&mut rng))
         .collect();
     r0[1] = -h[1];
     let msg = mr19::msgs::ChooseLo {
@@ -271,7 +271,7 @@ fn truncated_message_is_a_length_error() {
     let (mut a, mut b) = MemoryChannel::pair();
     // A sender's session binding, then a short setup.
     let p = mr19::Params::new(n).unwrap();
-    ot::runtime::bind::Binding::new(mr19::PROTOCOL, mr19::SPEC_HASH, p.encode(), 0)
+    ot::runtime::transport::bind::Binding::new(mr19::PROTOCOL, mr19::SPEC_HASH, p.encode(), 0)
         .send(&mut a)
         .unwrap();
     a.send(&[7u8; 40]).unwrap();

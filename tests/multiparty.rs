@@ -3,10 +3,10 @@
 //! over the in-memory and the TCP mesh; an equivocating broadcaster, a bad
 //! commitment opening, and peers of another protocol, session or index.
 
-use ot::runtime::mesh::{
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{
     local_tcp_mesh, run_parties, HelloField, MemoryMesh, Mesh, MeshError, TamperMesh,
 };
-use ot::runtime::rng::Rng;
 use ot::{coin_flip_n, sum_n};
 
 const SIZES: [usize; 4] = [2, 3, 5, 9];
@@ -113,7 +113,9 @@ fn equivocate(n: usize, liar: usize, frame: u64, at: usize, round: &str) {
                 if k == frame && to % 2 == 0 {
                     // Another valid message: the encoding of a different point
                     // (commitment) or value (opening).
-                    let other = ot::runtime::ec::base_mul(ot::runtime::ec::Scalar::from(7u64));
+                    let other = ot::runtime::primitives::ec::base_mul(
+                        ot::runtime::primitives::ec::Scalar::from(7u64),
+                    );
                     let bytes = other.compress().to_bytes();
                     f[at..at + 32].copy_from_slice(&bytes);
                 }
@@ -170,14 +172,14 @@ fn bad_opening_names_the_party() {
             // The same wrong opening value to everyone, and the digest of
             // that message in its broadcast check: consistent, but not what
             // was committed.
-            let session = ot::runtime::mpc::session_block(SESSION);
+            let session = ot::runtime::transport::mpc::session_block(SESSION);
             let mut digest = None;
             Box::new(TamperMesh::new(m, move |_, k, f: &mut Vec<u8>| {
                 if k == OPEN_FRAME {
                     let at = open_at(n);
                     f[at] ^= 1;
                     let spec = &coin_flip_n::SPEC_HASH;
-                    digest = Some(ot::runtime::mpc::broadcast_digest(
+                    digest = Some(ot::runtime::transport::mpc::broadcast_digest(
                         spec,
                         session,
                         "open",
@@ -303,13 +305,13 @@ fn comm_counts_messages_and_checks() {
         (0..n).map(|p| m.stats(p).bytes_sent).sum::<u64>()
     });
     let hello = run_parties(MemoryMesh::new(n), |m| {
-        let h = ot::runtime::mesh::Hello {
+        let h = ot::runtime::transport::mesh::Hello {
             protocol: coin_flip_n::PROTOCOL.into(),
             spec_hash: coin_flip_n::SPEC_HASH,
             params: params.encode(),
             session: SESSION,
         };
-        ot::runtime::mesh::handshake(m, &h).expect("hello");
+        ot::runtime::transport::mesh::handshake(m, &h).expect("hello");
         (0..n).map(|p| m.stats(p).bytes_sent).sum::<u64>()
     });
     for (sent, h) in outs.iter().zip(&hello) {
@@ -344,7 +346,7 @@ impl<M: Mesh> Mesh for Impostor<M> {
     ) -> Result<usize, MeshError> {
         self.0.recv_any(from, buf, max)
     }
-    fn stats(&self, peer: usize) -> ot::runtime::channel::ChannelStats {
+    fn stats(&self, peer: usize) -> ot::runtime::transport::channel::ChannelStats {
         self.0.stats(peer)
     }
 }

@@ -8,8 +8,8 @@
 //! party at the wrong endpoint; an equivocating dealer; steps by hand.
 
 use ot::beaver_dealer;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh};
 
 mod dealer_rounds {
     ot::protocol!("tests/otp/dealer_rounds.otp");

@@ -9,9 +9,9 @@ mod common;
 
 use common::{run_pair_tcp, run_tampered};
 use ot::oos;
-use ot::runtime::code::{CodeError, LinearCode};
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::oprf::code::{CodeError, LinearCode};
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::Block;
 use ot::{BaseOt, BaseOtKind, OtExtension};
 

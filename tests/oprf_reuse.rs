@@ -15,11 +15,11 @@ mod common;
 use std::collections::HashSet;
 
 use common::{run_pair_tcp, run_tampered};
-use ot::runtime::bind::{peer_mismatch, Mismatch};
-use ot::runtime::channel::Channel;
-use ot::runtime::code::LinearCode;
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::oprf::code::LinearCode;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::bind::{peer_mismatch, Mismatch};
+use ot::runtime::transport::channel::Channel;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::Block;
 use ot::{kkrt_extend, kkrt_setup, oos_extend, ExtSessionPoisoned, Oprf, OtExtension};
 

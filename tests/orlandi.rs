@@ -6,10 +6,10 @@
 //! broadcaster is named by every honest party; malformed shares are a typed
 //! error. Triples come from the test dealer (`orlandi::deal_triples`).
 
-use ot::runtime::ec::Scalar;
-use ot::runtime::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh};
 use ot::runtime::orlandi::{deal_triples, Shares};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::ec::Scalar;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tcp_mesh, run_parties, tamper_party, MemoryMesh, Mesh};
 use ot::{orlandi_input, orlandi_mul, orlandi_open};
 
 /// One session id per protocol run of a test (never reused).
@@ -159,12 +159,12 @@ fn wrong_opening(
     spec: &'static [u8; 32],
     tag: u8,
 ) -> Vec<Box<dyn Mesh + Send>> {
-    let s = ot::runtime::mpc::session_block(session(tag));
+    let s = ot::runtime::transport::mpc::session_block(session(tag));
     let mut digest = None;
     tampered(n, cheat, move |_, k, f: &mut Vec<u8>| {
         if k == OPEN_FRAME {
             f[byte] ^= 1;
-            digest = Some(ot::runtime::mpc::broadcast_digest(
+            digest = Some(ot::runtime::transport::mpc::broadcast_digest(
                 spec, s, "open", cheat, f,
             ));
         }

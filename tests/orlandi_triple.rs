@@ -26,16 +26,16 @@
 
 use std::sync::OnceLock;
 
-use ot::runtime::ec::Scalar;
-use ot::runtime::mesh::{run_parties, tamper_party, MemoryMesh, Mesh, TamperMesh};
+use ot::runtime::orlandi::level::{min_accepted_sec, LevelError, DEFAULT_SEC, MIN_SEC};
+use ot::runtime::orlandi::paillier::blum::{self, KeyProofWire};
+use ot::runtime::orlandi::paillier::wire::Ciphertext3072;
+use ot::runtime::orlandi::paillier::{Integer, KeySize, PublicKey, SecretKey};
+use ot::runtime::orlandi::prep::{key_proof, key_proof_context, public_key, PkWire, TripleKey};
 use ot::runtime::orlandi::{deal, Shares};
-use ot::runtime::orlandi_level::{min_accepted_sec, LevelError, DEFAULT_SEC, MIN_SEC};
-use ot::runtime::orlandi_prep::{key_proof, key_proof_context, public_key, PkWire, TripleKey};
-use ot::runtime::paillier::blum::{self, KeyProofWire};
-use ot::runtime::paillier::{Integer, KeySize, PublicKey, SecretKey};
-use ot::runtime::paillier_wire::Ciphertext3072;
-use ot::runtime::rng::Rng;
-use ot::runtime::wire::Wire;
+use ot::runtime::primitives::ec::Scalar;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{run_parties, tamper_party, MemoryMesh, Mesh, TamperMesh};
+use ot::runtime::transport::wire::Wire;
 use ot::runtime::Block;
 use ot::{orlandi_mul, orlandi_open, orlandi_triple};
 
@@ -251,7 +251,7 @@ fn bad_parameters_are_a_readable_error() {
     // tables (16 MiB each, `holding` in orlandi_triple.otp) do not fit the
     // memory budget of a machine with less than 64 GiB: refused before any
     // allocation (tests/holding.rs).
-    if ot::runtime::limits::memory_budget() < 2048 << 24 {
+    if ot::runtime::transport::limits::memory_budget() < 2048 << 24 {
         let e = orlandi_triple::Params::new(2048, 1, 1, 0, INSECURE).expect_err("over budget");
         assert!(e.to_string().contains("too large"), "{e}");
     }
@@ -492,7 +492,7 @@ fn cheating_broadcast<F>(n: usize, cheat: usize, tag: u8, rewrite: F) -> Vec<Box
 where
     F: Fn(&mut Vec<u8>) + Send + Clone + 'static,
 {
-    let s = ot::runtime::mpc::session_block(session(tag));
+    let s = ot::runtime::transport::mpc::session_block(session(tag));
     let spec = orlandi_triple::SPEC_HASH;
     let honest_view = std::sync::Arc::new(std::sync::Mutex::new(None::<[u8; 32]>));
     memory_mesh(n)
@@ -504,10 +504,12 @@ where
                 let mut digest = None;
                 Box::new(move |_, k, f: &mut Vec<u8>| {
                     if k == GEN_FRAME {
-                        let own = ot::runtime::mpc::broadcast_digest(&spec, s, "gen", cheat, f);
+                        let own = ot::runtime::transport::mpc::broadcast_digest(
+                            &spec, s, "gen", cheat, f,
+                        );
                         *view.lock().expect("lock") = Some(own);
                         rewrite(f);
-                        digest = Some(ot::runtime::mpc::broadcast_digest(
+                        digest = Some(ot::runtime::transport::mpc::broadcast_digest(
                             &spec, s, "gen", cheat, f,
                         ));
                     }
@@ -617,7 +619,7 @@ fn a_modulus_of_three_primes_is_caught_by_the_key_proof() {
     let h = x.square();
     let pk = PkWire::encode(&PublicKey::from_root(modulus.clone(), h.clone()).expect("form"));
     for (n, cheat, tag) in [(2, 1, 40), (3, 0, 41)] {
-        let s = ot::runtime::mpc::session_block(session(tag));
+        let s = ot::runtime::transport::mpc::session_block(session(tag));
         let context = key_proof_context(s, cheat);
         let proof = blum::prove_best_effort(&modulus, &h, &factors, &context, &mut rng);
         bad_key_is_caught(n, cheat, tag, pk.clone(), KeyProofWire::encode(&proof));
@@ -630,7 +632,7 @@ fn an_honest_key_proof_replayed_in_another_session_or_by_another_party_is_caught
     // another party's proof of the same key in this session.
     for (n, cheat, tag, other_tag, as_party) in [(2, 1, 42, 43, 1), (3, 2, 44, 44, 0)] {
         let sk = TripleKey::new(keys()[cheat].clone());
-        let s = ot::runtime::mpc::session_block(session(other_tag));
+        let s = ot::runtime::transport::mpc::session_block(session(other_tag));
         let proof = key_proof(&sk, as_party, s, Block::from(0x5eed_u128 + tag as u128));
         bad_key_is_caught(n, cheat, tag, public_key(&sk), proof);
     }
@@ -645,7 +647,7 @@ fn a_wrong_opening_in_a_bucket_multiplication_is_caught_at_every_honest_party() 
     // and names P[1].
     let (n, cheat, tag, d) = (3, 1, 10, 1);
     let lopen = 3 * 2 * (2 * d + 1) * 32;
-    let s = ot::runtime::mpc::session_block(session(tag));
+    let s = ot::runtime::transport::mpc::session_block(session(tag));
     let spec = orlandi_triple::SPEC_HASH;
     // The distill broadcast is the only frame of its length (the frame
     // after it on the same link carries the digests).
@@ -654,7 +656,7 @@ fn a_wrong_opening_in_a_bucket_multiplication_is_caught_at_every_honest_party() 
         if k > GAMMA_FRAME && (lopen..lopen + 16).contains(&f.len()) {
             let off = f.len() - lopen;
             f[off..off + 32].copy_from_slice(Scalar::from(0x5eed_u64).as_bytes());
-            let d = ot::runtime::mpc::broadcast_digest(&spec, s, "distill", cheat, f);
+            let d = ot::runtime::transport::mpc::broadcast_digest(&spec, s, "distill", cheat, f);
             seen[to] = Some((k, d));
         } else if let Some((kd, d)) = seen[to] {
             if k == kd + 1 {
@@ -774,14 +776,14 @@ fn spoiled_coin_opening_is_caught(n: usize, cheat: usize, tag: u8) {
     // comes before `gamma`); the coin opening is the frame after
     // `product`'s, and its own digests come next.
     let coin_frame = if n == 2 { 4 } else { GAMMA_FRAME + 2 };
-    let s = ot::runtime::mpc::session_block(session(tag));
+    let s = ot::runtime::transport::mpc::session_block(session(tag));
     let spec = orlandi_triple::SPEC_HASH;
     let mut digest = None;
     let meshes = tampered(n, cheat, move |_, k, f: &mut Vec<u8>| {
         if k == coin_frame && f.len() >= COIN {
             let off = f.len() - COIN;
             f[off] ^= 1; // the first byte of v
-            digest = Some(ot::runtime::mpc::broadcast_digest(
+            digest = Some(ot::runtime::transport::mpc::broadcast_digest(
                 &spec,
                 s,
                 "coin",

@@ -3,9 +3,9 @@
 //! oversized extension messages. The corrected KOS check against cheating
 //! receivers is tested in `tests/kos_check.rs`.
 
-use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
-use ot::runtime::rng::{Rng, Sample};
-use ot::runtime::session::{run_pair, run_pair_over};
+use ot::runtime::primitives::rng::{Rng, Sample};
+use ot::runtime::transport::channel::{local_pair_tcp, Channel, MemoryChannel, TamperChannel};
+use ot::runtime::transport::session::{run_pair, run_pair_over};
 use ot::runtime::{Bits, Block};
 mod common;
 
@@ -216,9 +216,14 @@ fn truncated_oversized_and_hang_up_are_typed_errors() {
         let h = sc.spawn(move || {
             let params = kos::Params::new(300, 1, false).unwrap();
             // The session bindings (ours out, the sender's in), as `run` does.
-            ot::runtime::bind::Binding::new(kos::PROTOCOL, kos::SPEC_HASH, params.encode(), 1)
-                .send(&mut b)
-                .unwrap();
+            ot::runtime::transport::bind::Binding::new(
+                kos::PROTOCOL,
+                kos::SPEC_HASH,
+                params.encode(),
+                1,
+            )
+            .send(&mut b)
+            .unwrap();
             let _binding = b.recv(1 << 16).unwrap();
             let session = kos::msgs::Session::decode(&b.recv(1 << 10).unwrap(), &params).unwrap();
             let rc = rc.recv_session(session).unwrap().run_base(&mut b).unwrap();

@@ -8,8 +8,8 @@
 
 use std::process::Command;
 
-use ot::runtime::mesh::MemoryMesh;
 use ot::runtime::rr16;
+use ot::runtime::transport::mesh::MemoryMesh;
 
 /// The environment variable that makes a re-run of this binary run one case.
 const CHILD: &str = "OT_PARAM_SIZES_CASE";

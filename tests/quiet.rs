@@ -3,11 +3,11 @@
 //! keys, the OT relation of every expanded OT, and malformed setups.
 
 #![allow(clippy::needless_range_loop)] // index loops mirror the relations they check
-use ot::runtime::channel::{local_pair_tcp, MemoryChannel, TamperChannel};
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::quiet::z3::Z6;
 use ot::runtime::quiet::{bipsw, gar};
-use ot::runtime::rng::Rng;
-use ot::runtime::session::{run_pair, run_pair_over};
+use ot::runtime::transport::channel::{local_pair_tcp, MemoryChannel, TamperChannel};
+use ot::runtime::transport::session::{run_pair, run_pair_over};
 use ot::{quiet_bipsw, quiet_gar, OtExtension};
 
 fn bipsw_parties(
@@ -156,8 +156,8 @@ fn gar_over_tcp() {
 /// corrections, at least `min_len` bytes) rewritten by `edit`.
 fn tampered<S, R>(s: S, r: R, min_len: usize, edit: fn(&mut Vec<u8>)) -> (bool, String)
 where
-    S: ot::runtime::session::Party + Send,
-    R: ot::runtime::session::DualOf<S> + Send,
+    S: ot::runtime::transport::session::Party + Send,
+    R: ot::runtime::transport::session::DualOf<S> + Send,
     S::Output: Send,
     S::Error: Send,
     R::Error: std::fmt::Debug,

@@ -4,10 +4,10 @@
 //! outputs (depending on the receiver's secret, not an affine function of
 //! the public input), and typed errors for malformed conversion messages.
 
-use ot::runtime::channel::{local_pair_tcp, MemoryChannel, TamperChannel};
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::quiet::convert::{QuietRotReceiver, QuietRotSender};
 use ot::runtime::quiet::{bipsw, gar};
-use ot::runtime::rng::Rng;
+use ot::runtime::transport::channel::{local_pair_tcp, MemoryChannel, TamperChannel};
 use ot::runtime::{Bits, Block};
 use ot::{quiet_bipsw_rot, quiet_gar_rot, OtExtension, RandomOtReceiver, RandomOtSender};
 
@@ -235,8 +235,8 @@ fn truncated_run<S, R>(
     len: std::ops::Range<usize>,
 ) -> (String, String)
 where
-    S: ot::runtime::session::Party + Send,
-    R: ot::runtime::session::DualOf<S> + Send,
+    S: ot::runtime::transport::session::Party + Send,
+    R: ot::runtime::transport::session::DualOf<S> + Send,
     S::Error: std::fmt::Debug + Send,
     S::Output: Send,
     R::Error: std::fmt::Debug,

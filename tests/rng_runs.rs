@@ -3,8 +3,8 @@
 //! different streams. Observed on the wire: the frames each party sends in
 //! a CO15 run (recorded by a `TamperChannel` that leaves them unchanged).
 
-use ot::runtime::channel::{MemoryChannel, TamperChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{MemoryChannel, TamperChannel};
 use ot::runtime::{Bits, Block};
 use ot::{BaseOt, BaseOtKind, RandomOtReceiver, RandomOtSender};
 

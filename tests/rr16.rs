@@ -7,10 +7,10 @@
 mod common;
 
 use common::{run_pair_tcp, run_tampered};
-use ot::runtime::channel::Channel;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::rr16::{sizes, Sizes};
-use ot::runtime::session::run_pair;
+use ot::runtime::transport::channel::Channel;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::{Bits, Block};
 use ot::{rr16, OtError, OtExtension, RandomOtReceiver};
 

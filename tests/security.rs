@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use common::{run_tampered, EqualKeys};
 
-use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
-use ot::runtime::ec::{halve, Point};
-use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::primitives::ec::{halve, Point};
+use ot::runtime::primitives::rng::{Rng, Sample};
+use ot::runtime::transport::channel::{Channel, MemoryChannel, TamperChannel};
 use ot::runtime::{Bits, Block};
 use ot::{
     delta_base, iknp, kos, np00, silent_ot, CorrelatedOtReceiver, CorrelatedOtSender,

@@ -3,10 +3,10 @@
 //! the trees), over TCP, the COT relation of every output, the
 //! pseudorandom-looking choice bits, and truncated or tampered messages.
 
-use ot::runtime::channel::{local_pair_tcp, MemoryChannel, TamperChannel};
-use ot::runtime::rng::Rng;
-use ot::runtime::session::{run_pair, run_pair_over, Party};
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::silent::params::depth_for;
+use ot::runtime::transport::channel::{local_pair_tcp, MemoryChannel, TamperChannel};
+use ot::runtime::transport::session::{run_pair, run_pair_over, Party};
 use ot::runtime::Block;
 use ot::{silent_ot, OtExtension};
 

@@ -13,8 +13,8 @@ use std::sync::mpsc;
 
 use rand_core::RngCore;
 
-use ot::runtime::channel::{local_pair_tcp, Channel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{local_pair_tcp, Channel};
 use ot::runtime::{Bits, Block};
 use ot::{
     BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, DeltaOtReceiver, DeltaOtSender,

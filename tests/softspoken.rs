@@ -9,8 +9,8 @@ use std::net::TcpListener;
 use std::time::Duration;
 
 use common::{choices, run_tampered};
-use ot::runtime::channel::{Channel, MemoryChannel, TcpChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{Channel, MemoryChannel, TcpChannel};
 use ot::runtime::{Bits, Block};
 use ot::{
     abo_ot, abo_ot_malicious, softspoken, softspoken_malicious, AboOt, BaseOtKind,

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use ot::runtime::channel::local_pair_tls;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::local_pair_tls;
 use ot::runtime::Bits;
 use ot::{OtExtension, RandomOtReceiver, RandomOtSender};
 

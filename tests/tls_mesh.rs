@@ -2,8 +2,8 @@
 //! `tls`): each link TLS 1.3 with certificates naming the party indices.
 #![cfg(feature = "tls")]
 
-use ot::runtime::mesh::{local_tls_mesh, run_parties, Mesh};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{local_tls_mesh, run_parties, Mesh};
 use ot::{coin_flip_n, sum_n};
 
 mod common;
@@ -52,7 +52,7 @@ fn coin_flip_and_sum_over_tls() {
 /// a peer waiting on an aborting party of a real run names the culprit.
 #[test]
 fn abort_notices_cross_tls_links() {
-    use ot::runtime::mesh::TamperMesh;
+    use ot::runtime::transport::mesh::TamperMesh;
     common::notice_follows_last_frame(local_tls_mesh(2).expect("tls mesh"));
 
     // Party 2 garbles its commitment to party 0 only: party 1 learns of it

@@ -14,13 +14,13 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ot::runtime::channel::{Channel, MemoryChannel};
-use ot::runtime::ec::Point;
-use ot::runtime::ec::Scalar;
 use ot::runtime::minimac::prep::{deal, PrepParams};
 use ot::runtime::minimac::{Codes, Holder, MacKey, Shares as MacShares};
 use ot::runtime::orlandi::Shares;
-use ot::runtime::rng::{Rng, Sample};
+use ot::runtime::primitives::ec::Point;
+use ot::runtime::primitives::ec::Scalar;
+use ot::runtime::primitives::rng::{Rng, Sample};
+use ot::runtime::transport::channel::{Channel, MemoryChannel};
 use ot::runtime::{Bits, Block};
 use ot::traits::{OtError, RandomOtReceiver, RandomOtSender};
 use ot::{beaver_dealer, delta_iknp, iknp, kos, open_to_one, sum_n};
@@ -522,11 +522,11 @@ fn generated_abo_receiver_wipes_its_punctured_positions() -> Result<(), ot::abo_
 
 /// The low two limbs of `v`, as they lie in memory.
 #[cfg(not(feature = "gmp"))]
-fn low_limbs(v: &ot::runtime::paillier::Integer) -> [u64; 2] {
+fn low_limbs(v: &ot::runtime::orlandi::paillier::Integer) -> [u64; 2] {
     let mut w = [0u64; 2];
     v.clone()
         .keep_bits(128)
-        .write_digits(&mut w, ot::runtime::bignum::Order::Lsf);
+        .write_digits(&mut w, ot::runtime::primitives::bignum::Order::Lsf);
     w
 }
 
@@ -537,7 +537,7 @@ fn low_limbs(v: &ot::runtime::paillier::Integer) -> [u64; 2] {
 #[cfg(not(feature = "gmp"))]
 #[test]
 fn paillier_secret_keys_are_wiped_when_dropped() {
-    use ot::runtime::paillier::SecretKey;
+    use ot::runtime::orlandi::paillier::SecretKey;
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut rng = Rng::deterministic_for_tests(31);
     let (p, q) = (

@@ -14,8 +14,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ot::runtime::channel::{Channel, ChannelError, ChannelStats};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{Channel, ChannelError, ChannelStats};
 use ot::runtime::{Bits, Block};
 use ot::{BaseOtKind, OtExtension, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender};
 
@@ -31,7 +31,7 @@ impl Channel for ScriptedPeer<'_> {
     fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
         self.stats.bytes_sent += msg.len() as u64;
         self.stats.messages_sent += 1;
-        if let Some(dual) = ot::runtime::bind::dual_frame(msg) {
+        if let Some(dual) = ot::runtime::transport::bind::dual_frame(msg) {
             self.bindings.push_back(dual);
         }
         Ok(())

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ot::runtime::mesh::{handshake, Hello, MemoryMesh, Mesh};
+use ot::runtime::transport::mesh::{handshake, Hello, MemoryMesh, Mesh};
 
 fuzz_target!(|data: &[u8]| {
     let [name_len, frame @ ..] = data else {

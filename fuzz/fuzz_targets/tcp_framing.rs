@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ot::runtime::channel::{Channel, ChannelError, TcpChannel};
+use ot::runtime::transport::channel::{Channel, ChannelError, TcpChannel};
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::OnceLock;

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ot::runtime::channel::{TestPki, TlsChannel, TlsIdentity, TlsTrust};
+use ot::runtime::transport::channel::{TestPki, TlsChannel, TlsIdentity, TlsTrust};
 use std::io::Write;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::OnceLock;

@@ -3,7 +3,10 @@
 
 use aes::cipher::{BlockEncrypt, KeyInit};
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ot_runtime::{gf128, hash, parallel, prg::Prg, transpose, BitMatrix, Block};
+use ot_runtime::{
+    primitives::gf128, primitives::hash, primitives::parallel, primitives::prg::Prg,
+    primitives::transpose, BitMatrix, Block,
+};
 
 const AES_BLOCKS: usize = 1 << 14; // 256 KiB: L2-resident, measures compute
 
@@ -20,7 +23,7 @@ fn aes_like(c: &mut Criterion) {
     g.bench_function("aes_crate_encrypt_blocks", |b| {
         b.iter(|| raw.encrypt_blocks(black_box(&mut raw_buf)))
     });
-    let ours = ot_runtime::aes::Aes128::new(Block(3));
+    let ours = ot_runtime::primitives::aes::Aes128::new(Block(3));
     g.bench_function(
         BenchmarkId::new("aes128_encrypt_blocks", ours.backend().name()),
         |b| b.iter(|| ours.encrypt_blocks(black_box(&mut buf))),
@@ -43,7 +46,7 @@ fn transposes(c: &mut Criterion) {
     g.sample_size(20);
     let mut mat = BitMatrix::new(128, m);
     let seeds: Vec<Block> = (0..128u128).map(Block).collect();
-    ot_runtime::prg::fill_matrix(&seeds, &mut mat).unwrap();
+    ot_runtime::primitives::prg::fill_matrix(&seeds, &mut mat).unwrap();
     let src = mat.as_blocks().to_vec();
     let mut dst = vec![Block::ZERO; m];
     g.bench_function("memcpy", |b| {
@@ -73,8 +76,8 @@ fn gf(c: &mut Criterion) {
     let mut g = c.benchmark_group("gf128_inner_product_2^20");
     g.throughput(Throughput::Bytes((2 * n * 16) as u64));
     g.sample_size(20);
-    let a = ot_runtime::prg::prg(Block(1), n);
-    let bb = ot_runtime::prg::prg(Block(2), n);
+    let a = ot_runtime::primitives::prg::prg(Block(1), n);
+    let bb = ot_runtime::primitives::prg::prg(Block(2), n);
     for be in gf128::GfBackend::available() {
         if be == gf128::GfBackend::Portable {
             continue; // ~100x slower; not a deployment target on x86-64
@@ -88,7 +91,7 @@ fn gf(c: &mut Criterion) {
 
 /// The streamed OT-extension kernels on one L2-resident 128 x 16384 chunk.
 fn stream_chunk(c: &mut Criterion) {
-    use ot_runtime::{stream, Bits};
+    use ot_runtime::{otext::stream, Bits};
     let n = 1 << 14;
     let mut g = c.benchmark_group("stream_chunk_128x16384");
     g.throughput(Throughput::Elements(n as u64));

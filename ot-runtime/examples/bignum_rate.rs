@@ -1,4 +1,4 @@
-//! The two big-integer backends of Paillier (`ot_runtime::bignum`) side by
+//! The two big-integer backends of Paillier (`ot_runtime::primitives::bignum`) side by
 //! side in one run: modular exponentiation modulo an odd modulus of the
 //! size of `n²` (4096 bits for Paillier-2048, 6144 for Paillier-3072), GMP
 //! (`bignum::gmp`, feature `gmp`) next to `crypto-bigint`'s boxed
@@ -25,8 +25,8 @@ use std::hint::black_box;
 
 use crypto_bigint::modular::{BoxedMontyForm, BoxedMontyParams};
 use crypto_bigint::{BoxedUint, Odd};
-use ot_runtime::bignum::gmp::{Integer, Order};
-use ot_runtime::bignum::pure::{Integer as Pure, Order as PureOrder};
+use ot_runtime::primitives::bignum::gmp::{Integer, Order};
+use ot_runtime::primitives::bignum::pure::{Integer as Pure, Order as PureOrder};
 use rand_core::{OsRng, RngCore};
 
 mod bench_args;

@@ -30,7 +30,7 @@ use std::process::{Command, ExitCode};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use ot_runtime::channel::{local_pair_tcp, Channel, MemoryChannel, TcpChannel};
+use ot_runtime::transport::channel::{local_pair_tcp, Channel, MemoryChannel, TcpChannel};
 
 type Res<T> = Result<T, Box<dyn Error + Send + Sync>>;
 

@@ -1,7 +1,7 @@
 //! Per-operation cost of the Ristretto kernels the base OTs use.
 //! `cargo run --release -p ot-runtime --example ec_speed`
-use ot_runtime::ec::*;
-use ot_runtime::rng::Rng;
+use ot_runtime::primitives::ec::*;
+use ot_runtime::primitives::rng::Rng;
 use std::hint::black_box;
 use std::time::Instant;
 

@@ -43,12 +43,12 @@ fn main() {
     let usable = n - (k + trees * depth);
     let (tsid, seed, delta) = (Block(77), Block(78), Block(0x5555_1234 | 1));
 
-    let aes = ot_runtime::aes::Aes128::new(Block(0x0123_4567_89ab_cdef));
+    let aes = ot_runtime::primitives::aes::Aes128::new(Block(0x0123_4567_89ab_cdef));
     let mut buf = Block::zeroed_vec(1 << 16);
     let t_aes = best(20, || aes.encrypt_blocks(&mut buf)) / buf.len() as f64;
     println!(
         "AES ({}): {:.0} M blocks/s",
-        ot_runtime::aes::backend_name(),
+        ot_runtime::primitives::aes::backend_name(),
         1e-6 / t_aes
     );
 

@@ -7,8 +7,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ot_runtime::gf256::{mul_add_with, mul_slices_with, Backend};
-use ot_runtime::reed_solomon::ReedSolomon;
+use ot_runtime::minimac::reed_solomon::ReedSolomon;
+use ot_runtime::primitives::gf256::{mul_add_with, mul_slices_with, Backend};
 
 /// Runs `f` (which does `per_call` operations) for about 0.3 s; returns ops/s.
 fn rate(per_call: usize, mut f: impl FnMut()) -> f64 {

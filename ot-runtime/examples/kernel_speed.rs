@@ -6,7 +6,10 @@
 //! Run: `cargo run --release -p ot-runtime --example kernel_speed`.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
-use ot_runtime::{gf128, hash, parallel, prg::Prg, transpose, BitMatrix, Block};
+use ot_runtime::{
+    primitives::gf128, primitives::hash, primitives::parallel, primitives::prg::Prg,
+    primitives::transpose, BitMatrix, Block,
+};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -41,7 +44,7 @@ fn report(name: &str, blocks: usize, bytes: usize, d: Duration, aes_bps: Option<
 fn main() {
     println!(
         "backends: aes={} transpose={} gf128={}",
-        ot_runtime::aes::backend_name(),
+        ot_runtime::primitives::aes::backend_name(),
         transpose::backend_name(),
         gf128::backend_name()
     );
@@ -68,7 +71,7 @@ fn main() {
     let mut raw_buf = vec![aes::Block::default(); n];
     let d = best(reps, || raw.encrypt_blocks(black_box(&mut raw_buf)));
     let a = report("aes crate encrypt_blocks", n, n * 16, d, None);
-    let ours = ot_runtime::aes::Aes128::new(Block(1));
+    let ours = ot_runtime::primitives::aes::Aes128::new(Block(1));
     let d = best(reps, || ours.encrypt_blocks(black_box(&mut buf)));
     report(
         &format!("Aes128::encrypt_blocks ({})", ours.backend().name()),
@@ -110,7 +113,7 @@ fn main() {
     println!("-- transpose 128 x 2^20 ({} MiB)", (m * 16) >> 20);
     let mut mat = BitMatrix::new(128, m);
     let seeds: Vec<Block> = (0..128u128).map(Block).collect();
-    ot_runtime::prg::fill_matrix(&seeds, &mut mat).unwrap();
+    ot_runtime::primitives::prg::fill_matrix(&seeds, &mut mat).unwrap();
     let msrc = mat.as_blocks().to_vec();
     let mut mdst = vec![Block::ZERO; m];
     let d = best(20, || mdst.copy_from_slice(black_box(&msrc)));
@@ -138,8 +141,8 @@ fn main() {
     report("128xm parallel, 2 threads (alloc)", m, m * 16, d, None);
 
     println!("-- GF(2^128) inner product of 2^20 blocks");
-    let x = ot_runtime::prg::prg(Block(3), m);
-    let y = ot_runtime::prg::prg(Block(4), m);
+    let x = ot_runtime::primitives::prg::prg(Block(3), m);
+    let y = ot_runtime::primitives::prg::prg(Block(4), m);
     for be in gf128::GfBackend::available() {
         let reps = if be == gf128::GfBackend::Portable {
             1
@@ -180,9 +183,9 @@ fn main() {
 /// tile transpose per 128 columns, one carry-less product per column), and
 /// the column-wise check of Fig. 7 it replaces.
 fn row_check_section(m: usize, clmul_bps: Option<f64>) {
-    use ot_runtime::{consistency, Bits};
+    use ot_runtime::{otext::consistency, Bits};
     println!("-- KOS15 Fig. 10 row check, 2^20 + 128 columns (1 block = 1 column)");
-    let cols = ot_runtime::prg::prg(Block(6), m + 128);
+    let cols = ot_runtime::primitives::prg::prg(Block(6), m + 128);
     let key = consistency::kos_challenge_key(Block(1), Block(2), m);
     let d = best(10, || {
         black_box(consistency::kos_row_check(black_box(&cols), m, key, 1));
@@ -222,7 +225,7 @@ fn row_check_section(m: usize, clmul_bps: Option<f64>) {
 /// The streamed OT-extension data path on one 128 x 16384 chunk (256 KiB,
 /// L2-resident), single core.
 fn chunk_section(aes_bps: f64) {
-    use ot_runtime::{stream, Bits};
+    use ot_runtime::{otext::stream, Bits};
     let n = 1 << 14;
     let reps = 300;
     println!(
@@ -308,11 +311,11 @@ fn chunk_section(aes_bps: f64) {
 /// Best of 3 passes over an output touched once before.
 fn big_output_section(
     t: &BitMatrix,
-    keys: &[ot_runtime::stream::PrgKey],
+    keys: &[ot_runtime::otext::stream::PrgKey],
     u: &BitMatrix,
     s: &ot_runtime::Bits,
 ) {
-    use ot_runtime::stream;
+    use ot_runtime::otext::stream;
     let n = t.cols();
     let total = 1usize << 24;
     let mut big = vec![Block::ZERO; total];
@@ -354,19 +357,19 @@ fn chain(name: &str, ots: usize, d: Duration) {
     );
 }
 
-/// GGM trees of SoftSpokenOT's all-but-one OT ([`ot_runtime::ggm`]): 64
+/// GGM trees of SoftSpokenOT's all-but-one OT ([`ot_runtime::softspoken::ggm`]): 64
 /// trees of depth 8 expanded level by level (batched fixed-key AES over all
 /// trees, one AES per child node: `2^9 - 2` per tree, just under two per
 /// leaf), in ns per leaf and ns per AES evaluation next to the fixed-key AES
 /// ns per block of the same run; the sender with its level sums and the
 /// punctured receiver alongside, allocating and into reused buffers.
 fn ggm_section() {
-    use ot_runtime::ggm;
+    use ot_runtime::softspoken::ggm;
     let (trees, depth) = (64usize, 8usize);
     let leaves = trees << depth;
     let nodes = trees * ((2usize << depth) - 2);
     println!("-- GGM trees: {trees} trees of depth {depth} ({leaves} leaves), single core");
-    let fk = &*ot_runtime::aes::FIXED_KEY_AES;
+    let fk = &*ot_runtime::primitives::aes::FIXED_KEY_AES;
     let mut buf = vec![Block(7); leaves];
     let d = best(200, || fk.encrypt_blocks(black_box(&mut buf)));
     let aes_ns = d.as_secs_f64() * 1e9 / leaves as f64;
@@ -434,13 +437,13 @@ fn ggm_section() {
     line("ggm_punctured_interleaved_into", d);
 }
 
-/// SoftSpokenOT's subspace VOLE ([`ot_runtime::vole`]) on one chunk of
+/// SoftSpokenOT's subspace VOLE ([`ot_runtime::softspoken::vole`]) on one chunk of
 /// 16384 columns, single core: 64 trees of depth 2 and 16 trees of depth 8
 /// (256 and 4096 leaves, one PRG row each), in ns per column and ns per PRG
 /// block, next to the runtime's PRG alone over the same keys and width
 /// (`prg_rows_chunk`, the AES-CTR part of the kernel) from the same run.
 fn vole_section() {
-    use ot_runtime::{stream, vole};
+    use ot_runtime::{otext::stream, softspoken::vole};
     let cols = 1 << 14;
     let blocks_per_row = cols / 128;
     println!("-- subspace VOLE: one chunk of {cols} columns, single core");

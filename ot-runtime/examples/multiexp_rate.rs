@@ -29,8 +29,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ot_runtime::paillier::{multi_exp, FixedBase, Integer, KeySize, SecretKey};
-use ot_runtime::rng::Rng;
+use ot_runtime::orlandi::paillier::{multi_exp, FixedBase, Integer, KeySize, SecretKey};
+use ot_runtime::primitives::rng::Rng;
 
 mod bench_args;
 use bench_args::{flag, micros};
@@ -52,7 +52,7 @@ fn main() {
             .unwrap_or_default()
     };
     let (x, y) = (ct(&mut rng), ct(&mut rng));
-    let b253 = |rng: &mut Rng| ot_runtime::paillier::random_bits(253, rng);
+    let b253 = |rng: &mut Rng| ot_runtime::orlandi::paillier::random_bits(253, rng);
 
     println!(
         "Paillier-{}: operations modulo n² ({} bits), microseconds per operation (one thread, this run)",
@@ -75,8 +75,8 @@ fn main() {
     // The decryption's exponentiation: a half-size modulus p² and the
     // exponent p − 1 (an odd half-size stand-in here: same sizes).
     let half = n2.significant_bits() / 2;
-    let p2 = ot_runtime::paillier::random_bits(half, &mut rng) | Integer::from(1);
-    let pm1 = ot_runtime::paillier::random_bits(half / 2, &mut rng);
+    let p2 = ot_runtime::orlandi::paillier::random_bits(half, &mut rng) | Integer::from(1);
+    let pm1 = ot_runtime::orlandi::paillier::random_bits(half / 2, &mut rng);
     let xp = Integer::from(&x % &p2);
     let dec_powm = micros(secs, || {
         black_box(xp.clone().pow_mod(&pm1, &p2).ok());
@@ -138,7 +138,7 @@ fn main() {
     }
     println!();
     let bits = pk.randomizer_bits();
-    let alpha = ot_runtime::paillier::random_bits(bits, &mut rng);
+    let alpha = ot_runtime::orlandi::paillier::random_bits(bits, &mut rng);
     let h = pk.h_s();
     let powm_r = micros(secs, || {
         black_box(h.clone().pow_mod(&alpha, n2).ok());
@@ -170,7 +170,7 @@ fn main() {
     // The key owner's CRT halves: two tables modulo half-size moduli (p²
     // and q²; odd half-size stand-ins of the same sizes here), where a
     // multiplication is about 3x cheaper, so the scan weighs more.
-    let q2 = ot_runtime::paillier::random_bits(half, &mut rng) | Integer::from(1);
+    let q2 = ot_runtime::orlandi::paillier::random_bits(half, &mut rng) | Integer::from(1);
     println!("  CRT halves, window | µs per exp (both halves) | table MB (both)");
     for w in 3..=7u32 {
         let tp = FixedBase::new(h, &p2, bits, w);
@@ -198,7 +198,7 @@ fn main() {
     println!();
     println!(
         "Encryption (1 + m·n)·h_s^α with the key's table (window {}):",
-        ot_runtime::paillier::FIXED_BASE_WINDOW
+        ot_runtime::orlandi::paillier::FIXED_BASE_WINDOW
     );
     println!("  public key (any party)               {enc_pub:>9.2}");
     println!("  key owner, CRT halves                {enc_crt:>9.2}");

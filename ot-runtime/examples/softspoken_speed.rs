@@ -19,9 +19,9 @@
 //! instruction counts of two runs with different `--iters`, divided by
 //! the difference times 16384, is the kernel's instructions per OT.
 
-use ot_runtime::aes::Aes128;
+use ot_runtime::otext::stream::*;
+use ot_runtime::primitives::aes::Aes128;
 use ot_runtime::softspoken::*;
-use ot_runtime::stream::*;
 use ot_runtime::{BitMatrix, Bits, Block, Rng};
 use std::time::Instant;
 
@@ -72,7 +72,7 @@ fn main() {
     let aes_ns = best_ns(its("aes"), || aes.ctr(0, &mut blocks)) * LEN as f64 / blocks.len() as f64;
     println!(
         "aes ctr ({}): {:.1} M blocks/s ({aes_ns:.3} ns/block)",
-        ot_runtime::aes::backend_name(),
+        ot_runtime::primitives::aes::backend_name(),
         1e3 / aes_ns
     );
     // The 128 x 128 tile transpose alone, in cache: one contiguous tile
@@ -81,10 +81,12 @@ fn main() {
     for (stride, reps) in [(1usize, 4000usize), (8, 1000), (128, 100)] {
         let src: Vec<Block> = (0..128 * stride).map(|_| rng.next_block()).collect();
         let mut dst = vec![Block::ZERO; 128 * stride];
-        let backend = ot_runtime::transpose::Backend::selected();
+        let backend = ot_runtime::primitives::transpose::Backend::selected();
         let n = if its("tiles") == 1 { 1 } else { reps };
         let per_tile = best_ns(n, || {
-            let r = ot_runtime::transpose::transpose_128_rows_with(backend, &src, stride, &mut dst);
+            let r = ot_runtime::primitives::transpose::transpose_128_rows_with(
+                backend, &src, stride, &mut dst,
+            );
             debug_assert!(r.is_ok());
         }) * LEN as f64
             / stride as f64;

@@ -1,58 +1,46 @@
 //! Kernels, channels and base types that the code generated from `.otp`
 //! protocol specifications calls. Nothing in here is a protocol flow: every
 //! protocol lives in `protocols/*.otp`.
+//!
+//! The crate has three floors, each a folder, and a module on one floor
+//! names only its own floor and those below it:
+//!
+//! * [`primitives`]: the shapes (`Block`, `Bits`, `BitMatrix`) and building
+//!   blocks (AES, GF(2^128), GF(2^8), transposition, PRG, hashes, RNG,
+//!   Ristretto, big integers, wiping, slice XOR, multi-threaded batches).
+//!   The SIMD primitives choose their CPU backend once through one helper,
+//!   [`primitives::backend`], which also applies the
+//!   `--cfg ot_backend="scalar|sse2|avx2|avx512"` override.
+//! * [`transport`]: two-party channels, n-party meshes, the fixed-size wire
+//!   codec, session binding and glue, the n-party broadcast digests and the
+//!   memory budget.
+//! * One folder per protocol family's kernels: [`otext`] (IKNP/KOS and the
+//!   MR19 base OT), [`oprf`] (KKRT/OOS 1-out-of-N), [`softspoken`]
+//!   (SoftSpokenOT, its VOLE, all-but-one OT and GGM trees), [`silent`]
+//!   (Ferret / dual-LPN silent OT), [`quiet`] (QuietOT), [`rr16`] (RR16
+//!   K-out-of-N), [`orlandi`] (Orlandi shares, Pedersen, Paillier and the
+//!   preprocessing) and [`minimac`] (MiniMac shares, Reed–Solomon codes,
+//!   the preprocessing format).
+//!
+//! The runtime does no file I/O for its callers: the MiniMac preprocessing
+//! is encoded to and decoded from bytes or `Write` here, and the facade
+//! (`ot::files`) reads and writes the files, their consumption records,
+//! linear-code files and TLS PEM files. (The default memory budget reads
+//! the machine's memory size from `/proc`, see [`transport::limits`].)
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod abo;
-pub mod aes;
-pub mod bignum;
-pub mod bind;
-pub mod bits;
-pub mod block;
-pub mod code;
-pub mod consistency;
-pub mod gf128;
-pub mod gf256;
-pub mod ggm;
-pub mod hash;
-pub mod limits;
-pub mod matrix;
-pub mod oprf;
-pub mod parallel;
-pub mod prg;
-pub mod quiet;
-pub mod reed_solomon;
-pub mod rng;
-pub mod rr16;
-pub mod softspoken;
-pub mod transpose;
-pub mod vole;
-pub mod wipe;
+pub mod primitives;
+pub mod transport;
 
-pub mod channel;
-pub mod ec;
-pub mod endemic;
-pub mod mesh;
 pub mod minimac;
-pub mod mpc;
-pub mod ops;
+pub mod oprf;
 pub mod orlandi;
-pub mod orlandi_distill;
-pub mod orlandi_level;
-pub mod orlandi_prep;
-pub mod orlandi_triple;
 pub mod otext;
-pub mod paillier;
-pub mod paillier_wire;
-pub mod pedersen;
-pub mod session;
+pub mod quiet;
+pub mod rr16;
 pub mod silent;
-/// Streaming ("chunk") kernels of OT extension: each bulk step computed one
-/// column range at a time so a chunk stays in cache through the whole chain.
-pub mod stream;
-pub mod wire;
-pub mod xor;
+pub mod softspoken;
 
 /// Expands to its input when this crate is built with the `tokio` feature
 /// and to nothing otherwise: generated protocol code wraps its async items
@@ -74,11 +62,35 @@ macro_rules! __if_tokio {
     ($($t:tt)*) => {};
 }
 
-pub use bits::Bits;
-pub use bits::ShapeError;
-pub use block::Block;
-pub use channel::{Channel, ChannelError, ChannelStats};
-pub use matrix::BitMatrix;
-pub use mesh::{Mesh, MeshError};
-pub use rng::{Rng, Sample};
-pub use wire::{Wire, WireError};
+pub use primitives::bits::Bits;
+pub use primitives::bits::ShapeError;
+pub use primitives::block::Block;
+pub use primitives::matrix::BitMatrix;
+pub use primitives::rng::{Rng, Sample};
+pub use transport::channel::{Channel, ChannelError, ChannelStats};
+pub use transport::mesh::{Mesh, MeshError};
+pub use transport::wire::{Wire, WireError};
+
+// Old paths still named by the compiler's generated code; removed when codegen names the new ones.
+#[doc(hidden)]
+pub use primitives::ec;
+#[doc(hidden)]
+pub use primitives::ops;
+#[doc(hidden)]
+pub use primitives::rng;
+#[doc(hidden)]
+pub use primitives::wipe;
+#[doc(hidden)]
+pub use transport::bind;
+#[doc(hidden)]
+pub use transport::channel;
+#[doc(hidden)]
+pub use transport::limits;
+#[doc(hidden)]
+pub use transport::mesh;
+#[doc(hidden)]
+pub use transport::mpc;
+#[doc(hidden)]
+pub use transport::session;
+#[doc(hidden)]
+pub use transport::wire;

@@ -1,4 +1,4 @@
-//! The big-integer backends of Paillier (`ot_runtime::bignum`) against
+//! The big-integer backends of Paillier (`ot_runtime::primitives::bignum`) against
 //! known answers and against each other.
 //!
 //! * Known answers at Paillier sizes (a 4096-bit modulus, the size of `n²`
@@ -16,7 +16,7 @@
 //! * With the `gmp` feature: both backends on the same random inputs,
 //!   operation by operation.
 
-use ot_runtime::bignum::pure::{Integer, IsPrime, Order};
+use ot_runtime::primitives::bignum::pure::{Integer, IsPrime, Order};
 use proptest::prelude::*;
 
 /// A non-negative integer from hexadecimal digits.
@@ -214,9 +214,9 @@ proptest! {
 #[cfg(feature = "gmp")]
 mod against_gmp {
     use super::int;
-    use ot_runtime::bignum::gmp::Integer as Gmp;
-    use ot_runtime::bignum::gmp::Order as GmpOrder;
-    use ot_runtime::bignum::pure::Integer;
+    use ot_runtime::primitives::bignum::gmp::Integer as Gmp;
+    use ot_runtime::primitives::bignum::gmp::Order as GmpOrder;
+    use ot_runtime::primitives::bignum::pure::Integer;
     use proptest::prelude::*;
 
     fn gmp(bytes: &[u8]) -> Gmp {

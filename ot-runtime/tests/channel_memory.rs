@@ -3,7 +3,7 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-use ot_runtime::channel::{
+use ot_runtime::transport::channel::{
     Channel, ChannelError, ChannelStats, MemoryChannel, ShapedChannel, TamperChannel,
 };
 

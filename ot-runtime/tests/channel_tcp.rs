@@ -5,7 +5,7 @@ use std::net::{TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use ot_runtime::channel::{local_pair_tcp, Channel, ChannelError, TcpChannel};
+use ot_runtime::transport::channel::{local_pair_tcp, Channel, ChannelError, TcpChannel};
 
 /// A channel whose peer is a raw socket, to forge malformed frames.
 fn raw_peer() -> (TcpChannel, TcpStream) {

@@ -5,8 +5,8 @@ use std::net::{TcpListener, TcpStream};
 use std::thread;
 use std::time::Duration;
 
-use ot_runtime::channel::TestPki;
-use ot_runtime::channel::{
+use ot_runtime::transport::channel::TestPki;
+use ot_runtime::transport::channel::{
     Channel, ChannelError, TcpChannel, TlsChannel, TlsHandshake, TlsIdentity, TlsSetupError,
     TlsTrust,
 };
@@ -29,7 +29,7 @@ const T: Duration = Duration::from_secs(10);
 
 /// A connected pair: `a` listens (certificate "party-a"), `b` connects.
 fn pair() -> (TlsChannel, TlsChannel) {
-    ot_runtime::channel::local_pair_tls(T).unwrap()
+    ot_runtime::transport::channel::local_pair_tls(T).unwrap()
 }
 
 fn pattern(seed: usize, len: usize) -> Vec<u8> {

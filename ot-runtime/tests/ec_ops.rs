@@ -1,6 +1,6 @@
 //! Ristretto intrinsics: algebra, selection, random oracles.
 
-use ot_runtime::ec::{
+use ot_runtime::primitives::ec::{
     base_mul, hash_point, is_identity, point_add, point_mul, point_select, point_sub, random_point,
     random_scalar, ro_point, Point, Scalar,
 };
@@ -80,7 +80,7 @@ fn hash_point_known_answer() {
 
 #[test]
 fn hash_points_is_per_point_and_context_bound() {
-    use ot_runtime::ec::{base_mul, hash_points, Scalar};
+    use ot_runtime::primitives::ec::{base_mul, hash_points, Scalar};
     let pts: Vec<_> = (1u64..=5).map(|k| base_mul(Scalar::from(k))).collect();
     let h = hash_points(pts[0], &pts);
     assert_eq!(h.len(), 5);

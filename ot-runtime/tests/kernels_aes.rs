@@ -2,9 +2,9 @@
 //! known-answer vectors.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
-use ot_runtime::aes::{Aes128, AesBackend, FIXED_KEY, FIXED_KEY_AES};
-use ot_runtime::hash::{self, CrHash};
-use ot_runtime::prg::{self, Prg};
+use ot_runtime::primitives::aes::{Aes128, AesBackend, FIXED_KEY, FIXED_KEY_AES};
+use ot_runtime::primitives::hash::{self, CrHash};
+use ot_runtime::primitives::prg::{self, Prg};
 use ot_runtime::{BitMatrix, Block};
 use proptest::prelude::*;
 
@@ -43,7 +43,10 @@ fn fips197_c1_every_backend() {
 fn selected_backend_is_supported() {
     assert!(AesBackend::selected().is_supported());
     assert_eq!(Aes128::new(Block::ZERO).backend(), AesBackend::selected());
-    println!("aes backend: {}", ot_runtime::aes::backend_name());
+    println!(
+        "aes backend: {}",
+        ot_runtime::primitives::aes::backend_name()
+    );
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! identities, and the GCM test vector through bit reflection.
 
 use ghash::universal_hash::{KeyInit, UniversalHash};
-use ot_runtime::gf128::{self, GfBackend};
-use ot_runtime::{prg, Bits, Block};
+use ot_runtime::primitives::gf128::{self, GfBackend};
+use ot_runtime::{primitives::prg, Bits, Block};
 use proptest::prelude::*;
 
 fn hex16(s: &str) -> [u8; 16] {
@@ -91,7 +91,7 @@ proptest! {
         for be in GfBackend::available() {
             prop_assert_eq!(gf128::inner_product_with(be, &a, &b).unwrap(), want, "{:?}", be);
         }
-        prop_assert_eq!(ot_runtime::parallel::inner_product(&a, &b, 2).unwrap(), want);
+        prop_assert_eq!(ot_runtime::primitives::parallel::inner_product(&a, &b, 2).unwrap(), want);
         let bits = Bits::from_blocks(&prg::prg(Block(s ^ 2), n.div_ceil(128)), n).unwrap();
         let ms = a.iter().enumerate().filter(|(i, _)| bits.get(*i)).fold(Block::ZERO, |acc, (_, &x)| acc ^ x);
         prop_assert_eq!(gf128::masked_sum(&bits, &a).unwrap(), ms);
@@ -108,7 +108,7 @@ fn inverse_and_errors() {
     let big = prg::prg(Block(9), 100_000);
     let big2 = prg::prg(Block(10), 100_000);
     assert_eq!(
-        ot_runtime::parallel::inner_product(&big, &big2, 2).unwrap(),
+        ot_runtime::primitives::parallel::inner_product(&big, &big2, 2).unwrap(),
         gf128::inner_product_with(GfBackend::Portable, &big, &big2).unwrap()
     );
     println!("gf backend: {}", gf128::backend_name());

@@ -2,8 +2,8 @@
 //! (including sizes that are not multiples of 8, 16, 64 or 128), round
 //! trips, the flat 128 x m / m x 128 forms, and the parallel variant.
 
-use ot_runtime::transpose::{self, Backend};
-use ot_runtime::{parallel, prg, BitMatrix, Block};
+use ot_runtime::primitives::transpose::{self, Backend};
+use ot_runtime::{primitives::parallel, primitives::prg, BitMatrix, Block};
 use proptest::prelude::*;
 
 fn random_matrix(rows: usize, cols: usize, seed: u128) -> BitMatrix {

@@ -1,7 +1,10 @@
 //! Block, Bits, BitMatrix and the parallel PRG/hash variants (the Rng has
 //! its own file, `rng.rs`).
 
-use ot_runtime::{hash, parallel, prg, BitMatrix, Bits, Block, Rng, ShapeError};
+use ot_runtime::{
+    primitives::hash, primitives::parallel, primitives::prg, BitMatrix, Bits, Block, Rng,
+    ShapeError,
+};
 use proptest::prelude::*;
 
 #[test]
@@ -133,8 +136,8 @@ fn constant_time_equality() {
     let (a, b) = (Block(0x1234), Block(0x1234 | 1 << 127));
     assert!(bool::from(a.ct_eq(&a)));
     assert!(!bool::from(a.ct_eq(&b)));
-    assert!(ot_runtime::ops::ct_eq(&b, &b));
-    assert!(!ot_runtime::ops::ct_eq(&a, &b));
+    assert!(ot_runtime::primitives::ops::ct_eq(&b, &b));
+    assert!(!ot_runtime::primitives::ops::ct_eq(&a, &b));
     let x = Bits::from_bytes(&[0b1011, 0b1], 9).unwrap();
     let y = Bits::from_bytes(&[0b1011, 0b1], 9).unwrap();
     let z = Bits::from_bytes(&[0b1011, 0b0], 9).unwrap();
@@ -143,7 +146,13 @@ fn constant_time_equality() {
     // Equal bytes but different lengths are not equal.
     let short = Bits::from_bytes(&[0b1011, 0b1], 10).unwrap();
     assert!(!bool::from(x.ct_eq(&short)));
-    assert!(!ot_runtime::ops::ct_eq(&x, &short));
-    assert!(ot_runtime::ops::ct_eq(&Bits::zeros(0), &Bits::zeros(0)));
-    assert!(!ot_runtime::ops::ct_eq(&Bits::zeros(0), &Bits::zeros(1)));
+    assert!(!ot_runtime::primitives::ops::ct_eq(&x, &short));
+    assert!(ot_runtime::primitives::ops::ct_eq(
+        &Bits::zeros(0),
+        &Bits::zeros(0)
+    ));
+    assert!(!ot_runtime::primitives::ops::ct_eq(
+        &Bits::zeros(0),
+        &Bits::zeros(1)
+    ));
 }

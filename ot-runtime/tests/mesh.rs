@@ -7,8 +7,8 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::thread;
 use std::time::Duration;
 
-use ot_runtime::channel::ChannelError;
-use ot_runtime::mesh::{
+use ot_runtime::transport::channel::ChannelError;
+use ot_runtime::transport::mesh::{
     handshake, local_tcp_mesh, run_parties, Hello, HelloField, MemoryMesh, Mesh, MeshError,
     TamperMesh, TcpMesh,
 };

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use ot_runtime::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
+use ot_runtime::transport::mesh::{local_tcp_mesh, run_parties, MemoryMesh, Mesh};
 
 const ITERS: usize = 2000;
 const FRAME: usize = 32;

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use ot_runtime::channel::{TestPki, TlsIdentity, TlsTrust};
-use ot_runtime::mesh::{
+use ot_runtime::transport::channel::{TestPki, TlsIdentity, TlsTrust};
+use ot_runtime::transport::mesh::{
     local_tls_mesh, local_tls_mesh_with, party_name, run_parties, Mesh, MeshError, TlsMeshError,
 };
 
@@ -46,7 +46,10 @@ enum Bad {
 }
 
 /// A 3-party mesh where party `bad` presents a bad certificate.
-fn with_bad_party(bad: usize, how: Bad) -> Vec<Result<ot_runtime::mesh::TlsMesh, TlsMeshError>> {
+fn with_bad_party(
+    bad: usize,
+    how: Bad,
+) -> Vec<Result<ot_runtime::transport::mesh::TlsMesh, TlsMeshError>> {
     let names: Vec<String> = (0..3).map(party_name).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let pki = TestPki::generate(&names).unwrap();
@@ -65,7 +68,11 @@ fn with_bad_party(bad: usize, how: Bad) -> Vec<Result<ot_runtime::mesh::TlsMesh,
     local_tls_mesh_with(parties, Duration::from_secs(5))
 }
 
-fn assert_refused(res: &Result<ot_runtime::mesh::TlsMesh, TlsMeshError>, bad: usize, how: Bad) {
+fn assert_refused(
+    res: &Result<ot_runtime::transport::mesh::TlsMesh, TlsMeshError>,
+    bad: usize,
+    how: Bad,
+) {
     match (res, how) {
         (Err(TlsMeshError::UntrustedCertificate { peer, .. }), Bad::OtherCa)
         | (Err(TlsMeshError::WrongIdentity { peer, .. }), Bad::OtherIndex) => {
@@ -78,7 +85,7 @@ fn assert_refused(res: &Result<ot_runtime::mesh::TlsMesh, TlsMeshError>, bad: us
     }
 }
 
-fn listeners_refused(res: &[Result<ot_runtime::mesh::TlsMesh, TlsMeshError>], how: Bad) {
+fn listeners_refused(res: &[Result<ot_runtime::transport::mesh::TlsMesh, TlsMeshError>], how: Bad) {
     let refused = |r: &Result<_, TlsMeshError>| match (r, how) {
         (Err(TlsMeshError::UntrustedCertificate { peer, .. }), Bad::OtherCa)
         | (Err(TlsMeshError::WrongIdentity { peer, .. }), Bad::OtherIndex) => *peer == 0,
@@ -166,7 +173,7 @@ fn trickling_client_does_not_block_the_mesh() {
             .map(|(i, l)| {
                 s.spawn(move || {
                     let (id, trust) = (pki.identity(i).unwrap(), pki.trust().unwrap());
-                    ot_runtime::mesh::TlsMesh::connect_with_listener(
+                    ot_runtime::transport::mesh::TlsMesh::connect_with_listener(
                         i, l, addrs, &id, &trust, timeout,
                     )
                 })

@@ -1,4 +1,4 @@
-//! Paillier on GMP (`ot_runtime::paillier`): known answers on small keys,
+//! Paillier on GMP (`ot_runtime::orlandi::paillier`): known answers on small keys,
 //! decryption of encryptions and the homomorphisms (proptest, 1024-bit
 //! key), one 2048-bit round trip, and malformed ciphertexts as typed errors;
 //! the side-channel silent exponentiation kernels (Straus
@@ -12,11 +12,11 @@
 
 use std::sync::OnceLock;
 
-use ot_runtime::bignum::{Integer, Order};
-use ot_runtime::paillier::{
+use ot_runtime::orlandi::paillier::{
     multi_exp, Ciphertext, FixedBase, KeySize, PaillierError, PublicKey, SecretKey,
 };
-use ot_runtime::rng::Rng;
+use ot_runtime::primitives::bignum::{Integer, Order};
+use ot_runtime::primitives::rng::Rng;
 use proptest::prelude::*;
 
 fn key() -> &'static SecretKey {

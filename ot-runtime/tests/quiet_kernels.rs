@@ -2,7 +2,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the formulas they check
 
 use core::ops::{Add, Sub};
-use ot_runtime::prg::Prg;
+use ot_runtime::primitives::prg::Prg;
 use ot_runtime::quiet::z3::{Z3, Z6};
 use ot_runtime::quiet::{bipsw, gar, QuietPublic};
 use ot_runtime::{Bits, Block};

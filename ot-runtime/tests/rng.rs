@@ -3,7 +3,7 @@
 //! request sizes, forks, reproducibility and wiping.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
-use ot_runtime::rng::Sample;
+use ot_runtime::primitives::rng::Sample;
 use ot_runtime::{Block, Rng};
 use proptest::prelude::*;
 use rand_core::RngCore;

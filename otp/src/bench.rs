@@ -8,8 +8,8 @@
 use crate::params::value_of;
 use crate::Fail;
 use indicatif::{ProgressBar, ProgressStyle};
-use ot::runtime::channel::{local_pair_tcp, Channel, MemoryChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{local_pair_tcp, Channel, MemoryChannel};
 use ot::runtime::{Bits, Block};
 use ot::traits::{BaseOt, BaseOtKind, OtExtension, RandomOtReceiver, RandomOtSender};
 use serde_json::json;
@@ -263,7 +263,7 @@ fn measure(e: &Entry, n: usize, threads: usize, tcp: bool) -> Result<Row, String
 
 /// Fixed-key AES blocks per second on this machine (best of 20 batches).
 fn aes_blocks_per_second() -> f64 {
-    let aes = ot::runtime::aes::Aes128::new(Block::from(7u128));
+    let aes = ot::runtime::primitives::aes::Aes128::new(Block::from(7u128));
     let mut buf = vec![Block::ZERO; 1 << 14];
     let mut best = f64::MAX;
     for _ in 0..20 {

@@ -17,7 +17,7 @@ use serde_json::json;
 use std::path::Path;
 
 /// Bytes of a broadcast-consistency digest (the n-party driver's check).
-const DIGEST_LEN: u128 = ot::runtime::mpc::DIGEST_LEN as u128;
+const DIGEST_LEN: u128 = ot::runtime::transport::mpc::DIGEST_LEN as u128;
 
 /// The value of a shape, or the missing parameter's name.
 pub fn shape(s: &Shape, env: &Env) -> Result<u128, String> {
@@ -234,7 +234,7 @@ fn two_party_report(
     let mut lines = vec![];
     // The session binding each role sends first (the generated
     // `BINDING_BYTES`, included in `comm()`).
-    let binding = ot::runtime::bind::frame_len(ir.name.len(), plan.params_len) as u128;
+    let binding = ot::runtime::transport::bind::frame_len(ir.name.len(), plan.params_len) as u128;
     for (ri, role) in ir.roles.iter().enumerate() {
         let mine: Vec<u128> = ir
             .rounds

@@ -7,10 +7,11 @@
 //! private, authenticated channel (it is as secret as the party's shares).
 
 use crate::Fail;
+use ot::files::PartyPrepFile;
 use ot::oblivious_aes::{counts, groups};
 use ot::runtime::minimac::floor::{check_code, STAT_SEC};
 use ot::runtime::minimac::prep::{deal_with, PrepParams, ShareMode};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 use rand_core::RngCore;
 use std::path::Path;
 use std::time::Instant;

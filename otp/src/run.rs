@@ -14,8 +14,8 @@
 use crate::bench::{entry, ots_count};
 use crate::Fail;
 use clap::ValueEnum;
-use ot::runtime::channel::{Channel, TcpChannel};
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{Channel, TcpChannel};
 use ot::runtime::{Bits, Block};
 use sha2::{Digest, Sha256};
 use std::io::ErrorKind;
@@ -283,7 +283,10 @@ pub mod tls {
 
     use super::Opts;
     use crate::Fail;
-    use ot::runtime::channel::{Channel, TlsChannel, TlsIdentity, TlsSetupError, TlsTrust};
+    use ot::files::{TlsIdentityFile, TlsTrustFile};
+    use ot::runtime::transport::channel::{
+        Channel, TlsChannel, TlsIdentity, TlsSetupError, TlsTrust,
+    };
     use std::io::ErrorKind;
     use std::net::TcpListener;
     use std::time::Duration;
@@ -337,7 +340,7 @@ mod tls {
 
     use super::Opts;
     use crate::Fail;
-    use ot::runtime::channel::Channel;
+    use ot::runtime::transport::channel::Channel;
     use std::io::ErrorKind;
     use std::net::TcpListener;
     use std::time::Duration;

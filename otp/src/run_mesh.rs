@@ -24,11 +24,11 @@
 
 use crate::run::Opts;
 use crate::Fail;
-use ot::runtime::mesh::{ChannelMesh, Mesh, MeshChannel, TcpMesh};
-use ot::runtime::orlandi_level::DEFAULT_SEC;
-use ot::runtime::orlandi_prep::TripleKey;
-use ot::runtime::paillier::KeySize;
-use ot::runtime::rng::Rng;
+use ot::runtime::orlandi::level::DEFAULT_SEC;
+use ot::runtime::orlandi::paillier::KeySize;
+use ot::runtime::orlandi::prep::TripleKey;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{ChannelMesh, Mesh, MeshChannel, TcpMesh};
 use ot::runtime::Block;
 use ot::{beaver_dealer, coin_flip_n, orlandi_open, orlandi_triple, sum_n};
 use sha2::{Digest, Sha256};
@@ -486,7 +486,7 @@ mod tls {
 
     use crate::run::Opts;
     use crate::Fail;
-    use ot::runtime::mesh::TlsMesh;
+    use ot::runtime::transport::mesh::TlsMesh;
     use std::net::SocketAddr;
     use std::time::Duration;
 
@@ -515,7 +515,7 @@ mod tls {
 
     use crate::run::Opts;
     use crate::Fail;
-    use ot::runtime::mesh::TcpMesh;
+    use ot::runtime::transport::mesh::TcpMesh;
     use std::net::SocketAddr;
     use std::time::Duration;
 

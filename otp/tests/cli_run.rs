@@ -334,7 +334,7 @@ fn hex16(b: &[u8]) -> String {
 /// A random key, its XOR shares for `parties` and `blocks` random plaintexts.
 fn aes_inputs(parties: usize, blocks: usize) -> ([u8; 16], Vec<[u8; 16]>, Vec<[u8; 16]>) {
     use rand_core::RngCore;
-    let mut rng = ot::runtime::rng::Rng::from_entropy();
+    let mut rng = ot::runtime::primitives::rng::Rng::from_entropy();
     let mut r = || {
         let mut b = [0u8; 16];
         rng.fill_bytes(&mut b);
@@ -604,7 +604,7 @@ fn refs(v: &[String]) -> Vec<&str> {
 #[cfg(feature = "tls")]
 mod tls {
     use super::{beaver_args, finish, pair, port, refs, spawn};
-    use ot::runtime::channel::TestPki;
+    use ot::runtime::transport::channel::TestPki;
     use std::path::PathBuf;
 
     /// Writes a CA and certificates for `party-a` and `party-b`: the CA

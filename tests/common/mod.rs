@@ -1,9 +1,9 @@
 //! Helpers shared by the integration tests (each test crate uses a part).
 #![allow(dead_code)]
 
-use ot::runtime::channel::{Channel, MemoryChannel, TamperChannel};
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::channel::{Channel, MemoryChannel, TamperChannel};
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::{Bits, Block};
 use ot::traits::{RandomOtReceiver, RandomOtSender};
 use ot::{delta_base, BaseOt, BaseOtKind, OtError};
@@ -91,7 +91,7 @@ pub fn run_pair_tcp<S, R>(
 where
     S: Send,
 {
-    let (mut a, mut b) = ot::runtime::channel::local_pair_tcp().unwrap();
+    let (mut a, mut b) = ot::runtime::transport::channel::local_pair_tcp().unwrap();
     std::thread::scope(|sc| {
         let h = sc.spawn(move || sender(&mut a));
         let ro = receiver(&mut b);
@@ -104,10 +104,10 @@ where
 /// `MeshError::PeerAborted` with that notice (and blame party 0).
 pub fn notice_follows_last_frame<M>(meshes: Vec<M>)
 where
-    M: ot::runtime::mesh::Mesh + Send,
+    M: ot::runtime::transport::mesh::Mesh + Send,
 {
-    use ot::runtime::channel::AbortNotice;
-    use ot::runtime::mesh::{run_parties, MeshError};
+    use ot::runtime::transport::channel::AbortNotice;
+    use ot::runtime::transport::mesh::{run_parties, MeshError};
     let notice = AbortNotice::new("r", "why", &[0]);
     let outs = run_parties(meshes, |m| {
         if m.me() == 0 {
@@ -132,9 +132,9 @@ where
 
 /// A random prime of `bits` bits (top two bits set), `3 mod 4`: a Blum
 /// prime, for Paillier keys built from known factors.
-pub fn blum_prime(bits: u32, rng: &mut Rng) -> ot::runtime::paillier::Integer {
+pub fn blum_prime(bits: u32, rng: &mut Rng) -> ot::runtime::orlandi::paillier::Integer {
     loop {
-        let mut c = ot::runtime::paillier::random_bits(bits, rng);
+        let mut c = ot::runtime::orlandi::paillier::random_bits(bits, rng);
         c.set_bit(bits - 1, true);
         c.set_bit(bits - 2, true);
         let p = c.next_prime();

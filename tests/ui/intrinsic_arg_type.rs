@@ -3,7 +3,7 @@
 // this file in its own crate, where `CARGO_MANIFEST_DIR` is not this repository.
 mod protocol {
     ot::protocol! {
-        intrinsic key_of(index: usize, shared: Point) -> Block = ::ot::runtime::ec::hash_point;
+        intrinsic key_of(index: usize, shared: Point) -> Block = ::ot::runtime::primitives::ec::hash_point;
 
         protocol Co15(role Sender, role Receiver) {
             param n: usize requires n >= 1;

@@ -3,7 +3,7 @@
 // this file in its own crate, where `CARGO_MANIFEST_DIR` is not this repository.
 mod protocol {
     ot::protocol! {
-        intrinsic derive_key(index: usize, a: Point, b: Point, shared: Point) -> Block = ::ot::runtime::ec::ro_point;
+        intrinsic derive_key(index: usize, a: Point, b: Point, shared: Point) -> Block = ::ot::runtime::primitives::ec::ro_point;
 
         protocol Co15(role Sender, role Receiver) {
             param n: usize requires n >= 1;

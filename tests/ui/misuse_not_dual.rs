@@ -1,7 +1,7 @@
 // Pairing roles of two different protocols: a CO15 sender with an NP00
 // receiver. Both are base OTs with the same inputs, but their rounds differ.
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::session::run_pair;
 use ot::runtime::Bits;
 use ot::{co15, np00};
 

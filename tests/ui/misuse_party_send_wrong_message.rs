@@ -4,7 +4,7 @@
 // state's round, so rustc names the protocol, the state and the message
 // (`#[diagnostic::on_unimplemented]`) and lists the round order.
 use ot::coin_flip_n;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 
 fn main() -> Result<(), coin_flip_n::Error> {
     let params = coin_flip_n::Params::new(3)?;

@@ -3,7 +3,7 @@
 // only in the state after the commitment round and its broadcast check, so
 // skipping steps does not compile.
 use ot::coin_flip_n;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 
 fn main() -> Result<(), coin_flip_n::Error> {
     let params = coin_flip_n::Params::new(3)?;

@@ -1,7 +1,7 @@
 // Misuse of the generic `recv`: after sending `Setup`, the CO15 sender waits
 // for the receiver's `Choose`; feeding it its own `Setup` does not compile.
 use ot::co15;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 
 fn main() -> Result<(), co15::Error> {
     let params = co15::Params::new(128)?;

@@ -1,7 +1,7 @@
 // Misuse of the generic `send`: roles mixed up. `Setup` is the CO15 sender's
 // message; a receiver state never sends it.
 use ot::co15;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::Bits;
 
 fn main() -> Result<(), co15::Error> {

@@ -2,7 +2,7 @@
 // receiver's answer has arrived. `finish` exists only in the state after the
 // last round, so skipping a step does not compile.
 use ot::co15;
-use ot::runtime::rng::Rng;
+use ot::runtime::primitives::rng::Rng;
 use ot::runtime::Bits;
 
 fn main() -> Result<(), co15::Error> {

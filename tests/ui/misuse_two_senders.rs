@@ -1,8 +1,8 @@
 // Pairing a role with itself: two CO15 senders would both send `Setup` and
 // then both wait for `Choose`.
 use ot::co15;
-use ot::runtime::rng::Rng;
-use ot::runtime::session::run_pair;
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::session::run_pair;
 
 fn main() {
     let params = co15::Params::new(128).unwrap();

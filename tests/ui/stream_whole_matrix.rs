@@ -3,7 +3,7 @@
 // The same protocol as `tests/ui/otp/stream_whole_matrix.otp`, inline.
 mod protocol {
     ot::protocol! {
-        intrinsic whole_columns(t: BitMatrix[K, M]) -> [Block; M] = ::ot::runtime::stream::transpose_columns;
+        intrinsic whole_columns(t: BitMatrix[K, M]) -> [Block; M] = ::ot::runtime::otext::stream::transpose_columns;
         protocol Streamed(role Sender, role Receiver) {
             const KAPPA: usize = 128;
             param m: usize requires m >= 1;

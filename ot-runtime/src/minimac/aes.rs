@@ -28,7 +28,7 @@
 //! `C(1_{ε = v})` are 0/1, so coordinate `i < k` of the sum is
 //! `T_{ε_i}[i]` (a selection), and redundancy coordinate `t` is
 //! `Σ_i L_i[t] · T_{ε_i}[t]` (`L_i` the code's redundancy rows), one
-//! [`crate::gf256::schur_sum_add`] per value, for the codeword and the MAC
+//! [`crate::primitives::gf256::schur_sum_add`] per value, for the codeword and the MAC
 //! shares alike. The output stays in `C*` and feeds the linear layer and
 //! the next opening directly (masked by the next `[[ρ]]*`), so one opening
 //! per AES round suffices.
@@ -38,7 +38,9 @@ use rand_core::{CryptoRng, RngCore};
 
 use super::prep::masked_square_word;
 use super::shares::{check_seed_parts, in_code, mac_diff_parts, Codes, Opened, Shares};
-use crate::gf256::{add_assign, mul, mul_add, mul_slices, pow, prefetch, schur_sum_add};
+use crate::primitives::gf256::{
+    add_assign, mul, mul_add, mul_slices, pow, prefetch, schur_sum_add,
+};
 use crate::Block;
 use std::sync::{Arc, Mutex};
 
@@ -248,11 +250,11 @@ impl Drop for SboxLayer {
 }
 
 /// Overwrites `b` with zeros by volatile stores the optimizer keeps,
-/// sixteen bytes per store on the aligned middle ([`crate::wipe::wipe_pod`]):
+/// sixteen bytes per store on the aligned middle ([`crate::primitives::wipe::wipe_pod`]):
 /// a layer's tables are about 100 MB at 4096 blocks, which byte-wise
 /// volatile stores would take many times longer to clear.
 fn wipe_bytes(b: &mut [u8]) {
-    crate::wipe::wipe_pod(b);
+    crate::primitives::wipe::wipe_pod(b);
 }
 
 impl SboxLayer {
@@ -720,7 +722,7 @@ fn public_parts(
 /// One pass per value and part (codeword share, MAC share), fused with
 /// the addition of `[[z]]*`: the output starts as `z*`'s shares,
 /// coordinate `i < k` gains `T_{ε_i}[i]` and the redundancy coordinates
-/// `Σ_i L_i ∘ T_{ε_i}[k..]` ([`crate::gf256::schur_sum_add`]); the table
+/// `Σ_i L_i ∘ T_{ε_i}[k..]` ([`crate::primitives::gf256::schur_sum_add`]); the table
 /// words are looked up once per value (tested against the definition,
 /// `lookup_is_the_definition`).
 pub fn lookup(y: &[u8], layer: &SboxLayer) -> Shares {
@@ -867,7 +869,7 @@ mod tests {
     /// multiplied coordinate by coordinate (scalar reference).
     #[test]
     fn lookup_is_the_definition() {
-        use crate::rng::Rng;
+        use crate::primitives::rng::Rng;
         let codes = super::super::Codes::get(8, 24).unwrap();
         let holder = super::super::Holder {
             me: 0,

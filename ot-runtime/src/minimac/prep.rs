@@ -13,7 +13,7 @@
 //! Every party but the last receives a 128-bit seed instead of its shares:
 //! its codeword and MAC shares of each section (random values, triples,
 //! pairs, input masks, S-box masks) are the bytes of an AES-CTR stream
-//! ([`crate::prg::Prg`]) keyed by a section key derived from the seed
+//! ([`crate::primitives::prg::Prg`]) keyed by a section key derived from the seed
 //! (SHA-256 of a domain label, the seed and the section number), byte `o`
 //! of the section being byte `o` of the stream, so any range is expanded
 //! on its own. Only the last party gets explicit shares: the dealt word
@@ -67,18 +67,24 @@
 //! before it (32 bytes). Files of other versions (3: explicit shares only,
 //! no share-mode byte) are refused ([`PrepError::Version`]).
 //!
-//! **Consumption.** [`PrepStore::open`] reads the file and the record
-//! `<file>.consumed` next to it (one line: batch id, random values,
-//! triples, pairs, input masks and S-box masks used). Every `take_*` first writes the advanced offsets to the
-//! record (a temporary file renamed over it, synced) and only then moves
-//! the material out of the store, so material is never handed out twice,
-//! in this process or a later one. A file whose material is all used is
-//! refused with [`PrepError::Consumed`].
+//! **Consumption.** A [`PrepStore`] is built from a file's bytes and a
+//! [`UsageRecord`]: the record says how much of the batch earlier runs
+//! used and persists the advanced offsets (one line, [`encode_record`]:
+//! batch id, random values, triples, pairs, input masks and S-box masks
+//! used). Every `take_*` first saves the advanced offsets to the record
+//! and only then moves the material out of the store, so material is never
+//! handed out twice, in this process or a later one. A file whose material
+//! is all used is refused with [`PrepError::Consumed`].
+//!
+//! **No file I/O here.** This module encodes and decodes (bytes, `Write`,
+//! the record's text); reading and writing the files, and the record
+//! `<file>.consumed` next to a file (a temporary file synced and renamed
+//! over it), are the facade's (`ot::files`: `PrepStore::open`,
+//! `PartyPrep::write_to`, `read_header`).
 
-use crate::limits::try_with_capacity;
-use std::fs;
+use crate::transport::limits::try_with_capacity;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
@@ -86,9 +92,9 @@ use sha2::{Digest, Sha256};
 
 use super::aes::WORDS;
 use super::shares::{Codes, Holder, Shares};
-use crate::gf256::{add_assign, mul_slices};
-use crate::prg::Prg;
-use crate::reed_solomon::CodeError;
+use crate::minimac::reed_solomon::CodeError;
+use crate::primitives::gf256::{add_assign, mul_slices};
+use crate::primitives::prg::Prg;
 use crate::Block;
 
 /// File magic.
@@ -173,7 +179,7 @@ pub enum PrepError {
     /// The dealt material for the counts asked for does not fit the
     /// memory budget (or the allocator refuses it).
     #[error("MiniMac preprocessing: {0}")]
-    Alloc(#[from] crate::limits::AllocError),
+    Alloc(#[from] crate::transport::limits::AllocError),
     /// Fewer items left than asked for.
     #[error("MiniMac preprocessing: {wanted} {kind} wanted, {left} left")]
     Exhausted {
@@ -231,7 +237,7 @@ pub struct PartyPrep {
 /// masks' slots, the seed of a seed-expanded file) is wiped when dropped.
 impl Drop for PartyPrep {
     fn drop(&mut self) {
-        use crate::wipe::Wipe;
+        use crate::primitives::wipe::Wipe;
         for v in [
             &mut self.alpha,
             &mut self.randoms,
@@ -733,7 +739,7 @@ impl PartyPrep {
 
     /// Writes the file (header, sections, digest) to `w`, hashing as it
     /// goes (no copy of the material).
-    fn write_file<W: Write>(&self, w: &mut W) -> std::io::Result<()> {
+    pub fn write<W: Write>(&self, w: &mut W) -> std::io::Result<()> {
         let mut h = Sha256::new();
         let header = self.header();
         for part in std::iter::once(&header[..]).chain(self.sections()) {
@@ -748,7 +754,7 @@ impl PartyPrep {
         let body: usize = self.sections().iter().map(|v| v.len()).sum();
         let mut out = Vec::with_capacity(HEADER_LEN + body + DIGEST_LEN);
         // Writing to a vector cannot fail.
-        let _ = self.write_file(&mut out);
+        let _ = self.write(&mut out);
         out
     }
 
@@ -848,23 +854,14 @@ impl PartyPrep {
         })
     }
 
-    /// Writes the file `dir/minimac-<batch>-p<me>.prep` and returns its path.
-    pub fn write_to(&self, dir: &Path) -> Result<PathBuf, PrepError> {
-        let path = dir.join(format!("minimac-{}-p{}.prep", self.batch, self.me));
-        let io = |source| PrepError::Io {
-            path: path.clone(),
-            source,
-        };
-        let mut f =
-            std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&path).map_err(io)?);
-        self.write_file(&mut f).map_err(io)?;
-        f.flush().map_err(io)?;
-        Ok(path)
+    /// The file name of this party's file, `minimac-<batch>-p<me>.prep`.
+    pub fn file_name(&self) -> String {
+        format!("minimac-{}-p{}.prep", self.batch, self.me)
     }
 }
 
 /// What a preprocessing file's header says (module docs), read without
-/// loading the material ([`read_header`]): enough to tell, before a run,
+/// loading the material (the facade's `ot::files::read_header`): enough to tell, before a run,
 /// whose file it is, for which parameters and how much it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PrepHeader {
@@ -932,21 +929,64 @@ impl PrepHeader {
     }
 }
 
-/// Reads the header of the file at `path` (only its first [`HEADER_LEN`]
-/// bytes; [`PrepHeader::parse`]).
-pub fn read_header(path: &Path) -> Result<PrepHeader, PrepError> {
-    use std::io::Read;
-    let io = |source| PrepError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut bytes = Vec::with_capacity(HEADER_LEN);
-    fs::File::open(path)
-        .map_err(io)?
-        .take(HEADER_LEN as u64)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    PrepHeader::parse(&bytes)
+/// How much of a batch earlier runs used, kept where the batch's file is:
+/// a [`PrepStore`] [`load`](UsageRecord::load)s it once and
+/// [`save`](UsageRecord::save)s the advanced offsets before each `take_*`
+/// hands material out. The facade's file record (`ot::files`) keeps it in
+/// `<file>.consumed`; [`NoRecord`] keeps nothing.
+pub trait UsageRecord: std::fmt::Debug + Send + Sync {
+    /// The counts used so far of batch `batch` ([`Counts::default`] if
+    /// nothing is recorded).
+    fn load(&mut self, batch: u64) -> Result<Counts, PrepError>;
+
+    /// Persists `used` for batch `batch` before the material leaves the
+    /// store (an error stops the `take_*`).
+    fn save(&mut self, batch: u64, used: Counts) -> Result<(), PrepError>;
+}
+
+/// A [`UsageRecord`] that records nothing: every store starts unused and
+/// forgets what it handed out when dropped (tests and benchmarks that
+/// deal in memory).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoRecord;
+
+impl UsageRecord for NoRecord {
+    fn load(&mut self, _batch: u64) -> Result<Counts, PrepError> {
+        Ok(Counts::default())
+    }
+
+    fn save(&mut self, _batch: u64, _used: Counts) -> Result<(), PrepError> {
+        Ok(())
+    }
+}
+
+/// The text of a usage record (one line: batch id, then the random values,
+/// triples, pairs, input masks and S-box masks used).
+pub fn encode_record(batch: u64, used: Counts) -> String {
+    let u = used;
+    format!(
+        "{} {} {} {} {} {}\n",
+        batch, u.randoms, u.triples, u.pairs, u.inputs, u.sboxes
+    )
+}
+
+/// The counts of a usage record's text ([`encode_record`]), `None` if it
+/// is malformed or belongs to another batch than `batch`.
+pub fn decode_record(text: &str, batch: u64) -> Option<Counts> {
+    let f: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    match f[..] {
+        [b, r, t, p, i, x] if b == batch => Some(Counts {
+            randoms: r as usize,
+            triples: t as usize,
+            pairs: p as usize,
+            inputs: i as usize,
+            sboxes: x as usize,
+        }),
+        _ => None,
+    }
 }
 
 /// A party's loaded preprocessing, handing out each item once (module
@@ -955,50 +995,25 @@ pub fn read_header(path: &Path) -> Result<PrepHeader, PrepError> {
 pub struct PrepStore {
     prep: PartyPrep,
     holder: Holder,
-    record: PathBuf,
+    record: Box<dyn UsageRecord>,
     total: Counts,
     used: Counts,
 }
 
 impl PrepStore {
-    /// Loads `path` for party `me` and `params`, with the consumption
-    /// record next to it.
-    pub fn open(path: &Path, me: usize, params: PrepParams) -> Result<PrepStore, PrepError> {
-        let io = |source| PrepError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let bytes = fs::read(path).map_err(io)?;
-        let prep = PartyPrep::from_bytes(&bytes, me, params)?;
+    /// The store of party `me`'s file `bytes` for `params`, with the usage
+    /// `record` of its batch (loaded here, saved before every `take_*`).
+    /// The facade's `PrepStore::open` (`ot::files`) reads a file and
+    /// its record `<file>.consumed`.
+    pub fn from_bytes(
+        bytes: &[u8],
+        me: usize,
+        params: PrepParams,
+        mut record: Box<dyn UsageRecord>,
+    ) -> Result<PrepStore, PrepError> {
+        let prep = PartyPrep::from_bytes(bytes, me, params)?;
         let codes = Codes::get(params.k, params.n)?;
-        let mut record = path.as_os_str().to_owned();
-        record.push(".consumed");
-        let record = PathBuf::from(record);
-        let used = match fs::read_to_string(&record) {
-            Ok(text) => {
-                let f: Vec<u64> = text
-                    .split_whitespace()
-                    .filter_map(|w| w.parse().ok())
-                    .collect();
-                match f[..] {
-                    [b, r, t, p, i, x] if b == prep.batch => Counts {
-                        randoms: r as usize,
-                        triples: t as usize,
-                        pairs: p as usize,
-                        inputs: i as usize,
-                        sboxes: x as usize,
-                    },
-                    _ => return Err(PrepError::BadRecord { path: record }),
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Counts::default(),
-            Err(source) => {
-                return Err(PrepError::Io {
-                    path: record,
-                    source,
-                })
-            }
-        };
+        let used = record.load(prep.batch)?;
         let store = PrepStore {
             holder: Holder {
                 me,
@@ -1068,21 +1083,7 @@ impl PrepStore {
                 left,
             });
         }
-        let tmp = self.record.with_extension("consumed.tmp");
-        let io = |source| PrepError::Io {
-            path: self.record.clone(),
-            source,
-        };
-        let mut f = fs::File::create(&tmp).map_err(io)?;
-        let u = used;
-        writeln!(
-            f,
-            "{} {} {} {} {} {}",
-            self.prep.batch, u.randoms, u.triples, u.pairs, u.inputs, u.sboxes
-        )
-        .map_err(io)?;
-        f.sync_all().map_err(io)?;
-        fs::rename(&tmp, &self.record).map_err(io)?;
+        self.record.save(self.prep.batch, used)?;
         self.used = used;
         Ok(())
     }
@@ -1256,7 +1257,7 @@ impl PrepStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::primitives::rng::Rng;
 
     /// Sums word `w` of every party's item `t` (stride `words`): the
     /// codeword and the MAC.

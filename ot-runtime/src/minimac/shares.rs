@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 
-use crate::gf256::{add_assign, mul_add, mul_slices, schur_sum_add};
-use crate::prg::Prg;
-use crate::reed_solomon::{CodeError, ReedSolomon};
+use crate::minimac::reed_solomon::{CodeError, ReedSolomon};
+use crate::primitives::gf256::{add_assign, mul_add, mul_slices, schur_sum_add};
+use crate::primitives::prg::Prg;
 use crate::Block;
 
 /// Domain label of the MAC-check coefficients ([`check_seed`]).
@@ -115,7 +115,7 @@ pub struct MacKey(pub Vec<u8>);
 
 impl Drop for MacKey {
     fn drop(&mut self) {
-        crate::wipe::Wipe::wipe(&mut self.0);
+        crate::primitives::wipe::Wipe::wipe(&mut self.0);
     }
 }
 
@@ -129,8 +129,8 @@ impl core::ops::Deref for MacKey {
 /// The codeword shares and MAC shares are wiped when a batch is dropped.
 impl Drop for Shares {
     fn drop(&mut self) {
-        crate::wipe::Wipe::wipe(&mut self.x);
-        crate::wipe::Wipe::wipe(&mut self.mac);
+        crate::primitives::wipe::Wipe::wipe(&mut self.x);
+        crate::primitives::wipe::Wipe::wipe(&mut self.mac);
     }
 }
 
@@ -608,7 +608,7 @@ impl Shares {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gf256::mul;
+    use crate::primitives::gf256::mul;
     use rand_core::RngCore;
 
     /// The MAC difference word by word, as DZ13 §3 writes it:
@@ -632,7 +632,7 @@ mod tests {
         k: usize,
         n: usize,
         len: usize,
-        rng: &mut crate::rng::Rng,
+        rng: &mut crate::primitives::rng::Rng,
     ) -> (Shares, Vec<u8>) {
         let mut random = |l: usize| {
             let mut v = vec![0u8; l];
@@ -654,7 +654,7 @@ mod tests {
     /// batches longer than one pass).
     #[test]
     fn mac_diff_is_the_definition() {
-        let mut rng = crate::rng::Rng::deterministic_for_tests(5);
+        let mut rng = crate::primitives::rng::Rng::deterministic_for_tests(5);
         for (k, n, len) in [(8, 24, 3), (32, 96, 150), (5, 17, 70)] {
             let (s, y) = random_shares(k, n, len, &mut rng);
             let seed = Block::from_bytes([9; 16]);

@@ -29,7 +29,8 @@ use super::public::{
     QuietSenderOts,
 };
 use super::z3::{Z3, Z6};
-use crate::prg::Prg;
+use crate::primitives::backend::{self, Feature, Level};
+use crate::primitives::prg::Prg;
 use crate::{Bits, Block};
 use core::ops::{Add, Sub};
 
@@ -111,7 +112,7 @@ impl BipswTables {
         match backend {
             #[cfg(target_arch = "x86_64")]
             EvalBackend::Avx512 if backend.is_supported() => {
-                super::bipsw_simd::eval(&self.tables, x)
+                super::bipsw_avx512::eval(&self.tables, x)
             }
             _ => self.eval_scalar(x),
         }
@@ -142,31 +143,33 @@ pub enum EvalBackend {
 impl EvalBackend {
     /// Whether this CPU can run the backend.
     pub fn is_supported(self) -> bool {
-        match self {
-            EvalBackend::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            EvalBackend::Avx512 => super::bipsw_simd::is_supported(),
-            #[cfg(not(target_arch = "x86_64"))]
-            EvalBackend::Avx512 => false,
-        }
+        backend::Backend::is_supported(self)
     }
 
     /// The fastest supported backend, detected once; `--cfg
-    /// ot_backend="scalar"`, `"sse2"` or `"avx2"` forces the scalar path.
+    /// ot_backend="scalar"`, `"sse2"` or `"avx2"` forces the scalar path
+    /// ([`backend::select`]).
     pub fn selected() -> EvalBackend {
         static SEL: std::sync::OnceLock<EvalBackend> = std::sync::OnceLock::new();
-        *SEL.get_or_init(|| {
-            let capped = cfg!(any(
-                ot_backend = "scalar",
-                ot_backend = "sse2",
-                ot_backend = "avx2"
-            ));
-            if !capped && EvalBackend::Avx512.is_supported() {
-                EvalBackend::Avx512
-            } else {
-                EvalBackend::Scalar
-            }
-        })
+        *SEL.get_or_init(backend::select)
+    }
+}
+
+impl backend::Backend for EvalBackend {
+    const FASTEST_FIRST: &'static [Self] = &[EvalBackend::Avx512, EvalBackend::Scalar];
+
+    fn level(self) -> Level {
+        match self {
+            EvalBackend::Scalar => Level::Scalar,
+            EvalBackend::Avx512 => Level::Avx512,
+        }
+    }
+
+    fn features(self) -> &'static [Feature] {
+        match self {
+            EvalBackend::Scalar => &[],
+            EvalBackend::Avx512 => &[Feature::Avx512f, Feature::Avx512vl],
+        }
     }
 }
 

@@ -23,7 +23,7 @@ use super::public::{
     bits_sink, blocks_sink, receiver_bits, receiver_blocks, QuietPublic, QuietReceiverOts,
     QuietSenderOts,
 };
-use crate::prg::Prg;
+use crate::primitives::prg::Prg;
 use crate::{Bits, Block};
 
 /// Key length (number of key elements) [QuietOT §6.1, parameter set 1].

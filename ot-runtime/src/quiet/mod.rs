@@ -10,7 +10,7 @@
 
 pub mod bipsw;
 #[cfg(target_arch = "x86_64")]
-mod bipsw_simd;
+mod bipsw_avx512;
 pub mod convert;
 pub mod gar;
 pub mod public;

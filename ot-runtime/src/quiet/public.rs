@@ -13,8 +13,8 @@
 //! label, the session, the OT and its input.
 #![forbid(unsafe_code)]
 
-use crate::aes::Aes128;
-use crate::gf128;
+use crate::primitives::aes::Aes128;
+use crate::primitives::gf128;
 use crate::Block;
 
 /// Number of powers of the polynomial-hash key kept (the longest hash
@@ -119,7 +119,7 @@ pub struct QuietSenderOts<W> {
 }
 
 /// Whether the `m` OTs that a QuietOT run returns fit the memory budget
-/// ([`crate::limits::memory_budget`]): the sender's `m` words of
+/// ([`crate::transport::limits::memory_budget`]): the sender's `m` words of
 /// `sender_word` bytes ([`QuietSenderOts`]) and the receiver's index and
 /// bit per OT ([`QuietReceiverOts`]), each alone. `Params::new` of
 /// `quiet_bipsw` and `quiet_gar` requires it, since these outputs are
@@ -127,7 +127,7 @@ pub struct QuietSenderOts<W> {
 /// not see; without it a huge `m` would abort the process on allocation
 /// after the base OTs.
 pub fn ots_fit_budget(m: usize, sender_word: usize) -> bool {
-    let budget = crate::limits::memory_budget();
+    let budget = crate::transport::limits::memory_budget();
     let fits = |bytes: Option<usize>| bytes.is_some_and(|b| b <= budget);
     fits(m.checked_mul(sender_word)) && fits(m.checked_mul(2))
 }

@@ -38,14 +38,14 @@ pub fn sender_pairs(
             [z, z ^ delta]
         })
         .collect();
-    crate::hash::tccr_pairs_in_place(session(salt), first as u64, &mut pairs);
+    crate::primitives::hash::tccr_pairs_in_place(session(salt), first as u64, &mut pairs);
     pairs
 }
 
 /// Receiver: `H(first + j, y_j)` per COT.
 pub fn receiver_keys(chosen: &[Block], salt: Block, first: usize) -> Vec<Block> {
     let mut keys = chosen.to_vec();
-    crate::hash::tccr_many(session(salt), first as u64, &mut keys);
+    crate::primitives::hash::tccr_many(session(salt), first as u64, &mut keys);
     keys
 }
 
@@ -107,7 +107,7 @@ mod tests {
     fn the_receiver_gets_the_message_it_wants() {
         let delta = Block(0x1357_9bdf_2468_ace1);
         let n = 200;
-        let mut rng = crate::rng::Rng::deterministic_for_tests(5);
+        let mut rng = crate::primitives::rng::Rng::deterministic_for_tests(5);
         let z: Vec<Block> = (0..n).map(|_| rng.next_block()).collect();
         let x = Bits::random(&mut rng, n);
         let c = Bits::random(&mut rng, n);

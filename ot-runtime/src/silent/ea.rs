@@ -35,8 +35,8 @@ use zeroize::Zeroize;
 
 use super::params::{EXPANDER_WEIGHT, MAX_DEPTH};
 use super::spcot::{ReceiverTrees, SenderTrees};
-use crate::bits::ShapeError;
-use crate::prg::Prg;
+use crate::primitives::bits::ShapeError;
+use crate::primitives::prg::Prg;
 use crate::{Bits, Block};
 
 /// PRG blocks per expander row (12 words, the first [`EXPANDER_WEIGHT`]
@@ -251,7 +251,7 @@ mod tests {
     }
 
     fn vector(len: usize, s: u64) -> Vec<Block> {
-        crate::prg::prg(Block(u128::from(s) << 1 | 1), len)
+        crate::primitives::prg::prg(Block(u128::from(s) << 1 | 1), len)
     }
 
     proptest! {

@@ -29,7 +29,7 @@
 //!
 //! Trees are expanded a group of [`group_size`] trees at a time (about
 //! 512 KiB of leaves, in L2), each group with the interleaved kernel of
-//! [`crate::ggm`]: leaf `j` of tree `first + g` of a group of `G` trees is
+//! [`crate::softspoken::ggm`]: leaf `j` of tree `first + g` of a group of `G` trees is
 //! row `first·2^h + j·G + g`. For the LPN step the order of the rows is
 //! irrelevant (the rows of the public matrix are independent and
 //! identically distributed), so any fixed layout gives the same
@@ -40,7 +40,7 @@
 //! Tree `i`'s level `l` uses base COT `k + i·h + l − 1` (Fig. 6 with COT).
 //! With the standard trees (`ferret_extend_malicious.otp`) the sender's
 //! keys are `H(z)` and `H(z ⊕ Δ)` with `H` the tweakable
-//! correlation-robust hash (`crate::hash::tccr`, session the batch's tree
+//! correlation-robust hash (`crate::primitives::hash::tccr`, session the batch's tree
 //! session, tweak the COT's index), the receiver gets `H(y) = H(z ⊕ c·Δ)`
 //! for its random choice bit `c`, and its punctured index `α_i` is defined
 //! by those bits: bit `l` (level `l`, most significant first) is `¬c`, so
@@ -64,8 +64,8 @@ use zeroize::Zeroize;
 
 use super::lpn;
 use super::params::MAX_DEPTH;
-use crate::bits::{check_len, ShapeError};
-use crate::{ggm, Bits, Block};
+use crate::primitives::bits::{check_len, ShapeError};
+use crate::{softspoken::ggm, Bits, Block};
 
 /// A parameter set `(t, h, k)`: `t` trees of depth `h` (regular noise of
 /// weight `t` over `N = t·2^h` samples) and an LPN secret of `k` bits.
@@ -353,7 +353,7 @@ fn expand_with(
                 }
             }
         }
-        crate::xor::clear_low_bits(out);
+        crate::primitives::xor::clear_low_bits(out);
     }
     left.iter_mut().for_each(|b| b.0.zeroize());
     Ok(st)
@@ -387,7 +387,7 @@ pub fn masked_sums(
     tsid: Block,
 ) -> Vec<[Block; 2]> {
     let mut pairs: Vec<[Block; 2]> = keys.iter().map(|&z| [z, z ^ delta]).collect();
-    crate::hash::tccr_pairs_in_place(key_session(tsid), 0, &mut pairs);
+    crate::primitives::hash::tccr_pairs_in_place(key_session(tsid), 0, &mut pairs);
     let mut out = Block::zeroed_pairs(trees.sums.len());
     for ((o, s), m) in out.iter_mut().zip(&trees.sums).zip(&pairs) {
         *o = [s[0] ^ m[0], s[1] ^ m[1]];
@@ -421,7 +421,7 @@ pub fn corrections(trees: &SenderTrees, delta: Block, count: usize) -> Vec<Block
     for (first, g) in groups(count, depth) {
         let leaves = &trees.leaves[first << depth..(first + g) << depth];
         // Rows of `g` leaves, one per tree.
-        let mut sums = crate::xor::period_sums(leaves, g);
+        let mut sums = crate::primitives::xor::period_sums(leaves, g);
         for (o, s) in out[first..first + g].iter_mut().zip(&sums) {
             *o ^= *s;
         }
@@ -481,7 +481,7 @@ pub fn unmask_sums(
     tsid: Block,
 ) -> Vec<Block> {
     let mut keys = chosen.to_vec();
-    crate::hash::tccr_many(key_session(tsid), 0, &mut keys);
+    crate::primitives::hash::tccr_many(key_session(tsid), 0, &mut keys);
     let out = super::spcot::unmask_sums(masked, choices, &keys);
     keys.iter_mut().for_each(|b| b.0.zeroize());
     out
@@ -767,8 +767,8 @@ pub fn receiver_encode_checked(
 /// `α` to `d ⊕ ⊕_{j≠α} w_j` by a branch-free scan.
 fn complete_group(leaves: &mut [Block], a: &[usize], corr: &[Block]) {
     let g = a.len();
-    crate::xor::clear_low_bits(leaves);
-    let mut missing = crate::xor::period_sums(leaves, g);
+    crate::primitives::xor::clear_low_bits(leaves);
+    let mut missing = crate::primitives::xor::period_sums(leaves, g);
     for (m, &c) in missing.iter_mut().zip(corr) {
         *m ^= c;
     }
@@ -826,7 +826,7 @@ pub fn low_bits(blocks: &[Block]) -> Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::primitives::rng::Rng;
 
     /// One batch through the kernels, both roles, as the protocols run
     /// them, with the standard trees or (`half`) the correlated ones:

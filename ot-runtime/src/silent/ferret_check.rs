@@ -25,8 +25,8 @@
 
 use subtle::ConstantTimeEq;
 
-use crate::prg::Prg;
-use crate::{gf128, Bits, Block};
+use crate::primitives::prg::Prg;
+use crate::{primitives::gf128, Bits, Block};
 
 /// Domain label of the challenge key ([`chi_key`]).
 const CHI_DOMAIN: &[u8] = b"silentot/ferret-chi";

@@ -29,8 +29,8 @@
 //! are computed per row by a comparison with the punctured index of the
 //! row's tree (no access at a secret address).
 
-use crate::bits::{check_len, ShapeError};
-use crate::prg::Prg;
+use crate::primitives::bits::{check_len, ShapeError};
+use crate::primitives::prg::Prg;
 use crate::{Bits, Block};
 
 /// Ones per row of the local linear code (`d = 10`, Ferret §6).
@@ -382,7 +382,7 @@ mod tests {
     fn the_correlation_survives_the_encoding() {
         let (k, trees, depth) = (1000usize, 7usize, 5usize);
         let n = trees << depth;
-        let mut rng = crate::rng::Rng::deterministic_for_tests(5);
+        let mut rng = crate::primitives::rng::Rng::deterministic_for_tests(5);
         let delta = rng.next_block() | Block(1);
         let s: Vec<Block> = (0..k).map(|_| rng.next_block()).collect();
         let u = Bits::random(&mut rng, k);

@@ -18,7 +18,7 @@
 //!   Fig. 6 (semi-honest SPCOT) and §6 (regular noise: one point per
 //!   interval, so MPCOT is `t` independent SPCOTs)), in the interleaved
 //!   layout (leaf `j` of tree `i` at coordinate `j·t + i`, so every tree
-//!   spreads over the whole code). The tree kernels are [`crate::ggm`]
+//!   spreads over the whole code). The tree kernels are [`crate::softspoken::ggm`]
 //!   (fixed-key AES, level by level over all trees, position tweaks keyed
 //!   by [`silent_tree_session`]).
 //! - [`ea`]: the dual-LPN compression `x = H·e` with the Expand-Accumulate
@@ -69,7 +69,7 @@ pub fn silent_code_seed(salt: Block, n: usize, depth: usize) -> Block {
 }
 
 /// The tree session of a run, which keys the GGM position tweaks
-/// ([`crate::ggm::GgmTweaks`]; defence in depth for many instances of the
+/// ([`crate::softspoken::ggm::GgmTweaks`]; defence in depth for many instances of the
 /// fixed-key hash, Guo, Katz, Wang, Yu, S&P 2020, §7): SHA-256 over its own
 /// domain label `"silentot/ggm-tweak"`, the sender's fresh salt, `n`, the
 /// depth and the tree count, truncated to 128 bits. Public, like the code

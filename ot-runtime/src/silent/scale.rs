@@ -5,7 +5,7 @@
 //!
 //! The loop is written once and compiled twice, for the baseline target
 //! and with AVX-512F (eight 32×32→64-bit products per instruction), picked
-//! at run time by [`crate::xor`]'s CPU detection (which also honours a
+//! at run time by [`crate::primitives::xor`]'s CPU detection (which also honours a
 //! forced `--cfg ot_backend`).
 
 #![allow(unsafe_code)]
@@ -14,7 +14,7 @@
 /// product is below `reject`, else 0, over the common length.
 pub(super) fn scale(words: &[u32], k: u32, reject: u32, pos: &mut [u32], bad: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
-    if crate::xor::avx512() {
+    if crate::primitives::xor::avx512() {
         // SAFETY: AVX-512F was detected at run time.
         unsafe { avx512::scale(words, k, reject, pos, bad) };
         return;

@@ -8,7 +8,7 @@
 //! Layout (interleaved): leaf `j` of tree `i` is coordinate `j · t + i` of
 //! the length-`N = t · 2^h` vectors ([`noise_coordinate`]), so the punctured
 //! leaf `α_i` is the noisy coordinate `α_i · t + i` and every tree spreads
-//! over the whole vector with stride `t`. [`crate::ggm`] produces this
+//! over the whole vector with stride `t`. [`crate::softspoken::ggm`] produces this
 //! layout directly (node-major levels), at no cost. The layout matters for
 //! the compression ([`super::ea`]): the accumulator makes coordinate `p` of
 //! `A·e` the parity of the noisy coordinates `≤ p`; with each tree in one
@@ -22,12 +22,12 @@
 //! choice bit of a run for both layouts.
 //!
 //! Per tree, the sender (holding `Δ`) expands a random root into leaves
-//! `v` (under the run's GGM position tweaks, [`crate::ggm::GgmTweaks`],
+//! `v` (under the run's GGM position tweaks, [`crate::softspoken::ggm::GgmTweaks`],
 //! keyed by the tree session [`super::silent_tree_session`]) and, per level `l`, masks the XOR of the left children and the XOR
 //! of the right children with the two messages of random OT `i·h + l − 1`;
 //! the receiver chose the complement of bit `l` of `α_i` (most significant
 //! first), learns the sum off its path and rebuilds every leaf but `α_i`
-//! (`crate::ggm::ggm_punctured_into`). The sender also sends
+//! (`crate::softspoken::ggm::ggm_punctured_into`). The sender also sends
 //! `d_i = Δ ⊕ ⊕_j v_j` (Fig. 6, the last message, with `β = 1` since the
 //! COT is over `F_2`), so the receiver sets `w_α = d_i ⊕ ⊕_{j≠α} w_j =
 //! v_α ⊕ Δ`. Then `w = v ⊕ e·Δ` with `e` the unit vector at `α_i`.
@@ -42,8 +42,8 @@
 use zeroize::Zeroize;
 
 use super::params::MAX_DEPTH;
-use crate::bits::ShapeError;
-use crate::{ggm, Bits, Block};
+use crate::primitives::bits::ShapeError;
+use crate::{softspoken::ggm, Bits, Block};
 
 /// The sender's trees: every leaf `v` (interleaved, [`noise_coordinate`])
 /// and the unmasked level sums. Wiped on drop; `Debug` prints the shape only.
@@ -268,7 +268,7 @@ pub fn try_receiver_trees(
 ) -> Result<ReceiverTrees, ShapeError> {
     let trees = alphas.len();
     check_depth("silent::spcot receiver depth", trees, depth)?;
-    crate::bits::check_len("silent::spcot corrections", trees, corr.len())?;
+    crate::primitives::bits::check_len("silent::spcot corrections", trees, corr.len())?;
     let tweaks = ggm::GgmTweaks::new(tsid, trees, depth);
     let mut leaves = Block::zeroed_vec(trees << depth);
     ggm::ggm_punctured_interleaved_into(alphas, known, depth, &tweaks, &mut leaves)?;
@@ -314,7 +314,7 @@ mod tests {
 
     /// Plays the SPCOT with ideal random OTs from the seed `s`.
     fn play(trees: usize, depth: usize, s: u64) -> (SenderTrees, ReceiverTrees, Block) {
-        let mut prg = crate::prg::Prg::new(Block(u128::from(s) + 1));
+        let mut prg = crate::primitives::prg::Prg::new(Block(u128::from(s) + 1));
         let roots: Vec<Block> = (0..trees).map(|_| prg.next_block()).collect();
         let alphas: Vec<usize> = (0..trees)
             .map(|_| (prg.next_block().lo() as usize) & ((1 << depth) - 1))
@@ -365,7 +365,7 @@ mod tests {
     #[test]
     fn leaves_are_the_ggm_expansion_of_the_roots() {
         // The scalar reference: two trees, node by node with the PRG of
-        // crate::ggm (G_b(s) = mmo(s ⊕ τ_{l,t} ⊕ c_b)), leaf j of tree t
+        // crate::softspoken::ggm (G_b(s) = mmo(s ⊕ τ_{l,t} ⊕ c_b)), leaf j of tree t
         // at coordinate 2j + t.
         let roots = [Block(0x1234_5678), Block(0x9abc)];
         let st = try_sender_expand(&roots, 3, TSID).unwrap();
@@ -378,8 +378,8 @@ mod tests {
                     .flat_map(|&s| {
                         let x = s ^ tweaks.level(l)[t];
                         [
-                            crate::hash::mmo(x),
-                            crate::hash::mmo(x ^ ggm::GGM_RIGHT_OFFSET),
+                            crate::primitives::hash::mmo(x),
+                            crate::primitives::hash::mmo(x ^ ggm::GGM_RIGHT_OFFSET),
                         ]
                     })
                     .collect();

@@ -15,10 +15,11 @@
 use super::{exchange, hex, Endpoint, Outcome};
 use crate::run::Opts;
 use crate::Fail;
+use ot::files::{read_header, PrepStoreFile};
 use ot::oblivious_aes::{encrypt_handing_back, groups, room, Material};
-use ot::runtime::aes::Aes128;
-use ot::runtime::mesh::{ChannelMesh, Mesh, MeshChannel};
-use ot::runtime::minimac::prep::{read_header, PrepStore};
+use ot::runtime::minimac::prep::PrepStore;
+use ot::runtime::primitives::aes::Aes128;
+use ot::runtime::transport::mesh::{ChannelMesh, Mesh, MeshChannel};
 use ot::runtime::Block;
 use sha2::{Digest, Sha256};
 use std::time::Instant;

@@ -1,0 +1,1251 @@
+//! Streaming ("chunk") kernels of IKNP/KOS OT extension.
+//!
+//! The OT-extension data path is a chain of column-parallel steps over the
+//! 128 x m matrices of [IKNP03, Fig. 1] / [KOS15, Fig. 7]: expand the base-OT
+//! seeds (`prg_rows`), form the receiver's `u^j = t^j ⊕ G(k_j^1) ⊕ r`
+//! (`xor_prg_choice`), transpose to the per-OT rows `t_i` / `q_i`
+//! (`transpose_columns`, fused with expansion and masking on the sender as
+//! `masked_columns`), and hash them into OT keys (`hash_blocks`,
+//! `hash_block_pairs`). The protocol compiler runs a streamed round chunk by
+//! chunk, so that a 128 x m matrix is never materialized and each chunk
+//! (128 x 16384..65536 columns, 256 KiB..1 MiB) stays in L2 through the
+//! whole chain.
+//!
+//! # Calling convention
+//!
+//! Every kernel `f(args) -> R` has a chunk variant
+//! `f_chunk(args', offset, len, out)` computing columns (elements)
+//! `offset..offset + len` of the full result; `offset` is a multiple of
+//! 128 (a 128-column block: the PRG counter and the bit offset into a
+//! [`Bits`] argument are whole blocks; other offsets are rounded down to a
+//! block for those two uses).
+//!
+//! * A streamed matrix argument is its chunk (`rows x len` [`BitMatrix`],
+//!   column `i` = column `offset + i` of the whole); a streamed slice
+//!   argument is its chunk (element `i` = element `offset + i`) and may be
+//!   shorter than `len`: only what is there is processed.
+//! * [`Bits`] and all other arguments are whole (indexed `offset + i`).
+//! * A [`BitMatrix`] output is reset to `rows x len` (reusing its
+//!   allocation) and fully written, padding bits zero. A slice output is
+//!   clipped (`out.len() <= len`): `out[i]` = element `offset + i` of the
+//!   result for each `i < out.len()` that the result has; positions past
+//!   the end of the result (past the streamed inputs) are left untouched.
+//!   A [`Block`] output of a GF(2)-linear reduction accumulates
+//!   (`*out ^=` the contribution of the chunk).
+//! * The full variant is the chunk variant at offset 0 over the full width.
+//!
+//! Kernels are total: no shape panics; missing seeds, rows or bits
+//! contribute zero. `threads > 1` splits the work over that many rayon
+//! tasks; results are identical for every `threads`.
+
+use crate::primitives::aes::Aes128;
+use crate::primitives::prg::Prg;
+use crate::primitives::transpose::{self, Backend};
+use crate::primitives::xor::{xor3_into, xor_masked_into};
+use crate::{primitives::gf128, primitives::hash, BitMatrix, Bits, Block};
+
+/// Rows of the OT-extension matrices (the security parameter κ).
+const KAPPA: usize = 128;
+
+/// Column blocks per tile of [`masked_columns_chunk`]: 128 rows x 32
+/// blocks (64 KiB, L2) lets the AES-CTR expansion run 32 blocks per call,
+/// the width of the VAES kernel (shorter calls waste its lanes).
+const TILE_BLOCKS: usize = 32;
+
+/// Blocks per batch of the hashes (an L1-sized temporary).
+const HASH_BATCH: usize = 256;
+
+/// Destinations with more than this many blocks still to be written
+/// (4 MiB, four times a core's L2 cache) are written with non-temporal
+/// stores by the transposing kernels: such an output cannot stay in cache
+/// anyway, and streaming stores save reading every destination line from
+/// memory before overwriting it. Smaller ones (a reused chunk buffer that
+/// the next stage reads at once, the tail of an output) use plain stores.
+const BYPASS_CACHE_BLOCKS: usize = 1 << 18;
+
+/// Whether a chunk kernel whose destination slice has `remaining` blocks
+/// (the rest of the array from the chunk on; see the chunk-variant
+/// convention in `protocols/prelude.otp`) bypasses the cache.
+pub(crate) fn bypass_cache(remaining: usize) -> bool {
+    remaining > BYPASS_CACHE_BLOCKS
+}
+
+/// Clears the bits past `cols` in the last block of a row.
+pub(crate) fn clear_padding(row: &mut [Block], cols: usize) {
+    if !cols.is_multiple_of(128) {
+        if let Some(last) = row.last_mut() {
+            *last &= Block((1u128 << (cols % 128)) - 1);
+        }
+    }
+}
+
+/// Blocks `first..first + out.len()` of a bit vector (bits `128 first..`),
+/// zero past its end: `r`'s bytes copied straight into blocks.
+pub(crate) fn bits_blocks(r: &Bits, first: usize, out: &mut [Block]) {
+    out.fill(Block::ZERO);
+    let bytes = r.as_bytes();
+    let start = first.saturating_mul(16).min(bytes.len());
+    let end = first
+        .saturating_add(out.len())
+        .saturating_mul(16)
+        .min(bytes.len());
+    Block::slice_as_bytes_mut(out)[..end - start].copy_from_slice(&bytes[start..end]);
+}
+
+/// Runs `f(row_index, row)` over the rows (`bpr` blocks each) of `data`,
+/// split into `threads` contiguous groups of rows.
+pub(crate) fn for_rows(
+    data: &mut [Block],
+    bpr: usize,
+    threads: usize,
+    f: impl Fn(usize, &mut [Block]) + Sync,
+) {
+    if bpr == 0 || data.is_empty() {
+        return;
+    }
+    let rows = data.len() / bpr;
+    if threads <= 1 || rows < 2 {
+        for (j, row) in data.chunks_mut(bpr).enumerate() {
+            f(j, row);
+        }
+        return;
+    }
+    let per = rows.div_ceil(threads);
+    let f = &f;
+    rayon::scope(|sc| {
+        for (g, group) in data.chunks_mut(per * bpr).enumerate() {
+            sc.spawn(move |_| {
+                for (k, row) in group.chunks_mut(bpr).enumerate() {
+                    f(g * per + k, row);
+                }
+            });
+        }
+    });
+}
+
+/// Runs `f(start, part)` over `out` split into `threads` contiguous parts
+/// whose starts are multiples of `align` (`start` = index of `part[0]`).
+pub(crate) fn for_parts<T: Send>(
+    out: &mut [T],
+    threads: usize,
+    align: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let n = out.len();
+    let per = n.div_ceil(threads.max(1)).div_ceil(align).max(1) * align;
+    if threads <= 1 || n <= per {
+        f(0, out);
+        return;
+    }
+    let f = &f;
+    rayon::scope(|sc| {
+        for (g, part) in out.chunks_mut(per).enumerate() {
+            sc.spawn(move |_| f(g * per, part));
+        }
+    });
+}
+
+/// A PRG seed with its AES key schedule expanded once ([`prg_keys`]).
+///
+/// A streamed kernel restarts every row's AES-CTR stream at each chunk; with
+/// the schedules expanded once per batch instead of once per row and chunk,
+/// the 128 key expansions per chunk (about a third of the AES work of a
+/// 16384-column chunk) disappear. The stream is that of [`Prg::new`].
+///
+/// The schedule of a base-OT seed is secret: it is wiped when the key is
+/// dropped ([`Aes128`] zeroizes its round keys on every backend, the `aes`
+/// crate's through its `zeroize` feature), and `Debug` does not print it.
+#[derive(Clone, Debug)]
+pub struct PrgKey(Aes128);
+
+impl PrgKey {
+    /// Stream blocks `counter..counter + out.len()` of the seed's PRG.
+    pub(crate) fn fill(&self, counter: u64, out: &mut [Block]) {
+        self.0.ctr(counter, out);
+    }
+
+    /// The AES instance of the stream (its round keys feed the fused
+    /// multi-key kernels of [`crate::softspoken::vole`]).
+    pub(crate) fn aes(&self) -> &Aes128 {
+        &self.0
+    }
+}
+
+/// The expanded PRG keys of `seeds` (for [`prg_rows`], [`xor_prg_choice`]
+/// and [`masked_columns`]), computed once before a stream.
+pub fn prg_keys(seeds: &[Block]) -> Vec<PrgKey> {
+    seeds.iter().map(|&s| PrgKey(Aes128::new(s))).collect()
+}
+
+/// [`prg_keys`] pinned to one AES backend (`None` if this CPU lacks it),
+/// to test the multi-key kernels' backends against each other.
+#[cfg(test)]
+pub(crate) fn prg_keys_on(
+    seeds: &[Block],
+    backend: crate::primitives::aes::AesBackend,
+) -> Option<Vec<PrgKey>> {
+    seeds
+        .iter()
+        .map(|&s| Aes128::with_backend(s, backend).map(PrgKey))
+        .collect()
+}
+
+/// `T` of IKNP: row `j` is the first `cols` bits of `G(seeds[j])`, the
+/// AES-CTR PRG of [`crate::primitives::prg`] ([IKNP03, Fig. 1], the receiver's
+/// `t^j = G(k_j^0)`). Full variant of [`prg_rows_chunk`].
+pub fn prg_rows(seeds: &[PrgKey], cols: usize, threads: usize) -> BitMatrix {
+    let mut out = BitMatrix::default();
+    prg_rows_chunk(seeds, cols, threads, 0, cols, &mut out);
+    out
+}
+
+/// Columns `offset..offset + len` of [`prg_rows`] (`len` clipped to
+/// `cols - offset`) into `out` (`seeds.len()` rows): row `j` is stream
+/// blocks `offset/128..` of `Prg::new_at(seeds[j], offset/128)`, produced by
+/// the batched AES-CTR fill over the whole row.
+pub fn prg_rows_chunk(
+    seeds: &[PrgKey],
+    cols: usize,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut BitMatrix,
+) {
+    let len = len.min(cols.saturating_sub(offset));
+    out.reset(seeds.len(), len);
+    let bpr = out.blocks_per_row();
+    let counter = (offset / 128) as u64;
+    for_rows(out.as_blocks_mut(), bpr, threads, |j, row| {
+        seeds[j].fill(counter, row);
+        clear_padding(row, len);
+    });
+}
+
+/// The IKNP receiver's `U`: row `j` is `t^j ⊕ G(seeds[j]) ⊕ r`
+/// ([IKNP03, Fig. 1]: `u^j = t^j ⊕ G(k_j^1) ⊕ r`; [KOS15, Fig. 7] with `r`
+/// padded by the check columns). Full variant of [`xor_prg_choice_chunk`];
+/// `t.rows() x t.cols()`.
+pub fn xor_prg_choice(t: &BitMatrix, seeds: &[PrgKey], r: &Bits, threads: usize) -> BitMatrix {
+    let mut out = BitMatrix::default();
+    xor_prg_choice_chunk(t, seeds, r, threads, 0, t.cols(), &mut out);
+    out
+}
+
+/// Chunk of [`xor_prg_choice`]: `t` is the chunk of `T` (its columns are
+/// columns `offset..` of the whole), `r` is whole. `out` becomes
+/// `t.rows() x min(len, t.cols())`. Rows without a seed take `G = 0`; bits
+/// of `r` past its end are zero. `r`'s blocks are XORed directly (the
+/// offset is a whole number of blocks), fused with the PRG output.
+pub fn xor_prg_choice_chunk(
+    t: &BitMatrix,
+    seeds: &[PrgKey],
+    r: &Bits,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut BitMatrix,
+) {
+    let w = len.min(t.cols());
+    out.reset(t.rows(), w);
+    let bpr = out.blocks_per_row();
+    let mut rb = vec![Block::ZERO; bpr];
+    bits_blocks(r, offset / 128, &mut rb);
+    let counter = (offset / 128) as u64;
+    let tbpr = t.blocks_per_row();
+    let tb = t.as_blocks();
+    for_rows(out.as_blocks_mut(), bpr, threads, |j, row| {
+        match seeds.get(j) {
+            Some(k) => k.fill(counter, row),
+            None => row.fill(Block::ZERO),
+        }
+        let trow = &tb[j * tbpr..j * tbpr + bpr];
+        xor3_into(row, trow, &rb);
+        clear_padding(row, w);
+    });
+}
+
+/// Columns of a 128-row matrix as blocks: `out[i]` = column `i` (bit `j` of
+/// `out[i]` = `t[j][i]`), the rows `t_i` of IKNP's transposed matrix.
+/// Rows past 128 are ignored, missing rows read as zero. Full variant of
+/// [`transpose_columns_chunk`] (`t.cols()` blocks).
+pub fn transpose_columns(t: &BitMatrix, threads: usize) -> Vec<Block> {
+    let mut out = Block::zeroed_vec(t.cols());
+    transpose_columns_chunk(t, threads, 0, t.cols(), &mut out);
+    out
+}
+
+/// Chunk of [`transpose_columns`]: `t` is the chunk; writes `out[i]` =
+/// column `i` of `t` for `i < min(out.len(), len, t.cols())`. Whole 128 x
+/// 128 tiles use the in-register AVX-512 kernel when available (see
+/// [`crate::primitives::transpose`]).
+pub fn transpose_columns_chunk(
+    t: &BitMatrix,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
+    let _ = offset;
+    transpose_columns_wide(t, threads, len, out);
+}
+
+/// [`transpose_columns_chunk`] for columns of any whole number of blocks:
+/// `W` is `Block` (128 rows) or `[Block; k]` (`128 k` rows, e.g. the
+/// 512-row matrices of KKRT/OOS, [`crate::oprf`]). Rows past `W`'s width
+/// are ignored, missing rows read as zero.
+pub(crate) fn transpose_columns_wide<W: bytemuck::Pod + Send>(
+    t: &BitMatrix,
+    threads: usize,
+    len: usize,
+    out: &mut [W],
+) {
+    let rows = core::mem::size_of::<W>() * 8;
+    let stream_dst = bypass_cache(out.len() * rows / 128);
+    let n = out.len().min(len).min(t.cols());
+    let out = &mut out[..n];
+    if n == 0 {
+        return;
+    }
+    let padded;
+    let t = if t.rows() >= rows {
+        // Rows past `rows` (SoftSpokenOT's corrections and dropped rows)
+        // are ignored: the transpose reads the first `rows` rows in place.
+        t
+    } else {
+        // Rare shape: copy the first `rows` rows, zero-extended.
+        let mut m = BitMatrix::new(rows, t.cols());
+        let k = t.rows().min(rows) * t.blocks_per_row();
+        m.as_blocks_mut()[..k].copy_from_slice(&t.as_blocks()[..k]);
+        padded = m;
+        &padded
+    };
+    let backend = Backend::selected();
+    for_parts(out, threads, 128, |start, part| {
+        let r = transpose::transpose_cols(
+            backend,
+            &t.as_blocks()[..rows * t.blocks_per_row()],
+            rows,
+            t.cols(),
+            start..start + part.len(),
+            bytemuck::cast_slice_mut(part),
+            stream_dst,
+        );
+        debug_assert!(r.is_ok(), "shapes are consistent");
+    });
+}
+
+/// The IKNP sender's columns `q_i` of `Q`, where row `j` of `Q` is
+/// `G(seeds[j]) ⊕ s_j · u^j` ([IKNP03, Fig. 1]: `q^j = t^j ⊕ s_j · r`, so
+/// `q_i = t_i ⊕ r_i · s`; [KOS15, Fig. 7]). Full variant of
+/// [`masked_columns_chunk`] (`u.cols()` blocks).
+pub fn masked_columns(seeds: &[PrgKey], u: &BitMatrix, s: &Bits, threads: usize) -> Vec<Block> {
+    let mut out = Block::zeroed_vec(u.cols());
+    masked_columns_chunk(seeds, u, s, threads, 0, u.cols(), &mut out);
+    out
+}
+
+/// Chunk of [`masked_columns`]: `u` is the chunk of `U`; writes `out[i]` =
+/// column `offset + i` of `Q` for `i < min(out.len(), len, u.cols())`.
+///
+/// Fused: each tile of 128 rows x `TILE_BLOCKS` (32) blocks is expanded (AES-CTR
+/// at stream block `offset/128 + ...`), masked with `u` where `s_j = 1`
+/// and transposed straight into `out` while it is cache-resident, so `Q`
+/// is never materialized. Missing seeds, rows of `u` or bits of `s`
+/// contribute zero; rows past 128 are ignored.
+pub fn masked_columns_chunk(
+    seeds: &[PrgKey],
+    u: &BitMatrix,
+    s: &Bits,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
+    masked_columns_wide(seeds, u, s, threads, offset, len, out);
+}
+
+/// [`masked_columns_chunk`] for columns of any whole number of blocks: `W`
+/// is `Block` (128 rows) or `[Block; k]` (`128 k` rows, the 512-row
+/// matrices of KKRT/OOS, [`crate::oprf`]); rows past `W`'s width are
+/// ignored.
+pub(crate) fn masked_columns_wide<W: bytemuck::Pod + Send>(
+    seeds: &[PrgKey],
+    u: &BitMatrix,
+    s: &Bits,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [W],
+) {
+    let rows = core::mem::size_of::<W>() * 8;
+    let stream_dst = bypass_cache(out.len() * rows / 128);
+    let n = out.len().min(len).min(u.cols());
+    let out = &mut out[..n];
+    let masked: Vec<bool> = (0..rows)
+        .map(|j| j < u.rows() && s.try_get(j).unwrap_or(false))
+        .collect();
+    let ubpr = u.blocks_per_row();
+    let counter0 = (offset / 128) as u64;
+    let backend = Backend::selected();
+    // 128-row matrices take tiles of TILE_BLOCKS column blocks; wider ones
+    // proportionally fewer, so a tile stays 64 KiB.
+    let tile_blocks = (TILE_BLOCKS * KAPPA / rows).max(1);
+    let work = |start: usize, out: &mut [W]| {
+        let b_lo = start / 128;
+        let nb = out.len().div_ceil(128);
+        let mut tile = vec![Block::ZERO; rows * tile_blocks.min(nb)];
+        let mut b = 0;
+        while b < nb {
+            let cb = tile_blocks.min(nb - b);
+            let tile = &mut tile[..rows * cb];
+            for (j, row) in tile.chunks_exact_mut(cb).enumerate() {
+                match seeds.get(j) {
+                    Some(k) => k.fill(counter0 + (b_lo + b) as u64, row),
+                    None => row.fill(Block::ZERO),
+                }
+                // Every row of `u` is XORed in, masked by `s_j`: no branch
+                // or skipped work depends on the secret `s`.
+                if j < u.rows() {
+                    let ub = &u.as_blocks()[j * ubpr + b_lo + b..j * ubpr + b_lo + b + cb];
+                    xor_masked_into(row, ub, 0u64.wrapping_sub(u64::from(masked[j])));
+                }
+            }
+            let c0 = b * 128;
+            let c1 = (c0 + cb * 128).min(out.len());
+            let r = transpose::transpose_cols(
+                backend,
+                tile,
+                rows,
+                cb * 128,
+                0..c1 - c0,
+                bytemuck::cast_slice_mut(&mut out[c0..c1]),
+                stream_dst,
+            );
+            debug_assert!(r.is_ok(), "shapes are consistent");
+            b += cb;
+        }
+    };
+    for_parts(out, threads, 128, work);
+}
+
+/// The 64-bit session tweak of the OT-extension hashes: the low half of
+/// the session id (itself a hash output, see [`crate::otext::session_id`]).
+#[inline]
+pub(crate) fn session_tweak(session: Block) -> u64 {
+    session.as_u128() as u64
+}
+
+/// `out[i] = H(i, cols[i])` for the first `count.min(cols.len())` blocks,
+/// with `H` the fixed-key AES TCCR hash of [`crate::primitives::hash`] or, when `sha1`,
+/// the SHA-1 random oracle: the receiver's OT keys `H(i, t_i)` of
+/// [IKNP03, Fig. 1]. The tweak's upper half carries the session (low 64
+/// bits of `session`), so two runs never hash under the same tweak.
+pub fn hash_blocks(
+    cols: &[Block],
+    count: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<Block> {
+    hash_blocks_from(cols, count, 0, sha1, session, threads)
+}
+
+/// Chunk of [`hash_blocks`]: `cols` is the chunk, `count` whole; writes
+/// `out[i] = H(offset + i, cols[i])` for `i < out.len()` with
+/// `i < len`, `i < cols.len()` and `offset + i < count`.
+#[allow(clippy::too_many_arguments)]
+pub fn hash_blocks_chunk(
+    cols: &[Block],
+    count: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
+    hash_blocks_from_chunk(cols, count, 0, sha1, session, threads, offset, len, out);
+}
+
+/// [`hash_blocks`] for OTs `first..first + count` of a session that
+/// extends many times from one setup: `out[i] = H(first + i, cols[i])`, so
+/// the tweaks of different extensions (disjoint index ranges) never meet
+/// (`protocols/iknp_extend.otp`). The index wraps modulo 2^64, which the
+/// protocol's parameter check rules out.
+pub fn hash_blocks_from(
+    cols: &[Block],
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<Block> {
+    let n = count.min(cols.len());
+    let mut out = Block::zeroed_vec(n);
+    hash_blocks_from_chunk(cols, count, first, sha1, session, threads, 0, n, &mut out);
+    out
+}
+
+/// Chunk of [`hash_blocks_from`]: as [`hash_blocks_chunk`], with the
+/// tweak index of entry `offset + i` at `first + offset + i`.
+#[allow(clippy::too_many_arguments)]
+pub fn hash_blocks_from_chunk(
+    cols: &[Block],
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
+    let sess = session_tweak(session);
+    hash_rows_chunk(cols, count, threads, offset, len, out, |at, input, part| {
+        let tweak = (first as u64).wrapping_add(at as u64);
+        let r = if sha1 {
+            hash::sha1_ro_many_into(sess, tweak, input, part)
+        } else {
+            hash::tccr_many_into(sess, tweak, input, part)
+        };
+        debug_assert!(r.is_ok(), "lengths are equal");
+    });
+}
+
+/// The driver of the row hashes ([`hash_blocks_chunk`],
+/// [`crate::oprf::hash_words_chunk`]): clips the chunk (`i < out.len()`,
+/// `i < len`, `i < rows.len()`, `offset + i < count`) and runs
+/// `f(first, rows, out)` over `threads` parts, `first` the index of the
+/// part's first row in the whole.
+pub(crate) fn hash_rows_chunk<W: Sync>(
+    rows: &[W],
+    count: usize,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+    f: impl Fn(usize, &[W], &mut [Block]) + Sync,
+) {
+    let n = out
+        .len()
+        .min(len)
+        .min(rows.len())
+        .min(count.saturating_sub(offset));
+    let (src, out) = (&rows[..n], &mut out[..n]);
+    for_parts(out, threads, HASH_BATCH, |start, part| {
+        f(offset + start, &src[start..start + part.len()], part)
+    });
+}
+
+/// The IKNP sender's two keys per OT, `[H(i, q_i), H(i, q_i ⊕ Δ)]`
+/// ([IKNP03, Fig. 1] with `Δ = s`), for the first `count.min(q.len())`
+/// OTs, under the session's tweaks as in [`hash_blocks`].
+pub fn hash_block_pairs(
+    q: &[Block],
+    delta: Block,
+    count: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<[Block; 2]> {
+    hash_block_pairs_from(q, delta, count, 0, sha1, session, threads)
+}
+
+/// Chunk of [`hash_block_pairs`]: `q` is the chunk; writes
+/// `out[i] = [H(offset + i, q[i]), H(offset + i, q[i] ⊕ Δ)]` for
+/// `i < out.len()` with `i < len`, `i < q.len()`, `offset + i < count`.
+#[allow(clippy::too_many_arguments)]
+pub fn hash_block_pairs_chunk(
+    q: &[Block],
+    delta: Block,
+    count: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [[Block; 2]],
+) {
+    hash_block_pairs_from_chunk(q, delta, count, 0, sha1, session, threads, offset, len, out);
+}
+
+/// [`hash_block_pairs`] for OTs `first..first + count` of a session that
+/// extends many times from one setup (see [`hash_blocks_from`]):
+/// `out[i] = [H(first + i, q[i]), H(first + i, q[i] ⊕ Δ)]`.
+pub fn hash_block_pairs_from(
+    q: &[Block],
+    delta: Block,
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+) -> Vec<[Block; 2]> {
+    let n = count.min(q.len());
+    let mut out = Block::zeroed_pairs(n);
+    hash_block_pairs_from_chunk(
+        q, delta, count, first, sha1, session, threads, 0, n, &mut out,
+    );
+    out
+}
+
+/// Chunk of [`hash_block_pairs_from`]: as [`hash_block_pairs_chunk`], with
+/// the tweak index of entry `offset + i` at `first + offset + i`.
+#[allow(clippy::too_many_arguments)]
+pub fn hash_block_pairs_from_chunk(
+    q: &[Block],
+    delta: Block,
+    count: usize,
+    first: usize,
+    sha1: bool,
+    session: Block,
+    threads: usize,
+    offset: usize,
+    len: usize,
+    out: &mut [[Block; 2]],
+) {
+    let sess = session_tweak(session);
+    let base = first as u64;
+    let n = out
+        .len()
+        .min(len)
+        .min(q.len())
+        .min(count.saturating_sub(offset));
+    let (src, out) = (&q[..n], &mut out[..n]);
+    if !sha1 {
+        // Both keys of a batch of OTs written in place, then hashed in one
+        // AES pass with a tweak per pair (`hash::tccr_pairs_in_place`).
+        for_parts(out, threads, HASH_BATCH, |start, part| {
+            let input = &src[start..start + part.len()];
+            for (c, (inp, dst)) in input
+                .chunks(HASH_BATCH)
+                .zip(part.chunks_mut(HASH_BATCH))
+                .enumerate()
+            {
+                for (d, &x) in dst.iter_mut().zip(inp) {
+                    *d = [x, x ^ delta];
+                }
+                hash::tccr_pairs_in_place(
+                    sess,
+                    base.wrapping_add((offset + start + c * HASH_BATCH) as u64),
+                    dst,
+                );
+            }
+        });
+        return;
+    }
+    for_parts(out, threads, HASH_BATCH, |start, part| {
+        let mut x1 = [Block::ZERO; HASH_BATCH];
+        let mut h0 = [Block::ZERO; HASH_BATCH];
+        let mut h1 = [Block::ZERO; HASH_BATCH];
+        let input = &src[start..start + part.len()];
+        for (c, (inp, dst)) in input
+            .chunks(HASH_BATCH)
+            .zip(part.chunks_mut(HASH_BATCH))
+            .enumerate()
+        {
+            let k = inp.len();
+            let tweak = base.wrapping_add((offset + start + c * HASH_BATCH) as u64);
+            for (d, x) in x1[..k].iter_mut().zip(inp) {
+                *d = *x ^ delta;
+            }
+            let r = if sha1 {
+                hash::sha1_ro_many_into(sess, tweak, inp, &mut h0[..k])
+                    .and(hash::sha1_ro_many_into(sess, tweak, &x1[..k], &mut h1[..k]))
+            } else {
+                hash::tccr_many_into(sess, tweak, inp, &mut h0[..k]).and(hash::tccr_many_into(
+                    sess,
+                    tweak,
+                    &x1[..k],
+                    &mut h1[..k],
+                ))
+            };
+            debug_assert!(r.is_ok(), "lengths are equal");
+            for ((d, a), b) in dst.iter_mut().zip(&h0[..k]).zip(&h1[..k]) {
+                *d = [*a, *b];
+            }
+        }
+    });
+}
+
+/// The first `count` blocks of `v` (Delta-OT outputs are the first `m`
+/// columns; KOS's extra check columns are dropped). Full variant of
+/// [`first_blocks_chunk`].
+pub fn first_blocks(v: &[Block], count: usize) -> Vec<Block> {
+    v[..count.min(v.len())].to_vec()
+}
+
+/// Chunk of [`first_blocks`]: `v` is the chunk; copies `out[i] = v[i]` for
+/// `i < out.len()` with `i < len`, `i < v.len()`, `offset + i < count`.
+pub fn first_blocks_chunk(v: &[Block], count: usize, offset: usize, len: usize, out: &mut [Block]) {
+    let n = out
+        .len()
+        .min(len)
+        .min(v.len())
+        .min(count.saturating_sub(offset));
+    out[..n].copy_from_slice(&v[..n]);
+}
+
+/// `Σ χ_i · a[i]` in GF(2^128) with `χ` the AES-CTR stream of
+/// `Prg::new(seed)`: the KOS check values `t = Σ χ_i t_i` and
+/// `q = Σ χ_i q_i` ([KOS15, Fig. 7]) without materializing `χ`.
+pub fn gf_inner_seeded(a: &[Block], seed: Block) -> Block {
+    let mut acc = Block::ZERO;
+    gf_inner_seeded_chunk(a, seed, 0, a.len(), &mut acc);
+    acc
+}
+
+/// Chunk of [`gf_inner_seeded`]: `a` is the chunk; `*out ^= Σ_i χ_{offset+i}
+/// · a[i]` over `i < min(len, a.len())` (the sum is GF(2)-linear, so the
+/// chunks' contributions XOR to the whole).
+pub fn gf_inner_seeded_chunk(a: &[Block], seed: Block, offset: usize, len: usize, out: &mut Block) {
+    let a = &a[..len.min(a.len())];
+    let mut prg = Prg::new_at(seed, offset as u64);
+    let mut chi = [Block::ZERO; 1024];
+    let mut acc = Block::ZERO;
+    for part in a.chunks(1024) {
+        let c = &mut chi[..part.len()];
+        prg.fill(c);
+        acc ^= gf128::inner_product(part, c).unwrap_or(Block::ZERO);
+    }
+    *out ^= acc;
+}
+
+/// `out[i] = payload[i] ⊕ keys[i]` componentwise (derandomization, sender
+/// side), over the common length. Full variant of [`mask_pairs_chunk`].
+pub fn mask_pairs(payload: &[[Block; 2]], keys: &[[Block; 2]]) -> Vec<[Block; 2]> {
+    let n = payload.len().min(keys.len());
+    let mut out = Block::zeroed_pairs(n);
+    mask_pairs_chunk(payload, keys, 0, n, &mut out);
+    out
+}
+
+/// Chunk of [`mask_pairs`]: `payload` and `keys` are chunks; writes
+/// `out[i]` for `i < out.len()` with `i < len` and `i` within both.
+pub fn mask_pairs_chunk(
+    payload: &[[Block; 2]],
+    keys: &[[Block; 2]],
+    offset: usize,
+    len: usize,
+    out: &mut [[Block; 2]],
+) {
+    let _ = offset;
+    let n = out.len().min(len).min(payload.len()).min(keys.len());
+    for ((d, p), k) in out[..n].iter_mut().zip(payload).zip(keys) {
+        *d = [p[0] ^ k[0], p[1] ^ k[1]];
+    }
+}
+
+/// `out[i] = masked[i][r_i] ⊕ keys[i]` with a branch-free select
+/// ([`crate::primitives::ops::pick`]; derandomization, receiver side), over the common
+/// length of `masked` and `keys`; bits past `r`'s end read as zero. Full
+/// variant of [`unmask_chosen_chunk`].
+pub fn unmask_chosen(masked: &[[Block; 2]], keys: &[Block], r: &Bits) -> Vec<Block> {
+    let n = masked.len().min(keys.len());
+    let mut out = Block::zeroed_vec(n);
+    unmask_chosen_chunk(masked, keys, r, 0, n, &mut out);
+    out
+}
+
+/// Chunk of [`unmask_chosen`]: `masked` and `keys` are chunks, `r` whole;
+/// writes `out[i] = masked[i][r_{offset+i}] ⊕ keys[i]` for `i < out.len()`
+/// with `i < len` and `i` within both chunks.
+pub fn unmask_chosen_chunk(
+    masked: &[[Block; 2]],
+    keys: &[Block],
+    r: &Bits,
+    offset: usize,
+    len: usize,
+    out: &mut [Block],
+) {
+    let n = out.len().min(len).min(masked.len()).min(keys.len());
+    for (i, ((d, m), k)) in out[..n].iter_mut().zip(masked).zip(keys).enumerate() {
+        let bit = offset
+            .checked_add(i)
+            .and_then(|x| r.try_get(x))
+            .unwrap_or(false);
+        *d = crate::primitives::ops::pick(bit, m) ^ *k;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn blocks(n: usize, seed: u128) -> Vec<Block> {
+        crate::primitives::prg::prg(Block(seed ^ 0x5eed), n)
+    }
+
+    fn bits(n: usize, seed: u128) -> Bits {
+        let mut p = Prg::new(Block(seed ^ 0xb175));
+        p.fill_bits(n)
+    }
+
+    fn matrix(rows: usize, cols: usize, seed: u128) -> BitMatrix {
+        let s: Vec<Block> = (0..rows as u128).map(|i| Block(seed ^ (i << 70))).collect();
+        prg_rows(&prg_keys(&s), cols, 1)
+    }
+
+    /// The hashes of an extension at global index `first` are those of one
+    /// long run at positions `first..`, for both hashes and both oracles.
+    #[test]
+    fn hashes_from_an_offset_continue_the_global_index() {
+        let (first, n) = (1000, 300);
+        let all = blocks(first + n, 9);
+        let (tail, delta, sid) = (&all[first..], Block(77), Block(5));
+        for sha1 in [false, true] {
+            let whole = hash_blocks(&all, first + n, sha1, sid, 2);
+            assert_eq!(
+                hash_blocks_from(tail, n, first, sha1, sid, 2),
+                whole[first..]
+            );
+            let pairs = hash_block_pairs(&all, delta, first + n, sha1, sid, 2);
+            let from = hash_block_pairs_from(tail, delta, n, first, sha1, sid, 2);
+            assert_eq!(from, pairs[first..]);
+            assert_ne!(
+                hash_blocks_from(tail, n, first + 1, sha1, sid, 2),
+                whole[first..]
+            );
+        }
+    }
+
+    /// Bit `c` of the PRG stream of `seed`, bit by bit.
+    fn prg_bit(seed: Block, c: usize) -> bool {
+        let mut p = Prg::new_at(seed, (c / 128) as u64);
+        p.next_block().bit(c % 128)
+    }
+
+    /// A random split of `0..w` into chunks whose lengths are multiples of
+    /// 128 except the last.
+    fn split(w: usize, cuts: &[usize]) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        let mut off = 0;
+        let mut k = 0;
+        while off < w {
+            let blocks = 1 + cuts.get(k).copied().unwrap_or(3) % 5;
+            let len = (128 * blocks).min(w - off);
+            v.push((off, len));
+            off += len;
+            k += 1;
+        }
+        v
+    }
+
+    /// Columns `off..off + len` of `m` as a matrix (the chunk argument).
+    fn sub(m: &BitMatrix, off: usize, len: usize) -> BitMatrix {
+        let mut s = BitMatrix::new(m.rows(), len);
+        for r in 0..m.rows() {
+            for c in 0..len {
+                s.set(r, c, m.get(r, off + c));
+            }
+        }
+        s
+    }
+
+    /// Joins chunk matrices side by side.
+    fn join(parts: &[BitMatrix], rows: usize) -> BitMatrix {
+        let w = parts.iter().map(BitMatrix::cols).sum();
+        let mut m = BitMatrix::new(rows, w);
+        let mut off = 0;
+        for p in parts {
+            assert_eq!(p.rows(), rows);
+            for r in 0..rows {
+                for c in 0..p.cols() {
+                    m.set(r, off + c, p.get(r, c));
+                }
+            }
+            off += p.cols();
+        }
+        m
+    }
+
+    fn padding_clear(m: &BitMatrix) -> bool {
+        BitMatrix::from_blocks(m.rows(), m.cols(), m.as_blocks().to_vec()).is_ok()
+    }
+
+    const WIDTHS: [usize; 7] = [0, 1, 127, 128, 129, 1000, 4097];
+
+    #[test]
+    fn prg_rows_reference_and_chunks() {
+        for w in WIDTHS {
+            let seeds = blocks(5, w as u128);
+            let full = prg_rows(&prg_keys(&seeds), w, 1);
+            assert_eq!((full.rows(), full.cols()), (5, w));
+            for (j, &seed) in seeds.iter().enumerate() {
+                for c in (0..w).step_by(37) {
+                    assert_eq!(full.get(j, c), prg_bit(seed, c));
+                }
+            }
+            assert_eq!(prg_rows(&prg_keys(&seeds), w, 3), full);
+            let mut out = BitMatrix::new(200, 9999); // stale, larger buffer
+            let parts: Vec<BitMatrix> = split(w, &[2, 0, 4, 1])
+                .into_iter()
+                .map(|(o, l)| {
+                    // The last chunk asks for more than is left: clipped.
+                    let ask = if o + l == w { l + 128 } else { l };
+                    prg_rows_chunk(&prg_keys(&seeds), w, 2, o, ask, &mut out);
+                    assert!(padding_clear(&out));
+                    out.clone()
+                })
+                .collect();
+            assert_eq!(join(&parts, 5), full);
+        }
+        let mut out = BitMatrix::new(1, 1);
+        prg_rows_chunk(&prg_keys(&[Block(1)]), 100, 1, 256, 128, &mut out);
+        assert_eq!((out.rows(), out.cols()), (1, 0));
+    }
+
+    #[test]
+    fn xor_prg_choice_reference_and_chunks() {
+        for w in WIDTHS {
+            for rows in [128, 3] {
+                let t = matrix(rows, w, 7);
+                let seeds = blocks(rows.min(100), 8); // rows >= 100 have no seed
+                let r = bits(w.saturating_sub(5), 9); // short r: zero-extended
+                let full = xor_prg_choice(&t, &prg_keys(&seeds), &r, 1);
+                assert_eq!((full.rows(), full.cols()), (rows, w));
+                for j in (0..rows).step_by(7) {
+                    for c in (0..w).step_by(13) {
+                        let g = seeds.get(j).is_some_and(|&s| prg_bit(s, c));
+                        let rb = r.try_get(c).unwrap_or(false);
+                        assert_eq!(full.get(j, c), t.get(j, c) ^ g ^ rb, "{w} {j} {c}");
+                    }
+                }
+                assert_eq!(xor_prg_choice(&t, &prg_keys(&seeds), &r, 3), full);
+                let mut out = BitMatrix::default();
+                let parts: Vec<BitMatrix> = split(w, &[1, 3, 0])
+                    .into_iter()
+                    .map(|(o, l)| {
+                        xor_prg_choice_chunk(
+                            &sub(&t, o, l),
+                            &prg_keys(&seeds),
+                            &r,
+                            3,
+                            o,
+                            l,
+                            &mut out,
+                        );
+                        assert!(padding_clear(&out));
+                        out.clone()
+                    })
+                    .collect();
+                assert_eq!(join(&parts, rows), full);
+            }
+        }
+    }
+
+    fn naive_columns(m: &BitMatrix, n: usize) -> Vec<Block> {
+        (0..n)
+            .map(|i| {
+                let mut b = 0u128;
+                for j in 0..m.rows().min(128) {
+                    b |= u128::from(m.get(j, i)) << j;
+                }
+                Block(b)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn transpose_columns_reference_and_chunks() {
+        for w in WIDTHS.into_iter().chain([128 * 40 + 3]) {
+            for rows in [128, 130, 5, 0] {
+                let t = matrix(rows, w, w as u128 + 1);
+                let full = transpose_columns(&t, 1);
+                assert_eq!(full, naive_columns(&t, w), "{rows} x {w}");
+                assert_eq!(transpose_columns(&t, 3), full);
+                let mut joined = Vec::new();
+                for (o, l) in split(w, &[4, 4, 2, 0, 1]) {
+                    let mut out = vec![Block(7); l];
+                    transpose_columns_chunk(&sub(&t, o, l), 2, o, l, &mut out);
+                    joined.extend(out);
+                }
+                assert_eq!(joined, full);
+            }
+        }
+    }
+
+    /// The chunk convention for outputs assembled in place: given the rest
+    /// of the destination from the chunk on, a kernel writes exactly its
+    /// chunk. Past [`BYPASS_CACHE_BLOCKS`] remaining blocks the transposing
+    /// kernels switch to non-temporal stores; the result must equal chunks
+    /// written with plain stores into exact-size buffers, and nothing past
+    /// the end of the array may be touched.
+    #[test]
+    fn destination_tails_give_the_same_columns_as_exact_chunks() {
+        let w = BYPASS_CACHE_BLOCKS + 128 * 40 + 5;
+        let t = prg_rows(&prg_keys(&blocks(128, 11)), w, 1);
+        let s = bits(128, 12);
+        let seeds = prg_keys(&blocks(128, 13));
+        let sentinel = Block(0x5a5a);
+        let mut tail_t = vec![sentinel; w + 3];
+        let mut tail_q = vec![sentinel; w + 3];
+        let (mut exact_t, mut exact_q) = (Vec::new(), Vec::new());
+        let sizes = [16384, 8192 + 128, 384, 32768];
+        let mut chunks = Vec::new();
+        let mut o = 0;
+        while o < w {
+            let l = sizes[chunks.len() % sizes.len()].min(w - o);
+            chunks.push((o, l));
+            o += l;
+        }
+        for (o, l) in chunks {
+            let chunk = sub(&t, o, l);
+            transpose_columns_chunk(&chunk, 1, o, l, &mut tail_t[o..w]);
+            masked_columns_chunk(&seeds, &chunk, &s, 1, o, l, &mut tail_q[o..w]);
+            let mut out = vec![Block::ZERO; l];
+            transpose_columns_chunk(&chunk, 1, o, l, &mut out);
+            exact_t.extend_from_slice(&out);
+            masked_columns_chunk(&seeds, &chunk, &s, 1, o, l, &mut out);
+            exact_q.extend_from_slice(&out);
+        }
+        assert!(tail_t[w..]
+            .iter()
+            .chain(&tail_q[w..])
+            .all(|&b| b == sentinel));
+        assert_eq!(&tail_t[..w], &exact_t[..]);
+        assert_eq!(&tail_q[..w], &exact_q[..]);
+        assert_eq!(exact_t[..300], naive_columns(&sub(&t, 0, 300), 300)[..]);
+    }
+
+    #[test]
+    fn masked_columns_reference_and_chunks() {
+        for w in WIDTHS.into_iter().chain([128 * 70 + 9]) {
+            let u = matrix(128, w, 3);
+            let s = bits(128, 4);
+            let seeds = blocks(128, 5);
+            let full = masked_columns(&prg_keys(&seeds), &u, &s, 1);
+            // Naive Q with BitMatrix::get.
+            let mut q = BitMatrix::new(128, w);
+            for (j, &seed) in seeds.iter().enumerate() {
+                for c in 0..w {
+                    q.set(j, c, prg_bit(seed, c) ^ (s.get(j) & u.get(j, c)));
+                }
+            }
+            assert_eq!(full, naive_columns(&q, w), "{w}");
+            assert_eq!(masked_columns(&prg_keys(&seeds), &u, &s, 3), full);
+            let mut joined = Vec::new();
+            for (o, l) in split(w, &[0, 4, 3, 1]) {
+                let mut out = vec![Block(9); l];
+                masked_columns_chunk(&prg_keys(&seeds), &sub(&u, o, l), &s, 3, o, l, &mut out);
+                joined.extend(out);
+            }
+            assert_eq!(joined, full);
+        }
+        // Missing seeds, rows of u and bits of s contribute zero.
+        let w = 300;
+        let u = matrix(60, w, 1);
+        let s = bits(70, 2);
+        let seeds = blocks(90, 3);
+        let got = masked_columns(&prg_keys(&seeds), &u, &s, 2);
+        let mut q = BitMatrix::new(128, w);
+        for j in 0..128 {
+            for c in 0..w {
+                let g = seeds.get(j).is_some_and(|&k| prg_bit(k, c));
+                let m = j < 60 && s.try_get(j).unwrap_or(false) && u.get(j, c);
+                q.set(j, c, g ^ m);
+            }
+        }
+        assert_eq!(got, naive_columns(&q, w));
+    }
+
+    #[test]
+    fn hashes_match_reference_and_chunks() {
+        for n in [0, 1, 127, 129, 1000] {
+            let cols = blocks(n, 11);
+            let delta = Block(0xde17a);
+            let sid = Block(0x5e55_1011 << 64 | 0x1d);
+            for sha1 in [false, true] {
+                for count in [n, n / 2, n + 5] {
+                    let h = hash_blocks(&cols, count, sha1, sid, 1);
+                    assert_eq!(hash_blocks(&cols, count, sha1, sid, 3), h);
+                    let p = hash_block_pairs(&cols, delta, count, sha1, sid, 1);
+                    assert_eq!(hash_block_pairs(&cols, delta, count, sha1, sid, 3), p);
+                    let k = count.min(n);
+                    for i in (0..k).step_by(17) {
+                        let (a, b) = if sha1 {
+                            (
+                                hash::sha1_ro(0x1d, i as u64, cols[i]),
+                                hash::sha1_ro(0x1d, i as u64, cols[i] ^ delta),
+                            )
+                        } else {
+                            (
+                                hash::tccr(0x1d, i as u64, cols[i]),
+                                hash::tccr(0x1d, i as u64, cols[i] ^ delta),
+                            )
+                        };
+                        assert_eq!((h[i], p[i]), (a, [a, b]));
+                    }
+                    let (mut hj, mut pj) = (Vec::new(), Vec::new());
+                    for (o, l) in split(n, &[1, 2, 3]) {
+                        let mut out = vec![Block(1); l];
+                        hash_blocks_chunk(&cols[o..o + l], count, sha1, sid, 2, o, l, &mut out);
+                        let mut outp = vec![[Block(1); 2]; l];
+                        let c = &cols[o..o + l];
+                        hash_block_pairs_chunk(c, delta, count, sha1, sid, 2, o, l, &mut outp);
+                        let keep = l.min(count.saturating_sub(o));
+                        assert!(out[keep..].iter().all(|&b| b == Block(1)));
+                        hj.extend_from_slice(&out[..keep]);
+                        pj.extend_from_slice(&outp[..keep]);
+                    }
+                    assert_eq!((hj, pj), (h, p));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_kernels_and_chunks() {
+        let n = 1000;
+        let v = blocks(n, 1);
+        let pay: Vec<[Block; 2]> = blocks(2 * n, 2).chunks(2).map(|c| [c[0], c[1]]).collect();
+        let keys: Vec<[Block; 2]> = blocks(2 * n, 3).chunks(2).map(|c| [c[0], c[1]]).collect();
+        let r = bits(n - 10, 4);
+        assert_eq!(first_blocks(&v, 300), v[..300].to_vec());
+        assert_eq!(first_blocks(&v, 5000), v);
+        let seed = Block(42);
+        let gi = gf_inner_seeded(&v, seed);
+        let chi = crate::primitives::prg::prg(seed, n);
+        assert_eq!(
+            gi,
+            crate::primitives::gf128::inner_product(&v, &chi).unwrap()
+        );
+        let mp = mask_pairs(&pay, &keys);
+        let um = unmask_chosen(&mp, &v, &r);
+        for i in (0..n).step_by(31) {
+            let b = r.try_get(i).unwrap_or(false);
+            assert_eq!(um[i], mp[i][usize::from(b)] ^ v[i]);
+        }
+        let (mut fj, mut mj, mut uj) = (Vec::new(), Vec::new(), Vec::new());
+        let mut acc = Block::ZERO;
+        for (o, l) in split(n, &[2, 0, 1]) {
+            let mut f = vec![Block(3); l];
+            first_blocks_chunk(&v[o..o + l], 300, o, l, &mut f);
+            let keep = l.min(300usize.saturating_sub(o));
+            fj.extend_from_slice(&f[..keep]);
+            gf_inner_seeded_chunk(&v[o..o + l], seed, o, l, &mut acc);
+            let mut m = vec![[Block::ZERO; 2]; l];
+            mask_pairs_chunk(&pay[o..o + l], &keys[o..o + l], o, l, &mut m);
+            mj.extend(m);
+            let mut u = vec![Block::ZERO; l];
+            unmask_chosen_chunk(&mp[o..o + l], &v[o..o + l], &r, o, l, &mut u);
+            uj.extend(u);
+        }
+        assert_eq!(fj, v[..300].to_vec());
+        assert_eq!(acc, gi);
+        assert_eq!((mj, uj), (mp, um));
+    }
+
+    #[test]
+    fn short_inputs_and_clipped_outputs() {
+        // Slices shorter than len: only what is there; the rest untouched.
+        let v = blocks(100, 5);
+        let mut out = vec![Block(1); 128];
+        hash_blocks_chunk(&v, 1 << 20, false, Block(7), 2, 256, 128, &mut out);
+        assert_eq!(
+            out[..100],
+            hash_blocks(&v, 100, false, Block(7), 1)[..]
+                .iter()
+                .enumerate()
+                .map(|(i, _)| hash::tccr(7, 256 + i as u64, v[i]))
+                .collect::<Vec<_>>()[..]
+        );
+        assert!(out[100..].iter().all(|&b| b == Block(1)));
+        // Clipped outputs: out shorter than len.
+        let t = matrix(128, 1024, 6);
+        let full = transpose_columns(&t, 1);
+        let mut small = vec![Block::ZERO; 200];
+        transpose_columns_chunk(&t, 3, 0, 1024, &mut small);
+        assert_eq!(small, full[..200].to_vec());
+        let u = matrix(128, 1024, 7);
+        let (seeds, s) = (blocks(128, 8), bits(128, 9));
+        let mfull = masked_columns(&prg_keys(&seeds), &u, &s, 1);
+        let mut small = vec![Block::ZERO; 300];
+        masked_columns_chunk(&prg_keys(&seeds), &u, &s, 2, 0, 1024, &mut small);
+        assert_eq!(small, mfull[..300].to_vec());
+        // out longer than the chunk's matrix: the extra is untouched.
+        let mut long = vec![Block(5); 1100];
+        transpose_columns_chunk(&t, 1, 0, 1100, &mut long);
+        assert_eq!(long[..1024], full[..]);
+        assert!(long[1024..].iter().all(|&b| b == Block(5)));
+        // Degenerate shapes never panic.
+        let empty = BitMatrix::default();
+        let mut m = BitMatrix::default();
+        xor_prg_choice_chunk(&empty, &[], &Bits::zeros(0), 4, 128, 128, &mut m);
+        prg_rows_chunk(&[], 0, 4, 0, 128, &mut m);
+        assert!(masked_columns(&[], &empty, &Bits::zeros(0), 2).is_empty());
+        assert!(transpose_columns(&empty, 2).is_empty());
+        let mut acc = Block::ZERO;
+        gf_inner_seeded_chunk(&[], Block(1), 0, 128, &mut acc);
+        assert_eq!(acc, Block::ZERO);
+        assert!(unmask_chosen(&[[Block(1); 2]], &[], &Bits::zeros(0)).is_empty());
+        let mut o = [Block::ZERO; 1];
+        unmask_chosen_chunk(
+            &[[Block(1), Block(2)]],
+            &[Block(4)],
+            &Bits::zeros(0),
+            usize::MAX,
+            1,
+            &mut o,
+        );
+        assert_eq!(o[0], Block(5));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn random_splits_join_to_full(
+            w in 0usize..3000,
+            cuts in proptest::collection::vec(0usize..40, 0..30),
+            seed in any::<u64>(),
+            threads in 1usize..4,
+        ) {
+            let seed = u128::from(seed);
+            let cut = |k: usize| cuts.get(k).copied().unwrap_or(1);
+            let mut chunks = Vec::new();
+            let mut off = 0;
+            while off < w {
+                let len = (128 * (1 + cut(chunks.len()) % 20)).min(w - off);
+                chunks.push((off, len));
+                off += len;
+            }
+            let seeds = blocks(128, seed);
+            let t = prg_rows(&prg_keys(&seeds), w, threads);
+            let s = bits(128, seed + 1);
+            let r = bits(w, seed + 2);
+            let u = xor_prg_choice(&t, &prg_keys(&blocks(128, seed + 3)), &r, threads);
+            let cols = transpose_columns(&t, threads);
+            let q = masked_columns(&prg_keys(&seeds), &u, &s, threads);
+            let h = hash_blocks(&q, w, false, Block(seed), threads);
+            let hp = hash_block_pairs(&q, Block(seed), w, false, Block(3), threads);
+            let (mut tj, mut uj) = (Vec::new(), Vec::new());
+            let (mut cj, mut qj, mut hj, mut pj) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let mut m = BitMatrix::default();
+            for &(o, l) in &chunks {
+                prg_rows_chunk(&prg_keys(&seeds), w, threads, o, l, &mut m);
+                tj.push(m.clone());
+                xor_prg_choice_chunk(&sub(&t, o, l), &prg_keys(&blocks(128, seed + 3)), &r, threads, o, l, &mut m);
+                uj.push(m.clone());
+                let mut c = vec![Block::ZERO; l];
+                transpose_columns_chunk(&sub(&t, o, l), threads, o, l, &mut c);
+                cj.extend_from_slice(&c);
+                masked_columns_chunk(&prg_keys(&seeds), &sub(&u, o, l), &s, threads, o, l, &mut c);
+                qj.extend_from_slice(&c);
+                let mut hh = vec![Block::ZERO; l];
+                hash_blocks_chunk(&q[o..o + l], w, false, Block(seed), threads, o, l, &mut hh);
+                hj.extend(hh);
+                let mut pp = vec![[Block::ZERO; 2]; l];
+                hash_block_pairs_chunk(&q[o..o + l], Block(seed), w, false, Block(3), threads, o, l, &mut pp);
+                pj.extend(pp);
+            }
+            prop_assert_eq!(join(&tj, 128), t.clone());
+            prop_assert_eq!(join(&uj, 128), u);
+            prop_assert_eq!(&cj, &cols);
+            prop_assert_eq!(cols, naive_columns(&t, w));
+            prop_assert_eq!(qj, q);
+            prop_assert_eq!(hj, h);
+            prop_assert_eq!(pj, hp);
+        }
+    }
+}

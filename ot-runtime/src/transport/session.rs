@@ -1,0 +1,207 @@
+//! Session-level glue for generated protocol roles: the step transcript used
+//! by the static duality guard, the [`Party`] trait every generated role's
+//! initial state implements, and [`run_pair`] to run two dual roles locally.
+
+use crate::transport::channel::{Channel, MemoryChannel};
+
+/// One communication step of a role, by round index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Sends the message of round `i`.
+    Send(u16),
+    /// Receives the message of round `i`.
+    Recv(u16),
+    /// Runs sub-protocol call `i`.
+    Sub(u16),
+}
+
+/// Whether two transcripts are dual: same rounds in the same order, with
+/// every send of one matched by a receive of the other. Evaluated in a
+/// `const` item by generated code, so a mismatch fails to compile.
+pub const fn dual(a: &[Step], b: &[Step]) -> bool {
+    // Merge the two transcripts by round index: both must list every round
+    // they take part in, in increasing order, each with opposite direction.
+    let mut i = 0;
+    let mut j = 0;
+    while i < a.len() && j < b.len() {
+        match (a[i], b[j]) {
+            (Step::Send(x), Step::Recv(y)) | (Step::Recv(x), Step::Send(y)) => {
+                if x != y {
+                    return false;
+                }
+                i += 1;
+                j += 1;
+            }
+            (Step::Sub(x), Step::Sub(y)) => {
+                if x != y {
+                    return false;
+                }
+                i += 1;
+                j += 1;
+            }
+            _ => return false,
+        }
+    }
+    i == a.len() && j == b.len()
+}
+
+/// A role of a generated protocol, ready to run.
+pub trait Party: Sized {
+    /// What the role returns.
+    type Output;
+    /// The protocol's error type.
+    type Error;
+    /// Protocol name.
+    const PROTOCOL: &'static str;
+    /// Role name.
+    const ROLE: &'static str;
+    /// Its communication steps.
+    const TRANSCRIPT: &'static [Step];
+    /// Runs the role to completion over a channel.
+    fn run_on(self, ch: &mut dyn Channel) -> Result<Self::Output, Self::Error>;
+}
+
+/// A role of a generated protocol that also runs over an
+/// [`AsyncChannel`](crate::transport::channel::AsyncChannel) (cargo feature `tokio`):
+/// `run_async` of the role's first state, as a boxed future.
+#[cfg(feature = "tokio")]
+pub trait AsyncParty: Party {
+    /// Runs the role to completion over an async channel.
+    fn run_on_async<'a>(
+        self,
+        ch: &'a mut dyn crate::transport::channel::AsyncChannel,
+    ) -> crate::transport::channel::BoxFuture<'a, Result<Self::Output, Self::Error>>
+    where
+        Self: 'a;
+}
+
+/// Marks `Self` as the dual of `Peer` (the other role of the same protocol).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` and `{Peer}` are not dual roles of one protocol",
+    label = "this role cannot be paired with `{Peer}`",
+    note = "pair the two roles generated from the same `.otp` file (e.g. `co15::Sender` with `co15::Receiver`)"
+)]
+pub trait DualOf<Peer: Party>: Party {}
+
+/// The result of running a [`Party`].
+pub type PartyResult<P> = Result<<P as Party>::Output, <P as Party>::Error>;
+
+/// Runs two dual roles on two threads over an in-memory channel pair.
+pub fn run_pair<A, B>(a: A, b: B) -> (PartyResult<A>, PartyResult<B>)
+where
+    A: Party + Send,
+    B: DualOf<A> + Send,
+    A::Output: Send,
+    A::Error: Send,
+    B::Output: Send,
+    B::Error: Send,
+{
+    let (mut ca, mut cb) = MemoryChannel::pair();
+    run_pair_over(a, b, &mut ca, &mut cb)
+}
+
+/// [`run_pair`] over a given channel pair (e.g. two ends of a TCP
+/// connection): `a` runs on a second thread over `ca`, `b` here over `cb`.
+pub fn run_pair_over<A, B, C>(
+    a: A,
+    b: B,
+    ca: &mut C,
+    cb: &mut C,
+) -> (PartyResult<A>, PartyResult<B>)
+where
+    A: Party + Send,
+    B: DualOf<A> + Send,
+    A::Output: Send,
+    A::Error: Send,
+    C: Channel + Send,
+{
+    std::thread::scope(|s| {
+        let ha = s.spawn(move || a.run_on(ca));
+        let rb = b.run_on(cb);
+        let ra = match ha.join() {
+            Ok(r) => r,
+            Err(p) => std::panic::resume_unwind(p),
+        };
+        (ra, rb)
+    })
+}
+
+/// Buffers of a role's intermediate arrays, kept from one run to the next.
+///
+/// A generated role takes the buffer of every large intermediate it
+/// assembles chunk by chunk (for example KOS's columns `q`, which the
+/// correlation check needs after the stream) from here, and gives it back
+/// when the value is dead; the role's output carries the scratch to the next
+/// run (`reuse_outputs`). Allocation and first-touch page faults then happen
+/// once per session instead of once per batch. Cloning gives an empty
+/// scratch: the buffers are a cache, not data.
+#[derive(Default)]
+pub struct Scratch {
+    buffers: Vec<(&'static str, Box<dyn std::any::Any + Send>)>,
+}
+
+impl Scratch {
+    /// The buffer kept under `key` if there is one of element type `T`
+    /// (its contents are stale; callers resize and overwrite), else empty.
+    pub fn take<T: Send + 'static>(&mut self, key: &'static str) -> Vec<T> {
+        let Some(i) = self
+            .buffers
+            .iter()
+            .position(|(k, b)| *k == key && b.is::<Vec<T>>())
+        else {
+            return Vec::new();
+        };
+        let (_, b) = self.buffers.swap_remove(i);
+        b.downcast::<Vec<T>>().map(|v| *v).unwrap_or_default()
+    }
+
+    /// Keeps `buffer` under `key` for a later [`Scratch::take`].
+    pub fn put<T: Send + 'static>(&mut self, key: &'static str, buffer: Vec<T>) {
+        if buffer.capacity() > 0 {
+            self.buffers.push((key, Box::new(buffer)));
+        }
+    }
+
+    /// Number of buffers kept.
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+
+    /// Whether no buffer is kept.
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty()
+    }
+}
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Scratch({} buffers)", self.buffers.len())
+    }
+}
+
+#[cfg(test)]
+mod scratch_tests {
+    use super::Scratch;
+
+    #[test]
+    fn takes_back_what_was_put_by_key_and_type() {
+        let mut s = Scratch::default();
+        assert!(s.take::<u64>("q").is_empty());
+        s.put("q", vec![1u64, 2, 3]);
+        s.put("t", vec![7u8]);
+        assert_eq!(s.len(), 2);
+        // Wrong type or key: nothing.
+        assert!(s.take::<u8>("q").is_empty());
+        assert!(s.take::<u64>("x").is_empty());
+        assert_eq!(s.take::<u64>("q"), vec![1, 2, 3]);
+        assert!(s.take::<u64>("q").is_empty());
+        assert_eq!(s.clone().len(), 0);
+        assert_eq!(format!("{s:?}"), "Scratch(1 buffers)");
+    }
+}
