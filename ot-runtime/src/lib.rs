@@ -70,27 +70,3 @@ pub use primitives::rng::{Rng, Sample};
 pub use transport::channel::{Channel, ChannelError, ChannelStats};
 pub use transport::mesh::{Mesh, MeshError};
 pub use transport::wire::{Wire, WireError};
-
-// Old paths still named by the compiler's generated code; removed when codegen names the new ones.
-#[doc(hidden)]
-pub use primitives::ec;
-#[doc(hidden)]
-pub use primitives::ops;
-#[doc(hidden)]
-pub use primitives::rng;
-#[doc(hidden)]
-pub use primitives::wipe;
-#[doc(hidden)]
-pub use transport::bind;
-#[doc(hidden)]
-pub use transport::channel;
-#[doc(hidden)]
-pub use transport::limits;
-#[doc(hidden)]
-pub use transport::mesh;
-#[doc(hidden)]
-pub use transport::mpc;
-#[doc(hidden)]
-pub use transport::session;
-#[doc(hidden)]
-pub use transport::wire;

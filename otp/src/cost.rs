@@ -41,7 +41,7 @@ pub fn shape(s: &Shape, env: &Env) -> Result<u128, String> {
 /// codec's own constant (an array of them: the element's times its length).
 /// The size of an extern type is not known to the compiler.
 pub fn fixed_bytes(t: &Ty) -> Result<u128, String> {
-    use ot::runtime::ec::{Point, Scalar};
+    use ot::runtime::primitives::ec::{Point, Scalar};
     use ot::runtime::{Block, Wire};
     let size = |n: usize| Ok(n as u128);
     match t {

@@ -26,15 +26,15 @@ pub(super) fn duality_items(ir: &Ir, roles: &[&RoleInfo]) -> TokenStream {
         let (prole, pfirst, prmod) = (&roles[b].role, &roles[b].first, &roles[b].role_mod);
         let rs = ir.roles[a].as_str();
         out.push(quote! {
-            impl #rt::session::Party for #role<#rmod::#first> {
+            impl #rt::transport::session::Party for #role<#rmod::#first> {
                 type Output = #output;
                 type Error = Error;
                 const PROTOCOL: &'static str = #pname;
                 const ROLE: &'static str = #rs;
-                const TRANSCRIPT: &'static [#rt::session::Step] = #tconst;
-                fn run_on(self, ch: &mut dyn #rt::channel::Channel) -> Result<#output, Error> { self.run(ch) }
+                const TRANSCRIPT: &'static [#rt::transport::session::Step] = #tconst;
+                fn run_on(self, ch: &mut dyn #rt::transport::channel::Channel) -> Result<#output, Error> { self.run(ch) }
             }
-            impl #rt::session::DualOf<#prole<#prmod::#pfirst>> for #role<#rmod::#first> {}
+            impl #rt::transport::session::DualOf<#prole<#prmod::#pfirst>> for #role<#rmod::#first> {}
         });
     }
     let (ta, tb) = (&roles[0].transcript, &roles[1].transcript);
@@ -43,7 +43,7 @@ pub(super) fn duality_items(ir: &Ir, roles: &[&RoleInfo]) -> TokenStream {
         ir.roles[0], ir.roles[1]
     );
     out.push(quote!(
-        const _: () = assert!(#rt::session::dual(#ta, #tb), #msg);
+        const _: () = assert!(#rt::transport::session::dual(#ta, #tb), #msg);
     ));
     quote!(#(#out)*)
 }

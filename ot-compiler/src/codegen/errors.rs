@@ -35,14 +35,14 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
             /// protocol or version of it, other parameters, or the same role
             /// (checked before any output is returned; see `BINDING_BYTES`).
             PeerMismatch { /// What differs.
-                what: #rt::bind::Mismatch },
+                what: #rt::transport::bind::Mismatch },
             /// A message other than the expected one arrived.
             UnexpectedMessage { /// Round.
                 round: &'static str },
             /// The channel failed (hang-up, timeout, oversized frame).
             Channel { /// Round.
                 round: &'static str, /// Why.
-                source: #rt::channel::ChannelError },
+                source: #rt::transport::channel::ChannelError },
             /// A sub-protocol (`do` call) failed: its typed error, boxed.
             SubProtocol { /// Call name.
                 call: &'static str, /// The error of the functionality's role trait.
@@ -84,7 +84,7 @@ pub(super) fn common_variants() -> TokenStream {
             Params { /// The predicate as written.
                 requirement: &'static str },
             /// With these parameters a value of the protocol would take more
-            /// memory than the budget (`ot_runtime::limits::memory_budget`),
+            /// memory than the budget (`ot_runtime::transport::limits::memory_budget`),
             /// or its size overflows `usize` (rejected by `Params::new`,
             /// before any message or allocation).
             TooLarge { /// The value, its type and role, as in the specification.
@@ -96,7 +96,7 @@ pub(super) fn common_variants() -> TokenStream {
             /// memory budget, but refused by the allocator).
             Alloc { /// Round.
                 round: &'static str, /// The buffer, its size and the budget.
-                source: #rt::limits::AllocError },
+                source: #rt::transport::limits::AllocError },
             /// A value's length does not match its declared shape.
             Shape { /// Round (or `input`).
                 round: &'static str, /// Field.
@@ -112,7 +112,7 @@ pub(super) fn common_variants() -> TokenStream {
             Decode { /// Round.
                 round: &'static str, /// Field.
                 field: &'static str, /// Why.
-                source: #rt::wire::WireError },
+                source: #rt::transport::wire::WireError },
     }
 }
 

@@ -222,7 +222,7 @@ impl ExprGen {
         }
         let rt = rt();
         let (x, y) = (self.by_ref(a), self.by_ref(b));
-        let eq = quote!(#rt::ops::ct_eq(#x, #y));
+        let eq = quote!(#rt::primitives::ops::ct_eq(#x, #y));
         Some(if op == BinOp::Eq {
             quote!((#eq))
         } else {
@@ -317,10 +317,10 @@ impl ExprGen {
         match t {
             Ty::U32 | Ty::U8 => {
                 let ty = rust_ty(t);
-                quote!((<u64 as #rt::rng::Sample>::sample(&mut rng) as #ty))
+                quote!((<u64 as #rt::primitives::rng::Sample>::sample(&mut rng) as #ty))
             }
-            Ty::Scalar => quote!(#rt::ec::random_scalar(&mut rng)),
-            Ty::Point => quote!(#rt::ec::random_point(&mut rng)),
+            Ty::Scalar => quote!(#rt::primitives::ec::random_scalar(&mut rng)),
+            Ty::Point => quote!(#rt::primitives::ec::random_point(&mut rng)),
             Ty::Bits(n) => {
                 let n = shape(n);
                 quote!(#rt::Bits::random(&mut rng, #n))
@@ -337,7 +337,7 @@ impl ExprGen {
             }
             other => {
                 let ty = rust_ty(other);
-                quote!(<#ty as #rt::rng::Sample>::sample(&mut rng))
+                quote!(<#ty as #rt::primitives::rng::Sample>::sample(&mut rng))
             }
         }
     }
@@ -367,7 +367,7 @@ impl ExprGen {
             Mode::Place => quote!(&#t),
             Mode::Owned if self.wipes_temporary(&e.ty) => {
                 let rt = rt();
-                quote!(&*#rt::wipe::Wiped(#t))
+                quote!(&*#rt::primitives::wipe::Wiped(#t))
             }
             Mode::Owned => quote!(&(#t)),
         }
@@ -380,7 +380,7 @@ impl ExprGen {
                 let n = id(name);
                 let ty = rust_ty(&e.ty);
                 let v = self.owned(e);
-                quote!(let mut #n = #rt::wipe::Wiped::<#ty>(#v);)
+                quote!(let mut #n = #rt::primitives::wipe::Wiped::<#ty>(#v);)
             }
             TStmt::Assign(name, e) => {
                 let n = id(name);

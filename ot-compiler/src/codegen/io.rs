@@ -35,8 +35,8 @@ impl Io {
     pub(super) fn channel(self) -> TokenStream {
         let rt = rt();
         match self {
-            Io::Blocking => quote!(#rt::channel::Channel),
-            Io::Async => quote!(#rt::channel::AsyncChannel),
+            Io::Blocking => quote!(#rt::transport::channel::Channel),
+            Io::Async => quote!(#rt::transport::channel::AsyncChannel),
         }
     }
 

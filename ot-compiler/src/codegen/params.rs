@@ -46,7 +46,7 @@ pub(super) fn params_items(ir: &Ir, plan: &Plan, eg: &ExprGen) -> TokenStream {
     let budget = if sizes.is_empty() && peak_check.is_empty() {
         quote!()
     } else {
-        quote!(let __budget = #rt::limits::memory_budget();)
+        quote!(let __budget = #rt::transport::limits::memory_budget();)
     };
     quote! {
         /// Run-time parameters, validated against the specification's `requires` predicates.
@@ -57,7 +57,7 @@ pub(super) fn params_items(ir: &Ir, plan: &Plan, eg: &ExprGen) -> TokenStream {
             /// the size of every value of the protocol (an input, output,
             /// message field or intermediate value), computed with checked
             /// arithmetic against the memory budget
-            /// (`ot_runtime::limits::memory_budget`, by default half of
+            /// (`ot_runtime::transport::limits::memory_budget`, by default half of
             /// physical memory): parameters whose sizes overflow or exceed
             /// it are `Error::TooLarge`, so no run starts that would abort
             /// the process on allocation, and no length computed later wraps;
@@ -134,7 +134,7 @@ pub(super) fn comm_items(ir: &Ir, plan: &Plan) -> TokenStream {
         /// Bytes of the session binding each role sends before its first
         /// message (protocol name, `SPEC_HASH`, `Params::encode`, role),
         /// included in `comm`.
-        pub const BINDING_BYTES: usize = #rt::bind::frame_len(#name_len, #params_len);
+        pub const BINDING_BYTES: usize = #rt::transport::bind::frame_len(#name_len, #params_len);
         /// Bytes each role sends, derived from the specification.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct Comm { #( #[doc = #comm_docs] pub #comm_fields: usize, )* }

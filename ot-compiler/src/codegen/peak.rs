@@ -47,15 +47,15 @@ pub(super) fn peak_items(fp: &Footprint) -> (TokenStream, TokenStream) {
         /// An upper bound of the memory one role holds at once in a run
         /// with these parameters: the largest over the roles and the points
         /// of their runs of the sizes of the values alive there (see
-        /// `ot_runtime::limits::Peak`), where it is reached, and the
+        /// `ot_runtime::transport::limits::Peak`), where it is reached, and the
         /// parameters it depends on; `None` when no size depends on the
         /// parameters. `Params::new` refuses parameters whose bound
         /// overflows or exceeds the memory budget.
         #[allow(clippy::all)]
-        pub fn peak_memory(&self) -> ::core::option::Option<#rt::limits::Peak> {
+        pub fn peak_memory(&self) -> ::core::option::Option<#rt::transport::limits::Peak> {
             let params = self;
             let __sizes: [::core::option::Option<usize>; #nterms] = [#(#sizes),*];
-            #rt::limits::peak(&__sizes, &[#(#points),*])
+            #rt::transport::limits::peak(&__sizes, &[#(#points),*])
         }
     };
     let check = match fp.points.is_empty() {

@@ -131,12 +131,12 @@ fn realization(ir: &Ir, re: &IrRealizes, rr: &RealizedRole) -> TokenStream {
         #[doc = #doc]
         pub struct #st<'a> {
             /// The RNG each run forks its randomness from.
-            pub rng: &'a mut #rt::rng::Rng,
+            pub rng: &'a mut #rt::primitives::rng::Rng,
             #(#fields)*
             #subs_field
         }
         impl #tpath for #st<'_> {
-            fn #method(&mut self, ch: &mut dyn #rt::channel::Channel, #(#anames: #atys),*) -> ::core::result::Result<#ret_ty, #err> {
+            fn #method(&mut self, ch: &mut dyn #rt::transport::channel::Channel, #(#anames: #atys),*) -> ::core::result::Result<#ret_ty, #err> {
                 let __err = |e: Error| -> #err { <#err as ::core::convert::From<#boxed>>::from(::std::boxed::Box::new(e)) };
                 #subs_init
                 let rng = self.rng.fork();
@@ -201,7 +201,7 @@ fn subs_parts(ir: &Ir, rr: &RealizedRole) -> (TokenStream, TokenStream, TokenStr
     let subs_ty = format_ident!("{}Subs", rname);
     let doc = format!("Builds the sub-protocol parties of one run of `{rname}` (called once per run, with the RNG).");
     (
-        quote!(#[doc = #doc] pub subs: &'a mut (dyn FnMut(&mut #rt::rng::Rng) -> #subs_ty + ::core::marker::Send),),
+        quote!(#[doc = #doc] pub subs: &'a mut (dyn FnMut(&mut #rt::primitives::rng::Rng) -> #subs_ty + ::core::marker::Send),),
         quote!(let subs = (self.subs)(&mut *self.rng);),
         quote!(, subs),
     )
@@ -255,7 +255,7 @@ fn async_method(rr: &RealizedRole, m: &MethodParts) -> TokenStream {
         Io::Async,
         quote! {
             #[doc = #async_doc]
-            fn #method_async<'__a>(&'__a mut self, ch: &'__a mut dyn #rt::channel::AsyncChannel, #(#anames: #async_atys),*) -> #rt::channel::BoxFuture<'__a, ::core::result::Result<#ret_ty, #err>> {
+            fn #method_async<'__a>(&'__a mut self, ch: &'__a mut dyn #rt::transport::channel::AsyncChannel, #(#anames: #async_atys),*) -> #rt::transport::channel::BoxFuture<'__a, ::core::result::Result<#ret_ty, #err>> {
                 let __err = |e: Error| -> #err { <#err as ::core::convert::From<#boxed>>::from(::std::boxed::Box::new(e)) };
                 #subs_init
                 let rng = self.rng.fork();

@@ -14,7 +14,7 @@ pub(super) fn held_ty(secret: bool, ty: &Ty) -> TokenStream {
     let t = rust_ty(ty);
     if secret {
         let rt = rt();
-        quote!(#rt::wipe::Wiped<#t>)
+        quote!(#rt::primitives::wipe::Wiped<#t>)
     } else {
         t
     }
@@ -41,9 +41,9 @@ pub(super) fn wrap_values<'a>(
     let binds = names.into_iter().filter(|n| secrets.contains(*n)).map(|n| {
         let i = id(n);
         if optional(n) {
-            quote!(let mut #i = #i.map(#rt::wipe::Wiped);)
+            quote!(let mut #i = #i.map(#rt::primitives::wipe::Wiped);)
         } else {
-            quote!(let mut #i = #rt::wipe::Wiped(#i);)
+            quote!(let mut #i = #rt::primitives::wipe::Wiped(#i);)
         }
     });
     quote!(#(#binds)*)
@@ -79,7 +79,7 @@ pub(super) fn unwrap_copy(secret: bool, name: &str, held: TokenStream) -> TokenS
     let i = id(name);
     if secret {
         let rt = rt();
-        quote!(let mut #i = #rt::wipe::Wiped(::core::clone::Clone::clone(&**#held));)
+        quote!(let mut #i = #rt::primitives::wipe::Wiped(::core::clone::Clone::clone(&**#held));)
     } else {
         quote!(let #i = ::core::clone::Clone::clone(#held);)
     }

@@ -168,7 +168,8 @@ impl<'a> StreamGen<'a> {
                 call_args.push(eg.arg(a));
             } else if eg.wipes_temporary(&a.ty) {
                 let (rt, v) = (rt(), eg.owned(a));
-                self.setup.push(quote!(let #bound = #rt::wipe::Wiped(#v);));
+                self.setup
+                    .push(quote!(let #bound = #rt::primitives::wipe::Wiped(#v);));
                 call_args.push(quote!(&*#bound));
             } else {
                 let v = eg.owned(a);
@@ -204,7 +205,7 @@ impl<'a> StreamGen<'a> {
         let held = |ty: &Ty| held_ty(secret, ty);
         let wrap = |v: TokenStream| {
             if secret {
-                quote!(#rt::wipe::Wiped(#v))
+                quote!(#rt::primitives::wipe::Wiped(#v))
             } else {
                 v
             }
@@ -275,7 +276,7 @@ impl<'a> StreamGen<'a> {
             None => quote!(scratch.take(#name)),
         };
         let take = if secret {
-            quote!(#rt::wipe::Wiped(#take))
+            quote!(#rt::primitives::wipe::Wiped(#take))
         } else {
             take
         };
@@ -285,7 +286,7 @@ impl<'a> StreamGen<'a> {
                 return Err(Error::Shape { round: #rn, field: #name, expected: __total, got: #nlen });
             }
             let mut #i: #t = #take;
-            #rt::limits::try_resize(&mut #p, #nlen, #name).map_err(|source| Error::Alloc { round: #rn, source })?;
+            #rt::transport::limits::try_resize(&mut #p, #nlen, #name).map_err(|source| Error::Alloc { round: #rn, source })?;
         });
         if self.read_in_stream.contains(name) {
             // A later stage reads the chunk back at once: exactly
@@ -311,8 +312,8 @@ impl<'a> StreamGen<'a> {
             Ty::Array(elem, _) => {
                 let ety = rust_ty(elem);
                 (
-                    quote!(__len.wrapping_mul(<#ety as #rt::wire::Wire>::SIZE)),
-                    quote!(#rt::wire::read_vec_into::<#ety>(&__buf, __len, &mut #fc)),
+                    quote!(__len.wrapping_mul(<#ety as #rt::transport::wire::Wire>::SIZE)),
+                    quote!(#rt::transport::wire::read_vec_into::<#ety>(&__buf, __len, &mut #fc)),
                     quote!(let mut #fc: ::std::vec::Vec<#ety> = ::std::vec::Vec::new();),
                 )
             }
@@ -328,13 +329,13 @@ impl<'a> StreamGen<'a> {
             quote! {
                 let __want = #chunk_len;
                 let __got = ch
-                    .recv_into_slice(#rt::wire::blocks_recv_buffer(&mut #fc, __len))
+                    .recv_into_slice(#rt::transport::wire::blocks_recv_buffer(&mut #fc, __len))
                     #aw
                     .map_err(|source| Error::Channel { round: #rn, source })?;
                 if __got != __want {
                     return Err(Error::Length { round: #rn, expected: __want, got: __got });
                 }
-                #rt::wire::finish_blocks_in_place(&mut #fc[..]);
+                #rt::transport::wire::finish_blocks_in_place(&mut #fc[..]);
             }
         } else if matches!(fty, Ty::Array(..)) {
             self.setup.push(quote! {
@@ -362,7 +363,7 @@ impl<'a> StreamGen<'a> {
                 if __got != __want {
                     return Err(Error::Length { round: #rn, expected: __want, got: __got });
                 }
-                #rt::wire::finish_bit_matrix_in_place(&mut #fc)
+                #rt::transport::wire::finish_bit_matrix_in_place(&mut #fc)
                     .map_err(|source| Error::Decode { round: #rn, field: #field, source })?;
             }
         }
@@ -379,7 +380,7 @@ impl<'a> StreamGen<'a> {
                 if #fc.len() != __len {
                     return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
                 }
-                ch.send(&#rt::wire::block_bytes(&#fc))#aw.map_err(|source| Error::Channel { round: #rn, source })?;
+                ch.send(&#rt::transport::wire::block_bytes(&#fc))#aw.map_err(|source| Error::Channel { round: #rn, source })?;
             },
             Ty::Array(..) => {
                 self.setup
@@ -389,7 +390,7 @@ impl<'a> StreamGen<'a> {
                         return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
                     }
                     __bytes.clear();
-                    #rt::wire::write_slice(&#fc, &mut __bytes);
+                    #rt::transport::wire::write_slice(&#fc, &mut __bytes);
                     ch.send(&__bytes)#aw.map_err(|source| Error::Channel { round: #rn, source })?;
                 }
             }
@@ -444,7 +445,7 @@ fn array_len(ty: &Ty) -> TokenStream {
 /// The whole streamed arrays of a role that no output buffer takes
 /// (see [`output_claims`]) and that are never moved into a `move`
 /// parameter: their buffers are taken from and given back to the role's
-/// [`Scratch`](ot_runtime::session::Scratch) so that they survive to the
+/// [`Scratch`](ot_runtime::transport::session::Scratch) so that they survive to the
 /// next run.
 pub(super) fn scratch_keys(
     ir: &Ir,
@@ -537,7 +538,7 @@ pub(super) fn give_back(
             if secrets.contains(k) {
                 // Kept for the next run's reuse, zeroed first.
                 let rt = rt();
-                quote!(scratch.put(#k, #rt::wipe::Wiped::into_wiped(#i));)
+                quote!(scratch.put(#k, #rt::primitives::wipe::Wiped::into_wiped(#i));)
             } else {
                 quote!(scratch.put(#k, #i);)
             }
@@ -546,7 +547,7 @@ pub(super) fn give_back(
 }
 
 /// Whether a streamed array field holds blocks or arrays of blocks, whose
-/// wire form is their memory (`ot_runtime::wire::BlockShaped`).
+/// wire form is their memory (`ot_runtime::transport::wire::BlockShaped`).
 pub(super) fn block_shaped(fty: &Ty) -> bool {
     match fty {
         Ty::Array(elem, _) => match &**elem {

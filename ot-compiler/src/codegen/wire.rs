@@ -12,8 +12,8 @@ pub fn rust_ty(t: &Ty) -> TokenStream {
     match t {
         Ty::Bit => quote!(bool),
         Ty::Block | Ty::Seed => quote!(#rt::Block),
-        Ty::Point => quote!(#rt::ec::Point),
-        Ty::Scalar => quote!(#rt::ec::Scalar),
+        Ty::Point => quote!(#rt::primitives::ec::Point),
+        Ty::Scalar => quote!(#rt::primitives::ec::Scalar),
         Ty::Usize => quote!(usize),
         Ty::U64 => quote!(u64),
         Ty::U32 => quote!(u32),
@@ -132,7 +132,7 @@ fn wire_len_tokens(w: &WireLen) -> TokenStream {
         WireLen::Word => quote!(8usize),
         WireLen::Fixed(t) => {
             let ty = rust_ty(t);
-            quote!(<#ty as #rt::wire::Wire>::SIZE)
+            quote!(<#ty as #rt::transport::wire::Wire>::SIZE)
         }
         WireLen::Bits(n) => {
             let n = shape(n);
@@ -196,11 +196,11 @@ pub(super) fn write_value(t: &Ty, v: &TokenStream) -> TokenStream {
     let rt = rt();
     match t {
         Ty::Usize => {
-            quote!({ let __s = out.len(); out.resize(__s + 8, 0); #rt::wire::Wire::write(&(*#v as u64), &mut out[__s..]); })
+            quote!({ let __s = out.len(); out.resize(__s + 8, 0); #rt::transport::wire::Wire::write(&(*#v as u64), &mut out[__s..]); })
         }
         _ if t.is_fixed_wire() => {
             let ty = rust_ty(t);
-            quote!({ let __s = out.len(); out.resize(__s + <#ty as #rt::wire::Wire>::SIZE, 0); <#ty as #rt::wire::Wire>::write(#v, &mut out[__s..]); })
+            quote!({ let __s = out.len(); out.resize(__s + <#ty as #rt::transport::wire::Wire>::SIZE, 0); <#ty as #rt::transport::wire::Wire>::write(#v, &mut out[__s..]); })
         }
         Ty::Bits(_) => quote!(out.extend_from_slice(#v.as_bytes());),
         Ty::BitMatrix(..) => {
@@ -218,25 +218,25 @@ pub(super) fn write_value(t: &Ty, v: &TokenStream) -> TokenStream {
 pub(super) fn read_value(t: &Ty) -> TokenStream {
     let rt = rt();
     match t {
-        Ty::Usize => quote!(<u64 as #rt::wire::Wire>::read(__b).map(|x| x as usize)),
+        Ty::Usize => quote!(<u64 as #rt::transport::wire::Wire>::read(__b).map(|x| x as usize)),
         _ if t.is_fixed_wire() => {
             let ty = rust_ty(t);
-            quote!(<#ty as #rt::wire::Wire>::read(__b))
+            quote!(<#ty as #rt::transport::wire::Wire>::read(__b))
         }
         Ty::Bits(n) => {
             let n = shape(n);
-            quote!(#rt::wire::read_bits(__b, #n))
+            quote!(#rt::transport::wire::read_bits(__b, #n))
         }
         Ty::BitMatrix(r, c) => {
             let r = shape(r);
             let c = shape(c);
-            quote!(#rt::wire::read_bit_matrix(__b, #r, #c))
+            quote!(#rt::transport::wire::read_bit_matrix(__b, #r, #c))
         }
         Ty::Array(e, n) => {
             let n = shape(n);
             if e.is_fixed_wire() {
                 let ety = rust_ty(e);
-                quote!(#rt::wire::read_vec::<#ety>(__b, #n))
+                quote!(#rt::transport::wire::read_vec::<#ety>(__b, #n))
             } else {
                 let el = wire_len(e);
                 let inner = read_value(e);
@@ -252,7 +252,7 @@ pub(super) fn read_value(t: &Ty) -> TokenStream {
                 })())
             }
         }
-        _ => quote!(Err(#rt::wire::WireError::Length { expected: 0, got: __b.len() })),
+        _ => quote!(Err(#rt::transport::wire::WireError::Length { expected: 0, got: __b.len() })),
     }
 }
 

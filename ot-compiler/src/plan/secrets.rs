@@ -22,7 +22,7 @@
 //! Inputs count: once the caller has handed a value to a role, the role
 //! owns it. A secret is held, from the statement, input, sub-protocol
 //! output or stream stage that defines it, as a local and a state field of
-//! type `Wiped<T>` (`ot_runtime::wipe`), so it is wiped wherever generated
+//! type `Wiped<T>` (`ot_runtime::primitives::wipe`), so it is wiped wherever generated
 //! code drops it: at the end of the step after its last read, and with the
 //! role's state when a caller drops the role between steps (an abort, an
 //! error, a run given up). Expressions read it through `Deref` (`(*x)`), so

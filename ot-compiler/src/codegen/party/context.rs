@@ -99,7 +99,7 @@ pub(super) fn start(
     quote! {
         let mut rng = rng;
         let session_id = session;
-        let session = #rt::mpc::session_block(session);
+        let session = #rt::transport::mpc::session_block(session);
         let #input { #(#names),* } = input;
         #wrap
         #(#checks)*
@@ -176,7 +176,7 @@ impl<'a> PartyGen<'a> {
             let rt = rt();
             out.push((
                 format_ident!("__digests"),
-                quote!(::std::vec::Vec<[u8; #rt::mpc::DIGEST_LEN]>),
+                quote!(::std::vec::Vec<[u8; #rt::transport::mpc::DIGEST_LEN]>),
             ));
         }
         out
@@ -337,7 +337,7 @@ impl<'a> PartyGen<'a> {
         quote! {
             #[doc = #doc]
             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-            pub fn new(me: usize, params: Params, session: [u8; 16], input: #input, rng: #rt::rng::Rng) -> Result<Self, Error> {
+            pub fn new(me: usize, params: Params, session: [u8; 16], input: #input, rng: #rt::primitives::rng::Rng) -> Result<Self, Error> {
                 let __n = #n;
                 if me >= __n {
                     return Err(Error::Party { index: me, parties: __n });

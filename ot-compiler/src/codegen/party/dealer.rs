@@ -399,7 +399,7 @@ impl<'a> DealerGen<'a> {
         let finish = self.finish_impl(&output);
         let doc = format!("The dealer `{d}` of `{pname}` (`{}`), as a typestate: it runs its own steps (`at {d}` and the rounds it sends or receives), not the parties'. On a mesh it is endpoint `n`, after the parties `0..n`.", self.ir.location);
         let new_doc = format!("Starts `{d}` of session `session` (the same 16 bytes at every party, fresh for every run) with its inputs and randomness: checks the inputs and runs its computation up to its first round.");
-        let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then its rounds behind the session hello (sent to every party with its first flight, each party's checked before the first frame read from it and all before the output; see `ot_runtime::mesh::Greeting`); before each send it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.");
+        let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then its rounds behind the session hello (sent to every party with its first flight, each party's checked before the first frame read from it and all before the output; see `ot_runtime::transport::mesh::Greeting`); before each send it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.");
         quote! {
             #io
             #[doc = concat!("States of `", #d, "`.")]
@@ -410,7 +410,7 @@ impl<'a> DealerGen<'a> {
             }
             #[doc = #doc]
             #[must_use = "a protocol party does nothing until its next step is called"]
-            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, session: #rt::Block, session_id: [u8; 16], st: S }
+            pub struct #role<S> { params: Params, rng: #rt::primitives::rng::Rng, session: #rt::Block, session_id: [u8; 16], st: S }
             impl<S> #role<S> {
                 /// The agreed parameters.
                 pub fn params(&self) -> &Params { &self.params }
@@ -418,14 +418,14 @@ impl<'a> DealerGen<'a> {
             impl #first {
                 #[doc = #new_doc]
                 #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-                pub fn new(params: Params, session: [u8; 16], input: #input, rng: #rt::rng::Rng) -> Result<Self, Error> {
+                pub fn new(params: Params, session: [u8; 16], input: #input, rng: #rt::primitives::rng::Rng) -> Result<Self, Error> {
                     let me: usize = #n;
                     #prologue
                     Ok(#role { params, rng, session, session_id, st: #first_pat })
                 }
                 #[doc = #run_doc]
                 #[allow(unused_variables, unused_mut, clippy::all)]
-                pub fn run<M: #rt::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
+                pub fn run<M: #rt::transport::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
                     #run_body
                 }
             }

@@ -19,7 +19,7 @@ pub(super) struct Drive {
 }
 
 /// The statements of a driver's steps with the announcements
-/// (`ot_runtime::mesh::announce_reads`) before every step that writes, and
+/// (`ot_runtime::transport::mesh::announce_reads`) before every step that writes, and
 /// the list of the driver's reads they are taken from (`__reads`, built
 /// once the first state `__s` is in scope).
 pub(super) fn announced(steps: Vec<Drive>) -> (TokenStream, Vec<TokenStream>) {
@@ -29,7 +29,7 @@ pub(super) fn announced(steps: Vec<Drive>) -> (TokenStream, Vec<TokenStream>) {
     for d in steps {
         if d.sends {
             let k = reads.len();
-            out.push(quote!(#rt::mesh::announce_reads(mesh, &__reads[#k..]);));
+            out.push(quote!(#rt::transport::mesh::announce_reads(mesh, &__reads[#k..]);));
         }
         out.push(d.code);
         if let Some((from, len)) = d.read {
@@ -48,18 +48,18 @@ pub(super) fn announced(steps: Vec<Drive>) -> (TokenStream, Vec<TokenStream>) {
 /// (`Mesh::notify_abort` with `Error::notice`: round, reason, suspects), so
 /// that a peer still waiting on this party reports the culprit rather than
 /// a hang-up. An inconsistent broadcast that left two suspects then waits
-/// briefly for their notices (`ot_runtime::mesh::resolve_suspects`): the
+/// briefly for their notices (`ot_runtime::transport::mesh::resolve_suspects`): the
 /// one that blames the other names the culprit (`named_by`).
 pub(super) fn lifted(output: &TokenStream, body: TokenStream) -> TokenStream {
     let rt = rt();
     quote! {
         let mut __res = (|| -> Result<#output, Error> { #body })();
-        #rt::mesh::announce_end(mesh);
+        #rt::transport::mesh::announce_end(mesh);
         if let Err(__e) = &__res {
             mesh.notify_abort(&__e.notice());
         }
         if let Err(Error::Equivocation { sender, peer, culprit: __c @ None, named_by, .. }) = &mut __res {
-            if let Some((__who, __by)) = #rt::mesh::resolve_suspects(mesh, *sender, *peer) {
+            if let Some((__who, __by)) = #rt::transport::mesh::resolve_suspects(mesh, *sender, *peer) {
                 *__c = Some(__who);
                 *named_by = Some(__by);
             }
@@ -242,23 +242,23 @@ impl Check<'_> {
 /// The rest of a `run` method (`inner`, ending with the first state's
 /// `__s.finish()`) run behind the session hello (protocol, `SPEC_HASH`,
 /// parameters, session id; `self` the endpoint's first state), verified
-/// lazily (`ot_runtime::mesh::Greeting`): the hello goes to every peer in the
+/// lazily (`ot_runtime::transport::mesh::Greeting`): the hello goes to every peer in the
 /// first flight, a peer's is checked before the first frame read from it,
 /// and the hellos of peers nothing came from are checked before the output
 /// is computed. A failure of a peer's hello is reported as round `hello`.
 pub(super) fn greeted(output: &TokenStream, inner: TokenStream) -> TokenStream {
     let rt = rt();
     quote! {
-        let __hello = #rt::mesh::Hello {
+        let __hello = #rt::transport::mesh::Hello {
             protocol: ::std::string::String::from(PROTOCOL),
             spec_hash: SPEC_HASH,
             params: self.params.encode(),
             session: self.session_id,
         };
-        let mut __greeting = #rt::mesh::Greeting::start(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
+        let mut __greeting = #rt::transport::mesh::Greeting::start(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
         let __res = (|| -> Result<#output, Error> {
             #[allow(unused_imports)]
-            use #rt::mesh::Mesh as _;
+            use #rt::transport::mesh::Mesh as _;
             let mesh = &mut __greeting;
             #inner
         })();
@@ -283,7 +283,7 @@ pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
     let output = format_ident!("{}Output", g.pname());
     let n = crate::codegen::wire::shape(&crate::plan::party::parties(g.ir));
     let ends = super::mesh::endpoints(g.ir);
-    let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): sends the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) to every peer and goes straight on to the first round, checking a peer's hello before the first frame it reads from that peer and every remaining hello before computing the output (a peer whose hello differs is `Error::Mesh` in round `hello` with `MeshError::Mismatch`; see `ot_runtime::mesh::Greeting`: sending before the peer's hello is checked gives it nothing it could not get by sending a hello equal to ours, and nothing it sends is used before its hello is checked); then every round, writing all of a round's messages before reading any and reading peers in arrival order. Before writing a round it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends. A run that fails sends every peer an abort notice (`Mesh::notify_abort` with `Error::notice`: the round, the error in words, `Error::suspects`) before returning the error, so a peer still waiting on this party reports the culprit (`MeshError::PeerAborted`, and `Error::reported_by` names this party) instead of a hang-up. With two parties the broadcast consistency checks exchange nothing (see the `check_` steps).", g.pname());
+    let doc = format!("Runs party `{}[me]` to completion over a mesh (blocking driver): sends the session hello (protocol, `SPEC_HASH`, parameters, session id, index, number of parties) to every peer and goes straight on to the first round, checking a peer's hello before the first frame it reads from that peer and every remaining hello before computing the output (a peer whose hello differs is `Error::Mesh` in round `hello` with `MeshError::Mismatch`; see `ot_runtime::transport::mesh::Greeting`: sending before the peer's hello is checked gives it nothing it could not get by sending a hello equal to ours, and nothing it sends is used before its hello is checked); then every round, writing all of a round's messages before reading any and reading peers in arrival order. Before writing a round it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends. A run that fails sends every peer an abort notice (`Mesh::notify_abort` with `Error::notice`: the round, the error in words, `Error::suspects`) before returning the error, so a peer still waiting on this party reports the culprit (`MeshError::PeerAborted`, and `Error::reported_by` names this party) instead of a hang-up. With two parties the broadcast consistency checks exchange nothing (see the `check_` steps).", g.pname());
     let (reads, steps) = announced(steps);
     let finish = greeted_finish();
     let inner = quote! {
@@ -307,7 +307,7 @@ pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[allow(unused_variables, unused_mut, clippy::all)]
-        pub fn run<M: #rt::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
+        pub fn run<M: #rt::transport::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
             #body
         }
     }

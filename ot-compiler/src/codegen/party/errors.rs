@@ -90,7 +90,7 @@ fn error_enum(ir: &Ir) -> TokenStream {
             /// peer of another protocol, session or index at the hello).
             Mesh { /// Round (`hello` for the session hello).
                 round: &'static str, /// Why (names the peer).
-                source: #rt::mesh::MeshError },
+                source: #rt::transport::mesh::MeshError },
         }
     }
 }
@@ -169,8 +169,8 @@ fn error_methods(ir: &Ir) -> TokenStream {
             /// The abort notice this party sends its peers when a run
             /// fails with this error (`Mesh::notify_abort`): round,
             /// reason (this error in words) and [`Error::suspects`].
-            pub fn notice(&self) -> #rt::channel::AbortNotice {
-                #rt::channel::AbortNotice::new(self.round().unwrap_or(""), &::std::string::ToString::to_string(self), &self.suspects())
+            pub fn notice(&self) -> #rt::transport::channel::AbortNotice {
+                #rt::transport::channel::AbortNotice::new(self.round().unwrap_or(""), &::std::string::ToString::to_string(self), &self.suspects())
             }
         }
     }

@@ -3,7 +3,7 @@
 //! typestate per step, sans-IO step methods taking and producing per-peer
 //! messages, the broadcast consistency check (digests exchanged after every
 //! checked `-> all` round), and a blocking driver over an
-//! `ot_runtime::mesh::Mesh` that sends the session hello with its first
+//! `ot_runtime::transport::mesh::Mesh` that sends the session hello with its first
 //! round and checks each peer's before using anything from it.
 //!
 //! The broadcast check is a run-time decision: a party's broadcast with
@@ -213,7 +213,7 @@ fn uniform_comm_body(ir: &Ir, n: &TokenStream, exchanges: &[TokenStream]) -> Tok
         .filter(|&k| schedule::checked(ir, k))
         .map(|k| {
             let need = mesh::check_needed(ir, k);
-            quote!(.wrapping_add(if #need { __peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN) } else { 0 }))
+            quote!(.wrapping_add(if #need { __peers.wrapping_mul(__n).wrapping_mul(#rt::transport::mpc::DIGEST_LEN) } else { 0 }))
         });
     quote! {
         let _ = me;
@@ -254,16 +254,18 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
         _ if ir.dealer.is_some() && schedule::checked(ir, k) => {
             let d = match r.party {
                 Some(PartyRound::FixedBroadcast { .. }) => {
-                    quote!(__peers.wrapping_mul(#rt::mpc::DIGEST_LEN))
+                    quote!(__peers.wrapping_mul(#rt::transport::mpc::DIGEST_LEN))
                 }
-                _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)),
+                _ => {
+                    quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::transport::mpc::DIGEST_LEN))
+                }
             };
             quote!(if me == __n { 0 } else { #d })
         }
         Some(PartyRound::FixedBroadcast { .. }) => {
-            quote!(__peers.wrapping_mul(#rt::mpc::DIGEST_LEN))
+            quote!(__peers.wrapping_mul(#rt::transport::mpc::DIGEST_LEN))
         }
-        _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::mpc::DIGEST_LEN)),
+        _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::transport::mpc::DIGEST_LEN)),
     };
     (sent, quote!(if #need { #digests } else { 0usize }))
 }
@@ -306,7 +308,7 @@ impl PartyGen<'_> {
             }
             #[doc = #doc]
             #[must_use = "a protocol party does nothing until its next step is called"]
-            pub struct #role<S> { me: usize, params: Params, rng: #rt::rng::Rng, session: #rt::Block, session_id: [u8; 16], st: S }
+            pub struct #role<S> { me: usize, params: Params, rng: #rt::primitives::rng::Rng, session: #rt::Block, session_id: [u8; 16], st: S }
             impl<S> #role<S> {
                 /// This party's index (`P[me]`).
                 pub fn me(&self) -> usize { self.me }

@@ -291,7 +291,7 @@ impl PartyGen<'_> {
                         .map(|(__j, __m)| {
                             let mut __b = ::std::vec::Vec::new();
                             __m.encode(&params, &mut __b)?;
-                            Ok(#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, __j, &__b))
+                            Ok(#rt::transport::mpc::broadcast_digest(&SPEC_HASH, session, #rn, __j, &__b))
                         })
                         .collect::<Result<::std::vec::Vec<_>, Error>>()?
                 } else {
@@ -386,7 +386,7 @@ impl PartyGen<'_> {
                 return Err(Error::Delivery { round: #rn, peer: __p });
             }
             for (__j, __mine) in __digests.iter().enumerate() {
-                let __at = __j * #rt::mpc::DIGEST_LEN..(__j + 1) * #rt::mpc::DIGEST_LEN;
+                let __at = __j * #rt::transport::mpc::DIGEST_LEN..(__j + 1) * #rt::transport::mpc::DIGEST_LEN;
                 for (__p, __d) in __reports.iter().enumerate() {
                     if let Some(__d) = __d {
                         if __d[__at.clone()] != __mine[..] {
@@ -426,8 +426,8 @@ impl PartyGen<'_> {
         let rt = rt();
         let need = check_needed(self.ir, r);
         let len = match fixed(self.ir, r) {
-            Some(_) => quote!(#rt::mpc::DIGEST_LEN),
-            None => quote!(#rt::mpc::DIGEST_LEN.wrapping_mul(__n)),
+            Some(_) => quote!(#rt::transport::mpc::DIGEST_LEN),
+            None => quote!(#rt::transport::mpc::DIGEST_LEN.wrapping_mul(__n)),
         };
         quote!(if #need { #len } else { 0usize })
     }
@@ -688,7 +688,7 @@ impl PartyGen<'_> {
                 let __digests = if #need {
                     let mut __b = ::std::vec::Vec::new();
                     __m.encode(&params, &mut __b)?;
-                    ::std::vec![#rt::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #pc, &__b)]
+                    ::std::vec![#rt::transport::mpc::broadcast_digest(&SPEC_HASH, session, #rn, #pc, &__b)]
                 } else {
                     ::std::vec::Vec::new()
                 };

@@ -73,12 +73,12 @@ pub(super) fn run_fn(
         #[doc = #run_doc]
         #[allow(unused_variables, unused_mut)]
         pub #asyncness fn #run<C: #chan + ?Sized>(self, mut ch: &mut C) -> Result<#output, Error> {
-            let __bind_err = |e: #rt::bind::BindError| match e {
-                #rt::bind::BindError::Mismatch(what) => Error::PeerMismatch { what },
-                #rt::bind::BindError::Channel(source) => Error::Channel { round: "binding", source },
+            let __bind_err = |e: #rt::transport::bind::BindError| match e {
+                #rt::transport::bind::BindError::Mismatch(what) => Error::PeerMismatch { what },
+                #rt::transport::bind::BindError::Channel(source) => Error::Channel { round: "binding", source },
             };
             let mut __buf: ::std::vec::Vec<u8> = ::std::vec::Vec::new();
-            let __bind = #rt::bind::Binding::new(PROTOCOL, SPEC_HASH, self.params.encode(), #ri);
+            let __bind = #rt::transport::bind::Binding::new(PROTOCOL, SPEC_HASH, self.params.encode(), #ri);
             __bind.#send(&mut ch)#aw.map_err(__bind_err)?;
             #flush
             let __s = self;
@@ -139,8 +139,8 @@ pub(super) fn async_party(
 ) -> TokenStream {
     let rt = crate::codegen::names::rt();
     quote! {
-        impl #rt::session::AsyncParty for #role<#role_mod::#first> {
-            fn run_on_async<'a>(self, ch: &'a mut dyn #rt::channel::AsyncChannel) -> #rt::channel::BoxFuture<'a, Result<#output, Error>>
+        impl #rt::transport::session::AsyncParty for #role<#role_mod::#first> {
+            fn run_on_async<'a>(self, ch: &'a mut dyn #rt::transport::channel::AsyncChannel) -> #rt::transport::channel::BoxFuture<'a, Result<#output, Error>>
             where
                 Self: 'a,
             {

@@ -180,7 +180,7 @@ impl<'a> RoleGen<'a> {
         quote! {
             #[doc = #new_doc]
             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-            pub fn new(params: Params, input: #input, rng: #rt::rng::Rng #subs_arg) -> Result<Self, Error> {
+            pub fn new(params: Params, input: #input, rng: #rt::primitives::rng::Rng #subs_arg) -> Result<Self, Error> {
                 let mut rng = rng;
                 let #input { #(#in_names),* } = input;
                 #wrap
@@ -259,7 +259,7 @@ impl<'a> RoleGen<'a> {
             pub struct #input { #( #[doc = #in_docs] pub #in_names: #in_tys, )* }
             #[doc = #output_doc]
             #[derive(Clone, Debug)]
-            pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* scratch: #rt::session::Scratch }
+            pub struct #output { #( #[doc = #out_docs] pub #out_names: #out_tys, )* scratch: #rt::transport::session::Scratch }
             impl #output {
                 /// Number of intermediate buffers (kept whole by a stream and
                 /// dead before the end) that this output carries to the next
@@ -323,8 +323,7 @@ impl<'a> RoleGen<'a> {
         let tdoc =
             format!("The sequence of steps of `{rname}` (projection of the global round list).");
         let transcript = &d.transcript;
-        let transcript =
-            quote!(#[doc = #tdoc] pub const #t_const: &[#rt::session::Step] = &[#(#transcript),*];);
+        let transcript = quote!(#[doc = #tdoc] pub const #t_const: &[#rt::transport::session::Step] = &[#(#transcript),*];);
         let io = self.io_structs(&input, &output);
         let state_structs = self.state_structs();
         let (subs_def, subs_arg, subs_init) = self.subs_struct();
@@ -415,7 +414,7 @@ impl<'a> RoleGen<'a> {
         // configured read-ahead limit applies again (to whatever the
         // caller exchanges next, e.g. another protocol).
         let rt = rt();
-        d.post.push(quote!(#rt::channel::Channel::expect_next_frame(&mut *ch, ::core::option::Option::None);));
+        d.post.push(quote!(#rt::transport::channel::Channel::expect_next_frame(&mut *ch, ::core::option::Option::None);));
         d
     }
 
@@ -450,7 +449,7 @@ impl<'a> RoleGen<'a> {
         quote! {
             #[doc = #role_doc]
             #[must_use = "a protocol role does nothing until its next step is called"]
-            pub struct #role<S> { params: Params, rng: #rt::rng::Rng, subs: #subs_ty, st: S, bufs: ::core::option::Option<#output>, scratch: #rt::session::Scratch }
+            pub struct #role<S> { params: Params, rng: #rt::primitives::rng::Rng, subs: #subs_ty, st: S, bufs: ::core::option::Option<#output>, scratch: #rt::transport::session::Scratch }
         }
     }
 }
@@ -491,7 +490,7 @@ fn announced_driver(s: &step::Step, before_check: bool, rest: &[step::Step]) -> 
         )
     };
     let d = &s.driver;
-    quote!(#rt::channel::Channel::expect_next_frame(&mut *ch, #next); #d)
+    quote!(#rt::transport::channel::Channel::expect_next_frame(&mut *ch, #next); #d)
 }
 
 /// The step methods of a role and its drivers' statements.

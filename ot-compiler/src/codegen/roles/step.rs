@@ -26,6 +26,6 @@ pub(super) struct Step {
     /// For a step that reads: the payload length of its first frame as an
     /// `Option<usize>` expression over the driver's state `__s` (`None`:
     /// not known before the step, e.g. a sub-protocol's own frames), for
-    /// [`Channel::expect_next_frame`](ot_runtime::channel::Channel).
+    /// [`Channel::expect_next_frame`](ot_runtime::transport::channel::Channel).
     pub(super) first_frame: TokenStream,
 }

@@ -281,7 +281,7 @@ impl RoleGen<'_> {
                 quote!()
             },
             async_driver: twin.then(|| super::driver::on_channel(Io::Async, &method)),
-            transcript: quote!(#rt::session::Step::Sub(#k16)),
+            transcript: quote!(#rt::transport::session::Step::Sub(#k16)),
             reads: true,
             // The sub-protocol's own driver announces its frames.
             sends: false,
@@ -340,8 +340,8 @@ fn transcript_step(sending: bool, round: usize) -> TokenStream {
     let rt = rt();
     let k = round as u16;
     if sending {
-        quote!(#rt::session::Step::Send(#k))
+        quote!(#rt::transport::session::Step::Send(#k))
     } else {
-        quote!(#rt::session::Step::Recv(#k))
+        quote!(#rt::transport::session::Step::Recv(#k))
     }
 }
