@@ -1,5 +1,5 @@
 //! The checker's entry: expands `extends` (with `insert` and `omit`), checks
-//! the protocol's items with a [`Checker`] (two-party or n-party), its
+//! the protocol's items with a `Checker` (two-party or n-party), its
 //! `about` block and `realizes`, and returns the [`Ir`].
 
 use super::scope::{Scope, CASCADE, R};
@@ -179,7 +179,7 @@ fn insert_items(items: &mut Vec<Item>, ins: &Insert, base_name: &Ident) -> R<()>
 ///
 /// Errors are recovered per item and per statement: every independent
 /// error is returned (in source order; the caller caps them at
-/// [`MAX_ERRORS`]); a use of a
+/// [`MAX_ERRORS`](super::scope::MAX_ERRORS)); a use of a
 /// value whose definition failed is not reported again.
 pub fn check_protocol(
     proto: &Protocol,

@@ -135,7 +135,7 @@ pub fn parties(ir: &Ir) -> Shape {
 
 /// The party's operations in the order it runs them: a checked broadcast's
 /// digest exchange follows its round, or, when the party's next message does
-/// not depend on that round (see [`batch_checks`]), the next send.
+/// not depend on that round (see `batch_checks`), the next send.
 pub fn ops(ir: &Ir) -> Vec<Op> {
     let mut ops = projection(ir);
     batch_checks(ir, &mut ops);
