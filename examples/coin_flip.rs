@@ -4,7 +4,7 @@
 //!
 //! `cargo run --example coin_flip`
 
-use ot::runtime::{primitives::rng::Rng, transport::session::run_pair, Block};
+use ot::runtime::{transport::session::run_pair, Block, Rng};
 
 /// The example's own intrinsic, declared in `coin_flip.otp` as
 /// `intrinsic lowest_bit(x: Block) -> Bit = crate::lowest_bit;`.
