@@ -16,7 +16,6 @@
 //! a build with `--cfg ot_backend="sse2"` never runs code above SSE2 in a
 //! primitive that follows the cap, and falls back to a slower backend the
 //! CPU has if it lacks the capped one. Without the cfg there is no cap.
-//! GF(2^8) ([`Backend::IGNORES_CAP`]) predates the cap and ignores it.
 
 use std::sync::OnceLock;
 
@@ -149,10 +148,6 @@ pub trait Backend: Copy + 'static {
     /// exists.
     const FASTEST_FIRST: &'static [Self];
 
-    /// Whether the `--cfg ot_backend` cap does not apply to this primitive
-    /// (GF(2^8), whose selection predates the cap).
-    const IGNORES_CAP: bool = false;
-
     /// The SIMD level of the backend, checked against the cap.
     fn level(self) -> Level;
 
@@ -165,14 +160,13 @@ pub trait Backend: Copy + 'static {
     }
 }
 
-/// The fastest backend of `B` that the cap allows (unless
-/// [`Backend::IGNORES_CAP`]) and this CPU supports. Callers cache the
+/// The fastest backend of `B` that the cap allows and this CPU supports. Callers cache the
 /// result in a `OnceLock`.
 pub fn select<B: Backend>() -> B {
     let all = B::FASTEST_FIRST;
     all.iter()
         .copied()
-        .find(|b| (B::IGNORES_CAP || allows(b.level())) && b.is_supported())
+        .find(|b| allows(b.level()) && b.is_supported())
         .unwrap_or(all[all.len() - 1])
 }
 
@@ -182,16 +176,13 @@ mod tests {
 
     fn check<B: Backend + std::fmt::Debug>(chosen: B) {
         assert!(chosen.is_supported(), "{chosen:?} chosen but not supported");
-        assert!(
-            B::IGNORES_CAP || allows(chosen.level()),
-            "{chosen:?} above the cap {CAP:?}"
-        );
+        assert!(allows(chosen.level()), "{chosen:?} above the cap {CAP:?}");
         let faster = B::FASTEST_FIRST
             .iter()
             .take_while(|&&b| b.level() != chosen.level());
         for &b in faster {
             assert!(
-                !b.is_supported() || !(B::IGNORES_CAP || allows(b.level())),
+                !b.is_supported() || !allows(b.level()),
                 "{b:?} is allowed and supported but {chosen:?} was chosen"
             );
         }

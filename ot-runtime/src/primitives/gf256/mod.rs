@@ -66,9 +66,9 @@ impl Backend {
         backend::Backend::is_supported(self)
     }
 
-    /// The fastest supported backend, detected once (GFNI where the CPU has
-    /// it, else scalar; not capped by `--cfg ot_backend`, see
-    /// [`backend::Backend::IGNORES_CAP`]).
+    /// The fastest supported backend the `--cfg ot_backend` cap allows,
+    /// detected once (GFNI where the CPU has it and the cap is `avx512` or
+    /// absent, else scalar).
     pub fn detect() -> Backend {
         static BEST: OnceLock<Backend> = OnceLock::new();
         *BEST.get_or_init(backend::select)
@@ -87,7 +87,6 @@ impl Backend {
 impl backend::Backend for Backend {
     /// The table backend is never chosen by detection (not constant time).
     const FASTEST_FIRST: &'static [Self] = &[Backend::Gfni, Backend::Scalar];
-    const IGNORES_CAP: bool = true;
 
     fn level(self) -> Level {
         match self {
