@@ -27,23 +27,41 @@ struct StepCtx {
     gives: TokenStream,
 }
 
+/// A step method's own parts (see [`RoleGen::step_method`]).
+struct Method<'a> {
+    /// Its doc comment.
+    doc: &'a str,
+    /// Its name (the async twin's is derived from it).
+    name: &'a Ident,
+    /// Its arguments after `self` (each with a leading comma).
+    args: TokenStream,
+    /// What it returns inside `Result<_, Error>`.
+    ret: TokenStream,
+    /// The communication, between the deferred computation and the rest.
+    middle: TokenStream,
+    /// The returned value (built around `next_role`).
+    result: TokenStream,
+    /// Whether the step uses its sub-protocol parties mutably.
+    mut_subs: bool,
+    /// Blocking method or async twin.
+    io: Io,
+}
+
 impl RoleGen<'_> {
     /// A step method of state `c.cur`: destructures the role, runs the
-    /// deferred computation, `middle` (the communication), the computation up
-    /// to the next state, and returns `result` (built around `next_role`).
-    #[allow(clippy::too_many_arguments)]
-    fn step_method(
-        &self,
-        c: &StepCtx,
-        doc: &str,
-        method: &Ident,
-        args: TokenStream,
-        ret: TokenStream,
-        middle: TokenStream,
-        result: TokenStream,
-        mut_subs: bool,
-        io: Io,
-    ) -> TokenStream {
+    /// deferred computation, `m.middle` (the communication), the computation
+    /// up to the next state, and returns `m.result`.
+    fn step_method(&self, c: &StepCtx, m: Method) -> TokenStream {
+        let Method {
+            doc,
+            name: method,
+            args,
+            ret,
+            middle,
+            result,
+            mut_subs,
+            io,
+        } = m;
         let (role, role_mod) = (&self.role, &self.role_mod);
         let StepCtx {
             cur,
@@ -145,14 +163,16 @@ impl RoleGen<'_> {
         let (next, next_ty) = self.next_role(c);
         let method_code = self.step_method(
             c,
-            &doc,
-            &method,
-            quote!(),
-            quote!((msgs::#m, #next_ty)),
-            quote!(let __msg = msgs::#m { #(#fields),* };),
-            quote!((__msg, #next)),
-            false,
-            Io::Blocking,
+            Method {
+                doc: &doc,
+                name: &method,
+                args: quote!(),
+                ret: quote!((msgs::#m, #next_ty)),
+                middle: quote!(let __msg = msgs::#m { #(#fields),* };),
+                result: quote!((__msg, #next)),
+                mut_subs: false,
+                io: Io::Blocking,
+            },
         );
         let code = quote! {
             #method_code
@@ -184,14 +204,16 @@ impl RoleGen<'_> {
         let (next, next_ty) = self.next_role(c);
         let method_code = self.step_method(
             c,
-            &doc,
-            &method,
-            quote!(, msg: msgs::#m),
-            next_ty,
-            quote!(let msgs::#m { #(#fnames),* } = msg;),
-            next,
-            false,
-            Io::Blocking,
+            Method {
+                doc: &doc,
+                name: &method,
+                args: quote!(, msg: msgs::#m),
+                ret: next_ty,
+                middle: quote!(let msgs::#m { #(#fnames),* } = msg;),
+                result: next,
+                mut_subs: false,
+                io: Io::Blocking,
+            },
         );
         let code = quote! {
             #method_code
@@ -262,7 +284,19 @@ impl RoleGen<'_> {
         let chan = io.channel();
         let args = quote!(, ch: &mut dyn #chan);
         let doc = self.stream_doc(st);
-        self.step_method(c, &doc, method, args, next_ty, middle, next, false, io)
+        self.step_method(
+            c,
+            Method {
+                doc: &doc,
+                name: method,
+                args,
+                ret: next_ty,
+                middle,
+                result: next,
+                mut_subs: false,
+                io,
+            },
+        )
     }
 
     fn sub_step(&self, c: &StepCtx, k: usize) -> Option<Step> {
@@ -331,7 +365,19 @@ impl RoleGen<'_> {
         let (next, next_ty) = self.next_role(c);
         let chan = io.channel();
         let chan = quote!(, ch: &mut dyn #chan);
-        self.step_method(c, &doc, method, chan, next_ty, middle, next, true, io)
+        self.step_method(
+            c,
+            Method {
+                doc: &doc,
+                name: method,
+                args: chan,
+                ret: next_ty,
+                middle,
+                result: next,
+                mut_subs: true,
+                io,
+            },
+        )
     }
 }
 
