@@ -10,6 +10,9 @@
 //!   rule.
 //! - The memory bound of every role ([`footprint`]), which `Params::new`
 //!   checks against the memory budget.
+//! - Each two-party role's states with the values they carry, its value
+//!   types and last reads ([`roles`]), and its secret values
+//!   ([`secrets`]); the n-party party's operations and states ([`party`]).
 //!
 //! The plan reads the IR and the type facts only; it never names code
 //! generation (ARCHITECTURE.md, "Invariants").
