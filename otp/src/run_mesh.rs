@@ -37,8 +37,16 @@ use std::time::{Duration, Instant};
 
 mod minimac;
 
-/// The n-party protocols `otp run` knows.
-const PROTOCOLS: &str = "coin_flip_n, sum_n, beaver_dealer, orlandi_triple, minimac_aes";
+/// The n-party protocols `otp run` can feed inputs to (each has its own
+/// inputs and outputs below); whether one has a dealer is the registry's
+/// (`ot::registry`).
+const RUNNABLE: &[&str] = &[
+    "coin_flip_n",
+    "sum_n",
+    "beaver_dealer",
+    "orlandi_triple",
+    "minimac_aes",
+];
 
 /// The endpoint this process runs, resolved from the options.
 struct Endpoint {
@@ -52,13 +60,14 @@ struct Endpoint {
 
 /// Checks the protocol name, `--party`/`--dealer` and `--peers`.
 fn endpoint(o: &Opts) -> Result<Endpoint, Fail> {
-    let with_dealer = match o.protocol.as_str() {
-        "coin_flip_n" | "sum_n" | "orlandi_triple" | "minimac_aes" => false,
-        "beaver_dealer" => true,
+    let about = ot::registry::find(&o.protocol).filter(|_| RUNNABLE.contains(&o.protocol.as_str()));
+    let with_dealer = match about.map(|a| a.parties) {
+        Some(ot::registry::Parties::Many { dealer }) => dealer,
         _ => {
             return Err(Fail(format!(
-                "`{}` is not an n-party protocol; n-party: {PROTOCOLS}",
-                o.protocol
+                "`{}` is not an n-party protocol; n-party: {}",
+                o.protocol,
+                RUNNABLE.join(", ")
             )))
         }
     };
@@ -528,4 +537,24 @@ mod tls {
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::RUNNABLE;
+    use ot::registry::Parties;
+
+    #[test]
+    fn every_runnable_protocol_is_an_n_party_protocol_of_the_registry() {
+        for name in RUNNABLE {
+            let about =
+                ot::registry::find(name).unwrap_or_else(|| panic!("`{name}` is not registered"));
+            assert!(
+                matches!(about.parties, Parties::Many { .. }),
+                "`{name}` is not n-party"
+            );
+        }
+        let beaver = ot::registry::find("beaver_dealer").map(|a| a.parties);
+        assert_eq!(beaver, Some(Parties::Many { dealer: true }));
+    }
 }
