@@ -15,32 +15,10 @@ use super::stream::{give_back, output_claims, scratch_keys};
 use super::wire::rust_ty;
 use crate::case::snake;
 use crate::ir::*;
-use crate::plan::roles::{LastRead, RolePlan};
+use crate::plan::roles::{LastRead, RolePlan, StateInfo};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// A state of the role as code generation names it (see
-/// `plan::roles::StateInfo`).
-pub(super) struct StateInfo {
-    pub(super) name: Ident,
-    pub(super) event: Option<usize>,
-    pub(super) entry: usize,
-    pub(super) vars: Vec<(String, crate::types::Ty)>,
-    pub(super) doc: String,
-}
-
-impl StateInfo {
-    fn from_plan(s: &crate::plan::roles::StateInfo) -> Self {
-        StateInfo {
-            name: format_ident!("{}", s.name),
-            event: s.event,
-            entry: s.entry,
-            vars: s.vars.clone(),
-            doc: s.doc.clone(),
-        }
-    }
-}
 
 /// What the rest of the module needs to know about a generated role.
 pub(super) struct RoleInfo {
@@ -75,20 +53,17 @@ pub(super) struct RoleGen<'a> {
     role_mod: Ident,
     claims: BTreeMap<String, String>,
     scratch_keys: BTreeSet<String>,
-    live: LastRead,
-    states: Vec<StateInfo>,
+    live: &'a LastRead,
+    states: &'a [StateInfo],
     /// The role's secret values (held in wiping wrappers, see `secret`).
-    secrets: BTreeSet<String>,
+    secrets: &'a BTreeSet<String>,
 }
 
 impl<'a> RoleGen<'a> {
     /// Prepares role `ri` from its plan.
-    pub(super) fn new(ir: &'a Ir, eg: &'a ExprGen, ri: usize, plan: &RolePlan) -> Self {
+    pub(super) fn new(ir: &'a Ir, eg: &'a ExprGen, ri: usize, plan: &'a RolePlan) -> Self {
         let claims = output_claims(ir, ri);
         let scratch_keys = scratch_keys(ir, ri, &claims);
-        let live = plan.live.clone();
-        let states = plan.states.iter().map(StateInfo::from_plan).collect();
-        let secrets = plan.secrets.clone();
         RoleGen {
             ir,
             eg,
@@ -97,9 +72,9 @@ impl<'a> RoleGen<'a> {
             role_mod: format_ident!("{}_state", snake(&ir.roles[ri])),
             claims,
             scratch_keys,
-            live,
-            states,
-            secrets,
+            live: &plan.live,
+            states: &plan.states,
+            secrets: &plan.secrets,
         }
     }
 
@@ -140,7 +115,7 @@ impl<'a> RoleGen<'a> {
     /// The expression building state `s` from its values.
     fn build_state(&self, s: &StateInfo) -> TokenStream {
         let role_mod = &self.role_mod;
-        let n = &s.name;
+        let n = format_ident!("{}", s.name);
         let fns: Vec<Ident> = s.vars.iter().map(|(v, _)| id(v)).collect();
         quote!(#role_mod::#n { #(#fns),* })
     }
@@ -148,7 +123,7 @@ impl<'a> RoleGen<'a> {
     /// The state structs.
     fn state_structs(&self) -> TokenStream {
         let structs = self.states.iter().map(|s| {
-            let n = &s.name;
+            let n = format_ident!("{}", s.name);
             let doc = &s.doc;
             let fns: Vec<Ident> = s.vars.iter().map(|(v, _)| id(v)).collect();
             let fts: Vec<TokenStream> = s
@@ -174,7 +149,7 @@ impl<'a> RoleGen<'a> {
         let init_stmts = self.stmts_between(0, first.entry);
         let init_state = self.build_state(first);
         let (in_names, in_checks) = super::wire::input_checks(inputs);
-        let wrap = wrap_locals(&self.secrets, inputs.iter().map(|(n, _)| n));
+        let wrap = wrap_locals(self.secrets, inputs.iter().map(|(n, _)| n));
         let rt = rt();
         let new_doc = format!("Starts `{rname}`: checks input shapes and runs its local computation up to its first communication step.");
         quote! {
@@ -201,7 +176,7 @@ impl<'a> RoleGen<'a> {
         let finish_stmts = self.stmts_between(done_entry, events.len());
         let finish_gives = give_back(
             &self.scratch_keys,
-            &self.secrets,
+            self.secrets,
             last.map(|s| s.vars.as_slice()).unwrap_or_default(),
             &[],
             &Event::Send(usize::MAX),
@@ -315,7 +290,7 @@ impl<'a> RoleGen<'a> {
         let input = format_ident!("{}Input", rname);
         let output = format_ident!("{}Output", rname);
         let subs_ty = format_ident!("{}Subs", rname);
-        let first_name = &self.states[0].name;
+        let first_name = format_ident!("{}", self.states[0].name);
         // Expressions of this role read its secrets through their wrappers.
         self.eg.set_secrets(Some(self.secrets.clone()));
         let d = self.drivers();
@@ -425,10 +400,11 @@ impl<'a> RoleGen<'a> {
         if !d.async_ok {
             return quote!();
         }
-        let (role, role_mod, first_name) = (&self.role, &self.role_mod, &self.states[0].name);
+        let (role, role_mod) = (&self.role, &self.role_mod);
+        let first_name = format_ident!("{}", self.states[0].name);
         let run_async = driver::run_fn(Io::Async, output, self.rname(), self.ri, &d.apre, &d.apost);
         let party = if self.ir.roles.len() == 2 {
-            driver::async_party(role, role_mod, first_name, output)
+            driver::async_party(role, role_mod, &first_name, output)
         } else {
             quote!()
         };

@@ -121,15 +121,15 @@ impl RoleGen<'_> {
         // Computation of this state that was deferred past the previous send,
         // then the computation after this event up to the next state's entry.
         let ctx = StepCtx {
-            cur: s.name.clone(),
+            cur: format_ident!("{}", s.name),
             cur_fields: self.state_fields(s),
-            next_name: next.name.clone(),
+            next_name: format_ident!("{}", next.name),
             next_state: self.build_state(next),
             prologue: self.stmts_between(s.entry, ei),
             body: self.stmts_between(ei + 1, next.entry),
             gives: give_back(
                 &self.scratch_keys,
-                &self.secrets,
+                self.secrets,
                 &s.vars,
                 &next.vars,
                 &self.events()[ei],
@@ -351,7 +351,7 @@ impl RoleGen<'_> {
             let i = id(n);
             check_shape(t, &quote!(#i), &sub.name, n)
         });
-        let wrap = wrap_locals(&self.secrets, call.outputs.iter().map(|(n, _)| n));
+        let wrap = wrap_locals(self.secrets, call.outputs.iter().map(|(n, _)| n));
         let call_name = sub.name.as_str();
         let doc = format!("Sub-protocol call `{}`: runs `{}` as its role `{}` through `{}::{}` on the same channel, then `{rname}`'s local computation up to its next step.", sub.name, sub.func, call.func_role, call.trait_path, call.method);
         let middle = quote! {
