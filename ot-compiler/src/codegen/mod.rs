@@ -38,8 +38,9 @@ use quote::quote;
 
 /// Generates the items of one protocol module.
 pub fn generate(ir: &Ir, plan: &crate::plan::Plan) -> TokenStream {
-    if ir.party_count.is_some() {
-        return party::generate(ir, plan);
+    // The plan has a party schedule exactly for an n-party protocol.
+    if let Some(schedule) = &plan.party {
+        return party::generate(ir, plan, schedule);
     }
     let eg = ExprGen::new(ir);
     let header = header::header_items(ir);

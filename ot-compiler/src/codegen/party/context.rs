@@ -132,7 +132,7 @@ pub(super) fn io_items(role: &str, who: &str, ins: IoFields, outs: IoFields) -> 
 pub(super) struct PartyGen<'a> {
     pub(super) ir: &'a Ir,
     pub(super) eg: &'a ExprGen,
-    pub(super) plan: Plan,
+    pub(super) plan: &'a Plan,
     pub(super) role: Ident,
     pub(super) role_mod: Ident,
     /// The parties' secret values (held in wiping wrappers, see `secret`).
@@ -140,11 +140,11 @@ pub(super) struct PartyGen<'a> {
 }
 
 impl<'a> PartyGen<'a> {
-    pub(super) fn new(ir: &'a Ir, eg: &'a ExprGen, plan: &crate::plan::Plan) -> Self {
+    pub(super) fn new(ir: &'a Ir, eg: &'a ExprGen, plan: &'a Plan) -> Self {
         PartyGen {
             ir,
             eg,
-            plan: plan.party.clone().unwrap_or_else(|| schedule::plan(ir)),
+            plan,
             role: id(&ir.roles[0]),
             role_mod: format_ident!("{}_state", snake(&ir.roles[0])),
             secrets: role_secrets(ir, false),

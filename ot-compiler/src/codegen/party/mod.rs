@@ -28,9 +28,13 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 /// Generates the items of an n-party protocol module.
-pub(super) fn generate(ir: &Ir, plan: &crate::plan::Plan) -> TokenStream {
+pub(super) fn generate(
+    ir: &Ir,
+    plan: &crate::plan::Plan,
+    schedule: &crate::plan::party::Plan,
+) -> TokenStream {
     let eg = ExprGen::new(ir);
-    let g = PartyGen::new(ir, &eg, plan);
+    let g = PartyGen::new(ir, &eg, schedule);
     let header = super::header::header_items(ir);
     let params = super::params::params_items(ir, plan, &eg);
     let encode = super::params::params_encode(ir);
