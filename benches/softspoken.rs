@@ -21,10 +21,10 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use ot::runtime::primitives::aes::Aes128;
 use ot::runtime::primitives::rng::Rng;
 use ot::runtime::softspoken::{
-    ss_corrections_chunk, ss_keys_in_the_clear, ss_receiver_vole_chunk, ss_sender_columns_chunk,
-    ss_trees,
+    ss_corrections, ss_keys_in_the_clear, ss_receiver_vole, ss_sender_columns, ss_trees,
 };
 use ot::runtime::transport::channel::{Channel, MemoryChannel};
+use ot::runtime::Span;
 use ot::runtime::{BitMatrix, Bits, Block};
 use ot::{
     BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender, DeltaOtReceiver, DeltaOtSender,
@@ -68,14 +68,14 @@ fn bench_kernels(c: &mut Criterion) {
         let (sk, rk) = ss_keys_in_the_clear(&mut rng, k, None);
         let r = Bits::random(&mut rng, CHUNK);
         let (mut vu, mut cc) = (BitMatrix::default(), BitMatrix::default());
-        ss_receiver_vole_chunk(&sk, &r, CHUNK, 1, 0, CHUNK, &mut vu);
-        ss_corrections_chunk(&vu, trees, 0, CHUNK, &mut cc);
+        ss_receiver_vole(&sk, &r, CHUNK, 1, Span::new(0, CHUNK), &mut vu);
+        ss_corrections(&vu, trees, Span::new(0, CHUNK), &mut cc);
         let mut q = vec![Block::ZERO; CHUNK];
         g.bench_with_input(BenchmarkId::new("receiver_vole", k), &k, |b, _| {
-            b.iter(|| ss_receiver_vole_chunk(&sk, &r, CHUNK, 1, 0, CHUNK, &mut vu))
+            b.iter(|| ss_receiver_vole(&sk, &r, CHUNK, 1, Span::new(0, CHUNK), &mut vu))
         });
         g.bench_with_input(BenchmarkId::new("sender_columns", k), &k, |b, _| {
-            b.iter(|| ss_sender_columns_chunk(&rk, &cc, 1, 0, CHUNK, &mut q))
+            b.iter(|| ss_sender_columns(&rk, &cc, 1, Span::new(0, CHUNK), &mut q))
         });
     }
     g.finish();

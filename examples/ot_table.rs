@@ -390,6 +390,18 @@ macro_rules! timed_runs {
     }};
 }
 
+/// The settings one role of a row runs with: `n` OTs, the hash (SHA-1 or
+/// fixed-key AES), worker threads, which side, and the timed repetitions
+/// after the warm-up.
+#[derive(Clone, Copy)]
+struct RoleRun {
+    n: usize,
+    sha1: bool,
+    threads: usize,
+    sender: bool,
+    reps: usize,
+}
+
 /// Runs one role `reps + 1` times on the same channel: a warm-up run, then
 /// `reps` timed runs, each handed the previous run's outputs so that it
 /// writes into buffers allocated before its clock starts. Returns the bytes
@@ -404,6 +416,13 @@ fn run_role(
     reps: usize,
     ch: &mut dyn Channel,
 ) -> Res<((usize, usize), Vec<Duration>)> {
+    let run = RoleRun {
+        n,
+        sha1,
+        threads,
+        sender,
+        reps,
+    };
     let mut rng = Rng::from_entropy();
     let mut times = vec![];
     macro_rules! go {
@@ -457,14 +476,12 @@ fn run_role(
             kos::ReceiverInput { r: r.clone() }
         ),
         Proto::DeltaIknp | Proto::DeltaKos => {
-            return run_delta_role(p == Proto::DeltaKos, n, threads, sender, reps, ch, r, delta)
+            return run_delta_role(p == Proto::DeltaKos, run, ch, r, delta)
         }
         Proto::Kkrt | Proto::Oos => {
             return run_one_of_n_role(p, n, sha1, threads, sender, reps, ch)
         }
-        Proto::IknpExt | Proto::KosExt => {
-            return run_ext_role(p.malicious(), n, sha1, threads, sender, reps, ch, &r)
-        }
+        Proto::IknpExt | Proto::KosExt => return run_ext_role(p.malicious(), run, ch, &r),
         Proto::Ferret | Proto::FerretMal => {
             return run_ferret_role(p.malicious(), n, sender, reps, ch)
         }
@@ -522,7 +539,7 @@ fn run_role(
         ),
         Proto::DeltaSs(k) | Proto::DeltaSsMal(k) => {
             let malicious = p.malicious();
-            return run_delta_ss_role(malicious, k, n, threads, sender, reps, ch, r, delta);
+            return run_delta_ss_role(malicious, k, run, ch, r, delta);
         }
         Proto::IknpChosen | Proto::KosChosen => {
             let payload: Vec<[Block; 2]> = if sender {
@@ -562,17 +579,19 @@ fn run_role(
 /// through `ot::ExtSender` / `ot::ExtReceiver`, the first a warm-up), each
 /// timed alone. Each extension writes into the previous one's buffers
 /// (`recycle`), as the other rows do (`reuse_outputs`).
-#[allow(clippy::too_many_arguments)]
 fn run_ext_role(
     malicious: bool,
-    n: usize,
-    sha1: bool,
-    threads: usize,
-    sender: bool,
-    reps: usize,
+    run: RoleRun,
     ch: &mut dyn Channel,
     r: &Bits,
 ) -> Res<((usize, usize), Vec<Duration>)> {
+    let RoleRun {
+        n,
+        sha1,
+        threads,
+        sender,
+        reps,
+    } = run;
     let ext = if malicious {
         OtExtension::kos()
     } else {
@@ -884,17 +903,20 @@ macro_rules! delta_batch {
 /// [`run_role`] for the Delta-OT rows: each run is a fresh Delta-OT pair,
 /// i.e. its base phase (`delta_base.otp`, the 128 base OTs) and its first
 /// batch (`delta_iknp.otp` / `delta_kos.otp`), both inside the clock.
-#[allow(clippy::too_many_arguments)]
 fn run_delta_role(
     malicious: bool,
-    n: usize,
-    threads: usize,
-    sender: bool,
-    reps: usize,
+    run: RoleRun,
     ch: &mut dyn Channel,
     r: Bits,
     delta: Block,
 ) -> Res<((usize, usize), Vec<Duration>)> {
+    let RoleRun {
+        n,
+        threads,
+        sender,
+        reps,
+        ..
+    } = run;
     use ot::delta_base as db;
     let sbase = |ch: &mut dyn Channel| -> Res<Vec<Block>> {
         let subs = db::SenderSubs {
@@ -940,18 +962,21 @@ fn run_delta_role(
 /// all-but-one OTs (`delta_softspoken_base.otp`) and its first batch
 /// (`delta_softspoken.otp` / `delta_softspoken_malicious.otp`), both
 /// inside the clock.
-#[allow(clippy::too_many_arguments)]
 fn run_delta_ss_role(
     malicious: bool,
     k: usize,
-    n: usize,
-    threads: usize,
-    sender: bool,
-    reps: usize,
+    run: RoleRun,
     ch: &mut dyn Channel,
     r: Bits,
     delta: Block,
 ) -> Res<((usize, usize), Vec<Duration>)> {
+    let RoleRun {
+        n,
+        threads,
+        sender,
+        reps,
+        ..
+    } = run;
     use delta_softspoken_base as db;
     let sbase = |ch: &mut dyn Channel| -> Res<ot::runtime::softspoken::abo::AboReceiverLeaves> {
         let subs = db::SenderSubs {

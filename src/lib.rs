@@ -86,13 +86,11 @@ macro_rules! oprf_sender_output {
                 out: &mut [::ot::runtime::Block],
                 threads: usize,
             ) -> usize {
-                ::ot::runtime::oprf::oprf_eval_many_into(
+                ::ot::runtime::oprf::oprf_eval_many(
                     &self.ot_code,
                     &self.key,
-                    &self.q,
-                    self.sid,
-                    self.sha1_hash,
-                    first,
+                    self.q.get(first..).unwrap_or(&[]),
+                    &::ot::runtime::HashTweaks::new(self.sid, self.sha1_hash, first),
                     inputs,
                     threads,
                     out,

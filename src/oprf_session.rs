@@ -30,10 +30,11 @@ use zeroize::Zeroize;
 
 use crate::ext_session::Session;
 use crate::runtime::oprf::code::{LinearCode, PrCode};
-use crate::runtime::oprf::{oprf_eval, oprf_eval_many_at_into, Word};
+use crate::runtime::oprf::{oprf_eval, oprf_eval_many, Word};
 use crate::runtime::primitives::rng::Rng;
 use crate::runtime::transport::channel::Channel;
 use crate::runtime::Block;
+use crate::runtime::HashTweaks;
 use crate::traits::{len_param, BaseOtKind, OtError, OtExtension};
 
 /// The code of a session: KKRT's pseudorandom code (from the session id)
@@ -295,14 +296,16 @@ impl OprfBatch {
         out: &mut [Block],
         threads: usize,
     ) -> usize {
-        let (key, q, sid, sha1, first) = (&self.key, &self.q, self.sid, self.sha1, self.first);
+        let key = &self.key;
+        let q = self.q.get(start..).unwrap_or(&[]);
+        // Instance `start + k` of this extension is instance
+        // `first + start + k` of the session.
+        let tweaks = HashTweaks::new(self.sid, self.sha1, self.first.wrapping_add(start));
         match &self.code {
             SessionCode::Pseudorandom(c) => {
-                oprf_eval_many_at_into(&**c, key, q, sid, sha1, first, start, inputs, threads, out)
+                oprf_eval_many(&**c, key, q, &tweaks, inputs, threads, out)
             }
-            SessionCode::Linear(c) => {
-                oprf_eval_many_at_into(&**c, key, q, sid, sha1, first, start, inputs, threads, out)
-            }
+            SessionCode::Linear(c) => oprf_eval_many(&**c, key, q, &tweaks, inputs, threads, out),
         }
     }
 }

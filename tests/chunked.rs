@@ -187,17 +187,78 @@ fn block_reductions_run_inside_the_stream() {
         .unwrap();
         let (so, ro) = ot::runtime::transport::session::run_pair(s, rc);
         let (so, ro) = (so.unwrap(), ro.unwrap());
+        // One call of the streamed kernel over the whole of `a`.
+        let whole_sum = |a: &[ot::runtime::Block]| {
+            let mut acc = ot::runtime::Block::ZERO;
+            let span = ot::runtime::Span::whole(a.len());
+            ot::runtime::otext::stream::gf_inner_seeded(a, seed, span, &mut acc);
+            acc
+        };
         // The chunk-by-chunk sums equal the sums over the whole outputs ...
-        assert_eq!(
-            so.sum_q,
-            ot::runtime::otext::stream::gf_inner_seeded(&so.zeros, seed)
-        );
-        assert_eq!(
-            ro.sum_t,
-            ot::runtime::otext::stream::gf_inner_seeded(&ro.chosen, seed)
-        );
+        assert_eq!(so.sum_q, whole_sum(&so.zeros));
+        assert_eq!(ro.sum_t, whole_sum(&ro.chosen));
         // ... and satisfy the KOS relation.
         let x = gf_masked_sum_seeded(&r, seed);
         assert_eq!(so.sum_q, ro.sum_t ^ gf_mul(x, delta), "m = {m}");
+    }
+}
+
+mod whole_calls {
+    // Streamed kernels called outside any chunked round: each is one call
+    // over the whole width of its result (a matrix, an array, a sum), into
+    // a fresh output.
+    ot::protocol! {
+        protocol WholeCalls(role Sender, role Receiver) {
+            const KAPPA: usize = 128;
+            param m: usize requires m >= 1;
+            input  Sender   { seeds: [Block; KAPPA], seed: Block }
+            output Sender   { cols: [Block; m] }
+            output Receiver { sum: Block }
+
+            at Sender {
+                t = prg_rows(prg_keys(seeds), m, 1);
+                cols = transpose_columns(t, 1);
+                sum = gf_inner_seeded(cols, seed);
+            }
+            round done: Sender -> Receiver : Done { sum: Block }
+        }
+    }
+}
+
+/// The generated whole calls equal the kernels run chunk by chunk.
+#[test]
+fn streamed_kernels_called_whole_outside_a_round() {
+    use ot::runtime::otext::stream::{gf_inner_seeded, prg_keys, prg_rows, transpose_columns};
+    use ot::runtime::{BitMatrix, Span};
+    for m in [1usize, 300, 1000] {
+        let seeds: Vec<Block> = (0..128u128).map(|i| Block(i * 77 + 5)).collect();
+        let seed = Block(0x5eed);
+        let p = whole_calls::Params::new(m).unwrap();
+        let s = whole_calls::Sender::new(
+            p,
+            whole_calls::SenderInput {
+                seeds: seeds.clone(),
+                seed,
+            },
+            Rng::from_entropy(),
+        )
+        .unwrap();
+        let r = whole_calls::Receiver::new(p, whole_calls::ReceiverInput {}, Rng::from_entropy())
+            .unwrap();
+        let (so, ro) = ot::runtime::transport::session::run_pair(s, r);
+        let (so, ro) = (so.unwrap(), ro.unwrap());
+        // The same values, chunk by chunk (256 columns at a time).
+        let keys = prg_keys(&seeds);
+        let (mut cols, mut sum, mut t) = (Vec::new(), Block::ZERO, BitMatrix::default());
+        for off in (0..m).step_by(256) {
+            let span = Span::new(off, 256.min(m - off));
+            prg_rows(&keys, m, 1, span, &mut t);
+            let mut part = vec![Block::ZERO; span.len];
+            transpose_columns(&t, 1, span, &mut part);
+            gf_inner_seeded(&part, seed, span, &mut sum);
+            cols.extend(part);
+        }
+        assert_eq!(so.cols, cols, "m = {m}");
+        assert_eq!(ro.sum, sum, "m = {m}");
     }
 }

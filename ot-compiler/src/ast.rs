@@ -40,10 +40,16 @@ pub struct IntrinsicDecl {
     pub ret: Type,
     /// The Rust function called.
     pub path: String,
-    /// `chunked path`: the variant computing one chunk of the result along
-    /// its last dimension, called with the same arguments plus
-    /// `offset: usize, len: usize` (used to stream `chunked` rounds).
+    /// `chunked`: the Rust function is a streamed kernel, computing the
+    /// entries of a span of its result along its last dimension into an
+    /// output, called with the arguments then `span: Span, out` (`chunked`
+    /// rounds call it chunk by chunk, everything else once over the whole
+    /// width). Holds the kernel's path (the same as `path`).
     pub chunk: Option<String>,
+    /// The span of a second path after `chunked` (the retired form
+    /// `= whole chunked chunk_variant`), reported when the intrinsic is
+    /// called.
+    pub stale_chunk_path: Option<Span>,
     /// Per parameter: `move`, i.e. the Rust function takes the value (a
     /// `Vec` by value) and a value whose last use is this call is moved in
     /// instead of copied.

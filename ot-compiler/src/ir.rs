@@ -198,7 +198,8 @@ pub struct Stream {
 pub struct Stage {
     /// The value it defines.
     pub name: String,
-    /// The intrinsic call (its chunk variant is called per chunk).
+    /// The intrinsic call (its streamed kernel is called per chunk, with the
+    /// chunk's `Span`).
     pub call: TExpr,
     /// What exists of the value.
     pub keep: Keep,
@@ -453,7 +454,8 @@ pub struct Ir {
     pub intrinsic_paths: std::collections::BTreeMap<String, String>,
     /// `move` parameters of intrinsics, by name.
     pub moved_args: std::collections::BTreeMap<String, Vec<bool>>,
-    /// Chunk variants of intrinsics (Rust paths), by name.
+    /// Streamed kernels (intrinsics declared `chunked`): their Rust paths,
+    /// by name. Called with `span, out` after the arguments.
     pub chunk_paths: std::collections::BTreeMap<String, String>,
     /// The heap memory of statements' values (`holding(bytes)` of the
     /// intrinsics they call), by statement: equal statements call the same

@@ -946,6 +946,7 @@ impl Cx {
         let mut ret = None;
         let mut path = String::new();
         let mut chunk = None;
+        let mut stale_chunk_path = None;
         let mut moves = Vec::new();
         let mut holding = None;
         for p in it {
@@ -968,7 +969,10 @@ impl Cx {
                 }
                 Rule::ty => ret = Some(self.ty(Some(p))),
                 Rule::rust_path => path = rust_path(p.as_str()),
-                Rule::chunk_variant => chunk = p.into_inner().next().map(|c| rust_path(c.as_str())),
+                Rule::chunk_variant => {
+                    chunk = Some(path.clone());
+                    stale_chunk_path = p.into_inner().next().map(|c| self.span(&c));
+                }
                 Rule::holding => holding = p.into_inner().next().map(|e| self.expr(e)),
                 _ => {}
             }
@@ -979,6 +983,7 @@ impl Cx {
             ret: ret.unwrap_or_else(|| self.ty(None)),
             path,
             chunk,
+            stale_chunk_path,
             moves,
             holding,
             span,

@@ -1647,3 +1647,38 @@ fn an_import_cycle_is_named() {
     assert!(r.contains("tests/loading/cycle_b.otp:2:1"), "{r}");
     assert!(!r.contains("already declared"), "{r}");
 }
+
+/// The retired two-path form of a streamed kernel (`= whole chunked
+/// chunk;`) is refused at its second path, saying what to write instead.
+#[test]
+fn a_second_path_after_chunked_is_refused_with_the_one_call_shape() {
+    let text =
+        "intrinsic twice(x: [Block; N]) -> [Block; N] = ::k::twice chunked ::k::twice_chunk;\n\
+                protocol X(role A, role B) {\n\
+                \x20   param m: usize;\n\
+                \x20   input A { v: [Block; m] }\n\
+                \x20   output B { w: [Block; m] }\n\
+                \x20   at A { w = twice(v); }\n\
+                \x20   round r: A -> B : R { w: [Block; m] }\n\
+                }\n";
+    assert_diag(
+        &fail_str(text),
+        "test.otp",
+        1,
+        67,
+        "`chunked` takes no second path: intrinsic `twice` is one streamed kernel",
+        "write `= path chunked;`",
+    );
+    // The one-path form compiles, and the call outside a chunked round is
+    // one call over the whole width into a fresh output.
+    let ok = ok_str(&text.replace(" chunked ::k::twice_chunk;", " chunked;"));
+    let code = ok.tokens.to_string();
+    assert!(
+        code.contains(
+            ":: k :: twice (& (* v) , :: ot :: runtime :: Span :: whole (__n) , & mut __out [..])"
+        ) || code.contains(
+            ":: k :: twice (& v , :: ot :: runtime :: Span :: whole (__n) , & mut __out [..])"
+        ),
+        "{code}"
+    );
+}

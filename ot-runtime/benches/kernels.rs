@@ -7,6 +7,7 @@ use ot_runtime::{
     primitives::gf128, primitives::hash, primitives::parallel, primitives::prg::Prg,
     primitives::transpose, BitMatrix, Block,
 };
+use ot_runtime::{HashTweaks, Span};
 
 const AES_BLOCKS: usize = 1 << 14; // 256 KiB: L2-resident, measures compute
 
@@ -98,36 +99,52 @@ fn stream_chunk(c: &mut Criterion) {
     let seeds: Vec<Block> = (0..128u128).map(Block).collect();
     let seeds1: Vec<Block> = (0..128u128).map(|i| Block(i + 1000)).collect();
     let (keys, keys1) = (stream::prg_keys(&seeds), stream::prg_keys(&seeds1));
-    let t = stream::prg_rows(&keys, n, 1);
+    let (mut t, mut u) = (BitMatrix::default(), BitMatrix::default());
+    stream::prg_rows(&keys, n, 1, Span::whole(n), &mut t);
     let r = Bits::random(&mut rand_core::OsRng, n);
     let s = Bits::random(&mut rand_core::OsRng, 128);
-    let u = stream::xor_prg_choice(&t, &keys1, &r, 1);
+    stream::xor_prg_choice(&t, &keys1, &r, 1, Span::whole(n), &mut u);
+    let mut mu = BitMatrix::default();
     let mut cols = vec![Block::ZERO; n];
     let mut m = BitMatrix::default();
     let mut h = vec![Block::ZERO; n];
     let mut hp = vec![[Block::ZERO; 2]; n];
     g.bench_function("transpose_columns", |b| {
-        b.iter(|| stream::transpose_columns_chunk(black_box(&t), 1, 0, n, &mut cols))
+        b.iter(|| stream::transpose_columns(black_box(&t), 1, Span::new(0, n), &mut cols))
     });
     g.bench_function("prg_rows", |b| {
-        b.iter(|| stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut m))
+        b.iter(|| stream::prg_rows(black_box(&keys), n, 1, Span::new(0, n), &mut m))
     });
     g.bench_function("masked_columns", |b| {
-        b.iter(|| stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols))
+        b.iter(|| stream::masked_columns(black_box(&keys), &u, &s, 1, Span::new(0, n), &mut cols))
     });
     g.bench_function("receiver_chain", |b| {
         b.iter(|| {
-            stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut m);
-            let u = stream::xor_prg_choice(&m, &keys1, &r, 1);
-            stream::transpose_columns_chunk(&m, 1, 0, n, &mut cols);
-            stream::hash_blocks_chunk(&cols, n, false, Block(9), 1, 0, n, &mut h);
-            u
+            stream::prg_rows(black_box(&keys), n, 1, Span::new(0, n), &mut m);
+            stream::xor_prg_choice(&m, &keys1, &r, 1, Span::new(0, n), &mut mu);
+            stream::transpose_columns(&m, 1, Span::new(0, n), &mut cols);
+            stream::hash_blocks(
+                &cols,
+                n,
+                &HashTweaks::new(Block(9), false, 0),
+                1,
+                Span::new(0, n),
+                &mut h,
+            );
         })
     });
     g.bench_function("sender_chain", |b| {
         b.iter(|| {
-            stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols);
-            stream::hash_block_pairs_chunk(&cols, Block(5), n, false, Block(9), 1, 0, n, &mut hp);
+            stream::masked_columns(black_box(&keys), &u, &s, 1, Span::new(0, n), &mut cols);
+            stream::hash_block_pairs(
+                &cols,
+                Block(5),
+                n,
+                &HashTweaks::new(Block(9), false, 0),
+                1,
+                Span::new(0, n),
+                &mut hp,
+            );
         })
     });
     g.finish();

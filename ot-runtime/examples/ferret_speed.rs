@@ -86,12 +86,9 @@ fn main() {
     let alphas = ferret::receiver_alphas(&tree_choices, depth, trees);
     let t = best(reps, || {
         let known = ferret::unmask_sums(&masked, &tree_choices, &base[k..], tsid);
+        let trees = ferret::Punctured::standard(&alphas, depth, &known, &corr, tsid);
         pool::give(ferret::receiver_encode(
-            &alphas,
-            depth,
-            &known,
-            &corr,
-            tsid,
+            &trees,
             &base[..k],
             &Bits::zeros(k),
             seed,
@@ -119,11 +116,9 @@ fn main() {
     let masked = ferret::half_masks(&st, &base[k..]);
     let t = best(reps, || {
         let known = ferret::half_unmask(&masked, &base[k..]);
-        pool::give(ferret::receiver_encode_half(
-            &alphas,
-            depth,
-            &known,
-            tsid,
+        let trees = ferret::Punctured::half(&alphas, depth, &known, tsid);
+        pool::give(ferret::receiver_encode(
+            &trees,
             &base[..k],
             &Bits::zeros(k),
             seed,

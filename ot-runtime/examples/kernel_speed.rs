@@ -10,6 +10,7 @@ use ot_runtime::{
     primitives::gf128, primitives::hash, primitives::parallel, primitives::prg::Prg,
     primitives::transpose, BitMatrix, Block,
 };
+use ot_runtime::{HashTweaks, Span};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -235,7 +236,8 @@ fn chunk_section(aes_bps: f64) {
     let seeds: Vec<Block> = (0..128u128).map(|i| Block(i * 0x9e37 + 1)).collect();
     let seeds1: Vec<Block> = (0..128u128).map(|i| Block(i * 0x7f4a + 5)).collect();
     let (keys, keys1) = (stream::prg_keys(&seeds), stream::prg_keys(&seeds1));
-    let t = stream::prg_rows(&keys, n, 1);
+    let mut t = BitMatrix::default();
+    stream::prg_rows(&keys, n, 1, Span::whole(n), &mut t);
     let mut cols = vec![Block::ZERO; n];
     let d = best(reps, || {
         transpose::transpose_128_rows_into(black_box(t.as_blocks()), n / 128, &mut cols).unwrap()
@@ -250,46 +252,58 @@ fn chunk_section(aes_bps: f64) {
     report("  128 x 128 tiles, contiguous", n, n * 16, d, None);
     let mut out = BitMatrix::new(128, n);
     let d = best(reps, || {
-        stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut out)
+        stream::prg_rows(black_box(&keys), n, 1, Span::new(0, n), &mut out)
     });
     report("prg_rows", n, n * 16, d, Some(aes_bps));
     let r = Bits::random(&mut rand_core::OsRng, n);
     let d = best(reps, || {
-        stream::xor_prg_choice_chunk(black_box(&t), &keys1, &r, 1, 0, n, &mut out)
+        stream::xor_prg_choice(black_box(&t), &keys1, &r, 1, Span::new(0, n), &mut out)
     });
     report("xor_prg_choice", n, n * 16, d, Some(aes_bps));
     let u = out.clone();
     let s = Bits::random(&mut rand_core::OsRng, 128);
     let d = best(reps, || {
-        stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols)
+        stream::masked_columns(black_box(&keys), &u, &s, 1, Span::new(0, n), &mut cols)
     });
     report("masked_columns", n, n * 16, d, Some(aes_bps));
     let mut h = vec![Block::ZERO; n];
     let d = best(reps, || {
-        stream::hash_blocks_chunk(black_box(&cols), n, false, Block(9), 1, 0, n, &mut h)
+        stream::hash_blocks(
+            black_box(&cols),
+            n,
+            &HashTweaks::new(Block(9), false, 0),
+            1,
+            Span::new(0, n),
+            &mut h,
+        )
     });
     report("hash_blocks (tccr)", n, n * 16, d, Some(aes_bps));
     let mut hp = vec![[Block::ZERO; 2]; n];
     let d = best(reps, || {
-        stream::hash_block_pairs_chunk(
+        stream::hash_block_pairs(
             black_box(&cols),
             Block(77),
             n,
-            false,
-            Block(9),
+            &HashTweaks::new(Block(9), false, 0),
             1,
-            0,
-            n,
+            Span::new(0, n),
             &mut hp,
         )
     });
     report("hash_block_pairs (tccr)", n, n * 32, d, Some(aes_bps));
     let mut tm = BitMatrix::new(128, n);
     let d = best(reps, || {
-        stream::prg_rows_chunk(black_box(&keys), n, 1, 0, n, &mut tm);
-        stream::xor_prg_choice_chunk(&tm, &keys1, &r, 1, 0, n, &mut out);
-        stream::transpose_columns_chunk(&tm, 1, 0, n, &mut cols);
-        stream::hash_blocks_chunk(&cols, n, false, Block(9), 1, 0, n, &mut h);
+        stream::prg_rows(black_box(&keys), n, 1, Span::new(0, n), &mut tm);
+        stream::xor_prg_choice(&tm, &keys1, &r, 1, Span::new(0, n), &mut out);
+        stream::transpose_columns(&tm, 1, Span::new(0, n), &mut cols);
+        stream::hash_blocks(
+            &cols,
+            n,
+            &HashTweaks::new(Block(9), false, 0),
+            1,
+            Span::new(0, n),
+            &mut h,
+        );
     });
     chain(
         "receiver chain: prg_rows+xor_prg_choice+transpose+hash",
@@ -297,8 +311,16 @@ fn chunk_section(aes_bps: f64) {
         d,
     );
     let d = best(reps, || {
-        stream::masked_columns_chunk(black_box(&keys), &u, &s, 1, 0, n, &mut cols);
-        stream::hash_block_pairs_chunk(&cols, Block(77), n, false, Block(9), 1, 0, n, &mut hp);
+        stream::masked_columns(black_box(&keys), &u, &s, 1, Span::new(0, n), &mut cols);
+        stream::hash_block_pairs(
+            &cols,
+            Block(77),
+            n,
+            &HashTweaks::new(Block(9), false, 0),
+            1,
+            Span::new(0, n),
+            &mut hp,
+        );
     });
     chain("sender chain: masked_columns+hash_block_pairs", n, d);
     big_output_section(&t, &keys, &u, &s);
@@ -327,14 +349,21 @@ fn big_output_section(
         let d = best(3, || {
             for off in (0..total).step_by(n) {
                 let end = if streamed { total } else { off + n };
-                stream::transpose_columns_chunk(black_box(t), 1, off, n, &mut big[off..end]);
+                stream::transpose_columns(black_box(t), 1, Span::new(off, n), &mut big[off..end]);
             }
         });
         report(&format!("transpose, {name}"), total, total * 16, d, None);
         let d = best(3, || {
             for off in (0..total).step_by(n) {
                 let end = if streamed { total } else { off + n };
-                stream::masked_columns_chunk(black_box(keys), u, s, 1, off, n, &mut big[off..end]);
+                stream::masked_columns(
+                    black_box(keys),
+                    u,
+                    s,
+                    1,
+                    Span::new(off, n),
+                    &mut big[off..end],
+                );
             }
         });
         report(
@@ -441,7 +470,7 @@ fn ggm_section() {
 /// 16384 columns, single core: 64 trees of depth 2 and 16 trees of depth 8
 /// (256 and 4096 leaves, one PRG row each), in ns per column and ns per PRG
 /// block, next to the runtime's PRG alone over the same keys and width
-/// (`prg_rows_chunk`, the AES-CTR part of the kernel) from the same run.
+/// (`prg_rows`, the AES-CTR part of the kernel) from the same run.
 fn vole_section() {
     use ot_runtime::{otext::stream, softspoken::vole};
     let cols = 1 << 14;
@@ -455,7 +484,7 @@ fn vole_section() {
         let prg_blocks = (trees << k) * blocks_per_row;
         let mut rows = BitMatrix::default();
         let d = best(50, || {
-            stream::prg_rows_chunk(black_box(&keys), cols, 1, 0, cols, &mut rows);
+            stream::prg_rows(black_box(&keys), cols, 1, Span::new(0, cols), &mut rows);
         });
         let prg_ns = d.as_secs_f64() * 1e9 / prg_blocks as f64;
         let line = |name: &str, d: Duration| {
@@ -468,17 +497,17 @@ fn vole_section() {
             );
         };
         println!("{trees} trees, k = {k}: {prg_blocks} PRG blocks");
-        line("  prg_rows_chunk (PRG alone)", d);
+        line("  prg_rows (PRG alone)", d);
         let (mut u, mut v) = (BitMatrix::default(), BitMatrix::default());
         let d = best(50, || {
-            vole::vole_sender_chunk(black_box(&keys), k, 0, cols, &mut u, &mut v).unwrap();
+            vole::vole_sender(black_box(&keys), k, Span::whole(cols), &mut u, &mut v).unwrap();
         });
-        line("  vole_sender_chunk", d);
+        line("  vole_sender", d);
         let deltas: Vec<usize> = (0..trees).map(|t| (t * 37) % (1 << k)).collect();
         let mut w = BitMatrix::default();
         let d = best(50, || {
-            vole::vole_receiver_chunk(black_box(&keys), k, &deltas, 0, cols, &mut w).unwrap();
+            vole::vole_receiver(black_box(&keys), k, &deltas, Span::whole(cols), &mut w).unwrap();
         });
-        line("  vole_receiver_chunk", d);
+        line("  vole_receiver", d);
     }
 }

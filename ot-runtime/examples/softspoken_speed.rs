@@ -1,9 +1,9 @@
 //! Per-chunk cost of SoftSpokenOT's streamed kernels (one chunk of 16384
 //! OTs, in cache, best of `iters`), for each `k` given (default 2, 4, 8):
-//! the receiver's VOLE with corrections (`ss_receiver_vole_chunk`),
+//! the receiver's VOLE with corrections (`ss_receiver_vole`),
 //! extracting the corrections, the transpose of V's first 128 rows, and the
 //! sender's fused VOLE + Delta correction + transpose
-//! (`ss_sender_columns_chunk`); then the AES limit of the same run: raw
+//! (`ss_sender_columns`); then the AES limit of the same run: raw
 //! AES-CTR blocks/s of one key, and the PRG of `2^k · ⌈128 / k⌉` leaf rows
 //! (the AES work of the receiver's VOLE), with the ratio of each kernel to
 //! that AES floor.
@@ -22,6 +22,7 @@
 use ot_runtime::otext::stream::*;
 use ot_runtime::primitives::aes::Aes128;
 use ot_runtime::softspoken::*;
+use ot_runtime::Span;
 use ot_runtime::{BitMatrix, Bits, Block, Rng};
 use std::time::Instant;
 
@@ -103,25 +104,27 @@ fn main() {
         let mut t = vec![Block::ZERO; LEN];
         let mut q = vec![Block::ZERO; LEN];
         // Fill once so the chained kernels see real inputs.
-        ss_receiver_vole_chunk(&sk, &r, LEN, 1, 0, LEN, &mut vu);
-        ss_corrections_chunk(&vu, trees, 0, LEN, &mut c);
+        ss_receiver_vole(&sk, &r, LEN, 1, Span::new(0, LEN), &mut vu);
+        ss_corrections(&vu, trees, Span::new(0, LEN), &mut c);
         let recv = best_ns(its("recv"), || {
-            ss_receiver_vole_chunk(&sk, &r, LEN, 1, 0, LEN, &mut vu)
+            ss_receiver_vole(&sk, &r, LEN, 1, Span::new(0, LEN), &mut vu)
         });
         let corr = best_ns(its("corrections"), || {
-            ss_corrections_chunk(&vu, trees, 0, LEN, &mut c)
+            ss_corrections(&vu, trees, Span::new(0, LEN), &mut c)
         });
         let tr = best_ns(its("transpose"), || {
-            transpose_columns_chunk(&vu, 1, 0, LEN, &mut t)
+            transpose_columns(&vu, 1, Span::new(0, LEN), &mut t)
         });
         let send = best_ns(its("sender"), || {
-            ss_sender_columns_chunk(&rk, &c, 1, 0, LEN, &mut q)
+            ss_sender_columns(&rk, &c, 1, Span::new(0, LEN), &mut q)
         });
         // The AES floor: the PRG of every leaf row, one batched call per row.
         let seeds: Vec<Block> = (0..trees << k).map(|_| rng.next_block()).collect();
         let keys = prg_keys(&seeds);
         let mut m = BitMatrix::default();
-        let prg = best_ns(its("prg"), || prg_rows_chunk(&keys, LEN, 1, 0, LEN, &mut m));
+        let prg = best_ns(its("prg"), || {
+            prg_rows(&keys, LEN, 1, Span::new(0, LEN), &mut m)
+        });
         let floor = aes_ns * (trees << k) as f64 / 128.0;
         println!(
             "k={k}: recv vole {recv:.2} ns/OT, corrections {corr:.2}, transpose {tr:.2}, \

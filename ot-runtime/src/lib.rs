@@ -42,6 +42,9 @@ pub mod rr16;
 pub mod silent;
 pub mod softspoken;
 
+#[cfg(test)]
+pub(crate) mod whole;
+
 /// Expands to its input when this crate is built with the `tokio` feature
 /// and to nothing otherwise: generated protocol code wraps its async items
 /// (`run_async`, async step twins, async functionality methods) in it, so
@@ -65,8 +68,10 @@ macro_rules! __if_tokio {
 pub use primitives::bits::Bits;
 pub use primitives::bits::ShapeError;
 pub use primitives::block::Block;
+pub use primitives::hash::HashTweaks;
 pub use primitives::matrix::BitMatrix;
 pub use primitives::rng::{Rng, Sample};
+pub use primitives::span::Span;
 pub use transport::channel::{Channel, ChannelError, ChannelStats};
 pub use transport::mesh::{Mesh, MeshError};
 pub use transport::wire::{Wire, WireError};

@@ -1470,6 +1470,18 @@ impl<'a> Checker<'a> {
 
     /// The intrinsic `name` calls, or the error for an unknown one.
     fn intrinsic(&self, name: &Ident) -> R<&'a IntrinsicDecl> {
+        if let Some(at) = self
+            .scope
+            .intrinsics
+            .get(&name.name)
+            .and_then(|d| d.stale_chunk_path)
+        {
+            return Err(Diagnostic::error(
+                at,
+                format!("`chunked` takes no second path: intrinsic `{}` is one streamed kernel", name.name),
+            )
+            .with_help("write `= path chunked;` and give the Rust function the arguments, then `span: ot::runtime::Span, out: &mut Out` (the `Vec`/`BitMatrix`/`Block` it writes); see the book's \"Chunked rounds\""));
+        }
         let Some(decl) = self.scope.intrinsics.get(&name.name).copied() else {
             if self.scope.broken.contains(&name.name) {
                 return Err(Diagnostic::error(name.span, CASCADE));

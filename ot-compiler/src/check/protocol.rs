@@ -302,7 +302,8 @@ fn check_roles_declared(proto: &Protocol, roles: &[RoleDecl]) -> R<()> {
     Ok(())
 }
 
-/// The Rust paths, `move` parameters and chunk variants of the intrinsics.
+/// The Rust paths, `move` parameters and streamed kernels (`chunked`) of
+/// the intrinsics.
 fn record_intrinsics(ir: &mut Ir, scope: &Scope) {
     ir.intrinsic_paths = scope
         .intrinsics

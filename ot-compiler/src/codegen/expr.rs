@@ -25,6 +25,9 @@ pub(super) struct ExprGen {
     paths: BTreeMap<String, String>,
     /// `move` parameters of intrinsics, by name.
     moves: BTreeMap<String, Vec<bool>>,
+    /// Intrinsics that are streamed kernels (`chunked`): called with a
+    /// span and an output (see [`super::stream::whole_call`]).
+    streamed: BTreeSet<String>,
     /// While generating a statement: the values live after it and how often
     /// the statement reads each value (a value read once and dead afterwards
     /// is moved into a `move` parameter instead of copied).
@@ -47,6 +50,7 @@ impl ExprGen {
         ExprGen {
             paths: ir.intrinsic_paths.clone(),
             moves: ir.moved_args.clone(),
+            streamed: ir.chunk_paths.keys().cloned().collect(),
             ..ExprGen::default()
         }
     }
@@ -152,7 +156,7 @@ impl ExprGen {
             TExprKind::Call(name, args) if name.starts_with(crate::ir::BUILTIN_PREFIX) => {
                 (self.builtin(name, args, &e.ty), Mode::Owned)
             }
-            TExprKind::Call(name, args) => (self.intrinsic_call(name, args), Mode::Owned),
+            TExprKind::Call(name, args) => (self.intrinsic_call(name, args, &e.ty), Mode::Owned),
             TExprKind::Binary(op, a, b) => (self.binary(*op, a, b), Mode::Owned),
             TExprKind::Unary(op, a) => (self.unary(e, *op, a), Mode::Owned),
             TExprKind::Sample(t) => (self.sample(t), Mode::Owned),
@@ -169,7 +173,7 @@ impl ExprGen {
 
     /// A call of the intrinsic `name` through its Rust path, moving the
     /// arguments of its `move` parameters.
-    fn intrinsic_call(&self, name: &str, args: &[TExpr]) -> TokenStream {
+    fn intrinsic_call(&self, name: &str, args: &[TExpr], ty: &Ty) -> TokenStream {
         let path = self.paths.get(name).map(String::as_str).unwrap_or_default();
         let path: TokenStream = path_tokens(path, quote!(missing_path));
         let moves = self.moves.get(name).cloned().unwrap_or_default();
@@ -184,6 +188,9 @@ impl ExprGen {
                 }
             })
             .collect();
+        if self.streamed.contains(name) {
+            return super::kernel_call::whole_call(path, &args, ty);
+        }
         quote!(#path(#(#args),*))
     }
 

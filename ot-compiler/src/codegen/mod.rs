@@ -14,6 +14,7 @@ mod errors;
 mod expr;
 mod header;
 mod io;
+mod kernel_call;
 mod messages;
 mod names;
 mod params;

@@ -52,6 +52,9 @@ struct CallShape {
     name: String,
     args: Vec<(Passing, String)>,
     ret: String,
+    /// For a streamed kernel (`chunked`): the type of its `out` argument
+    /// (it takes `span, out` after the arguments and returns nothing).
+    out: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -123,6 +126,12 @@ fn check_fn(s: &CallShape, path: &str, k: usize) -> TokenStream {
             Passing::Ref => quote!(#n: &#t),
         }
     });
+    if let Some(out) = &s.out {
+        let out: TokenStream = out.parse().unwrap_or_default();
+        return quote! {
+            fn #f(#(#params,)* span: ::ot::runtime::Span, out: &mut #out) { #path(#(#names,)* span, out) }
+        };
+    }
     let ret: TokenStream = s.ret.parse().unwrap_or_default();
     quote! {
         fn #f(#(#params),*) -> #ret { #path(#(#names),*) }
@@ -158,6 +167,10 @@ fn collect(ir: &Ir, e: &TExpr, out: &mut BTreeSet<CallShape>) {
             name: name.clone(),
             args,
             ret: rust_ty(&e.ty).to_string(),
+            out: ir
+                .chunk_paths
+                .contains_key(name)
+                .then(|| super::kernel_call::streamed_out(&e.ty).to_string()),
         });
     });
 }

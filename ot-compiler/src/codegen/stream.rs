@@ -3,6 +3,7 @@
 
 use super::expr::ExprGen;
 use super::io::Io;
+use super::kernel_call::array_len;
 use super::names::{id, path_tokens, rt};
 use super::secret::held_ty;
 use super::wire::{rust_ty, shape};
@@ -25,9 +26,10 @@ pub(super) fn chunk_dims(ty: &Ty) -> (TokenStream, TokenStream) {
 /// The set-up and the per-chunk body of a [`Stream`] (see `Event::Stream`):
 /// buffers for every stage, then per chunk `__off..__off + __len` the
 /// stages before the send, the send or receive of the field's chunk, and
-/// the stages after it. Each stage calls its intrinsic's chunk variant with
-/// streamed arguments replaced by their chunk (and arrays of the round's
-/// width by their slice), then `offset, len, out`. The blocking and the
+/// the stages after it. Each stage calls its intrinsic's streamed kernel
+/// with streamed arguments replaced by their chunk (and arrays of the
+/// round's width by their slice), then `Span::new(offset, len), out` (the
+/// one call shape of a streamed kernel, see [`streamed_out`]). The blocking and the
 /// async driver's steps are this one template (`io`): they differ only in
 /// awaiting each chunk's send or receive, so both keep one chunk in flight
 /// per stage and the same bounded memory.
@@ -194,7 +196,8 @@ impl<'a> StreamGen<'a> {
         let cpath = self.ir.chunk_paths.get(&path).cloned().unwrap_or_default();
         let cpath: TokenStream = path_tokens(&cpath, quote!(missing_path));
         let call_args = self.stage_args(&args, si);
-        let call = |out: TokenStream| quote!(#cpath(#(#call_args,)* __off, __len, #out););
+        let call =
+            |out: TokenStream| quote!(#cpath(#(#call_args,)* #rt::Span::new(__off, __len), #out););
         let name = &stage.name;
         let i = id(name);
         let c = format_ident!("__c_{}", name);
@@ -431,14 +434,6 @@ impl<'a> StreamGen<'a> {
                 #fc.lend_storage(|__v| ch.send_blocks(__v)).map_err(|source| Error::Channel { round: #rn, source })?;
             }
         }
-    }
-}
-
-/// The length of an array type as an expression (0 for anything else).
-fn array_len(ty: &Ty) -> TokenStream {
-    match ty {
-        Ty::Array(_, n) => shape(n),
-        _ => quote!(0usize),
     }
 }
 

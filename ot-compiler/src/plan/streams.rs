@@ -3,7 +3,7 @@
 //!
 //! On each side, every computation that can run chunk by chunk is pulled
 //! into the loop over chunks as a [`Stage`]: a call of an intrinsic with a
-//! `chunked` variant that reads a streamed value (directly, as an argument),
+//! `chunked` (streamed) kernel that reads a streamed value (directly, as an argument),
 //! or that produces a matrix or array of the round's width, and whose other
 //! inputs are known before the round. The sender's field must be such a
 //! stage; it is sent as soon as its chunk is computed, and the stages after

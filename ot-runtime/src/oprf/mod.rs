@@ -14,7 +14,7 @@
 //!
 //! * receiver: `T = G(k^0)`, `u^i = t^i ⊕ G(k_i^1) ⊕ c^i` where `c^i` is
 //!   row `i` of the code matrix (column `j` = `C(r_j)`)
-//!   ([`code_matrix_chunk`]); its output is `H(j, t_j)` over the rows
+//!   ([`code_matrix`]); its output is `H(j, t_j)` over the rows
 //!   `t_j` of `T`'s transpose ([`transpose_words`], [`hash_words`]);
 //! * sender: `q^i = G(k_i^{s_i}) ⊕ s_i · u^i`, transposed to the rows
 //!   `q_j = t_j ⊕ (C(r_j) ∧ s)` ([`masked_words`]); the OPRF is
@@ -27,7 +27,8 @@
 //! or, with `sha1`, SHA-1 over a domain label, the session, `j` and `w`
 //! (a random oracle as in the papers).
 //!
-//! The chunk variants follow the convention of [`crate::otext::stream`].
+//! The streamed kernels follow the calling convention of
+//! [`crate::otext::stream`]: one function each, taking a [`Span`].
 
 #![forbid(unsafe_code)]
 
@@ -36,10 +37,12 @@ pub mod code;
 use crate::oprf::code::{Code, LinearCode};
 use crate::otext::stream::{
     bits_blocks, clear_padding, for_parts, for_rows, hash_rows_chunk, masked_columns_wide,
-    session_tweak, transpose_columns_wide, PrgKey,
+    transpose_columns_wide, PrgKey,
 };
 use crate::primitives::gf128::{self, GfBackend};
+pub use crate::primitives::hash::HashTweaks;
 use crate::primitives::prg::Prg;
+use crate::primitives::span::Span;
 use crate::primitives::transpose::{self, Backend};
 use crate::primitives::xor::xor_into;
 use crate::{primitives::hash, BitMatrix, Bits, Block};
@@ -112,43 +115,34 @@ pub fn word_bits(w: &Word) -> Bits {
 }
 
 /// Receiver's `U` of KKRT/OOS: row `i` is `t^i ⊕ G(seeds[i]) ⊕ c^i`,
-/// column `j` of `C` being `code.encode(inputs[j])`. Full variant of
-/// [`code_matrix_chunk`] (`t.rows() x t.cols()`).
+/// column `j` of `C` being `code.encode(inputs[j])`. `t` and `inputs` are
+/// the span's chunks (column `j` is column `offset + j` of the whole).
+/// `out` becomes `t.rows() x min(len, t.cols())`. Rows without a seed take
+/// `G = 0`, rows past 512 get no code bits, missing inputs have the zero
+/// codeword.
+///
+/// The codewords of each 128-column group are encoded into a 128 x 512
+/// tile and transposed (one tile transpose into 512 row pieces) before the
+/// rows are expanded, so every row is written once: PRG, `t` and code
+/// pieces fused.
 pub fn code_matrix<C: Code>(
     t: &BitMatrix,
     seeds: &[PrgKey],
     code: &C,
     inputs: &[Block],
     threads: usize,
-) -> BitMatrix {
-    let mut out = BitMatrix::default();
-    code_matrix_chunk(t, seeds, code, inputs, threads, 0, t.cols(), &mut out);
-    out
-}
-
-/// Chunk of [`code_matrix`]: `t` and `inputs` are the chunk's (column `j`
-/// is column `offset + j` of the whole). `out` becomes
-/// `t.rows() x min(len, t.cols())`. Rows without a seed take `G = 0`,
-/// rows past 512 get no code bits, missing inputs have the zero codeword.
-///
-/// The codewords of each 128-column group are encoded into a 128 x 512
-/// tile and transposed (one tile transpose into 512 row pieces) before the
-/// rows are expanded, so every row is written once: PRG, `t` and code
-/// pieces fused.
-#[allow(clippy::too_many_arguments)]
-pub fn code_matrix_chunk<C: Code>(
-    t: &BitMatrix,
-    seeds: &[PrgKey],
-    code: &C,
-    inputs: &[Block],
-    threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut BitMatrix,
 ) {
-    let w = len.min(t.cols());
+    let w = span.len.min(t.cols());
     out.reset(t.rows(), w);
     let bpr = out.blocks_per_row();
+    let rows = CodeRows {
+        t,
+        seeds,
+        code,
+        inputs,
+    };
     // pieces[g * 512 + i] = block g of row i of the code matrix, in a
     // buffer kept per thread across chunks (a fresh 256 KiB allocation per
     // chunk would be mapped and faulted in every time).
@@ -163,111 +157,97 @@ pub fn code_matrix_chunk<C: Code>(
         };
         pieces.clear();
         pieces.resize(bpr * WORD_BITS, Block::ZERO);
-        code_matrix_fill(t, seeds, code, inputs, threads, offset, w, pieces, out);
+        rows.fill(threads, Span::new(span.offset, w), pieces, out);
     });
 }
 
 std::thread_local! {
-    /// The code pieces of [`code_matrix_chunk`], reused across chunks.
+    /// The code pieces of [`code_matrix`], reused across chunks.
     static PIECES: core::cell::RefCell<Vec<Block>> = const { core::cell::RefCell::new(Vec::new()) };
 }
 
-/// [`code_matrix_chunk`] with its pieces buffer (`ceil(w/128) * 512`
-/// blocks) and `out` already `t.rows() x w`.
-#[allow(clippy::too_many_arguments)]
-fn code_matrix_fill<C: Code>(
-    t: &BitMatrix,
-    seeds: &[PrgKey],
-    code: &C,
-    inputs: &[Block],
-    threads: usize,
-    offset: usize,
-    w: usize,
-    pieces: &mut [Block],
-    out: &mut BitMatrix,
-) {
-    let bpr = out.blocks_per_row();
-    let backend = Backend::selected();
-    for_parts(pieces, threads, WORD_BITS, |start, part| {
-        let mut words = [[Block::ZERO; 4]; 128];
-        for (k, dst) in part.chunks_exact_mut(WORD_BITS).enumerate() {
-            let c0 = (start / WORD_BITS + k) * 128;
-            let n = inputs.len().min(w).saturating_sub(c0).min(128);
-            words.fill([Block::ZERO; 4]);
-            code.encode_many(&inputs[c0..c0 + n], &mut words[..n]);
-            let r = transpose::transpose_cols(
-                backend,
-                bytemuck::cast_slice(&words),
-                128,
-                WORD_BITS,
-                0..WORD_BITS,
-                dst,
-                false,
-            );
-            debug_assert!(r.is_ok(), "a 128 x 512 tile");
-        }
-    });
-    let counter = (offset / 128) as u64;
-    let tbpr = t.blocks_per_row();
-    let tb = t.as_blocks();
-    let pieces = &*pieces;
-    for_rows(out.as_blocks_mut(), bpr, threads, |i, row| {
-        match seeds.get(i) {
-            Some(k) => k.fill(counter, row),
-            None => row.fill(Block::ZERO),
-        }
-        xor_into(row, &tb[i * tbpr..i * tbpr + bpr]);
-        if i < WORD_BITS {
-            for (g, b) in row.iter_mut().enumerate() {
-                *b ^= pieces[g * WORD_BITS + i];
+/// The inputs of [`code_matrix`] over one chunk: the receiver's `T`, its
+/// second seeds, the code and the inputs it encodes.
+struct CodeRows<'a, C> {
+    t: &'a BitMatrix,
+    seeds: &'a [PrgKey],
+    code: &'a C,
+    inputs: &'a [Block],
+}
+
+impl<C: Code> CodeRows<'_, C> {
+    /// [`code_matrix`] with its pieces buffer (`ceil(w/128) * 512`
+    /// blocks, `w = span.len`) and `out` already `t.rows() x w`.
+    fn fill(&self, threads: usize, span: Span, pieces: &mut [Block], out: &mut BitMatrix) {
+        let CodeRows {
+            t,
+            seeds,
+            code,
+            inputs,
+        } = *self;
+        let Span { offset, len: w } = span;
+        let bpr = out.blocks_per_row();
+        let backend = Backend::selected();
+        for_parts(pieces, threads, WORD_BITS, |start, part| {
+            let mut words = [[Block::ZERO; 4]; 128];
+            for (k, dst) in part.chunks_exact_mut(WORD_BITS).enumerate() {
+                let c0 = (start / WORD_BITS + k) * 128;
+                let n = inputs.len().min(w).saturating_sub(c0).min(128);
+                words.fill([Block::ZERO; 4]);
+                code.encode_many(&inputs[c0..c0 + n], &mut words[..n]);
+                let r = transpose::transpose_cols(
+                    backend,
+                    bytemuck::cast_slice(&words),
+                    128,
+                    WORD_BITS,
+                    0..WORD_BITS,
+                    dst,
+                    false,
+                );
+                debug_assert!(r.is_ok(), "a 128 x 512 tile");
             }
-        }
-        clear_padding(row, w);
-    });
+        });
+        let counter = (offset / 128) as u64;
+        let tbpr = t.blocks_per_row();
+        let tb = t.as_blocks();
+        let pieces = &*pieces;
+        for_rows(out.as_blocks_mut(), bpr, threads, |i, row| {
+            match seeds.get(i) {
+                Some(k) => k.fill(counter, row),
+                None => row.fill(Block::ZERO),
+            }
+            xor_into(row, &tb[i * tbpr..i * tbpr + bpr]);
+            if i < WORD_BITS {
+                for (g, b) in row.iter_mut().enumerate() {
+                    *b ^= pieces[g * WORD_BITS + i];
+                }
+            }
+            clear_padding(row, w);
+        });
+    }
 }
 
-/// The 512-bit columns of a 512-row matrix: `out[j]` bit `i` = `t[i][j]`
-/// (the rows `t_j` of KKRT). Full variant of [`transpose_words_chunk`].
-pub fn transpose_words(t: &BitMatrix, threads: usize) -> Vec<Word> {
-    let mut out = vec![[Block::ZERO; 4]; t.cols()];
-    transpose_words_chunk(t, threads, 0, t.cols(), &mut out);
-    out
-}
-
-/// Chunk of [`transpose_words`]: `t` is the chunk; writes `out[j]` for
+/// The 512-bit columns of a 512-row matrix (the rows `t_j` of KKRT): `t`
+/// is the span's chunk; writes `out[j]` (bit `i` = `t[i][j]`) for
 /// `j < min(out.len(), len, t.cols())`.
-pub fn transpose_words_chunk(
-    t: &BitMatrix,
-    threads: usize,
-    offset: usize,
-    len: usize,
-    out: &mut [Word],
-) {
-    let _ = offset;
-    transpose_columns_wide(t, threads, len, out);
+pub fn transpose_words(t: &BitMatrix, threads: usize, span: Span, out: &mut [Word]) {
+    transpose_columns_wide(t, threads, span.len, out);
 }
 
 /// The sender's rows `q_j` of KKRT/OOS: `Q`'s row `i` is
 /// `G(seeds[i]) ⊕ s_i · u^i`, transposed ([KKRT16, Fig. 2]:
-/// `q_j = t_j ⊕ (C(r_j) ∧ s)`). Full variant of [`masked_words_chunk`].
-pub fn masked_words(seeds: &[PrgKey], u: &BitMatrix, s: &Bits, threads: usize) -> Vec<Word> {
-    let mut out = vec![[Block::ZERO; 4]; u.cols()];
-    masked_words_chunk(seeds, u, s, threads, 0, u.cols(), &mut out);
-    out
-}
-
-/// Chunk of [`masked_words`] (fused expansion, masking and transpose, see
-/// [`crate::otext::stream::masked_columns_chunk`]); constant time in `s`.
-pub fn masked_words_chunk(
+/// `q_j = t_j ⊕ (C(r_j) ∧ s)`), over the span (fused expansion, masking
+/// and transpose, see [`crate::otext::stream::masked_columns`]); constant
+/// time in `s`.
+pub fn masked_words(
     seeds: &[PrgKey],
     u: &BitMatrix,
     s: &Bits,
     threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [Word],
 ) {
-    masked_columns_wide(seeds, u, s, threads, offset, len, out);
+    masked_columns_wide(seeds, u, s, threads, span, out);
 }
 
 /// SHA-1 row hash: SHA-1 over the length-prefixed label, `session`, `j`
@@ -285,74 +265,27 @@ fn sha1_row(session: Block, j: u64, w: &Word) -> Block {
     Block::from_bytes(out)
 }
 
-/// `out[j] = H(j, w[j])` for the first `count.min(w.len())` rows (see the
-/// module docs for `H`). Full variant of [`hash_words_chunk`].
+/// `out[i] = H(t(offset + i), w[i])`, the row hash of the module docs
+/// under the tweaks of `tweaks` ([`HashTweaks`]: its session and oracle,
+/// row `j` at instance index `first + j`, so the tweaks
+/// `(session, 4 (first + j) + b)` of the extensions of one session
+/// (`protocols/kkrt_extend.otp`, `protocols/oos_extend.otp`; disjoint
+/// index ranges) never meet; the protocols' parameter check rules out the
+/// wrap modulo 2^64). `w` is the span's chunk, `count` whole: writes
+/// `out[i]` for `i < out.len()` with `i < len`, `i < w.len()` and
+/// `offset + i < count`.
 pub fn hash_words(
     w: &[Word],
     count: usize,
-    sha1: bool,
-    session: Block,
+    tweaks: &HashTweaks,
     threads: usize,
-) -> Vec<Block> {
-    hash_words_from(w, count, 0, sha1, session, threads)
-}
-
-/// Chunk of [`hash_words`]: `w` is the chunk; writes
-/// `out[i] = H(offset + i, w[i])` for `i < out.len()` with `i < len`,
-/// `i < w.len()` and `offset + i < count`.
-#[allow(clippy::too_many_arguments)]
-pub fn hash_words_chunk(
-    w: &[Word],
-    count: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [Block],
 ) {
-    hash_words_from_chunk(w, count, 0, sha1, session, threads, offset, len, out);
-}
-
-/// [`hash_words`] for instances `first..first + count` of a session that
-/// extends many times from one setup (`protocols/kkrt_extend.otp`,
-/// `protocols/oos_extend.otp`): `out[i] = H(first + i, w[i])`, so the
-/// tweaks `(session, 4 (first + i) + b)` of different extensions (disjoint
-/// index ranges) never meet. With `first = 0` it is [`hash_words`]. The
-/// tweak wraps modulo 2^64, which the protocols' parameter check
-/// (`4 (first + m)` fits a `usize`) rules out.
-pub fn hash_words_from(
-    w: &[Word],
-    count: usize,
-    first: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-) -> Vec<Block> {
-    let n = count.min(w.len());
-    let mut out = Block::zeroed_vec(n);
-    hash_words_from_chunk(w, count, first, sha1, session, threads, 0, n, &mut out);
-    out
-}
-
-/// Chunk of [`hash_words_from`]: as [`hash_words_chunk`], with entry
-/// `offset + i` hashed at instance index `first + offset + i`.
-#[allow(clippy::too_many_arguments)]
-pub fn hash_words_from_chunk(
-    w: &[Word],
-    count: usize,
-    first: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-    offset: usize,
-    len: usize,
-    out: &mut [Block],
-) {
-    let sess = session_tweak(session);
-    hash_rows_chunk(w, count, threads, offset, len, out, |at, input, part| {
-        let first = first.wrapping_add(at);
-        if sha1 {
+    let (session, sess) = (tweaks.session, tweaks.session_half());
+    hash_rows_chunk(w, count, threads, span, out, |at, input, part| {
+        let first = tweaks.first.wrapping_add(at);
+        if tweaks.sha1 {
             for (k, (o, x)) in part.iter_mut().zip(input).enumerate() {
                 *o = sha1_row(session, first.wrapping_add(k) as u64, x);
             }
@@ -397,50 +330,29 @@ pub fn oprf_eval<C: Code>(
 ) -> Block {
     let w = [mask_word(q, &code.encode(x), key)];
     let mut out = [Block::ZERO];
-    hash_words_chunk(&w, j + 1, sha1, session, 1, j, 1, &mut out);
+    let tweaks = HashTweaks::new(session, sha1, j);
+    hash_words(&w, 1, &tweaks, 1, Span::whole(1), &mut out);
     out[0]
 }
 
-/// [`oprf_eval`] of instance `first + k` on `inputs[k]` into `out[k]`, for
-/// every `k < min(inputs.len(), q.len() - first, out.len())` (`q` is the
-/// sender's whole output; `out` a buffer the caller may reuse, the rest of
-/// it untouched), batched: the codewords and hashes run 64 inputs per AES
+/// [`oprf_eval`] on `inputs[k]` with the sender's row `q[k]` into
+/// `out[k]`, for every `k < min(inputs.len(), q.len(), out.len())`, with
+/// instance `k` at index `tweaks.first + k` of the session (`q` is the
+/// slice of the sender's output from the first instance evaluated, whose
+/// index in the session's whole run, including earlier extensions of
+/// `protocols/kkrt_extend.otp` and `protocols/oos_extend.otp`, is
+/// `tweaks.first`; `out` a buffer the caller may reuse, the rest of it
+/// untouched). Batched: the codewords and hashes run 64 inputs per AES
 /// call. Returns the number of values written.
-#[allow(clippy::too_many_arguments)]
-pub fn oprf_eval_many_into<C: Code>(
+pub fn oprf_eval_many<C: Code>(
     code: &C,
     key: &Word,
     q: &[Word],
-    session: Block,
-    sha1: bool,
-    first: usize,
+    tweaks: &HashTweaks,
     inputs: &[Block],
     threads: usize,
     out: &mut [Block],
 ) -> usize {
-    oprf_eval_many_at_into(code, key, q, session, sha1, 0, first, inputs, threads, out)
-}
-
-/// [`oprf_eval_many_into`] for the rows of one extension of a session
-/// (`protocols/kkrt_extend.otp`, `protocols/oos_extend.otp`) whose
-/// instance `k` has the global index `base + k`: writes
-/// `out[k] = H(base + first + k, q[first + k] ⊕ (C(inputs[k]) ∧ key))`
-/// for the same `k` as [`oprf_eval_many_into`] and returns their number.
-/// With `base = 0` it is [`oprf_eval_many_into`].
-#[allow(clippy::too_many_arguments)]
-pub fn oprf_eval_many_at_into<C: Code>(
-    code: &C,
-    key: &Word,
-    q: &[Word],
-    session: Block,
-    sha1: bool,
-    base: usize,
-    first: usize,
-    inputs: &[Block],
-    threads: usize,
-    out: &mut [Block],
-) -> usize {
-    let q = q.get(first..).unwrap_or(&[]);
     let n = inputs.len().min(q.len()).min(out.len());
     for_parts(&mut out[..n], threads, HASH_BATCH, |start, part| {
         let mut words = [[Block::ZERO; 4]; HASH_BATCH];
@@ -452,8 +364,11 @@ pub fn oprf_eval_many_at_into<C: Code>(
             for (w, qj) in words.iter_mut().zip(&q[j0..j0 + k]) {
                 *w = mask_word(qj, w, key);
             }
-            let off = base.wrapping_add(first + j0);
-            hash_words_from_chunk(words, k, off, sha1, session, 1, 0, k, dst);
+            let at = HashTweaks {
+                first: tweaks.first.wrapping_add(j0),
+                ..*tweaks
+            };
+            hash_words(words, k, &at, 1, Span::whole(k), dst);
         }
     });
     n
@@ -618,7 +533,8 @@ pub fn oos_rows_consistent(
 mod tests {
     use super::*;
     use crate::oprf::code::PrCode;
-    use crate::otext::stream::{prg_keys, prg_rows};
+    use crate::otext::stream::prg_keys;
+    use crate::whole;
 
     fn seeds(n: usize, tag: u128) -> Vec<Block> {
         (0..n as u128).map(|i| Block(i * 0x9e37 + tag)).collect()
@@ -636,10 +552,10 @@ mod tests {
             let k1 = prg_keys(&seeds(512, 2));
             let code = PrCode::from_session(Block(9));
             let inputs: Vec<Block> = (0..m as u128).map(|i| Block(i ^ 0x55)).collect();
-            let t = prg_rows(&k0, m, 1);
-            let g = prg_rows(&k1, m, 1);
+            let t = whole::prg_rows(&k0, m, 1);
+            let g = whole::prg_rows(&k1, m, 1);
             for threads in [1, 3] {
-                let u = code_matrix(&t, &k1, &code, &inputs, threads);
+                let u = whole::code_matrix(&t, &k1, &code, &inputs, threads);
                 assert_eq!((u.rows(), u.cols()), (512, m));
                 for (j, &x) in inputs.iter().enumerate() {
                     let c = code.encode(x);
@@ -649,15 +565,29 @@ mod tests {
                 }
             }
             // Chunked equals whole.
-            let whole = code_matrix(&t, &k1, &code, &inputs, 1);
+            let whole = whole::code_matrix(&t, &k1, &code, &inputs, 1);
             let mut part = BitMatrix::default();
             let tc = {
                 let mut c = BitMatrix::default();
-                crate::otext::stream::prg_rows_chunk(&k0, m, 1, 128, m.saturating_sub(128), &mut c);
+                crate::otext::stream::prg_rows(
+                    &k0,
+                    m,
+                    1,
+                    Span::new(128, m.saturating_sub(128)),
+                    &mut c,
+                );
                 c
             };
             if m > 128 {
-                code_matrix_chunk(&tc, &k1, &code, &inputs[128..], 2, 128, m - 128, &mut part);
+                code_matrix(
+                    &tc,
+                    &k1,
+                    &code,
+                    &inputs[128..],
+                    2,
+                    Span::new(128, m - 128),
+                    &mut part,
+                );
                 for i in 0..512 {
                     for j in 0..m - 128 {
                         assert_eq!(part.get(i, j), whole.get(i, j + 128));
@@ -685,13 +615,13 @@ mod tests {
         let inputs: Vec<Block> = (0..m as u128).map(|i| Block(i * 3)).collect();
         let k0 = prg_keys(&pairs.iter().map(|p| p[0]).collect::<Vec<_>>());
         let k1 = prg_keys(&pairs.iter().map(|p| p[1]).collect::<Vec<_>>());
-        let t = prg_rows(&k0, m, 1);
-        let u = code_matrix(&t, &k1, &code, &inputs, 2);
-        let q = masked_words(&prg_keys(&chosen), &u, &s, 2);
-        let tw = transpose_words(&t, 2);
+        let t = whole::prg_rows(&k0, m, 1);
+        let u = whole::code_matrix(&t, &k1, &code, &inputs, 2);
+        let q = whole::masked_words(&prg_keys(&chosen), &u, &s, 2);
+        let tw = whole::transpose_words(&t, 2);
         let key = bits_word(&s);
         let sid = Block(5);
-        let x = hash_words(&tw, m, false, sid, 2);
+        let x = whole::hash_words(&tw, m, &HashTweaks::new(sid, false, 0), 2);
         for j in 0..m {
             assert_eq!(q[j], mask_word(&tw[j], &code.encode(inputs[j]), &key));
             assert_eq!(
@@ -705,11 +635,19 @@ mod tests {
         }
         let mut evals = vec![Block::ZERO; m + 5];
         assert_eq!(
-            oprf_eval_many_into(&code, &key, &q, sid, false, 0, &inputs, 3, &mut evals),
+            oprf_eval_many(
+                &code,
+                &key,
+                &q,
+                &HashTweaks::new(sid, false, 0),
+                &inputs,
+                3,
+                &mut evals
+            ),
             m
         );
         assert_eq!(evals[..m], x[..]);
-        let xs = hash_words(&tw, m, true, sid, 1);
+        let xs = whole::hash_words(&tw, m, &HashTweaks::new(sid, true, 0), 1);
         assert_eq!(
             oprf_eval(&code, &key, &q[9], sid, true, 9, inputs[9]),
             xs[9]
@@ -723,10 +661,14 @@ mod tests {
             .map(|i| [Block(i), Block(i + 1), Block(i * 5), Block(!i)])
             .collect();
         let sid = Block(0xabc);
-        let h = hash_words(&w, 130, false, sid, 1);
+        let h = whole::hash_words(&w, 130, &HashTweaks::new(sid, false, 0), 1);
         for (j, x) in w.iter().enumerate() {
             let e = (0..4).fold(Block::ZERO, |a, b| {
-                a ^ hash::tccr(session_tweak(sid), (4 * j + b) as u64, x[b])
+                a ^ hash::tccr(
+                    HashTweaks::new(sid, false, 0).session_half(),
+                    (4 * j + b) as u64,
+                    x[b],
+                )
             });
             assert_eq!(h[j], e);
         }
@@ -739,21 +681,39 @@ mod tests {
             .collect();
         let sid = Block(0x5e55);
         for sha1 in [false, true] {
-            let whole = hash_words(&w, 300, sha1, sid, 1);
+            let whole = whole::hash_words(&w, 300, &HashTweaks::new(sid, sha1, 0), 1);
             // Entries 100.. hashed as a session's second extension.
-            let tail = hash_words_from(&w[100..], 200, 100, sha1, sid, 2);
+            let tail = whole::hash_words(&w[100..], 200, &HashTweaks::new(sid, sha1, 100), 2);
             assert_eq!(tail, whole[100..]);
             let mut part = vec![Block::ZERO; 50];
-            hash_words_from_chunk(&w[150..], 200, 100, sha1, sid, 1, 50, 50, &mut part);
+            hash_words(
+                &w[150..],
+                200,
+                &HashTweaks::new(sid, sha1, 100),
+                1,
+                Span::new(50, 50),
+                &mut part,
+            );
             assert_eq!(part, whole[150..200]);
-            assert_eq!(hash_words_from(&w, 300, 0, sha1, sid, 1), whole);
+            assert_eq!(
+                whole::hash_words(&w, 300, &HashTweaks::new(sid, sha1, 0), 1),
+                whole
+            );
         }
         // The sender's evaluation at global index base + first + k.
         let code = PrCode::from_session(Block(8));
         let key = [Block(0xf0f0), Block(!0), Block(3), Block(1 << 90)];
         let inputs: Vec<Block> = (0..150u128).map(Block).collect();
         let mut out = vec![Block::ZERO; 150];
-        let n = oprf_eval_many_at_into(&code, &key, &w, sid, false, 1000, 20, &inputs, 2, &mut out);
+        let n = oprf_eval_many(
+            &code,
+            &key,
+            &w[20..],
+            &HashTweaks::new(sid, false, 1020),
+            &inputs,
+            2,
+            &mut out,
+        );
         assert_eq!(n, 150);
         for (k, &x) in inputs.iter().enumerate() {
             let e = oprf_eval(&code, &key, &w[20 + k], sid, false, 1020 + k, x);

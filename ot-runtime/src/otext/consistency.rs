@@ -393,6 +393,7 @@ pub fn kos_choice_check_reference(r: &Bits, count: usize, chi_key: Block) -> Blo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::whole;
     use proptest::prelude::*;
 
     fn random_blocks(n: usize, seed: u128) -> Vec<Block> {
@@ -631,7 +632,7 @@ mod tests {
         let mut tm = crate::BitMatrix::new(128, m + 128);
         let seeds: Vec<Block> = (0..128u128).map(Block).collect();
         crate::primitives::prg::fill_matrix(&seeds, &mut tm).unwrap();
-        let cols = crate::otext::stream::transpose_columns(&tm, 1);
+        let cols = whole::transpose_columns(&tm, 1);
         let key = Block(11);
         let chi = crate::primitives::prg::prg(key, 3);
         let out = kos_row_check(&cols, m, key, 1);
@@ -671,8 +672,8 @@ mod tests {
                 }
             }
         }
-        let tc = crate::otext::stream::transpose_columns(&tm, 1);
-        let qc = crate::otext::stream::transpose_columns(&qm, 1);
+        let tc = whole::transpose_columns(&tm, 1);
+        let qc = whole::transpose_columns(&qm, 1);
         let delta = crate::otext::bits_block(&s);
         assert_eq!(qc, sender_columns(&tc, &r, delta));
         let key = kos_challenge_key(Block(1), Block(2), m);

@@ -13,12 +13,13 @@
 //!
 //! # Calling convention
 //!
-//! Every kernel `f(args) -> R` has a chunk variant
-//! `f_chunk(args', offset, len, out)` computing columns (elements)
-//! `offset..offset + len` of the full result; `offset` is a multiple of
-//! 128 (a 128-column block: the PRG counter and the bit offset into a
-//! [`Bits`] argument are whole blocks; other offsets are rounded down to a
-//! block for those two uses).
+//! Every kernel is one function `f(args, span, out)` (a [`Span`], see
+//! [`crate::primitives::span`]) computing columns (elements)
+//! `span.offset..span.offset + span.len` of its whole result into `out`;
+//! `span.offset` is a multiple of 128 (a 128-column block: the PRG counter
+//! and the bit offset into a [`Bits`] argument are whole blocks; other
+//! offsets are rounded down to a block for those two uses). The hashes
+//! take their session, oracle and first index as one [`HashTweaks`].
 //!
 //! * A streamed matrix argument is its chunk (`rows x len` [`BitMatrix`],
 //!   column `i` = column `offset + i` of the whole); a streamed slice
@@ -32,14 +33,16 @@
 //!   the end of the result (past the streamed inputs) are left untouched.
 //!   A [`Block`] output of a GF(2)-linear reduction accumulates
 //!   (`*out ^=` the contribution of the chunk).
-//! * The full variant is the chunk variant at offset 0 over the full width.
+//! * The whole result is one call over [`Span::whole`] of the full width.
 //!
 //! Kernels are total: no shape panics; missing seeds, rows or bits
 //! contribute zero. `threads > 1` splits the work over that many rayon
 //! tasks; results are identical for every `threads`.
 
 use crate::primitives::aes::Aes128;
+pub use crate::primitives::hash::HashTweaks;
 use crate::primitives::prg::Prg;
+use crate::primitives::span::Span;
 use crate::primitives::transpose::{self, Backend};
 use crate::primitives::xor::{xor3_into, xor_masked_into};
 use crate::{primitives::gf128, primitives::hash, BitMatrix, Bits, Block};
@@ -47,7 +50,7 @@ use crate::{primitives::gf128, primitives::hash, BitMatrix, Bits, Block};
 /// Rows of the OT-extension matrices (the security parameter κ).
 const KAPPA: usize = 128;
 
-/// Column blocks per tile of [`masked_columns_chunk`]: 128 rows x 32
+/// Column blocks per tile of [`masked_columns`]: 128 rows x 32
 /// blocks (64 KiB, L2) lets the AES-CTR expansion run 32 blocks per call,
 /// the width of the VAES kernel (shorter calls waste its lanes).
 const TILE_BLOCKS: usize = 32;
@@ -192,25 +195,12 @@ pub(crate) fn prg_keys_on(
 
 /// `T` of IKNP: row `j` is the first `cols` bits of `G(seeds[j])`, the
 /// AES-CTR PRG of [`crate::primitives::prg`] ([IKNP03, Fig. 1], the receiver's
-/// `t^j = G(k_j^0)`). Full variant of [`prg_rows_chunk`].
-pub fn prg_rows(seeds: &[PrgKey], cols: usize, threads: usize) -> BitMatrix {
-    let mut out = BitMatrix::default();
-    prg_rows_chunk(seeds, cols, threads, 0, cols, &mut out);
-    out
-}
-
-/// Columns `offset..offset + len` of [`prg_rows`] (`len` clipped to
+/// `t^j = G(k_j^0)`). Columns `span` (its `len` clipped to
 /// `cols - offset`) into `out` (`seeds.len()` rows): row `j` is stream
 /// blocks `offset/128..` of `Prg::new_at(seeds[j], offset/128)`, produced by
 /// the batched AES-CTR fill over the whole row.
-pub fn prg_rows_chunk(
-    seeds: &[PrgKey],
-    cols: usize,
-    threads: usize,
-    offset: usize,
-    len: usize,
-    out: &mut BitMatrix,
-) {
+pub fn prg_rows(seeds: &[PrgKey], cols: usize, threads: usize, span: Span, out: &mut BitMatrix) {
+    let Span { offset, len } = span;
     let len = len.min(cols.saturating_sub(offset));
     out.reset(seeds.len(), len);
     let bpr = out.blocks_per_row();
@@ -223,28 +213,21 @@ pub fn prg_rows_chunk(
 
 /// The IKNP receiver's `U`: row `j` is `t^j ⊕ G(seeds[j]) ⊕ r`
 /// ([IKNP03, Fig. 1]: `u^j = t^j ⊕ G(k_j^1) ⊕ r`; [KOS15, Fig. 7] with `r`
-/// padded by the check columns). Full variant of [`xor_prg_choice_chunk`];
-/// `t.rows() x t.cols()`.
-pub fn xor_prg_choice(t: &BitMatrix, seeds: &[PrgKey], r: &Bits, threads: usize) -> BitMatrix {
-    let mut out = BitMatrix::default();
-    xor_prg_choice_chunk(t, seeds, r, threads, 0, t.cols(), &mut out);
-    out
-}
-
-/// Chunk of [`xor_prg_choice`]: `t` is the chunk of `T` (its columns are
-/// columns `offset..` of the whole), `r` is whole. `out` becomes
-/// `t.rows() x min(len, t.cols())`. Rows without a seed take `G = 0`; bits
-/// of `r` past its end are zero. `r`'s blocks are XORed directly (the
-/// offset is a whole number of blocks), fused with the PRG output.
-pub fn xor_prg_choice_chunk(
+/// padded by the check columns). `t` is the span's chunk of `T` (its
+/// columns are columns `offset..` of the whole), `r` is whole. `out`
+/// becomes `t.rows() x min(len, t.cols())`. Rows without a seed take
+/// `G = 0`; bits of `r` past its end are zero. `r`'s blocks are XORed
+/// directly (the offset is a whole number of blocks), fused with the PRG
+/// output.
+pub fn xor_prg_choice(
     t: &BitMatrix,
     seeds: &[PrgKey],
     r: &Bits,
     threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut BitMatrix,
 ) {
+    let Span { offset, len } = span;
     let w = len.min(t.cols());
     out.reset(t.rows(), w);
     let bpr = out.blocks_per_row();
@@ -264,32 +247,17 @@ pub fn xor_prg_choice_chunk(
     });
 }
 
-/// Columns of a 128-row matrix as blocks: `out[i]` = column `i` (bit `j` of
-/// `out[i]` = `t[j][i]`), the rows `t_i` of IKNP's transposed matrix.
-/// Rows past 128 are ignored, missing rows read as zero. Full variant of
-/// [`transpose_columns_chunk`] (`t.cols()` blocks).
-pub fn transpose_columns(t: &BitMatrix, threads: usize) -> Vec<Block> {
-    let mut out = Block::zeroed_vec(t.cols());
-    transpose_columns_chunk(t, threads, 0, t.cols(), &mut out);
-    out
+/// Columns of a 128-row matrix as blocks, the rows `t_i` of IKNP's
+/// transposed matrix: `t` is the span's chunk; writes `out[i]` = column
+/// `i` of `t` (bit `j` of `out[i]` = `t[j][i]`) for
+/// `i < min(out.len(), len, t.cols())`. Rows past 128 are ignored, missing
+/// rows read as zero. Whole 128 x 128 tiles use the in-register AVX-512
+/// kernel when available (see [`crate::primitives::transpose`]).
+pub fn transpose_columns(t: &BitMatrix, threads: usize, span: Span, out: &mut [Block]) {
+    transpose_columns_wide(t, threads, span.len, out);
 }
 
-/// Chunk of [`transpose_columns`]: `t` is the chunk; writes `out[i]` =
-/// column `i` of `t` for `i < min(out.len(), len, t.cols())`. Whole 128 x
-/// 128 tiles use the in-register AVX-512 kernel when available (see
-/// [`crate::primitives::transpose`]).
-pub fn transpose_columns_chunk(
-    t: &BitMatrix,
-    threads: usize,
-    offset: usize,
-    len: usize,
-    out: &mut [Block],
-) {
-    let _ = offset;
-    transpose_columns_wide(t, threads, len, out);
-}
-
-/// [`transpose_columns_chunk`] for columns of any whole number of blocks:
+/// [`transpose_columns`] for columns of any whole number of blocks:
 /// `W` is `Block` (128 rows) or `[Block; k]` (`128 k` rows, e.g. the
 /// 512-row matrices of KKRT/OOS, [`crate::oprf`]). Rows past `W`'s width
 /// are ignored, missing rows read as zero.
@@ -336,35 +304,27 @@ pub(crate) fn transpose_columns_wide<W: bytemuck::Pod + Send>(
 
 /// The IKNP sender's columns `q_i` of `Q`, where row `j` of `Q` is
 /// `G(seeds[j]) ⊕ s_j · u^j` ([IKNP03, Fig. 1]: `q^j = t^j ⊕ s_j · r`, so
-/// `q_i = t_i ⊕ r_i · s`; [KOS15, Fig. 7]). Full variant of
-/// [`masked_columns_chunk`] (`u.cols()` blocks).
-pub fn masked_columns(seeds: &[PrgKey], u: &BitMatrix, s: &Bits, threads: usize) -> Vec<Block> {
-    let mut out = Block::zeroed_vec(u.cols());
-    masked_columns_chunk(seeds, u, s, threads, 0, u.cols(), &mut out);
-    out
-}
-
-/// Chunk of [`masked_columns`]: `u` is the chunk of `U`; writes `out[i]` =
-/// column `offset + i` of `Q` for `i < min(out.len(), len, u.cols())`.
+/// `q_i = t_i ⊕ r_i · s`; [KOS15, Fig. 7]). `u` is the span's chunk of
+/// `U`; writes `out[i]` = column `offset + i` of `Q` for
+/// `i < min(out.len(), len, u.cols())`.
 ///
 /// Fused: each tile of 128 rows x `TILE_BLOCKS` (32) blocks is expanded (AES-CTR
 /// at stream block `offset/128 + ...`), masked with `u` where `s_j = 1`
 /// and transposed straight into `out` while it is cache-resident, so `Q`
 /// is never materialized. Missing seeds, rows of `u` or bits of `s`
 /// contribute zero; rows past 128 are ignored.
-pub fn masked_columns_chunk(
+pub fn masked_columns(
     seeds: &[PrgKey],
     u: &BitMatrix,
     s: &Bits,
     threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [Block],
 ) {
-    masked_columns_wide(seeds, u, s, threads, offset, len, out);
+    masked_columns_wide(seeds, u, s, threads, span, out);
 }
 
-/// [`masked_columns_chunk`] for columns of any whole number of blocks: `W`
+/// [`masked_columns`] for columns of any whole number of blocks: `W`
 /// is `Block` (128 rows) or `[Block; k]` (`128 k` rows, the 512-row
 /// matrices of KKRT/OOS, [`crate::oprf`]); rows past `W`'s width are
 /// ignored.
@@ -373,10 +333,10 @@ pub(crate) fn masked_columns_wide<W: bytemuck::Pod + Send>(
     u: &BitMatrix,
     s: &Bits,
     threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [W],
 ) {
+    let Span { offset, len } = span;
     let rows = core::mem::size_of::<W>() * 8;
     let stream_dst = bypass_cache(out.len() * rows / 128);
     let n = out.len().min(len).min(u.cols());
@@ -428,81 +388,28 @@ pub(crate) fn masked_columns_wide<W: bytemuck::Pod + Send>(
     for_parts(out, threads, 128, work);
 }
 
-/// The 64-bit session tweak of the OT-extension hashes: the low half of
-/// the session id (itself a hash output, see [`crate::otext::session_id`]).
-#[inline]
-pub(crate) fn session_tweak(session: Block) -> u64 {
-    session.as_u128() as u64
-}
-
-/// `out[i] = H(i, cols[i])` for the first `count.min(cols.len())` blocks,
-/// with `H` the fixed-key AES TCCR hash of [`crate::primitives::hash`] or, when `sha1`,
-/// the SHA-1 random oracle: the receiver's OT keys `H(i, t_i)` of
-/// [IKNP03, Fig. 1]. The tweak's upper half carries the session (low 64
-/// bits of `session`), so two runs never hash under the same tweak.
+/// `out[i] = H(t(offset + i), cols[i])` with `H` the fixed-key AES TCCR
+/// hash of [`crate::primitives::hash`] or, when `tweaks.sha1`, the SHA-1
+/// random oracle, and `t(j) = (session, first + j)` the tweak of row `j`
+/// ([`HashTweaks`]): the receiver's OT keys `H(i, t_i)` of [IKNP03,
+/// Fig. 1]. The tweak's upper half carries the session, so two runs never
+/// hash under the same tweak; `first` places an extension of a session
+/// that extends many times (`protocols/iknp_extend.otp`) at its global
+/// indices. `cols` is the span's chunk; `count` whole: writes `out[i]` for
+/// `i < out.len()` with `i < len`, `i < cols.len()` and
+/// `offset + i < count`.
 pub fn hash_blocks(
     cols: &[Block],
     count: usize,
-    sha1: bool,
-    session: Block,
+    tweaks: &HashTweaks,
     threads: usize,
-) -> Vec<Block> {
-    hash_blocks_from(cols, count, 0, sha1, session, threads)
-}
-
-/// Chunk of [`hash_blocks`]: `cols` is the chunk, `count` whole; writes
-/// `out[i] = H(offset + i, cols[i])` for `i < out.len()` with
-/// `i < len`, `i < cols.len()` and `offset + i < count`.
-#[allow(clippy::too_many_arguments)]
-pub fn hash_blocks_chunk(
-    cols: &[Block],
-    count: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [Block],
 ) {
-    hash_blocks_from_chunk(cols, count, 0, sha1, session, threads, offset, len, out);
-}
-
-/// [`hash_blocks`] for OTs `first..first + count` of a session that
-/// extends many times from one setup: `out[i] = H(first + i, cols[i])`, so
-/// the tweaks of different extensions (disjoint index ranges) never meet
-/// (`protocols/iknp_extend.otp`). The index wraps modulo 2^64, which the
-/// protocol's parameter check rules out.
-pub fn hash_blocks_from(
-    cols: &[Block],
-    count: usize,
-    first: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-) -> Vec<Block> {
-    let n = count.min(cols.len());
-    let mut out = Block::zeroed_vec(n);
-    hash_blocks_from_chunk(cols, count, first, sha1, session, threads, 0, n, &mut out);
-    out
-}
-
-/// Chunk of [`hash_blocks_from`]: as [`hash_blocks_chunk`], with the
-/// tweak index of entry `offset + i` at `first + offset + i`.
-#[allow(clippy::too_many_arguments)]
-pub fn hash_blocks_from_chunk(
-    cols: &[Block],
-    count: usize,
-    first: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-    offset: usize,
-    len: usize,
-    out: &mut [Block],
-) {
-    let sess = session_tweak(session);
-    hash_rows_chunk(cols, count, threads, offset, len, out, |at, input, part| {
-        let tweak = (first as u64).wrapping_add(at as u64);
+    let sess = tweaks.session_half();
+    let sha1 = tweaks.sha1;
+    hash_rows_chunk(cols, count, threads, span, out, |at, input, part| {
+        let tweak = tweaks.index(at);
         let r = if sha1 {
             hash::sha1_ro_many_into(sess, tweak, input, part)
         } else {
@@ -512,8 +419,8 @@ pub fn hash_blocks_from_chunk(
     });
 }
 
-/// The driver of the row hashes ([`hash_blocks_chunk`],
-/// [`crate::oprf::hash_words_chunk`]): clips the chunk (`i < out.len()`,
+/// The driver of the row hashes ([`hash_blocks`],
+/// [`crate::oprf::hash_words`]): clips the chunk (`i < out.len()`,
 /// `i < len`, `i < rows.len()`, `offset + i < count`) and runs
 /// `f(first, rows, out)` over `threads` parts, `first` the index of the
 /// part's first row in the whole.
@@ -521,11 +428,11 @@ pub(crate) fn hash_rows_chunk<W: Sync>(
     rows: &[W],
     count: usize,
     threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [Block],
     f: impl Fn(usize, &[W], &mut [Block]) + Sync,
 ) {
+    let Span { offset, len } = span;
     let n = out
         .len()
         .min(len)
@@ -537,82 +444,28 @@ pub(crate) fn hash_rows_chunk<W: Sync>(
     });
 }
 
-/// The IKNP sender's two keys per OT, `[H(i, q_i), H(i, q_i ⊕ Δ)]`
-/// ([IKNP03, Fig. 1] with `Δ = s`), for the first `count.min(q.len())`
-/// OTs, under the session's tweaks as in [`hash_blocks`].
+/// The IKNP sender's two keys per OT, `[H(t(j), q_j), H(t(j), q_j ⊕ Δ)]`
+/// ([IKNP03, Fig. 1] with `Δ = s`), under the tweaks of [`hash_blocks`]:
+/// `q` is the span's chunk; writes `out[i]` for row `j = offset + i`, for
+/// `i < out.len()` with `i < len`, `i < q.len()`, `offset + i < count`.
 pub fn hash_block_pairs(
     q: &[Block],
     delta: Block,
     count: usize,
-    sha1: bool,
-    session: Block,
+    tweaks: &HashTweaks,
     threads: usize,
-) -> Vec<[Block; 2]> {
-    hash_block_pairs_from(q, delta, count, 0, sha1, session, threads)
-}
-
-/// Chunk of [`hash_block_pairs`]: `q` is the chunk; writes
-/// `out[i] = [H(offset + i, q[i]), H(offset + i, q[i] ⊕ Δ)]` for
-/// `i < out.len()` with `i < len`, `i < q.len()`, `offset + i < count`.
-#[allow(clippy::too_many_arguments)]
-pub fn hash_block_pairs_chunk(
-    q: &[Block],
-    delta: Block,
-    count: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [[Block; 2]],
 ) {
-    hash_block_pairs_from_chunk(q, delta, count, 0, sha1, session, threads, offset, len, out);
-}
-
-/// [`hash_block_pairs`] for OTs `first..first + count` of a session that
-/// extends many times from one setup (see [`hash_blocks_from`]):
-/// `out[i] = [H(first + i, q[i]), H(first + i, q[i] ⊕ Δ)]`.
-pub fn hash_block_pairs_from(
-    q: &[Block],
-    delta: Block,
-    count: usize,
-    first: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-) -> Vec<[Block; 2]> {
-    let n = count.min(q.len());
-    let mut out = Block::zeroed_pairs(n);
-    hash_block_pairs_from_chunk(
-        q, delta, count, first, sha1, session, threads, 0, n, &mut out,
-    );
-    out
-}
-
-/// Chunk of [`hash_block_pairs_from`]: as [`hash_block_pairs_chunk`], with
-/// the tweak index of entry `offset + i` at `first + offset + i`.
-#[allow(clippy::too_many_arguments)]
-pub fn hash_block_pairs_from_chunk(
-    q: &[Block],
-    delta: Block,
-    count: usize,
-    first: usize,
-    sha1: bool,
-    session: Block,
-    threads: usize,
-    offset: usize,
-    len: usize,
-    out: &mut [[Block; 2]],
-) {
-    let sess = session_tweak(session);
-    let base = first as u64;
+    let Span { offset, len } = span;
+    let sess = tweaks.session_half();
     let n = out
         .len()
         .min(len)
         .min(q.len())
         .min(count.saturating_sub(offset));
     let (src, out) = (&q[..n], &mut out[..n]);
-    if !sha1 {
+    if !tweaks.sha1 {
         // Both keys of a batch of OTs written in place, then hashed in one
         // AES pass with a tweak per pair (`hash::tccr_pairs_in_place`).
         for_parts(out, threads, HASH_BATCH, |start, part| {
@@ -625,11 +478,8 @@ pub fn hash_block_pairs_from_chunk(
                 for (d, &x) in dst.iter_mut().zip(inp) {
                     *d = [x, x ^ delta];
                 }
-                hash::tccr_pairs_in_place(
-                    sess,
-                    base.wrapping_add((offset + start + c * HASH_BATCH) as u64),
-                    dst,
-                );
+                let tweak = tweaks.index(offset + start + c * HASH_BATCH);
+                hash::tccr_pairs_in_place(sess, tweak, dst);
             }
         });
         return;
@@ -645,21 +495,12 @@ pub fn hash_block_pairs_from_chunk(
             .enumerate()
         {
             let k = inp.len();
-            let tweak = base.wrapping_add((offset + start + c * HASH_BATCH) as u64);
+            let tweak = tweaks.index(offset + start + c * HASH_BATCH);
             for (d, x) in x1[..k].iter_mut().zip(inp) {
                 *d = *x ^ delta;
             }
-            let r = if sha1 {
-                hash::sha1_ro_many_into(sess, tweak, inp, &mut h0[..k])
-                    .and(hash::sha1_ro_many_into(sess, tweak, &x1[..k], &mut h1[..k]))
-            } else {
-                hash::tccr_many_into(sess, tweak, inp, &mut h0[..k]).and(hash::tccr_many_into(
-                    sess,
-                    tweak,
-                    &x1[..k],
-                    &mut h1[..k],
-                ))
-            };
+            let r = hash::sha1_ro_many_into(sess, tweak, inp, &mut h0[..k])
+                .and(hash::sha1_ro_many_into(sess, tweak, &x1[..k], &mut h1[..k]));
             debug_assert!(r.is_ok(), "lengths are equal");
             for ((d, a), b) in dst.iter_mut().zip(&h0[..k]).zip(&h1[..k]) {
                 *d = [*a, *b];
@@ -668,37 +509,14 @@ pub fn hash_block_pairs_from_chunk(
     });
 }
 
-/// The first `count` blocks of `v` (Delta-OT outputs are the first `m`
-/// columns; KOS's extra check columns are dropped). Full variant of
-/// [`first_blocks_chunk`].
-pub fn first_blocks(v: &[Block], count: usize) -> Vec<Block> {
-    v[..count.min(v.len())].to_vec()
-}
-
-/// Chunk of [`first_blocks`]: `v` is the chunk; copies `out[i] = v[i]` for
-/// `i < out.len()` with `i < len`, `i < v.len()`, `offset + i < count`.
-pub fn first_blocks_chunk(v: &[Block], count: usize, offset: usize, len: usize, out: &mut [Block]) {
-    let n = out
-        .len()
-        .min(len)
-        .min(v.len())
-        .min(count.saturating_sub(offset));
-    out[..n].copy_from_slice(&v[..n]);
-}
-
 /// `Σ χ_i · a[i]` in GF(2^128) with `χ` the AES-CTR stream of
 /// `Prg::new(seed)`: the KOS check values `t = Σ χ_i t_i` and
-/// `q = Σ χ_i q_i` ([KOS15, Fig. 7]) without materializing `χ`.
-pub fn gf_inner_seeded(a: &[Block], seed: Block) -> Block {
-    let mut acc = Block::ZERO;
-    gf_inner_seeded_chunk(a, seed, 0, a.len(), &mut acc);
-    acc
-}
-
-/// Chunk of [`gf_inner_seeded`]: `a` is the chunk; `*out ^= Σ_i χ_{offset+i}
-/// · a[i]` over `i < min(len, a.len())` (the sum is GF(2)-linear, so the
-/// chunks' contributions XOR to the whole).
-pub fn gf_inner_seeded_chunk(a: &[Block], seed: Block, offset: usize, len: usize, out: &mut Block) {
+/// `q = Σ χ_i q_i` ([KOS15, Fig. 7]) without materializing `χ`. `a` is
+/// the span's chunk; `*out ^= Σ_i χ_{offset+i} · a[i]` over
+/// `i < min(len, a.len())` (the sum is GF(2)-linear, so the chunks'
+/// contributions XOR to the whole).
+pub fn gf_inner_seeded(a: &[Block], seed: Block, span: Span, out: &mut Block) {
+    let Span { offset, len } = span;
     let a = &a[..len.min(a.len())];
     let mut prg = Prg::new_at(seed, offset as u64);
     let mut chi = [Block::ZERO; 1024];
@@ -712,52 +530,28 @@ pub fn gf_inner_seeded_chunk(a: &[Block], seed: Block, offset: usize, len: usize
 }
 
 /// `out[i] = payload[i] ⊕ keys[i]` componentwise (derandomization, sender
-/// side), over the common length. Full variant of [`mask_pairs_chunk`].
-pub fn mask_pairs(payload: &[[Block; 2]], keys: &[[Block; 2]]) -> Vec<[Block; 2]> {
-    let n = payload.len().min(keys.len());
-    let mut out = Block::zeroed_pairs(n);
-    mask_pairs_chunk(payload, keys, 0, n, &mut out);
-    out
-}
-
-/// Chunk of [`mask_pairs`]: `payload` and `keys` are chunks; writes
-/// `out[i]` for `i < out.len()` with `i < len` and `i` within both.
-pub fn mask_pairs_chunk(
-    payload: &[[Block; 2]],
-    keys: &[[Block; 2]],
-    offset: usize,
-    len: usize,
-    out: &mut [[Block; 2]],
-) {
-    let _ = offset;
-    let n = out.len().min(len).min(payload.len()).min(keys.len());
+/// side): `payload` and `keys` are the span's chunks; writes `out[i]` for
+/// `i < out.len()` with `i < len` and `i` within both.
+pub fn mask_pairs(payload: &[[Block; 2]], keys: &[[Block; 2]], span: Span, out: &mut [[Block; 2]]) {
+    let n = out.len().min(span.len).min(payload.len()).min(keys.len());
     for ((d, p), k) in out[..n].iter_mut().zip(payload).zip(keys) {
         *d = [p[0] ^ k[0], p[1] ^ k[1]];
     }
 }
 
-/// `out[i] = masked[i][r_i] ⊕ keys[i]` with a branch-free select
-/// ([`crate::primitives::ops::pick`]; derandomization, receiver side), over the common
-/// length of `masked` and `keys`; bits past `r`'s end read as zero. Full
-/// variant of [`unmask_chosen_chunk`].
-pub fn unmask_chosen(masked: &[[Block; 2]], keys: &[Block], r: &Bits) -> Vec<Block> {
-    let n = masked.len().min(keys.len());
-    let mut out = Block::zeroed_vec(n);
-    unmask_chosen_chunk(masked, keys, r, 0, n, &mut out);
-    out
-}
-
-/// Chunk of [`unmask_chosen`]: `masked` and `keys` are chunks, `r` whole;
-/// writes `out[i] = masked[i][r_{offset+i}] ⊕ keys[i]` for `i < out.len()`
-/// with `i < len` and `i` within both chunks.
-pub fn unmask_chosen_chunk(
+/// `out[i] = masked[i][r_{offset+i}] ⊕ keys[i]` with a branch-free
+/// select ([`crate::primitives::ops::pick`]; derandomization, receiver
+/// side): `masked` and `keys` are the span's chunks, `r` whole; writes
+/// `out[i]` for `i < out.len()` with `i < len` and `i` within both chunks;
+/// bits past `r`'s end read as zero.
+pub fn unmask_chosen(
     masked: &[[Block; 2]],
     keys: &[Block],
     r: &Bits,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [Block],
 ) {
+    let Span { offset, len } = span;
     let n = out.len().min(len).min(masked.len()).min(keys.len());
     for (i, ((d, m), k)) in out[..n].iter_mut().zip(masked).zip(keys).enumerate() {
         let bit = offset
@@ -771,6 +565,7 @@ pub fn unmask_chosen_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::whole;
     use proptest::prelude::*;
 
     fn blocks(n: usize, seed: u128) -> Vec<Block> {
@@ -784,7 +579,7 @@ mod tests {
 
     fn matrix(rows: usize, cols: usize, seed: u128) -> BitMatrix {
         let s: Vec<Block> = (0..rows as u128).map(|i| Block(seed ^ (i << 70))).collect();
-        prg_rows(&prg_keys(&s), cols, 1)
+        whole::prg_rows(&prg_keys(&s), cols, 1)
     }
 
     /// The hashes of an extension at global index `first` are those of one
@@ -795,16 +590,18 @@ mod tests {
         let all = blocks(first + n, 9);
         let (tail, delta, sid) = (&all[first..], Block(77), Block(5));
         for sha1 in [false, true] {
-            let whole = hash_blocks(&all, first + n, sha1, sid, 2);
+            let whole = whole::hash_blocks(&all, first + n, &HashTweaks::new(sid, sha1, 0), 2);
             assert_eq!(
-                hash_blocks_from(tail, n, first, sha1, sid, 2),
+                whole::hash_blocks(tail, n, &HashTweaks::new(sid, sha1, first), 2),
                 whole[first..]
             );
-            let pairs = hash_block_pairs(&all, delta, first + n, sha1, sid, 2);
-            let from = hash_block_pairs_from(tail, delta, n, first, sha1, sid, 2);
+            let pairs =
+                whole::hash_block_pairs(&all, delta, first + n, &HashTweaks::new(sid, sha1, 0), 2);
+            let from =
+                whole::hash_block_pairs(tail, delta, n, &HashTweaks::new(sid, sha1, first), 2);
             assert_eq!(from, pairs[first..]);
             assert_ne!(
-                hash_blocks_from(tail, n, first + 1, sha1, sid, 2),
+                whole::hash_blocks(tail, n, &HashTweaks::new(sid, sha1, first + 1), 2),
                 whole[first..]
             );
         }
@@ -870,21 +667,21 @@ mod tests {
     fn prg_rows_reference_and_chunks() {
         for w in WIDTHS {
             let seeds = blocks(5, w as u128);
-            let full = prg_rows(&prg_keys(&seeds), w, 1);
+            let full = whole::prg_rows(&prg_keys(&seeds), w, 1);
             assert_eq!((full.rows(), full.cols()), (5, w));
             for (j, &seed) in seeds.iter().enumerate() {
                 for c in (0..w).step_by(37) {
                     assert_eq!(full.get(j, c), prg_bit(seed, c));
                 }
             }
-            assert_eq!(prg_rows(&prg_keys(&seeds), w, 3), full);
+            assert_eq!(whole::prg_rows(&prg_keys(&seeds), w, 3), full);
             let mut out = BitMatrix::new(200, 9999); // stale, larger buffer
             let parts: Vec<BitMatrix> = split(w, &[2, 0, 4, 1])
                 .into_iter()
                 .map(|(o, l)| {
                     // The last chunk asks for more than is left: clipped.
                     let ask = if o + l == w { l + 128 } else { l };
-                    prg_rows_chunk(&prg_keys(&seeds), w, 2, o, ask, &mut out);
+                    prg_rows(&prg_keys(&seeds), w, 2, Span::new(o, ask), &mut out);
                     assert!(padding_clear(&out));
                     out.clone()
                 })
@@ -892,7 +689,13 @@ mod tests {
             assert_eq!(join(&parts, 5), full);
         }
         let mut out = BitMatrix::new(1, 1);
-        prg_rows_chunk(&prg_keys(&[Block(1)]), 100, 1, 256, 128, &mut out);
+        prg_rows(
+            &prg_keys(&[Block(1)]),
+            100,
+            1,
+            Span::new(256, 128),
+            &mut out,
+        );
         assert_eq!((out.rows(), out.cols()), (1, 0));
     }
 
@@ -903,7 +706,7 @@ mod tests {
                 let t = matrix(rows, w, 7);
                 let seeds = blocks(rows.min(100), 8); // rows >= 100 have no seed
                 let r = bits(w.saturating_sub(5), 9); // short r: zero-extended
-                let full = xor_prg_choice(&t, &prg_keys(&seeds), &r, 1);
+                let full = whole::xor_prg_choice(&t, &prg_keys(&seeds), &r, 1);
                 assert_eq!((full.rows(), full.cols()), (rows, w));
                 for j in (0..rows).step_by(7) {
                     for c in (0..w).step_by(13) {
@@ -912,18 +715,17 @@ mod tests {
                         assert_eq!(full.get(j, c), t.get(j, c) ^ g ^ rb, "{w} {j} {c}");
                     }
                 }
-                assert_eq!(xor_prg_choice(&t, &prg_keys(&seeds), &r, 3), full);
+                assert_eq!(whole::xor_prg_choice(&t, &prg_keys(&seeds), &r, 3), full);
                 let mut out = BitMatrix::default();
                 let parts: Vec<BitMatrix> = split(w, &[1, 3, 0])
                     .into_iter()
                     .map(|(o, l)| {
-                        xor_prg_choice_chunk(
+                        xor_prg_choice(
                             &sub(&t, o, l),
                             &prg_keys(&seeds),
                             &r,
                             3,
-                            o,
-                            l,
+                            Span::new(o, l),
                             &mut out,
                         );
                         assert!(padding_clear(&out));
@@ -952,13 +754,13 @@ mod tests {
         for w in WIDTHS.into_iter().chain([128 * 40 + 3]) {
             for rows in [128, 130, 5, 0] {
                 let t = matrix(rows, w, w as u128 + 1);
-                let full = transpose_columns(&t, 1);
+                let full = whole::transpose_columns(&t, 1);
                 assert_eq!(full, naive_columns(&t, w), "{rows} x {w}");
-                assert_eq!(transpose_columns(&t, 3), full);
+                assert_eq!(whole::transpose_columns(&t, 3), full);
                 let mut joined = Vec::new();
                 for (o, l) in split(w, &[4, 4, 2, 0, 1]) {
                     let mut out = vec![Block(7); l];
-                    transpose_columns_chunk(&sub(&t, o, l), 2, o, l, &mut out);
+                    transpose_columns(&sub(&t, o, l), 2, Span::new(o, l), &mut out);
                     joined.extend(out);
                 }
                 assert_eq!(joined, full);
@@ -975,7 +777,7 @@ mod tests {
     #[test]
     fn destination_tails_give_the_same_columns_as_exact_chunks() {
         let w = BYPASS_CACHE_BLOCKS + 128 * 40 + 5;
-        let t = prg_rows(&prg_keys(&blocks(128, 11)), w, 1);
+        let t = whole::prg_rows(&prg_keys(&blocks(128, 11)), w, 1);
         let s = bits(128, 12);
         let seeds = prg_keys(&blocks(128, 13));
         let sentinel = Block(0x5a5a);
@@ -992,12 +794,12 @@ mod tests {
         }
         for (o, l) in chunks {
             let chunk = sub(&t, o, l);
-            transpose_columns_chunk(&chunk, 1, o, l, &mut tail_t[o..w]);
-            masked_columns_chunk(&seeds, &chunk, &s, 1, o, l, &mut tail_q[o..w]);
+            transpose_columns(&chunk, 1, Span::new(o, l), &mut tail_t[o..w]);
+            masked_columns(&seeds, &chunk, &s, 1, Span::new(o, l), &mut tail_q[o..w]);
             let mut out = vec![Block::ZERO; l];
-            transpose_columns_chunk(&chunk, 1, o, l, &mut out);
+            transpose_columns(&chunk, 1, Span::new(o, l), &mut out);
             exact_t.extend_from_slice(&out);
-            masked_columns_chunk(&seeds, &chunk, &s, 1, o, l, &mut out);
+            masked_columns(&seeds, &chunk, &s, 1, Span::new(o, l), &mut out);
             exact_q.extend_from_slice(&out);
         }
         assert!(tail_t[w..]
@@ -1015,7 +817,7 @@ mod tests {
             let u = matrix(128, w, 3);
             let s = bits(128, 4);
             let seeds = blocks(128, 5);
-            let full = masked_columns(&prg_keys(&seeds), &u, &s, 1);
+            let full = whole::masked_columns(&prg_keys(&seeds), &u, &s, 1);
             // Naive Q with BitMatrix::get.
             let mut q = BitMatrix::new(128, w);
             for (j, &seed) in seeds.iter().enumerate() {
@@ -1024,11 +826,18 @@ mod tests {
                 }
             }
             assert_eq!(full, naive_columns(&q, w), "{w}");
-            assert_eq!(masked_columns(&prg_keys(&seeds), &u, &s, 3), full);
+            assert_eq!(whole::masked_columns(&prg_keys(&seeds), &u, &s, 3), full);
             let mut joined = Vec::new();
             for (o, l) in split(w, &[0, 4, 3, 1]) {
                 let mut out = vec![Block(9); l];
-                masked_columns_chunk(&prg_keys(&seeds), &sub(&u, o, l), &s, 3, o, l, &mut out);
+                masked_columns(
+                    &prg_keys(&seeds),
+                    &sub(&u, o, l),
+                    &s,
+                    3,
+                    Span::new(o, l),
+                    &mut out,
+                );
                 joined.extend(out);
             }
             assert_eq!(joined, full);
@@ -1038,7 +847,7 @@ mod tests {
         let u = matrix(60, w, 1);
         let s = bits(70, 2);
         let seeds = blocks(90, 3);
-        let got = masked_columns(&prg_keys(&seeds), &u, &s, 2);
+        let got = whole::masked_columns(&prg_keys(&seeds), &u, &s, 2);
         let mut q = BitMatrix::new(128, w);
         for j in 0..128 {
             for c in 0..w {
@@ -1058,10 +867,28 @@ mod tests {
             let sid = Block(0x5e55_1011 << 64 | 0x1d);
             for sha1 in [false, true] {
                 for count in [n, n / 2, n + 5] {
-                    let h = hash_blocks(&cols, count, sha1, sid, 1);
-                    assert_eq!(hash_blocks(&cols, count, sha1, sid, 3), h);
-                    let p = hash_block_pairs(&cols, delta, count, sha1, sid, 1);
-                    assert_eq!(hash_block_pairs(&cols, delta, count, sha1, sid, 3), p);
+                    let h = whole::hash_blocks(&cols, count, &HashTweaks::new(sid, sha1, 0), 1);
+                    assert_eq!(
+                        whole::hash_blocks(&cols, count, &HashTweaks::new(sid, sha1, 0), 3),
+                        h
+                    );
+                    let p = whole::hash_block_pairs(
+                        &cols,
+                        delta,
+                        count,
+                        &HashTweaks::new(sid, sha1, 0),
+                        1,
+                    );
+                    assert_eq!(
+                        whole::hash_block_pairs(
+                            &cols,
+                            delta,
+                            count,
+                            &HashTweaks::new(sid, sha1, 0),
+                            3
+                        ),
+                        p
+                    );
                     let k = count.min(n);
                     for i in (0..k).step_by(17) {
                         let (a, b) = if sha1 {
@@ -1080,10 +907,25 @@ mod tests {
                     let (mut hj, mut pj) = (Vec::new(), Vec::new());
                     for (o, l) in split(n, &[1, 2, 3]) {
                         let mut out = vec![Block(1); l];
-                        hash_blocks_chunk(&cols[o..o + l], count, sha1, sid, 2, o, l, &mut out);
+                        hash_blocks(
+                            &cols[o..o + l],
+                            count,
+                            &HashTweaks::new(sid, sha1, 0),
+                            2,
+                            Span::new(o, l),
+                            &mut out,
+                        );
                         let mut outp = vec![[Block(1); 2]; l];
                         let c = &cols[o..o + l];
-                        hash_block_pairs_chunk(c, delta, count, sha1, sid, 2, o, l, &mut outp);
+                        hash_block_pairs(
+                            c,
+                            delta,
+                            count,
+                            &HashTweaks::new(sid, sha1, 0),
+                            2,
+                            Span::new(o, l),
+                            &mut outp,
+                        );
                         let keep = l.min(count.saturating_sub(o));
                         assert!(out[keep..].iter().all(|&b| b == Block(1)));
                         hj.extend_from_slice(&out[..keep]);
@@ -1102,37 +944,30 @@ mod tests {
         let pay: Vec<[Block; 2]> = blocks(2 * n, 2).chunks(2).map(|c| [c[0], c[1]]).collect();
         let keys: Vec<[Block; 2]> = blocks(2 * n, 3).chunks(2).map(|c| [c[0], c[1]]).collect();
         let r = bits(n - 10, 4);
-        assert_eq!(first_blocks(&v, 300), v[..300].to_vec());
-        assert_eq!(first_blocks(&v, 5000), v);
         let seed = Block(42);
-        let gi = gf_inner_seeded(&v, seed);
+        let gi = whole::gf_inner_seeded(&v, seed);
         let chi = crate::primitives::prg::prg(seed, n);
         assert_eq!(
             gi,
             crate::primitives::gf128::inner_product(&v, &chi).unwrap()
         );
-        let mp = mask_pairs(&pay, &keys);
-        let um = unmask_chosen(&mp, &v, &r);
+        let mp = whole::mask_pairs(&pay, &keys);
+        let um = whole::unmask_chosen(&mp, &v, &r);
         for i in (0..n).step_by(31) {
             let b = r.try_get(i).unwrap_or(false);
             assert_eq!(um[i], mp[i][usize::from(b)] ^ v[i]);
         }
-        let (mut fj, mut mj, mut uj) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut mj, mut uj) = (Vec::new(), Vec::new());
         let mut acc = Block::ZERO;
         for (o, l) in split(n, &[2, 0, 1]) {
-            let mut f = vec![Block(3); l];
-            first_blocks_chunk(&v[o..o + l], 300, o, l, &mut f);
-            let keep = l.min(300usize.saturating_sub(o));
-            fj.extend_from_slice(&f[..keep]);
-            gf_inner_seeded_chunk(&v[o..o + l], seed, o, l, &mut acc);
+            gf_inner_seeded(&v[o..o + l], seed, Span::new(o, l), &mut acc);
             let mut m = vec![[Block::ZERO; 2]; l];
-            mask_pairs_chunk(&pay[o..o + l], &keys[o..o + l], o, l, &mut m);
+            mask_pairs(&pay[o..o + l], &keys[o..o + l], Span::new(o, l), &mut m);
             mj.extend(m);
             let mut u = vec![Block::ZERO; l];
-            unmask_chosen_chunk(&mp[o..o + l], &v[o..o + l], &r, o, l, &mut u);
+            unmask_chosen(&mp[o..o + l], &v[o..o + l], &r, Span::new(o, l), &mut u);
             uj.extend(u);
         }
-        assert_eq!(fj, v[..300].to_vec());
         assert_eq!(acc, gi);
         assert_eq!((mj, uj), (mp, um));
     }
@@ -1142,10 +977,17 @@ mod tests {
         // Slices shorter than len: only what is there; the rest untouched.
         let v = blocks(100, 5);
         let mut out = vec![Block(1); 128];
-        hash_blocks_chunk(&v, 1 << 20, false, Block(7), 2, 256, 128, &mut out);
+        hash_blocks(
+            &v,
+            1 << 20,
+            &HashTweaks::new(Block(7), false, 0),
+            2,
+            Span::new(256, 128),
+            &mut out,
+        );
         assert_eq!(
             out[..100],
-            hash_blocks(&v, 100, false, Block(7), 1)[..]
+            whole::hash_blocks(&v, 100, &HashTweaks::new(Block(7), false, 0), 1)[..]
                 .iter()
                 .enumerate()
                 .map(|(i, _)| hash::tccr(7, 256 + i as u64, v[i]))
@@ -1154,39 +996,38 @@ mod tests {
         assert!(out[100..].iter().all(|&b| b == Block(1)));
         // Clipped outputs: out shorter than len.
         let t = matrix(128, 1024, 6);
-        let full = transpose_columns(&t, 1);
+        let full = whole::transpose_columns(&t, 1);
         let mut small = vec![Block::ZERO; 200];
-        transpose_columns_chunk(&t, 3, 0, 1024, &mut small);
+        transpose_columns(&t, 3, Span::new(0, 1024), &mut small);
         assert_eq!(small, full[..200].to_vec());
         let u = matrix(128, 1024, 7);
         let (seeds, s) = (blocks(128, 8), bits(128, 9));
-        let mfull = masked_columns(&prg_keys(&seeds), &u, &s, 1);
+        let mfull = whole::masked_columns(&prg_keys(&seeds), &u, &s, 1);
         let mut small = vec![Block::ZERO; 300];
-        masked_columns_chunk(&prg_keys(&seeds), &u, &s, 2, 0, 1024, &mut small);
+        masked_columns(&prg_keys(&seeds), &u, &s, 2, Span::new(0, 1024), &mut small);
         assert_eq!(small, mfull[..300].to_vec());
         // out longer than the chunk's matrix: the extra is untouched.
         let mut long = vec![Block(5); 1100];
-        transpose_columns_chunk(&t, 1, 0, 1100, &mut long);
+        transpose_columns(&t, 1, Span::new(0, 1100), &mut long);
         assert_eq!(long[..1024], full[..]);
         assert!(long[1024..].iter().all(|&b| b == Block(5)));
         // Degenerate shapes never panic.
         let empty = BitMatrix::default();
         let mut m = BitMatrix::default();
-        xor_prg_choice_chunk(&empty, &[], &Bits::zeros(0), 4, 128, 128, &mut m);
-        prg_rows_chunk(&[], 0, 4, 0, 128, &mut m);
-        assert!(masked_columns(&[], &empty, &Bits::zeros(0), 2).is_empty());
-        assert!(transpose_columns(&empty, 2).is_empty());
+        xor_prg_choice(&empty, &[], &Bits::zeros(0), 4, Span::new(128, 128), &mut m);
+        prg_rows(&[], 0, 4, Span::new(0, 128), &mut m);
+        assert!(whole::masked_columns(&[], &empty, &Bits::zeros(0), 2).is_empty());
+        assert!(whole::transpose_columns(&empty, 2).is_empty());
         let mut acc = Block::ZERO;
-        gf_inner_seeded_chunk(&[], Block(1), 0, 128, &mut acc);
+        gf_inner_seeded(&[], Block(1), Span::new(0, 128), &mut acc);
         assert_eq!(acc, Block::ZERO);
-        assert!(unmask_chosen(&[[Block(1); 2]], &[], &Bits::zeros(0)).is_empty());
+        assert!(whole::unmask_chosen(&[[Block(1); 2]], &[], &Bits::zeros(0)).is_empty());
         let mut o = [Block::ZERO; 1];
-        unmask_chosen_chunk(
+        unmask_chosen(
             &[[Block(1), Block(2)]],
             &[Block(4)],
             &Bits::zeros(0),
-            usize::MAX,
-            1,
+            Span::new(usize::MAX, 1),
             &mut o,
         );
         assert_eq!(o[0], Block(5));
@@ -1211,32 +1052,32 @@ mod tests {
                 off += len;
             }
             let seeds = blocks(128, seed);
-            let t = prg_rows(&prg_keys(&seeds), w, threads);
+            let t = whole::prg_rows(&prg_keys(&seeds), w, threads);
             let s = bits(128, seed + 1);
             let r = bits(w, seed + 2);
-            let u = xor_prg_choice(&t, &prg_keys(&blocks(128, seed + 3)), &r, threads);
-            let cols = transpose_columns(&t, threads);
-            let q = masked_columns(&prg_keys(&seeds), &u, &s, threads);
-            let h = hash_blocks(&q, w, false, Block(seed), threads);
-            let hp = hash_block_pairs(&q, Block(seed), w, false, Block(3), threads);
+            let u = whole::xor_prg_choice(&t, &prg_keys(&blocks(128, seed + 3)), &r, threads);
+            let cols = whole::transpose_columns(&t, threads);
+            let q = whole::masked_columns(&prg_keys(&seeds), &u, &s, threads);
+            let h = whole::hash_blocks(&q, w, &HashTweaks::new(Block(seed), false, 0), threads);
+            let hp = whole::hash_block_pairs(&q, Block(seed), w, &HashTweaks::new(Block(3), false, 0), threads);
             let (mut tj, mut uj) = (Vec::new(), Vec::new());
             let (mut cj, mut qj, mut hj, mut pj) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut m = BitMatrix::default();
             for &(o, l) in &chunks {
-                prg_rows_chunk(&prg_keys(&seeds), w, threads, o, l, &mut m);
+                prg_rows(&prg_keys(&seeds), w, threads, Span::new(o, l), &mut m);
                 tj.push(m.clone());
-                xor_prg_choice_chunk(&sub(&t, o, l), &prg_keys(&blocks(128, seed + 3)), &r, threads, o, l, &mut m);
+                xor_prg_choice(&sub(&t, o, l), &prg_keys(&blocks(128, seed + 3)), &r, threads, Span::new(o, l), &mut m);
                 uj.push(m.clone());
                 let mut c = vec![Block::ZERO; l];
-                transpose_columns_chunk(&sub(&t, o, l), threads, o, l, &mut c);
+                transpose_columns(&sub(&t, o, l), threads, Span::new(o, l), &mut c);
                 cj.extend_from_slice(&c);
-                masked_columns_chunk(&prg_keys(&seeds), &sub(&u, o, l), &s, threads, o, l, &mut c);
+                masked_columns(&prg_keys(&seeds), &sub(&u, o, l), &s, threads, Span::new(o, l), &mut c);
                 qj.extend_from_slice(&c);
                 let mut hh = vec![Block::ZERO; l];
-                hash_blocks_chunk(&q[o..o + l], w, false, Block(seed), threads, o, l, &mut hh);
+                hash_blocks(&q[o..o + l], w, &HashTweaks::new(Block(seed), false, 0), threads, Span::new(o, l), &mut hh);
                 hj.extend(hh);
                 let mut pp = vec![[Block::ZERO; 2]; l];
-                hash_block_pairs_chunk(&q[o..o + l], Block(seed), w, false, Block(3), threads, o, l, &mut pp);
+                hash_block_pairs(&q[o..o + l], Block(seed), w, &HashTweaks::new(Block(3), false, 0), threads, Span::new(o, l), &mut pp);
                 pj.extend(pp);
             }
             prop_assert_eq!(join(&tj, 128), t.clone());

@@ -23,6 +23,49 @@ use crate::primitives::bits::{check_len, ShapeError};
 use crate::Block;
 use sha1::{Digest, Sha1};
 
+/// The tweak context of a batch of row hashes `H(first + i, x_i)` (the OT
+/// keys of IKNP/KOS and the OPRF values of KKRT/OOS): the session id whose
+/// low 64 bits are every tweak's upper half, which hash (fixed-key AES
+/// TCCR, or the SHA-1 random oracle), and the global index of the batch's
+/// first row, so the tweaks of the extensions of one session (disjoint
+/// index ranges, `protocols/iknp_extend.otp`) never meet. Indices wrap
+/// modulo 2^64, which the protocols' parameter checks rule out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HashTweaks {
+    /// The run's session id (a hash output, e.g.
+    /// [`crate::otext::session_id`]).
+    pub session: Block,
+    /// The SHA-1 random oracle instead of fixed-key AES TCCR.
+    pub sha1: bool,
+    /// Global index of the batch's first row (0 for a one-shot run).
+    pub first: usize,
+}
+
+impl HashTweaks {
+    /// The context of rows `first, first + 1, ...` of `session` (the
+    /// intrinsic `hash_tweaks` of `protocols/prelude.otp`).
+    pub const fn new(session: Block, sha1: bool, first: usize) -> Self {
+        HashTweaks {
+            session,
+            sha1,
+            first,
+        }
+    }
+
+    /// The 64-bit session half of every tweak: the low half of the
+    /// session id.
+    #[inline]
+    pub const fn session_half(&self) -> u64 {
+        self.session.0 as u64
+    }
+
+    /// The tweak index of row `at` of the batch: `first + at` mod 2^64.
+    #[inline]
+    pub const fn index(&self, at: usize) -> u64 {
+        (self.first as u64).wrapping_add(at as u64)
+    }
+}
+
 /// `π(x) ⊕ x` under the fixed key.
 #[inline]
 pub fn mmo(x: Block) -> Block {

@@ -27,6 +27,7 @@ pub mod ops;
 pub mod parallel;
 pub mod prg;
 pub mod rng;
+pub mod span;
 pub mod transpose;
 pub mod wipe;
 pub mod xor;

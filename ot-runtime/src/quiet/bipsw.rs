@@ -31,6 +31,7 @@ use super::public::{
 use super::z3::{Z3, Z6};
 use crate::primitives::backend::{self, Feature, Level};
 use crate::primitives::prg::Prg;
+use crate::primitives::span::Span;
 use crate::{Bits, Block};
 use core::ops::{Add, Sub};
 
@@ -579,23 +580,10 @@ pub fn receiver_ots(state: &BipswReceiver, m: usize) -> BipswReceiverOts {
 
 /// The sender's rows of the streamed conversion of `m` OTs (from OT 0):
 /// per OT the pair derandomized by the receiver's flip bits, then the
-/// 4 corrections ([`QuietRotSender::rows_into`]).
-pub fn rot_rows(state: &BipswSender, flips: &Bits, m: usize) -> Vec<[Block; 6]> {
-    let mut out = vec![[Block::ZERO; 6]; m];
-    rot_rows_chunk(state, flips, m, 0, m, &mut out);
-    out
-}
-
-/// Chunk variant of [`rot_rows`]: OTs `offset .. offset + len`, whose
-/// candidates are hashed here and nowhere else.
-pub fn rot_rows_chunk(
-    state: &BipswSender,
-    flips: &Bits,
-    m: usize,
-    offset: usize,
-    len: usize,
-    out: &mut [[Block; 6]],
-) {
+/// 4 corrections ([`QuietRotSender::rows_into`]), for the OTs of `span`,
+/// whose candidates are hashed here and nowhere else.
+pub fn rot_rows(state: &BipswSender, flips: &Bits, m: usize, span: Span, out: &mut [[Block; 6]]) {
+    let Span { offset, len } = span;
     let len = len.min(out.len()).min(m.saturating_sub(offset));
     if len > 0 {
         let chunk = state.rot(offset as u64, len);

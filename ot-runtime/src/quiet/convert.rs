@@ -38,6 +38,7 @@
 //! ([`super::public::QuietPublic::finish_blocks`]).
 #![forbid(unsafe_code)]
 
+use crate::primitives::span::Span;
 use crate::{Bits, Block};
 
 /// Class (choice bit) of each BIPSW candidate `c ∈ 0..6`:
@@ -317,21 +318,10 @@ impl<const H: usize> BlockRow for [[Block; H]; 2] {
     }
 }
 
-/// The corrections of every row: its blocks from the third on.
-pub fn row_corrections<R: BlockRow, F: BlockRow>(rows: &[R]) -> Vec<F> {
-    let mut out = vec![F::ZERO; rows.len()];
-    row_corrections_chunk(rows, 0, rows.len(), &mut out);
-    out
-}
-
-/// Chunk variant of [`row_corrections`].
-pub fn row_corrections_chunk<R: BlockRow, F: BlockRow>(
-    rows: &[R],
-    offset: usize,
-    len: usize,
-    out: &mut [F],
-) {
-    let _ = offset;
+/// The corrections of every row of the span's chunk `rows`: its blocks
+/// from the third on.
+pub fn row_corrections<R: BlockRow, F: BlockRow>(rows: &[R], span: Span, out: &mut [F]) {
+    let len = span.len;
     for (o, row) in out.iter_mut().take(len).zip(rows) {
         for (d, s) in o.blocks_mut().iter_mut().zip(row.blocks().iter().skip(2)) {
             *d = *s;
@@ -339,16 +329,10 @@ pub fn row_corrections_chunk<R: BlockRow, F: BlockRow>(
     }
 }
 
-/// The derandomized pairs of every row: its first two blocks.
-pub fn row_pairs<R: BlockRow>(rows: &[R]) -> Vec<[Block; 2]> {
-    let mut out = vec![[Block::ZERO; 2]; rows.len()];
-    row_pairs_chunk(rows, 0, rows.len(), &mut out);
-    out
-}
-
-/// Chunk variant of [`row_pairs`].
-pub fn row_pairs_chunk<R: BlockRow>(rows: &[R], offset: usize, len: usize, out: &mut [[Block; 2]]) {
-    let _ = offset;
+/// The derandomized pairs of every row of the span's chunk `rows`: its
+/// first two blocks.
+pub fn row_pairs<R: BlockRow>(rows: &[R], span: Span, out: &mut [[Block; 2]]) {
+    let len = span.len;
     for (o, row) in out.iter_mut().take(len).zip(rows) {
         for (d, s) in o.iter_mut().zip(row.blocks()) {
             *d = *s;
@@ -356,24 +340,17 @@ pub fn row_pairs_chunk<R: BlockRow>(rows: &[R], offset: usize, len: usize, out: 
     }
 }
 
-/// The receiver's messages `m_{b_n}` of all `m` OTs from the sender's rows
-/// of `N − 2` corrections.
-pub fn chosen_rows<F: BlockRow>(r: &QuietRotReceiver, fix: &[F], m: usize) -> Vec<Block> {
-    let mut out = vec![Block::ZERO; m];
-    chosen_rows_chunk(r, fix, m, 0, m, &mut out);
-    out
-}
-
-/// Chunk variant of [`chosen_rows`]: OTs `offset .. offset + len` from
-/// their rows `fix` (the chunk of the message).
-pub fn chosen_rows_chunk<F: BlockRow>(
+/// The receiver's messages `m_{b_n}` of the OTs of `span` (of `m`) from
+/// the sender's rows of `N − 2` corrections, `fix` (the span's chunk of
+/// the message).
+pub fn chosen_rows<F: BlockRow>(
     r: &QuietRotReceiver,
     fix: &[F],
     m: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [Block],
 ) {
+    let Span { offset, len } = span;
     let _ = m;
     for (k, (o, row)) in out.iter_mut().take(len).zip(fix).enumerate() {
         *o = offset
@@ -385,6 +362,7 @@ pub fn chosen_rows_chunk<F: BlockRow>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::whole;
 
     #[test]
     fn classes_are_the_weak_prf_roundings() {
@@ -433,16 +411,22 @@ mod tests {
                 let chunk = QuietRotSender::new(classes, off as u64, blocks);
                 chunk.rows_into(&flips, &mut rows[off..off + len]);
             }
-            let fix: Vec<F> = row_corrections(&rows);
+            let fix: Vec<F> = whole::row_corrections(&rows);
             let flat: Vec<Block> = fix.iter().flat_map(|f| f.blocks().to_vec()).collect();
             assert_eq!(flat, s.corrections());
-            assert_eq!(row_pairs(&rows), s.pairs(&flips));
+            assert_eq!(whole::row_pairs(&rows), s.pairs(&flips));
             let mut x = vec![Block::ZERO; m];
             for off in (0..m).step_by(16) {
                 let len = (m - off).min(16);
-                chosen_rows_chunk(&r, &fix[off..off + len], m, off, len, &mut x[off..]);
+                chosen_rows(
+                    &r,
+                    &fix[off..off + len],
+                    m,
+                    Span::new(off, len),
+                    &mut x[off..],
+                );
             }
-            assert_eq!(x, chosen_rows(&r, &fix, m));
+            assert_eq!(x, whole::chosen_rows(&r, &fix, m));
             let (pairs, b) = (s.messages(), r.choices());
             for k in 0..m {
                 assert_eq!(x[k], pairs[k][usize::from(b.get(k))], "OT {k}");

@@ -24,6 +24,7 @@ use super::public::{
     QuietSenderOts,
 };
 use crate::primitives::prg::Prg;
+use crate::primitives::span::Span;
 use crate::{Bits, Block};
 
 /// Key length (number of key elements) [QuietOT §6.1, parameter set 1].
@@ -528,23 +529,16 @@ pub fn receiver_ots(state: &GarReceiver, m: usize) -> GarReceiverOts {
 
 /// The sender's rows of the streamed conversion of `m` OTs (from OT 0):
 /// per OT the pair derandomized by the receiver's flip bits, then the
-/// 30 corrections ([`QuietRotSender::rows_into`]).
-pub fn rot_rows(state: &GarSender, flips: &Bits, m: usize) -> Vec<[[Block; 16]; 2]> {
-    let mut out = vec![[[Block::ZERO; 16]; 2]; m];
-    rot_rows_chunk(state, flips, m, 0, m, &mut out);
-    out
-}
-
-/// Chunk variant of [`rot_rows`]: OTs `offset .. offset + len`, whose
-/// candidates are hashed here and nowhere else.
-pub fn rot_rows_chunk(
+/// 30 corrections ([`QuietRotSender::rows_into`]), for the OTs of `span`,
+/// whose candidates are hashed here and nowhere else.
+pub fn rot_rows(
     state: &GarSender,
     flips: &Bits,
     m: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [[[Block; 16]; 2]],
 ) {
+    let Span { offset, len } = span;
     let len = len.min(out.len()).min(m.saturating_sub(offset));
     if len > 0 {
         let chunk = state.rot(offset as u64, len);

@@ -493,179 +493,196 @@ pub fn half_unmask(masked: &[Block], chosen: &[Block]) -> Vec<Block> {
     masked.iter().zip(chosen).map(|(&m, &y)| m ^ y).collect()
 }
 
-/// Receiver, steps 2 and 4 fused a group of trees at a time: rebuilds
-/// every leaf but `α_i` ([`ggm::ggm_punctured_interleaved_into`] under the
-/// sender's tweaks), clears the low bits, sets leaf `α_i` to `d_i ⊕
-/// ⊕_{j≠α_i} w_j` by a branch-free scan, then adds `A·t` to the group's
-/// rows while they are in cache, with `t` the batch's first `k` base
-/// values whose low bits are set to the choice bits `u`. Returns `y = w ⊕
-/// A·t`, whose low bits are the receiver's choice bits.
-///
-/// Errors: [`ShapeError`] for a bad depth or `α`, or lengths that do not
-/// match `alphas.len()`, `depth` and `base.len()`.
-#[allow(clippy::too_many_arguments)] // the kernel convention: one argument per protocol value
-pub fn try_receiver_encode(
-    alphas: &[usize],
+/// What the receiver knows of the sender's GGM trees after the expand
+/// round: its punctured index `α_i` per tree, the depth, the level sums
+/// off its paths and, for standard trees, the sender's per-tree
+/// corrections (half trees need none), with the batch's tree session
+/// `tsid` (the sender's tweaks). The context of the receiver's fused
+/// encode ([`try_receiver_encode`]); a copy of the small per-tree values
+/// (`trees · (depth + 2)` words, against `trees · 2^depth` leaves),
+/// wiped on drop.
+#[derive(Clone, Default)]
+pub struct Punctured {
+    alphas: Vec<usize>,
     depth: usize,
-    known: &[Block],
-    corr: &[Block],
+    known: Vec<Block>,
+    corr: Option<Vec<Block>>,
     tsid: Block,
-    base: &[Block],
-    base_choices: &Bits,
-    seed: Block,
-) -> Result<Vec<Block>, ShapeError> {
-    let trees = Trees::Standard(corr);
-    unchecked(alphas, depth, known, trees, tsid, base, base_choices, seed)
 }
 
-/// [`try_receiver_encode`] with the half tree: the trees are rebuilt by
-/// [`ggm::cggm_punctured_interleaved_into`] from the unmasked sums
-/// `known` ([`half_unmask`]) and leaf `α_i` is `1 ⊕ ⊕_{j≠α_i} w_j` (a
-/// correlated tree's leaves XOR to `Δ`, whose low bit is 1; the others'
-/// low bits are cleared), so no correction is sent. Errors as
-/// [`try_receiver_encode`].
-#[allow(clippy::too_many_arguments)] // the kernel convention: one argument per protocol value
-pub fn try_receiver_encode_half(
-    alphas: &[usize],
-    depth: usize,
-    known: &[Block],
-    tsid: Block,
-    base: &[Block],
-    base_choices: &Bits,
-    seed: Block,
-) -> Result<Vec<Block>, ShapeError> {
-    unchecked(
-        alphas,
-        depth,
-        known,
-        Trees::Half,
-        tsid,
-        base,
-        base_choices,
-        seed,
-    )
-}
-
-/// [`try_receiver_encode_half`] for the protocol (as [`receiver_encode`]).
-#[allow(clippy::too_many_arguments)]
-pub fn receiver_encode_half(
-    alphas: &[usize],
-    depth: usize,
-    known: &[Block],
-    tsid: Block,
-    base: &[Block],
-    base_choices: &Bits,
-    seed: Block,
-    n: usize,
-) -> Vec<Block> {
-    match try_receiver_encode_half(alphas, depth, known, tsid, base, base_choices, seed) {
-        Ok(out) if out.len() == n => out,
-        _ => Block::zeroed_vec(n),
+impl core::fmt::Debug for Punctured {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let kind = if self.corr.is_some() {
+            "standard"
+        } else {
+            "half"
+        };
+        write!(
+            f,
+            "Punctured {{ {kind}, trees: {}, depth: {} }}",
+            self.alphas.len(),
+            self.depth
+        )
     }
 }
 
-/// The receiver's trees: standard GGM trees with the sender's per-tree
-/// corrections, or correlated (half) trees, which need none.
-#[derive(Clone, Copy)]
-enum Trees<'a> {
-    Standard(&'a [Block]),
-    Half,
+impl Drop for Punctured {
+    fn drop(&mut self) {
+        self.alphas.iter_mut().for_each(|a| a.zeroize());
+        self.known.iter_mut().for_each(|b| b.0.zeroize());
+        if let Some(c) = &mut self.corr {
+            c.iter_mut().for_each(|b| b.0.zeroize());
+        }
+    }
 }
 
-impl Trees<'_> {
-    /// Rebuilds one group's punctured leaves and completes leaf `α` of
-    /// each tree (`first` the group's first tree of `trees`).
-    fn rebuild_group(
-        self,
-        a: &[usize],
-        sums: &[Block],
+impl Punctured {
+    /// Standard GGM trees ([Ferret, Fig. 6]): rebuilt by
+    /// [`ggm::ggm_punctured_interleaved_into`] from the level sums `known`
+    /// ([`unmask_sums`]); leaf `α_i` is `d_i ⊕ ⊕_{j≠α_i} w_j` with `d_i =
+    /// corr[i]` the sender's correction.
+    pub fn standard(
+        alphas: &[usize],
         depth: usize,
+        known: &[Block],
+        corr: &[Block],
+        tsid: Block,
+    ) -> Punctured {
+        Punctured {
+            alphas: alphas.to_vec(),
+            depth,
+            known: known.to_vec(),
+            corr: Some(corr.to_vec()),
+            tsid,
+        }
+    }
+
+    /// Correlated (half) trees: rebuilt by
+    /// [`ggm::cggm_punctured_interleaved_into`] from the unmasked sums
+    /// `known` ([`half_unmask`]); leaf `α_i` is `1 ⊕ ⊕_{j≠α_i} w_j` (a
+    /// correlated tree's leaves XOR to `Δ`, whose low bit is 1; the
+    /// others' low bits are cleared), so no correction is sent.
+    pub fn half(alphas: &[usize], depth: usize, known: &[Block], tsid: Block) -> Punctured {
+        Punctured {
+            alphas: alphas.to_vec(),
+            depth,
+            known: known.to_vec(),
+            corr: None,
+            tsid,
+        }
+    }
+
+    /// Rebuilds one group's punctured leaves and completes leaf `α` of
+    /// each tree (`first` the group's first tree).
+    fn rebuild_group(
+        &self,
+        first: usize,
         tweaks: &ggm::GgmTweaks,
         leaves: &mut [Block],
-        first: usize,
     ) -> Result<(), ShapeError> {
-        match self {
-            Trees::Standard(corr) => {
+        let (depth, g) = (self.depth, leaves.len() >> self.depth);
+        let a = &self.alphas[first..first + g];
+        let sums = &self.known[first * depth..(first + g) * depth];
+        match &self.corr {
+            Some(corr) => {
                 ggm::ggm_punctured_interleaved_into(a, sums, depth, tweaks, leaves)?;
-                complete_group(leaves, a, &corr[first..first + a.len()]);
+                complete_group(leaves, a, &corr[first..first + g]);
             }
-            Trees::Half => {
+            None => {
                 ggm::cggm_punctured_interleaved_into(a, sums, depth, tweaks, leaves)?;
-                complete_group(leaves, a, &vec![Block(1); a.len()]);
+                complete_group(leaves, a, &vec![Block(1); g]);
             }
         }
         Ok(())
     }
 }
 
-/// [`receiver_encode_with`] without the check's sum.
-#[allow(clippy::too_many_arguments)]
-fn unchecked(
-    alphas: &[usize],
-    depth: usize,
-    known: &[Block],
-    kind: Trees<'_>,
-    tsid: Block,
-    base: &[Block],
-    base_choices: &Bits,
-    seed: Block,
-) -> Result<Vec<Block>, ShapeError> {
-    receiver_encode_with(
-        alphas,
-        depth,
-        known,
-        kind,
-        tsid,
-        base,
-        base_choices,
-        seed,
-        None,
-    )
-    .map(|(out, _)| out)
+/// The LPN step's secret, as the receiver holds it: its base values
+/// `base`, their choice bits, and the seed of the batch's local linear
+/// code ([`super::lpn`]).
+#[derive(Clone, Copy, Debug)]
+pub struct LpnInput<'a> {
+    /// The receiver's first `k` base COT values `t_j`.
+    pub base: &'a [Block],
+    /// Their choice bits `u_j`.
+    pub choices: &'a Bits,
+    /// The code's seed ([`code_seed`] or [`fixed_code_seed`]).
+    pub seed: Block,
 }
 
-/// The fused pass of [`try_receiver_encode`], [`try_receiver_encode_half`]
-/// and [`receiver_encode_checked`]: per group of trees, rebuild the
-/// leaves `w`, add `Σ χ_i w_i` under `chi` if given (before the LPN step
-/// overwrites them), then add `A·t` while the group is in cache.
-#[allow(clippy::too_many_arguments)]
-fn receiver_encode_with(
-    alphas: &[usize],
-    depth: usize,
-    known: &[Block],
-    kind: Trees<'_>,
-    tsid: Block,
+/// Receiver, steps 2 and 4 fused a group of trees at a time: rebuilds
+/// every leaf but `α_i` of the trees of `trees` ([`Punctured`], under the
+/// sender's tweaks), clears the low bits, completes leaf `α_i` by a
+/// branch-free scan, then adds `A·t` to the group's rows while they are in
+/// cache, with `t` the batch's first `k` base values whose low bits are
+/// set to the choice bits `u` ([`LpnInput`]). Returns `y = w ⊕ A·t`, whose
+/// low bits are the receiver's choice bits.
+///
+/// Errors: [`ShapeError`] for a bad depth or `α`, or lengths that do not
+/// match the number of trees, `depth` and `lpn.base.len()`.
+pub fn try_receiver_encode(trees: &Punctured, lpn: LpnInput<'_>) -> Result<Vec<Block>, ShapeError> {
+    receiver_encode_with(trees, lpn, None).map(|(out, _)| out)
+}
+
+/// [`try_receiver_encode`] for the protocol: the message lengths are
+/// fixed by the message types and the indices come from
+/// [`receiver_alphas`], so an error only follows a bad shape; it gives an
+/// output of `n` zeros (as does an `n` other than `trees · 2^depth`).
+pub fn receiver_encode(
+    trees: &Punctured,
     base: &[Block],
     base_choices: &Bits,
     seed: Block,
+    n: usize,
+) -> Vec<Block> {
+    let lpn = LpnInput {
+        base,
+        choices: base_choices,
+        seed,
+    };
+    match try_receiver_encode(trees, lpn) {
+        Ok(out) if out.len() == n => out,
+        _ => Block::zeroed_vec(n),
+    }
+}
+
+/// The fused pass of [`try_receiver_encode`] and
+/// [`receiver_encode_checked`]: per group of trees, rebuild the leaves
+/// `w`, add `Σ χ_i w_i` under `chi` if given (before the LPN step
+/// overwrites them), then add `A·t` while the group is in cache.
+fn receiver_encode_with(
+    trees: &Punctured,
+    lpn: LpnInput<'_>,
     chi: Option<Block>,
 ) -> Result<(Vec<Block>, Block), ShapeError> {
-    let trees = alphas.len();
-    check_shape("silent::ferret receiver trees", trees, depth)?;
-    if let Trees::Standard(corr) = kind {
-        check_len("silent::ferret corrections", trees, corr.len())?;
+    let (count, depth) = (trees.alphas.len(), trees.depth);
+    check_shape("silent::ferret receiver trees", count, depth)?;
+    if let Some(corr) = &trees.corr {
+        check_len("silent::ferret corrections", count, corr.len())?;
     }
-    check_len("silent::ferret level sums", trees * depth, known.len())?;
+    check_len(
+        "silent::ferret level sums",
+        count * depth,
+        trees.known.len(),
+    )?;
     check_len(
         "silent::ferret base choices",
-        base.len(),
-        base_choices.len(),
+        lpn.base.len(),
+        lpn.choices.len(),
     )?;
-    let mut t = with_choice_bits(base, base_choices);
-    let mut out = super::pool::take(trees << depth);
+    let mut t = with_choice_bits(lpn.base, lpn.choices);
+    let mut out = super::pool::take(count << depth);
     let mut w_sum = Block::ZERO;
     let result = (|| {
-        for (first, g) in groups(trees, depth) {
-            let tweaks = ggm::GgmTweaks::for_range(tsid, trees, depth, first, g);
+        for (first, g) in groups(count, depth) {
+            let tweaks = ggm::GgmTweaks::for_range(trees.tsid, count, depth, first, g);
             let rows = first << depth..(first + g) << depth;
             let leaves = &mut out[rows.clone()];
-            let a = &alphas[first..first + g];
-            let sums = &known[first * depth..(first + g) * depth];
-            kind.rebuild_group(a, sums, depth, &tweaks, leaves, first)?;
+            trees.rebuild_group(first, &tweaks, leaves)?;
             if let Some(chi) = chi {
                 w_sum ^= super::ferret_check::weighted_sum(leaves, chi, rows.start);
             }
-            lpn::try_sender_encode(leaves, &t, seed, rows.start)?;
+            lpn::try_sender_encode(leaves, &t, lpn.seed, rows.start)?;
         }
         Ok(())
     })();
@@ -678,28 +695,6 @@ fn receiver_encode_with(
     Ok((out, w_sum))
 }
 
-/// [`try_receiver_encode`] for the protocol: the message lengths are
-/// fixed by the message types and the indices come from
-/// [`receiver_alphas`], so an error only follows a bad shape; it gives an
-/// output of `n` zeros (as does an `n` other than `trees · 2^depth`).
-#[allow(clippy::too_many_arguments)]
-pub fn receiver_encode(
-    alphas: &[usize],
-    depth: usize,
-    known: &[Block],
-    corr: &[Block],
-    tsid: Block,
-    base: &[Block],
-    base_choices: &Bits,
-    seed: Block,
-    n: usize,
-) -> Vec<Block> {
-    match try_receiver_encode(alphas, depth, known, corr, tsid, base, base_choices, seed) {
-        Ok(out) if out.len() == n => out,
-        _ => Block::zeroed_vec(n),
-    }
-}
-
 /// The receiver's outputs of a malicious batch before its check: `y` and
 /// `Σ_i χ_i w_i`. Wiped (and the buffer recycled) on drop unless the
 /// output is taken.
@@ -707,6 +702,16 @@ pub fn receiver_encode(
 pub struct ReceiverRun {
     out: Vec<Block>,
     w_sum: Block,
+}
+
+impl ReceiverRun {
+    /// The run of a refused shape: `n` zero outputs and a zero sum.
+    fn zeros(n: usize) -> ReceiverRun {
+        ReceiverRun {
+            out: Block::zeroed_vec(n),
+            w_sum: Block::ZERO,
+        }
+    }
 }
 
 impl Drop for ReceiverRun {
@@ -728,37 +733,29 @@ impl core::fmt::Debug for ReceiverRun {
 /// each group's `Σ χ_i w_i` under the challenge key `chi` before its LPN
 /// step overwrites the leaves. Returns `y = w ⊕ A·t` and the sum, kept
 /// until the check passes. An error (a bad shape, which the protocol's
-/// types rule out) gives `n` zero outputs and a zero sum, which the check
-/// refuses.
-#[allow(clippy::too_many_arguments)] // the kernel convention: one argument per protocol value
+/// types rule out), or `n` other than `trees · 2^depth`, gives `n` zero
+/// outputs and a zero sum, which the check refuses.
 pub fn receiver_encode_checked(
-    alphas: &[usize],
-    depth: usize,
-    known: &[Block],
-    corr: &[Block],
-    tsid: Block,
+    trees: &Punctured,
     base: &[Block],
     base_choices: &Bits,
     seed: Block,
     chi: Block,
+    n: usize,
 ) -> ReceiverRun {
-    let trees = Trees::Standard(corr);
-    match receiver_encode_with(
-        alphas,
-        depth,
-        known,
-        trees,
-        tsid,
+    let lpn = LpnInput {
         base,
-        base_choices,
+        choices: base_choices,
         seed,
-        Some(chi),
-    ) {
-        Ok((out, w_sum)) => ReceiverRun { out, w_sum },
-        Err(_) => ReceiverRun {
-            out: Block::zeroed_vec(alphas.len().checked_shl(depth as u32).unwrap_or(0)),
-            w_sum: Block::ZERO,
-        },
+    };
+    match receiver_encode_with(trees, lpn, Some(chi)) {
+        Ok((out, w_sum)) if out.len() == n => ReceiverRun { out, w_sum },
+        Ok((out, mut w_sum)) => {
+            super::pool::give(out);
+            w_sum.0.zeroize();
+            ReceiverRun::zeros(n)
+        }
+        Err(_) => ReceiverRun::zeros(n),
     }
 }
 
@@ -826,6 +823,14 @@ pub fn low_bits(blocks: &[Block]) -> Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lpn<'a>(base: &'a [Block], choices: &'a Bits, seed: Block) -> LpnInput<'a> {
+        LpnInput {
+            base,
+            choices,
+            seed,
+        }
+    }
     use crate::primitives::rng::Rng;
 
     /// One batch through the kernels, both roles, as the protocols run
@@ -869,11 +874,19 @@ mod tests {
         let y = if half {
             let known = half_unmask(&half_masked, &chosen[k..]);
             let (t, c) = (&chosen[..k], &base_choices);
-            try_receiver_encode_half(&alphas, depth, &known, tsid, t, c, seed).unwrap()
+            try_receiver_encode(
+                &Punctured::half(&alphas, depth, &known, tsid),
+                lpn(t, c, seed),
+            )
+            .unwrap()
         } else {
             let known = unmask_sums(&masked, &tree_choices, &chosen[k..], tsid);
             let (t, c) = (&chosen[..k], &base_choices);
-            try_receiver_encode(&alphas, depth, &known, &corr, tsid, t, c, seed).unwrap()
+            try_receiver_encode(
+                &Punctured::standard(&alphas, depth, &known, &corr, tsid),
+                lpn(t, c, seed),
+            )
+            .unwrap()
         };
         (z, y, delta, alphas)
     }
@@ -927,14 +940,8 @@ mod tests {
         let known = unmask_sums(&masked, &choices, &chosen, Block(4));
         let zero = [Block::ZERO];
         let y = try_receiver_encode(
-            &alphas,
-            depth,
-            &known,
-            &corr,
-            Block(4),
-            &zero,
-            &Bits::zeros(1),
-            Block(5),
+            &Punctured::standard(&alphas, depth, &known, &corr, Block(4)),
+            lpn(&zero, &Bits::zeros(1), Block(5)),
         )
         .unwrap();
         let x = low_bits(&y);
@@ -976,27 +983,18 @@ mod tests {
         let alphas = receiver_alphas(&tc, depth, trees);
         let known = unmask_sums(&masked, &tc, &chosen[k..k + th], tsid);
         let fused = try_receiver_encode(
-            &alphas,
-            depth,
-            &known,
-            &corr,
-            tsid,
-            &chosen[..k],
-            &bits(0, k),
-            seed,
+            &Punctured::standard(&alphas, depth, &known, &corr, tsid),
+            lpn(&chosen[..k], &bits(0, k), seed),
         )
         .unwrap();
         let chi = super::super::ferret_check::chi_key(Block(43), tsid);
         let run = receiver_encode_checked(
-            &alphas,
-            depth,
-            &known,
-            &corr,
-            tsid,
+            &Punctured::standard(&alphas, depth, &known, &corr, tsid),
             &chosen[..k],
             &bits(0, k),
             seed,
             chi,
+            trees << depth,
         );
         let cc = bits(k + th, 128);
         let x_prime =
@@ -1067,30 +1065,19 @@ mod tests {
         assert!(try_sender_expand(&[Block(1)], 0, Block(1)).is_err());
         let base = [Block(1)];
         let c = Bits::zeros(1);
-        assert!(
-            try_receiver_encode(&[0], 2, &[Block(0); 2], &[], Block(1), &base, &c, Block(1))
-                .is_err()
-        );
         assert!(try_receiver_encode(
-            &[0],
-            2,
-            &[Block(0); 1],
-            &[Block(0)],
-            Block(1),
-            &base,
-            &c,
-            Block(1)
+            &Punctured::standard(&[0], 2, &[Block(0); 2], &[], Block(1)),
+            lpn(&base, &c, Block(1))
         )
         .is_err());
         assert!(try_receiver_encode(
-            &[4],
-            2,
-            &[Block(0); 2],
-            &[Block(0)],
-            Block(1),
-            &base,
-            &c,
-            Block(1)
+            &Punctured::standard(&[0], 2, &[Block(0); 1], &[Block(0)], Block(1)),
+            lpn(&base, &c, Block(1))
+        )
+        .is_err());
+        assert!(try_receiver_encode(
+            &Punctured::standard(&[4], 2, &[Block(0); 2], &[Block(0)], Block(1)),
+            lpn(&base, &c, Block(1))
         )
         .is_err());
     }

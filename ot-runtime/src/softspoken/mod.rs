@@ -33,11 +33,12 @@ pub mod vole;
 use zeroize::Zeroize;
 
 use crate::otext::stream::{bits_blocks, bypass_cache, clear_padding, for_parts, prg_keys, PrgKey};
+use crate::primitives::span::Span;
 use crate::primitives::transpose::{self, Backend};
 use crate::primitives::xor::xor_masked_into;
 use crate::softspoken::abo::{AboReceiverLeaves, AboSenderLeaves};
 use crate::softspoken::vole::{
-    sums_tile, Scratch, TileCorr, MAX_GROUP_DEPTH, MAX_VOLE_DEPTH, TILE_BLOCKS,
+    sums_tile, Fold, Scratch, Tile, TileCorr, MAX_GROUP_DEPTH, MAX_VOLE_DEPTH, TILE_BLOCKS,
 };
 use crate::{BitMatrix, Bits, Block};
 
@@ -248,30 +249,22 @@ pub fn ss_keys_in_the_clear(
     }
 }
 
-/// The receiver's VOLE with corrections (full variant of
-/// [`ss_receiver_vole_chunk`]).
-pub fn ss_receiver_vole(keys: &VoleSenderKeys, r: &Bits, cols: usize, threads: usize) -> BitMatrix {
-    let mut out = BitMatrix::default();
-    ss_receiver_vole_chunk(keys, r, cols, threads, 0, cols, &mut out);
-    out
-}
-
-/// Columns `offset..offset + len` (clipped to `cols`) of the OT receiver's
-/// matrix: rows `0..T·k` are `V` (row `t·k + b` = `⊕_{x_b = 1} G(s_{t,x})`),
+/// The receiver's VOLE with corrections: columns `span` (clipped to
+/// `cols`) of the OT receiver's matrix: rows `0..T·k` are `V` (row `t·k + b` = `⊕_{x_b = 1} G(s_{t,x})`),
 /// rows `T·k..T·k + T` the corrections `c_t = u_t ⊕ r`
 /// (`u_t = ⊕_x G(s_{t,x})`), computed tile by tile straight into `out`.
 /// An invalid key set gives zero rows. `threads > 1` splits the trees
 /// (independent VOLEs, each writing its own rows) over that many rayon
 /// tasks; the output is the same for every `threads`.
-pub fn ss_receiver_vole_chunk(
+pub fn ss_receiver_vole(
     keys: &VoleSenderKeys,
     r: &Bits,
     cols: usize,
     threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut BitMatrix,
 ) {
+    let Span { offset, len } = span;
     let len = len.min(cols.saturating_sub(offset));
     let k = keys.k;
     let ok = (1..=MAX_VOLE_DEPTH).contains(&k) && keys.keys.len().is_multiple_of(1 << k);
@@ -295,7 +288,14 @@ pub fn ss_receiver_vole_chunk(
         while j0 < bpr {
             let tb = TILE_BLOCKS.min(bpr - j0);
             let mask = Some(&rb[j0..j0 + tb]);
-            sums_tile(keys, k, base + j0, tb, &mut s, u, v, bpr, j0, mask, None);
+            let tile = Tile {
+                counter: base + j0,
+                tb,
+                bpr,
+                j0,
+            };
+            let fold = Fold { mask, corr: None };
+            sums_tile(keys, k, tile, &mut s, u, v, fold);
             j0 += tb;
         }
     };
@@ -321,22 +321,9 @@ pub fn ss_receiver_vole_chunk(
 
 /// The corrections `c` (the last `trees` rows of the matrix of
 /// [`ss_receiver_vole`]): the message of SoftSpokenOT's extend round.
-pub fn ss_corrections(vu: &BitMatrix, trees: usize) -> BitMatrix {
-    let mut out = BitMatrix::default();
-    ss_corrections_chunk(vu, trees, 0, vu.cols(), &mut out);
-    out
-}
-
-/// Chunk of [`ss_corrections`] (`vu` is the chunk); missing rows are zero.
-pub fn ss_corrections_chunk(
-    vu: &BitMatrix,
-    trees: usize,
-    offset: usize,
-    len: usize,
-    out: &mut BitMatrix,
-) {
-    let _ = offset;
-    let w = len.min(vu.cols());
+/// `vu` is the span's chunk; missing rows are zero.
+pub fn ss_corrections(vu: &BitMatrix, trees: usize, span: Span, out: &mut BitMatrix) {
+    let w = span.len.min(vu.cols());
     out.reset(trees, w);
     let bpr = vu.blocks_per_row();
     let first = vu.rows().saturating_sub(trees);
@@ -347,30 +334,22 @@ pub fn ss_corrections_chunk(
     dst[n..].fill(Block::ZERO);
 }
 
-/// The OT sender's per-OT blocks `q_i = t_i ⊕ r_i·Δ` (full variant of
-/// [`ss_sender_columns_chunk`]).
-pub fn ss_sender_columns(keys: &VoleReceiverKeys, c: &BitMatrix, threads: usize) -> Vec<Block> {
-    let mut out = Block::zeroed_vec(c.cols());
-    ss_sender_columns_chunk(keys, c, threads, 0, c.cols(), &mut out);
-    out
-}
-
-/// Chunk of [`ss_sender_columns`]: `c` is the chunk of the corrections
-/// (`T x len`). Per tile of 32 column blocks, in L1/L2: the VOLE sender's
+/// The OT sender's per-OT blocks `q_i = t_i ⊕ r_i·Δ`: `c` is the span's
+/// chunk of the corrections (`T x len`). Per tile of 32 column blocks, in L1/L2: the VOLE sender's
 /// sums over the re-indexed leaves, which are `W` (see
 /// [`VoleReceiverKeys`]; the unknown leaf at `y = 0` is skipped), then
 /// `Q_{t·k+b} = W_{t·k+b} ⊕ Δ_{t,b}·c_t` for the first 128 rows (a masked
 /// row XOR: no branch or access depends on `Δ`), transposed into `out`. Writes `out[i]` for
 /// `i < min(out.len(), len, c.cols())`; missing rows of `c` are zero; an
 /// invalid key set leaves `out` untouched.
-pub fn ss_sender_columns_chunk(
+pub fn ss_sender_columns(
     keys: &VoleReceiverKeys,
     c: &BitMatrix,
     threads: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     out: &mut [Block],
 ) {
+    let Span { offset, len } = span;
     let k = keys.k;
     let n = out.len().min(len).min(c.cols());
     let ok = (1..=MAX_VOLE_DEPTH).contains(&k)
@@ -411,7 +390,14 @@ pub fn ss_sender_columns_chunk(
                     masks: &masks,
                 };
                 let corr = Some(&corr).filter(|_| fused);
-                sums_tile(&keys.keys, k, base + b0 + b, tb, s, u, v, tb, 0, None, corr);
+                let tile = Tile {
+                    counter: base + b0 + b,
+                    tb,
+                    bpr: tb,
+                    j0: 0,
+                };
+                let fold = Fold { mask: None, corr };
+                sums_tile(&keys.keys, k, tile, s, u, v, fold);
                 if !fused {
                     for (j, row) in v.chunks_exact_mut(tb).take(KAPPA).enumerate() {
                         let t = j / k;
@@ -449,6 +435,7 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::whole;
     use crate::Rng;
 
     /// Both parties' streamed kernels, chunk by chunk, give `q_i = t_i ⊕
@@ -465,13 +452,13 @@ mod tests {
         let mut off = 0;
         while off < cols {
             let len = chunk.min(cols - off);
-            ss_receiver_vole_chunk(&sk, &r, cols, 1 + off % 3, off, len, &mut vu);
-            ss_corrections_chunk(&vu, trees, off, len, &mut c);
+            ss_receiver_vole(&sk, &r, cols, 1 + off % 3, Span::new(off, len), &mut vu);
+            ss_corrections(&vu, trees, Span::new(off, len), &mut c);
             assert_eq!((c.rows(), c.cols()), (trees, len));
             let mut t = vec![Block::ZERO; len];
-            crate::otext::stream::transpose_columns_chunk(&vu, 1, off, len, &mut t);
+            crate::otext::stream::transpose_columns(&vu, 1, Span::new(off, len), &mut t);
             let mut q = vec![Block::ZERO; len];
-            ss_sender_columns_chunk(&rk, &c, 2, off, len, &mut q);
+            ss_sender_columns(&rk, &c, 2, Span::new(off, len), &mut q);
             tcols.extend(t);
             qcols.extend(q);
             off += len;
@@ -481,10 +468,10 @@ mod tests {
             assert_eq!(qcols[i], want, "k {k} column {i}");
         }
         // Full variants agree with the chunks.
-        let vu = ss_receiver_vole(&sk, &r, cols, 1);
-        assert_eq!(crate::otext::stream::transpose_columns(&vu, 1), tcols);
+        let vu = whole::ss_receiver_vole(&sk, &r, cols, 1);
+        assert_eq!(whole::transpose_columns(&vu, 1), tcols);
         assert_eq!(
-            ss_sender_columns(&rk, &ss_corrections(&vu, trees), 1),
+            whole::ss_sender_columns(&rk, &whole::ss_corrections(&vu, trees), 1),
             qcols
         );
     }
@@ -515,7 +502,14 @@ mod tests {
                 };
                 let sk = VoleSenderKeys { k, keys };
                 let mut got = BitMatrix::default();
-                ss_receiver_vole_chunk(&sk, &r, cols, 1 + k % 3, 128, cols - 128, &mut got);
+                ss_receiver_vole(
+                    &sk,
+                    &r,
+                    cols,
+                    1 + k % 3,
+                    Span::new(128, cols - 128),
+                    &mut got,
+                );
                 match &want {
                     None => want = Some(got),
                     Some(w) => assert_eq!(&got, w, "k {k} backend {backend:?}"),
@@ -556,11 +550,11 @@ mod tests {
             let soft = prg_keys_on(&leaves, AesBackend::Soft).expect("software AES");
             let sk = VoleSenderKeys { k, keys: soft };
             let mut vu = BitMatrix::default();
-            ss_receiver_vole_chunk(&sk, &r, total, 1, off, cols, &mut vu);
+            ss_receiver_vole(&sk, &r, total, 1, Span::new(off, cols), &mut vu);
             let mut c = BitMatrix::default();
-            ss_corrections_chunk(&vu, trees, off, cols, &mut c);
+            ss_corrections(&vu, trees, Span::new(off, cols), &mut c);
             let mut t = vec![Block::ZERO; cols];
-            crate::otext::stream::transpose_columns_chunk(&vu, 1, off, cols, &mut t);
+            crate::otext::stream::transpose_columns(&vu, 1, Span::new(off, cols), &mut t);
             let re = reindexed(&leaves, &alphas, k);
             for backend in AesBackend::available() {
                 let Some(keys) = prg_keys_on(&re, backend) else {
@@ -568,7 +562,7 @@ mod tests {
                 };
                 let rk = VoleReceiverKeys { k, alphas: alphas.clone(), keys };
                 let mut q = vec![Block(7); cols];
-                ss_sender_columns_chunk(&rk, &c, threads, off, cols, &mut q);
+                ss_sender_columns(&rk, &c, threads, Span::new(off, cols), &mut q);
                 for i in 0..cols {
                     let want = if r.get(off + i) { t[i] ^ delta } else { t[i] };
                     proptest::prop_assert_eq!(q[i], want, "k {} backend {:?} column {}", k, backend, i);
@@ -596,23 +590,21 @@ mod tests {
     #[test]
     fn bad_keys_do_not_panic() {
         let mut out = BitMatrix::default();
-        ss_receiver_vole_chunk(
+        ss_receiver_vole(
             &VoleSenderKeys::default(),
             &Bits::zeros(5),
             300,
             1,
-            0,
-            300,
+            Span::new(0, 300),
             &mut out,
         );
         assert_eq!(out.rows(), 0);
         let mut q = vec![Block(5); 10];
-        ss_sender_columns_chunk(
+        ss_sender_columns(
             &VoleReceiverKeys::default(),
             &BitMatrix::new(3, 10),
             1,
-            0,
-            10,
+            Span::new(0, 10),
             &mut q,
         );
         assert_eq!(q, vec![Block(5); 10]);

@@ -6,7 +6,7 @@
 //! memory.
 //!
 //! Without the fusion every PRG block was stored, reloaded and XORed
-//! about twice (the cube schedule of [`super::vole_sender_chunk`]), which
+//! about twice (the cube schedule of [`super::vole_sender`]), which
 //! cost as much as the AES itself for `k = 2`. Here the `2^g` leaves'
 //! streams run side by side, 16 AES chains in flight on VAES (8 on
 //! AES-NI), with each leaf's round key broadcast once per round and reused
@@ -173,8 +173,10 @@ mod fast {
                             rk,
                             counter,
                             n,
-                            u.as_mut_ptr(),
-                            v,
+                            Rows {
+                                u: u.as_mut_ptr(),
+                                v,
+                            },
                             first,
                             m,
                             &corr,
@@ -184,8 +186,10 @@ mod fast {
                             rk,
                             counter,
                             n,
-                            u.as_mut_ptr(),
-                            v,
+                            Rows {
+                                u: u.as_mut_ptr(),
+                                v,
+                            },
                             first,
                             m,
                             &corr,
@@ -204,6 +208,14 @@ mod fast {
             _ => return false,
         }
         true
+    }
+
+    /// The output rows of a step as the kernels take them: `u` and the `GD`
+    /// rows `V_b`, each valid for the blocks the step writes.
+    #[derive(Clone, Copy)]
+    pub(super) struct Rows<const GD: usize> {
+        pub(super) u: *mut Block,
+        pub(super) v: [*mut Block; GD],
     }
 
     /// The correction of [`Group::corr`] as the kernels take it: `c` null
@@ -238,7 +250,6 @@ mod fast {
                 /// (unless null: then no mask, no correction) are valid for
                 /// `n` blocks.
                 #[target_feature(enable = $feat)]
-                #[allow(clippy::too_many_arguments)]
                 pub(in super::super) unsafe fn group<
                     const G: usize,
                     const GD: usize,
@@ -248,12 +259,12 @@ mod fast {
                     rk: &[&[Block; 11]; G],
                     c: u64,
                     n: usize,
-                    u: *mut Block,
-                    v: [*mut Block; GD],
+                    rows: Rows<GD>,
                     first: bool,
                     m: *const Block,
                     corr: &Corr,
                 ) {
+                    let Rows { u, v } = rows;
                     let s = $lanes * W;
                     let mut cm = [$zero; GD];
                     for (x, &w) in cm.iter_mut().zip(&corr.masks) {
@@ -275,8 +286,7 @@ mod fast {
                         step::<G, GD, W, SKIP>(
                             rk,
                             c.wrapping_add(i as u64),
-                            u.add(i),
-                            vi,
+                            Rows { u: u.add(i), v: vi },
                             first,
                             mi,
                             ci,
@@ -299,8 +309,10 @@ mod fast {
                         step::<G, GD, W, SKIP>(
                             rk,
                             c.wrapping_add(i as u64),
-                            tu.as_mut_ptr(),
-                            pv,
+                            Rows {
+                                u: tu.as_mut_ptr(),
+                                v: pv,
+                            },
                             true,
                             core::ptr::null(),
                             core::ptr::null(),
@@ -325,7 +337,6 @@ mod fast {
                 /// One step of `$lanes · W` blocks at counter `c`.
                 #[target_feature(enable = $feat)]
                 #[inline]
-                #[allow(clippy::too_many_arguments)]
                 unsafe fn step<
                     const G: usize,
                     const GD: usize,
@@ -334,13 +345,13 @@ mod fast {
                 >(
                     rk: &[&[Block; 11]; G],
                     c: u64,
-                    u: *mut Block,
-                    v: [*mut Block; GD],
+                    rows: Rows<GD>,
                     first: bool,
                     m: *const Block,
                     cp: *const Block,
                     cm: &[$V; GD],
                 ) {
+                    let Rows { u, v } = rows;
                     let mut ctr = [$zero; W];
                     {
                         let $c = c;

@@ -20,14 +20,15 @@
 //!
 //! This is where SoftSpoken spends its `2^k / k` PRG work per OT, so the
 //! kernels are streamed like those of [`crate::otext::stream`] (same chunk
-//! convention: columns `offset..offset + len`, PRG counter `offset / 128`)
+//! convention: a [`Span`] of columns, PRG counter `span.offset / 128`)
 //! and tiled by 32 column blocks; within a tile, groups of up to 8 leaves
 //! of a tree are expanded and summed in registers by the fused kernel of
 //! `fused` (the leaves' PRG outputs never reach memory), and the group
-//! sums continue along the cube schedule of [`vole_sender_chunk`].
+//! sums continue along the cube schedule of [`vole_sender`].
 
 use crate::otext::stream::PrgKey;
 use crate::primitives::bits::{check_len, ShapeError};
+use crate::primitives::span::Span;
 use crate::primitives::xor::{xor_into, xor_masked_into};
 use crate::{BitMatrix, Block};
 
@@ -95,32 +96,57 @@ impl Scratch {
     }
 }
 
-/// One tile (stream blocks `counter..counter + tb`, columns `j0..j0 + tb`
-/// of the outputs, `bpr` blocks a row) of every tree: `u_t = ⊕_x G(s_x)`
+/// Where one tile of [`sums_tile`] sits: stream blocks
+/// `counter..counter + tb` of every leaf, written to columns (blocks)
+/// `j0..j0 + tb` of outputs with `bpr` blocks a row.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tile {
+    /// The tile's first AES-CTR stream block.
+    pub(crate) counter: usize,
+    /// The tile's width in blocks.
+    pub(crate) tb: usize,
+    /// Blocks per output row.
+    pub(crate) bpr: usize,
+    /// The tile's first block in an output row.
+    pub(crate) j0: usize,
+}
+
+/// What [`sums_tile`] folds into the tile's outputs as it writes them.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Fold<'a> {
+    /// The tile's `tb` blocks XORed into every `u_t`.
+    pub(crate) mask: Option<&'a [Block]>,
+    /// The masked corrections XORed into every `V` row.
+    pub(crate) corr: Option<&'a TileCorr<'a>>,
+}
+
+/// One tile (see [`Tile`]) of every tree: `u_t = ⊕_x G(s_x)`
 /// and `V_{t,b} = ⊕_{x_b = 1} G(s_x)` (overwritten: the tile's previous
 /// contents do not matter). Per tree, groups of `2^g` leaves
 /// (`g = min(k, 3)`) go through the fused kernel ([`fused`]: AES and the
 /// first `g` cube levels in registers, `V_b` for `b < g` accumulated in
 /// place); the group sums continue along the cube as a binary counter
-/// (levels `g..k`). With `mask` (the tile's `tb` blocks), every `u_t` is
-/// written as `u_t ⊕ mask` (the receiver's corrections `u_t ⊕ r`). With
-/// `corr` and `k <= MAX_GROUP_DEPTH` (one group a tree), every `V` row is
+/// (levels `g..k`). With `fold.mask` (the tile's `tb` blocks), every
+/// `u_t` is written as `u_t ⊕ mask` (the receiver's corrections
+/// `u_t ⊕ r`). With `fold.corr` and `k <= MAX_GROUP_DEPTH` (one group a tree), every `V` row is
 /// written with its masked correction XORed in (see [`TileCorr`]); for
 /// larger `k`, `corr` is ignored.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn sums_tile(
     leaves: &[PrgKey],
     k: usize,
-    counter: usize,
-    tb: usize,
+    tile: Tile,
     s: &mut Scratch,
     u: &mut [Block],
     v: &mut [Block],
-    bpr: usize,
-    j0: usize,
-    mask: Option<&[Block]>,
-    corr: Option<&TileCorr<'_>>,
+    fold: Fold<'_>,
 ) {
+    let Tile {
+        counter,
+        tb,
+        bpr,
+        j0,
+    } = tile;
+    let Fold { mask, corr } = fold;
     let g = k.min(MAX_GROUP_DEPTH);
     let gl = 1usize << g;
     let ctr = counter as u64;
@@ -213,12 +239,12 @@ fn clear_padding(m: &mut BitMatrix) {
 fn sums_chunk(
     leaves: &[PrgKey],
     k: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     u: &mut BitMatrix,
     v: &mut BitMatrix,
     mut finish: impl FnMut(&[Block], &mut [Block], usize, usize, usize),
 ) {
+    let Span { offset, len } = span;
     let trees = leaves.len() >> k;
     u.reset(trees, len);
     v.reset(trees * k, len);
@@ -230,7 +256,13 @@ fn sums_chunk(
     while j0 < bpr {
         let tb = TILE_BLOCKS.min(bpr - j0);
         let counter = base.saturating_add(j0);
-        sums_tile(leaves, k, counter, tb, &mut s, ub, vb, bpr, j0, None, None);
+        let tile = Tile {
+            counter,
+            tb,
+            bpr,
+            j0,
+        };
+        sums_tile(leaves, k, tile, &mut s, ub, vb, Fold::default());
         finish(ub, vb, bpr, j0, tb);
         j0 += tb;
     }
@@ -239,7 +271,7 @@ fn sums_chunk(
 }
 
 /// The VOLE sender's chunk [Roy22, §3.1, Fig. 7]:
-/// columns `offset..offset + len` of `u` (`trees x len`, row `t` =
+/// columns `span` of `u` (`trees x len`, row `t` =
 /// `⊕_x G(s_{t,x})`) and `V` (`trees * k x len`, row `t * k + b` =
 /// `⊕_{x : x_b = 1} G(s_{t,x})`), where `leaves[t * 2^k + x]` is the key of
 /// `s_{t,x}` (tree-major, as [`crate::softspoken::ggm::ggm_expand`] lays out leaves).
@@ -265,35 +297,22 @@ fn sums_chunk(
 ///
 /// Errors (nothing written): `k` outside `1..=MAX_VOLE_DEPTH` or
 /// `leaves.len()` not a multiple of `2^k`.
-pub fn vole_sender_chunk(
+pub fn vole_sender(
     leaves: &[PrgKey],
     k: usize,
-    offset: usize,
-    len: usize,
+    span: Span,
     u: &mut BitMatrix,
     v: &mut BitMatrix,
 ) -> Result<(), ShapeError> {
     check_shape("vole::vole_sender leaves / k", leaves.len(), k)?;
-    sums_chunk(leaves, k, offset, len, u, v, |_, _, _, _, _| {});
+    sums_chunk(leaves, k, span, u, v, |_, _, _, _, _| {});
     Ok(())
 }
 
-/// The VOLE sender's `(u, V)` over the full width `cols`: the chunk
-/// variant [`vole_sender_chunk`] at offset 0 ([Roy22, §3.1]).
-pub fn vole_sender(
-    leaves: &[PrgKey],
-    k: usize,
-    cols: usize,
-) -> Result<(BitMatrix, BitMatrix), ShapeError> {
-    let (mut u, mut v) = (BitMatrix::default(), BitMatrix::default());
-    vole_sender_chunk(leaves, k, 0, cols, &mut u, &mut v)?;
-    Ok((u, v))
-}
-
-/// The VOLE receiver's chunk [Roy22, §3.1, Fig. 7]: columns `offset..offset + len`
+/// The VOLE receiver's chunk [Roy22, §3.1, Fig. 7]: columns `span`
 /// of `W` (`trees * k x len`, row `t * k + b` =
 /// `⊕_{x ≠ Δ_t : (x ⊕ Δ_t)_b = 1} G(s_{t,x})`), with `leaves` laid out as
-/// for [`vole_sender_chunk`] and `deltas[t] = Δ_t`. The key at the
+/// for [`vole_sender`] and `deltas[t] = Δ_t`. The key at the
 /// punctured position `t * 2^k + Δ_t` is ignored (it may be the key of
 /// the zero seed that [`crate::softspoken::ggm::ggm_punctured`] puts there). `w` is
 /// reset and fully written, padding zero.
@@ -306,14 +325,13 @@ pub fn vole_sender(
 /// keeps the memory access pattern and the work independent of the
 /// secret `Δ_t` (the conditional XOR is [`xor_masked_into`]).
 ///
-/// Errors (nothing written): as [`vole_sender_chunk`], and
+/// Errors (nothing written): as [`vole_sender`], and
 /// `deltas.len()` ≠ the number of trees or some `Δ_t ≥ 2^k`.
-pub fn vole_receiver_chunk(
+pub fn vole_receiver(
     leaves: &[PrgKey],
     k: usize,
     deltas: &[usize],
-    offset: usize,
-    len: usize,
+    span: Span,
     w: &mut BitMatrix,
 ) -> Result<(), ShapeError> {
     let trees = check_shape("vole::vole_receiver leaves / k", leaves.len(), k)?;
@@ -326,7 +344,7 @@ pub fn vole_receiver_chunk(
         });
     }
     let mut u = BitMatrix::default();
-    sums_chunk(leaves, k, offset, len, &mut u, w, |ub, wb, bpr, j0, tb| {
+    sums_chunk(leaves, k, span, &mut u, w, |ub, wb, bpr, j0, tb| {
         for (t, &d) in deltas.iter().enumerate() {
             let ut = &ub[t * bpr + j0..][..tb];
             for b in 0..k {
@@ -338,22 +356,32 @@ pub fn vole_receiver_chunk(
     Ok(())
 }
 
-/// The VOLE receiver's `W` over the full width `cols`: the chunk variant
-/// [`vole_receiver_chunk`] at offset 0 ([Roy22, §3.1]).
-pub fn vole_receiver(
-    leaves: &[PrgKey],
-    k: usize,
-    deltas: &[usize],
-    cols: usize,
-) -> Result<BitMatrix, ShapeError> {
-    let mut w = BitMatrix::default();
-    vole_receiver_chunk(leaves, k, deltas, 0, cols, &mut w)?;
-    Ok(w)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`vole_sender`] over the whole width `cols`.
+    fn sender_whole(
+        leaves: &[PrgKey],
+        k: usize,
+        cols: usize,
+    ) -> Result<(BitMatrix, BitMatrix), ShapeError> {
+        let (mut u, mut v) = (BitMatrix::default(), BitMatrix::default());
+        vole_sender(leaves, k, Span::whole(cols), &mut u, &mut v)?;
+        Ok((u, v))
+    }
+
+    /// [`vole_receiver`] over the whole width `cols`.
+    fn receiver_whole(
+        leaves: &[PrgKey],
+        k: usize,
+        deltas: &[usize],
+        cols: usize,
+    ) -> Result<BitMatrix, ShapeError> {
+        let mut w = BitMatrix::default();
+        vole_receiver(leaves, k, deltas, Span::whole(cols), &mut w)?;
+        Ok(w)
+    }
     use crate::otext::stream::{prg_keys, prg_keys_on};
     use crate::primitives::aes::AesBackend;
     use crate::primitives::prg::Prg;
@@ -433,7 +461,7 @@ mod tests {
             .collect();
         let (ru, rv, rw) = reference(&seeds, k, &deltas, cols);
         let keys = keys_of(&seeds);
-        let (u, v) = vole_sender(&keys, k, cols).unwrap();
+        let (u, v) = sender_whole(&keys, k, cols).unwrap();
         assert_eq!(u, ru, "u k={k} trees={trees} cols={cols}");
         assert_eq!(v, rv, "V k={k} trees={trees} cols={cols}");
 
@@ -446,7 +474,7 @@ mod tests {
             };
         }
         let pkeys = keys_of(&punct);
-        let w = vole_receiver(&pkeys, k, &deltas, cols).unwrap();
+        let w = receiver_whole(&pkeys, k, &deltas, cols).unwrap();
         assert_eq!(w, rw, "W k={k} trees={trees} cols={cols}");
 
         // W = V ⊕ Δ·u.
@@ -463,8 +491,8 @@ mod tests {
         // Chunks, concatenated, are the full width.
         let (mut cu, mut cv, mut cw) = Default::default();
         for (off, len) in splits(rng, cols) {
-            vole_sender_chunk(&keys, k, off, len, &mut cu, &mut cv).unwrap();
-            vole_receiver_chunk(&pkeys, k, &deltas, off, len, &mut cw).unwrap();
+            vole_sender(&keys, k, Span::new(off, len), &mut cu, &mut cv).unwrap();
+            vole_receiver(&pkeys, k, &deltas, Span::new(off, len), &mut cw).unwrap();
             for (chunk, full) in [(&cu, &u), (&cv, &v), (&cw, &w)] {
                 assert_eq!((chunk.rows(), chunk.cols()), (full.rows(), len));
                 let fresh = BitMatrix::from_blocks(chunk.rows(), len, chunk.as_blocks().to_vec());
@@ -500,12 +528,12 @@ mod tests {
 
     #[test]
     fn vole_empty_shapes() {
-        let (u, v) = vole_sender(&[], 3, 100).unwrap();
+        let (u, v) = sender_whole(&[], 3, 100).unwrap();
         assert_eq!((u.rows(), v.rows(), u.cols()), (0, 0, 100));
         let keys = prg_keys(&[Block::ZERO; 4]);
-        let (u, v) = vole_sender(&keys, 2, 0).unwrap();
+        let (u, v) = sender_whole(&keys, 2, 0).unwrap();
         assert_eq!((u.rows(), u.cols(), v.rows(), v.cols()), (1, 0, 2, 0));
-        let w = vole_receiver(&keys, 2, &[3], 0).unwrap();
+        let w = receiver_whole(&keys, 2, &[3], 0).unwrap();
         assert_eq!((w.rows(), w.cols()), (2, 0));
     }
 
@@ -514,37 +542,37 @@ mod tests {
         let keys = prg_keys(&[Block::ZERO; 8]);
         let (mut u, mut v, mut w) = Default::default();
         assert!(matches!(
-            vole_sender(&keys, 0, 10),
+            sender_whole(&keys, 0, 10),
             Err(ShapeError::Shape { .. })
         ));
         assert!(matches!(
-            vole_sender(&keys, 9, 10),
+            sender_whole(&keys, 9, 10),
             Err(ShapeError::Shape { .. })
         ));
-        assert!(vole_sender(&keys, usize::MAX, 10).is_err());
+        assert!(sender_whole(&keys, usize::MAX, 10).is_err());
         assert!(matches!(
-            vole_sender(&keys[..6], 2, 10),
+            sender_whole(&keys[..6], 2, 10),
             Err(ShapeError::Shape { .. })
         ));
-        assert!(vole_sender_chunk(&keys[..7], 1, 128, 5, &mut u, &mut v).is_err());
-        assert!(vole_receiver(&keys, 0, &[], 10).is_err());
-        assert!(vole_receiver(&keys, 9, &[0], 10).is_err());
-        assert!(vole_receiver(&keys[..5], 2, &[0], 10).is_err());
+        assert!(vole_sender(&keys[..7], 1, Span::new(128, 5), &mut u, &mut v).is_err());
+        assert!(receiver_whole(&keys, 0, &[], 10).is_err());
+        assert!(receiver_whole(&keys, 9, &[0], 10).is_err());
+        assert!(receiver_whole(&keys[..5], 2, &[0], 10).is_err());
         assert!(matches!(
-            vole_receiver(&keys, 2, &[0], 10),
+            receiver_whole(&keys, 2, &[0], 10),
             Err(ShapeError::Length { .. })
         ));
         assert!(matches!(
-            vole_receiver(&keys, 2, &[0, 1, 2], 10),
+            receiver_whole(&keys, 2, &[0, 1, 2], 10),
             Err(ShapeError::Length { .. })
         ));
         assert!(matches!(
-            vole_receiver(&keys, 2, &[0, 4], 10),
+            receiver_whole(&keys, 2, &[0, 4], 10),
             Err(ShapeError::Index { index: 4, .. })
         ));
-        assert!(vole_receiver(&keys, 3, &[usize::MAX], 10).is_err());
-        assert!(vole_receiver_chunk(&keys, 1, &[0, 1, 2, 2], 0, 9, &mut w).is_err());
-        assert!(vole_receiver_chunk(&keys, 1, &[0, 1, 1, 1], 256, 9, &mut w).is_ok());
+        assert!(receiver_whole(&keys, 3, &[usize::MAX], 10).is_err());
+        assert!(vole_receiver(&keys, 1, &[0, 1, 2, 2], Span::new(0, 9), &mut w).is_err());
+        assert!(vole_receiver(&keys, 1, &[0, 1, 1, 1], Span::new(256, 9), &mut w).is_ok());
     }
 
     proptest! {
@@ -584,9 +612,9 @@ mod tests {
             let keys = prg_keys(&vec![Block::ZERO; n]);
             let (mut u, mut v, mut w) = Default::default();
             let ok = (1..=MAX_VOLE_DEPTH).contains(&k) && n % (1 << k) == 0;
-            prop_assert_eq!(vole_sender_chunk(&keys, k, offset, len, &mut u, &mut v).is_ok(), ok);
+            prop_assert_eq!(vole_sender(&keys, k, Span::new(offset, len), &mut u, &mut v).is_ok(), ok);
             let rok = ok && deltas.len() == n >> k && deltas.iter().all(|&d| d < 1 << k);
-            prop_assert_eq!(vole_receiver_chunk(&keys, k, &deltas, offset, len, &mut w).is_ok(), rok);
+            prop_assert_eq!(vole_receiver(&keys, k, &deltas, Span::new(offset, len), &mut w).is_ok(), rok);
         }
     }
 }
