@@ -400,6 +400,7 @@ impl<'a> DealerGen<'a> {
         let doc = format!("The dealer `{d}` of `{pname}` (`{}`), as a typestate: it runs its own steps (`at {d}` and the rounds it sends or receives), not the parties'. On a mesh it is endpoint `n`, after the parties `0..n`.", self.ir.location);
         let new_doc = format!("Starts `{d}` of session `session` (the same 16 bytes at every party, fresh for every run) with its inputs and randomness: checks the inputs and runs its computation up to its first round.");
         let run_doc = format!("Runs `{d}` to completion over its endpoint of a mesh of `n + 1` endpoints (blocking driver): refuses a mesh where it is not endpoint `n` (`Error::Party`), then its rounds behind the session hello (sent to every party with its first flight, each party's checked before the first frame read from it and all before the output; see `ot_runtime::transport::mesh::Greeting`); before each send it announces on every link the frame it reads next there (`Mesh::expect_next_frame`), and lifts the announcements when the run ends.");
+        let run_fns = super::driver::both_drivers(&run_doc, &quote!(#output), &run_body);
         quote! {
             #io
             #[doc = concat!("States of `", #d, "`.")]
@@ -423,11 +424,7 @@ impl<'a> DealerGen<'a> {
                     #prologue
                     Ok(#role { params, rng, session, session_id, st: #first_pat })
                 }
-                #[doc = #run_doc]
-                #[allow(unused_variables, unused_mut, clippy::all)]
-                pub fn run<M: #rt::transport::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
-                    #run_body
-                }
+                #run_fns
             }
             #(#steps)*
             #finish

@@ -1,9 +1,18 @@
-//! The blocking driver of a party, `run(&mut impl Mesh)`: the session hello
+//! The drivers of a party, `run(&mut impl Mesh)` and, with the runtime's
+//! `tokio` feature, `run_async(&mut impl AsyncMesh)`: the session hello
 //! first, then every step; in each round the party writes all its outgoing
 //! frames before it reads any (so no round can deadlock on socket buffers)
 //! and reads its peers in arrival order.
+//!
+//! Both drivers are one template: the statements below name every mesh
+//! operation through a few local macros (`__io!` around each mesh call,
+//! `__announce!`, `__scope!`, `__greet!`, ...), and each driver defines
+//! them for its kind of mesh ([`driver_macros`]): the blocking one calls
+//! the `Mesh` and its helpers, the async one awaits the `AsyncMesh` (as the
+//! two-party drivers share their templates through `codegen::io`).
 
 use super::context::PartyGen;
+use crate::codegen::io::{gate, Io};
 use crate::codegen::names::rt;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -23,13 +32,12 @@ pub(super) struct Drive {
 /// the list of the driver's reads they are taken from (`__reads`, built
 /// once the first state `__s` is in scope).
 pub(super) fn announced(steps: Vec<Drive>) -> (TokenStream, Vec<TokenStream>) {
-    let rt = rt();
     let mut reads = vec![];
     let mut out = vec![];
     for d in steps {
         if d.sends {
             let k = reads.len();
-            out.push(quote!(#rt::transport::mesh::announce_reads(mesh, &__reads[#k..]);));
+            out.push(quote!(__announce!(mesh, &__reads[#k..]);));
         }
         out.push(d.code);
         if let Some((from, len)) = d.read {
@@ -51,15 +59,14 @@ pub(super) fn announced(steps: Vec<Drive>) -> (TokenStream, Vec<TokenStream>) {
 /// briefly for their notices (`ot_runtime::transport::mesh::resolve_suspects`): the
 /// one that blames the other names the culprit (`named_by`).
 pub(super) fn lifted(output: &TokenStream, body: TokenStream) -> TokenStream {
-    let rt = rt();
     quote! {
-        let mut __res = (|| -> Result<#output, Error> { #body })();
-        #rt::transport::mesh::announce_end(mesh);
+        let mut __res = __scope!(#output, { #body });
+        __announce_end!(mesh);
         if let Err(__e) = &__res {
-            mesh.notify_abort(&__e.notice());
+            __notify!(mesh, &__e.notice());
         }
         if let Err(Error::Equivocation { sender, peer, culprit: __c @ None, named_by, .. }) = &mut __res {
-            if let Some((__who, __by)) = #rt::transport::mesh::resolve_suspects(mesh, *sender, *peer) {
+            if let Some((__who, __by)) = __resolve!(mesh, *sender, *peer) {
                 *__c = Some(__who);
                 *named_by = Some(__by);
             }
@@ -91,9 +98,9 @@ pub(super) fn send_all(method: &Ident, rn: &str, digests: Option<&Ident>) -> Tok
         #put
         __m.encode(&__s.params, &mut __buf)?;
         for &__p in &__peers {
-            mesh.send_to(__p, &__buf).map_err(|source| Error::Mesh { round: #rn, source })?;
+            __io!(mesh.send_to(__p, &__buf)).map_err(|source| Error::Mesh { round: #rn, source })?;
         }
-        mesh.flush().map_err(|source| Error::Mesh { round: #rn, source })?;
+        __io!(mesh.flush()).map_err(|source| Error::Mesh { round: #rn, source })?;
     }
 }
 
@@ -108,9 +115,9 @@ pub(super) fn send_each(method: &Ident, rn: &str, digests: Option<&Ident>) -> To
             let mut __b = ::std::vec::Vec::new();
             #put
             __m.encode(&__s.params, &mut __b)?;
-            mesh.send_vec_to(__p, __b).map_err(|source| Error::Mesh { round: #rn, source })?;
+            __io!(mesh.send_vec_to(__p, __b)).map_err(|source| Error::Mesh { round: #rn, source })?;
         }
-        mesh.flush().map_err(|source| Error::Mesh { round: #rn, source })?;
+        __io!(mesh.flush()).map_err(|source| Error::Mesh { round: #rn, source })?;
     }
 }
 
@@ -126,7 +133,7 @@ fn gather_from(rn: &str, len: TokenStream, decode: TokenStream, from: TokenStrea
         let mut __got = ::std::vec::Vec::with_capacity(#from.len());
         let mut __pending = #from.clone();
         while !__pending.is_empty() {
-            let __p = mesh.recv_any(&__pending, &mut __buf, #len).map_err(|source| Error::Mesh { round: #rn, source })?;
+            let __p = __io!(mesh.recv_any(&__pending, &mut __buf, #len)).map_err(|source| Error::Mesh { round: #rn, source })?;
             __pending.retain(|&__q| __q != __p);
             let __v = #decode;
             __got.push((__p, __v));
@@ -208,9 +215,9 @@ impl Check<'_> {
                 let __s = if #need {
                     let __d = __s.#digests();
                     for &__p in &__peers {
-                        mesh.send_to(__p, &__d).map_err(|source| Error::Mesh { round: #label, source })?;
+                        __io!(mesh.send_to(__p, &__d)).map_err(|source| Error::Mesh { round: #label, source })?;
                     }
-                    mesh.flush().map_err(|source| Error::Mesh { round: #label, source })?;
+                    __io!(mesh.flush()).map_err(|source| Error::Mesh { round: #label, source })?;
                     #gather
                     __s.#method(__got)?
                 } else {
@@ -255,15 +262,14 @@ pub(super) fn greeted(output: &TokenStream, inner: TokenStream) -> TokenStream {
             params: self.params.encode(),
             session: self.session_id,
         };
-        let mut __greeting = #rt::transport::mesh::Greeting::start(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
-        let __res = (|| -> Result<#output, Error> {
-            #[allow(unused_imports)]
-            use #rt::transport::mesh::Mesh as _;
+        let mut __greeting = __greet!(mesh, &__hello).map_err(|source| Error::Mesh { round: "hello", source })?;
+        let __res = __scope!(#output, {
+            __use_mesh!();
             let mesh = &mut __greeting;
             #inner
-        })();
+        });
         match __res {
-            Err(Error::Mesh { source, .. }) if __greeting.failed() => Err(Error::Mesh { round: "hello", source }),
+            Err(Error::Mesh { source, .. }) if __failed!(__greeting) => Err(Error::Mesh { round: "hello", source }),
             __r => __r,
         }
     }
@@ -272,14 +278,13 @@ pub(super) fn greeted(output: &TokenStream, inner: TokenStream) -> TokenStream {
 /// The end of a driver: every pending hello checked, then the output.
 pub(super) fn greeted_finish() -> TokenStream {
     quote! {
-        mesh.finish().map_err(|source| Error::Mesh { round: "hello", source })?;
+        __finish!(mesh).map_err(|source| Error::Mesh { round: "hello", source })?;
         __s.finish()
     }
 }
 
-/// The `run` method of the first state.
+/// The `run` and `run_async` methods of the first state.
 pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
-    let rt = rt();
     let output = format_ident!("{}Output", g.pname());
     let n = crate::codegen::wire::shape(&crate::plan::party::parties(g.ir));
     let ends = super::mesh::endpoints(g.ir);
@@ -304,11 +309,73 @@ pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
             #greeted
         },
     );
+    both_drivers(&doc, &quote!(#output), &body)
+}
+
+/// `run` (blocking, documented by `doc`) and `run_async` (gated on the
+/// runtime's `tokio` feature) of a first state, both with the driver body
+/// `body`, each with the [`driver_macros`] of its kind of mesh.
+pub(super) fn both_drivers(doc: &str, output: &TokenStream, body: &TokenStream) -> TokenStream {
+    let rt = rt();
+    let (sync, aio) = (driver_macros(Io::Blocking), driver_macros(Io::Async));
+    let async_doc = "The async twin of `run` (cargo feature `tokio`): the same rounds over an `AsyncMesh` (for example `ot_runtime::transport::mesh::TokioMesh`, in memory or over TCP), awaiting every send and receive. The session hello is exchanged and checked before the first round (one flight more than `run`, which checks it lazily); a peer that aborts is seen as a hang-up (the async mesh carries no abort notices), and peers are read in the order of their indices.";
+    let run_async = gate(
+        Io::Async,
+        quote! {
+            #[doc = #async_doc]
+            #[allow(unused_variables, unused_mut, clippy::all)]
+            pub async fn run_async<M: #rt::transport::mesh::AsyncMesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
+                #aio
+                #body
+            }
+        },
+    );
     quote! {
         #[doc = #doc]
         #[allow(unused_variables, unused_mut, clippy::all)]
         pub fn run<M: #rt::transport::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
+            #sync
             #body
         }
+        #run_async
+    }
+}
+
+/// The local macros through which a driver body names the mesh: `__io!`
+/// (a mesh call, awaited in the async driver), `__scope!` (a fallible
+/// block: a closure, or an awaited async block), `__announce!` and
+/// `__announce_end!` (read-ahead announcements; the async mesh reads only
+/// what is asked for), `__notify!` (the abort notice; none on the async
+/// mesh), `__resolve!` (suspects of an inconsistent broadcast), and the
+/// session hello: `__greet!`, `__use_mesh!`, `__failed!` and `__finish!`
+/// (lazily checked by a `Greeting`, or exchanged at once by
+/// `handshake_async`).
+fn driver_macros(io: Io) -> TokenStream {
+    let rt = rt();
+    match io {
+        Io::Blocking => quote! {
+            macro_rules! __io { ($e:expr) => { $e }; }
+            macro_rules! __scope { ($t:ty, { $($b:tt)* }) => { (|| -> Result<$t, Error> { $($b)* })() }; }
+            macro_rules! __announce { ($m:expr, $r:expr) => { #rt::transport::mesh::announce_reads($m, $r) }; }
+            macro_rules! __announce_end { ($m:expr) => { #rt::transport::mesh::announce_end($m) }; }
+            macro_rules! __notify { ($m:expr, $n:expr) => { $m.notify_abort($n) }; }
+            macro_rules! __resolve { ($m:expr, $a:expr, $b:expr) => { #rt::transport::mesh::resolve_suspects($m, $a, $b) }; }
+            macro_rules! __greet { ($m:expr, $h:expr) => { #rt::transport::mesh::Greeting::start($m, $h) }; }
+            macro_rules! __use_mesh { () => { #[allow(unused_imports)] use #rt::transport::mesh::Mesh as _; }; }
+            macro_rules! __failed { ($g:expr) => { $g.failed() }; }
+            macro_rules! __finish { ($m:expr) => { $m.finish() }; }
+        },
+        Io::Async => quote! {
+            macro_rules! __io { ($e:expr) => { $e.await }; }
+            macro_rules! __scope { ($t:ty, { $($b:tt)* }) => {{ let __f = async { $($b)* }; let __r: Result<$t, Error> = __f.await; __r }}; }
+            macro_rules! __announce { ($m:expr, $r:expr) => { { let _ = (&$m, $r); } }; }
+            macro_rules! __announce_end { ($m:expr) => { { let _ = &$m; } }; }
+            macro_rules! __notify { ($m:expr, $n:expr) => { { let _ = (&$m, $n); } }; }
+            macro_rules! __resolve { ($m:expr, $a:expr, $b:expr) => { { let _ = (&$m, $a, $b); ::core::option::Option::<(usize, usize)>::None } }; }
+            macro_rules! __greet { ($m:expr, $h:expr) => { #rt::transport::mesh::handshake_async(&mut *$m, $h).await.map(|()| &mut *$m) }; }
+            macro_rules! __use_mesh { () => { #[allow(unused_imports)] use #rt::transport::mesh::AsyncMesh as _; }; }
+            macro_rules! __failed { ($g:expr) => { { let _ = &$g; false } }; }
+            macro_rules! __finish { ($m:expr) => { { let _ = &$m; ::core::result::Result::<(), #rt::transport::mesh::MeshError>::Ok(()) } }; }
+        },
     }
 }

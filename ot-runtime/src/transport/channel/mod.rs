@@ -43,6 +43,8 @@ pub use memory::MemoryChannel;
 pub use notice::AbortNotice;
 pub use shaped::ShapedChannel;
 pub use tamper::TamperChannel;
+#[cfg(feature = "tokio")]
+pub(crate) use tcp::is_hangup;
 pub use tcp::{local_pair_tcp, TcpChannel};
 #[cfg(feature = "tls")]
 pub use tls::{

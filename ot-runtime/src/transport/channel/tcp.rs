@@ -246,7 +246,7 @@ fn write_accounted(
 }
 
 /// Whether an I/O error means the peer went away.
-pub(super) fn is_hangup(kind: io::ErrorKind) -> bool {
+pub(crate) fn is_hangup(kind: io::ErrorKind) -> bool {
     matches!(
         kind,
         io::ErrorKind::ConnectionReset

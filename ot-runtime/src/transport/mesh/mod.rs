@@ -131,6 +131,8 @@
 //! }
 //! ```
 
+#[cfg(feature = "tokio")]
+mod async_mesh;
 pub(crate) mod hello;
 mod links;
 mod memory;
@@ -140,6 +142,10 @@ mod tcp;
 #[cfg(feature = "tls")]
 mod tls;
 
+#[cfg(feature = "tokio")]
+pub use async_mesh::{
+    handshake_async, local_tokio_tcp_mesh, memory_tokio_mesh, AsyncMesh, TokioMesh,
+};
 pub use hello::{handshake, Greeting, Hello, MAX_HELLO};
 pub use links::{ChannelMesh, MeshChannel, DRAIN_MAX, NOTICE_WAIT};
 pub use memory::MemoryMesh;

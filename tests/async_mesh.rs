@@ -1,0 +1,167 @@
+//! The async drivers (`run_async`, cargo feature `tokio`) of n-party
+//! protocols, over in-memory and TCP async meshes (`TokioMesh`): the sum of
+//! private inputs (`sum_n.otp`: private and broadcast rounds with the
+//! consistency check), coin flipping (`coin_flip_n.otp`: commit-then-open)
+//! and a protocol with a dealer (`beaver_dealer.otp`). Every party of a run
+//! is a task; all must agree and be right. Frames larger than the links'
+//! buffers must not deadlock (the mesh writes from a task per link while
+//! the driver reads).
+
+use ot::runtime::primitives::rng::Rng;
+use ot::runtime::transport::mesh::{
+    local_tokio_tcp_mesh, memory_tokio_mesh, AsyncMesh, MeshError, TokioMesh,
+};
+use ot::{beaver_dealer, coin_flip_n, sum_n};
+use std::future::Future;
+
+const SESSION: [u8; 16] = *b"async-mesh-tests";
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// Runs `party` on every mesh as its own task; the results in index order.
+async fn run_all<S, F, Fut, T>(meshes: Vec<TokioMesh<S>>, party: F) -> Vec<T>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+    F: Fn(TokioMesh<S>) -> Fut,
+    Fut: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    let tasks: Vec<_> = meshes.into_iter().map(|m| tokio::spawn(party(m))).collect();
+    let mut out = vec![];
+    for t in tasks {
+        out.push(t.await.expect("a party task"));
+    }
+    out
+}
+
+async fn sum_party<M: AsyncMesh>(mut mesh: M) -> Result<u64, sum_n::Error> {
+    let params = sum_n::Params::new(mesh.parties())?;
+    let input = sum_n::PInput {
+        x: 1000 + mesh.me() as u64,
+    };
+    let p = sum_n::P::new(mesh.me(), params, SESSION, input, Rng::from_entropy())?;
+    Ok(p.run_async(&mut mesh).await?.sum)
+}
+
+fn expected_sum(n: usize) -> u64 {
+    (0..n as u64).map(|i| 1000 + i).sum()
+}
+
+#[test]
+fn sum_over_memory_and_tcp_async_meshes() {
+    runtime().block_on(async {
+        for n in [2usize, 3, 5] {
+            let meshes = memory_tokio_mesh(n, 64).expect("memory mesh");
+            let outs = run_all(meshes, sum_party).await;
+            for o in outs {
+                assert_eq!(o.expect("party"), expected_sum(n), "memory, n = {n}");
+            }
+            let meshes = local_tokio_tcp_mesh(n).await.expect("tcp mesh");
+            let outs = run_all(meshes, sum_party).await;
+            for o in outs {
+                assert_eq!(o.expect("party"), expected_sum(n), "tcp, n = {n}");
+            }
+        }
+    });
+}
+
+#[test]
+fn coins_agree_over_the_async_mesh() {
+    runtime().block_on(async {
+        let meshes = memory_tokio_mesh(4, 16).expect("memory mesh");
+        let outs = run_all(meshes, |mut m| async move {
+            let params = coin_flip_n::Params::new(m.parties())?;
+            let p = coin_flip_n::P::new(
+                m.me(),
+                params,
+                SESSION,
+                coin_flip_n::PInput {},
+                Rng::from_entropy(),
+            )?;
+            Ok::<_, coin_flip_n::Error>(p.run_async(&mut m).await?.coin)
+        })
+        .await;
+        let coins: Vec<_> = outs.into_iter().map(|o| o.expect("party")).collect();
+        assert!(coins.windows(2).all(|w| w[0] == w[1]), "{coins:?}");
+    });
+}
+
+#[test]
+fn a_dealer_protocol_runs_async() {
+    runtime().block_on(async {
+        let n = 3;
+        let meshes = local_tokio_tcp_mesh(n + 1).await.expect("tcp mesh");
+        let outs = run_all(meshes, move |mut m| async move {
+            let params = beaver_dealer::Params::new(n)?;
+            if m.me() == n {
+                let d = beaver_dealer::Dealer::new(
+                    params,
+                    SESSION,
+                    Default::default(),
+                    Rng::from_entropy(),
+                )?;
+                d.run_async(&mut m).await?;
+                return Ok(None);
+            }
+            let input = beaver_dealer::PInput {
+                x: 3 + m.me() as u64,
+                y: 5,
+            };
+            let p = beaver_dealer::P::new(m.me(), params, SESSION, input, Rng::from_entropy())?;
+            Ok::<_, beaver_dealer::Error>(Some(p.run_async(&mut m).await?.z))
+        })
+        .await;
+        // z is an additive sharing of x * y with x = sum of the parties' x
+        // shares and y = sum of their y shares.
+        let shares: Vec<u64> = outs
+            .into_iter()
+            .filter_map(|o| o.expect("endpoint"))
+            .collect();
+        let x: u64 = (0..n as u64).map(|i| 3 + i).sum();
+        let y: u64 = 5 * n as u64;
+        assert_eq!(
+            shares.iter().fold(0u64, |a, s| a.wrapping_add(*s)),
+            x.wrapping_mul(y)
+        );
+    });
+}
+
+/// A party whose peers disagree on the session is refused at the hello,
+/// named as the peer that differs.
+#[test]
+fn a_different_session_is_refused_at_the_hello() {
+    runtime().block_on(async {
+        let meshes = memory_tokio_mesh(3, 1 << 10).expect("memory mesh");
+        let outs = run_all(meshes, |mut m| async move {
+            let params = sum_n::Params::new(m.parties())?;
+            let session = if m.me() == 2 { [9u8; 16] } else { SESSION };
+            let input = sum_n::PInput { x: 1 };
+            let p = sum_n::P::new(m.me(), params, session, input, Rng::from_entropy())?;
+            p.run_async(&mut m).await.map(|o| o.sum)
+        })
+        .await;
+        match &outs[0] {
+            Err(sum_n::Error::Mesh {
+                round: "hello",
+                source: MeshError::Mismatch { peer: 2, .. },
+            }) => {}
+            other => panic!("party 0 should refuse party 2's hello: {other:?}"),
+        }
+    });
+}
+
+/// Building an async mesh outside a tokio runtime is a typed error, not a
+/// panic.
+#[test]
+fn an_async_mesh_needs_a_runtime() {
+    match memory_tokio_mesh(2, 64) {
+        Err(MeshError::Setup { .. }) => {}
+        other => panic!("expected a setup error: {other:?}"),
+    }
+}
