@@ -407,10 +407,6 @@ impl Checker<'_> {
     /// or with one fixed party: `P[0] -> all`, `P[0] -> P[j]`, `P[j] -> P[0]`.
     fn party_round(&mut self, r: &Round, ir: &mut Ir) -> R<()> {
         self.round_names_fresh(r)?;
-        if let Some(e) = &r.chunk_by {
-            return Err(Diagnostic::error(e.span, "n-party rounds are not chunked")
-                .with_help("remove `chunked(by = ...)`"));
-        }
         let from = self.ix(&r.from)?;
         self.role(&r.from)?;
         let kind = self.round_kind(r, &from)?;
@@ -423,6 +419,9 @@ impl Checker<'_> {
             }
         }
         let fields = self.party_fields(r, kind, &from)?;
+        if let Some(by) = &r.chunk_by {
+            self.party_chunked(r, kind, &fields, by)?;
+        }
         let round_idx = ir.rounds.len();
         self.party_receive(r, kind, &fields);
         self.received_unused.push((round_idx, 0, r.span));
@@ -439,6 +438,48 @@ impl Checker<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `chunked(by = ...)` on an n-party round: a round of every party
+    /// (broadcast or private) carrying one array of fixed-size elements,
+    /// sent in frames of `by` elements (a positive constant).
+    fn party_chunked(
+        &self,
+        r: &Round,
+        kind: PartyRound,
+        fields: &[(String, Ty)],
+        by: &Expr,
+    ) -> R<()> {
+        if !matches!(kind, PartyRound::Broadcast { .. } | PartyRound::Private) {
+            return Err(Diagnostic::error(
+                by.span,
+                format!("round `{}` is sent by one party or the dealer; only a round of every party (`P[i] -> all` or `P[i] -> P[j]`) is chunked", r.name.name),
+            )
+            .with_help("remove `chunked(by = ...)`"));
+        }
+        let chunkable = match fields {
+            [(_, Ty::Array(elem, _))] => elem.is_fixed_wire(),
+            _ => false,
+        };
+        if !chunkable {
+            let got: Vec<String> = fields.iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
+            return Err(Diagnostic::error(
+                r.name.span,
+                format!("chunked round `{}` carries {}; a chunked n-party round carries one array `[T; n]` of fixed-size elements", r.name.name, got.join(", ")),
+            )
+            .with_help("send the other values in their own round"));
+        }
+        match self.shape(by)?.lit() {
+            Some(v) if v > 0 => Ok(()),
+            _ => Err(Diagnostic::error(
+                by.span,
+                format!(
+                    "chunk size of round `{}` must be a positive constant",
+                    r.name.name
+                ),
+            )
+            .with_help("write e.g. `chunked(by = 4096)`")),
+        }
     }
 
     /// What kind of n-party round `r` (sent by `from`) is.

@@ -188,7 +188,12 @@ fn batchable(ir: &Ir, ops: &[Op], c: usize, r: usize) -> Option<usize> {
                 _ if reads => return None,
                 _ => {}
             },
-            Op::Send(r2) if !reads && fixed(ir, *r2).is_none() => return Some(s),
+            // A chunked round's frames are its chunks: no digests ride on them.
+            Op::Send(r2)
+                if !reads && fixed(ir, *r2).is_none() && ir.rounds[*r2].chunk_by.is_none() =>
+            {
+                return Some(s)
+            }
             _ => return None,
         }
     }

@@ -33,6 +33,11 @@ pub fn lower_chunked_rounds(ir: &mut Ir) -> R<()> {
         let Some(by) = ir.rounds[k].chunk_by.clone() else {
             continue;
         };
+        // An n-party round is chunked as frames by its driver
+        // (`codegen::party::driver`), not lowered into a stream.
+        if ir.rounds[k].party.is_some() {
+            continue;
+        }
         let round = RoundCtx::new(ir, k, by)?;
         // Fields of the other chunked rounds are computed by their own streams.
         let other_fields: HashSet<&str> = chunked_fields

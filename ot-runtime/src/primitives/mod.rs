@@ -8,7 +8,9 @@
 //! randomness and hashing built on AES; [`ec`] and [`bignum`] are the
 //! public-key arithmetic (Ristretto255, big integers); [`wipe`] erases
 //! secrets; [`xor`], [`ops`] and [`parallel`] are small generic helpers
-//! (slice XOR, `.otp` value intrinsics, multi-threaded batch variants).
+//! (slice XOR, `.otp` value intrinsics, multi-threaded batch variants);
+//! [`span`] is the context every streamed kernel takes (which entries of
+//! its whole result one call computes).
 //! They sit together so that a protocol family's folder only names this
 //! floor and the transport, never another family's internals for a basic
 //! operation.

@@ -56,7 +56,7 @@
 //! ([`half_masks`]; the receiver's `z ⊕ c·Δ` unmasks `K_l^c`, the side off
 //! its path, [`half_unmask`]), and no correction: a tree's leaves XOR to
 //! `Δ`, so the receiver's punctured leaf is `1 ⊕ ⊕_{j≠α} w_j` over its
-//! low-bit-cleared leaves ([`try_receiver_encode_half`]). Half the bytes
+//! low-bit-cleared leaves ([`Punctured::half`], [`try_receiver_encode`]). Half the bytes
 //! and half the AES of the standard trees; the malicious variant keeps the
 //! standard trees, for which Ferret's check is proven.
 

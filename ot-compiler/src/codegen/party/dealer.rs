@@ -293,7 +293,7 @@ impl<'a> DealerGen<'a> {
             }
         };
         let drive = Drive {
-            code: super::driver::send_each(&method, rn, None),
+            code: super::driver::send_each(&method, rn, None, None),
             sends: true,
             read: None,
         };

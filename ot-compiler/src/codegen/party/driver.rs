@@ -88,26 +88,61 @@ fn prefix(digests: Option<&Ident>, b: TokenStream) -> (TokenStream, TokenStream)
 }
 
 /// Runs a broadcast send step and writes the message to every peer (after
-/// the digests of a batched check, in the same frame).
-pub(super) fn send_all(method: &Ident, rn: &str, digests: Option<&Ident>) -> TokenStream {
+/// the digests of a batched check, in the same frame). A chunked round
+/// (`chunk`: the payload of a full chunk frame, in bytes) goes out as
+/// consecutive frames of its encoding, each to every peer.
+pub(super) fn send_all(
+    method: &Ident,
+    rn: &str,
+    digests: Option<&Ident>,
+    chunk: Option<&TokenStream>,
+) -> TokenStream {
     let (take, put) = prefix(digests, quote!(__buf));
+    let send = match chunk {
+        Some(step) => quote! {
+            for __c in __buf.chunks(#step) {
+                for &__p in &__peers {
+                    __io!(mesh.send_to(__p, __c)).map_err(|source| Error::Mesh { round: #rn, source })?;
+                }
+            }
+        },
+        None => quote! {
+            for &__p in &__peers {
+                __io!(mesh.send_to(__p, &__buf)).map_err(|source| Error::Mesh { round: #rn, source })?;
+            }
+        },
+    };
     quote! {
         #take
         let (__m, __s) = __s.#method()?;
         __buf.clear();
         #put
         __m.encode(&__s.params, &mut __buf)?;
-        for &__p in &__peers {
-            __io!(mesh.send_to(__p, &__buf)).map_err(|source| Error::Mesh { round: #rn, source })?;
-        }
+        #send
         __io!(mesh.flush()).map_err(|source| Error::Mesh { round: #rn, source })?;
     }
 }
 
 /// Runs a private send step and writes each peer its message (after the
-/// digests of a batched check, in the same frame).
-pub(super) fn send_each(method: &Ident, rn: &str, digests: Option<&Ident>) -> TokenStream {
+/// digests of a batched check, in the same frame); a chunked round as
+/// consecutive frames of each encoding (see [`send_all`]).
+pub(super) fn send_each(
+    method: &Ident,
+    rn: &str,
+    digests: Option<&Ident>,
+    chunk: Option<&TokenStream>,
+) -> TokenStream {
     let (take, put) = prefix(digests, quote!(__b));
+    let send = match chunk {
+        Some(step) => quote! {
+            for __c in __b.chunks(#step) {
+                __io!(mesh.send_to(__p, __c)).map_err(|source| Error::Mesh { round: #rn, source })?;
+            }
+        },
+        None => quote! {
+            __io!(mesh.send_vec_to(__p, __b)).map_err(|source| Error::Mesh { round: #rn, source })?;
+        },
+    };
     quote! {
         #take
         let (__ms, __s) = __s.#method()?;
@@ -115,7 +150,7 @@ pub(super) fn send_each(method: &Ident, rn: &str, digests: Option<&Ident>) -> To
             let mut __b = ::std::vec::Vec::new();
             #put
             __m.encode(&__s.params, &mut __b)?;
-            __io!(mesh.send_vec_to(__p, __b)).map_err(|source| Error::Mesh { round: #rn, source })?;
+            #send
         }
         __io!(mesh.flush()).map_err(|source| Error::Mesh { round: #rn, source })?;
     }
@@ -142,9 +177,29 @@ fn gather_from(rn: &str, len: TokenStream, decode: TokenStream, from: TokenStrea
 }
 
 /// Receives every peer's message of a round and runs the receive step; the
-/// messages are the ones kept by a batched check (`stashed`), or read now.
-pub(super) fn recv_all(m: &Ident, method: &Ident, rn: &str, stashed: bool) -> TokenStream {
+/// messages are the ones kept by a batched check (`stashed`), or read now,
+/// for a chunked round frame by frame ([`recv_chunks`]).
+pub(super) fn recv_all(
+    m: &Ident,
+    method: &Ident,
+    rn: &str,
+    stashed: bool,
+    chunk: Option<&TokenStream>,
+) -> TokenStream {
     let decode = |b: TokenStream| quote!(msgs::#m::decode(#b, &__s.params).map_err(|e| Error::FromPeer { round: #rn, peer: __p, source: ::std::boxed::Box::new(e) })?);
+    if let Some(step) = chunk {
+        let read = recv_chunks(rn, step);
+        let d = decode(quote!(&__whole[__p]));
+        return quote! {
+            let __len = msgs::#m::wire_len(&__s.params);
+            #read
+            let mut __got = ::std::vec::Vec::with_capacity(__peers.len());
+            for &__p in &__peers {
+                __got.push((__p, #d));
+            }
+            let __s = __s.#method(__got)?;
+        };
+    }
     if stashed {
         let d = decode(quote!(&__b));
         return quote! {
@@ -160,6 +215,35 @@ pub(super) fn recv_all(m: &Ident, method: &Ident, rn: &str, stashed: bool) -> To
         let __len = msgs::#m::wire_len(&__s.params);
         #gather
         let __s = __s.#method(__got)?;
+    }
+}
+
+/// Reads every peer's `__len` bytes of a chunked round as frames of `step`
+/// bytes (the last one shorter), frame `k` of every peer (in arrival
+/// order) before frame `k + 1`, into `__whole[peer]`. A frame of another
+/// length is `Error::Length` from that peer.
+fn recv_chunks(rn: &str, step: &TokenStream) -> TokenStream {
+    quote! {
+        let __step: usize = #step;
+        let mut __whole: ::std::vec::Vec<::std::vec::Vec<u8>> = ::std::vec![::std::vec::Vec::new(); __s.me.max(__peers.iter().copied().max().unwrap_or(0)) + 1];
+        let mut __done = 0usize;
+        while __done < __len {
+            let __want = __step.min(__len - __done);
+            let mut __pending = __peers.clone();
+            while !__pending.is_empty() {
+                let __p = __io!(mesh.recv_any(&__pending, &mut __buf, __want)).map_err(|source| Error::Mesh { round: #rn, source })?;
+                __pending.retain(|&__q| __q != __p);
+                if __buf.len() != __want {
+                    let __e = Error::Length { round: #rn, expected: __want, got: __buf.len() };
+                    return Err(Error::FromPeer { round: #rn, peer: __p, source: ::std::boxed::Box::new(__e) });
+                }
+                match __whole.get_mut(__p) {
+                    Some(__w) => __w.extend_from_slice(&__buf),
+                    None => return Err(Error::Delivery { round: #rn, peer: __p }),
+                }
+            }
+            __done += __want;
+        }
     }
 }
 

@@ -110,7 +110,17 @@ impl PartyGen<'_> {
                 false,
                 Some((self.fixed_senders(r, quote!(__s.me)), wire(r))),
             ),
-            Op::Recv(r) => (false, Some((peers, wire(r)))),
+            // A chunked round is read as frames of at most a chunk; the
+            // announcement covers all of them (payloads and headers), so a
+            // transport reads ahead as much as for the unchunked round.
+            Op::Recv(r) => match self.chunk_frame(r) {
+                Some(step) => {
+                    let w = wire(r);
+                    let all = quote!(#w.saturating_add(#w.div_ceil(#step).saturating_mul(8)));
+                    (false, Some((peers, all)))
+                }
+                None => (false, Some((peers, wire(r)))),
+            },
             Op::Check(r) => {
                 let need = check_needed(self.ir, r);
                 let digests = self.digests_len(r);
@@ -250,7 +260,11 @@ impl PartyGen<'_> {
                 },
                 result: quote!((__msg, #next_party)),
             };
-            return (parts, super::driver::send_all(&method, &rd.name, prefix));
+            let chunk = self.chunk_frame(r);
+            return (
+                parts,
+                super::driver::send_all(&method, &rd.name, prefix, chunk.as_ref()),
+            );
         }
         let checks = rd.fields.iter().map(|(f, t)| {
             let i = id(f);
@@ -273,7 +287,24 @@ impl PartyGen<'_> {
             },
             result: quote!((__msgs, #next_party)),
         };
-        (parts, super::driver::send_each(&method, &rd.name, prefix))
+        let chunk = self.chunk_frame(r);
+        (
+            parts,
+            super::driver::send_each(&method, &rd.name, prefix, chunk.as_ref()),
+        )
+    }
+
+    /// The payload of a full frame of chunked round `r` (`chunked(by = k)`:
+    /// `k` elements of its one array field), in bytes; `None` if the round
+    /// is not chunked.
+    fn chunk_frame(&self, r: usize) -> Option<TokenStream> {
+        let rd = &self.ir.rounds[r];
+        let by = shape(rd.chunk_by.as_ref()?);
+        let [(_, Ty::Array(elem, _))] = rd.fields.as_slice() else {
+            return None;
+        };
+        let (rt, t) = (rt(), crate::codegen::wire::rust_ty(elem));
+        Some(quote!((#by).saturating_mul(<#t as #rt::transport::wire::Wire>::SIZE).max(1)))
     }
 
     fn recv_parts(&self, r: usize, next: &PState, stashed: bool) -> (Parts, TokenStream) {
@@ -335,7 +366,11 @@ impl PartyGen<'_> {
             middle,
             result: next_party,
         };
-        (parts, super::driver::recv_all(&m, &method, rn, stashed))
+        let chunk = self.chunk_frame(r);
+        (
+            parts,
+            super::driver::recv_all(&m, &method, rn, stashed, chunk.as_ref()),
+        )
     }
 
     /// `digests_<round>`: the frame this party sends every peer in the check.
@@ -477,7 +512,10 @@ impl PartyGen<'_> {
             },
             result: quote!((__msgs, #next_party)),
         };
-        (parts, super::driver::send_each(&method, &rd.name, None))
+        (
+            parts,
+            super::driver::send_each(&method, &rd.name, None, None),
+        )
     }
 
     /// Builds the `(peer, message)` pairs of round `r` (`__msgs`) and this
