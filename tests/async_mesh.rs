@@ -234,3 +234,101 @@ fn a_chunked_broadcast_runs_async() {
         }
     });
 }
+
+/// An async mesh that truncates one frame to one peer (a party sending a
+/// malformed message).
+struct Truncate<M> {
+    inner: M,
+    peer: usize,
+    frame: u64,
+    sent: Vec<u64>,
+}
+
+impl<M: AsyncMesh> AsyncMesh for Truncate<M> {
+    fn me(&self) -> usize {
+        self.inner.me()
+    }
+    fn parties(&self) -> usize {
+        self.inner.parties()
+    }
+    fn send_to<'a>(
+        &'a mut self,
+        peer: usize,
+        msg: &'a [u8],
+    ) -> ot::runtime::transport::channel::BoxFuture<'a, Result<(), MeshError>> {
+        let k = self.sent[peer];
+        self.sent[peer] += 1;
+        if peer == self.peer && k == self.frame {
+            let mut short = msg.to_vec();
+            short.pop();
+            return self.inner.send_vec_to(peer, short);
+        }
+        self.inner.send_to(peer, msg)
+    }
+    fn flush(&mut self) -> ot::runtime::transport::channel::BoxFuture<'_, Result<(), MeshError>> {
+        self.inner.flush()
+    }
+    fn recv_from<'a>(
+        &'a mut self,
+        peer: usize,
+        buf: &'a mut Vec<u8>,
+        max_len: usize,
+    ) -> ot::runtime::transport::channel::BoxFuture<'a, Result<(), MeshError>> {
+        self.inner.recv_from(peer, buf, max_len)
+    }
+    fn stats(&self, peer: usize) -> ot::runtime::ChannelStats {
+        self.inner.stats(peer)
+    }
+    fn notify_abort<'a>(
+        &'a mut self,
+        notice: &'a ot::runtime::transport::mesh::AbortNotice,
+    ) -> ot::runtime::transport::channel::BoxFuture<'a, ()> {
+        self.inner.notify_abort(notice)
+    }
+}
+
+/// Party 1 sends party 0 a share one byte short: party 0 aborts naming
+/// party 1 and sends every peer an abort notice, so party 2, waiting for
+/// party 0's next message, reports the notice and blames party 1 on its
+/// word (without notices it would see a hang-up).
+#[test]
+fn a_failing_party_sends_abort_notices_over_the_async_mesh() {
+    runtime().block_on(async {
+        let n = 3;
+        let meshes = memory_tokio_mesh(n, 1 << 12).expect("memory mesh");
+        let outs = run_all(meshes, move |m| async move {
+            let me = m.me();
+            let mut m = Truncate {
+                inner: m,
+                peer: if me == 1 { 0 } else { usize::MAX },
+                frame: 1, // frame 0 is the hello
+                sent: vec![0; n],
+            };
+            let params = sum_n::Params::new(n)?;
+            let input = sum_n::PInput { x: 5 };
+            let p = sum_n::P::new(me, params, SESSION, input, Rng::from_entropy())?;
+            p.run_async(&mut m).await.map(|o| o.sum)
+        })
+        .await;
+        match &outs[0] {
+            Err(sum_n::Error::FromPeer {
+                round: "share",
+                peer: 1,
+                ..
+            }) => {}
+            other => panic!("party 0 should refuse party 1's share: {other:?}"),
+        }
+        match &outs[2] {
+            Err(sum_n::Error::Mesh {
+                source:
+                    MeshError::PeerAborted {
+                        peer: 0,
+                        blamed: Some(1),
+                        ..
+                    },
+                ..
+            }) => {}
+            other => panic!("party 2 should report party 0's notice: {other:?}"),
+        }
+    });
+}

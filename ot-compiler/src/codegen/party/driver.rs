@@ -402,7 +402,7 @@ pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
 pub(super) fn both_drivers(doc: &str, output: &TokenStream, body: &TokenStream) -> TokenStream {
     let rt = rt();
     let (sync, aio) = (driver_macros(Io::Blocking), driver_macros(Io::Async));
-    let async_doc = "The async twin of `run` (cargo feature `tokio`): the same rounds over an `AsyncMesh` (for example `ot_runtime::transport::mesh::TokioMesh`, in memory or over TCP), awaiting every send and receive. The session hello is exchanged and checked before the first round (one flight more than `run`, which checks it lazily); a peer that aborts is seen as a hang-up (the async mesh carries no abort notices), and peers are read in the order of their indices.";
+    let async_doc = "The async twin of `run` (cargo feature `tokio`): the same rounds over an `AsyncMesh` (for example `ot_runtime::transport::mesh::TokioMesh`, in memory or over TCP), awaiting every send and receive. The session hello is exchanged and checked before the first round (one flight more than `run`, which checks it lazily); a run that fails sends every peer an abort notice (`AsyncMesh::notify_abort`), so a peer still waiting on this party reports `MeshError::PeerAborted`; peers are read in the order of their indices, and the two suspects of an inconsistent broadcast are not resolved further.";
     let run_async = gate(
         Io::Async,
         quote! {
@@ -429,8 +429,7 @@ pub(super) fn both_drivers(doc: &str, output: &TokenStream, body: &TokenStream) 
 /// (a mesh call, awaited in the async driver), `__scope!` (a fallible
 /// block: a closure, or an awaited async block), `__announce!` and
 /// `__announce_end!` (read-ahead announcements; the async mesh reads only
-/// what is asked for), `__notify!` (the abort notice; none on the async
-/// mesh), `__resolve!` (suspects of an inconsistent broadcast), and the
+/// what is asked for), `__notify!` (the abort notice), `__resolve!` (suspects of an inconsistent broadcast), and the
 /// session hello: `__greet!`, `__use_mesh!`, `__failed!` and `__finish!`
 /// (lazily checked by a `Greeting`, or exchanged at once by
 /// `handshake_async`).
@@ -454,7 +453,7 @@ fn driver_macros(io: Io) -> TokenStream {
             macro_rules! __scope { ($t:ty, { $($b:tt)* }) => {{ let __f = async { $($b)* }; let __r: Result<$t, Error> = __f.await; __r }}; }
             macro_rules! __announce { ($m:expr, $r:expr) => { { let _ = (&$m, $r); } }; }
             macro_rules! __announce_end { ($m:expr) => { { let _ = &$m; } }; }
-            macro_rules! __notify { ($m:expr, $n:expr) => { { let _ = (&$m, $n); } }; }
+            macro_rules! __notify { ($m:expr, $n:expr) => { $m.notify_abort($n).await }; }
             macro_rules! __resolve { ($m:expr, $a:expr, $b:expr) => { { let _ = (&$m, $a, $b); ::core::option::Option::<(usize, usize)>::None } }; }
             macro_rules! __greet { ($m:expr, $h:expr) => { #rt::transport::mesh::handshake_async(&mut *$m, $h).await.map(|()| &mut *$m) }; }
             macro_rules! __use_mesh { () => { #[allow(unused_imports)] use #rt::transport::mesh::AsyncMesh as _; }; }

@@ -16,17 +16,20 @@
 //! frames are written. A round's frames are held until written, which the
 //! protocol's memory budget already counts (they are its messages).
 //!
-//! Differences from the blocking meshes, by design of a first async
-//! transport: a peer that aborts is seen as a hang-up ([`MeshError::Peer`]
-//! with [`ChannelError::Closed`]), since no abort notice is sent or read;
+//! A party whose run fails tells its peers, as over the blocking meshes:
+//! [`AsyncMesh::notify_abort`] queues an [`AbortNotice`] (the frame format
+//! of the TCP channels' notices) behind the frames already sent, and a
+//! peer that reads it reports [`MeshError::PeerAborted`] naming the culprit
+//! on the notice's word. Differences from the blocking meshes:
 //! [`AsyncMesh::recv_any`] reads the peers in the order given rather than
-//! in arrival order; and there is no read-ahead bound to announce (the
+//! in arrival order, and there is no read-ahead bound to announce (the
 //! reader reads only what the driver asks for). Time-outs are the
 //! caller's: wrap the driver's future in `tokio::time::timeout`.
 
 use super::hello::Stated;
 use super::{Hello, MeshError, MAX_HELLO};
-use crate::transport::channel::{BoxFuture, ChannelError, ChannelStats, StatsCounter};
+use crate::transport::channel::notice::{notice_header, notice_len};
+use crate::transport::channel::{AbortNotice, BoxFuture, ChannelError, ChannelStats, StatsCounter};
 use std::io;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadHalf};
@@ -95,6 +98,15 @@ pub trait AsyncMesh: Send {
     /// Traffic counters of the link to `peer` (all zero for an index with
     /// no link).
     fn stats(&self, peer: usize) -> ChannelStats;
+
+    /// Tells every peer, best effort, that this party aborts (`notice`:
+    /// round, reason, suspects), after the frames already sent; a peer
+    /// still reading from this party then reports
+    /// [`MeshError::PeerAborted`]. Never fails; the default sends nothing.
+    fn notify_abort<'a>(&'a mut self, notice: &'a AbortNotice) -> BoxFuture<'a, ()> {
+        let _ = notice;
+        Box::pin(async {})
+    }
 }
 
 impl<M: AsyncMesh + ?Sized> AsyncMesh for &mut M {
@@ -136,6 +148,16 @@ impl<M: AsyncMesh + ?Sized> AsyncMesh for &mut M {
     fn stats(&self, peer: usize) -> ChannelStats {
         (**self).stats(peer)
     }
+    fn notify_abort<'a>(&'a mut self, notice: &'a AbortNotice) -> BoxFuture<'a, ()> {
+        (**self).notify_abort(notice)
+    }
+}
+
+/// What a link's writer task writes: a frame, or an abort notice (its own
+/// header, [`notice_header`]).
+enum Outgoing {
+    Frame(Vec<u8>),
+    Notice(Vec<u8>),
 }
 
 /// The first write error of a link's writer task, if any.
@@ -145,7 +167,7 @@ type WriteError = Arc<Mutex<Option<io::ErrorKind>>>;
 /// task, the writer's first error and the traffic counters.
 struct Link<S> {
     reader: ReadHalf<S>,
-    queue: mpsc::UnboundedSender<Vec<u8>>,
+    queue: mpsc::UnboundedSender<Outgoing>,
     failed: WriteError,
     stats: StatsCounter,
 }
@@ -202,12 +224,15 @@ impl<S: AsyncRead + AsyncWrite + Send + 'static> Link<S> {
     /// Splits `stream` and spawns the writer task of its write half.
     fn spawn(runtime: &tokio::runtime::Handle, stream: S) -> Link<S> {
         let (reader, mut writer) = tokio::io::split(stream);
-        let (queue, mut frames) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (queue, mut frames) = mpsc::unbounded_channel::<Outgoing>();
         let failed: WriteError = Arc::default();
         let slot = failed.clone();
         runtime.spawn(async move {
-            while let Some(frame) = frames.recv().await {
-                let header = (frame.len() as u64).to_le_bytes();
+            while let Some(out) = frames.recv().await {
+                let (header, frame) = match out {
+                    Outgoing::Frame(f) => ((f.len() as u64).to_le_bytes(), f),
+                    Outgoing::Notice(n) => (notice_header(n.len()), n),
+                };
                 let res = match writer.write_all(&header).await {
                     Ok(()) => writer.write_all(&frame).await,
                     Err(e) => Err(e),
@@ -275,6 +300,12 @@ impl<S: AsyncRead + AsyncWrite + Send + 'static> Link<S> {
         let mut header = [0u8; HEADER];
         self.read_full(&mut header, 0).await?;
         let announced = u64::from_le_bytes(header);
+        if let Some(len) = notice_len(announced) {
+            let len = len?;
+            let mut body = vec![0u8; len];
+            self.read_full(&mut body, len).await?;
+            return Err(ChannelError::PeerAborted(AbortNotice::decode(&body)?));
+        }
         let len = match usize::try_from(announced) {
             Ok(len) if len <= max_len => len,
             _ => {
@@ -316,10 +347,12 @@ impl<S: AsyncRead + AsyncWrite + Send + 'static> AsyncMesh for TokioMesh<S> {
                 return Err(MeshError::Peer { peer, source });
             }
             let len = msg.len();
-            link.queue.send(msg).map_err(|_| MeshError::Peer {
-                peer,
-                source: ChannelError::Closed,
-            })?;
+            link.queue
+                .send(Outgoing::Frame(msg))
+                .map_err(|_| MeshError::Peer {
+                    peer,
+                    source: ChannelError::Closed,
+                })?;
             link.stats.on_send(len);
             Ok(())
         })
@@ -343,10 +376,11 @@ impl<S: AsyncRead + AsyncWrite + Send + 'static> AsyncMesh for TokioMesh<S> {
         max_len: usize,
     ) -> BoxFuture<'a, Result<(), MeshError>> {
         Box::pin(async move {
+            let me = self.me;
             let link = self.link(peer)?;
             link.recv(buf, max_len)
                 .await
-                .map_err(|source| MeshError::Peer { peer, source })
+                .map_err(|source| MeshError::from_link(me, peer, source))
         })
     }
 
@@ -356,6 +390,14 @@ impl<S: AsyncRead + AsyncWrite + Send + 'static> AsyncMesh for TokioMesh<S> {
             .and_then(Option::as_ref)
             .map(|l| l.stats.get())
             .unwrap_or_default()
+    }
+
+    fn notify_abort<'a>(&'a mut self, notice: &'a AbortNotice) -> BoxFuture<'a, ()> {
+        let bytes = notice.encode();
+        for link in self.links.iter().flatten() {
+            let _ = link.queue.send(Outgoing::Notice(bytes.clone()));
+        }
+        Box::pin(async {})
     }
 }
 
