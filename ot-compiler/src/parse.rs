@@ -536,7 +536,13 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
     {
         literal.retain(|t| !matches!(t, Tok::Range) && !matches!(t, Tok::Lit(l) if l == "_"));
     }
+    if let Some(d) = non_ascii_name(file, text, pos) {
+        return d;
+    }
     let found = found_at(text, pos);
+    if let Some(d) = missing_semicolon(file, text, pos, &literal, &found) {
+        return d;
+    }
     let expected = expected_text(&e, &literal);
     let found_len = if pos >= text.len() {
         1
@@ -558,6 +564,71 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
     let message = format!("syntax error: expected {expected}, found {shown}");
     let help = syntax_help(text, pos, &found, &literal);
     Diagnostic::error(span, message).with_help(help)
+}
+
+/// A letter outside ASCII where the grammar stopped (`α = x;`): names are
+/// ASCII, which a bare "found `α`" would not say.
+fn non_ascii_name(file: FileId, text: &str, pos: usize) -> Option<Diagnostic> {
+    let c = text.get(pos..)?.chars().next()?;
+    if c.is_ascii() || !c.is_alphanumeric() {
+        return None;
+    }
+    let span = Span {
+        file,
+        start: pos as u32,
+        end: (pos + c.len_utf8()) as u32,
+    };
+    Some(
+        Diagnostic::error(
+            span,
+            format!("syntax error: `{c}` is not an ASCII letter; names are ASCII letters, digits and `_`"),
+        )
+        .with_help("rename it in ASCII (e.g. `alpha` for `α`, `delta` for `Δ`)"),
+    )
+}
+
+/// A statement whose `;` is missing at the end of its line: the grammar
+/// stops at the next line's first token, but the mistake is at the end of
+/// the line before, where the error then points.
+fn missing_semicolon(
+    file: FileId,
+    text: &str,
+    pos: usize,
+    literal: &[Tok],
+    found: &str,
+) -> Option<Diagnostic> {
+    if pos >= text.len() || !literal.iter().any(|t| matches!(t, Tok::Lit(l) if l == ";")) {
+        return None;
+    }
+    let prev = text[..pos].trim_end();
+    if prev.is_empty() || !text[prev.len()..pos].contains('\n') {
+        return None;
+    }
+    let (last, ch) = prev.char_indices().last()?;
+    let word_start = prev
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| {
+            i + prev[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    let after = if word_start < prev.len() {
+        &prev[word_start..]
+    } else {
+        &prev[last..]
+    };
+    let span = Span {
+        file,
+        start: last as u32,
+        end: (last + ch.len_utf8()) as u32,
+    };
+    Some(
+        Diagnostic::error(
+            span,
+            format!("syntax error: expected `;` after `{after}`, at the end of the line"),
+        )
+        .with_help(format!(
+            "end the statement with `;` (the next line starts with `{found}`, which cannot continue it)"
+        )),
+    )
 }
 
 /// Where a syntax error is, and the literal tokens expected there.

@@ -1682,3 +1682,48 @@ fn a_second_path_after_chunked_is_refused_with_the_one_call_shape() {
         "{code}"
     );
 }
+
+/// A `;` missing at the end of a line is reported there, not at the next
+/// line's first token; a non-ASCII letter in a name says that names are
+/// ASCII.
+#[test]
+fn a_missing_semicolon_and_a_non_ascii_name_are_located_where_the_fix_goes() {
+    let text = format!("{HEADER}  at A {{ x = sample Bit\n         y = x; }}\n}}");
+    assert_diag(
+        &fail_str(&text),
+        "test.otp",
+        2,
+        23,
+        "expected `;` after `Bit`, at the end of the line",
+        "end the statement with `;` (the next line starts with `y`",
+    );
+    let text = format!("{HEADER}  at A {{ α = sample Bit; }}\n}}");
+    assert_diag(
+        &fail_str(&text),
+        "test.otp",
+        2,
+        10,
+        "`α` is not an ASCII letter; names are ASCII letters, digits and `_`",
+        "rename it in ASCII",
+    );
+    // On one line the error stays at the token that cannot follow.
+    let text = format!("{HEADER}  at A {{ x = sample Bit }}\n}}");
+    assert!(fail_str(&text).contains("expected `;` or an operator, found `}`"));
+}
+
+/// A value named like another role's output, assigned at the wrong role,
+/// is reported as that mistake, not only as an unused value.
+#[test]
+fn assigning_another_roles_output_says_whose_output_it_is() {
+    let text = "protocol X(role A, role B) {\n    input A { x: Block }\n    output B { y: Block }\n    at A { z = x; y = x; }\n    round r: A -> B : M { z: Block }\n    at B { y = z; }\n}\n";
+    let c = ok_str(text);
+    let w: Vec<String> = c.warnings.iter().map(|w| w.render(&c.sources)).collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("`y` is an output of `B`, which `A` cannot assign")
+            && w[0].contains("at B { y = ...; }")
+            && w[0].contains("test.otp:4:19"),
+        "{}",
+        w[0]
+    );
+}

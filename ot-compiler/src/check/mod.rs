@@ -280,13 +280,28 @@ impl<'a> Checker<'a> {
         for (role, env) in self.env.iter().enumerate() {
             for (name, v) in env {
                 if !v.used && !v.exported {
-                    self.warnings.push(
-                        Diagnostic::warning(
-                            v.span,
-                            format!("value `{name}` at `{}` is never used", ir.roles[role]),
-                        )
-                        .with_help("remove it, or prefix a deliberate leftover with `_`"),
-                    );
+                    let here = &ir.roles[role];
+                    // A value named like another role's output: most likely
+                    // an attempt to compute that output here.
+                    let owner = (0..ir.roles.len()).find(|&r| {
+                        r != role
+                            && ir
+                                .outputs
+                                .get(r)
+                                .is_some_and(|os| os.iter().any(|(o, _)| o == name))
+                    });
+                    let (message, help) = match owner {
+                        Some(r) => (
+                            format!("value `{name}` at `{here}` is never used: `{name}` is an output of `{}`, which `{here}` cannot assign", ir.roles[r]),
+                            format!("compute the output at its role, `at {} {{ {name} = ...; }}` (from what `{here}` sends it), or rename this value", ir.roles[r]),
+                        ),
+                        None => (
+                            format!("value `{name}` at `{here}` is never used"),
+                            "remove it, or prefix a deliberate leftover with `_`".to_string(),
+                        ),
+                    };
+                    self.warnings
+                        .push(Diagnostic::warning(v.span, message).with_help(help));
                 }
             }
         }
