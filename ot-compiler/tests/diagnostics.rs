@@ -1727,3 +1727,34 @@ fn assigning_another_roles_output_says_whose_output_it_is() {
         w[0]
     );
 }
+
+/// An output whose element type differs from its computation gets help
+/// that names both fixes, the computation first; a shape-only difference
+/// keeps the one fix of the declaration.
+#[test]
+fn an_output_of_another_element_type_suggests_converting_first() {
+    let text = "protocol X(role A, role B) {\n    input A { x: Block }\n    output B { y: [Point; 2] }\n    round r: A -> B : M { x: Block }\n    at B { y = [x, x]; }\n}\n";
+    assert_diag(
+        &fail_str(text),
+        "test.otp",
+        3,
+        19,
+        "output `y` of `B` is declared `[Point; 2]`, but is computed as `[Block; 2]`",
+        "compute a `[Point; 2]` (the computation gives `Block` where `Point` is declared: convert with an intrinsic, e.g. a hash), or declare it as `y: [Block; 2]`",
+    );
+}
+
+/// `requires n == K` fixes the number of parties: it is accepted (K >= 2)
+/// and bounds the fixed party indices (`P[K - 1]` exists, `P[K]` does not).
+#[test]
+fn an_exact_party_count_is_accepted_and_bounds_fixed_indices() {
+    let text = |ix: usize| {
+        format!("protocol X(role P[n]) {{\n    param n: usize requires n == 3;\n    input P[i] {{ x: u64 }}\n    output P[i] {{ s: u64 }}\n    round r: P[{ix}] -> all : M {{ x: u64 }}\n    at P[i] {{ s = x; }}\n}}\n")
+    };
+    ok_str(&text(2));
+    let r = fail_str(&text(3));
+    assert!(
+        r.contains("party index out of range: `P[3]` is not a party when there are 3"),
+        "{r}"
+    );
+}

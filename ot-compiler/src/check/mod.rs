@@ -240,8 +240,17 @@ impl<'a> Checker<'a> {
                 Some(v) => {
                     v.exported = true;
                     if v.ty != declared {
+                        // Same element type: the shape is what differs, and the
+                        // declaration is the likely fix. Another element type
+                        // (`Point` for `Block`) is more often a computation
+                        // that forgot a conversion.
+                        let help = if element_ty(&declared) == element_ty(&v.ty) {
+                            format!("declare it as `{}: {}`", f.name.name, v.ty)
+                        } else {
+                            format!("compute a `{declared}` (the computation gives `{}` where `{}` is declared: convert with an intrinsic, e.g. a hash), or declare it as `{}: {}`", element_ty(&v.ty), element_ty(&declared), f.name.name, v.ty)
+                        };
                         let d = Diagnostic::error(f.ty.span, format!("shape mismatch: output `{}` of `{}` is declared `{declared}`, but is computed as `{}`", f.name.name, self.roles[role].name.name, v.ty))
-                            .with_help(format!("declare it as `{}: {}`", f.name.name, v.ty));
+                            .with_help(help);
                         self.pending.push(d);
                     }
                 }
@@ -308,6 +317,14 @@ impl<'a> Checker<'a> {
         let src = self.src;
         self.warnings
             .retain(|w| !src.snippet(w.span).starts_with('_'));
+    }
+}
+
+/// The element type of a (nested) array type; the type itself otherwise.
+fn element_ty(ty: &Ty) -> &Ty {
+    match ty {
+        Ty::Array(elem, _) => element_ty(elem),
+        _ => ty,
     }
 }
 

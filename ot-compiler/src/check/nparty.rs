@@ -117,11 +117,14 @@ fn party_count(proto: &Protocol, roles: &[RoleDecl]) -> R<Ident> {
 }
 
 /// The least party count a `requires` text allows: `k` from `n >= k` or
-/// `k + 1` from `n > k` (the largest such bound in a conjunction).
+/// `n == k` (the latter unless the text has a `||`), `k + 1` from
+/// `n > k` (the largest such bound in a conjunction).
 fn least_count(text: &str, count: &str) -> Option<u128> {
     let text: String = text.split_whitespace().collect();
     let mut least = None;
-    for (op, add) in [(">=", 0), (">", 1)] {
+    // `n == K` bounds `n` below too, unless it is one alternative of `||`.
+    let exact = (!text.contains("||")).then_some(("==", 0));
+    for (op, add) in [(">=", 0), (">", 1)].into_iter().chain(exact) {
         let pat = format!("{count}{op}");
         for (at, _) in text.match_indices(&pat) {
             let before = text[..at].chars().next_back();
