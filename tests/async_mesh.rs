@@ -332,3 +332,42 @@ fn a_failing_party_sends_abort_notices_over_the_async_mesh() {
         }
     });
 }
+
+mod ring {
+    ot::protocol! {
+        protocol RingNext(role P[n]) {
+            about {
+                family = "MPC";
+                security = "semi-honest";
+                proof = "test protocol";
+                summary = "Every party passes its value to the next party on the ring.";
+            }
+            param n: usize requires n >= 2;
+            input P[i] { x: u64 }
+            output P[i] { left: u64 }
+            at P[i] { a = x; }
+            round next: P[i] -> P[(i + 1) % n] : Next { a: u64 }
+            at P[i] { left = a; }
+        }
+    }
+}
+
+/// A ring round by `run_async` over the TCP async mesh.
+#[test]
+fn a_ring_round_runs_async() {
+    runtime().block_on(async {
+        let n = 4;
+        let meshes = local_tokio_tcp_mesh(n).await.expect("tcp mesh");
+        let outs = run_all(meshes, |mut m| async move {
+            let i = m.me();
+            let params = ring::Params::new(m.parties())?;
+            let input = ring::PInput { x: 7 * i as u64 };
+            let p = ring::P::new(i, params, SESSION, input, Rng::from_entropy())?;
+            Ok::<_, ring::Error>(p.run_async(&mut m).await?.left)
+        })
+        .await;
+        for (i, o) in outs.into_iter().enumerate() {
+            assert_eq!(o.expect("party"), 7 * ((i + n - 1) % n) as u64);
+        }
+    });
+}

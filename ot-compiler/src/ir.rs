@@ -277,6 +277,15 @@ pub enum PartyRound {
         /// The receiving party's index.
         receiver: usize,
     },
+    /// `P[i] -> P[(i + c) % n]` (`step = c`) or `P[i] -> P[(i + n - c) % n]`
+    /// (`step = -c`), `0 < c` below the least party count: every party
+    /// sends one message to the party `c` places after (before) it on the
+    /// ring of parties, and holds the one value it receives from the party
+    /// `c` places before (after) it.
+    Ring {
+        /// The receiver's offset from the sender, modulo `n`.
+        step: i64,
+    },
     /// `P[a] -> P[b]`: one fixed party sends one message to another, which
     /// alone then holds the value.
     Between {

@@ -349,6 +349,8 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
                 }
                 Some(PartyRound::ToOne { receiver }) => u128::from(me != receiver as u128),
                 Some(PartyRound::Between { sender, .. }) => u128::from(me == sender as u128),
+                // One message, to the neighbour on the ring.
+                Some(PartyRound::Ring { .. }) => 1,
                 _ => peers,
             };
             a.wrapping_add(k.wrapping_mul(*b))
@@ -413,6 +415,10 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
             Some(PartyRound::Between { sender, receiver }) => {
                 (party_name(ir, sender), party_name(ir, receiver))
             }
+            Some(PartyRound::Ring { step }) => (
+                format!("{role}[i]"),
+                format!("{role}[{}]", crate::diagram::ring_neighbour(step)),
+            ),
             _ => (format!("{role}[i]"), "all".into()),
         };
         (from, to)

@@ -155,6 +155,12 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir, parties: Option<u64>) {
                         "  at {}: send {} (round `{}`) -> {}",
                         who(sender), rd.msg, rd.name, who(receiver)
                     ),
+                    Some(PartyRound::Ring { step }) => println!(
+                        "  send {} (round `{}`) -> its neighbour P[{}]",
+                        rd.msg,
+                        rd.name,
+                        crate::diagram::ring_neighbour(step)
+                    ),
                     _ => println!(
                         "  send {} (round `{}`) -> every other party (broadcast)",
                         rd.msg, rd.name
@@ -205,6 +211,20 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir, parties: Option<u64>) {
                     let what = format!("digest of the {}", rd.msg);
                     println!("{}", check_line(rd, &what, parties));
                 }
+            }
+            Event::Recv(k) if matches!(ir.rounds[*k].party, Some(PartyRound::Ring { .. })) => {
+                let rd = &ir.rounds[*k];
+                let Some(PartyRound::Ring { step }) = rd.party else {
+                    continue;
+                };
+                let fields: Vec<&str> = rd.fields.iter().map(|(f, _)| f.as_str()).collect();
+                println!(
+                    "  recv {} (round `{}`) <- its neighbour P[{}]: {}",
+                    rd.msg,
+                    rd.name,
+                    crate::diagram::ring_neighbour(-step),
+                    fields.join(", ")
+                );
             }
             Event::Recv(k) => {
                 let rd = &ir.rounds[*k];

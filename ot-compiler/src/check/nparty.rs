@@ -201,7 +201,8 @@ pub(super) fn party_ix(r: &RoleRef, min: u128, consts: &HashMap<String, (Ty, u12
             return Err(Diagnostic::error(
                 ix.span,
                 "a party index must be a variable naming every party (`P[i]`) or a constant naming one (`P[0]`)",
-            ))
+            )
+            .with_help(format!("a round may send to a neighbour on the ring of parties: `round r: {p}[i] -> {p}[(i + 1) % n] : ...` or `{p}[(i + n - 1) % n]`; anywhere else name the party `{p}[i]` or `{p}[0]`")))
         }
     };
     if k >= min {
@@ -485,6 +486,83 @@ impl Checker<'_> {
         }
     }
 
+    /// The receiver `P[(i + c) % n]` or `P[(i + n - c) % n]` of a round sent
+    /// by every party `P[i]`: its offset `c` or `-c` on the ring of parties
+    /// (`None` for any other receiver). `c` is a positive constant below the
+    /// least number of parties, so the receiver is never the sender and
+    /// every party receives exactly one message: the map is a rotation of
+    /// the parties, a permutation for every `n`.
+    fn ring_step(&self, t: &RoleRef, from: &PartyIx) -> R<Option<i64>> {
+        let (PartyIx::Var(i), Some(ix)) = (from, &t.index) else {
+            return Ok(None);
+        };
+        let Some(n) = self.roles[0]
+            .count
+            .as_ref()
+            .map(|e| self.src.snippet(e.span).trim().to_string())
+        else {
+            return Ok(None);
+        };
+        let ExprKind::Binary(BinOp::Rem, lhs, m) = &ix.kind else {
+            return Ok(None);
+        };
+        let is = |e: &Expr, name: &str| matches!(&e.kind, ExprKind::Var(v) if v == name);
+        if !is(m, &n) {
+            return Err(Diagnostic::error(
+                m.span,
+                format!("a ring index is taken modulo the number of parties: write `% {n}`"),
+            )
+            .with_help(format!("e.g. `{}[({} + 1) % {n}]`", t.name.name, i.name)));
+        }
+        let konst = |e: &Expr| match &e.kind {
+            ExprKind::Int(k) => Some(*k),
+            ExprKind::Var(v) => self.consts.get(v).map(|(_, k)| *k),
+            _ => None,
+        };
+        use ExprKind::Binary as B;
+        let step = match &lhs.kind {
+            // i + c, c + i
+            B(BinOp::Add, a, c) if is(a, &i.name) => konst(c).map(|c| (c, 1)),
+            B(BinOp::Add, c, a) if is(a, &i.name) && !is(c, &n) => konst(c).map(|c| (c, 1)),
+            // i + n - c, n + i - c
+            B(BinOp::Sub, a, c) => match &a.kind {
+                B(BinOp::Add, x, y)
+                    if (is(x, &i.name) && is(y, &n)) || (is(x, &n) && is(y, &i.name)) =>
+                {
+                    konst(c).map(|c| (c, -1))
+                }
+                _ => None,
+            },
+            // i + (n - c), i - c + n
+            B(BinOp::Add, a, b) => match (&a.kind, &b.kind) {
+                (ExprKind::Var(v), B(BinOp::Sub, x, c)) if v == &i.name && is(x, &n) => {
+                    konst(c).map(|c| (c, -1))
+                }
+                (B(BinOp::Sub, x, c), ExprKind::Var(v)) if v == &n && is(x, &i.name) => {
+                    konst(c).map(|c| (c, -1))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((c, sign)) = step else {
+            return Err(Diagnostic::error(
+                ix.span,
+                format!("party index `{}` is not a rotation of the parties", self.src.snippet(ix.span).trim()),
+            )
+            .with_help(format!("a round of every party may send to the party `c` places after or before it: `{p}[({i} + c) % {n}]` or `{p}[({i} + {n} - c) % {n}]`, `c` a constant", p = t.name.name, i = i.name)));
+        };
+        if c == 0 || c >= self.party_min {
+            return Err(Diagnostic::error(
+                ix.span,
+                format!("`{}` is the sender itself when {n} divides {c}", self.src.snippet(ix.span).trim()),
+            )
+            .with_help(format!("use an offset from 1 to {}, the least number of parties minus one, or require more parties (`requires {n} >= {}`)", self.party_min.saturating_sub(1), c + 1)));
+        }
+        let c = i64::try_from(c).map_err(|_| Diagnostic::error(ix.span, "offset too large"))?;
+        Ok(Some(sign * c))
+    }
+
     /// What kind of n-party round `r` (sent by `from`) is.
     fn round_kind(&self, r: &Round, from: &PartyIx) -> R<PartyRound> {
         let p = &r.from.name.name;
@@ -501,6 +579,10 @@ impl Checker<'_> {
             }
             Target::Role(t) => t,
         };
+        self.role(t)?;
+        if let Some(step) = self.ring_step(t, from)? {
+            return Ok(PartyRound::Ring { step });
+        }
         let to = self.ix(t)?;
         self.role(t)?;
         let dealer = |x: &PartyIx| matches!(x, PartyIx::Fixed(DEALER));
@@ -644,7 +726,8 @@ impl Checker<'_> {
             let ty = match kind {
                 PartyRound::FixedBroadcast { .. }
                 | PartyRound::FromOne { .. }
-                | PartyRound::Between { .. } => ty.clone(),
+                | PartyRound::Between { .. }
+                | PartyRound::Ring { .. } => ty.clone(),
                 _ => Ty::Array(Box::new(ty.clone()), n.clone()),
             };
             match kind {

@@ -124,6 +124,7 @@ pub fn gathers(ir: &Ir, r: usize) -> bool {
             PartyRound::FixedBroadcast { .. }
                 | PartyRound::FromOne { .. }
                 | PartyRound::Between { .. }
+                | PartyRound::Ring { .. }
         )
     )
 }

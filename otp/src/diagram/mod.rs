@@ -260,6 +260,9 @@ fn arrow(ir: &Ir, k: usize, env: &Env, per_chunk: Vec<String>) -> Step {
             fixed_party(ir, sender),
             fixed_party(ir, receiver)
         )),
+        Some(PartyRound::Ring { step }) => {
+            detail.push(format!("each to its neighbour {}", ring_neighbour(step)))
+        }
         None => {}
     }
     if !per_chunk.is_empty() {
@@ -295,4 +298,12 @@ fn sub_label(ir: &Ir, k: usize) -> String {
         .map(|c| format!("{} = {}", c.func_role, ir.roles[c.role]))
         .collect();
     format!("sub-protocol {}: {} ({})", s.name, s.func, map.join(", "))
+}
+
+/// The receiver of a ring round, relative to the sender `i`.
+pub(crate) fn ring_neighbour(step: i64) -> String {
+    match step {
+        s if s >= 0 => format!("(i + {s}) % n"),
+        s => format!("(i + n - {}) % n", s.unsigned_abs()),
+    }
 }

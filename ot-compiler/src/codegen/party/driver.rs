@@ -123,6 +123,19 @@ pub(super) fn send_all(
     }
 }
 
+/// Runs a send step whose one message goes to one peer, `to` (a ring
+/// round: the neighbour of this party).
+pub(super) fn send_one(method: &Ident, rn: &str, to: TokenStream) -> TokenStream {
+    quote! {
+        let (__m, __s) = __s.#method()?;
+        __buf.clear();
+        __m.encode(&__s.params, &mut __buf)?;
+        let __to: usize = #to;
+        __io!(mesh.send_to(__to, &__buf)).map_err(|source| Error::Mesh { round: #rn, source })?;
+        __io!(mesh.flush()).map_err(|source| Error::Mesh { round: #rn, source })?;
+    }
+}
+
 /// Runs a private send step and writes each peer its message (after the
 /// digests of a batched check, in the same frame); a chunked round as
 /// consecutive frames of each encoding (see [`send_all`]).

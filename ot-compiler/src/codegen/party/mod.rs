@@ -84,6 +84,7 @@ fn step_traits(ir: &Ir) -> TokenStream {
                 Some(PartyRound::Between { sender, receiver }) => {
                     (fixed_text(ir, sender), fixed_text(ir, receiver))
                 }
+                Some(PartyRound::Ring { step }) => (format!("{p}[i]"), ring_text(p, step)),
                 _ => (format!("{p}[i]"), "all".into()),
             };
             format!("round `{}`: {from} -> {to} : {}", r.name, r.msg)
@@ -211,7 +212,11 @@ fn uniform_comm_body(ir: &Ir, n: &TokenStream, exchanges: &[TokenStream]) -> Tok
     let rt = rt();
     let msgs = ir.rounds.iter().map(|r| {
         let m = format_ident!("{}", r.msg);
-        quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params))))
+        match r.party {
+            // One message, to the neighbour on the ring.
+            Some(PartyRound::Ring { .. }) => quote!(.wrapping_add(msgs::#m::wire_len(params))),
+            _ => quote!(.wrapping_add(__peers.wrapping_mul(msgs::#m::wire_len(params)))),
+        }
     });
     let digests = (0..ir.rounds.len())
         .filter(|&k| schedule::checked(ir, k))
@@ -249,6 +254,11 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
         }
         Some(PartyRound::ToOne { receiver: c }) => quote!(if me == #c { 0 } else { #msg }),
         Some(PartyRound::Between { sender: s, .. }) => quote!(if me == #s { #msg } else { 0 }),
+        // One message, to the neighbour on the ring.
+        Some(PartyRound::Ring { .. }) if ir.dealer.is_some() => {
+            quote!(if me == __n { 0 } else { #msg })
+        }
+        Some(PartyRound::Ring { .. }) => msg.clone(),
         _ if ir.dealer.is_some() => quote!(if me == __n { 0 } else { __peers.wrapping_mul(#msg) }),
         _ => quote!(__peers.wrapping_mul(#msg)),
     };
@@ -272,6 +282,14 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
         _ => quote!(__peers.wrapping_mul(__n).wrapping_mul(#rt::transport::mpc::DIGEST_LEN)),
     };
     (sent, quote!(if #need { #digests } else { 0usize }))
+}
+
+/// The receiver of a ring round as written: `P[(i + 1) % n]`.
+pub(crate) fn ring_text(p: &str, step: i64) -> String {
+    match step {
+        s if s >= 0 => format!("{p}[(i + {s}) % n]"),
+        s => format!("{p}[(i + n - {}) % n]", s.unsigned_abs()),
+    }
 }
 
 /// How the flow note names fixed party `c` (`0`, or the dealer).

@@ -110,6 +110,13 @@ impl PartyGen<'_> {
                 false,
                 Some((self.fixed_senders(r, quote!(__s.me)), wire(r))),
             ),
+            Op::Recv(r) if matches!(self.ir.rounds[r].party, Some(PartyRound::Ring { .. })) => {
+                let Some(PartyRound::Ring { step }) = self.ir.rounds[r].party else {
+                    return (false, None);
+                };
+                let from = ring_peer(quote!(__s.me), quote!(__n), -step);
+                (false, Some((quote!(::std::vec![#from]), wire(r))))
+            }
             // A chunked round is read as frames of at most a chunk; the
             // announcement covers all of them (payloads and headers), so a
             // transport reads ahead as much as for the unchunked round.
@@ -248,6 +255,21 @@ impl PartyGen<'_> {
         let (next_party, next_ty) = self.next_party(next);
         let n = shape(&parties(self.ir));
         let private = rd.party == Some(PartyRound::Private);
+        if let Some(PartyRound::Ring { step }) = rd.party {
+            let parts = Parts {
+                doc: self.round_doc(r, &format!("Builds this party's `{}` for its neighbour on the ring of parties (`me + {step}` modulo `n`).", rd.msg)),
+                method: method.clone(),
+                args: quote!(),
+                ret: quote!((msgs::#m, #next_ty)),
+                middle: quote! {
+                    let __msg = msgs::#m { #(#names),* };
+                    let __own = ::core::clone::Clone::clone(&__msg);
+                },
+                result: quote!((__msg, #next_party)),
+            };
+            let to = ring_peer(quote!(__s.me), quote!(__n), step);
+            return (parts, super::driver::send_one(&method, &rd.name, to));
+        }
         if !private {
             let parts = Parts {
                 doc: self.round_doc(r, &format!("Builds this party's `{}`, the same for every other party (send it to each).", rd.msg)),
@@ -308,6 +330,9 @@ impl PartyGen<'_> {
     }
 
     fn recv_parts(&self, r: usize, next: &PState, stashed: bool) -> (Parts, TokenStream) {
+        if let Some(PartyRound::Ring { step }) = self.ir.rounds[r].party {
+            return self.ring_recv_parts(r, next, step);
+        }
         let rt = rt();
         let StepNames(rn, m, method, names, parts_of) = self.step_names(r, "recv");
         let (next_party, next_ty) = self.next_party(next);
@@ -371,6 +396,39 @@ impl PartyGen<'_> {
             parts,
             super::driver::recv_all(&m, &method, rn, stashed, chunk.as_ref()),
         )
+    }
+
+    /// The receive of a ring round: the one message of the party `step`
+    /// places before this one; its fields become that party's values.
+    fn ring_recv_parts(&self, r: usize, next: &PState, step: i64) -> (Parts, TokenStream) {
+        let StepNames(rn, m, method, names, parts_of) = self.step_names(r, "recv");
+        let (next_party, next_ty) = self.next_party(next);
+        let n = shape(&parties(self.ir));
+        let pred = ring_peer(quote!(me), quote!(__n), -step);
+        let middle = quote! {
+            let __n = #n;
+            let __pred: usize = #pred;
+            let mut __got = received.into_iter();
+            let __m = match (__got.next(), __got.next()) {
+                (Some((__p, __m)), None) if __p == __pred => __m,
+                (Some((__p, _)), None) => return Err(Error::Delivery { round: #rn, peer: __p }),
+                (Some(_), Some((__p, _))) => return Err(Error::Delivery { round: #rn, peer: __p }),
+                (None, _) => return Err(Error::Delivery { round: #rn, peer: __pred }),
+            };
+            let msgs::#m { #( #names: #parts_of ),* } = __m;
+            #( let #names = #parts_of; )*
+        };
+        let parts = Parts {
+            doc: self.round_doc(r, &format!("Takes the one message of this party's neighbour on the ring (`me - {step}` modulo `n`) as a `(sender, message)` pair; its fields become this party's values, then runs the party's local computation up to its next step.")),
+            method: method.clone(),
+            args: quote!(, received: ::std::vec::Vec<(usize, msgs::#m)>),
+            ret: next_ty,
+            middle,
+            result: next_party,
+        };
+        let from = ring_peer(quote!(__s.me), quote!(__n), -step);
+        let from = quote!(::std::vec![#from]);
+        (parts, super::driver::recv_from(&m, &method, rn, from))
     }
 
     /// `digests_<round>`: the frame this party sends every peer in the check.
@@ -772,4 +830,15 @@ fn fixed_recv_between(
         },
         format!("At party {t}: takes party {s}'s message as a `(sender, message)` pair; its fields are held by party {t} only (`None` elsewhere). The other parties take no message (an empty list)."),
     )
+}
+
+/// The party `step` places after `me` on the ring of `n` parties, as an
+/// expression (`|step|` is below the least number of parties, so below `n`).
+fn ring_peer(me: TokenStream, n: TokenStream, step: i64) -> TokenStream {
+    let c = step.unsigned_abs() as usize;
+    if step >= 0 {
+        quote!((#me + #c) % #n)
+    } else {
+        quote!((#me + #n - #c) % #n)
+    }
 }
