@@ -39,6 +39,7 @@ pub mod orlandi;
 pub mod otext;
 pub mod quiet;
 pub mod rr16;
+pub mod rss;
 pub mod silent;
 pub mod softspoken;
 
