@@ -1,7 +1,7 @@
 //! `otp check`: errors and warnings for each file, and the exit code
 //! (0 clean, 1 warnings under `--deny-warnings`, 2 errors).
 
-use crate::load::{emit, try_compile};
+use crate::load::{emit, try_check};
 use crate::Color;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,7 +11,7 @@ pub fn run(files: &[PathBuf], deny_warnings: bool, color: Color) -> ExitCode {
     let (mut errors, mut warnings) = (0usize, 0usize);
     for file in files {
         let shown = file.display();
-        match try_compile(file, color) {
+        match try_check(file, color) {
             Err(fail) => {
                 eprintln!("otp: {}", fail.0);
                 errors += 1;

@@ -20,15 +20,31 @@ pub fn compile(file: &Path, color: Color) -> Result<Compiled, Fail> {
 }
 
 /// Like [`compile`], but a protocol that does not compile is `Ok(Err(n))`
-/// with the number of errors printed (for `otp check`, which goes on).
+/// with the number of errors printed.
 pub fn try_compile(file: &Path, color: Color) -> Result<Result<Compiled, usize>, Fail> {
+    run_front(file, color, ot_compiler::compile_path)
+}
+
+/// Like [`try_compile`], without generating code (`tokens` empty): every
+/// error and warning, in memory linear in the file (`otp check`, which
+/// goes on after a failure; code generation adds no diagnostics).
+pub fn try_check(file: &Path, color: Color) -> Result<Result<Compiled, usize>, Fail> {
+    run_front(file, color, ot_compiler::check_path)
+}
+
+/// Reads `file` and runs `stage` on it, printing its errors.
+fn run_front(
+    file: &Path,
+    color: Color,
+    stage: fn(&str, &Path) -> Result<Compiled, ot_compiler::Failure>,
+) -> Result<Result<Compiled, usize>, Fail> {
     let shown = file.display().to_string();
     if let Err(e) = std::fs::read(file) {
         return Err(Fail(format!("cannot read `{shown}`: {e}")));
     }
     let cwd = std::env::current_dir()
         .map_err(|e| Fail(format!("cannot read the current directory: {e}")))?;
-    match ot_compiler::compile_path(&shown, &cwd) {
+    match stage(&shown, &cwd) {
         Ok(c) => Ok(Ok(c)),
         Err(f) => {
             emit(&f.errors, &f.sources, color);

@@ -524,11 +524,30 @@ fn view_points(ir: &Ir, v: &View, a: &Analysis, fp: &mut Footprint) {
         1 => vec![(0, 0)],
         _ => cuts.windows(2).map(|w| (w[0], w[1])).collect(),
     };
+    // The values alive in a window: a sweep over the windows in order,
+    // adding values as their definition is reached and dropping them after
+    // their last read (linear in values and windows; `base` counts the
+    // alive values by size).
+    let mut by_def: Vec<&Life> = a.lives.iter().filter(|l| usable(&l.ty)).collect();
+    by_def.sort_by_key(|l| l.def);
+    let mut next = 0;
+    let mut alive: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut base: BTreeMap<usize, usize> = BTreeMap::new();
     for (lo, hi) in windows {
-        let mut base: BTreeMap<usize, usize> = BTreeMap::new();
-        for l in a.lives.iter().filter(|l| l.def <= hi && l.last >= lo) {
-            if usable(&l.ty) {
-                *base.entry(term(&whole(&l.ty), &mut fp.terms)).or_default() += 1;
+        while let Some(l) = by_def.get(next).filter(|l| l.def <= hi) {
+            let t = term(&whole(&l.ty), &mut fp.terms);
+            *base.entry(t).or_default() += 1;
+            alive.entry(l.last).or_default().push(t);
+            next += 1;
+        }
+        while let Some(entry) = alive.first_entry().filter(|e| *e.key() < lo) {
+            for t in entry.remove() {
+                if let Some(c) = base.get_mut(&t) {
+                    *c -= 1;
+                    if *c == 0 {
+                        base.remove(&t);
+                    }
+                }
             }
         }
         for k in lo..=hi.min(end.saturating_sub(1)) {
@@ -556,7 +575,7 @@ fn view_points(ir: &Ir, v: &View, a: &Analysis, fp: &mut Footprint) {
             fp.points.push(Point {
                 role: v.role.clone(),
                 at: "at the start".into(),
-                counts: base,
+                counts: base.clone(),
             });
         }
     }
@@ -579,7 +598,14 @@ fn keep_dominant(fp: &mut Footprint) {
             .iter()
             .all(|(i, c)| q.counts.get(i).is_some_and(|d| d >= c))
     };
-    let all = std::mem::take(&mut fp.points);
+    // Equal points: the first stands for the others (as the tie-break
+    // below would keep it), so the quadratic comparison runs over the
+    // distinct ones only.
+    let mut seen = BTreeSet::new();
+    let all: Vec<Point> = std::mem::take(&mut fp.points)
+        .into_iter()
+        .filter(|p| seen.insert(p.counts.clone()))
+        .collect();
     for (i, p) in all.iter().enumerate() {
         let dominated = all
             .iter()
