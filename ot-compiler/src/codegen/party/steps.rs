@@ -255,24 +255,15 @@ impl PartyGen<'_> {
         let (next_party, next_ty) = self.next_party(next);
         let n = shape(&parties(self.ir));
         let private = rd.party == Some(PartyRound::Private);
-        if let Some(PartyRound::Ring { step }) = rd.party {
-            let parts = Parts {
-                doc: self.round_doc(r, &format!("Builds this party's `{}` for its neighbour on the ring of parties (`me + {step}` modulo `n`).", rd.msg)),
-                method: method.clone(),
-                args: quote!(),
-                ret: quote!((msgs::#m, #next_ty)),
-                middle: quote! {
-                    let __msg = msgs::#m { #(#names),* };
-                    let __own = ::core::clone::Clone::clone(&__msg);
-                },
-                result: quote!((__msg, #next_party)),
-            };
-            let to = ring_peer(quote!(__s.me), quote!(__n), step);
-            return (parts, super::driver::send_one(&method, &rd.name, to));
-        }
         if !private {
+            // One message for every receiver: every other party (a
+            // broadcast) or the neighbour on the ring.
+            let what = match rd.party {
+                Some(PartyRound::Ring { step }) => format!("Builds this party's `{}` for its neighbour on the ring of parties (`me + {step}` modulo `n`).", rd.msg),
+                _ => format!("Builds this party's `{}`, the same for every other party (send it to each).", rd.msg),
+            };
             let parts = Parts {
-                doc: self.round_doc(r, &format!("Builds this party's `{}`, the same for every other party (send it to each).", rd.msg)),
+                doc: self.round_doc(r, &what),
                 method: method.clone(),
                 args: quote!(),
                 ret: quote!((msgs::#m, #next_ty)),
@@ -282,11 +273,17 @@ impl PartyGen<'_> {
                 },
                 result: quote!((__msg, #next_party)),
             };
-            let chunk = self.chunk_frame(r);
-            return (
-                parts,
-                super::driver::send_all(&method, &rd.name, prefix, chunk.as_ref()),
-            );
+            let drive = match rd.party {
+                Some(PartyRound::Ring { step }) => {
+                    let to = ring_peer(quote!(__s.me), quote!(__n), step);
+                    super::driver::send_one(&method, &rd.name, to)
+                }
+                _ => {
+                    let chunk = self.chunk_frame(r);
+                    super::driver::send_all(&method, &rd.name, prefix, chunk.as_ref())
+                }
+            };
+            return (parts, drive);
         }
         let checks = rd.fields.iter().map(|(f, t)| {
             let i = id(f);

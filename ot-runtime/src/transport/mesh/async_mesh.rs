@@ -26,7 +26,6 @@
 //! reader reads only what the driver asks for). Time-outs are the
 //! caller's: wrap the driver's future in `tokio::time::timeout`.
 
-use super::hello::Stated;
 use super::{Hello, MeshError, MAX_HELLO};
 use crate::transport::channel::notice::{notice_header, notice_len};
 use crate::transport::channel::{AbortNotice, BoxFuture, ChannelError, ChannelStats, StatsCounter};
@@ -461,13 +460,7 @@ pub async fn handshake_async<M: AsyncMesh + ?Sized>(
     hello: &Hello,
 ) -> Result<(), MeshError> {
     let (me, n) = (mesh.me(), mesh.parties());
-    let too_many = || MeshError::setup(None, "party count or index exceeds u32");
-    let ours = Stated {
-        hello: hello.clone(),
-        parties: u32::try_from(n).map_err(|_| too_many())?,
-        me: u32::try_from(me).map_err(|_| too_many())?,
-    };
-    let frame = ours.encode().map_err(|e| MeshError::setup(None, e))?;
+    let (ours, frame) = super::hello::stated(hello, me, n)?;
     for peer in (0..n).filter(|&p| p != me) {
         mesh.send_to(peer, &frame).await?;
     }
@@ -475,7 +468,7 @@ pub async fn handshake_async<M: AsyncMesh + ?Sized>(
     let mut buf = Vec::new();
     for peer in (0..n).filter(|&p| p != me) {
         mesh.recv_from(peer, &mut buf, MAX_HELLO).await?;
-        let theirs = Stated::decode(&buf).map_err(|e| MeshError::setup(peer, e))?;
+        let theirs = super::hello::Stated::decode(&buf).map_err(|e| MeshError::setup(peer, e))?;
         if let Some(field) = ours.first_difference(&theirs, peer) {
             return Err(MeshError::Mismatch { peer, field });
         }

@@ -175,6 +175,15 @@ fn announce_hello<M: Mesh + ?Sized>(
     hello: &Hello,
 ) -> Result<(Stated, Vec<u8>), MeshError> {
     let (me, n) = (mesh.me(), mesh.parties());
+    let (ours, frame) = stated(hello, me, n)?;
+    for peer in (0..n).filter(|&p| p != me) {
+        mesh.expect_next_frame(peer, Some(frame.len()));
+    }
+    Ok((ours, frame))
+}
+
+/// Our hello as party `me` of `n`, and its frame.
+pub(crate) fn stated(hello: &Hello, me: usize, n: usize) -> Result<(Stated, Vec<u8>), MeshError> {
     let too_many = || MeshError::setup(None, "party count or index exceeds u32");
     let ours = Stated {
         hello: hello.clone(),
@@ -182,9 +191,6 @@ fn announce_hello<M: Mesh + ?Sized>(
         me: u32::try_from(me).map_err(|_| too_many())?,
     };
     let frame = ours.encode().map_err(|e| MeshError::setup(None, e))?;
-    for peer in (0..n).filter(|&p| p != me) {
-        mesh.expect_next_frame(peer, Some(frame.len()));
-    }
     Ok((ours, frame))
 }
 
