@@ -25,40 +25,31 @@ pub mod registry;
 mod softspoken_parties;
 pub mod traits;
 
-/// The OPRF / 1-out-of-N OT evaluation of a KKRT or OOS sender's output
-/// (kernel calls only: `ot::runtime::oprf::oprf_eval`).
+/// The OPRF / 1-out-of-N OT evaluation of a KKRT or OOS sender's output:
+/// shorthands for the methods of its key (`ot::runtime::oprf::OprfKey`).
 macro_rules! oprf_sender_output {
     () => {
         impl SenderOutput {
             /// Number of instances `m`.
             pub fn len(&self) -> usize {
-                self.q.len()
+                self.key.len()
             }
 
             /// Whether there are no instances (never, for a completed run).
             pub fn is_empty(&self) -> bool {
-                self.q.is_empty()
+                self.key.is_empty()
             }
 
             /// The sender's value of instance `i` on input `x`:
             /// `H(i, q_i ⊕ (C(x) ∧ s))` [KKRT16, Fig. 2; OOS17]; equals
             /// the receiver's `values[i]` when `x` is its input `i`. `None`
-            /// if `i >= m`.
+            /// if `i >= m`. (`self.key.eval(i, x)`.)
             pub fn encode(
                 &self,
                 i: usize,
                 x: ::ot::runtime::Block,
             ) -> Option<::ot::runtime::Block> {
-                let q = self.q.get(i)?;
-                Some(::ot::runtime::oprf::oprf_eval(
-                    &self.ot_code,
-                    &self.key,
-                    q,
-                    self.sid,
-                    self.sha1_hash,
-                    i,
-                    x,
-                ))
+                self.key.eval(i, x)
             }
 
             /// [`encode`](Self::encode) of instance `first + k` on
@@ -70,9 +61,9 @@ macro_rules! oprf_sender_output {
                 inputs: &[::ot::runtime::Block],
                 threads: usize,
             ) -> Vec<::ot::runtime::Block> {
-                let n = inputs.len().min(self.q.len().saturating_sub(first));
+                let n = inputs.len().min(self.key.len().saturating_sub(first));
                 let mut out = vec![::ot::runtime::Block::ZERO; n];
-                self.encode_many_into(first, inputs, &mut out, threads);
+                self.key.eval_many(first, inputs, threads, &mut out);
                 out
             }
 
@@ -86,15 +77,7 @@ macro_rules! oprf_sender_output {
                 out: &mut [::ot::runtime::Block],
                 threads: usize,
             ) -> usize {
-                ::ot::runtime::oprf::oprf_eval_many(
-                    &self.ot_code,
-                    &self.key,
-                    self.q.get(first..).unwrap_or(&[]),
-                    &::ot::runtime::HashTweaks::new(self.sid, self.sha1_hash, first),
-                    inputs,
-                    threads,
-                    out,
-                )
+                self.key.eval_many(first, inputs, threads, out)
             }
         }
     };
@@ -124,6 +107,7 @@ pub use ferret_session::{FerretCots, FerretError, FerretReceiver, FerretSender};
 pub use oprf_session::{Oprf, OprfBatch, OprfReceiver, OprfSender};
 pub use softspoken_parties::AboOt;
 pub use traits::{
-    AboOtReceiver, AboOtSender, BaseOt, BaseOtKind, CorrelatedOtReceiver, CorrelatedOtSender,
+    AboOtReceiver, AboOtSender, BaseOt, BaseOtKind, BatchedOprfReceiver, BatchedOprfSender,
+    CorrelatedOtReceiver, CorrelatedOtSender,
     OtError, OtExtension, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender,
 };

@@ -166,6 +166,38 @@ pub trait AboOtReceiver {
     async_twin!('a, "AboOtReceiver", "receive_abo", receive_abo_async(trees: usize, k: usize, alphas: &'a [usize]) -> crate::runtime::softspoken::abo::AboReceiverLeaves);
 }
 
+/// Sender of a batched OPRF / 1-out-of-N OT (the prelude's `Oprf`
+/// functionality [KKRT16, eprint 2016/799]): gets the key of `m` OPRF
+/// instances, which it evaluates on any input
+/// ([`OprfKey::eval`](crate::runtime::oprf::OprfKey::eval)). Implemented by
+/// `ot::kkrt::SenderRealization` (semi-honest) and
+/// `ot::oos::SenderRealization` (malicious).
+pub trait BatchedOprfSender {
+    /// Runs `m` OPRF instances; returns the sender's key.
+    fn send_oprf(
+        &mut self,
+        ch: &mut dyn Channel,
+        m: usize,
+    ) -> Result<crate::runtime::oprf::OprfKey, OtError>;
+
+    async_twin!('a, "BatchedOprfSender", "send_oprf", send_oprf_async(m: usize) -> crate::runtime::oprf::OprfKey);
+}
+
+/// Receiver of a batched OPRF: gets `F(j, inputs[j])` for each of its
+/// inputs. Implemented by `ot::kkrt::ReceiverRealization` and
+/// `ot::oos::ReceiverRealization` (whose inputs are choices below
+/// `2^k` of its linear code).
+pub trait BatchedOprfReceiver {
+    /// Runs one OPRF instance per input; returns the values.
+    fn receive_oprf(
+        &mut self,
+        ch: &mut dyn Channel,
+        inputs: &[Block],
+    ) -> Result<Vec<Block>, OtError>;
+
+    async_twin!('a, "BatchedOprfReceiver", "receive_oprf", receive_oprf_async(inputs: &'a [Block]) -> Vec<Block>);
+}
+
 /// Which base-OT protocol a [`BaseOt`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BaseOtKind {

@@ -383,6 +383,9 @@ pub struct RealizedRole {
     pub params: Vec<ParamSource>,
     /// Protocol input and the argument filling it.
     pub inputs: Vec<(String, String)>,
+    /// Protocol inputs the functionality does not give: fields of the
+    /// realization struct, cloned into each run (name, type).
+    pub fields: Vec<(String, Ty)>,
     /// Protocol outputs returned, in the functionality's order.
     pub outputs: Vec<(String, Ty)>,
 }

@@ -1579,6 +1579,41 @@ protocol Renamed(role S, role R)
     );
 }
 
+/// An input the functionality does not give (OOS's code) is a field of
+/// the realization struct, cloned into each run; the struct's own field
+/// names are refused as such inputs, with the reason.
+#[test]
+fn realizes_takes_other_inputs_as_fields() {
+    let src = |name: &str| {
+        format!(
+            "protocol WithCode(role S, role R)
+    realizes RandomOt(Sender = S, Receiver = R)
+{{
+    param n: usize requires n >= 1;
+    input  S {{ {name}: Block }}
+    input  R {{ choices: Bits[n] }}
+    output S {{ messages: [[Block; 2]; n] }}
+    output R {{ chosen: [Block; n] }}
+    at S {{ messages = [[{name}, sample Block] for i in 0..n]; }}
+    round send: S -> R : Msgs {{ messages: [[Block; 2]; n] }}
+    at R {{ chosen = [messages[i][0] for i in 0..n]; }}
+}}"
+        )
+    };
+    let code = ok_str(&src("code")).tokens.to_string().replace(' ', "");
+    assert!(code.contains("pubcode:::ot::runtime::Block,"), "{code}");
+    assert!(
+        code.contains("code:::core::clone::Clone::clone(&self.code)"),
+        "{code}"
+    );
+    let r = fail_str(&src("subs"));
+    assert!(
+        r.contains("input `subs` of `S` is not an input of `RandomOt`'s `Sender`")
+            && r.contains("field `subs` is reserved"),
+        "{r}"
+    );
+}
+
 #[test]
 fn realizes_checks_roles_params_and_io() {
     let base = |clause: &str| {

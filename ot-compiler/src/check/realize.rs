@@ -229,13 +229,21 @@ impl Realizing<'_, '_> {
         let rname = &ir.roles[role];
         let inputs = self.matched(fr, role, IoKind::Input, &ir.inputs[role])?;
         let outputs = self.matched(fr, role, IoKind::Output, &ir.outputs[role])?;
-        if let Some((n, t)) = ir.inputs[role]
+        // An input the functionality does not give (OOS's code) is a
+        // field of the realization struct, like a parameter the trait
+        // method does not give.
+        let fields: Vec<(String, Ty)> = ir.inputs[role]
             .iter()
-            .find(|(n, _)| !inputs.iter().any(|(_, p, _)| p == n))
+            .filter(|(n, _)| !inputs.iter().any(|(_, p, _)| p == n))
+            .cloned()
+            .collect();
+        if let Some((n, _)) = fields
+            .iter()
+            .find(|(n, _)| n == "subs")
         {
             return Err(self.mismatch(
                 r.func.span,
-                format!("input `{n}: {t}` of `{rname}` is not an input of `{fname}`'s `{fr}`"),
+                format!("input `{n}` of `{rname}` is not an input of `{fname}`'s `{fr}`, so it would be a field of the realization struct, whose field `{n}` is reserved (rename the input)"),
             ));
         }
         let (imp, trait_path, method) = role_impl(func, fr, r.func.span)?;
@@ -249,6 +257,7 @@ impl Realizing<'_, '_> {
             args,
             params,
             inputs: inputs.into_iter().map(|(f, p, _)| (p, f)).collect(),
+            fields,
             outputs: outputs.into_iter().map(|(_, p, t)| (p, t)).collect(),
         })
     }

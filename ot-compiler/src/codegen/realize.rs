@@ -87,7 +87,8 @@ fn realization(ir: &Ir, re: &IrRealizes, rr: &RealizedRole) -> TokenStream {
     let boxed = boxed_error();
     let rname = &ir.roles[rr.role];
     let st = format_ident!("{}Realization", rname);
-    let (fields, pvals) = param_values(ir, re, rr);
+    let (mut fields, pvals) = param_values(ir, re, rr);
+    fields.extend(input_struct_fields(ir, re, rr));
     let (subs_field, subs_init, subs_arg) = subs_parts(ir, rr);
     let outs: Vec<_> = rr.outputs.iter().map(|(o, _)| id(o)).collect();
     let otys: Vec<_> = rr.outputs.iter().map(|(_, t)| rust_ty(t)).collect();
@@ -207,21 +208,40 @@ fn subs_parts(ir: &Ir, rr: &RealizedRole) -> (TokenStream, TokenStream, TokenStr
     )
 }
 
-/// The protocol input's field initializers from the method's arguments
-/// (copied, or converted to owned values).
-fn input_fields(rr: &RealizedRole) -> Vec<TokenStream> {
-    rr.inputs
+/// The realization struct's fields for the protocol inputs the
+/// functionality does not give (cloned into each run).
+fn input_struct_fields(ir: &Ir, re: &IrRealizes, rr: &RealizedRole) -> Vec<TokenStream> {
+    rr.fields
         .iter()
-        .map(|(p, a)| {
-            let (p, copy) = (id(p), rr.args.iter().any(|(n, t)| n == a && t.is_copy()));
-            let a = id(a);
-            if copy {
-                quote!(#p: #a)
-            } else {
-                quote!(#p: ::std::borrow::ToOwned::to_owned(#a))
-            }
+        .map(|(n, t)| {
+            let (n_id, ty) = (id(n), rust_ty(t));
+            let doc = format!(
+                "Input `{n}` of `{}` (not an input of `{}`): cloned into each run.",
+                ir.roles[rr.role], re.func
+            );
+            quote!(#[doc = #doc] pub #n_id: #ty,)
         })
         .collect()
+}
+
+/// The protocol input's field initializers from the method's arguments
+/// (copied, or converted to owned values) and the struct's input fields
+/// (cloned).
+fn input_fields(rr: &RealizedRole) -> Vec<TokenStream> {
+    let from_args = rr.inputs.iter().map(|(p, a)| {
+        let (p, copy) = (id(p), rr.args.iter().any(|(n, t)| n == a && t.is_copy()));
+        let a = id(a);
+        if copy {
+            quote!(#p: #a)
+        } else {
+            quote!(#p: ::std::borrow::ToOwned::to_owned(#a))
+        }
+    });
+    let from_fields = rr.fields.iter().map(|(n, _)| {
+        let n = id(n);
+        quote!(#n: ::core::clone::Clone::clone(&self.#n))
+    });
+    from_args.chain(from_fields).collect()
 }
 
 /// The async twin of the trait method (`{method}_async`, gated on the

@@ -33,6 +33,9 @@
 #![forbid(unsafe_code)]
 
 pub mod code;
+pub mod key;
+
+pub use key::{oprf_eval_at, oprf_instances_valid, OprfCode, OprfKey};
 
 use crate::oprf::code::{Code, LinearCode};
 use crate::otext::stream::{
@@ -252,7 +255,7 @@ pub fn masked_words(
 
 /// SHA-1 row hash: SHA-1 over the length-prefixed label, `session`, `j`
 /// (u64 LE) and the 64 bytes of `w`, truncated to 128 bits.
-fn sha1_row(session: Block, j: u64, w: &Word) -> Block {
+pub(crate) fn sha1_row(session: Block, j: u64, w: &Word) -> Block {
     let mut h = Sha1::new();
     h.update([SHA1_ROW_DOMAIN.len() as u8]);
     h.update(SHA1_ROW_DOMAIN);
@@ -311,7 +314,7 @@ pub fn hash_words(
 
 /// `q ⊕ (c ∧ key)`, blockwise.
 #[inline]
-fn mask_word(q: &Word, c: &Word, key: &Word) -> Word {
+pub(crate) fn mask_word(q: &Word, c: &Word, key: &Word) -> Word {
     core::array::from_fn(|b| q[b] ^ (c[b] & key[b]))
 }
 
