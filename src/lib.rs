@@ -19,6 +19,7 @@ pub mod ext_session;
 pub mod ferret_session;
 pub mod files;
 pub mod oblivious_aes;
+mod oprf_adapter;
 pub mod oprf_session;
 mod orlandi_level;
 pub mod registry;

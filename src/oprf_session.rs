@@ -46,7 +46,10 @@ enum SessionCode {
 }
 
 /// Builder of a KKRT or OOS session: the protocol, its base OTs and its
-/// configuration (one thread, the fixed-key AES hash by default).
+/// configuration (one thread, the fixed-key AES hash by default). It is
+/// also the prelude's `Oprf` functionality ([`BatchedOprfSender`](crate::BatchedOprfSender),
+/// [`BatchedOprfReceiver`](crate::BatchedOprfReceiver)): one whole run of
+/// `kkrt.otp` or `oos.otp`, base OTs included, per call.
 pub struct Oprf {
     /// `None`: KKRT; `Some(code)`: OOS over `code`.
     code: Option<Arc<LinearCode>>,
@@ -119,20 +122,46 @@ impl Oprf {
         self
     }
 
-    /// The session's bookkeeping, and the OT extension that runs its 512
-    /// base OTs (IKNP for KKRT, KOS for OOS).
-    fn session(&mut self) -> Result<(Session, Box<OtExtension>), OtError> {
-        let malicious = self.code.is_some();
-        let ext = if malicious {
+    /// The OT extension that runs the 512 base OTs of a run (IKNP for
+    /// KKRT, KOS for OOS, over the configured public-key base OT).
+    pub(crate) fn base_extension(&self) -> Result<OtExtension, OtError> {
+        let ext = if self.code.is_some() {
             OtExtension::kos()
         } else {
             OtExtension::iknp()
         };
-        let ext = if self.insecure_base {
+        Ok(if self.insecure_base {
             ext.with_semi_honest_base_insecure(self.base)
         } else {
             ext.with_base(self.base)?
-        };
+        })
+    }
+
+    /// OOS's code (`None`: KKRT).
+    pub(crate) fn linear_code(&self) -> Option<LinearCode> {
+        self.code.as_deref().cloned()
+    }
+
+    /// Worker threads per party.
+    pub(crate) fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Whether the row hash is SHA-1.
+    pub(crate) fn sha1(&self) -> bool {
+        self.sha1
+    }
+
+    /// A fresh RNG for one run.
+    pub(crate) fn fork_rng(&mut self) -> Rng {
+        self.rng.fork()
+    }
+
+    /// The session's bookkeeping, and the OT extension that runs its 512
+    /// base OTs (IKNP for KKRT, KOS for OOS).
+    fn session(&mut self) -> Result<(Session, Box<OtExtension>), OtError> {
+        let malicious = self.code.is_some();
+        let ext = self.base_extension()?;
         let session = Session {
             malicious,
             sha1: self.sha1,

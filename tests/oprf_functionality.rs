@@ -139,3 +139,24 @@ fn oos_realizes_the_oprf_functionality_with_its_code_as_a_field() {
         "{err}"
     );
 }
+
+/// `ot::Oprf`, the owned adapter a protocol's `{Role}Subs` holds: one run
+/// of `kkrt.otp` or `oos.otp`, base OTs included, per call.
+#[test]
+fn the_oprf_adapter_runs_kkrt_and_oos_as_the_functionality() {
+    let inputs: Vec<Block> = (0..500u128).map(|i| Block(i * 3 + 1)).collect();
+    for (mut s, mut r) in [
+        (ot::Oprf::kkrt(), ot::Oprf::kkrt()),
+        (
+            ot::Oprf::oos().with_threads(2),
+            ot::Oprf::oos().with_threads(2),
+        ),
+    ] {
+        let (mut a, mut b) = MemoryChannel::pair();
+        let (key, values) = run(&mut s, &mut r, &mut a, &mut b, &inputs).unwrap();
+        check(&key, &values, &inputs);
+    }
+    // An empty batch is a typed error, not a run.
+    let (mut a, _b) = MemoryChannel::pair();
+    assert!(ot::Oprf::kkrt().send_oprf(&mut a, 0).is_err());
+}
