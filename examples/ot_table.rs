@@ -1418,6 +1418,38 @@ fn aes_blocks_per_second() -> f64 {
     (16 * buf.len()) as f64 / best
 }
 
+/// Raw TCP loopback stream rate (bytes/s) of the runtime's TCP channel:
+/// one thread sends 256 frames of 1 MiB, another receives them; best of 3.
+/// The wire limit of a row: its OT/s times bytes per OT (both directions)
+/// over this rate is the share of the loopback it uses.
+fn loopback_bytes_per_second() -> Res<f64> {
+    const FRAME: usize = 1 << 20;
+    const FRAMES: usize = 256;
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let (mut a, mut b) = ot::runtime::transport::channel::local_pair_tcp()?;
+        let t = Instant::now();
+        std::thread::scope(|sc| -> Res<()> {
+            let h = sc.spawn(move || -> Result<(), ot::runtime::ChannelError> {
+                for _ in 0..FRAMES {
+                    let mut f = a.frame_buffer(FRAME);
+                    f.resize(FRAME, 7);
+                    a.send_vec(f)?;
+                }
+                a.flush()
+            });
+            let mut buf = Vec::with_capacity(FRAME);
+            for _ in 0..FRAMES {
+                b.recv_into(&mut buf, FRAME)?;
+            }
+            h.join().map_err(|_| "the sending thread panicked")??;
+            Ok(())
+        })?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok((FRAME * FRAMES) as f64 / best)
+}
+
 fn run() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
@@ -1471,6 +1503,7 @@ fn run() -> Res<()> {
         None => vec![20, 24],
     };
     let aes = aes_blocks_per_second();
+    let wire = loopback_bytes_per_second()?;
     println!(
         "OT extension, {threads} thread(s) per party, {}; base OTs: {:?} (passive), {:?} (malicious); best (and median, AES rows) of {reps} after a warm-up run; output buffers allocated before the clock starts (each run reuses the previous run's outputs)",
         if tcp { "two processes over TCP loopback" } else { "two threads over the in-memory channel" },
@@ -1478,16 +1511,17 @@ fn run() -> Res<()> {
         base_kind(true),
     );
     println!(
-        "runtime raw fixed-key AES ({}): {:.1} M blocks/s\n",
+        "runtime raw fixed-key AES ({}): {:.1} M blocks/s; raw TCP loopback stream of the runtime's channel: {:.2} GB/s (column `wire`: OT/s x bytes/OT both ways / this rate)\n",
         ot::runtime::primitives::aes::backend_name(),
-        aes / 1e6
+        aes / 1e6,
+        wire / 1e9
     );
     let started = Instant::now();
     for log_n in log_ns {
         let n = 1usize << log_n;
         println!("n = 2^{log_n}");
         println!(
-            "{:<22} {:<10} {:<15} {:>16} {:>12} {:>10} {:>14} {:>13} {:>10}",
+            "{:<22} {:<10} {:<15} {:>16} {:>12} {:>10} {:>14} {:>6} {:>13} {:>10}",
             "Type",
             "Security",
             "Protocol",
@@ -1495,6 +1529,7 @@ fn run() -> Res<()> {
             "M OT/s (AES)",
             "OT/AES",
             "bytes/OT S,R",
+            "wire",
             "spec",
             "median s"
         );
@@ -1535,8 +1570,9 @@ fn run() -> Res<()> {
                 None if p.hashed() => format!("{:.3}", m_aes.best.as_secs_f64()),
                 None => format!("{:.3} (no hash)", m_aes.best.as_secs_f64()),
             };
+            let bytes_per_ot = (m_aes.sent + m_aes.received) as f64 / n as f64;
             println!(
-                "{:<22} {:<10} {:<15} {:>16} {:>12.1} {:>10.3} {:>14} {:>13} {:>10.3}",
+                "{:<22} {:<10} {:<15} {:>16} {:>12.1} {:>10.3} {:>14} {:>5.0}% {:>13} {:>10.3}",
                 ty,
                 sec,
                 name,
@@ -1548,6 +1584,7 @@ fn run() -> Res<()> {
                     m_aes.sent as f64 / n as f64,
                     m_aes.received as f64 / n as f64
                 ),
+                100.0 * ots * bytes_per_ot / wire,
                 if spec_ok {
                     "= comm()+setup"
                 } else {
