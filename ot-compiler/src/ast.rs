@@ -302,6 +302,8 @@ pub struct Round {
     pub fields: Vec<Field>,
     /// Transport hint.
     pub chunk_by: Option<Expr>,
+    /// Where `chunked(by = ...)` is written.
+    pub chunked: Option<Span>,
     /// Local computation attached to the round.
     pub body: Vec<AtBlock>,
     /// `-> all unchecked`: a broadcast without the consistency check.

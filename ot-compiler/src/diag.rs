@@ -170,20 +170,73 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// The closest candidate to `name`, if it is close enough to be a typo.
+/// The closest candidate to `name`, if it is close enough to be a typo:
+/// one edit per three characters; else the only candidate that `name`
+/// abbreviates (`Recv` for `Receiver`); else, for a one- or two-letter
+/// name, the only candidate one edit away of the same length (`m` for `n`).
 pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    // One edit per three characters: a one- or two-letter name gets the list
-    // of alternatives instead of a guess.
+    let cands: Vec<&'a str> = candidates.into_iter().collect();
     let limit = name.chars().count() / 3;
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
+    let lower = name.to_lowercase();
+    let scored: Vec<(usize, &'a str)> = cands
+        .iter()
+        .map(|c| (edit_distance(&lower, &c.to_lowercase()), *c))
+        .collect();
+    if let Some(best) = scored
+        .iter()
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
+    {
+        return Some(best.1);
+    }
+    abbreviated(&lower, &cands).or_else(|| short_typo(name, &scored))
+}
+
+/// The only candidate that `lower` (three letters or more) abbreviates:
+/// same first letter, every letter in order (`recv` for `Receiver`).
+fn abbreviated<'a>(lower: &str, cands: &[&'a str]) -> Option<&'a str> {
+    if lower.chars().count() < 3 {
+        return None;
+    }
+    let abbreviates = |c: &str| {
+        let c = c.to_lowercase();
+        let mut rest = c.chars();
+        c.len() > lower.len()
+            && c.chars().next() == lower.chars().next()
+            && lower.chars().all(|l| rest.any(|x| x == l))
+    };
+    let mut hits = cands.iter().filter(|c| abbreviates(c));
+    match (hits.next(), hits.next()) {
+        (Some(c), None) => Some(*c),
+        _ => None,
+    }
+}
+
+/// For a name of one or two letters: the only candidate of its length one
+/// edit away.
+fn short_typo<'a>(name: &str, scored: &[(usize, &'a str)]) -> Option<&'a str> {
+    let len = name.chars().count();
+    if len > 2 {
+        return None;
+    }
+    let mut hits = scored
+        .iter()
+        .filter(|(d, c)| *d == 1 && c.chars().count() == len);
+    match (hits.next(), hits.next()) {
+        (Some((_, c)), None) => Some(*c),
+        _ => None,
+    }
+}
+
+/// The plural of a noun of the help lines (`functionality`, `type`).
+fn plural(what: &str) -> String {
+    match what.strip_suffix('y') {
+        Some(stem) => format!("{stem}ies"),
+        None => format!("{what}s"),
+    }
 }
 
 /// A help line listing alternatives, leading with a suggestion if one is close.
@@ -197,7 +250,7 @@ pub fn suggest(name: &str, what: &str, candidates: &[String]) -> String {
             list.sort_unstable();
             list.dedup();
             let shown: Vec<String> = list.iter().take(12).map(|c| format!("`{c}`")).collect();
-            format!("valid {what}s here: {}", shown.join(", "))
+            format!("valid {} here: {}", plural(what), shown.join(", "))
         }
     }
 }

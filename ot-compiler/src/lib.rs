@@ -191,17 +191,31 @@ impl Loader {
                 }
                 Err(read::ReadError::NotUtf8(d)) => return Err(d),
                 Err(read::ReadError::Io(e)) => {
+                    let at = quoted(&self.sources, *span);
                     let d =
-                        Diagnostic::error(*span, format!("cannot read imported file `{imp}`: {e}"))
-                            .with_help(format!(
-                                "paths are relative to the importing file; looked for {}",
-                                path.display()
-                            ));
+                        Diagnostic::error(at, format!("cannot read imported file `{imp}`: {e}"))
+                            .with_help(read::missing_import_help(&path));
                     return Err(d);
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// The quoted path of the `import` item at `span`.
+fn quoted(sources: &SourceMap, span: Span) -> Span {
+    let text = &sources.file(span.file).text;
+    let item = text
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("");
+    match (item.find('"'), item.rfind('"')) {
+        (Some(a), Some(b)) if b > a => Span {
+            file: span.file,
+            start: span.start + a as u32,
+            end: span.start + b as u32 + 1,
+        },
+        _ => span,
     }
 }
 
@@ -305,14 +319,17 @@ fn declare_file<'f>(
     for i in &f.intrinsics {
         if let Some(prev) = scope.intrinsics.insert(i.name.name.clone(), i) {
             let (l, _) = sources.line_col(prev.span.file, prev.span.start);
-            errors.push(Diagnostic::error(
-                i.name.span,
-                format!(
-                    "intrinsic `{}` is already declared ({}:{l})",
-                    i.name.name,
-                    sources.file(prev.span.file).name
-                ),
-            ));
+            errors.push(
+                Diagnostic::error(
+                    i.name.span,
+                    format!(
+                        "intrinsic `{}` is already declared ({}:{l})",
+                        i.name.name,
+                        sources.file(prev.span.file).name
+                    ),
+                )
+                .with_help("give this one another name, or call the one declared already"),
+            );
         }
         if syn::parse_str::<syn::Path>(&i.path).is_err() {
             errors.push(Diagnostic::error(

@@ -9,6 +9,9 @@ use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
 use std::sync::OnceLock;
 
+mod hints;
+mod unclosed;
+
 mod grammar {
     #![allow(missing_docs)]
     //! The pest parser generated from `otp.pest`.
@@ -23,7 +26,10 @@ pub fn parse_file(text: &str, file: FileId) -> Result<crate::ast::File, Diagnost
     // Track literal tokens too, so errors point at the exact spot (`->` expected here).
     pest::set_error_detail(true);
     check_brackets(text, file)?;
-    let mut pairs = OtpParser::parse(Rule::file, text).map_err(|e| parse_error(e, file, text))?;
+    let mut pairs = OtpParser::parse(Rule::file, text).map_err(|e| {
+        let d = parse_error(e, file, text);
+        unclosed::find(text, file, d.span.start as usize).unwrap_or(d)
+    })?;
     let root = pairs.next().ok_or_else(|| {
         Diagnostic::error(
             Span {
@@ -128,6 +134,9 @@ fn body_errors(item: &str, offset: usize, file: FileId, first: Diagnostic) -> Ve
     let Some(open) = body_start(item) else {
         return vec![first];
     };
+    if unclosed::is_unclosed(&first) {
+        return vec![first];
+    }
     let body_end = item
         .trim_end()
         .strip_suffix('}')
@@ -544,6 +553,9 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
         return d;
     }
     let expected = expected_text(&e, &literal);
+    if let Some(d) = known_mistake(file, text, pos, &literal, (&found, &expected)) {
+        return d;
+    }
     let found_len = if pos >= text.len() {
         1
     } else {
@@ -564,6 +576,45 @@ fn parse_error(e: pest::error::Error<Rule>, file: FileId, text: &str) -> Diagnos
     let message = format!("syntax error: expected {expected}, found {shown}");
     let help = syntax_help(text, pos, &found, &literal);
     Diagnostic::error(span, message).with_help(help)
+}
+
+/// A mistake of [`hints`] where the grammar stopped, with its own help
+/// (`found`: the token there, and what was expected, in words).
+fn known_mistake(
+    file: FileId,
+    text: &str,
+    pos: usize,
+    literal: &[Tok],
+    (found, words): (&str, &str),
+) -> Option<Diagnostic> {
+    let expected: Vec<&str> = literal
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Lit(l) => Some(l.as_str()),
+            Tok::Range => None,
+        })
+        .collect();
+    let stop = hints::Stop {
+        text,
+        pos,
+        found,
+        expected: &expected,
+    };
+    let h = hints::hint(&stop)?;
+    let shown = if found.is_empty() {
+        "end of file".to_string()
+    } else {
+        format!("`{found}`")
+    };
+    let message = h
+        .message
+        .unwrap_or_else(|| format!("syntax error: expected {words}, found {shown}"));
+    let span = Span {
+        file,
+        start: h.start as u32,
+        end: h.end.min(text.len()).max(h.start) as u32,
+    };
+    Some(Diagnostic::error(span, message).with_help(h.help))
 }
 
 /// A letter outside ASCII where the grammar stopped (`α = x;`): names are
@@ -597,9 +648,10 @@ fn missing_semicolon(
     literal: &[Tok],
     found: &str,
 ) -> Option<Diagnostic> {
-    if pos >= text.len() || !literal.iter().any(|t| matches!(t, Tok::Lit(l) if l == ";")) {
+    if !literal.iter().any(|t| matches!(t, Tok::Lit(l) if l == ";")) {
         return None;
     }
+    let pos = pos.min(text.len());
     let prev = text[..pos].trim_end();
     if prev.is_empty() || !text[prev.len()..pos].contains('\n') {
         return None;
@@ -620,14 +672,16 @@ fn missing_semicolon(
         start: last as u32,
         end: (last + ch.len_utf8()) as u32,
     };
+    let help = match found {
+        "" => "end it with `;` (the file ends after it)".to_string(),
+        _ => format!("end the statement with `;` (the next line starts with `{found}`, which cannot continue it)"),
+    };
     Some(
         Diagnostic::error(
             span,
             format!("syntax error: expected `;` after `{after}`, at the end of the line"),
         )
-        .with_help(format!(
-            "end the statement with `;` (the next line starts with `{found}`, which cannot continue it)"
-        )),
+        .with_help(help),
     )
 }
 
@@ -771,10 +825,13 @@ fn syntax_help(text: &str, pos: usize, found: &str, literal: &[Tok]) -> String {
             "a `/*` comment is never closed with `*/`".to_string()
         }
         _ if pos >= text.len() && literal.contains(&Tok::Lit("}".into())) => {
-            "the file ends too early: is a closing `}` missing?".to_string()
+            let open = unclosed::open_brace_line(text)
+                .map(|l| format!(" (the `{{` on line {l} is never closed)"))
+                .unwrap_or_default();
+            format!("the file ends too early: is a closing `}}` missing?{open}")
         }
         _ if pos >= text.len() => "the file ends in the middle of an item".to_string(),
-        _ => construct_help(text, pos),
+        _ => hints::construct_help(text, pos),
     }
 }
 
@@ -908,48 +965,6 @@ fn found_at(text: &str, pos: usize) -> String {
         }
     }
     rest.chars().next().map(String::from).unwrap_or_default()
-}
-
-/// The written form of the construct that encloses `pos`, found from the
-/// nearest keyword that starts one.
-fn construct_help(text: &str, pos: usize) -> String {
-    let forms: &[(&str, &str)] = &[
-        ("round", "a round is written `round name: From -> To : Message { field: Type, ... }`, optionally followed by `chunked(by = n)` and `{ at Role { ... } }`"),
-        ("do", "a sub-protocol call is written `do name: Functionality[param = value](FuncRole = Role, ...) with { FuncRole.input = value };`"),
-        ("check", "a check is written `check <condition> else abort ErrorName;`"),
-        ("at", "local computation is written `at Role { name = expression; check <condition> else abort Name; }`"),
-        ("const", "a constant is written `const NAME: usize = value requires <condition>;`"),
-        ("param", "a parameter is written `param name: usize requires <condition>;`"),
-        ("input", "inputs are written `input Role { name: Type, ... }`"),
-        ("output", "outputs are written `output Role { name: Type, ... }`"),
-        ("insert", "an insertion is written `insert after round_name { items }`"),
-        ("intrinsic", "an intrinsic is written `intrinsic name(arg: Type, ...) -> Type = ::rust::path;`"),
-        ("functionality", "a functionality is written `functionality Name(role A, role B) { param ...; input ...; output ... }`"),
-        ("protocol", "a protocol is written `protocol Name(role A, role B) { items }` or `protocol Name extends Base { items }`"),
-        ("import", "an import is written `import \"file.otp\";`"),
-    ];
-    let before = &text[..pos.min(text.len())];
-    let mut best: Option<(usize, &str)> = None;
-    for (kw, form) in forms {
-        let mut search = before;
-        while let Some(i) = search.rfind(kw) {
-            let ok_left =
-                i == 0 || !search[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
-            let ok_right = !search[i + kw.len()..]
-                .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
-            if ok_left && ok_right {
-                if best.map(|(b, _)| i > b).unwrap_or(true) {
-                    best = Some((i, form));
-                }
-                break;
-            }
-            search = &search[..i];
-        }
-    }
-    match best {
-        Some((_, form)) => form.to_string(),
-        None => "see the grammar summary in the book, book/chapters/02-otp-language.md".to_string(),
-    }
 }
 
 fn pratt() -> &'static PrattParser<Rule> {
@@ -1333,6 +1348,7 @@ impl Cx {
             msg,
             fields: vec![],
             chunk_by: None,
+            chunked: None,
             unchecked,
             body: vec![],
             span: whole,
@@ -1343,7 +1359,10 @@ impl Cx {
                     r.fields = self.fields(q.clone());
                     r.span.end = self.span(&q).end + 1;
                 }
-                Rule::transport => r.chunk_by = Some(self.expr_opt(q.into_inner().next())),
+                Rule::transport => {
+                    r.chunked = Some(self.span(&q));
+                    r.chunk_by = Some(self.expr_opt(q.into_inner().next()));
+                }
                 Rule::round_body => r.body = q.into_inner().map(|a| self.at_block(a)).collect(),
                 _ => {}
             }

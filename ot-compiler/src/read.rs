@@ -54,3 +54,29 @@ pub fn decode(
         }
     }
 }
+
+/// The help for an import that cannot be read at `path`: a file of that
+/// directory with a close name, and where paths start.
+pub fn missing_import_help(path: &Path) -> String {
+    let looked = format!(
+        "paths are relative to the importing file; looked for {}",
+        path.display()
+    );
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return looked;
+    };
+    let files: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".otp"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let name = name.to_string_lossy();
+    match crate::diag::did_you_mean(&name, files.iter().map(String::as_str)) {
+        Some(best) => format!("there is no `{name}` there: did you mean `{best}`? ({looked})"),
+        None => looked,
+    }
+}

@@ -431,7 +431,7 @@ fn parse_errors_point_at_the_token() {
             2,
             18,
             "expected `)` or an expression, found `,`",
-            "local computation",
+            "remove the extra `,`",
         ),
         (
             "  round r: A -> B : M { x Bit }\n}",
@@ -1269,7 +1269,8 @@ fn chunked_round_streams_and_reports_what_cannot_stream() {
         e.contains("must be a positive constant multiple of 128"),
         "{e}"
     );
-    assert!(e.contains("test.otp:13:11"), "{e}");
+    // At the chunk size, which is what to change.
+    assert!(e.contains("test.otp:13:87"), "{e}");
 
     let e = fail_str(&chunked_protocol(
         "4096",
@@ -1764,16 +1765,17 @@ fn assigning_another_roles_output_says_whose_output_it_is() {
 }
 
 /// An output whose element type differs from its computation gets help
-/// that names both fixes, the computation first; a shape-only difference
-/// keeps the one fix of the declaration.
+/// that names both fixes, the computation first, and is reported at the
+/// computation; a shape-only difference keeps the one fix of the
+/// declaration, where it is reported.
 #[test]
 fn an_output_of_another_element_type_suggests_converting_first() {
     let text = "protocol X(role A, role B) {\n    input A { x: Block }\n    output B { y: [Point; 2] }\n    round r: A -> B : M { x: Block }\n    at B { y = [x, x]; }\n}\n";
     assert_diag(
         &fail_str(text),
         "test.otp",
-        3,
-        19,
+        5,
+        12,
         "output `y` of `B` is declared `[Point; 2]`, but is computed as `[Block; 2]`",
         "compute a `[Point; 2]` (the computation gives `Block` where `Point` is declared: convert with an intrinsic, e.g. a hash), or declare it as `y: [Block; 2]`",
     );

@@ -263,3 +263,103 @@ fn large_generated_files_check() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---- checks of later phases still run after an unrelated error ----
+
+/// A matrix streamed by `chunk` columns, with an unrelated type error in
+/// the sender's block (a `Block` added to a `Block`).
+fn chunked_with_type_error(chunk: &str) -> String {
+    format!(
+        "\
+protocol Ext(role Sender, role Receiver) {{
+    const KAPPA: usize = 128;
+    param m: usize requires m >= 1;
+    input Receiver {{ r: Bits[m] }}
+    output Sender {{ q: [Block; m] }}
+    output Receiver {{ x: [Block; m] }}
+    at Sender {{ s = sample Bits[KAPPA]; w = sample Block; _bad = w + w; }}
+    do base: RandomOt[n = KAPPA](Sender = Receiver, Receiver = Sender) with {{ Receiver.choices = s }};
+    round extend: Receiver -> Sender : Extend {{ u: BitMatrix[KAPPA, m] }} chunked(by = {chunk}) {{
+        at Receiver {{
+            t = prg_rows(prg_keys([base.messages[j][0] for j in 0..KAPPA]), m, 1);
+            u = xor_prg_choice(t, prg_keys([base.messages[j][1] for j in 0..KAPPA]), r, 1);
+        }}
+    }}
+    at Sender {{ q = masked_columns(prg_keys(base.chosen), u, s, 1); }}
+    at Receiver {{ x = transpose_columns(t, 1); }}
+}}
+"
+    )
+}
+
+#[test]
+fn a_type_error_does_not_hide_a_chunk_size_error_on_another_round() {
+    // Alone, the type error.
+    let (n, r) = errors(&chunked_with_type_error("1024"));
+    assert_eq!(n, 1, "{r}");
+    // With a chunk size that is not a multiple of 128: both, in order (the
+    // chunk size was checked by the plan, which a failed check never reached).
+    let (n, r) = errors(&chunked_with_type_error("1000"));
+    assert_eq!(
+        heads(&r),
+        [
+            "error: operator `+` cannot combine `Block` and `Block` --> multi.otp:7:66",
+            "error: the chunk size of round `extend` must be a positive constant multiple of 128 for a matrix --> multi.otp:9:87",
+        ],
+        "{r}"
+    );
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn a_type_error_does_not_hide_an_unread_message_or_a_realizes_mismatch() {
+    // `A`'s block has a type error; `B` never reads `note` (checked once
+    // every item is), and the declared outputs do not realize `RandomOt`.
+    let text = "\
+protocol Half(role Sender, role Receiver)
+    realizes RandomOt(Sender = Sender, Receiver = Receiver)
+{
+    param n: usize requires n >= 1;
+    input Receiver { choices: Bits[n] }
+    output Sender { messages: [Block; n] }
+    output Receiver { chosen: [Block; n] }
+    at Sender {
+        messages = [sample Block for i in 0..n];
+        w = sample Block;
+        _bad = w + w;
+        note = sample Block;
+    }
+    round give: Sender -> Receiver : Give { messages: [Block; n] }
+    round aside: Sender -> Receiver : Aside { note: Block }
+    at Receiver { chosen = messages; }
+}
+";
+    let (n, r) = errors(text);
+    assert_eq!(
+        heads(&r),
+        [
+            "error: `Half` does not realize `RandomOt`: output `messages` of `Sender` is `[Block; n]`, but output `Sender.messages` of `RandomOt` is `[[Block; 2]; n]` --> multi.otp:2:14",
+            "error: operator `+` cannot combine `Block` and `Block` --> multi.otp:11:16",
+            "error: round `aside` sends `Aside { note }` to `Receiver`, but `Receiver` never uses it: no computation receives the message --> multi.otp:15:5",
+        ],
+        "{r}"
+    );
+    assert_eq!(n, 3);
+}
+
+#[test]
+fn a_failed_computation_of_the_receiver_keeps_its_unread_check_quiet() {
+    // `Receiver`'s block fails, so which fields it reads is not known: no
+    // "never uses it" error for its rounds (it would be a follow-on).
+    let text = "\
+protocol P(role A, role B) {
+    output B { z: Block }
+    at A { x = sample Block; }
+    round r1: A -> B : M1 { x: Block }
+    at B { z = x + missing; }
+}
+";
+    let (n, r) = errors(text);
+    assert_eq!(n, 1, "{r}");
+    assert!(r.contains("unknown value `missing` at `B`"), "{r}");
+}

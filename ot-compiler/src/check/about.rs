@@ -17,6 +17,9 @@ const KEYS: &[&str] = &["family", "security", "proof", "summary"];
 pub fn check(about: &About) -> Result<IrAbout, Vec<Diagnostic>> {
     let mut out = IrAbout::default();
     let mut seen: Vec<&str> = vec![];
+    // Keys meant by a misspelt key: its error says so, so their absence
+    // is not reported again.
+    let mut meant: Vec<&str> = vec![];
     let mut errors = vec![];
     for (key, text, at) in &about.entries {
         let k = key.name.as_str();
@@ -27,6 +30,7 @@ pub fn check(about: &About) -> Result<IrAbout, Vec<Diagnostic>> {
             "summary" => &mut out.summary,
             _ => {
                 let keys: Vec<String> = KEYS.iter().map(|k| k.to_string()).collect();
+                meant.extend(crate::diag::did_you_mean(k, KEYS.iter().copied()));
                 errors.push(
                     Diagnostic::error(key.span, format!("unknown `about` key `{k}`"))
                         .with_help(suggest(k, "key", &keys)),
@@ -51,7 +55,7 @@ pub fn check(about: &About) -> Result<IrAbout, Vec<Diagnostic>> {
         *slot = text.trim().to_string();
     }
     for k in ["family", "security", "summary"] {
-        if !seen.contains(&k) {
+        if !seen.contains(&k) && !meant.contains(&k) {
             errors.push(
                 Diagnostic::error(about.span, format!("this `about` block has no `{k}`"))
                     .with_help(format!("add `{k} = \"...\";`")),

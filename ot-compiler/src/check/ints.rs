@@ -32,8 +32,13 @@ impl Checker<'_> {
     /// and between integers and `Block` (its 128 bits as an unsigned
     /// integer). Narrowing keeps the low bits, as in Rust; a literal must fit.
     pub(super) fn cast(&mut self, role: usize, e: &Expr, inner: &Expr, ty: &Type) -> R<TExpr> {
-        let mut a = self.expr(role, inner)?;
         let to = self.ty(ty, None)?;
+        // A literal must fit the type it is cast to (`5u64` is a cast):
+        // said for that type, before the literal is read as a `usize`.
+        if let (ExprKind::Int(v), true) = (&inner.kind, to.is_int()) {
+            literal_range(*v, &to, inner.span)?;
+        }
+        let mut a = self.expr(role, inner)?;
         let ok = match (&a.ty, &to) {
             (x, y) if x.is_int() && y.is_int() => true,
             (Ty::Bit, y) => y.is_int(),

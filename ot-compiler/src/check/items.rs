@@ -64,7 +64,11 @@ impl Checker<'_> {
                     return Err(Diagnostic::error(
                         req.span,
                         format!("`requires` needs a condition (a `Bit`), found `{}`", t.ty),
-                    ));
+                    )
+                    .with_help(format!(
+                        "state what must hold, e.g. `requires {} >= 1`",
+                        p.name.name
+                    )));
                 }
                 let mut facts = vec![];
                 nonzero_facts(req, &mut facts);
@@ -103,6 +107,7 @@ impl Checker<'_> {
             match io.kind {
                 IoKind::Input => {
                     self.define(env, &f.name, ty.clone())?;
+                    self.inputs_decl.insert((env, f.name.name.clone()));
                     ir.inputs[role].push((f.name.name.clone(), ty));
                 }
                 IoKind::Output => {
@@ -126,6 +131,7 @@ impl Checker<'_> {
             }
         }
         let fields = self.sent_fields(r, from)?;
+        self.chunked_round(r, &fields)?;
         let round_idx = ir.rounds.len();
         self.receive_fields(r, to, &fields)?;
         self.received_unused.push((round_idx, to, r.span));

@@ -11,6 +11,7 @@ use crate::types::{Shape, Ty, BUILTIN_TYPES};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod about;
+mod chunked;
 mod func_roles;
 mod int_rules;
 mod ints;
@@ -20,6 +21,8 @@ mod omit;
 pub mod protocol;
 mod realize;
 pub mod scope;
+mod type_help;
+mod unknown;
 
 use func_roles::{not_an_arg, role_impl};
 use int_rules::literal_range;
@@ -61,6 +64,8 @@ struct Checker<'a> {
     msg_names: HashMap<String, Span>,
     /// Declared outputs (checked once every item is).
     outputs_decl: Vec<(usize, Field)>,
+    /// Declared inputs: (role environment, name).
+    inputs_decl: HashSet<(usize, String)>,
     /// Rounds to check for a receiver that never reads the message:
     /// (round index, receiving role, span).
     received_unused: Vec<(usize, usize, Span)>,
@@ -132,6 +137,7 @@ impl<'a> Checker<'a> {
             round_names: HashMap::new(),
             msg_names: HashMap::new(),
             outputs_decl: vec![],
+            inputs_decl: HashSet::new(),
             received_unused: vec![],
             party_vars: vec![],
             party_deliveries: vec![],
@@ -244,18 +250,31 @@ impl<'a> Checker<'a> {
                         // declaration is the likely fix. Another element type
                         // (`Point` for `Block`) is more often a computation
                         // that forgot a conversion.
-                        let help = if element_ty(&declared) == element_ty(&v.ty) {
-                            format!("declare it as `{}: {}`", f.name.name, v.ty)
+                        let same = element_ty(&declared) == element_ty(&v.ty);
+                        let (span, help) = if same {
+                            (
+                                f.ty.span,
+                                format!("declare it as `{}: {}`", f.name.name, v.ty),
+                            )
                         } else {
-                            format!("compute a `{declared}` (the computation gives `{}` where `{}` is declared: convert with an intrinsic, e.g. a hash), or declare it as `{}: {}`", element_ty(&v.ty), element_ty(&declared), f.name.name, v.ty)
+                            let (got, want) = (element_ty(&v.ty), element_ty(&declared));
+                            let how =
+                                type_help::conversion(self.scope, got, want).unwrap_or_else(|| {
+                                    "convert with an intrinsic, e.g. a hash".to_string()
+                                });
+                            (v.span, format!("compute a `{declared}` (the computation gives `{got}` where `{want}` is declared: {how}), or declare it as `{}: {}`", f.name.name, v.ty))
                         };
-                        let d = Diagnostic::error(f.ty.span, format!("shape mismatch: output `{}` of `{}` is declared `{declared}`, but is computed as `{}`", f.name.name, self.roles[role].name.name, v.ty))
+                        let d = Diagnostic::error(span, format!("shape mismatch: output `{}` of `{}` is declared `{declared}`, but is computed as `{}`", f.name.name, self.roles[role].name.name, v.ty))
                             .with_help(help);
                         self.pending.push(d);
                     }
                 }
                 None => {
-                    let d = self.unknown_value(role, &f.name.name, f.name.span, "return");
+                    let d = self
+                        .assigned_elsewhere(role, &f.name.name)
+                        .unwrap_or_else(|| {
+                            self.unknown_value(role, &f.name.name, f.name.span, "return")
+                        });
                     self.pending.push(d);
                 }
             }
@@ -263,9 +282,13 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    /// A round whose message the receiver never reads is an error.
-    fn check_received_used(&self, ir: &Ir) -> R<()> {
+    /// A round whose message the receiver never reads is an error (rounds
+    /// to a receiver for which `skip` holds are not checked).
+    fn check_received_used(&self, ir: &Ir, skip: &dyn Fn(usize) -> bool) -> R<()> {
         for &(idx, to, span) in &self.received_unused {
+            if skip(to) {
+                continue;
+            }
             let round = &ir.rounds[idx];
             let any_used = round.fields.iter().any(|(n, _)| {
                 self.env[to]
@@ -426,7 +449,8 @@ impl<'a> Checker<'a> {
             return Err(Diagnostic::error(
                 name.span,
                 format!("`{}` is already declared", name.name),
-            ));
+            )
+            .with_help("declare it once, or give the second one another name"));
         }
         Ok(())
     }
@@ -450,6 +474,19 @@ impl<'a> Checker<'a> {
         }
         if let Some(prev) = self.env[role].get(&name.name) {
             let l = line_ref(self.src, name.span, prev.span);
+            if self.inputs_decl.contains(&(role, name.name.clone())) {
+                return Err(Diagnostic::error(
+                    name.span,
+                    format!(
+                        "`{}` is an input of `{}` ({l}); inputs cannot be assigned",
+                        name.name, self.roles[role].name.name
+                    ),
+                )
+                .with_help(format!(
+                    "give the computed value a new name (`{}2 = ...;`) and use that",
+                    name.name
+                )));
+            }
             return Err(Diagnostic::error(
                 name.span,
                 format!(
@@ -513,6 +550,9 @@ impl<'a> Checker<'a> {
                     .with_help(format!("send it in a round `{oname} -> {rname}`, or compute it in `at {rname} {{ ... }}`"));
             }
         }
+        if let Some(d) = self.round_dot_field(name, span) {
+            return d;
+        }
         let mut cands: Vec<String> = self.env[role].keys().cloned().collect();
         if verb == "return" {
             let help = match crate::diag::did_you_mean(name, cands.iter().map(String::as_str)) {
@@ -528,6 +568,7 @@ impl<'a> Checker<'a> {
         cands.extend(self.params.keys().cloned());
         cands.extend(self.consts.keys().cloned());
         let help = match crate::diag::did_you_mean(name, cands.iter().map(String::as_str)) {
+            Some(best) if verb == "send" => format!("did you mean `{best}`? Otherwise compute it before this round: `at {rname} {{ {name} = ...; }}`"),
             Some(best) => format!("did you mean `{best}`?"),
             None if verb == "send" => format!("compute it before this round: `at {rname} {{ {name} = ...; }}`"),
             None => format!("define it first (`at {rname} {{ {name} = ...; }}`), declare it as an `input {rname}`, or receive it in a round"),
@@ -549,6 +590,17 @@ impl<'a> Checker<'a> {
                     .collect::<Vec<_>>()
                     .join(", ")
             )
+        };
+        // A one-letter name or a word for "my index" in `at P[i]`: the
+        // party's own index, or a receiver's index outside its round.
+        let index_like = name.len() == 1
+            || [
+                "me", "my", "self", "id", "idx", "index", "rank", "party", "pid", "this",
+            ]
+            .contains(&name);
+        let help = match self.party_vars.last() {
+            Some(i) if index_like && !help.starts_with("did you mean") => format!("{help}. `{i}` is this party's index (`at {rname}[{i}]`); a private round `{rname}[{i}] -> {rname}[j]` sends entry `j` of an array of one value per party, so compute the whole array here"),
+            _ => help,
         };
         Diagnostic::error(span, format!("unknown value `{name}` at `{rname}`")).with_help(help)
     }
@@ -590,7 +642,8 @@ impl<'a> Checker<'a> {
                         return Err(Diagnostic::error(
                             cond.span,
                             format!("`check` needs a condition (a `Bit`), found `{}`", t.ty),
-                        ));
+                        )
+                        .with_help(type_help::check_condition(&t.ty)));
                     }
                     let (l, _) = self.src.line_col(span.file, span.start);
                     let text = format!(
@@ -662,11 +715,18 @@ impl<'a> Checker<'a> {
                 return Err(Diagnostic::error(name.span, CASCADE));
             }
             let names: Vec<String> = self.scope.functionalities.keys().cloned().collect();
+            let help = match self.scope.protocols.get(&name.name) {
+                Some(p) => match &p.realizes {
+                    Some(r) => format!("`{}` is a protocol; a `do` call names the functionality it realizes: `{}`", name.name, r.func.name),
+                    None => format!("`{}` is a protocol; a `do` call names a functionality (a protocol that `realizes` it runs it): {}", name.name, names.join(", ")),
+                },
+                None => suggest(&name.name, "functionality", &names),
+            };
             return Err(Diagnostic::error(
                 name.span,
                 format!("unknown functionality `{}`", name.name),
             )
-            .with_help(suggest(&name.name, "functionality", &names)));
+            .with_help(help));
         };
         Ok(func)
     }
@@ -815,13 +875,7 @@ impl<'a> Checker<'a> {
                 .flat_map(|io| io.fields.iter())
                 .find(|f| f.name.name == field.name);
             let Some(decl) = decl else {
-                return Err(Diagnostic::error(
-                    field.span,
-                    format!(
-                        "`{}` has no input `{}` for role `{}`",
-                        func.name.name, field.name, fr.name
-                    ),
-                ));
+                return Err(Self::no_such_input(func, fr, field));
             };
             let want = self.ty(&decl.ty, Some(&subst))?;
             let t = self.expr(role, e)?;
@@ -1026,9 +1080,11 @@ impl<'a> Checker<'a> {
                             let mut names: Vec<String> =
                                 BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
                             names.extend(self.scope.extern_types.keys().cloned());
+                            let help = type_help::rust_type(other)
+                                .unwrap_or_else(|| suggest(other, "type", &names));
                             Err(
                                 Diagnostic::error(name.span, format!("unknown type `{other}`"))
-                                    .with_help(suggest(other, "type", &names)),
+                                    .with_help(help),
                             )
                         }
                     },
@@ -1069,9 +1125,7 @@ impl<'a> Checker<'a> {
                 if self.is_poisoned(usize::MAX, n) {
                     return Err(Diagnostic::error(e.span, CASCADE));
                 }
-                let mut names: Vec<String> = self.params.keys().cloned().collect();
-                names.extend(self.consts.keys().cloned());
-                Err(Diagnostic::error(e.span, format!("`{n}` is not a constant or parameter; lengths must be built from `const`s, `param`s and numbers")).with_help(suggest(n, "constant or parameter", &names)))
+                Err(self.not_a_length(n, e.span))
             }
             ExprKind::Binary(op, a, b)
                 if matches!(
@@ -1137,10 +1191,12 @@ impl<'a> Checker<'a> {
             if self.is_poisoned(role, name) {
                 return Err(Diagnostic::error(span, CASCADE));
             }
-            return Err(Diagnostic::error(
-                span,
-                format!("unknown constant or parameter `{name}`"),
-            ));
+            let mut names: Vec<String> = self.params.keys().cloned().collect();
+            names.extend(self.consts.keys().cloned());
+            return Err(
+                Diagnostic::error(span, format!("unknown constant or parameter `{name}`"))
+                    .with_help(suggest(name, "constant or parameter", &names)),
+            );
         }
         match self.env[role].get_mut(name) {
             Some(v) => {
@@ -1214,11 +1270,8 @@ impl<'a> Checker<'a> {
             Ty::Bits(n) => (Ty::Bit, n.clone()),
             Ty::Array(t, n) => ((**t).clone(), n.clone()),
             other => {
-                return Err(Diagnostic::error(
-                    base.span,
-                    format!("cannot index a value of type `{other}`"),
-                )
-                .with_help("only `Bits[n]` and arrays `[T; n]` can be indexed"))
+                let (message, help) = type_help::not_indexable(self.src.snippet(base.span), other);
+                return Err(Diagnostic::error(base.span, message).with_help(help));
             }
         };
         if let (TExprKind::Int(k), Some(n)) = (&i.kind, len.lit()) {
@@ -1250,18 +1303,21 @@ impl<'a> Checker<'a> {
             BinOp::Shl | BinOp::Shr => Some(self.shift_type(e, op, &ta.ty, &tb.ty)?),
             _ => binary_type(op, &ta.ty, &tb.ty),
         };
-        let ty = ty.ok_or_else(|| {
-            Diagnostic::error(
-                e.span,
-                format!(
-                    "operator `{}` cannot combine `{}` and `{}`",
-                    op.symbol(),
-                    ta.ty,
-                    tb.ty
-                ),
+        let Some(ty) = ty else {
+            let snippets = (self.src.snippet(a.span), self.src.snippet(b.span));
+            let (side, help) = type_help::binary(op, &ta.ty, &tb.ty, snippets);
+            let span = match side {
+                Some(true) => b.span,
+                Some(false) => a.span,
+                None => e.span,
+            };
+            let (x, y, o) = (&ta.ty, &tb.ty, op.symbol());
+            return Err(Diagnostic::error(
+                span,
+                format!("operator `{o}` cannot combine `{x}` and `{y}`"),
             )
-            .with_help(op_help(op))
-        })?;
+            .with_help(help));
+        };
         Ok(TExpr {
             kind: TExprKind::Binary(op, Box::new(ta), Box::new(tb)),
             ty,
@@ -1300,7 +1356,14 @@ impl<'a> Checker<'a> {
     fn sample_expr(&mut self, role: usize, e: &Expr, t: &Type) -> R<TExpr> {
         let ty = self.ty(t, None)?;
         if !sampleable(&ty) {
-            return Err(Diagnostic::error(t.span, format!("cannot sample a `{ty}`")).with_help("`sample` works for Bit, Block, Seed, Scalar, Point, u64, Bits[n] and arrays of these"));
+            let works = "`sample` works for Bit, Block, Seed, Scalar, Point, u64, Bits[n] and arrays of these";
+            let help = match type_help::makers(self.scope, &ty) {
+                Some(make) => format!("{make}; {works}"),
+                None => works.to_string(),
+            };
+            return Err(
+                Diagnostic::error(t.span, format!("cannot sample a `{ty}`")).with_help(help)
+            );
         }
         if role == usize::MAX {
             return Err(Diagnostic::error(
@@ -1684,23 +1747,6 @@ fn binary_type(op: BinOp, a: &Ty, b: &Ty) -> Option<Ty> {
         },
         Div | Rem => (a == b && a.is_int()).then_some(a.clone()),
         Shl | Shr => (a.is_int() && b.is_int()).then_some(a.clone()),
-    }
-}
-
-fn op_help(op: BinOp) -> &'static str {
-    use BinOp::*;
-    match op {
-        Or | And => "`&&` and `||` combine two `Bit`s",
-        Eq | Ne => "both sides must have the same type",
-        Lt | Le | Gt | Ge => "comparisons apply to integers of one type",
-        BitOr | BitAnd => "`&` and `|` apply to two `Bit`s, two `Block`s or two integers",
-        BitXor => {
-            "`^` applies to two `Bit`s, `Block`s, integers, or `Bits`/`BitMatrix` of the same shape"
-        }
-        Add | Sub => "`+`/`-` apply to two `Point`s, two `Scalar`s or two integers",
-        Mul => "`*` applies to `Scalar * Point`, `Point * Scalar`, two `Scalar`s or two integers",
-        Div | Rem => "`/` and `%` apply to integers",
-        Shl | Shr => "shifts apply to an integer shifted by an integer amount",
     }
 }
 

@@ -202,7 +202,7 @@ pub(super) fn party_ix(r: &RoleRef, min: u128, consts: &HashMap<String, (Ty, u12
                 ix.span,
                 "a party index must be a variable naming every party (`P[i]`) or a constant naming one (`P[0]`)",
             )
-            .with_help(format!("a round may send to a neighbour on the ring of parties: `round r: {p}[i] -> {p}[(i + 1) % n] : ...` or `{p}[(i + n - 1) % n]`; anywhere else name the party `{p}[i]` or `{p}[0]`")))
+            .with_help(format!("to send to every other party write `{p}[i] -> {p}[j]`; a round may send to a neighbour on the ring of parties: `round r: {p}[i] -> {p}[(i + 1) % n] : ...` or `{p}[(i + n - 1) % n]`; anywhere else name the party `{p}[i]` or `{p}[0]`")))
         }
     };
     if k >= min {
@@ -249,6 +249,7 @@ impl Checker<'_> {
     fn ix(&self, r: &RoleRef) -> R<PartyIx> {
         self.role(r)?;
         if Some(r.name.name.as_str()) != self.dealer_name() {
+            self.not_a_param_index(r)?;
             return party_ix(r, self.party_min, &self.consts);
         }
         match &r.index {
@@ -261,6 +262,27 @@ impl Checker<'_> {
             )),
             None => Ok(PartyIx::Fixed(DEALER)),
         }
+    }
+
+    /// `P[n]` with a parameter `n`: not a variable naming every party
+    /// (it would hide the parameter), nor one fixed party.
+    fn not_a_param_index(&self, r: &RoleRef) -> R<()> {
+        let Some(Expr {
+            kind: ExprKind::Var(v),
+            span,
+        }) = &r.index
+        else {
+            return Ok(());
+        };
+        if !self.params.contains_key(v) {
+            return Ok(());
+        }
+        let p = &r.name.name;
+        Err(Diagnostic::error(
+            *span,
+            format!("`{p}[{v}]`: `{v}` is a parameter, not a party; the parties are `{p}[0]` to `{p}[{v} - 1]`"),
+        )
+        .with_help(format!("name one fixed party with a constant index (`{p}[0]`), or every party with a variable of its own (`{p}[i]`)")))
     }
 
     /// The named role next to the party array (`role Dealer, role P[n]`).
@@ -468,7 +490,7 @@ impl Checker<'_> {
         if !chunkable {
             let got: Vec<String> = fields.iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
             return Err(Diagnostic::error(
-                r.name.span,
+                r.chunked.unwrap_or(by.span),
                 format!("chunked round `{}` carries {}; a chunked n-party round carries one array `[T; n]` of fixed-size elements", r.name.name, got.join(", ")),
             )
             .with_help("send the other values in their own round"));

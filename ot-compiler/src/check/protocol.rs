@@ -84,13 +84,43 @@ fn base_protocol<'s>(proto: &Protocol, scope: &Scope<'s>, base_name: &Ident) -> 
             .filter(|n| **n != proto.name.name)
             .cloned()
             .collect();
+        let help = match crate::diag::did_you_mean(&base_name.name, names.iter().map(String::as_str)) {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => format!(
+                "a protocol of another file must be imported first: `import \"{}.otp\";` (the path is relative to this file)",
+                crate::case::snake(&base_name.name)
+            ),
+        };
         return Err(Diagnostic::error(
             base_name.span,
             format!("unknown base protocol `{}`", base_name.name),
         )
-        .with_help(suggest(&base_name.name, "protocol", &names)));
+        .with_help(help));
     };
     Ok(base)
+}
+
+/// A derived `const` overriding a base `const` must keep its type: the
+/// base computes with it.
+fn same_const_type(base: &ConstDecl, derived: &ConstDecl, base_name: &Ident) -> R<()> {
+    let name = |t: &Type| match &t.kind {
+        TypeKind::Named(n, args) if args.is_empty() => Some(n.name.clone()),
+        _ => None,
+    };
+    match (name(&base.ty), name(&derived.ty)) {
+        (Some(b), Some(d)) if b != d => Err(Diagnostic::error(
+            derived.ty.span,
+            format!(
+                "`{}` is a `{b}` constant of `{}`, which computes with it; an override cannot change its type to `{d}`",
+                derived.name.name, base_name.name
+            ),
+        )
+        .with_help(format!(
+            "declare it `const {}: {b} = ...;`",
+            derived.name.name
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Adds one item of a derived protocol to its base's (already omitted)
@@ -107,8 +137,11 @@ fn add_derived_item(items: &mut Vec<Item>, item: &Item, base_name: &Ident) -> R<
                 .any(|it| matches!(it, Item::Const(b) if b.name.name == c.name.name)) =>
         {
             for it in items.iter_mut() {
-                if matches!(it, Item::Const(b) if b.name.name == c.name.name) {
-                    *it = Item::Const(c.clone());
+                if let Item::Const(b) = it {
+                    if b.name.name == c.name.name {
+                        same_const_type(b, c, base_name)?;
+                        *it = Item::Const(c.clone());
+                    }
                 }
             }
         }
@@ -220,6 +253,7 @@ fn check_protocol_inner(
     };
     let (mut roles, items) = expand(proto, scope, 0)?;
     check_roles_declared(proto, &roles)?;
+    check_party_count_declared(&roles, &items)?;
     // In an n-party protocol the party array is role 0 (a named role next to
     // it, the dealer, comes after it whatever the declaration order).
     if roles.iter().any(|r| r.count.is_some()) {
@@ -245,7 +279,7 @@ fn check_protocol_inner(
         if !errors.is_empty() {
             return Ok((ir, vec![]));
         }
-        ck.check_received_used(&ir)?;
+        ck.check_received_used(&ir, &|_| false)?;
         ck.warn_unused(&ir);
         return Ok((ir, ck.warnings));
     }
@@ -253,6 +287,7 @@ fn check_protocol_inner(
         ir.unsupported = Some((proto.name.span, format!("protocol `{}` has {} roles; code generation supports exactly two single-party roles", proto.name.name, ck.roles.len())));
     }
     ck.scan_ahead(&items);
+    let mut failed = Failed::default();
     for item in items.iter() {
         let done = ck.item(item, &mut ir);
         let mut errs = std::mem::take(&mut ck.pending);
@@ -260,15 +295,21 @@ fn check_protocol_inner(
             ck.poison_item(item);
             errs.push(d);
         }
+        if !errs.is_empty() {
+            failed.add(&ck, item);
+        }
         errors.extend(
             errs.into_iter()
                 .map(|d| d.with_context(item_context(proto, item))),
         );
     }
     ck.check_outputs()?;
+    if !ck.pending.is_empty() {
+        failed.decls = true;
+    }
     errors.append(&mut ck.pending);
-    // The passes over the whole protocol below assume every item checked.
     if !errors.is_empty() {
+        errors.extend(checks_despite_errors(&ck, proto, &mut ir, &failed));
         return Ok((ir, vec![]));
     }
     if let Some(r) = &proto.realizes {
@@ -276,9 +317,72 @@ fn check_protocol_inner(
             .map_err(|d| d.with_context(format!("in `realizes {}`", r.func.name)))?;
     }
     record_intrinsics(&mut ir, scope);
-    ck.check_received_used(&ir)?;
+    ck.check_received_used(&ir, &|_| false)?;
     ck.warn_unused(&ir);
     Ok((ir, ck.warnings))
+}
+
+/// What the items that failed may have left incomplete: the roles whose
+/// computations or receipts may be missing, and whether a declaration
+/// (constant, parameter, input or output) or a sub-protocol call failed.
+#[derive(Default)]
+struct Failed {
+    roles: HashSet<usize>,
+    decls: bool,
+}
+
+impl Failed {
+    /// Records that `item` failed (or holds a failed statement).
+    fn add(&mut self, ck: &Checker, item: &Item) {
+        let mut refs: Vec<&RoleRef> = vec![];
+        match item {
+            Item::At(b) => refs.push(&b.role),
+            Item::Round(r) => {
+                refs.push(&r.from);
+                match &r.to {
+                    Target::Role(t) => refs.push(t),
+                    Target::All(_) => self.decls = true,
+                }
+                refs.extend(r.body.iter().map(|b| &b.role));
+            }
+            _ => self.decls = true,
+        }
+        for r in refs {
+            match ck.role(r) {
+                Ok(i) => {
+                    self.roles.insert(i);
+                }
+                Err(_) => self.decls = true,
+            }
+        }
+    }
+
+    /// Whether the uses of role `role`'s values may be incomplete.
+    fn role(&self, role: usize) -> bool {
+        self.decls || self.roles.contains(&role)
+    }
+}
+
+/// The checks over the whole protocol that do not depend on what failed,
+/// after some items failed: `realizes` (which compares the declarations)
+/// when every declaration checked, and the rounds whose receiver never
+/// reads the message when every computation of the receiver checked.
+fn checks_despite_errors(
+    ck: &Checker,
+    proto: &Protocol,
+    ir: &mut Ir,
+    failed: &Failed,
+) -> Vec<Diagnostic> {
+    let mut out = vec![];
+    if let (Some(r), false) = (&proto.realizes, failed.decls) {
+        if let Err(d) = realize::check(ck, r, ir) {
+            out.push(d.with_context(format!("in `realizes {}`", r.func.name)));
+        }
+    }
+    if let Err(d) = ck.check_received_used(ir, &|to| failed.role(to)) {
+        out.push(d);
+    }
+    out
 }
 
 /// A protocol needs roles, each declared once.
@@ -296,7 +400,38 @@ fn check_roles_declared(proto: &Protocol, roles: &[RoleDecl]) -> R<()> {
             return Err(Diagnostic::error(
                 r.name.span,
                 format!("role `{}` is declared twice", r.name.name),
-            ));
+            )
+            .with_help("give each role a distinct name (`role Sender, role Receiver`)"));
+        }
+    }
+    Ok(())
+}
+
+/// The number of parties of `role P[n]` must be a declared `const` or
+/// `param`.
+fn check_party_count_declared(roles: &[RoleDecl], items: &[Item]) -> R<()> {
+    for r in roles {
+        let Some(Expr {
+            kind: ExprKind::Var(n),
+            span,
+        }) = &r.count
+        else {
+            continue;
+        };
+        let declared = items.iter().any(|it| match it {
+            Item::Param(p) => p.name.name == *n,
+            Item::Const(c) => c.name.name == *n,
+            _ => false,
+        });
+        if !declared {
+            return Err(Diagnostic::error(
+                *span,
+                format!(
+                    "the number of parties `{n}` of `role {}[{n}]` is not declared",
+                    r.name.name
+                ),
+            )
+            .with_help(format!("declare it: `param {n}: usize requires {n} >= 2;`")));
         }
     }
     Ok(())
