@@ -148,20 +148,46 @@ fn param_map(
             continue;
         }
         if !ir.params.iter().any(|q| q.name == p.name.name) {
-            return Err(mismatch(
-                ir,
-                fname,
-                r.span,
-                format!("functionality parameter `{}` is not bound", p.name.name),
-            )
-            .with_help(format!(
-                "write `realizes {fname}[{} = <param of {}>](...)`",
-                p.name.name, ir.name
-            )));
+            return Err(unbound_param(ck, r, p, ir)?);
         }
         pmap.insert(p.name.name.clone(), p.name.name.clone());
     }
     Ok(pmap)
+}
+
+/// The error for functionality parameter `p` that `realizes` clause `r`
+/// neither binds nor finds by name: at the functionality's name, with the
+/// binding to write (the protocol's parameters of the same type).
+fn unbound_param(ck: &Checker, r: &DoStmt, p: &crate::ast::ParamDecl, ir: &Ir) -> R<Diagnostic> {
+    let (fname, fp) = (&r.func.name, &p.name.name);
+    let want = ck.ty(&p.ty, None)?;
+    let same: Vec<&str> = ir
+        .params
+        .iter()
+        .filter(|q| q.ty == want)
+        .map(|q| q.name.as_str())
+        .collect();
+    let help = match same.as_slice() {
+        [] => format!(
+            "declare `param {fp}: {want}` in `{}`, which has no `{want}` parameter to bind",
+            ir.name
+        ),
+        [one] => format!("write `realizes {fname}[{fp} = {one}](...)`"),
+        many => format!(
+            "write `realizes {fname}[{fp} = <param>](...)` with one of {}",
+            many.iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Ok(mismatch(
+        ir,
+        fname,
+        r.func.span,
+        format!("functionality parameter `{fp}` is not bound"),
+    )
+    .with_help(help))
 }
 
 /// The `with { FRole.field = field }` mappings of `realizes` clause `r`:
@@ -237,10 +263,7 @@ impl Realizing<'_, '_> {
             .filter(|(n, _)| !inputs.iter().any(|(_, p, _)| p == n))
             .cloned()
             .collect();
-        if let Some((n, _)) = fields
-            .iter()
-            .find(|(n, _)| n == "subs")
-        {
+        if let Some((n, _)) = fields.iter().find(|(n, _)| n == "subs") {
             return Err(self.mismatch(
                 r.func.span,
                 format!("input `{n}` of `{rname}` is not an input of `{fname}`'s `{fr}`, so it would be a field of the realization struct, whose field `{n}` is reserved (rename the input)"),
@@ -307,15 +330,13 @@ impl Realizing<'_, '_> {
                     }
                     None => {
                         let names: Vec<String> = have.iter().map(|(n, _)| n.clone()).collect();
+                        let mapped = self.iomap.contains_key(&key);
+                        let help = missing_io_help(word, rname, (fr, &f.name.name), (&pf, &want), (&names, mapped));
                         return Err(self.mismatch(
                             span,
                             format!("`{rname}` has no {word} `{pf}` for {word} `{fr}.{}: {want}` of `{fname}`", f.name.name),
                         )
-                        .with_help(format!(
-                            "map it with `with {{ {fr}.{} = <{word} of {rname}> }}` ({})",
-                            f.name.name,
-                            if names.is_empty() { format!("`{rname}` has no {word}s") } else { format!("`{rname}` has {}", names.join(", ")) }
-                        )));
+                        .with_help(help));
                     }
                 }
             }
@@ -385,4 +406,39 @@ impl Realizing<'_, '_> {
         }
         Ok(params)
     }
+}
+
+/// The fix for a functionality field `(fr, field)` that protocol role
+/// `rname` has no `word` (input or output) `pf: want` for: a name mapped
+/// explicitly with `with` that is not declared gets "did you mean"; an
+/// unmapped one gets the declaration to add, or a mapping to another of
+/// the role's `names`.
+fn missing_io_help(
+    word: &str,
+    rname: &str,
+    (fr, field): (&str, &str),
+    (pf, want): (&str, &Ty),
+    (names, mapped): (&[String], bool),
+) -> String {
+    match names {
+        // The only one there is: what the mapping meant.
+        [only] if mapped => return format!("did you mean `{only}`?"),
+        [_, ..] if mapped => return suggest(pf, word, names),
+        _ => {}
+    }
+    let others = if names.is_empty() {
+        format!("`{rname}` has no {word}s")
+    } else {
+        format!(
+            "`{rname}` has {}",
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!(
+        "declare `{word} {rname} {{ {pf}: {want} }}`, or map another {word} with `with {{ {fr}.{field} = <{word} of {rname}> }}` ({others})"
+    )
 }
