@@ -37,6 +37,8 @@ pub mod minimac;
 pub mod oprf;
 pub mod orlandi;
 pub mod otext;
+/// KKRT16 private set intersection: cuckoo hashing, tags and comparison.
+pub mod psi;
 pub mod quiet;
 pub mod rr16;
 pub mod rss;

@@ -25,7 +25,7 @@ const AT_BATCH: usize = 64;
 #[derive(Clone, Debug)]
 pub enum OprfCode {
     /// KKRT16's pseudorandom code (four AES keys from the session).
-    Pseudorandom(PrCode),
+    Pseudorandom(Box<PrCode>),
     /// An F2-linear code (OOS17; BCH(511, 76) by default).
     Linear(LinearCode),
 }
@@ -80,7 +80,7 @@ impl OprfKey {
             s: *s,
             session,
             sha1,
-            code: OprfCode::Pseudorandom(code.clone()),
+            code: OprfCode::Pseudorandom(Box::new(code.clone())),
         }
     }
 
@@ -133,7 +133,13 @@ impl OprfKey {
     pub fn eval(&self, i: usize, x: Block) -> Option<Block> {
         let q = self.q.get(i)?;
         Some(super::oprf_eval(
-            &self.code, &self.s, q, self.session, self.sha1, i, x,
+            &self.code,
+            &self.s,
+            q,
+            self.session,
+            self.sha1,
+            i,
+            x,
         ))
     }
 
@@ -244,7 +250,12 @@ mod tests {
         let q: Vec<Word> = (0..300u128)
             .map(|i| core::array::from_fn(|b| Block(i * 0x9e37_79b9 + b as u128 * 77 + 3)))
             .collect();
-        let s = [Block(0xf0f0), Block(u128::MAX), Block(0x1234_5678), Block(1 << 100)];
+        let s = [
+            Block(0xf0f0),
+            Block(u128::MAX),
+            Block(0x1234_5678),
+            Block(1 << 100),
+        ];
         let session = Block(0xabcdef);
         if linear {
             OprfKey::linear(q, &s, session, &LinearCode::bch_511_76(), sha1)
@@ -263,7 +274,11 @@ mod tests {
                 let mut out = vec![Block::ZERO; 201];
                 assert_eq!(k.eval_at(&idx, &xs, &mut out), Some(200));
                 for ((&j, &x), o) in idx.iter().zip(&xs).zip(&out) {
-                    assert_eq!(Some(*o), k.eval(j as usize, x), "sha1 {sha1} linear {linear}");
+                    assert_eq!(
+                        Some(*o),
+                        k.eval(j as usize, x),
+                        "sha1 {sha1} linear {linear}"
+                    );
                 }
                 assert_eq!(out[200], Block::ZERO, "beyond the inputs: untouched");
             }
@@ -282,7 +297,14 @@ mod tests {
         // One instance through the streamed row hash.
         let w = [mask_word(&k.q[5], &k.code.encode(xs[0]), &k.s)];
         let mut h = [Block::ZERO];
-        hash_words(&w, 1, &HashTweaks::new(k.session, false, 5), 1, Span::whole(1), &mut h);
+        hash_words(
+            &w,
+            1,
+            &HashTweaks::new(k.session, false, 5),
+            1,
+            Span::whole(1),
+            &mut h,
+        );
         assert_eq!(Some(h[0]), k.eval(5, xs[0]));
     }
 
@@ -296,7 +318,13 @@ mod tests {
         assert!(format!("{k:?}").contains("instances: 300"));
         assert!(!oprf_instances_valid(&k, &[0, 300]));
         assert!(oprf_instances_valid(&k, &[0, 299]));
-        assert_eq!(oprf_eval_at(&k, &[0, 300], &[Block(1), Block(2)]), vec![Block::ZERO; 2]);
-        assert_eq!(oprf_eval_at(&k, &[7], &[Block(1), Block(2)]), vec![k.eval(7, Block(1)).unwrap_or_default()]);
+        assert_eq!(
+            oprf_eval_at(&k, &[0, 300], &[Block(1), Block(2)]),
+            vec![Block::ZERO; 2]
+        );
+        assert_eq!(
+            oprf_eval_at(&k, &[7], &[Block(1), Block(2)]),
+            vec![k.eval(7, Block(1)).unwrap_or_default()]
+        );
     }
 }
