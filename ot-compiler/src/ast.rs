@@ -40,6 +40,8 @@ pub struct IntrinsicDecl {
     pub ret: Type,
     /// The Rust function called.
     pub path: String,
+    /// Where `path` is written.
+    pub path_span: Span,
     /// `chunked`: the Rust function is a streamed kernel, computing the
     /// entries of a span of its result along its last dimension into an
     /// output, called with the arguments then `span: Span, out` (`chunked`

@@ -44,6 +44,10 @@ pub struct Compiled {
     pub tokens: TokenStream,
     /// The declaration of every intrinsic in scope, by name.
     pub intrinsic_decls: BTreeMap<String, Span>,
+    /// Every intrinsic declaration in scope (the prelude's, the file's and
+    /// its imports'), in source order: what `otp check` verifies against
+    /// the runtime's functions.
+    pub intrinsics: Vec<ast::IntrinsicDecl>,
     /// Items tied to a place of the sources, which `protocol!` appends to
     /// `tokens`: the intrinsic signature checks and the warnings as rustc
     /// warnings (see [`codegen::Located`]). Empty when only checking.
@@ -274,6 +278,9 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         .iter()
         .map(|(n, i)| (n.clone(), i.name.span))
         .collect();
+    let mut intrinsics: Vec<ast::IntrinsicDecl> =
+        scope.intrinsics.values().map(|i| (*i).clone()).collect();
+    intrinsics.sort_by_key(|i| (i.span.file, i.span.start));
     Ok(Compiled {
         sources,
         warnings,
@@ -281,6 +288,7 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         plan: Some(plan),
         tokens: TokenStream::new(),
         intrinsic_decls,
+        intrinsics,
         located: vec![],
     })
 }

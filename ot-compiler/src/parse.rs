@@ -1031,6 +1031,7 @@ impl Cx {
         let mut params = Vec::new();
         let mut ret = None;
         let mut path = String::new();
+        let mut path_span = span;
         let mut chunk = None;
         let mut stale_chunk_path = None;
         let mut moves = Vec::new();
@@ -1054,7 +1055,10 @@ impl Cx {
                     }
                 }
                 Rule::ty => ret = Some(self.ty(Some(p))),
-                Rule::rust_path => path = rust_path(p.as_str()),
+                Rule::rust_path => {
+                    path = rust_path(p.as_str());
+                    path_span = self.span(&p);
+                }
                 Rule::chunk_variant => {
                     chunk = Some(path.clone());
                     stale_chunk_path = p.into_inner().next().map(|c| self.span(&c));
@@ -1068,6 +1072,7 @@ impl Cx {
             params,
             ret: ret.unwrap_or_else(|| self.ty(None)),
             path,
+            path_span,
             chunk,
             stale_chunk_path,
             moves,

@@ -1,6 +1,9 @@
 //! `otp check`: errors and warnings for each file, and the exit code
-//! (0 clean, 1 warnings under `--deny-warnings`, 2 errors).
+//! (0 clean, 1 warnings under `--deny-warnings`, 2 errors). The errors
+//! include intrinsic paths into the runtime that name no function of it or
+//! take another number of arguments ([`crate::kernel_check`]).
 
+use crate::kernel_check;
 use crate::load::{emit, try_check};
 use crate::Color;
 use std::path::PathBuf;
@@ -21,6 +24,18 @@ pub fn run(files: &[PathBuf], deny_warnings: bool, color: Color) -> ExitCode {
                 errors += n;
             }
             Ok(Ok(c)) => {
+                let mut wrong = kernel_check::check(&c.intrinsics);
+                let n = wrong.len();
+                if n > 0 {
+                    // The errors and the warnings, in source order.
+                    wrong.extend(c.warnings.iter().cloned());
+                    wrong.sort_by_key(|d| (d.span.file, d.span.start));
+                    emit(&wrong, &c.sources, color);
+                    println!("{shown}: {n} error{}", plural(n));
+                    errors += n;
+                    warnings += c.warnings.len();
+                    continue;
+                }
                 emit(&c.warnings, &c.sources, color);
                 let n = c.warnings.len();
                 warnings += n;

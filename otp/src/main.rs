@@ -23,6 +23,8 @@ mod cost;
 mod deal;
 mod diagram;
 mod expand;
+mod kernel_check;
+mod kernels;
 mod load;
 mod params;
 mod protocols;
@@ -58,8 +60,10 @@ pub enum Color {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Report errors and warnings (unused values); exit 0 clean, 1 with
-    /// warnings under --deny-warnings, 2 on errors.
+    /// Report errors and warnings (unused values), and intrinsic paths under
+    /// `::ot::runtime::` that name no function of the runtime or take
+    /// another number of arguments; exit 0 clean, 1 with warnings under
+    /// --deny-warnings, 2 on errors.
     Check {
         /// The `.otp` files to check.
         #[arg(required = true)]
