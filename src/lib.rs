@@ -109,6 +109,6 @@ pub use oprf_session::{Oprf, OprfBatch, OprfReceiver, OprfSender};
 pub use softspoken_parties::AboOt;
 pub use traits::{
     AboOtReceiver, AboOtSender, BaseOt, BaseOtKind, BatchedOprfReceiver, BatchedOprfSender,
-    CorrelatedOtReceiver, CorrelatedOtSender,
-    OtError, OtExtension, OtReceiver, OtSender, RandomOtReceiver, RandomOtSender,
+    CorrelatedOtReceiver, CorrelatedOtSender, OtError, OtExtension, OtReceiver, OtSender,
+    RandomOtReceiver, RandomOtSender,
 };

@@ -36,7 +36,11 @@ fn check(key: &OprfKey, values: &[Block], inputs: &[Block]) {
     assert_eq!(key.len(), inputs.len());
     for (j, (v, x)) in values.iter().zip(inputs).enumerate() {
         assert_eq!(key.eval(j, *x), Some(*v), "instance {j}");
-        assert_ne!(key.eval(j, *x ^ Block(1)), Some(*v), "instance {j}, another input");
+        assert_ne!(
+            key.eval(j, *x ^ Block(1)),
+            Some(*v),
+            "instance {j}, another input"
+        );
     }
     let idx: Vec<u32> = (0..inputs.len() as u32).rev().collect();
     let xs: Vec<Block> = idx.iter().map(|&j| inputs[j as usize]).collect();
@@ -78,7 +82,9 @@ fn kkrt_realizes_the_oprf_functionality_over_memory_and_tcp() {
         base: Box::new(OtExtension::iknp()),
     };
     let (mut s, mut r) = kkrt_parties(&mut rs, &mut rr, &mut ss, &mut sr);
-    let inputs: Vec<Block> = (0..1000u128).map(|i| Block(i * 0x1_0000_0001 + 5)).collect();
+    let inputs: Vec<Block> = (0..1000u128)
+        .map(|i| Block(i * 0x1_0000_0001 + 5))
+        .collect();
     let (mut a, mut b) = MemoryChannel::pair();
     let (key, values) = run(&mut s, &mut r, &mut a, &mut b, &inputs).unwrap();
     check(&key, &values, &inputs);
@@ -115,7 +121,9 @@ fn oos_realizes_the_oprf_functionality_with_its_code_as_a_field() {
         subs: &mut sr,
     };
     // Choices below 2^76, the code's messages.
-    let inputs: Vec<Block> = (0..300u128).map(|i| Block((i * 0x9e37_79b9) & ((1 << 76) - 1))).collect();
+    let inputs: Vec<Block> = (0..300u128)
+        .map(|i| Block((i * 0x9e37_79b9) & ((1 << 76) - 1)))
+        .collect();
     let (mut a, mut b) = MemoryChannel::pair();
     let (key, values) = run(&mut s, &mut r, &mut a, &mut b, &inputs).unwrap();
     check(&key, &values, &inputs);
