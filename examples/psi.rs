@@ -72,9 +72,8 @@ fn psi_run(x: &[Block], y: &[Block], threads: usize, expected: &Bits) -> Res<Run
 /// The OPRF alone on `m` instances (`kkrt.otp`, base OTs included).
 fn oprf_run(m: usize, threads: usize) -> Res<Duration> {
     let (mut a, mut b) = local_pair_tcp()?;
-    let inputs: Vec<Block> = (0..m)
-        .map(|_| Block::sample(&mut Rng::from_entropy()))
-        .collect();
+    let mut rng = Rng::from_entropy();
+    let inputs: Vec<Block> = (0..m).map(|_| Block::sample(&mut rng)).collect();
     let (s, r) = std::thread::scope(|sc| {
         let h = sc.spawn(move || Oprf::kkrt().with_threads(threads).send_oprf(&mut a, m));
         let t = Instant::now();

@@ -244,8 +244,27 @@ fn oos_cannot_carry_the_psi_inputs_and_says_so() {
             oprf: Box::new(Oprf::oos()),
         },
     );
-    let (mut a, mut b) = MemoryChannel::pair();
-    let err = psi(&x, &y, subs, &mut a, &mut b).unwrap_err();
+    // Each party owns its end, so the receiver's failure closes the
+    // channel and the sender stops at once.
+    let (a, b) = MemoryChannel::pair();
+    let p = kkrt_psi::Params::new(y.len(), x.len(), 1).unwrap();
+    let (ss, rs) = subs;
+    let sender = std::thread::spawn(move || {
+        let mut a = a;
+        let input = kkrt_psi::SenderInput { set: y };
+        kkrt_psi::Sender::new(p, input, Rng::from_entropy(), ss)?.run(&mut a)
+    });
+    let err = {
+        let mut b = b;
+        let input = kkrt_psi::ReceiverInput { set: x };
+        kkrt_psi::Receiver::new(p, input, Rng::from_entropy(), rs)
+            .and_then(|r| r.run(&mut b))
+            .unwrap_err()
+    };
+    assert!(
+        sender.join().unwrap().is_err(),
+        "the sender sees the closed channel"
+    );
     let text = format!("{err}");
     assert!(
         matches!(&err, kkrt_psi::Error::SubProtocol { call: "oprf", .. }),

@@ -253,33 +253,65 @@ fn probe_batch(
     }
 }
 
-/// The receiver's output [KKRT16, §5]: bit `e` (of `table.len()` bits,
-/// the length of the set the table was built from) is set iff the
-/// representative of element `e`, placed in bin `j` by hash function `i`,
-/// has `PsiTag::of(values[j])` equal to some `tags[p]` with
-/// `p % 3 == i`. `values[j]` is the receiver's OPRF output of bin `j`
-/// (the OPRF of [`crate::psi::cuckoo_inputs`]); `tags` are the sender's
-/// ([`crate::psi::psi_sender_tags`]).
+/// The receiver's OPRF values indexed for the comparison: built from its
+/// table and values ([`psi_index`]) while the sender computes its tags,
+/// then queried with them ([`psi_lookup`]). `None` inside when the table
+/// failed or the index could not be allocated (every lookup is then all
+/// zeros). The tags are the receiver's OPRF outputs: dropped with it.
+pub struct PsiIndex {
+    /// The filter and the per-hash-index tables.
+    tables: Option<(KeyFilter, [TagIndex; HASHES])>,
+    /// Each element's representative (`n` for none), from the table.
+    reps: Vec<u32>,
+}
+
+impl core::fmt::Debug for PsiIndex {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PsiIndex")
+            .field("elements", &self.reps.len())
+            .field("ok", &self.tables.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The receiver's index of its OPRF values [KKRT16, §5]: the tag
+/// `PsiTag::of(values[j])` of every occupied bin `j`, under the hash
+/// index `i` that placed its element (`values[j]` is the receiver's OPRF
+/// output of bin `j`, the OPRF of [`crate::psi::cuckoo_inputs`]).
+/// `values` should have `table.bins()` entries; bins past `values.len()`
+/// never match and extra values are ignored. Never panics.
+pub fn psi_index(table: &CuckooTable, values: &[Block]) -> PsiIndex {
+    let tables = if table.is_ok() {
+        tag_indexes(table.cells(), values)
+    } else {
+        None
+    };
+    PsiIndex {
+        tables,
+        reps: table.reps().to_vec(),
+    }
+}
+
+/// The receiver's output [KKRT16, §5]: bit `e` (of `n` bits, the length
+/// of the set the index's table was built from; another `n` gives `n`
+/// zeros) is set iff the representative of element `e`, placed by hash
+/// function `i`, has its tag equal to some `tags[p]` with `p % 3 == i`
+/// (`tags` are the sender's, [`crate::psi::psi_sender_tags`]).
 ///
 /// The hash-index check matters: a sender tag made for hash `i'` at the
 /// same bin is the value of another input (`H(i', y) != H(i, y)`), and
 /// without the check a tag would match at any residue, tripling the
 /// comparisons behind the false-positive bound of [`crate::psi`].
 ///
-/// Lengths: `values` should have `table.bins()` entries; bins past
-/// `values.len()` never match and extra values are ignored. `tags` should
-/// be a multiple of 3 long; a trailing partial group is ignored. A table
-/// that is not ok gives all zeros. Never panics.
-pub fn psi_intersect(table: &CuckooTable, values: &[Block], tags: &[PsiTag]) -> Bits {
-    let n = table.len();
+/// `tags` should be a multiple of 3 long; a trailing partial group is
+/// ignored. An index of a failed table gives all zeros. Never panics.
+pub fn psi_lookup(index: &PsiIndex, tags: &[PsiTag], n: usize) -> Bits {
     let mut out = Bits::zeros(n);
-    if !table.is_ok() {
+    if index.reps.len() != n {
         return out;
     }
     // One more entry than elements: the sink of non-matches.
-    let (Some((filter, index)), Some(mut hit)) =
-        (tag_indexes(table.cells(), values), try_filled(n + 1, false))
-    else {
+    let (Some((filter, tables)), Some(mut hit)) = (&index.tables, try_filled(n + 1, false)) else {
         return out;
     };
     // Candidates (tags through the filter) are probed in batches whose
@@ -292,18 +324,25 @@ pub fn psi_intersect(table: &CuckooTable, values: &[Block], tags: &[PsiTag]) -> 
             cand[k] = (p, p % HASHES);
             k += 1;
             if k == PROBE_BATCH {
-                probe_batch(&index, tags, &cand, &mut hit);
+                probe_batch(tables, tags, &cand, &mut hit);
                 k = 0;
             }
         }
     }
-    probe_batch(&index, tags, &cand[..k], &mut hit);
-    for (e, &r) in table.reps().iter().enumerate() {
+    probe_batch(tables, tags, &cand[..k], &mut hit);
+    for (e, &r) in index.reps.iter().enumerate() {
         if r as usize != n && hit.get(r as usize).copied().unwrap_or(false) {
             out.set(e, true);
         }
     }
     out
+}
+
+/// [`psi_index`] then [`psi_lookup`] (both halves of the receiver's
+/// comparison at once): bit `e` of `table.len()` bits. A table that is
+/// not ok gives all zeros.
+pub fn psi_intersect(table: &CuckooTable, values: &[Block], tags: &[PsiTag]) -> Bits {
+    psi_lookup(&psi_index(table, values), tags, table.len())
 }
 
 #[cfg(test)]

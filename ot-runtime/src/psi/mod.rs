@@ -63,7 +63,7 @@ mod tests;
 use crate::Block;
 pub use cuckoo::{cuckoo_inputs, cuckoo_ok, cuckoo_seed, cuckoo_table, CuckooTable};
 pub use hashing::{bin_hashes, psi_input, BinHasher};
-pub use intersect::psi_intersect;
+pub use intersect::{psi_index, psi_intersect, psi_lookup, PsiIndex};
 pub use shuffle::shuffle_blocks;
 pub use tags::{psi_sender_tags, PsiTag};
 
@@ -105,19 +105,4 @@ pub fn cuckoo_bin_inputs(table: &CuckooTable, set: &[Block], bins: usize) -> Vec
         return vec![Block::ZERO; bins];
     }
     cuckoo_inputs(table, set)
-}
-
-/// [`psi_intersect`] with the length the protocol declares: exactly `n`
-/// bits, the receiver's set size; a table built from a set of another
-/// size gives `n` zeros.
-pub fn psi_membership(
-    table: &CuckooTable,
-    values: &[Block],
-    tags: &[PsiTag],
-    n: usize,
-) -> crate::Bits {
-    if table.len() != n {
-        return crate::Bits::zeros(n);
-    }
-    psi_intersect(table, values, tags)
 }
