@@ -160,7 +160,7 @@ fn run() -> Res<()> {
         }
     }
     let best = best.ok_or("no run")?;
-    let bins = (127 * n + 99) / 100 + 32;
+    let bins = ot::runtime::psi::psi_bins(n);
     let mut oprf = Duration::MAX;
     for _ in 0..reps {
         oprf = oprf.min(oprf_run(bins, threads)?);

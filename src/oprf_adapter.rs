@@ -38,6 +38,37 @@ impl BatchedOprfSender for Oprf {
             }
         }
     }
+
+    crate::runtime::__if_tokio! {
+        /// [`send_oprf`](BatchedOprfSender::send_oprf) through the
+        /// protocols' async drivers.
+        fn send_oprf_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
+            m: usize,
+        ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<OprfKey, OtError>> {
+            Box::pin(async move {
+                let m = len_param(m)?;
+                let (threads, sha1) = (self.threads(), self.sha1());
+                let base = Box::new(self.base_extension()?);
+                let rng = self.fork_rng();
+                match self.linear_code() {
+                    None => {
+                        let p = kkrt::Params::new(m, threads, sha1)?;
+                        let subs = kkrt::SenderSubs { base };
+                        let s = kkrt::Sender::new(p, kkrt::SenderInput {}, rng, subs)?;
+                        Ok(s.run_async(ch).await?.key)
+                    }
+                    Some(code) => {
+                        let p = oos::Params::new(m, threads, sha1)?;
+                        let subs = oos::SenderSubs { base };
+                        let s = oos::Sender::new(p, oos::SenderInput { code }, rng, subs)?;
+                        Ok(s.run_async(ch).await?.key)
+                    }
+                }
+            })
+        }
+    }
 }
 
 impl BatchedOprfReceiver for Oprf {
@@ -70,6 +101,40 @@ impl BatchedOprfReceiver for Oprf {
                 let subs = oos::ReceiverSubs { base };
                 Ok(oos::Receiver::new(p, input, rng, subs)?.run(ch)?.values)
             }
+        }
+    }
+
+    crate::runtime::__if_tokio! {
+        /// [`receive_oprf`](BatchedOprfReceiver::receive_oprf) through the
+        /// protocols' async drivers.
+        fn receive_oprf_async<'a>(
+            &'a mut self,
+            ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
+            inputs: &'a [Block],
+        ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
+            Box::pin(async move {
+                let m = len_param(inputs.len())?;
+                let (threads, sha1) = (self.threads(), self.sha1());
+                let base = Box::new(self.base_extension()?);
+                let rng = self.fork_rng();
+                match self.linear_code() {
+                    None => {
+                        let p = kkrt::Params::new(m, threads, sha1)?;
+                        let input = kkrt::ReceiverInput { inputs: inputs.to_vec() };
+                        let subs = kkrt::ReceiverSubs { base };
+                        let r = kkrt::Receiver::new(p, input, rng, subs)?;
+                        Ok(r.run_async(ch).await?.values)
+                    }
+                    Some(code) => {
+                        let p = oos::Params::new(m, threads, sha1)?;
+                        let choices = inputs.to_vec();
+                        let input = oos::ReceiverInput { code, choices };
+                        let subs = oos::ReceiverSubs { base };
+                        let r = oos::Receiver::new(p, input, rng, subs)?;
+                        Ok(r.run_async(ch).await?.values)
+                    }
+                }
+            })
         }
     }
 }

@@ -364,6 +364,33 @@ fn kkrt_async() {
     check_oprf!(so, ro, x);
 }
 
+/// PSI over the `Oprf` functionality: `ot::Oprf::kkrt()`'s async twin
+/// runs `kkrt.otp`'s async driver inside `kkrt_psi.otp`'s.
+#[test]
+fn kkrt_psi_async() {
+    let y = blocks(7, 300);
+    let x: Vec<Block> = (0..200)
+        .map(|i| if i % 2 == 0 { y[i] } else { Block(i as u128) })
+        .collect();
+    let (_, ro) = all_ways(|| {
+        let p = kkrt_psi::Params::new(y.len(), x.len(), 1).unwrap();
+        let si = kkrt_psi::SenderInput { set: y.clone() };
+        let subs = kkrt_psi::SenderSubs {
+            oprf: Box::new(ot::Oprf::kkrt()),
+        };
+        let s = kkrt_psi::Sender::new(p, si, rng(2), subs);
+        let ri = kkrt_psi::ReceiverInput { set: x.clone() };
+        let subs = kkrt_psi::ReceiverSubs {
+            oprf: Box::new(ot::Oprf::kkrt()),
+        };
+        let r = kkrt_psi::Receiver::new(p, ri, rng(3), subs);
+        (s.unwrap(), r.unwrap())
+    });
+    for e in 0..x.len() {
+        assert_eq!(ro.member.get(e), e % 2 == 0, "element {e}");
+    }
+}
+
 #[test]
 fn oos_async() {
     let m = 600;

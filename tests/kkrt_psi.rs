@@ -104,7 +104,7 @@ fn the_intersection_over_tcp_and_the_bytes_of_the_tags() {
     // messages; the bound is the tags and a 64-byte OPRF row per bin.
     let st: ChannelStats = a.stats();
     let tags = 36 * y.len() as u64;
-    let bins = ((127 * x.len() + 99) / 100 + 32) as u64;
+    let bins = ot::runtime::psi::psi_bins(x.len()) as u64;
     assert!(st.bytes_sent > tags, "{st:?}");
     let recv: ChannelStats = b.stats();
     assert!(recv.bytes_sent > 64 * bins, "{recv:?}");
