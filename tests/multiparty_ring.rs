@@ -85,6 +85,10 @@ fn indices_that_are_not_rotations_are_refused() {
         ),
         (
             "round r: P[i] -> P[(2 * i) % n] : M { x: u64 }",
+            "is a permutation of the parties only for some numbers of parties",
+        ),
+        (
+            "round r: P[i] -> P[(i * i) % n] : M { x: u64 }",
             "is not a rotation of the parties",
         ),
         (
@@ -96,6 +100,78 @@ fn indices_that_are_not_rotations_are_refused() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for (round, want) in cases {
         let text = base.replace("ROUND", round);
+        match ot_compiler::compile_str("x.otp", &text, root) {
+            Ok(_) => panic!("compiled:\n{text}"),
+            Err(f) => {
+                let r = f.render();
+                assert!(r.contains(want) && r.contains("x.otp:5:"), "{r}");
+            }
+        }
+    }
+}
+
+mod pairs {
+    ot::protocol! {
+        protocol PairSwap(role P[n]) {
+            about {
+                family = "MPC";
+                security = "semi-honest";
+                proof = "test protocol";
+                summary = "Four parties swap values in pairs through an affine map of the party index.";
+            }
+            param n: usize requires n == 4;
+            input P[i] { x: u64 }
+            output P[i] { got: u64 }
+            at P[i] { a = x; }
+            round swap: P[i] -> P[(3 * i + 1) % n] : Swap { a: u64 }
+            at P[i] { got = a; }
+        }
+    }
+}
+
+/// With the party count fixed (`requires n == 4`), `P[(3 * i + 1) % n]`
+/// is accepted: 3 is prime to 4 and no party is its own image, so the
+/// parties swap in pairs (0 <-> 1, 2 <-> 3); each receives from the
+/// inverse map, `3 * (j - 1) mod 4`. Over memory and TCP.
+#[test]
+fn an_affine_map_of_a_fixed_party_count_runs() {
+    let party = |mesh: &mut dyn Mesh| -> Result<pairs::POutput, pairs::Error> {
+        let i = mesh.me();
+        let params = pairs::Params::new(mesh.parties())?;
+        let input = pairs::PInput { x: 100 + i as u64 };
+        pairs::P::new(i, params, SESSION, input, Rng::from_entropy())?.run(mesh)
+    };
+    let want = [101, 100, 103, 102];
+    for outs in [
+        run_parties(MemoryMesh::new(4), |m| party(m)),
+        run_parties(local_tcp_mesh(4).expect("tcp mesh"), |m| party(m)),
+    ] {
+        let got: Vec<u64> = outs.into_iter().map(|o| o.expect("party").got).collect();
+        assert_eq!(got, want);
+    }
+    assert!(pairs::Params::new(5).is_err(), "the count is fixed");
+}
+
+/// The affine maps that are not permutations without fixed points, or
+/// whose party count is not fixed, are located errors saying why.
+#[test]
+fn affine_maps_that_are_not_derangements_are_refused() {
+    let base = "protocol X(role P[n]) {\n    param n: usize requires COUNT;\n    input P[i] { x: u64 }\n    output P[i] { y: u64 }\n    ROUND\n    at P[i] { y = x; }\n}\n";
+    let cases = [
+        ("n == 4", "P[(2 * i + 1) % n]", "2 and 4 share a factor"),
+        ("n == 4", "P[(3 * i) % n]", "makes `P[0]` send to itself"),
+        (
+            "n == 5",
+            "P[(2 * i + 1) % n]",
+            "makes `P[4]` send to itself",
+        ),
+        ("n >= 3", "P[(3 * i + 1) % n]", "fix the number of parties"),
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (count, to, want) in cases {
+        let text = base
+            .replace("COUNT", count)
+            .replace("ROUND", &format!("round r: P[i] -> {to} : M {{ x: u64 }}"));
         match ot_compiler::compile_str("x.otp", &text, root) {
             Ok(_) => panic!("compiled:\n{text}"),
             Err(f) => {

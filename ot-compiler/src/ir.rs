@@ -282,9 +282,18 @@ pub enum PartyRound {
     /// sends one message to the party `c` places after (before) it on the
     /// ring of parties, and holds the one value it receives from the party
     /// `c` places before (after) it.
+    ///
+    /// With the number of parties fixed (`requires n == K`), also the
+    /// affine map `P[i] -> P[(a * i + c) % n]` (`mul = a`, `step = c`), `a`
+    /// prime to `K` and no party its own image: a permutation of the `K`
+    /// parties; party `j` receives from `inv * (j - c) mod K`.
     Ring {
-        /// The receiver's offset from the sender, modulo `n`.
+        /// The receiver's offset from `mul` times the sender, modulo `n`.
         step: i64,
+        /// The multiplier `a` (1: a rotation).
+        mul: u64,
+        /// Its inverse modulo the fixed party count (1 for a rotation).
+        inv: u64,
     },
     /// `P[a] -> P[b]`: one fixed party sends one message to another, which
     /// alone then holds the value.

@@ -415,9 +415,9 @@ fn party_report(ir: &Ir, env: &Env, sizes: &[u128], n: &str) -> Result<Report, S
             Some(PartyRound::Between { sender, receiver }) => {
                 (party_name(ir, sender), party_name(ir, receiver))
             }
-            Some(PartyRound::Ring { step }) => (
+            Some(PartyRound::Ring { step, mul, .. }) => (
                 format!("{role}[i]"),
-                format!("{role}[{}]", crate::diagram::ring_neighbour(step)),
+                format!("{role}[{}]", crate::diagram::ring_target(step, mul)),
             ),
             _ => (format!("{role}[i]"), "all".into()),
         };

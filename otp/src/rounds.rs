@@ -155,11 +155,11 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir, parties: Option<u64>) {
                         "  at {}: send {} (round `{}`) -> {}",
                         who(sender), rd.msg, rd.name, who(receiver)
                     ),
-                    Some(PartyRound::Ring { step }) => println!(
+                    Some(PartyRound::Ring { step, mul, .. }) => println!(
                         "  send {} (round `{}`) -> its neighbour P[{}]",
                         rd.msg,
                         rd.name,
-                        crate::diagram::ring_neighbour(step)
+                        crate::diagram::ring_target(step, mul)
                     ),
                     _ => println!(
                         "  send {} (round `{}`) -> every other party (broadcast)",
@@ -214,7 +214,7 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir, parties: Option<u64>) {
             }
             Event::Recv(k) if matches!(ir.rounds[*k].party, Some(PartyRound::Ring { .. })) => {
                 let rd = &ir.rounds[*k];
-                let Some(PartyRound::Ring { step }) = rd.party else {
+                let Some(PartyRound::Ring { step, inv, .. }) = rd.party else {
                     continue;
                 };
                 let fields: Vec<&str> = rd.fields.iter().map(|(f, _)| f.as_str()).collect();
@@ -222,7 +222,7 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir, parties: Option<u64>) {
                     "  recv {} (round `{}`) <- its neighbour P[{}]: {}",
                     rd.msg,
                     rd.name,
-                    crate::diagram::ring_neighbour(-step),
+                    crate::diagram::ring_source(step, inv),
                     fields.join(", ")
                 );
             }

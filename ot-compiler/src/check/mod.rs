@@ -78,6 +78,9 @@ struct Checker<'a> {
     /// In an n-party protocol, the least number of parties its `requires`
     /// allows (`requires n >= k`).
     party_min: u128,
+    /// In an n-party protocol whose `requires` fixes the count
+    /// (`requires n == K`): `K`.
+    party_exact: Option<u64>,
     /// In an n-party protocol, the values held by one fixed party only
     /// (computed in `at P[0]`, its input, or received by it alone): name ->
     /// that party's index.
@@ -142,6 +145,7 @@ impl<'a> Checker<'a> {
             party_vars: vec![],
             party_deliveries: vec![],
             party_min: 2,
+            party_exact: None,
             party_held: HashMap::new(),
             nonzero_params: HashSet::new(),
             param_requires: HashMap::new(),

@@ -32,14 +32,20 @@ pub(super) fn check(proto: &Protocol, ck: &mut Checker, items: &[Item], ir: &mut
             exported: false,
         },
     );
-    ck.party_min = items
+    let requires = items
         .iter()
         .find_map(|item| match item {
             Item::Param(p) if p.name.name == count.name => p.requires.as_ref(),
             _ => None,
         })
-        .and_then(|e| least_count(ck.src.snippet(e.span), &count.name))
+        .map(|e| ck.src.snippet(e.span).to_string());
+    ck.party_min = requires
+        .as_deref()
+        .and_then(|t| least_count(t, &count.name))
         .unwrap_or(2);
+    ck.party_exact = requires
+        .as_deref()
+        .and_then(|t| exact_count(t, &count.name));
     for item in items {
         if let Item::Round(r) = item {
             for f in &r.fields {
@@ -141,6 +147,32 @@ fn least_count(text: &str, count: &str) -> Option<u128> {
         }
     }
     least
+}
+
+/// `K` when the count's `requires` text fixes it (`n == K`, not one
+/// alternative of `||`).
+fn exact_count(text: &str, count: &str) -> Option<u64> {
+    let text: String = text.split_whitespace().collect();
+    if text.contains("||") {
+        return None;
+    }
+    let pat = format!("{count}==");
+    text.match_indices(&pat).find_map(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        let digits: String = text[at + pat.len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        digits.parse().ok()
+    })
+}
+
+/// The inverse of `a` modulo `k` (`None` if they share a factor).
+fn inverse_mod(a: u64, k: u64) -> Option<u64> {
+    (1..k.max(2)).find(|&x| (u128::from(a) * u128::from(x)) % u128::from(k) == 1 % u128::from(k))
 }
 
 /// How a party reference names its party.
@@ -514,7 +546,7 @@ impl Checker<'_> {
     /// least number of parties, so the receiver is never the sender and
     /// every party receives exactly one message: the map is a rotation of
     /// the parties, a permutation for every `n`.
-    fn ring_step(&self, t: &RoleRef, from: &PartyIx) -> R<Option<i64>> {
+    fn ring_step(&self, t: &RoleRef, from: &PartyIx) -> R<Option<PartyRound>> {
         let (PartyIx::Var(i), Some(ix)) = (from, &t.index) else {
             return Ok(None);
         };
@@ -542,6 +574,9 @@ impl Checker<'_> {
             _ => None,
         };
         use ExprKind::Binary as B;
+        if let Some(affine) = self.affine_step(t, i, ix, lhs, &n)? {
+            return Ok(Some(affine));
+        }
         let step = match &lhs.kind {
             // i + c, c + i
             B(BinOp::Add, a, c) if is(a, &i.name) => konst(c).map(|c| (c, 1)),
@@ -582,7 +617,77 @@ impl Checker<'_> {
             .with_help(format!("use an offset from 1 to {}, the least number of parties minus one, or require more parties (`requires {n} >= {}`)", self.party_min.saturating_sub(1), c + 1)));
         }
         let c = i64::try_from(c).map_err(|_| Diagnostic::error(ix.span, "offset too large"))?;
-        Ok(Some(sign * c))
+        Ok(Some(PartyRound::Ring {
+            step: sign * c,
+            mul: 1,
+            inv: 1,
+        }))
+    }
+
+    /// The receiver `P[(a * i + c) % n]` (or `(i * a + c)`, `(a * i)`) of a
+    /// round sent by every party, `a >= 2` a constant: accepted when
+    /// `requires n == K` fixes the count, `a` is prime to `K` and no party
+    /// is its own image, so the map is a permutation of the parties in
+    /// which nobody sends to itself; `None` when `lhs` is not of that form.
+    fn affine_step(
+        &self,
+        t: &RoleRef,
+        i: &Ident,
+        ix: &Expr,
+        lhs: &Expr,
+        n: &str,
+    ) -> R<Option<PartyRound>> {
+        use ExprKind::Binary as B;
+        let konst = |e: &Expr| match &e.kind {
+            ExprKind::Int(k) => Some(*k),
+            ExprKind::Var(v) => self.consts.get(v).map(|(_, k)| *k),
+            _ => None,
+        };
+        let is_i = |e: &Expr| matches!(&e.kind, ExprKind::Var(v) if v == &i.name);
+        let times = |e: &Expr| match &e.kind {
+            B(BinOp::Mul, a, x) if is_i(x) => konst(a),
+            B(BinOp::Mul, x, a) if is_i(a) => konst(x),
+            _ => None,
+        };
+        let (a, c) = match &lhs.kind {
+            B(BinOp::Add, m, c) => match (times(m), konst(c)) {
+                (Some(a), Some(c)) => (a, c),
+                _ => return Ok(None),
+            },
+            _ => match times(lhs) {
+                Some(a) => (a, 0),
+                None => return Ok(None),
+            },
+        };
+        let text = self.src.snippet(ix.span).trim().to_string();
+        let p = &t.name.name;
+        let Some(k) = self.party_exact else {
+            return Err(Diagnostic::error(
+                ix.span,
+                format!("`{text}` is a permutation of the parties only for some numbers of parties"),
+            )
+            .with_help(format!("fix the number of parties (`requires {n} == 5`, say) so the compiler can check it, or use a rotation `{p}[({} + c) % {n}]`", i.name)));
+        };
+        let to_u64 = |v: u128| u64::try_from(v % u128::from(k)).unwrap_or(0);
+        let (a, c) = (to_u64(a), to_u64(c));
+        let Some(inv) = inverse_mod(a, k) else {
+            return Err(Diagnostic::error(
+                ix.span,
+                format!("`{text}` is not a permutation of the {k} parties: {a} and {k} share a factor, so two parties would send to one"),
+            )
+            .with_help(format!("use a multiplier prime to {k}")));
+        };
+        if let Some(x) = (0..k).find(|&x| {
+            (u128::from(a) * u128::from(x) + u128::from(c)) % u128::from(k) == u128::from(x)
+        }) {
+            return Err(Diagnostic::error(
+                ix.span,
+                format!("`{text}` makes `{p}[{x}]` send to itself (of {k} parties)"),
+            )
+            .with_help("change the offset so that no party is its own image"));
+        }
+        let step = i64::try_from(c).map_err(|_| Diagnostic::error(ix.span, "offset too large"))?;
+        Ok(Some(PartyRound::Ring { step, mul: a, inv }))
     }
 
     /// What kind of n-party round `r` (sent by `from`) is.
@@ -602,8 +707,8 @@ impl Checker<'_> {
             Target::Role(t) => t,
         };
         self.role(t)?;
-        if let Some(step) = self.ring_step(t, from)? {
-            return Ok(PartyRound::Ring { step });
+        if let Some(ring) = self.ring_step(t, from)? {
+            return Ok(ring);
         }
         let to = self.ix(t)?;
         self.role(t)?;

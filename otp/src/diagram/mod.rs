@@ -260,8 +260,8 @@ fn arrow(ir: &Ir, k: usize, env: &Env, per_chunk: Vec<String>) -> Step {
             fixed_party(ir, sender),
             fixed_party(ir, receiver)
         )),
-        Some(PartyRound::Ring { step }) => {
-            detail.push(format!("each to its neighbour {}", ring_neighbour(step)))
+        Some(PartyRound::Ring { step, mul, .. }) => {
+            detail.push(format!("each to its neighbour {}", ring_target(step, mul)))
         }
         None => {}
     }
@@ -305,5 +305,22 @@ pub(crate) fn ring_neighbour(step: i64) -> String {
     match step {
         s if s >= 0 => format!("(i + {s}) % n"),
         s => format!("(i + n - {}) % n", s.unsigned_abs()),
+    }
+}
+
+/// The party a ring round of party `i` goes to: [`ring_neighbour`] for a
+/// rotation, `(a * i + c) % n` for an affine map (`mul = a`).
+pub(crate) fn ring_target(step: i64, mul: u64) -> String {
+    match mul {
+        1 => ring_neighbour(step),
+        a => format!("({a} * i + {step}) % n"),
+    }
+}
+
+/// The party a ring round of party `i` comes from: the inverse map.
+pub(crate) fn ring_source(step: i64, inv: u64) -> String {
+    match inv {
+        1 => ring_neighbour(-step),
+        b => format!("({b} * (i + n - {step})) % n"),
     }
 }

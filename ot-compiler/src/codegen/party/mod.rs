@@ -84,7 +84,9 @@ fn step_traits(ir: &Ir) -> TokenStream {
                 Some(PartyRound::Between { sender, receiver }) => {
                     (fixed_text(ir, sender), fixed_text(ir, receiver))
                 }
-                Some(PartyRound::Ring { step }) => (format!("{p}[i]"), ring_text(p, step)),
+                Some(PartyRound::Ring { step, mul, .. }) => {
+                    (format!("{p}[i]"), ring_text(p, step, mul))
+                }
                 _ => (format!("{p}[i]"), "all".into()),
             };
             format!("round `{}`: {from} -> {to} : {}", r.name, r.msg)
@@ -285,8 +287,9 @@ fn round_bytes(ir: &Ir, k: usize) -> (TokenStream, TokenStream) {
 }
 
 /// The receiver of a ring round as written: `P[(i + 1) % n]`.
-pub(crate) fn ring_text(p: &str, step: i64) -> String {
+pub(crate) fn ring_text(p: &str, step: i64, mul: u64) -> String {
     match step {
+        s if mul != 1 => format!("{p}[({mul} * i + {s}) % n]"),
         s if s >= 0 => format!("{p}[(i + {s}) % n]"),
         s => format!("{p}[(i + n - {}) % n]", s.unsigned_abs()),
     }

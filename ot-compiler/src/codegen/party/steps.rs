@@ -111,10 +111,10 @@ impl PartyGen<'_> {
                 Some((self.fixed_senders(r, quote!(__s.me)), wire(r))),
             ),
             Op::Recv(r) if matches!(self.ir.rounds[r].party, Some(PartyRound::Ring { .. })) => {
-                let Some(PartyRound::Ring { step }) = self.ir.rounds[r].party else {
+                let Some(PartyRound::Ring { step, inv, .. }) = self.ir.rounds[r].party else {
                     return (false, None);
                 };
-                let from = ring_peer(quote!(__s.me), quote!(__n), -step);
+                let from = ring_source(quote!(__s.me), quote!(__n), step, inv);
                 (false, Some((quote!(::std::vec![#from]), wire(r))))
             }
             // A chunked round is read as frames of at most a chunk; the
@@ -259,7 +259,7 @@ impl PartyGen<'_> {
             // One message for every receiver: every other party (a
             // broadcast) or the neighbour on the ring.
             let what = match rd.party {
-                Some(PartyRound::Ring { step }) => format!("Builds this party's `{}` for its neighbour on the ring of parties (`me + {step}` modulo `n`).", rd.msg),
+                Some(PartyRound::Ring { step, mul, .. }) => format!("Builds this party's `{}` for its neighbour on the ring of parties (`{mul} * me + {step}` modulo `n`).", rd.msg),
                 _ => format!("Builds this party's `{}`, the same for every other party (send it to each).", rd.msg),
             };
             let parts = Parts {
@@ -274,8 +274,8 @@ impl PartyGen<'_> {
                 result: quote!((__msg, #next_party)),
             };
             let drive = match rd.party {
-                Some(PartyRound::Ring { step }) => {
-                    let to = ring_peer(quote!(__s.me), quote!(__n), step);
+                Some(PartyRound::Ring { step, mul, .. }) => {
+                    let to = ring_target(quote!(__s.me), quote!(__n), step, mul);
                     super::driver::send_one(&method, &rd.name, to)
                 }
                 _ => {
@@ -327,8 +327,8 @@ impl PartyGen<'_> {
     }
 
     fn recv_parts(&self, r: usize, next: &PState, stashed: bool) -> (Parts, TokenStream) {
-        if let Some(PartyRound::Ring { step }) = self.ir.rounds[r].party {
-            return self.ring_recv_parts(r, next, step);
+        if let Some(PartyRound::Ring { step, inv, .. }) = self.ir.rounds[r].party {
+            return self.ring_recv_parts(r, next, (step, inv));
         }
         let rt = rt();
         let StepNames(rn, m, method, names, parts_of) = self.step_names(r, "recv");
@@ -397,11 +397,16 @@ impl PartyGen<'_> {
 
     /// The receive of a ring round: the one message of the party `step`
     /// places before this one; its fields become that party's values.
-    fn ring_recv_parts(&self, r: usize, next: &PState, step: i64) -> (Parts, TokenStream) {
+    fn ring_recv_parts(
+        &self,
+        r: usize,
+        next: &PState,
+        (step, inv): (i64, u64),
+    ) -> (Parts, TokenStream) {
         let StepNames(rn, m, method, names, parts_of) = self.step_names(r, "recv");
         let (next_party, next_ty) = self.next_party(next);
         let n = shape(&parties(self.ir));
-        let pred = ring_peer(quote!(me), quote!(__n), -step);
+        let pred = ring_source(quote!(me), quote!(__n), step, inv);
         let middle = quote! {
             let __n = #n;
             let __pred: usize = #pred;
@@ -416,14 +421,14 @@ impl PartyGen<'_> {
             #( let #names = #parts_of; )*
         };
         let parts = Parts {
-            doc: self.round_doc(r, &format!("Takes the one message of this party's neighbour on the ring (`me - {step}` modulo `n`) as a `(sender, message)` pair; its fields become this party's values, then runs the party's local computation up to its next step.")),
+            doc: self.round_doc(r, &format!("Takes the one message of this party's neighbour on the ring (`{}` modulo `n`) as a `(sender, message)` pair; its fields become this party's values, then runs the party's local computation up to its next step.", if inv == 1 { format!("me - {step}") } else { format!("{inv} * (me - {step})") })),
             method: method.clone(),
             args: quote!(, received: ::std::vec::Vec<(usize, msgs::#m)>),
             ret: next_ty,
             middle,
             result: next_party,
         };
-        let from = ring_peer(quote!(__s.me), quote!(__n), -step);
+        let from = ring_source(quote!(__s.me), quote!(__n), step, inv);
         let from = quote!(::std::vec![#from]);
         (parts, super::driver::recv_from(&m, &method, rn, from))
     }
@@ -838,4 +843,25 @@ fn ring_peer(me: TokenStream, n: TokenStream, step: i64) -> TokenStream {
     } else {
         quote!((#me + #n - #c) % #n)
     }
+}
+
+/// The party that party `me` sends a ring round to: `me + step` for a
+/// rotation, `(mul · me + step) mod n` for an affine map (`n` fixed by
+/// the protocol's `requires`, `step` then in `0..n`).
+fn ring_target(me: TokenStream, n: TokenStream, step: i64, mul: u64) -> TokenStream {
+    if mul == 1 {
+        return ring_peer(me, n, step);
+    }
+    let (a, c) = (mul as usize, step.unsigned_abs() as usize);
+    quote!((#a * #me + #c) % #n)
+}
+
+/// The party that party `me` receives a ring round from: `me - step` for
+/// a rotation, `inv · (me - step) mod n` for an affine map.
+fn ring_source(me: TokenStream, n: TokenStream, step: i64, inv: u64) -> TokenStream {
+    if inv == 1 {
+        return ring_peer(me, n, -step);
+    }
+    let (b, c) = (inv as usize, step.unsigned_abs() as usize);
+    quote!((#b * ((#me + #n - #c % #n) % #n)) % #n)
 }
