@@ -253,6 +253,19 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
             return Err(fail(&sources, errors));
         }
     };
+    // What `Compiled` keeps of the declarations; then the syntax trees go
+    // before the plan, so that the two never peak together (memory linear
+    // in the file, issue 35 item 4).
+    let intrinsic_decls = scope
+        .intrinsics
+        .iter()
+        .map(|(n, i)| (n.clone(), i.name.span))
+        .collect();
+    let mut intrinsics: Vec<ast::IntrinsicDecl> =
+        scope.intrinsics.values().map(|i| (*i).clone()).collect();
+    intrinsics.sort_by_key(|i| (i.span.file, i.span.start));
+    drop(scope);
+    drop(files);
     let plan = match plan::plan(&mut ir) {
         Ok(plan) => plan,
         Err(d) => {
@@ -273,14 +286,6 @@ fn check_loaded(loaded: Loaded) -> Result<Compiled, Failure> {
         .filter_map(|f| f.abs_path.clone())
         .collect();
     ir.spec_hash = spec_hash(&sources);
-    let intrinsic_decls = scope
-        .intrinsics
-        .iter()
-        .map(|(n, i)| (n.clone(), i.name.span))
-        .collect();
-    let mut intrinsics: Vec<ast::IntrinsicDecl> =
-        scope.intrinsics.values().map(|i| (*i).clone()).collect();
-    intrinsics.sort_by_key(|i| (i.span.file, i.span.start));
     Ok(Compiled {
         sources,
         warnings,
