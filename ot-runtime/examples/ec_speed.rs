@@ -36,16 +36,6 @@ fn main() {
     time("point_table", 200, || {
         black_box(point_table(black_box(p)));
     });
-    let c = point_comb(p);
-    time("comb_mul", 2000, || {
-        black_box(comb_mul(&c, black_box(s)));
-    });
-    time("point_comb", 200, || {
-        black_box(point_comb(black_box(p)));
-    });
-    time("point_add", 20000, || {
-        black_box(black_box(p) + black_box(p));
-    });
     time("compress", 2000, || {
         black_box(black_box(p).compress());
     });
