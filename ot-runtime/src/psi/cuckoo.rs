@@ -79,8 +79,10 @@ impl Cell {
 /// built under (the one the sender must use), the number of bins, the
 /// element placed in each bin with the hash index that placed it, and for
 /// each element its representative (the first element equal to it: equal
-/// elements share one bin). Built by [`cuckoo_table`].
-#[derive(Clone, Debug)]
+/// elements share one bin). Built by [`cuckoo_table`]. Where the
+/// receiver's elements sit is derived from its secret set: the cells and
+/// representatives are wiped on drop, and `Debug` shows only the sizes.
+#[derive(Clone)]
 pub struct CuckooTable {
     seed: Block,
     bins: usize,
@@ -92,6 +94,27 @@ pub struct CuckooTable {
     /// The set's length.
     len: usize,
     ok: bool,
+}
+
+impl core::fmt::Debug for CuckooTable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CuckooTable")
+            .field("bins", &self.bins)
+            .field("elements", &self.len)
+            .field("ok", &self.ok)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for CuckooTable {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        for c in &mut self.cells {
+            c.elem.zeroize();
+            c.bins.zeroize();
+        }
+        self.rep.zeroize();
+    }
 }
 
 impl CuckooTable {

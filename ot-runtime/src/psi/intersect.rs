@@ -265,6 +265,24 @@ pub struct PsiIndex {
     reps: Vec<u32>,
 }
 
+impl Drop for PsiIndex {
+    /// Wipes the receiver's tags (its OPRF outputs) and representatives.
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        if let Some((filter, tables)) = &mut self.tables {
+            filter.words.zeroize();
+            for t in tables.iter_mut() {
+                for e in t.buckets.iter_mut().flat_map(|b| b.0.iter_mut()) {
+                    e.key.zeroize();
+                    e.rest.zeroize();
+                    e.elem.zeroize();
+                }
+            }
+        }
+        self.reps.zeroize();
+    }
+}
+
 impl core::fmt::Debug for PsiIndex {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PsiIndex")
