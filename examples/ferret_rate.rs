@@ -14,23 +14,11 @@
 use std::time::Instant;
 
 use ot::runtime::transport::channel::{local_pair_tcp, Channel};
-use ot::runtime::Block;
 use ot::{FerretReceiver, FerretSender};
 
-fn aes_blocks_per_second() -> f64 {
-    let aes = ot::runtime::primitives::aes::Aes128::new(Block(0x0123_4567_89ab_cdef));
-    let mut buf = vec![Block::ZERO; 1 << 16];
-    let mut best = f64::MAX;
-    for _ in 0..20 {
-        let t = Instant::now();
-        for _ in 0..16 {
-            aes.encrypt_blocks(&mut buf);
-        }
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    std::hint::black_box(&buf);
-    (16 * buf.len()) as f64 / best
-}
+#[path = "common/rates.rs"]
+mod rates;
+use rates::aes_blocks_per_second;
 
 /// One pair delivering at least `n` COTs: (seconds, COTs, bytes both ways).
 fn one(n: usize) -> (f64, usize, u64) {

@@ -51,6 +51,10 @@ use std::net::TcpListener;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
+#[path = "common/rates.rs"]
+mod rates;
+use rates::aes_blocks_per_second;
+
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -1400,22 +1404,6 @@ fn setup_comm(p: Proto, n: usize) -> Res<(usize, usize)> {
         (c.sender, c.receiver)
     };
     Ok((cr + br + ds, cs + bs + dr))
-}
-
-/// Raw fixed-key AES throughput of the runtime (blocks/s), single core.
-fn aes_blocks_per_second() -> f64 {
-    let aes = ot::runtime::primitives::aes::Aes128::new(Block::from(0x0123_4567_89ab_cdefu128));
-    let mut buf = vec![Block::ZERO; 1 << 16];
-    let mut best = f64::MAX;
-    for _ in 0..20 {
-        let t = Instant::now();
-        for _ in 0..16 {
-            aes.encrypt_blocks(&mut buf);
-        }
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    std::hint::black_box(&buf);
-    (16 * buf.len()) as f64 / best
 }
 
 /// Raw TCP loopback stream rate (bytes/s) of the runtime's TCP channel:

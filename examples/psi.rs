@@ -22,6 +22,10 @@ use ot::{kkrt_psi, BatchedOprfReceiver, BatchedOprfSender, Oprf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+#[path = "common/rates.rs"]
+mod rates;
+use rates::aes_blocks_per_second;
+
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// What one run measured.
@@ -89,22 +93,6 @@ fn oprf_run(m: usize, threads: usize) -> Res<Duration> {
         return Err("the OPRF's values are wrong".into());
     }
     Ok(time)
-}
-
-/// Raw fixed-key AES throughput of the runtime (blocks/s), single core.
-fn aes_blocks_per_second() -> f64 {
-    let aes = ot::runtime::primitives::aes::Aes128::new(Block(0x0123_4567_89ab_cdef));
-    let mut buf = vec![Block::ZERO; 1 << 16];
-    let mut best = f64::MAX;
-    for _ in 0..20 {
-        let t = Instant::now();
-        for _ in 0..16 {
-            aes.encrypt_blocks(&mut buf);
-        }
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    std::hint::black_box(&buf);
-    (16 * buf.len()) as f64 / best
 }
 
 /// The value of `--name N` (`2^k` accepted), or `default`.

@@ -14,29 +14,68 @@ use crate::runtime::Block;
 use crate::traits::{len_param, BatchedOprfReceiver, BatchedOprfSender, OtError};
 use crate::{kkrt, oos};
 
+/// One sender run of `kkrt.otp` or `oos.otp` as `Oprf` is configured:
+/// `$run` drives the built role `$role` (`$role.run(ch)` or
+/// `$role.run_async(ch).await`); evaluates to the key.
+macro_rules! sender_run {
+    ($self:ident, $m:expr, |$role:ident| $run:expr) => {{
+        let m = len_param($m)?;
+        let (threads, sha1) = ($self.threads(), $self.sha1());
+        let base = Box::new($self.base_extension()?);
+        let rng = $self.fork_rng();
+        match $self.linear_code() {
+            None => {
+                let p = kkrt::Params::new(m, threads, sha1)?;
+                let subs = kkrt::SenderSubs { base };
+                let $role = kkrt::Sender::new(p, kkrt::SenderInput {}, rng, subs)?;
+                Ok($run?.key)
+            }
+            Some(code) => {
+                let p = oos::Params::new(m, threads, sha1)?;
+                let subs = oos::SenderSubs { base };
+                let $role = oos::Sender::new(p, oos::SenderInput { code }, rng, subs)?;
+                Ok($run?.key)
+            }
+        }
+    }};
+}
+
+/// One receiver run on `$inputs`, as [`sender_run`]; evaluates to the
+/// values.
+macro_rules! receiver_run {
+    ($self:ident, $inputs:expr, |$role:ident| $run:expr) => {{
+        let inputs: &[Block] = $inputs;
+        let m = len_param(inputs.len())?;
+        let (threads, sha1) = ($self.threads(), $self.sha1());
+        let base = Box::new($self.base_extension()?);
+        let rng = $self.fork_rng();
+        match $self.linear_code() {
+            None => {
+                let p = kkrt::Params::new(m, threads, sha1)?;
+                let input = kkrt::ReceiverInput {
+                    inputs: inputs.to_vec(),
+                };
+                let subs = kkrt::ReceiverSubs { base };
+                let $role = kkrt::Receiver::new(p, input, rng, subs)?;
+                Ok($run?.values)
+            }
+            Some(code) => {
+                let p = oos::Params::new(m, threads, sha1)?;
+                let choices = inputs.to_vec();
+                let input = oos::ReceiverInput { code, choices };
+                let subs = oos::ReceiverSubs { base };
+                let $role = oos::Receiver::new(p, input, rng, subs)?;
+                Ok($run?.values)
+            }
+        }
+    }};
+}
+
 impl BatchedOprfSender for Oprf {
     /// Runs `kkrt.otp` (or `oos.otp` over the configured code) as the
     /// sender of `m` instances.
     fn send_oprf(&mut self, ch: &mut dyn Channel, m: usize) -> Result<OprfKey, OtError> {
-        let m = len_param(m)?;
-        let (threads, sha1) = (self.threads(), self.sha1());
-        let base = Box::new(self.base_extension()?);
-        let rng = self.fork_rng();
-        match self.linear_code() {
-            None => {
-                let p = kkrt::Params::new(m, threads, sha1)?;
-                let subs = kkrt::SenderSubs { base };
-                let out = kkrt::Sender::new(p, kkrt::SenderInput {}, rng, subs)?.run(ch)?;
-                Ok(out.key)
-            }
-            Some(code) => {
-                let p = oos::Params::new(m, threads, sha1)?;
-                let input = oos::SenderInput { code };
-                let subs = oos::SenderSubs { base };
-                let out = oos::Sender::new(p, input, rng, subs)?.run(ch)?;
-                Ok(out.key)
-            }
-        }
+        sender_run!(self, m, |role| role.run(ch))
     }
 
     crate::runtime::__if_tokio! {
@@ -47,26 +86,7 @@ impl BatchedOprfSender for Oprf {
             ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
             m: usize,
         ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<OprfKey, OtError>> {
-            Box::pin(async move {
-                let m = len_param(m)?;
-                let (threads, sha1) = (self.threads(), self.sha1());
-                let base = Box::new(self.base_extension()?);
-                let rng = self.fork_rng();
-                match self.linear_code() {
-                    None => {
-                        let p = kkrt::Params::new(m, threads, sha1)?;
-                        let subs = kkrt::SenderSubs { base };
-                        let s = kkrt::Sender::new(p, kkrt::SenderInput {}, rng, subs)?;
-                        Ok(s.run_async(ch).await?.key)
-                    }
-                    Some(code) => {
-                        let p = oos::Params::new(m, threads, sha1)?;
-                        let subs = oos::SenderSubs { base };
-                        let s = oos::Sender::new(p, oos::SenderInput { code }, rng, subs)?;
-                        Ok(s.run_async(ch).await?.key)
-                    }
-                }
-            })
+            Box::pin(async move { sender_run!(self, m, |role| role.run_async(ch).await) })
         }
     }
 }
@@ -79,29 +99,7 @@ impl BatchedOprfReceiver for Oprf {
         ch: &mut dyn Channel,
         inputs: &[Block],
     ) -> Result<Vec<Block>, OtError> {
-        let m = len_param(inputs.len())?;
-        let (threads, sha1) = (self.threads(), self.sha1());
-        let base = Box::new(self.base_extension()?);
-        let rng = self.fork_rng();
-        match self.linear_code() {
-            None => {
-                let p = kkrt::Params::new(m, threads, sha1)?;
-                let input = kkrt::ReceiverInput {
-                    inputs: inputs.to_vec(),
-                };
-                let subs = kkrt::ReceiverSubs { base };
-                Ok(kkrt::Receiver::new(p, input, rng, subs)?.run(ch)?.values)
-            }
-            Some(code) => {
-                let p = oos::Params::new(m, threads, sha1)?;
-                let input = oos::ReceiverInput {
-                    code,
-                    choices: inputs.to_vec(),
-                };
-                let subs = oos::ReceiverSubs { base };
-                Ok(oos::Receiver::new(p, input, rng, subs)?.run(ch)?.values)
-            }
-        }
+        receiver_run!(self, inputs, |role| role.run(ch))
     }
 
     crate::runtime::__if_tokio! {
@@ -112,29 +110,7 @@ impl BatchedOprfReceiver for Oprf {
             ch: &'a mut dyn crate::runtime::transport::channel::AsyncChannel,
             inputs: &'a [Block],
         ) -> crate::runtime::transport::channel::BoxFuture<'a, Result<Vec<Block>, OtError>> {
-            Box::pin(async move {
-                let m = len_param(inputs.len())?;
-                let (threads, sha1) = (self.threads(), self.sha1());
-                let base = Box::new(self.base_extension()?);
-                let rng = self.fork_rng();
-                match self.linear_code() {
-                    None => {
-                        let p = kkrt::Params::new(m, threads, sha1)?;
-                        let input = kkrt::ReceiverInput { inputs: inputs.to_vec() };
-                        let subs = kkrt::ReceiverSubs { base };
-                        let r = kkrt::Receiver::new(p, input, rng, subs)?;
-                        Ok(r.run_async(ch).await?.values)
-                    }
-                    Some(code) => {
-                        let p = oos::Params::new(m, threads, sha1)?;
-                        let choices = inputs.to_vec();
-                        let input = oos::ReceiverInput { code, choices };
-                        let subs = oos::ReceiverSubs { base };
-                        let r = oos::Receiver::new(p, input, rng, subs)?;
-                        Ok(r.run_async(ch).await?.values)
-                    }
-                }
-            })
+            Box::pin(async move { receiver_run!(self, inputs, |role| role.run_async(ch).await) })
         }
     }
 }
