@@ -259,8 +259,18 @@ impl PartyGen<'_> {
             // One message for every receiver: every other party (a
             // broadcast) or the neighbour on the ring.
             let what = match rd.party {
-                Some(PartyRound::Ring { step, mul, .. }) => format!("Builds this party's `{}` for its neighbour on the ring of parties (`{mul} * me + {step}` modulo `n`).", rd.msg),
-                _ => format!("Builds this party's `{}`, the same for every other party (send it to each).", rd.msg),
+                Some(PartyRound::Ring { step, mul, .. }) => {
+                    let to = if mul == 1 {
+                        format!("me + {step}")
+                    } else {
+                        format!("{mul} * me + {step}")
+                    };
+                    format!("Builds this party's `{}` for its neighbour on the ring of parties (`{to}` modulo `n`).", rd.msg)
+                }
+                _ => format!(
+                    "Builds this party's `{}`, the same for every other party (send it to each).",
+                    rd.msg
+                ),
             };
             let parts = Parts {
                 doc: self.round_doc(r, &what),
