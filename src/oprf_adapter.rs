@@ -8,22 +8,55 @@
 //! ([`Oprf::setup_sender`]) runs the base OTs once instead.
 
 use crate::oprf_session::Oprf;
+use crate::runtime::oprf::code::LinearCode;
 use crate::runtime::oprf::OprfKey;
+use crate::runtime::primitives::rng::Rng;
 use crate::runtime::transport::channel::Channel;
 use crate::runtime::Block;
+use crate::traits::OtExtension;
 use crate::traits::{len_param, BatchedOprfReceiver, BatchedOprfSender, OtError};
 use crate::{kkrt, oos};
+
+/// What one run of either role takes from the configuration: the batch
+/// size (checked), threads, hash, the base-OT extension, a fresh RNG and
+/// OOS's code (`None`: KKRT).
+struct RunParts {
+    m: usize,
+    threads: usize,
+    sha1: bool,
+    base: Box<OtExtension>,
+    rng: Rng,
+    code: Option<LinearCode>,
+}
+
+impl Oprf {
+    /// The parts of one run of `m` instances.
+    fn run_parts(&mut self, m: usize) -> Result<RunParts, OtError> {
+        Ok(RunParts {
+            m: len_param(m)?,
+            threads: self.threads(),
+            sha1: self.sha1(),
+            base: Box::new(self.base_extension()?),
+            rng: self.fork_rng(),
+            code: self.linear_code(),
+        })
+    }
+}
 
 /// One sender run of `kkrt.otp` or `oos.otp` as `Oprf` is configured:
 /// `$run` drives the built role `$role` (`$role.run(ch)` or
 /// `$role.run_async(ch).await`); evaluates to the key.
 macro_rules! sender_run {
     ($self:ident, $m:expr, |$role:ident| $run:expr) => {{
-        let m = len_param($m)?;
-        let (threads, sha1) = ($self.threads(), $self.sha1());
-        let base = Box::new($self.base_extension()?);
-        let rng = $self.fork_rng();
-        match $self.linear_code() {
+        let RunParts {
+            m,
+            threads,
+            sha1,
+            base,
+            rng,
+            code,
+        } = $self.run_parts($m)?;
+        match code {
             None => {
                 let p = kkrt::Params::new(m, threads, sha1)?;
                 let subs = kkrt::SenderSubs { base };
@@ -45,11 +78,15 @@ macro_rules! sender_run {
 macro_rules! receiver_run {
     ($self:ident, $inputs:expr, |$role:ident| $run:expr) => {{
         let inputs: &[Block] = $inputs;
-        let m = len_param(inputs.len())?;
-        let (threads, sha1) = ($self.threads(), $self.sha1());
-        let base = Box::new($self.base_extension()?);
-        let rng = $self.fork_rng();
-        match $self.linear_code() {
+        let RunParts {
+            m,
+            threads,
+            sha1,
+            base,
+            rng,
+            code,
+        } = $self.run_parts(inputs.len())?;
+        match code {
             None => {
                 let p = kkrt::Params::new(m, threads, sha1)?;
                 let input = kkrt::ReceiverInput {
