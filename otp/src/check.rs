@@ -1,20 +1,26 @@
 //! `otp check`: errors and warnings for each file, and the exit code
 //! (0 clean, 1 warnings under `--deny-warnings`, 2 errors). The errors
 //! include intrinsic paths into the runtime that name no function of it or
-//! take another number of arguments ([`crate::kernel_check`]).
+//! take another number of arguments ([`crate::kernel_check`]). By default it
+//! runs what `protocol!` runs, the checks and the code generation, so the
+//! time and memory it takes are the macro's; `--no-codegen` stops after the
+//! checks (the same diagnostics: code generation reports none).
 
 use crate::kernel_check;
-use crate::load::{emit, try_check};
+use crate::load::{emit, try_check, try_compile};
 use crate::Color;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Checks every file (all of them, even after an error) and returns the exit code.
-pub fn run(files: &[PathBuf], deny_warnings: bool, color: Color) -> ExitCode {
+/// Checks every file (all of them, even after an error) and returns the
+/// exit code; with `codegen`, also generates each file's code as
+/// `protocol!` does.
+pub fn run(files: &[PathBuf], deny_warnings: bool, codegen: bool, color: Color) -> ExitCode {
     let (mut errors, mut warnings) = (0usize, 0usize);
+    let stage = if codegen { try_compile } else { try_check };
     for file in files {
         let shown = file.display();
-        match try_check(file, color) {
+        match stage(file, color) {
             Err(fail) => {
                 eprintln!("otp: {}", fail.0);
                 errors += 1;

@@ -26,8 +26,9 @@ pub fn try_compile(file: &Path, color: Color) -> Result<Result<Compiled, usize>,
 }
 
 /// Like [`try_compile`], without generating code (`tokens` empty): every
-/// error and warning, in memory linear in the file (`otp check`, which
-/// goes on after a failure; code generation adds no diagnostics).
+/// error and warning, in memory linear in the file (`otp check
+/// --no-codegen`, which goes on after a failure; code generation adds no
+/// diagnostics).
 pub fn try_check(file: &Path, color: Color) -> Result<Result<Compiled, usize>, Fail> {
     run_front(file, color, ot_compiler::check_path)
 }

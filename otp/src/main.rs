@@ -63,7 +63,8 @@ enum Cmd {
     /// Report errors and warnings (unused values), and intrinsic paths under
     /// `::ot::runtime::` that name no function of the runtime or take
     /// another number of arguments; exit 0 clean, 1 with warnings under
-    /// --deny-warnings, 2 on errors.
+    /// --deny-warnings, 2 on errors. Runs what `protocol!` runs: the checks
+    /// and the code generation.
     Check {
         /// The `.otp` files to check.
         #[arg(required = true)]
@@ -71,6 +72,11 @@ enum Cmd {
         /// Exit with code 1 when there are warnings.
         #[arg(long)]
         deny_warnings: bool,
+        /// Run the checks only, not the code generation (same diagnostics;
+        /// time and memory linear in the file, for very large generated
+        /// specifications).
+        #[arg(long)]
+        no_codegen: bool,
     },
     /// Print the Rust code `protocol!` generates for the file, pretty-printed.
     Expand {
@@ -190,7 +196,8 @@ fn main() -> ExitCode {
         Cmd::Check {
             files,
             deny_warnings,
-        } => return check::run(&files, deny_warnings, color),
+            no_codegen,
+        } => return check::run(&files, deny_warnings, !no_codegen, color),
         Cmd::Expand { file } => expand::run(&file, color),
         Cmd::Rounds { file, parties } => {
             load::compile(&file, color).and_then(|c| rounds::print(&c, parties))

@@ -64,6 +64,9 @@ fn check_exit_codes_for_warnings() {
     assert!(err.contains("= help:"), "{err}");
     // Not a terminal: no colour codes.
     assert!(!err.contains('\u{1b}'), "{err}");
+    // `--no-codegen` stops after the checks: the same report, the same code.
+    let (code2, out2, err2) = otp(&["check", "--no-codegen", &file]);
+    assert_eq!((code2, &out2, &err2), (code, &out, &err));
     let (code, _, _) = otp(&["check", "--deny-warnings", &file]);
     assert_eq!(code, 1);
     let (_, _, err) = otp(&["--color", "always", "check", &file]);
