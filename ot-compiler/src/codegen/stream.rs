@@ -514,6 +514,7 @@ pub(super) fn give_back(
     held: &[(String, Ty)],
     next: &[(String, Ty)],
     event: &Event,
+    wipe_now: bool,
 ) -> TokenStream {
     let mut alive: BTreeSet<&str> = held.iter().map(|(n, _)| n.as_str()).collect();
     if let Event::Stream(st) = event {
@@ -530,10 +531,15 @@ pub(super) fn give_back(
         .filter(|k| alive.contains(k.as_str()) && !next.iter().any(|(n, _)| n == *k))
         .map(|k| {
             let i = id(k);
-            if secrets.contains(k) {
+            if secrets.contains(k) && wipe_now {
                 // Kept for the next run's reuse, zeroed first.
                 let rt = rt();
                 quote!(scratch.put(#k, #rt::primitives::wipe::Wiped::into_wiped(#i));)
+            } else if secrets.contains(k) {
+                // Kept for the next run's reuse, zeroed after the next
+                // message goes out (`Scratch::put_secret`).
+                let rt = rt();
+                quote!(scratch.put_secret(#k, #rt::primitives::wipe::Wiped::into_unwiped(#i));)
             } else {
                 quote!(scratch.put(#k, #i);)
             }

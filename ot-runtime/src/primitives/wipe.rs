@@ -184,6 +184,12 @@ impl<T: Wipe + Default> Wiped<T> {
         self.0.wipe();
         core::mem::take(&mut self.0)
     }
+
+    /// The value, not wiped: for handing it to an owner that wipes it
+    /// later ([`crate::transport::session::Scratch::put_secret`]).
+    pub fn into_unwiped(mut self) -> T {
+        core::mem::take(&mut self.0)
+    }
 }
 
 impl<T: Wipe> core::ops::Deref for Wiped<T> {

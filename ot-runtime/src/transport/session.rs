@@ -2,6 +2,7 @@
 //! by the static duality guard, the [`Party`] trait every generated role's
 //! initial state implements, and [`run_pair`] to run two dual roles locally.
 
+use crate::primitives::wipe::Wipe;
 use crate::transport::channel::{Channel, MemoryChannel};
 
 /// One communication step of a role, by round index.
@@ -135,31 +136,94 @@ where
 /// run (`reuse_outputs`). Allocation and first-touch page faults then happen
 /// once per session instead of once per batch. Cloning gives an empty
 /// scratch: the buffers are a cache, not data.
+///
+/// A buffer that still holds secrets is given back with
+/// [`Scratch::put_secret`] and wiped later, off the peer's path: by
+/// [`Scratch::wipe_held`] (the generated drivers call it right after
+/// sending a message, so the wipe overlaps the peer's work instead of
+/// delaying the message), else before [`Scratch::take`] hands it out again,
+/// else when the scratch is dropped. No secret outlives the scratch.
 #[derive(Default)]
 pub struct Scratch {
-    buffers: Vec<(&'static str, Box<dyn std::any::Any + Send>)>,
+    buffers: Vec<Kept>,
+}
+
+/// One kept buffer: its key, the `Vec<T>` itself, and while it still holds
+/// secrets the function that wipes it.
+struct Kept {
+    key: &'static str,
+    buffer: Box<dyn std::any::Any + Send>,
+    wipe: Option<fn(&mut (dyn std::any::Any + Send))>,
+}
+
+impl Kept {
+    /// Wipes the buffer if it still holds secrets.
+    fn wipe(&mut self) {
+        if let Some(wipe) = self.wipe.take() {
+            wipe(&mut *self.buffer);
+        }
+    }
+}
+
+/// Wipes a kept `Vec<T>` in place (see [`Scratch::put_secret`]).
+fn wipe_vec<T: Wipe + 'static>(buffer: &mut (dyn std::any::Any + Send)) {
+    if let Some(v) = buffer.downcast_mut::<Vec<T>>() {
+        v.wipe();
+    }
 }
 
 impl Scratch {
     /// The buffer kept under `key` if there is one of element type `T`
-    /// (its contents are stale; callers resize and overwrite), else empty.
+    /// (its contents are stale, wiped if they were secret; callers resize
+    /// and overwrite), else empty.
     pub fn take<T: Send + 'static>(&mut self, key: &'static str) -> Vec<T> {
         let Some(i) = self
             .buffers
             .iter()
-            .position(|(k, b)| *k == key && b.is::<Vec<T>>())
+            .position(|k| k.key == key && k.buffer.is::<Vec<T>>())
         else {
             return Vec::new();
         };
-        let (_, b) = self.buffers.swap_remove(i);
-        b.downcast::<Vec<T>>().map(|v| *v).unwrap_or_default()
+        let mut kept = self.buffers.swap_remove(i);
+        kept.wipe();
+        kept.buffer
+            .downcast::<Vec<T>>()
+            .map(|v| *v)
+            .unwrap_or_default()
     }
 
     /// Keeps `buffer` under `key` for a later [`Scratch::take`].
     pub fn put<T: Send + 'static>(&mut self, key: &'static str, buffer: Vec<T>) {
         if buffer.capacity() > 0 {
-            self.buffers.push((key, Box::new(buffer)));
+            self.buffers.push(Kept {
+                key,
+                buffer: Box::new(buffer),
+                wipe: None,
+            });
         }
+    }
+
+    /// Keeps `buffer`, which still holds secrets, under `key`: it is wiped
+    /// by the next [`Scratch::wipe_held`], before a [`Scratch::take`] hands
+    /// it out, or when the scratch is dropped, whichever comes first.
+    pub fn put_secret<T: Wipe + Send + 'static>(&mut self, key: &'static str, buffer: Vec<T>) {
+        if buffer.capacity() == 0 {
+            return;
+        }
+        if buffer.is_empty() {
+            return self.put(key, buffer);
+        }
+        self.buffers.push(Kept {
+            key,
+            buffer: Box::new(buffer),
+            wipe: Some(wipe_vec::<T>),
+        });
+    }
+
+    /// Wipes every buffer still holding secrets (see
+    /// [`Scratch::put_secret`]).
+    pub fn wipe_held(&mut self) {
+        self.buffers.iter_mut().for_each(Kept::wipe);
     }
 
     /// Number of buffers kept.
@@ -170,6 +234,12 @@ impl Scratch {
     /// Whether no buffer is kept.
     pub fn is_empty(&self) -> bool {
         self.buffers.is_empty()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.wipe_held();
     }
 }
 
@@ -188,6 +258,23 @@ impl std::fmt::Debug for Scratch {
 #[cfg(test)]
 mod scratch_tests {
     use super::Scratch;
+    use crate::Block;
+
+    #[test]
+    fn secret_buffers_are_wiped_when_held_wiped_taken_or_dropped() {
+        let mut s = Scratch::default();
+        s.put_secret("q", vec![Block(5); 4]);
+        // Wiped before a take hands it out again.
+        assert_eq!(s.take::<Block>("q"), vec![Block::ZERO; 4]);
+        s.put_secret("q", vec![Block(6); 3]);
+        s.wipe_held();
+        // Still kept, already zero.
+        assert_eq!(s.len(), 1);
+        assert_eq!(s.take::<Block>("q"), vec![Block::ZERO; 3]);
+        // A plain put is handed back as it was (not secret).
+        s.put("t", vec![7u64]);
+        assert_eq!(s.take::<u64>("t"), vec![7]);
+    }
 
     #[test]
     fn takes_back_what_was_put_by_key_and_type() {

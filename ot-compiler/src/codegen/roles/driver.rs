@@ -7,15 +7,18 @@ use crate::codegen::io::Io;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-/// Runs a send step and transmits its message.
+/// Runs a send step and transmits its message, then wipes the secret
+/// buffers the role gave back since its last message (`Scratch::wipe_held`):
+/// the wipe overlaps the peer's work instead of delaying the message.
 pub(super) fn send(io: Io, method: &Ident, rn: &str) -> TokenStream {
     let aw = io.aw();
     quote! {
-        let (__m, __s) = __s.#method()?;
+        let (__m, mut __s) = __s.#method()?;
         __buf.clear();
         __m.encode(&__s.params, &mut __buf)?;
         ch.send_vec(::core::mem::take(&mut __buf))#aw.map_err(|source| Error::Channel { round: #rn, source })?;
         ch.flush()#aw.map_err(|source| Error::Channel { round: #rn, source })?;
+        __s.scratch.wipe_held();
     }
 }
 
@@ -27,6 +30,19 @@ pub(super) fn recv(io: Io, m: &Ident, method: &Ident, rn: &str) -> TokenStream {
         ch.recv_into(&mut __buf, __len)#aw.map_err(|source| Error::Channel { round: #rn, source })?;
         let __m = msgs::#m::decode(&__buf, &__s.params)?;
         let __s = __s.#method(__m)?;
+    }
+}
+
+/// Runs a receive step through its `_with` form: the step's computation
+/// that does not need the message runs first, then the closure receives
+/// and decodes it (blocking driver only).
+pub(super) fn recv_overlapped(m: &Ident, with: &Ident, rn: &str) -> TokenStream {
+    quote! {
+        let __len = msgs::#m::wire_len(&__s.params);
+        let __s = __s.#with(|__p: &Params| -> Result<msgs::#m, Error> {
+            ch.recv_into(&mut __buf, __len).map_err(|source| Error::Channel { round: #rn, source })?;
+            msgs::#m::decode(&__buf, __p)
+        })?;
     }
 }
 
@@ -85,6 +101,8 @@ pub(super) fn run_fn(
             #pre
             __bind.#check(&mut ch, &mut __buf)#aw.map_err(__bind_err)?;
             #(#post)*
+            let mut __s = __s;
+            __s.scratch.wipe_held();
             __s.finish()
         }
     }

@@ -13,8 +13,12 @@ use crate::codegen::secret::wrap_locals;
 use crate::codegen::stream::{give_back, stream_loop};
 use crate::codegen::wire::{check_shape, rust_ty};
 use crate::ir::*;
+use crate::types::Ty;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
+
+/// A state's values with their types.
+type Vars = Vec<(String, Ty)>;
 
 /// What every step method starts and ends with.
 struct StepCtx {
@@ -24,6 +28,10 @@ struct StepCtx {
     next_state: TokenStream,
     prologue: Vec<TokenStream>,
     body: Vec<TokenStream>,
+    /// Reuse buffers of the state that nothing reads from the event on:
+    /// given back (and wiped) right after the prologue in an overlapped
+    /// receive, at the end otherwise.
+    early_gives: TokenStream,
     gives: TokenStream,
 }
 
@@ -45,6 +53,8 @@ struct Method<'a> {
     mut_subs: bool,
     /// Blocking method or async twin.
     io: Io,
+    /// Whether `early_gives` run before `middle` (an overlapped receive).
+    early_before_middle: bool,
 }
 
 impl RoleGen<'_> {
@@ -61,6 +71,7 @@ impl RoleGen<'_> {
             result,
             mut_subs,
             io,
+            early_before_middle,
         } = m;
         let (role, role_mod) = (&self.role, &self.role_mod);
         let StepCtx {
@@ -68,9 +79,15 @@ impl RoleGen<'_> {
             cur_fields,
             prologue,
             body,
+            early_gives,
             gives,
             ..
         } = c;
+        let (early_first, early_last) = if early_before_middle {
+            (early_gives.clone(), quote!())
+        } else {
+            (quote!(), early_gives.clone())
+        };
         let subs = if mut_subs {
             quote!(mut subs)
         } else {
@@ -93,8 +110,10 @@ impl RoleGen<'_> {
                         let #role { params, mut rng, #subs, st, mut bufs, mut scratch } = self;
                         let #role_mod::#cur { #(#cur_fields),* } = st;
                         #(#prologue)*
+                        #early_first
                         #middle
                         #(#body)*
+                        #early_last
                         #gives
                         Ok(#result)
                     }
@@ -118,6 +137,13 @@ impl RoleGen<'_> {
         let s = &self.states[si];
         let ei = s.event?;
         let next = &self.states[si + 1];
+        // The state's values that nothing reads from the event on (only a
+        // receive's prologue can be their last reader).
+        let (dead, rest): (Vars, Vars) = s.vars.iter().cloned().partition(|(n, _)| {
+            matches!(self.events()[ei], Event::Recv(_))
+                && !self.live.live_at(ei, n)
+                && !next.vars.iter().any(|(m, _)| m == n)
+        });
         // Computation of this state that was deferred past the previous send,
         // then the computation after this event up to the next state's entry.
         let ctx = StepCtx {
@@ -127,12 +153,21 @@ impl RoleGen<'_> {
             next_state: self.build_state(next),
             prologue: self.stmts_between(s.entry, ei),
             body: self.stmts_between(ei + 1, next.entry),
+            early_gives: give_back(
+                &self.scratch_keys,
+                self.secrets,
+                &dead,
+                &next.vars,
+                &self.events()[ei],
+                true,
+            ),
             gives: give_back(
                 &self.scratch_keys,
                 self.secrets,
-                &s.vars,
+                &rest,
                 &next.vars,
                 &self.events()[ei],
+                false,
             ),
         };
         match &self.events()[ei] {
@@ -172,6 +207,7 @@ impl RoleGen<'_> {
                 result: quote!((__msg, #next)),
                 mut_subs: false,
                 io: Io::Blocking,
+                early_before_middle: false,
             },
         );
         let code = quote! {
@@ -202,6 +238,9 @@ impl RoleGen<'_> {
         let fnames: Vec<Ident> = rd.fields.iter().map(|(n, _)| id(n)).collect();
         let doc = format!("Round `{}` (`{}`): `{}`. Takes the peer's `{}`, then runs `{rname}`'s local computation (and checks) up to its next step.", rd.name, rd.location, rd.text, rd.msg);
         let (next, next_ty) = self.next_role(c);
+        if !c.prologue.is_empty() {
+            return self.recv_step_overlapped(c, r, &method, &doc);
+        }
         let method_code = self.step_method(
             c,
             Method {
@@ -213,6 +252,7 @@ impl RoleGen<'_> {
                 result: next,
                 mut_subs: false,
                 io: Io::Blocking,
+                early_before_middle: false,
             },
         );
         let code = quote! {
@@ -227,6 +267,63 @@ impl RoleGen<'_> {
             driver: super::driver::recv(Io::Blocking, &m, &method, &rd.name),
             async_code: quote!(),
             async_driver: Some(super::driver::recv(Io::Async, &m, &method, &rd.name)),
+            transcript: transcript_step(false, r),
+            reads: true,
+            sends: false,
+            first_frame: quote!(::core::option::Option::Some(msgs::#m::wire_len(&__s.params))),
+        }
+    }
+
+    /// A receive step whose state has computation deferred past the
+    /// previous send (work that does not read the message, such as the
+    /// sender's half of a consistency check). Besides `recv_x(msg)` it has
+    /// `recv_x_with(read)`, which runs that computation first and only then
+    /// calls `read` for the message: the blocking driver passes a `read`
+    /// that receives from the channel, so the computation overlaps the
+    /// peer's instead of following the receive.
+    fn recv_step_overlapped(&self, c: &StepCtx, r: usize, method: &Ident, doc: &str) -> Step {
+        let (role, role_mod) = (&self.role, &self.role_mod);
+        let (cur, next_name) = (&c.cur, &c.next_name);
+        let rd = &self.ir.rounds[r];
+        let m = format_ident!("{}", rd.msg);
+        let with = format_ident!("{}_with", method);
+        let fnames: Vec<Ident> = rd.fields.iter().map(|(n, _)| id(n)).collect();
+        let (next, next_ty) = self.next_role(c);
+        let with_doc = format!(
+            "As [`Self::{method}`], with the message read by `read` once the computation that does not need it has run (so that, over a channel, it overlaps the peer's work rather than following the receive). `read` gets the run's `Params` (for the message's length and decoding)."
+        );
+        let with_code = self.step_method(
+            c,
+            Method {
+                doc: &with_doc,
+                name: &with,
+                args: quote!(, read: impl ::core::ops::FnOnce(&Params) -> Result<msgs::#m, Error>),
+                ret: next_ty.clone(),
+                middle: quote!(let msgs::#m { #(#fnames),* } = read(&params)?;),
+                result: next,
+                mut_subs: false,
+                io: Io::Blocking,
+                early_before_middle: true,
+            },
+        );
+        let code = quote! {
+            #with_code
+            impl #role<#role_mod::#cur> {
+                #[doc = #doc]
+                pub fn #method(self, msg: msgs::#m) -> Result<#next_ty, Error> {
+                    self.#with(move |_| Ok(msg))
+                }
+            }
+            impl Incoming<#role<#role_mod::#cur>> for msgs::#m {
+                type Next = #role<#role_mod::#next_name>;
+                fn deliver(self, role: #role<#role_mod::#cur>) -> Result<Self::Next, Error> { role.#method(self) }
+            }
+        };
+        Step {
+            code,
+            driver: super::driver::recv_overlapped(&m, &with, &rd.name),
+            async_code: quote!(),
+            async_driver: Some(super::driver::recv(Io::Async, &m, method, &rd.name)),
             transcript: transcript_step(false, r),
             reads: true,
             sends: false,
@@ -295,6 +392,7 @@ impl RoleGen<'_> {
                 result: next,
                 mut_subs: false,
                 io,
+                early_before_middle: false,
             },
         )
     }
@@ -376,6 +474,7 @@ impl RoleGen<'_> {
                 result: next,
                 mut_subs: true,
                 io,
+                early_before_middle: false,
             },
         )
     }
