@@ -495,6 +495,30 @@ fn receiver_batch(
     })
 }
 
+impl DeltaOtReceiver {
+    /// Random-choice correlated OT (RCOT): `m` choice bits drawn from this
+    /// receiver's RNG, then one batch of [`CorrelatedOtReceiver::receive_correlated`]
+    /// with them. Returns the bits and the blocks, `chosen[i] = zeros[i] ⊕
+    /// choices[i]·Δ` against the sender's `send_correlated(ch, m)`.
+    ///
+    /// For applications that need no chosen bits (random OT, silent-OT
+    /// seeds, MPC triples). It is the same protocol as the chosen-bit form:
+    /// with IKNP, KOS or SoftSpokenOT a chosen bit costs no more than a
+    /// random one, so this saves the caller the sampling only (and is what
+    /// other libraries' RCOT is measured against, like for like). Errors as
+    /// `receive_correlated` (`m` of 0 or above the message limit refused).
+    pub fn receive_random_correlated(
+        &mut self,
+        ch: &mut dyn Channel,
+        m: usize,
+    ) -> Result<(Bits, Vec<Block>), OtError> {
+        len_param(m)?;
+        let choices = Bits::random(&mut self.config.fork(), m);
+        let chosen = self.receive_correlated(ch, &choices)?;
+        Ok((choices, chosen))
+    }
+}
+
 impl CorrelatedOtReceiver for DeltaOtReceiver {
     fn receive_correlated(
         &mut self,

@@ -309,6 +309,41 @@ fn delta_ot_extends_three_times_over_tcp() {
     }
 }
 
+/// Random-choice correlated OT (`receive_random_correlated`): the
+/// receiver's own bits satisfy the Delta relation with the sender's zeros,
+/// batch after batch, and are fresh and balanced (not constant, not the
+/// same from one batch to the next).
+#[test]
+fn delta_ot_random_choices_hold_the_relation_and_are_fresh() {
+    let delta = Block::from(0x1234_5678_u128 << 64 | 1);
+    let n = 1 << 14;
+    let (zs, outs) = run_pair_tcp(
+        |ch| {
+            let mut s =
+                DeltaOtSender::kos(delta).with_semi_honest_base_insecure(ot::BaseOtKind::Co15);
+            (0..2)
+                .map(|_| s.send_correlated(ch, n).unwrap())
+                .collect::<Vec<_>>()
+        },
+        |ch| {
+            let mut r = DeltaOtReceiver::kos().with_semi_honest_base_insecure(ot::BaseOtKind::Co15);
+            (0..2)
+                .map(|_| r.receive_random_correlated(ch, n).unwrap())
+                .collect::<Vec<_>>()
+        },
+    );
+    for (z, (bits, t)) in zs.iter().zip(&outs) {
+        assert_eq!(bits.len(), n);
+        for i in 0..n {
+            assert_eq!(t[i], if bits.get(i) { z[i] ^ delta } else { z[i] });
+        }
+        let ones = (0..n).filter(|&i| bits.get(i)).count();
+        // Binomial(2^14, 1/2): 8192 ± 64 (1 sigma); ± 800 is > 12 sigma.
+        assert!(ones.abs_diff(n / 2) < 800, "{ones} ones of {n}");
+    }
+    assert_ne!(outs[0].0, outs[1].0, "the same choices twice");
+}
+
 /// Delta-OT batches whose indices differ are refused with `PeerMismatch`.
 #[test]
 fn delta_ot_mismatched_batches_are_peer_mismatch() {
