@@ -218,7 +218,15 @@ fn run() -> Res<()> {
     );
     println!(
         "{:<6} {:>6} {:>10} {:>10} {:>14} {:>14} {:>10} {:>12} {:>8}",
-        "proto", "n", "best ms", "median ms", "bytes S->R", "bytes R->S", "spec ok", "floor ms", "x floor"
+        "proto",
+        "n",
+        "best ms",
+        "median ms",
+        "bytes S->R",
+        "bytes R->S",
+        "spec ok",
+        "floor ms",
+        "x floor"
     );
     for p in [Proto::Co15, Proto::Np00, Proto::Mr19] {
         for n in [128usize, 1024] {

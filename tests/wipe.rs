@@ -558,3 +558,35 @@ fn paillier_secret_keys_are_wiped_when_dropped() {
     let (seen, ()) = with_needles(&[&p_low, &q_low], || freed_during(|| drop(sk)));
     assert!(!seen, "a freed buffer of the secret key still holds p or q");
 }
+
+/// A role gives the buffers of dead secret arrays (KOS's columns `q`,
+/// its receiver's transposed `t`) back to its scratch without wiping them
+/// on the protocol's path (`Scratch::put_secret`): the next run overwrites
+/// them, and dropping the scratch (with the output that carries it) wipes
+/// them. A reuse for a shorter array wipes the tail it will not overwrite.
+#[test]
+fn secret_scratch_buffers_are_wiped_when_the_scratch_is_dropped() {
+    use ot::runtime::transport::session::Scratch;
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let mut plain = Scratch::default();
+    plain.put("q", vec![mark_block(); 64]);
+    assert!(
+        marker_freed(plain),
+        "control: a plain buffer is freed as it is"
+    );
+    let mut secret = Scratch::default();
+    secret.put_secret("q", vec![mark_block(); 64]);
+    assert!(
+        !marker_freed(secret),
+        "a secret scratch buffer was freed unwiped"
+    );
+    let mut reused = Scratch::default();
+    reused.put_secret("q", vec![mark_block(); 64]);
+    let mut q = reused.take_secret::<Block>("q", 16);
+    // The caller overwrites what it uses, then the buffer goes.
+    q.iter_mut().take(16).for_each(|b| *b = Block::ZERO);
+    assert!(
+        !marker_freed(q),
+        "the tail of a reused secret buffer was not wiped"
+    );
+}

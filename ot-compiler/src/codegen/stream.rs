@@ -276,6 +276,7 @@ impl<'a> StreamGen<'a> {
                 let f = id(f);
                 quote!(bufs.as_mut().map(|__b| ::core::mem::take(&mut __b.#f)).unwrap_or_default())
             }
+            None if secret => quote!(scratch.take_secret(#name, #nlen)),
             None => quote!(scratch.take(#name)),
         };
         let take = if secret {
@@ -514,7 +515,6 @@ pub(super) fn give_back(
     held: &[(String, Ty)],
     next: &[(String, Ty)],
     event: &Event,
-    wipe_now: bool,
 ) -> TokenStream {
     let mut alive: BTreeSet<&str> = held.iter().map(|(n, _)| n.as_str()).collect();
     if let Event::Stream(st) = event {
@@ -531,13 +531,9 @@ pub(super) fn give_back(
         .filter(|k| alive.contains(k.as_str()) && !next.iter().any(|(n, _)| n == *k))
         .map(|k| {
             let i = id(k);
-            if secrets.contains(k) && wipe_now {
-                // Kept for the next run's reuse, zeroed first.
-                let rt = rt();
-                quote!(scratch.put(#k, #rt::primitives::wipe::Wiped::into_wiped(#i));)
-            } else if secrets.contains(k) {
-                // Kept for the next run's reuse, zeroed after the next
-                // message goes out (`Scratch::put_secret`).
+            if secrets.contains(k) {
+                // Kept for the next run's reuse, which overwrites it;
+                // wiped when the scratch is dropped (`Scratch::put_secret`).
                 let rt = rt();
                 quote!(scratch.put_secret(#k, #rt::primitives::wipe::Wiped::into_unwiped(#i));)
             } else {

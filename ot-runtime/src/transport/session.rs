@@ -138,11 +138,12 @@ where
 /// scratch: the buffers are a cache, not data.
 ///
 /// A buffer that still holds secrets is given back with
-/// [`Scratch::put_secret`] and wiped later, off the peer's path: by
-/// [`Scratch::wipe_held`] (the generated drivers call it right after
-/// sending a message, so the wipe overlaps the peer's work instead of
-/// delaying the message), else before [`Scratch::take`] hands it out again,
-/// else when the scratch is dropped. No secret outlives the scratch.
+/// [`Scratch::put_secret`] and is not wiped on the protocol's path: the
+/// next run that reuses it overwrites it ([`Scratch::take_secret`] wipes
+/// first only the part that run will not overwrite; [`Scratch::take`]
+/// wipes all of it), and dropping the scratch (with the output that
+/// carries it) wipes what it still holds; [`Scratch::wipe_held`] wipes it
+/// on demand. No secret outlives the scratch, and none is freed unwiped.
 #[derive(Default)]
 pub struct Scratch {
     buffers: Vec<Kept>,
@@ -192,6 +193,38 @@ impl Scratch {
             .unwrap_or_default()
     }
 
+    /// The buffer kept under `key` for a secret array of `len` entries
+    /// that the caller overwrites entirely (a streamed array assembled
+    /// chunk by chunk): secrets it still holds past `len`, which the caller
+    /// will not overwrite, are wiped first; those below `len` are left for
+    /// the caller to overwrite. Empty if no buffer of element type `T` is
+    /// kept under `key`.
+    pub fn take_secret<T: Wipe + Send + 'static>(
+        &mut self,
+        key: &'static str,
+        len: usize,
+    ) -> Vec<T> {
+        let Some(i) = self
+            .buffers
+            .iter()
+            .position(|k| k.key == key && k.buffer.is::<Vec<T>>())
+        else {
+            return Vec::new();
+        };
+        let mut kept = self.buffers.swap_remove(i);
+        if kept.wipe.take().is_some() {
+            if let Some(v) = kept.buffer.downcast_mut::<Vec<T>>() {
+                if let Some(tail) = v.get_mut(len..) {
+                    tail.wipe();
+                }
+            }
+        }
+        kept.buffer
+            .downcast::<Vec<T>>()
+            .map(|v| *v)
+            .unwrap_or_default()
+    }
+
     /// Keeps `buffer` under `key` for a later [`Scratch::take`].
     pub fn put<T: Send + 'static>(&mut self, key: &'static str, buffer: Vec<T>) {
         if buffer.capacity() > 0 {
@@ -204,8 +237,9 @@ impl Scratch {
     }
 
     /// Keeps `buffer`, which still holds secrets, under `key`: it is wiped
-    /// by the next [`Scratch::wipe_held`], before a [`Scratch::take`] hands
-    /// it out, or when the scratch is dropped, whichever comes first.
+    /// by [`Scratch::wipe_held`], when the scratch is dropped, or (the part
+    /// a reuse does not overwrite) when it is taken again, whichever comes
+    /// first.
     pub fn put_secret<T: Wipe + Send + 'static>(&mut self, key: &'static str, buffer: Vec<T>) {
         if buffer.capacity() == 0 {
             return;
@@ -259,6 +293,21 @@ impl std::fmt::Debug for Scratch {
 mod scratch_tests {
     use super::Scratch;
     use crate::Block;
+
+    #[test]
+    fn a_secret_buffer_taken_for_a_shorter_array_has_its_tail_wiped() {
+        let mut s = Scratch::default();
+        s.put_secret("q", vec![Block(5); 6]);
+        let v = s.take_secret::<Block>("q", 4);
+        // The entries past 4 (which the new run does not overwrite) are
+        // zero; the first 4 are left for the caller to overwrite.
+        assert_eq!(v[..4], [Block(5); 4]);
+        assert_eq!(v[4..], [Block::ZERO; 2]);
+        // Not secret any more once taken: a plain put/take keeps it.
+        s.put("q", v);
+        assert_eq!(s.take::<Block>("q")[..4], [Block(5); 4]);
+        assert!(s.take_secret::<Block>("none", 1).is_empty());
+    }
 
     #[test]
     fn secret_buffers_are_wiped_when_held_wiped_taken_or_dropped() {

@@ -7,18 +7,15 @@ use crate::codegen::io::Io;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-/// Runs a send step and transmits its message, then wipes the secret
-/// buffers the role gave back since its last message (`Scratch::wipe_held`):
-/// the wipe overlaps the peer's work instead of delaying the message.
+/// Runs a send step and transmits its message.
 pub(super) fn send(io: Io, method: &Ident, rn: &str) -> TokenStream {
     let aw = io.aw();
     quote! {
-        let (__m, mut __s) = __s.#method()?;
+        let (__m, __s) = __s.#method()?;
         __buf.clear();
         __m.encode(&__s.params, &mut __buf)?;
         ch.send_vec(::core::mem::take(&mut __buf))#aw.map_err(|source| Error::Channel { round: #rn, source })?;
         ch.flush()#aw.map_err(|source| Error::Channel { round: #rn, source })?;
-        __s.scratch.wipe_held();
     }
 }
 
@@ -101,8 +98,6 @@ pub(super) fn run_fn(
             #pre
             __bind.#check(&mut ch, &mut __buf)#aw.map_err(__bind_err)?;
             #(#post)*
-            let mut __s = __s;
-            __s.scratch.wipe_held();
             __s.finish()
         }
     }

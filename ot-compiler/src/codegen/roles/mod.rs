@@ -180,7 +180,6 @@ impl<'a> RoleGen<'a> {
             last.map(|s| s.vars.as_slice()).unwrap_or_default(),
             &[],
             &Event::Send(usize::MAX),
-            true,
         );
         let out_names: Vec<Ident> = self.ir.outputs[self.ri]
             .iter()

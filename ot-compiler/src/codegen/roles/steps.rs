@@ -13,12 +13,8 @@ use crate::codegen::secret::wrap_locals;
 use crate::codegen::stream::{give_back, stream_loop};
 use crate::codegen::wire::{check_shape, rust_ty};
 use crate::ir::*;
-use crate::types::Ty;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
-
-/// A state's values with their types.
-type Vars = Vec<(String, Ty)>;
 
 /// What every step method starts and ends with.
 struct StepCtx {
@@ -28,10 +24,6 @@ struct StepCtx {
     next_state: TokenStream,
     prologue: Vec<TokenStream>,
     body: Vec<TokenStream>,
-    /// Reuse buffers of the state that nothing reads from the event on:
-    /// given back (and wiped) right after the prologue in an overlapped
-    /// receive, at the end otherwise.
-    early_gives: TokenStream,
     gives: TokenStream,
 }
 
@@ -53,8 +45,6 @@ struct Method<'a> {
     mut_subs: bool,
     /// Blocking method or async twin.
     io: Io,
-    /// Whether `early_gives` run before `middle` (an overlapped receive).
-    early_before_middle: bool,
 }
 
 impl RoleGen<'_> {
@@ -71,7 +61,6 @@ impl RoleGen<'_> {
             result,
             mut_subs,
             io,
-            early_before_middle,
         } = m;
         let (role, role_mod) = (&self.role, &self.role_mod);
         let StepCtx {
@@ -79,15 +68,9 @@ impl RoleGen<'_> {
             cur_fields,
             prologue,
             body,
-            early_gives,
             gives,
             ..
         } = c;
-        let (early_first, early_last) = if early_before_middle {
-            (early_gives.clone(), quote!())
-        } else {
-            (quote!(), early_gives.clone())
-        };
         let subs = if mut_subs {
             quote!(mut subs)
         } else {
@@ -110,10 +93,8 @@ impl RoleGen<'_> {
                         let #role { params, mut rng, #subs, st, mut bufs, mut scratch } = self;
                         let #role_mod::#cur { #(#cur_fields),* } = st;
                         #(#prologue)*
-                        #early_first
                         #middle
                         #(#body)*
-                        #early_last
                         #gives
                         Ok(#result)
                     }
@@ -137,13 +118,6 @@ impl RoleGen<'_> {
         let s = &self.states[si];
         let ei = s.event?;
         let next = &self.states[si + 1];
-        // The state's values that nothing reads from the event on (only a
-        // receive's prologue can be their last reader).
-        let (dead, rest): (Vars, Vars) = s.vars.iter().cloned().partition(|(n, _)| {
-            matches!(self.events()[ei], Event::Recv(_))
-                && !self.live.live_at(ei, n)
-                && !next.vars.iter().any(|(m, _)| m == n)
-        });
         // Computation of this state that was deferred past the previous send,
         // then the computation after this event up to the next state's entry.
         let ctx = StepCtx {
@@ -153,21 +127,12 @@ impl RoleGen<'_> {
             next_state: self.build_state(next),
             prologue: self.stmts_between(s.entry, ei),
             body: self.stmts_between(ei + 1, next.entry),
-            early_gives: give_back(
-                &self.scratch_keys,
-                self.secrets,
-                &dead,
-                &next.vars,
-                &self.events()[ei],
-                true,
-            ),
             gives: give_back(
                 &self.scratch_keys,
                 self.secrets,
-                &rest,
+                &s.vars,
                 &next.vars,
                 &self.events()[ei],
-                false,
             ),
         };
         match &self.events()[ei] {
@@ -207,7 +172,6 @@ impl RoleGen<'_> {
                 result: quote!((__msg, #next)),
                 mut_subs: false,
                 io: Io::Blocking,
-                early_before_middle: false,
             },
         );
         let code = quote! {
@@ -252,7 +216,6 @@ impl RoleGen<'_> {
                 result: next,
                 mut_subs: false,
                 io: Io::Blocking,
-                early_before_middle: false,
             },
         );
         let code = quote! {
@@ -303,7 +266,6 @@ impl RoleGen<'_> {
                 result: next,
                 mut_subs: false,
                 io: Io::Blocking,
-                early_before_middle: true,
             },
         );
         let code = quote! {
@@ -392,7 +354,6 @@ impl RoleGen<'_> {
                 result: next,
                 mut_subs: false,
                 io,
-                early_before_middle: false,
             },
         )
     }
@@ -474,7 +435,6 @@ impl RoleGen<'_> {
                 result: next,
                 mut_subs: true,
                 io,
-                early_before_middle: false,
             },
         )
     }
