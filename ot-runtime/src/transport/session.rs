@@ -164,6 +164,15 @@ impl Kept {
             wipe(&mut *self.buffer);
         }
     }
+
+    /// The kept `Vec<T>` (empty if it is of another type, which
+    /// [`Scratch::remove`] rules out).
+    fn into_vec<T: 'static>(self) -> Vec<T> {
+        self.buffer
+            .downcast::<Vec<T>>()
+            .map(|v| *v)
+            .unwrap_or_default()
+    }
 }
 
 /// Wipes a kept `Vec<T>` in place (see [`Scratch::put_secret`]).
@@ -178,18 +187,11 @@ impl Scratch {
     /// (its contents are stale, wiped if they were secret; callers resize
     /// and overwrite), else empty.
     pub fn take<T: Send + 'static>(&mut self, key: &'static str) -> Vec<T> {
-        let Some(i) = self
-            .buffers
-            .iter()
-            .position(|k| k.key == key && k.buffer.is::<Vec<T>>())
-        else {
-            return Vec::new();
-        };
-        let mut kept = self.buffers.swap_remove(i);
-        kept.wipe();
-        kept.buffer
-            .downcast::<Vec<T>>()
-            .map(|v| *v)
+        self.remove::<T>(key)
+            .map(|mut kept| {
+                kept.wipe();
+                kept.into_vec()
+            })
             .unwrap_or_default()
     }
 
@@ -204,25 +206,28 @@ impl Scratch {
         key: &'static str,
         len: usize,
     ) -> Vec<T> {
-        let Some(i) = self
-            .buffers
-            .iter()
-            .position(|k| k.key == key && k.buffer.is::<Vec<T>>())
-        else {
+        let Some(mut kept) = self.remove::<T>(key) else {
             return Vec::new();
         };
-        let mut kept = self.buffers.swap_remove(i);
         if kept.wipe.take().is_some() {
-            if let Some(v) = kept.buffer.downcast_mut::<Vec<T>>() {
-                if let Some(tail) = v.get_mut(len..) {
-                    tail.wipe();
-                }
+            if let Some(tail) = kept
+                .buffer
+                .downcast_mut::<Vec<T>>()
+                .and_then(|v| v.get_mut(len..))
+            {
+                tail.wipe();
             }
         }
-        kept.buffer
-            .downcast::<Vec<T>>()
-            .map(|v| *v)
-            .unwrap_or_default()
+        kept.into_vec()
+    }
+
+    /// Removes the buffer kept under `key` with element type `T`, if any.
+    fn remove<T: Send + 'static>(&mut self, key: &'static str) -> Option<Kept> {
+        let i = self
+            .buffers
+            .iter()
+            .position(|k| k.key == key && k.buffer.is::<Vec<T>>())?;
+        Some(self.buffers.swap_remove(i))
     }
 
     /// Keeps `buffer` under `key` for a later [`Scratch::take`].
