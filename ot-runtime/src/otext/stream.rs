@@ -44,7 +44,7 @@ pub use crate::primitives::hash::HashTweaks;
 use crate::primitives::prg::Prg;
 use crate::primitives::span::Span;
 use crate::primitives::transpose::{self, Backend};
-use crate::primitives::xor::{xor3_into, xor_masked_into};
+use crate::primitives::xor::{self, xor3_into, xor_masked_into};
 use crate::{primitives::gf128, primitives::hash, BitMatrix, Bits, Block};
 
 /// Rows of the OT-extension matrices (the security parameter κ).
@@ -459,6 +459,9 @@ pub fn hash_block_pairs(
 ) {
     let Span { offset, len } = span;
     let sess = tweaks.session_half();
+    // An output far larger than the caches (`out` is the rest of the array
+    // from the chunk on) is written with non-temporal stores.
+    let stream = bypass_cache(out.len().saturating_mul(2));
     let n = out
         .len()
         .min(len)
@@ -466,20 +469,32 @@ pub fn hash_block_pairs(
         .min(count.saturating_sub(offset));
     let (src, out) = (&q[..n], &mut out[..n]);
     if !tweaks.sha1 {
-        // Both keys of a batch of OTs written in place, then hashed in one
-        // AES pass with a tweak per pair (`hash::tccr_pairs_in_place`).
+        // Both keys of a batch of OTs written in place (or, for a large
+        // output, into an L1 buffer copied out with streaming stores), then
+        // hashed in one AES pass with a tweak per pair
+        // (`hash::tccr_pairs_in_place`).
         for_parts(out, threads, HASH_BATCH, |start, part| {
             let input = &src[start..start + part.len()];
+            let mut buf = [[Block::ZERO; 2]; HASH_BATCH];
             for (c, (inp, dst)) in input
                 .chunks(HASH_BATCH)
                 .zip(part.chunks_mut(HASH_BATCH))
                 .enumerate()
             {
-                for (d, &x) in dst.iter_mut().zip(inp) {
+                let tweak = tweaks.index(offset + start + c * HASH_BATCH);
+                let pairs = if stream {
+                    &mut buf[..dst.len()]
+                } else {
+                    &mut *dst
+                };
+                for (d, &x) in pairs.iter_mut().zip(inp) {
                     *d = [x, x ^ delta];
                 }
-                let tweak = tweaks.index(offset + start + c * HASH_BATCH);
-                hash::tccr_pairs_in_place(sess, tweak, dst);
+                hash::tccr_pairs_in_place(sess, tweak, pairs);
+                if stream {
+                    let done = buf[..dst.len()].as_flattened();
+                    xor::copy_bypassing_cache(dst.as_flattened_mut(), done);
+                }
             }
         });
         return;
@@ -766,6 +781,47 @@ mod tests {
                 assert_eq!(joined, full);
             }
         }
+    }
+
+    /// `hash_block_pairs` into the rest of a large output (past
+    /// [`BYPASS_CACHE_BLOCKS`] blocks to go it writes through an L1 buffer
+    /// with streaming stores) gives the same pairs as exact-size chunks,
+    /// and touches nothing past the chunk.
+    #[test]
+    fn hash_pairs_into_a_large_output_equal_exact_chunks() {
+        let w = BYPASS_CACHE_BLOCKS / 2 + 3 * HASH_BATCH + 7;
+        let q = blocks(w, 21);
+        let delta = Block(0x77);
+        let tw = HashTweaks::new(Block(9), false, 0);
+        let sentinel = [Block(0x5a5a); 2];
+        let mut tail = vec![sentinel; w + 2];
+        let mut exact = Vec::new();
+        let mut o = 0;
+        for l in std::iter::repeat([16384usize, 1000, 333]).flatten() {
+            if o >= w {
+                break;
+            }
+            let l = l.min(w - o);
+            hash_block_pairs(
+                &q[o..o + l],
+                delta,
+                w,
+                &tw,
+                1,
+                Span::new(o, l),
+                &mut tail[o..w],
+            );
+            let mut out = vec![[Block::ZERO; 2]; l];
+            hash_block_pairs(&q[o..o + l], delta, w, &tw, 1, Span::new(o, l), &mut out);
+            exact.extend(out);
+            o += l;
+        }
+        assert_eq!(tail[..w], exact[..]);
+        assert_eq!(tail[w..], [sentinel; 2]);
+        assert!(
+            bypass_cache(2 * w),
+            "the first chunks take the streaming path"
+        );
     }
 
     /// The chunk convention for outputs assembled in place: given the rest

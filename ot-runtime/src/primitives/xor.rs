@@ -13,6 +13,38 @@ use zeroize::Zeroize;
 
 use crate::Block;
 
+/// Copies `src` into `dst` (over the common length) with non-temporal
+/// stores on x86-64 (SSE2 `movntdq`, one per block: every [`Block`] is
+/// 16-byte aligned), then orders them (`sfence`). For outputs far larger
+/// than the caches: each destination line is written without being read
+/// from memory first, and the data does not evict what the kernel is
+/// working on. Plain copy elsewhere and under a forced scalar backend.
+pub fn copy_bypassing_cache(dst: &mut [Block], src: &[Block]) {
+    let n = dst.len().min(src.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::primitives::backend::{allows, Level};
+        const _: () = assert!(core::mem::align_of::<Block>() == 16);
+        if allows(Level::Sse2) {
+            use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+            for (d, s) in dst[..n].iter_mut().zip(&src[..n]) {
+                // SAFETY: SSE2 is part of the x86-64 baseline; `d` is a
+                // valid, writable `Block`, 16-byte aligned (checked above
+                // at compile time), and `s` a readable one.
+                unsafe {
+                    let v = _mm_loadu_si128((s as *const Block).cast::<__m128i>());
+                    _mm_stream_si128((d as *mut Block).cast::<__m128i>(), v);
+                }
+            }
+            // SAFETY: SSE (baseline on x86-64); orders the streaming stores
+            // before every later store.
+            unsafe { _mm_sfence() };
+            return;
+        }
+    }
+    dst[..n].copy_from_slice(&src[..n]);
+}
+
 /// `dst[i] ^= a[i]` over the common length.
 pub fn xor_into(dst: &mut [Block], a: &[Block]) {
     let n = dst.len().min(a.len());
@@ -272,6 +304,20 @@ mod avx512 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_cache_bypassing_copy_copies_the_common_length() {
+        let src: Vec<Block> = (0..1000u128).map(|i| Block(i * 0x9e37_79b9)).collect();
+        for n in [0usize, 1, 7, 1000] {
+            let mut dst = vec![Block(5); 1003];
+            copy_bypassing_cache(&mut dst[..n.max(1) + 2], &src[..n]);
+            assert_eq!(dst[..n], src[..n]);
+            assert!(
+                dst[n..].iter().all(|&b| b == Block(5)),
+                "past the common length"
+            );
+        }
+    }
 
     proptest! {
         #[test]
