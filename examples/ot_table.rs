@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 
 #[path = "common/rates.rs"]
 mod rates;
-use rates::aes_blocks_per_second;
+use rates::{aes_blocks_per_second, gf128_mul_adds_per_second};
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -1491,6 +1491,7 @@ fn run() -> Res<()> {
         None => vec![20, 24],
     };
     let aes = aes_blocks_per_second();
+    let gf = gf128_mul_adds_per_second();
     let wire = loopback_bytes_per_second()?;
     println!(
         "OT extension, {threads} thread(s) per party, {}; base OTs: {:?} (passive), {:?} (malicious); best (and median, AES rows) of {reps} after a warm-up run; output buffers allocated before the clock starts (each run reuses the previous run's outputs)",
@@ -1499,10 +1500,15 @@ fn run() -> Res<()> {
         base_kind(true),
     );
     println!(
-        "runtime raw fixed-key AES ({}): {:.1} M blocks/s; raw TCP loopback stream of the runtime's channel: {:.2} GB/s (column `wire`: OT/s x bytes/OT both ways / this rate)\n",
+        "runtime raw fixed-key AES ({}): {:.1} M blocks/s; raw TCP loopback stream of the runtime's channel: {:.2} GB/s (column `wire`: OT/s x bytes/OT both ways / this rate)",
         ot::runtime::primitives::aes::backend_name(),
         aes / 1e6,
         wire / 1e9
+    );
+    println!(
+        "GF(2^128) multiply-adds (the runtime's carry-less inner product): {:.1} M/s, {:.2} ns each (the malicious checks of KOS and SoftSpokenOT do one per OT and party)\n",
+        gf / 1e6,
+        1e9 / gf
     );
     let started = Instant::now();
     for log_n in log_ns {
