@@ -3,7 +3,11 @@
 //! the AES (TCCR) hash (and on request the SHA-1 random oracle), printing
 //! time, OTs/s, bytes per OT (checked against the specification's
 //! `comm()`), and the ratio of OTs/s to the runtime's raw fixed-key AES
-//! blocks/s measured in the same run.
+//! blocks/s measured in the same run. Below each n's table, for its
+//! malicious rows: the time per OT of the consistency check's kernels
+//! alone (one thread per side, on buffers of the row's shape), against
+//! the GF(2^128) multiply-adds the check needs at the rate measured in the
+//! same run, and as a share of the row's time (`common/checks.rs`).
 //!
 //! By default it runs the rows of the seed's table (libOTe's README: IKNP,
 //! KOS, Delta-IKNP, Delta-KOS, KKRT, OOS) plus SoftSpokenOT with k = 2 and
@@ -54,6 +58,10 @@ use std::time::{Duration, Instant};
 #[path = "common/rates.rs"]
 mod rates;
 use rates::{aes_blocks_per_second, gf128_mul_adds_per_second};
+
+#[path = "common/checks.rs"]
+mod checks;
+use checks::Check;
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -1068,6 +1076,41 @@ fn rr16_params(n: usize) -> Res<(rr16::Params, ot::runtime::rr16::Sizes)> {
     ))
 }
 
+/// The consistency check a malicious row runs at `n` OTs, by the shape
+/// of its kernels' input (see [`Check`]); `None` for a passive row, and
+/// for a malicious one whose check has no kernel of its own to time.
+/// RR16's check is that of its KOS run (`total` OTs); OOS's 512 base OTs
+/// (a KOS run of 512) are left out.
+fn check_of(p: Proto, n: usize) -> Res<Option<Check>> {
+    if !p.malicious() {
+        return Ok(None);
+    }
+    Ok(match p {
+        Proto::Kos
+        | Proto::DeltaKos
+        | Proto::KosChosen
+        | Proto::KosExt
+        | Proto::SsMal(_)
+        | Proto::DeltaSsMal(_) => Some(Check::Kos { m: n }),
+        Proto::Rr16 => Some(Check::Kos {
+            m: rr16_params(n)?.1.total,
+        }),
+        Proto::Oos | Proto::OosExt => Some(Check::Oos { m: n }),
+        Proto::FerretMal | Proto::FerretRotMal => {
+            let plan = ferret_plan(true, n);
+            Some(Check::Ferret {
+                batches: plan.iter().map(|l| (l.trees, l.depth)).collect(),
+                // The set-up's malicious SoftSpokenOT COTs (see `setup_comm`).
+                setup: plan[0].reserved() + 128,
+            })
+        }
+        _ => None,
+    })
+}
+
+/// Passes of a check's kernels; the best is printed.
+const CHECK_PASSES: usize = 3;
+
 /// [`run_role`] for KKRT and OOS: the sender's time runs from `new` (its
 /// 512 base OTs included) to its output and one OPRF / OT evaluation per
 /// instance on the receiver's input (`SenderOutput::encode_many_into`).
@@ -1527,6 +1570,9 @@ fn run() -> Res<()> {
             "spec",
             "median s"
         );
+        // The malicious rows measured at this n and their best times, for
+        // the check table below.
+        let mut checked: Vec<(Proto, Duration)> = vec![];
         for (i, &p) in rows.iter().enumerate() {
             eprintln!(
                 "ot_table: [{:5.1} s] n = 2^{log_n}, row {}/{}: {}",
@@ -1586,8 +1632,89 @@ fn run() -> Res<()> {
                 },
                 m_aes.median.as_secs_f64()
             );
+            if p.malicious() {
+                checked.push((p, m_aes.best));
+            }
         }
+        print_checks(&checked, log_n, gf, started)?;
         println!();
+    }
+    Ok(())
+}
+
+/// The check table of n = 2^`log_n`: for each malicious row in `rows` (with its
+/// best time), its check's kernels timed alone in this process, one
+/// thread per side ([`Check::measure`], best of [`CHECK_PASSES`]; rows
+/// with the same check share one measurement), against the GF(2^128)
+/// multiply-add floor (the check's multiply-adds by definition at `gf`
+/// per second, the rate measured at the start of the run) and as a share
+/// of the row's time.
+fn print_checks(rows: &[(Proto, Duration)], log_n: usize, gf: f64, started: Instant) -> Res<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let n = 1usize << log_n;
+    println!(
+        "malicious checks: their kernels alone, one thread per side, on buffers of the row's shape, best of {CHECK_PASSES}; floor: GF(2^128) multiply-adds by the check's definition at the rate above; share: of the row's time per OT (S,R: sender, receiver)"
+    );
+    println!(
+        "{:<22} {:<15} {:>16} {:>16} {:>16} {:>12} {:>14}",
+        "Type",
+        "Protocol",
+        "mul-adds/OT S,R",
+        "check ns/OT S,R",
+        "floor ns/OT S,R",
+        "÷ floor S,R",
+        "share S,R"
+    );
+    let mut measured: Vec<(Check, checks::Cost)> = vec![];
+    for &(p, best) in rows {
+        let (ty, name) = p.row();
+        let name = match p.softspoken_k() {
+            Some(k) => format!("{name} k={k}"),
+            None => name.to_string(),
+        };
+        let Some(check) = check_of(p, n)? else {
+            println!("{ty:<22} {name:<15} (no check kernel of its own timed)");
+            continue;
+        };
+        let cost = match measured.iter().find(|(c, _)| *c == check) {
+            Some((_, cost)) => *cost,
+            None => {
+                eprintln!(
+                    "ot_table: [{:5.1} s] n = 2^{log_n}, check kernels of {}",
+                    started.elapsed().as_secs_f64(),
+                    p.name()
+                );
+                if measured.is_empty() {
+                    // As before a row: let the last child's memory go first.
+                    std::thread::sleep(PAUSE);
+                }
+                let cost = check.measure(CHECK_PASSES);
+                measured.push((check, cost));
+                cost
+            }
+        };
+        let per_ot = |x: f64| x / n as f64;
+        let ns = cost.time.map(|t| per_ot(t.as_secs_f64() * 1e9));
+        let adds = cost.mul_adds.map(|a| per_ot(a as f64));
+        let floor = adds.map(|a| a * 1e9 / gf);
+        let row_ns = per_ot(best.as_secs_f64() * 1e9);
+        let pair = |v: [f64; 2]| format!("{:.2},{:.2}", v[0], v[1]);
+        println!(
+            "{:<22} {:<15} {:>16} {:>16} {:>16} {:>12} {:>14}",
+            ty,
+            name,
+            pair(adds),
+            pair(ns),
+            pair(floor),
+            pair([ns[0] / floor[0], ns[1] / floor[1]]),
+            format!(
+                "{:.0}%,{:.0}%",
+                100.0 * ns[0] / row_ns,
+                100.0 * ns[1] / row_ns
+            )
+        );
     }
     Ok(())
 }
