@@ -360,6 +360,11 @@ pub struct IrSub {
     /// The functionality's declared error type (`error = path;`), carried
     /// by `Error::SubProtocol`; `None`: a boxed `dyn Error`.
     pub error: Option<String>,
+    /// In an n-party protocol, a call between every pair of parties
+    /// (`Sender = P[i], Receiver = P[j]`): every party runs both roles, once
+    /// with each other party, and each output `call.field: T` becomes a
+    /// `[T; n]` indexed by the peer. Both calls then have role 0.
+    pub pairwise: bool,
 }
 
 /// `realizes`: the functionality a two-party protocol implements, and how

@@ -1795,3 +1795,84 @@ fn an_exact_party_count_is_accepted_and_bounds_fixed_indices() {
         "{r}"
     );
 }
+
+/// A two-party functionality between every pair of parties
+/// (`Sender = P[i], Receiver = P[j]`) and its mapping errors.
+const PAIRWISE: &str = "protocol Pairs(role P[n]) {
+    param n: usize requires n >= 2;
+    output P[i] { k: [[[Block; 2]; 128]; n], c: [[Block; 128]; n] }
+    at P[i] { s = sample Bits[128]; }
+    do base: RandomOt[n = 128](Sender = P[i], Receiver = P[j]) with { Receiver.choices = s };
+    at P[i] { k = base.messages; c = base.chosen; }
+}
+";
+
+#[test]
+fn pairwise_call_compiles_with_peer_indexed_outputs() {
+    let c = ok_str(PAIRWISE);
+    let ir = c.ir.expect("an ir");
+    let sub = &ir.subs[0];
+    assert!(sub.pairwise);
+    assert!(sub.calls.iter().all(|call| call.role == 0));
+    let types: Vec<String> = sub
+        .calls
+        .iter()
+        .flat_map(|call| call.outputs.iter().map(|(n, t)| format!("{n}: {t}")))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "base.messages: [[[Block; 2]; 128]; n]",
+            "base.chosen: [[Block; 128]; n]"
+        ]
+    );
+}
+
+#[test]
+fn pairwise_call_needs_two_different_parties() {
+    let r = fail_str(&PAIRWISE.replace("Receiver = P[j]", "Receiver = P[i]"));
+    assert_diag(
+        &r,
+        "test.otp",
+        5,
+        60,
+        "role mapping mismatch: both roles of `RandomOt` are mapped to `P[i]`, the same party",
+        "map the two roles of `RandomOt` to `P[i]` and `P[j]`",
+    );
+    let r = fail_str(&PAIRWISE.replace("Receiver = P[j]", "Receiver = P[0]"));
+    assert_diag(
+        &r,
+        "test.otp",
+        5,
+        60,
+        "a sub-protocol runs between every pair of parties, not with one fixed party: `Receiver` is mapped to one party",
+        "map the two roles of `RandomOt` to `P[i]` and `P[j]`",
+    );
+    let r = fail_str(&PAIRWISE.replace("Receiver = P[j]", "Receiver = P"));
+    assert!(
+        r.contains(
+            "`P` is a party array (`role P[n]`), but role `Receiver` of `RandomOt` is one party"
+        ),
+        "{r}"
+    );
+    assert!(r.contains("map its roles to `P[i]` and `P[j]`"), "{r}");
+}
+
+#[test]
+fn pairwise_call_refuses_a_dealer() {
+    let r = fail_str(&PAIRWISE.replace("(role P[n])", "(role Dealer, role P[n])"));
+    assert!(
+        r.contains("a sub-protocol between every pair of parties cannot run in a protocol with the single role `Dealer`"),
+        "{r}"
+    );
+}
+
+#[test]
+fn pairwise_outputs_are_per_peer_arrays() {
+    // An output used as one value, not as the array of the runs' outputs.
+    let r = fail_str(&PAIRWISE.replace(
+        "output P[i] { k: [[[Block; 2]; 128]; n], c: [[Block; 128]; n] }",
+        "output P[i] { k: [[Block; 2]; 128], c: [[Block; 128]; n] }",
+    ));
+    assert!(r.contains("[[[Block; 2]; 128]; n]"), "{r}");
+}

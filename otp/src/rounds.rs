@@ -242,6 +242,17 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir, parties: Option<u64>) {
                 }
             }
             Event::Stmt(TStmt::Check(_, _, text)) => println!("  {text}"),
+            Event::Sub(k) if ir.subs[*k].pairwise => {
+                let sub = &ir.subs[*k];
+                let roles: Vec<&str> = sub.calls.iter().map(|c| c.func_role.as_str()).collect();
+                println!(
+                    "  run {} (call `{}`) with every other party P[j], as {} and as {} (the pairs in one order every party shares; its own frames, not counted in comm)",
+                    sub.func,
+                    sub.name,
+                    roles.first().copied().unwrap_or("?"),
+                    roles.get(1).copied().unwrap_or("?")
+                );
+            }
             _ => {}
         }
     }

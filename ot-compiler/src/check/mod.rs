@@ -18,6 +18,7 @@ mod ints;
 mod items;
 mod nparty;
 mod omit;
+mod pairwise;
 pub mod protocol;
 mod realize;
 pub mod scope;
@@ -685,7 +686,11 @@ impl<'a> Checker<'a> {
 
     fn do_stmt(&mut self, d: &DoStmt, ir: &mut Ir) -> R<()> {
         let func = self.functionality(&d.func)?;
-        let (froles, map) = self.sub_role_map(d, func)?;
+        let pairwise = self.is_pairwise(d);
+        let (froles, map) = match pairwise {
+            true => self.pairwise_role_map(d, func)?,
+            false => self.sub_role_map(d, func)?,
+        };
         let pvals = self.sub_params(d, func)?;
         let b = SubBinding {
             func,
@@ -694,7 +699,10 @@ impl<'a> Checker<'a> {
             pvals,
         };
         let inputs = self.sub_inputs(d, &b)?;
-        let mut outputs = self.sub_outputs(d, &b)?;
+        let mut outputs = match pairwise {
+            true => self.pairwise_outputs(d, &b)?,
+            false => self.sub_outputs(d, &b)?,
+        };
         let calls = Self::sub_calls(d, &b, &inputs, &mut outputs)?;
         let idx = ir.subs.len();
         ir.subs.push(IrSub {
@@ -703,6 +711,7 @@ impl<'a> Checker<'a> {
             span: d.span,
             calls,
             error: func.error.clone(),
+            pairwise,
         });
         for r in 0..self.roles.len() {
             if b.map.values().any(|&m| m == r) {
@@ -747,11 +756,7 @@ impl<'a> Checker<'a> {
         let mut used: HashMap<usize, String> = HashMap::new();
         for (fr, pr) in &d.roles {
             if !froles.contains(&fr.name) {
-                return Err(Diagnostic::error(
-                    fr.span,
-                    format!("`{}` has no role `{}`", func.name.name, fr.name),
-                )
-                .with_help(suggest(&fr.name, "role", &froles)));
+                return Err(no_such_role(func, fr, &froles));
             }
             let p = self.role(pr)?;
             if self.roles[p].count.is_some() {
@@ -784,7 +789,7 @@ impl<'a> Checker<'a> {
 
     /// The error for a functionality role `fr` mapped to the party array `pr`
     /// (protocol role `p`).
-    fn party_array_mapped(
+    pub(super) fn party_array_mapped(
         &self,
         func: &Functionality,
         fr: &Ident,
@@ -803,8 +808,8 @@ impl<'a> Checker<'a> {
             ),
         )
         .with_help(format!(
-            "`{}` is a two-party functionality; run it between two named roles of a two-party protocol",
-            func.name.name
+            "`{0}` is a two-party functionality: to run it between every pair of parties, map its roles to `{1}[i]` and `{1}[j]`; or run it between two named roles of a two-party protocol",
+            func.name.name, pr.name.name
         ))
     }
 
@@ -1670,15 +1675,24 @@ impl<'a> Checker<'a> {
 
 /// A `do` statement's functionality with its roles mapped and its
 /// parameters bound.
-struct SubBinding<'f> {
+pub(super) struct SubBinding<'f> {
     /// The functionality.
-    func: &'f Functionality,
+    pub(super) func: &'f Functionality,
     /// Its role names, in declaration order.
-    froles: Vec<String>,
+    pub(super) froles: Vec<String>,
     /// Functionality role name -> protocol role index.
-    map: HashMap<String, usize>,
+    pub(super) map: HashMap<String, usize>,
     /// Parameter name -> the shape passed.
-    pvals: HashMap<String, Shape>,
+    pub(super) pvals: HashMap<String, Shape>,
+}
+
+/// The error for a role `fr` the functionality `func` (roles `froles`) does not have.
+fn no_such_role(func: &Functionality, fr: &Ident, froles: &[String]) -> Diagnostic {
+    Diagnostic::error(
+        fr.span,
+        format!("`{}` has no role `{}`", func.name.name, fr.name),
+    )
+    .with_help(suggest(&fr.name, "role", froles))
 }
 
 /// Unifies a signature type (whose unbound names are shape variables) with an argument type.

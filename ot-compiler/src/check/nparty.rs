@@ -278,7 +278,7 @@ impl Checker<'_> {
 
     /// The party a reference names (see [`party_ix`]); the named role next
     /// to the party array (the dealer) is the fixed party [`DEALER`].
-    fn ix(&self, r: &RoleRef) -> R<PartyIx> {
+    pub(super) fn ix(&self, r: &RoleRef) -> R<PartyIx> {
         self.role(r)?;
         if Some(r.name.name.as_str()) != self.dealer_name() {
             self.not_a_param_index(r)?;
@@ -896,7 +896,7 @@ impl Checker<'_> {
     }
 
     /// The number of parties as a shape.
-    fn party_shape(&self) -> Shape {
+    pub(super) fn party_shape(&self) -> Shape {
         let name = self.roles[0]
             .count
             .as_ref()

@@ -19,6 +19,9 @@ pub enum Op {
     Recv(usize),
     /// Exchanges and compares digests of checked broadcast round `r`.
     Check(usize),
+    /// Runs pairwise sub-protocol call `k` (`ir.subs[k]`) with every other
+    /// party, in both roles.
+    Sub(usize),
 }
 
 impl Op {
@@ -105,10 +108,16 @@ pub fn dealer_stmt(ir: &Ir, k: usize) -> bool {
 pub fn value_types(ir: &Ir, dealer: bool) -> BTreeMap<String, Ty> {
     let mut types: BTreeMap<String, Ty> = ir.inputs[usize::from(dealer)].iter().cloned().collect();
     for (k, e) in ir.events[0].iter().enumerate() {
-        if let Event::Stmt(TStmt::Assign(n, e)) = e {
-            if dealer_stmt(ir, k) == dealer {
+        match e {
+            Event::Stmt(TStmt::Assign(n, e)) if dealer_stmt(ir, k) == dealer => {
                 types.insert(n.clone(), e.ty.clone());
             }
+            Event::Sub(s) if !dealer => {
+                for c in &ir.subs[*s].calls {
+                    types.extend(c.outputs.iter().cloned());
+                }
+            }
+            _ => {}
         }
     }
     types
@@ -215,6 +224,7 @@ fn projection(ir: &Ir) -> Vec<Op> {
             Event::Stmt(_) if dealer_stmt(ir, k) => {}
             Event::Stmt(_) => ops.push(Op::Stmt(k)),
             Event::Send(r) => ops.push(Op::Send(*r)),
+            Event::Sub(k) => ops.push(Op::Sub(*k)),
             Event::Recv(r) => {
                 ops.push(Op::Recv(*r));
                 if checked(ir, *r) {
@@ -250,6 +260,14 @@ pub fn uses_defs_of(ir: &Ir, op: Op, dealer: bool) -> (BTreeSet<String>, BTreeSe
         Op::Send(r) => uses.extend(fields(r)),
         Op::Recv(r) => defs.extend(fields(r)),
         Op::Check(_) => {}
+        Op::Sub(k) => {
+            for c in &ir.subs[k].calls {
+                for a in &c.args {
+                    a.locals(&mut uses);
+                }
+                defs.extend(c.outputs.iter().map(|(n, _)| n.clone()));
+            }
+        }
     }
     (uses, defs)
 }
@@ -293,6 +311,16 @@ fn state_name(ir: &Ir, op: Option<Op>) -> (String, String) {
                 format!("`{p}[me]` waits for every other party's `{m}` ({at})."),
             )
         }
+        Some(Op::Sub(k)) => {
+            let sub = &ir.subs[k];
+            (
+                format!("Run{}", camel(&sub.name)),
+                format!(
+                    "`{p}[me]` is ready to run `{}` (`{}`) with every other party, in both roles.",
+                    sub.name, sub.func
+                ),
+            )
+        }
         Some(Op::Check(r)) => {
             let (m, at) = round(r);
             (format!("Check{m}"), format!("`{p}[me]` has every `{m}` ({at}) and exchanges digests of them with every other party before using them."))
@@ -304,6 +332,19 @@ fn state_name(ir: &Ir, op: Option<Op>) -> (String, String) {
     }
 }
 
+/// `cope_init` as `CopeInit`: a state name from a call name.
+fn camel(name: &str) -> String {
+    name.split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// The types of the values after operations `..upto`.
 fn types_upto(ir: &Ir, ops: &[Op], upto: usize) -> BTreeMap<String, Ty> {
     let mut types: BTreeMap<String, Ty> = ir.inputs[0].iter().cloned().collect();
@@ -312,6 +353,11 @@ fn types_upto(ir: &Ir, ops: &[Op], upto: usize) -> BTreeMap<String, Ty> {
             Op::Stmt(k) => {
                 if let Event::Stmt(TStmt::Assign(n, e)) = &ir.events[0][*k] {
                     types.insert(n.clone(), e.ty.clone());
+                }
+            }
+            Op::Sub(k) => {
+                for c in &ir.subs[*k].calls {
+                    types.extend(c.outputs.iter().cloned());
                 }
             }
             Op::Recv(r) => {
@@ -367,7 +413,14 @@ fn holding(ir: &Ir, ops: &[Op]) -> Vec<BTreeMap<String, usize>> {
                     };
                 }
             }
-            _ => {}
+            Op::Sub(k) => {
+                for c in &ir.subs[*k].calls {
+                    for (n, _) in &c.outputs {
+                        held.remove(n);
+                    }
+                }
+            }
+            Op::Check(_) | Op::Send(_) => {}
         }
         out.push(held.clone());
     }

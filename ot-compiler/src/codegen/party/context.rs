@@ -333,17 +333,23 @@ impl<'a> PartyGen<'a> {
         });
         let n = super::super::wire::shape(&schedule::parties(self.ir));
         let prologue = start(&input, (&in_names, wrap), &in_checks, &init);
-        let doc = format!("Starts party `{p}[me]` of session `session` (the same 16 bytes at every party, fresh for every run): checks its index and inputs and runs its local computation up to its first round.");
+        let (_, subs_arg, subs_init) = self.subs_struct();
+        let subs_doc = match self.has_pairwise() {
+            true => format!(" `subs` holds, for each sub-protocol the parties run between every pair, one implementation of each of its roles per other party (`{p}Subs`); a wrong count is `Error::Subs`."),
+            false => String::new(),
+        };
+        let doc = format!("Starts party `{p}[me]` of session `session` (the same 16 bytes at every party, fresh for every run): checks its index and inputs and runs its local computation up to its first round.{subs_doc}");
         quote! {
             #[doc = #doc]
             #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-            pub fn new(me: usize, params: Params, session: [u8; 16], input: #input, rng: #rt::primitives::rng::Rng) -> Result<Self, Error> {
+            pub fn new(me: usize, params: Params, session: [u8; 16], input: #input, rng: #rt::primitives::rng::Rng #subs_arg) -> Result<Self, Error> {
                 let __n = #n;
                 if me >= __n {
                     return Err(Error::Party { index: me, parties: __n });
                 }
+                let subs = #subs_init;
                 #prologue
-                Ok(#role { me, params, rng, session, session_id, st: #state })
+                Ok(#role { me, params, rng, session, session_id, subs, st: #state })
             }
         }
     }
@@ -394,7 +400,7 @@ impl<'a> PartyGen<'a> {
                 /// failing check is its abort.
                 #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
                 pub fn finish(self) -> Result<#output, Error> {
-                    let #role { me, params, mut rng, session, session_id, st } = self;
+                    let #role { me, params, mut rng, session, session_id, subs: _, st } = self;
                     let #open = st;
                     #(#stmts)*
                     Ok(#output { #(#outs),* })

@@ -406,7 +406,32 @@ pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
             #greeted
         },
     );
-    both_drivers(&doc, &quote!(#output), &body)
+    match g.has_pairwise() {
+        // The sub-protocols' role traits run over a blocking `Channel`.
+        true => blocking_driver(&doc, &quote!(#output), &body),
+        false => both_drivers(&doc, &quote!(#output), &body),
+    }
+}
+
+/// `run` alone (documented by `doc`), for a protocol whose sub-protocol
+/// runs need a blocking mesh.
+fn blocking_driver(doc: &str, output: &TokenStream, body: &TokenStream) -> TokenStream {
+    let doc = format!("{doc} (No `run_async`: the sub-protocols between pairs of parties run over a blocking mesh.)");
+    run_method(&doc, output, body)
+}
+
+/// The blocking `run` method with the driver body `body`.
+fn run_method(doc: &str, output: &TokenStream, body: &TokenStream) -> TokenStream {
+    let rt = rt();
+    let sync = driver_macros(Io::Blocking);
+    quote! {
+        #[doc = #doc]
+        #[allow(unused_variables, unused_mut, clippy::all)]
+        pub fn run<M: #rt::transport::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
+            #sync
+            #body
+        }
+    }
 }
 
 /// `run` (blocking, documented by `doc`) and `run_async` (gated on the
@@ -414,7 +439,7 @@ pub(super) fn run_fn(g: &PartyGen, steps: Vec<Drive>) -> TokenStream {
 /// `body`, each with the [`driver_macros`] of its kind of mesh.
 pub(super) fn both_drivers(doc: &str, output: &TokenStream, body: &TokenStream) -> TokenStream {
     let rt = rt();
-    let (sync, aio) = (driver_macros(Io::Blocking), driver_macros(Io::Async));
+    let aio = driver_macros(Io::Async);
     let async_doc = "The async twin of `run` (cargo feature `tokio`): the same rounds over an `AsyncMesh` (for example `ot_runtime::transport::mesh::TokioMesh`, in memory or over TCP), awaiting every send and receive. The session hello is exchanged and checked before the first round (one flight more than `run`, which checks it lazily); a run that fails sends every peer an abort notice (`AsyncMesh::notify_abort`), so a peer still waiting on this party reports `MeshError::PeerAborted`; peers are read in the order of their indices, and the two suspects of an inconsistent broadcast are not resolved further.";
     let run_async = gate(
         Io::Async,
@@ -427,13 +452,9 @@ pub(super) fn both_drivers(doc: &str, output: &TokenStream, body: &TokenStream) 
             }
         },
     );
+    let run = run_method(doc, output, body);
     quote! {
-        #[doc = #doc]
-        #[allow(unused_variables, unused_mut, clippy::all)]
-        pub fn run<M: #rt::transport::mesh::Mesh + ?Sized>(self, mesh: &mut M) -> Result<#output, Error> {
-            #sync
-            #body
-        }
+        #run
         #run_async
     }
 }

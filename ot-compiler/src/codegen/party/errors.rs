@@ -23,6 +23,7 @@ pub(super) fn error_items(ir: &Ir) -> TokenStream {
                     Error::Decode { source, .. } => Some(source),
                     Error::FromPeer { source, .. } => Some(&**source),
                     Error::Mesh { source, .. } => Some(source),
+                    Error::SubProtocol { source, .. } => Some(&**source),
                     _ => None,
                 }
             }
@@ -42,6 +43,7 @@ fn error_enum(ir: &Ir) -> TokenStream {
             #[doc = "The failed check (`file:line: text`)."] check: &'static str })
     });
     let common = crate::codegen::errors::common_variants();
+    let sub_err = crate::codegen::errors::sub_error_ty(ir);
     quote! {
         /// Everything that can go wrong in a run; checks in the specification become variants.
         #[derive(Debug)]
@@ -82,6 +84,18 @@ fn error_enum(ir: &Ir) -> TokenStream {
                 round: &'static str, /// The sending party.
                 peer: usize, /// What is wrong with it.
                 source: ::std::boxed::Box<Error> },
+            /// A sub-protocol run between this party and `peer` (a `do`
+            /// call between every pair of parties) failed: its typed error.
+            SubProtocol { /// Call name.
+                call: &'static str, /// The other party of the failed run.
+                peer: usize, /// The error of the functionality's role trait.
+                source: #sub_err },
+            /// `new` was given a wrong number of sub-protocol
+            /// implementations: one per other party is needed.
+            Subs { /// The field of the `Subs` struct.
+                field: &'static str, /// How many are needed (`n - 1`).
+                expected: usize, /// How many were given.
+                got: usize },
             /// The messages of a round do not come from every other party exactly once.
             Delivery { /// Round.
                 round: &'static str, /// The offending party index.
@@ -117,6 +131,7 @@ fn display_impl(ir: &Ir) -> TokenStream {
     let fixed_input = format!("{pname}: `{p}[{{}}]` was started with a wrong input `{{}}`: it belongs to `{p}[{{}}]` only, so it is `Some` at party {{}} and `None` at every other party");
     let not_held = format!("{pname}: `{p}[{{}}]` does not hold its value `{{}}`");
     let common_display = crate::codegen::errors::common_display(pname);
+    let sub_fmt = format!("{pname}: sub-protocol `{{}}` with `{p}[{{}}]` failed: {{}}");
     quote! {
         impl ::core::fmt::Display for Error {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -136,6 +151,8 @@ fn display_impl(ir: &Ir) -> TokenStream {
                     Error::FromPeer { round, peer, source } => write!(f, #from_peer, round, peer, source),
                     Error::Delivery { round, peer } => write!(f, #delivery, round, peer),
                     Error::Mesh { round, source } => write!(f, "{}: round `{}`: {}", #pname, round, source),
+                    Error::SubProtocol { call, peer, source } => write!(f, #sub_fmt, call, peer, source),
+                    Error::Subs { field, expected, got } => write!(f, "{}: `{}` holds {} sub-protocol implementations, one per other party ({}) needed", #pname, field, got, expected),
                 }
             }
         }
@@ -161,7 +178,8 @@ fn error_methods(ir: &Ir) -> TokenStream {
                     | Error::Alloc { round, .. }
                     | Error::Shape { round, .. }
                     | Error::Length { round, .. }
-                    | Error::Decode { round, .. } => Some(round),
+                    | Error::Decode { round, .. }
+                    | Error::SubProtocol { call: round, .. } => Some(round),
                     _ => None,
                 }
             }
@@ -199,7 +217,7 @@ fn blame_methods(ir: &Ir) -> TokenStream {
             match self {
                 #(Error::#abort_names { culprit, .. } => *culprit,)*
                 Error::Equivocation { culprit, .. } => *culprit,
-                Error::FromPeer { peer, .. } | Error::Delivery { peer, .. } => Some(*peer),
+                Error::FromPeer { peer, .. } | Error::Delivery { peer, .. } | Error::SubProtocol { peer, .. } => Some(*peer),
                 Error::Mesh { source, .. } => source.blamed(),
                 _ => None,
             }

@@ -17,6 +17,7 @@ mod dealer;
 mod driver;
 mod errors;
 mod mesh;
+mod pairwise;
 mod steps;
 
 use super::expr::ExprGen;
@@ -311,6 +312,8 @@ impl PartyGen<'_> {
         let io = self.io_structs();
         let states = self.state_structs();
         let new_fn = self.new_fn();
+        let (subs_def, _, _) = self.subs_struct();
+        let subs_ty = format_ident!("{}Subs", p);
         let first = Self::state_ident(&self.plan.states[0]);
         let mut steps = vec![];
         let mut driver = vec![];
@@ -325,6 +328,7 @@ impl PartyGen<'_> {
         let doc = format!("A party `{p}[me]` of `{pname}` (`{}`), as a typestate: each method performs one step of the round flow and returns the party in its next state. Every party runs the same steps; `me` is its index and `n` (a parameter) the number of parties.", self.ir.location);
         quote! {
             #io
+            #subs_def
             #[doc = concat!("States of a party `", #p, "[me]`.")]
             pub mod #role_mod {
                 #[allow(unused_imports)]
@@ -333,7 +337,7 @@ impl PartyGen<'_> {
             }
             #[doc = #doc]
             #[must_use = "a protocol party does nothing until its next step is called"]
-            pub struct #role<S> { me: usize, params: Params, rng: #rt::primitives::rng::Rng, session: #rt::Block, session_id: [u8; 16], st: S }
+            pub struct #role<S> { me: usize, params: Params, rng: #rt::primitives::rng::Rng, session: #rt::Block, session_id: [u8; 16], subs: #subs_ty, st: S }
             impl<S> #role<S> {
                 /// This party's index (`P[me]`).
                 pub fn me(&self) -> usize { self.me }

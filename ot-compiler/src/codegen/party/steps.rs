@@ -16,13 +16,15 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 /// Parts of a step method.
-struct Parts {
-    doc: String,
-    method: Ident,
-    args: TokenStream,
-    ret: TokenStream,
-    middle: TokenStream,
-    result: TokenStream,
+pub(super) struct Parts {
+    pub(super) doc: String,
+    pub(super) method: Ident,
+    /// Generic parameters of the method (`<M: Mesh + ?Sized>`), if any.
+    pub(super) generics: TokenStream,
+    pub(super) args: TokenStream,
+    pub(super) ret: TokenStream,
+    pub(super) middle: TokenStream,
+    pub(super) result: TokenStream,
 }
 
 /// The names a step of a round uses: the round's name, the message type,
@@ -70,6 +72,7 @@ impl PartyGen<'_> {
             Op::Send(r) => self.send_parts(r, next, prefix.as_ref()),
             Op::Recv(r) => self.recv_parts(r, next, stashed),
             Op::Check(r) => self.check_parts(r, next, carried),
+            Op::Sub(k) => self.sub_parts(k, next),
             Op::Stmt(_) => return None,
         };
         let extra = match s.digests {
@@ -105,6 +108,9 @@ impl PartyGen<'_> {
         let peers = quote!(::core::clone::Clone::clone(&__peers));
         match op {
             Op::Send(_) | Op::Stmt(_) => (matches!(op, Op::Send(_)), None),
+            // A sub-protocol's runs lift the announcements and read what
+            // they read; the next send announces again.
+            Op::Sub(_) => (false, None),
             Op::Recv(_) if stashed => (false, None),
             Op::Recv(r) if fixed(self.ir, r).is_some() => (
                 false,
@@ -208,6 +214,7 @@ impl PartyGen<'_> {
         let Parts {
             doc,
             method,
+            generics,
             args,
             ret,
             middle,
@@ -217,8 +224,8 @@ impl PartyGen<'_> {
             impl #role<#role_mod::#cur> {
                 #[doc = #doc]
                 #[allow(unused_variables, unused_mut, non_snake_case, clippy::all)]
-                pub fn #method(self #args) -> Result<#ret, Error> {
-                    let #role { me, params, mut rng, session, session_id, st } = self;
+                pub fn #method #generics (self #args) -> Result<#ret, Error> {
+                    let #role { me, params, mut rng, session, session_id, mut subs, st } = self;
                     let #open = st;
                     #(#prologue)*
                     #middle
@@ -231,12 +238,12 @@ impl PartyGen<'_> {
     }
 
     /// The party in the next state, and its type.
-    fn next_party(&self, next: &PState) -> (TokenStream, TokenStream) {
+    pub(super) fn next_party(&self, next: &PState) -> (TokenStream, TokenStream) {
         let (role, role_mod) = (&self.role, &self.role_mod);
         let n = Self::state_ident(next);
         let st = self.build_state(next);
         (
-            quote!(#role { me, params, rng, session, session_id, st: #st }),
+            quote!(#role { me, params, rng, session, session_id, subs, st: #st }),
             quote!(#role<#role_mod::#n>),
         )
     }
@@ -273,6 +280,7 @@ impl PartyGen<'_> {
                 ),
             };
             let parts = Parts {
+                generics: quote!(),
                 doc: self.round_doc(r, &what),
                 method: method.clone(),
                 args: quote!(),
@@ -301,6 +309,7 @@ impl PartyGen<'_> {
             check_shape(&arr, &quote!(#i), &rd.name, f)
         });
         let parts = Parts {
+            generics: quote!(),
             doc: self.round_doc(r, &format!("Builds this party's `{}` for each other party `j` (element `j` of each field), as `(j, message)` pairs.", rd.msg)),
             method: method.clone(),
             args: quote!(),
@@ -391,6 +400,7 @@ impl PartyGen<'_> {
             }
         };
         let parts = Parts {
+            generics: quote!(),
             doc: self.round_doc(r, what),
             method: method.clone(),
             args: quote!(, received: ::std::vec::Vec<(usize, msgs::#m)>),
@@ -431,6 +441,7 @@ impl PartyGen<'_> {
             #( let #names = #parts_of; )*
         };
         let parts = Parts {
+            generics: quote!(),
             doc: self.round_doc(r, &format!("Takes the one message of this party's neighbour on the ring (`{}` modulo `n`) as a `(sender, message)` pair; its fields become this party's values, then runs the party's local computation up to its next step.", if inv == 1 { format!("me - {step}") } else { format!("{inv} * (me - {step})") })),
             method: method.clone(),
             args: quote!(, received: ::std::vec::Vec<(usize, msgs::#m)>),
@@ -504,6 +515,7 @@ impl PartyGen<'_> {
             }
         };
         let parts = Parts {
+            generics: quote!(),
             doc: self.round_doc(r, "Broadcast check (Goldwasser-Lindell broadcast with abort): takes every other party's digests (`digests_` of theirs) as `(sender, frame)` pairs and aborts with `Equivocation` naming the round and the party whose messages differ; then runs the party's local computation up to its next step. A run needs no check when a party's broadcast has one receiver (two parties: the only receiver is the other party, so there is nobody to equivocate to); then the digests are empty, the driver exchanges none (a batched check's frame carries zero digest bytes), and an empty list (or empty digests) is accepted."),
             method: method.clone(),
             args: quote!(, received: ::std::vec::Vec<(usize, ::std::vec::Vec<u8>)>),
@@ -573,6 +585,7 @@ impl PartyGen<'_> {
         // A party that does not send still moves to the next state, with
         // nothing of its own to keep.
         let parts = Parts {
+            generics: quote!(),
             doc: self.round_doc(r, &what),
             method: method.clone(),
             args: quote!(),
@@ -700,6 +713,7 @@ impl PartyGen<'_> {
         };
         let StepNames(rn, m, method, _, _) = sn;
         let parts = Parts {
+            generics: quote!(),
             doc: self.round_doc(r, &what),
             method: method.clone(),
             args: quote!(, received: ::std::vec::Vec<(usize, msgs::#m)>),

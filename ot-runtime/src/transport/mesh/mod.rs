@@ -137,6 +137,7 @@ pub(crate) mod hello;
 mod links;
 mod memory;
 mod net;
+mod peer_channel;
 mod tamper;
 mod tcp;
 #[cfg(feature = "tls")]
@@ -149,6 +150,7 @@ pub use async_mesh::{
 pub use hello::{handshake, Greeting, Hello, MAX_HELLO};
 pub use links::{ChannelMesh, MeshChannel, DRAIN_MAX, NOTICE_WAIT};
 pub use memory::MemoryMesh;
+pub use peer_channel::PeerChannel;
 pub use tamper::{tamper_party, TamperMesh};
 pub use tcp::{local_tcp_mesh, TcpMesh};
 #[cfg(feature = "tls")]

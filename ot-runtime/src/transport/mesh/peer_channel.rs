@@ -1,0 +1,117 @@
+//! One link of a mesh as a two-party [`Channel`]: what an n-party protocol
+//! hands a two-party sub-protocol it runs with one peer (a `do` call
+//! between every pair of parties).
+
+use super::{Mesh, MeshError};
+use crate::transport::channel::{AbortNotice, Channel, ChannelError, ChannelStats};
+
+/// Party `me`'s link to `peer` of a [`Mesh`], as a [`Channel`]: a send is
+/// one frame to `peer` ([`Mesh::send_to`]), a receive one frame from it
+/// ([`Mesh::recv_from`]); the statistics are the link's. Borrowing the
+/// mesh for the run keeps the other links untouched.
+pub struct PeerChannel<'a, M: Mesh + ?Sized> {
+    mesh: &'a mut M,
+    peer: usize,
+}
+
+impl<'a, M: Mesh + ?Sized> PeerChannel<'a, M> {
+    /// The link of `mesh` to `peer` (an index with no link fails at the
+    /// first send or receive, as on the mesh).
+    pub fn new(mesh: &'a mut M, peer: usize) -> Self {
+        PeerChannel { mesh, peer }
+    }
+
+    /// The peer at the other end.
+    pub fn peer(&self) -> usize {
+        self.peer
+    }
+}
+
+/// A mesh failure on one link as the channel error of that link: a
+/// channel failure or a peer's abort notice as it was; a hello that differs
+/// or a setup failure (no channel error names it) as an I/O error in words.
+fn on_link(e: MeshError) -> ChannelError {
+    match e {
+        MeshError::Peer { source, .. } => source,
+        MeshError::PeerAborted { notice, .. } => ChannelError::PeerAborted(notice),
+        other => ChannelError::Io(std::io::Error::other(other.to_string())),
+    }
+}
+
+impl<M: Mesh + ?Sized> Channel for PeerChannel<'_, M> {
+    fn send(&mut self, msg: &[u8]) -> Result<(), ChannelError> {
+        self.mesh.send_to(self.peer, msg).map_err(on_link)
+    }
+
+    fn send_vec(&mut self, msg: Vec<u8>) -> Result<(), ChannelError> {
+        self.mesh.send_vec_to(self.peer, msg).map_err(on_link)
+    }
+
+    fn recv_into(&mut self, buf: &mut Vec<u8>, max_len: usize) -> Result<(), ChannelError> {
+        self.mesh
+            .recv_from(self.peer, buf, max_len)
+            .map_err(on_link)
+    }
+
+    fn stats(&self) -> ChannelStats {
+        self.mesh.stats(self.peer)
+    }
+
+    fn flush(&mut self) -> Result<(), ChannelError> {
+        self.mesh.flush().map_err(on_link)
+    }
+
+    fn expect_next_frame(&mut self, len: Option<usize>) {
+        self.mesh.expect_next_frame(self.peer, len);
+    }
+
+    /// The notice goes to every peer ([`Mesh::notify_abort`]): a run with
+    /// one peer that aborts ends the party's session with all of them.
+    fn send_notice(&mut self, notice: &AbortNotice) -> Result<(), ChannelError> {
+        self.mesh.notify_abort(notice);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::mesh::{run_parties, MemoryMesh};
+
+    #[test]
+    fn a_link_carries_frames_both_ways_and_counts_them() {
+        let out = run_parties(MemoryMesh::new(3), |m| {
+            let me = m.me();
+            let mut got = vec![];
+            for peer in (0..3).filter(|&p| p != me) {
+                let mut ch = PeerChannel::new(&mut *m, peer);
+                assert_eq!(ch.peer(), peer);
+                ch.send(&[me as u8, peer as u8])?;
+                let back = ch.recv(16)?;
+                got.push((back, ch.stats().bytes_sent));
+            }
+            Ok::<_, ChannelError>(got)
+        });
+        for (me, o) in out.into_iter().enumerate() {
+            let got = o.expect("run");
+            let peers: Vec<usize> = (0..3).filter(|&p| p != me).collect();
+            for ((back, sent), peer) in got.into_iter().zip(peers) {
+                assert_eq!(back, vec![peer as u8, me as u8]);
+                assert_eq!(sent, 2);
+            }
+        }
+    }
+
+    #[test]
+    fn an_oversized_frame_is_the_links_error() {
+        let out = run_parties(MemoryMesh::new(2), |m| {
+            let peer = 1 - m.me();
+            let mut ch = PeerChannel::new(&mut *m, peer);
+            ch.send(&[0u8; 32])?;
+            ch.recv(8).map(|_| ())
+        });
+        for o in out {
+            assert!(matches!(o, Err(ChannelError::Oversized { .. })), "{o:?}");
+        }
+    }
+}
