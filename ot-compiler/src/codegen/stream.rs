@@ -380,12 +380,18 @@ impl<'a> StreamGen<'a> {
         let fc = format_ident!("__c_{}", field);
         let aw = self.io.aw();
         match fty {
-            Ty::Array(..) if block_shaped(fty) => quote! {
-                if #fc.len() != __len {
-                    return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
+            Ty::Array(elem, _) if block_shaped(fty) => {
+                let send = match self.lent_send(elem) {
+                    Some(method) => quote!(ch.#method(&mut #fc)),
+                    None => quote!(ch.send(&#rt::transport::wire::block_bytes(&#fc))#aw),
+                };
+                quote! {
+                    if #fc.len() != __len {
+                        return Err(Error::Shape { round: #rn, field: #field, expected: __len, got: #fc.len() });
+                    }
+                    #send.map_err(|source| Error::Channel { round: #rn, source })?;
                 }
-                ch.send(&#rt::transport::wire::block_bytes(&#fc))#aw.map_err(|source| Error::Channel { round: #rn, source })?;
-            },
+            }
             Ty::Array(..) => {
                 self.setup
                     .push(quote!(let mut __bytes: ::std::vec::Vec<u8> = ::std::vec::Vec::new();));
@@ -400,6 +406,33 @@ impl<'a> StreamGen<'a> {
             }
             _ => self.send_matrix_chunk(),
         }
+    }
+
+    /// The channel method that may take the storage of the field's chunk
+    /// (`send_blocks`, `send_pairs`: no copy of a chunk the socket does not
+    /// take at once), when the chunk is a plain buffer of its own (a
+    /// streamed stage's, not secret), nothing reads it after the send and
+    /// the driver is the blocking one (the async channel writes large
+    /// frames from the caller's slice anyway).
+    fn lent_send(&self, elem: &Ty) -> Option<proc_macro2::Ident> {
+        let method = match elem {
+            Ty::Block => format_ident!("send_blocks"),
+            Ty::Array(inner, n) if **inner == Ty::Block && n.small() == Some(2) => {
+                format_ident!("send_pairs")
+            }
+            _ => return None,
+        };
+        let own_chunk = matches!(self.kept.get(self.field), Some((Keep::Chunk, _)));
+        let mut read_after = BTreeSet::new();
+        self.st
+            .after
+            .iter()
+            .for_each(|s| s.call.locals(&mut read_after));
+        let lend = own_chunk
+            && !self.eg.is_secret(self.field)
+            && !read_after.contains(self.field)
+            && self.io == Io::Blocking;
+        lend.then_some(method)
     }
 
     /// Sends a matrix chunk, lending its storage to the channel when nothing

@@ -220,6 +220,18 @@ pub trait Channel {
         self.send(crate::Block::slice_as_bytes(blocks))
     }
 
+    /// As [`Channel::send_blocks`], for a chunk of block pairs (the two
+    /// messages of chosen-message OTs, masked): sends their bytes (each
+    /// pair's first block, then its second, as
+    /// [`crate::transport::wire::block_bytes`]) as one frame, possibly
+    /// taking the buffer; on return `pairs` has the same length but
+    /// unspecified contents. [`TcpChannel`] hands the chunk's own storage
+    /// to its writer thread (no copy). The default sends with
+    /// [`Channel::send`] and leaves `pairs` unchanged.
+    fn send_pairs(&mut self, pairs: &mut Vec<[crate::Block; 2]>) -> Result<(), ChannelError> {
+        self.send(&crate::transport::wire::block_bytes(pairs))
+    }
+
     /// An empty buffer with room for at least `capacity` bytes, for the
     /// caller to fill and pass to [`Channel::send_vec`].
     ///
@@ -324,6 +336,9 @@ impl<C: Channel + ?Sized> Channel for &mut C {
     fn send_blocks(&mut self, blocks: &mut Vec<crate::Block>) -> Result<(), ChannelError> {
         (**self).send_blocks(blocks)
     }
+    fn send_pairs(&mut self, pairs: &mut Vec<[crate::Block; 2]>) -> Result<(), ChannelError> {
+        (**self).send_pairs(pairs)
+    }
     fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
         (**self).frame_buffer(capacity)
     }
@@ -361,6 +376,9 @@ impl<C: Channel + ?Sized> Channel for Box<C> {
     }
     fn send_blocks(&mut self, blocks: &mut Vec<crate::Block>) -> Result<(), ChannelError> {
         (**self).send_blocks(blocks)
+    }
+    fn send_pairs(&mut self, pairs: &mut Vec<[crate::Block; 2]>) -> Result<(), ChannelError> {
+        (**self).send_pairs(pairs)
     }
     fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
         (**self).frame_buffer(capacity)

@@ -177,8 +177,9 @@ impl BufferPool {
     }
 }
 
-/// A bounded, thread-safe stack of spent block-chunk buffers, for
-/// [`Channel::send_blocks`](super::Channel::send_blocks): the writer thread
+/// A bounded, thread-safe stack of spent chunk buffers of `T` (blocks,
+/// block pairs), for [`Channel::send_blocks`](super::Channel::send_blocks)
+/// and [`Channel::send_pairs`](super::Channel::send_pairs): the writer thread
 /// puts the storage of a chunk it wrote, the sender takes one back in
 /// exchange for its next chunk.
 ///
@@ -190,45 +191,52 @@ impl BufferPool {
 /// Buffers idle for longer than [`MAX_IDLE`] are freed, as in
 /// [`BufferPool`].
 #[derive(Debug)]
-pub(crate) struct BlockPool {
-    /// See [`BlockSpares`].
-    spares: Mutex<BlockSpares>,
+pub(crate) struct ChunkPool<T> {
+    /// See [`ChunkSpares`].
+    spares: Mutex<ChunkSpares<T>>,
     max_bytes: usize,
 }
 
-/// Spare block chunks (oldest first) with the time each was put, and the
-/// sum of their capacities in bytes.
-type BlockSpares = (Vec<(Vec<Block>, Instant)>, usize);
+/// The pool of block chunks ([`Channel::send_blocks`](super::Channel::send_blocks)).
+pub(crate) type BlockPool = ChunkPool<Block>;
+/// The pool of block-pair chunks ([`Channel::send_pairs`](super::Channel::send_pairs)).
+pub(crate) type PairPool = ChunkPool<[Block; 2]>;
 
-impl BlockPool {
+/// Spare chunks (oldest first) with the time each was put, and the sum of
+/// their capacities in bytes.
+type ChunkSpares<T> = (Vec<(Vec<T>, Instant)>, usize);
+
+impl<T> ChunkPool<T> {
+    /// Bytes of `buf`'s capacity.
+    fn bytes(buf: &Vec<T>) -> usize {
+        std::mem::size_of::<T>().saturating_mul(buf.capacity())
+    }
+
     /// An empty pool that keeps at most `max_bytes` of buffer capacity.
     pub(crate) fn new(max_bytes: usize) -> Self {
-        BlockPool {
+        ChunkPool {
             spares: Mutex::new((Vec::new(), 0)),
             max_bytes,
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, BlockSpares> {
+    fn lock(&self) -> MutexGuard<'_, ChunkSpares<T>> {
         self.spares.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Keeps `buf` for reuse unless the pool is full (then it is dropped,
     /// after the lock is released); first frees the spares idle for longer
     /// than [`MAX_IDLE`] (the oldest, at the bottom of the stack).
-    pub(crate) fn put(&self, buf: Vec<Block>) {
-        let bytes = 16 * buf.capacity();
+    pub(crate) fn put(&self, buf: Vec<T>) {
+        let bytes = Self::bytes(&buf);
         let now = Instant::now();
         let mut sp = self.lock();
         let stale =
             sp.0.iter()
                 .take_while(|(_, put)| now.duration_since(*put) > MAX_IDLE)
                 .count();
-        let expired: Vec<(Vec<Block>, Instant)> = sp.0.drain(..stale).collect();
-        sp.1 -= expired
-            .iter()
-            .map(|(b, _)| 16 * b.capacity())
-            .sum::<usize>();
+        let expired: Vec<(Vec<T>, Instant)> = sp.0.drain(..stale).collect();
+        sp.1 -= expired.iter().map(|(b, _)| Self::bytes(b)).sum::<usize>();
         if sp.1 + bytes <= self.max_bytes && sp.0.len() < MAX_BUFFERS {
             sp.1 += bytes;
             sp.0.push((buf, now));
@@ -240,13 +248,13 @@ impl BlockPool {
     /// The most recently kept buffer, if its capacity holds `len` blocks
     /// (chunks of one stream all have the same size; a mismatch leaves the
     /// pool as it is and the caller allocates).
-    pub(crate) fn take(&self, len: usize) -> Option<Vec<Block>> {
+    pub(crate) fn take(&self, len: usize) -> Option<Vec<T>> {
         let mut sp = self.lock();
         if sp.0.last()?.0.capacity() < len {
             return None;
         }
         let (buf, _) = sp.0.pop()?;
-        sp.1 -= 16 * buf.capacity();
+        sp.1 -= Self::bytes(&buf);
         Some(buf)
     }
 }

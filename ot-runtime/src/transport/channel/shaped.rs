@@ -92,6 +92,11 @@ impl<C: Channel> Channel for ShapedChannel<C> {
         self.inner.send_blocks(blocks)
     }
 
+    fn send_pairs(&mut self, pairs: &mut Vec<[crate::Block; 2]>) -> Result<(), ChannelError> {
+        self.before_send(32 * pairs.len());
+        self.inner.send_pairs(pairs)
+    }
+
     fn frame_buffer(&mut self, capacity: usize) -> Vec<u8> {
         self.inner.frame_buffer(capacity)
     }

@@ -8,7 +8,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::notice::{self, AbortNotice};
-use super::pool::{BlockPool, BufferPool, RECYCLE_MIN};
+use super::pool::{BlockPool, BufferPool, PairPool, RECYCLE_MIN};
 use super::{Channel, ChannelError, ChannelStats, StatsCounter};
 use crate::Block;
 
@@ -68,6 +68,8 @@ struct WriterShared {
     pool: BufferPool,
     /// Spent block chunks, put by the writer, taken by `send_blocks`.
     blocks: BlockPool,
+    /// Spent block-pair chunks, put by the writer, taken by `send_pairs`.
+    pairs: PairPool,
 }
 
 impl WriterShared {
@@ -77,6 +79,7 @@ impl WriterShared {
             cv: Condvar::new(),
             pool: BufferPool::new(POOL_BYTES),
             blocks: BlockPool::new(POOL_BYTES),
+            pairs: PairPool::new(POOL_BYTES),
         }
     }
 
@@ -120,6 +123,7 @@ fn unwritten<'a>(header: &'a [u8], payload: &'a [u8], written: usize) -> (&'a [u
 enum Payload {
     Bytes(Vec<u8>),
     Blocks(Vec<Block>),
+    Pairs(Vec<[Block; 2]>),
 }
 
 impl Payload {
@@ -127,6 +131,7 @@ impl Payload {
         match self {
             Payload::Bytes(b) => b,
             Payload::Blocks(b) => Block::slice_as_bytes(b),
+            Payload::Pairs(p) => bytemuck::cast_slice(p),
         }
     }
 
@@ -135,6 +140,7 @@ impl Payload {
         match self {
             Payload::Bytes(b) => shared.pool.put(b),
             Payload::Blocks(b) => shared.blocks.put(b),
+            Payload::Pairs(p) => shared.pairs.put(p),
         }
     }
 }
@@ -1107,6 +1113,25 @@ impl Channel for TcpChannel {
             let mut spare = self.shared.blocks.take(n).unwrap_or_default();
             spare.resize(n, Block::ZERO);
             self.queue_rest(Payload::Blocks(core::mem::replace(blocks, spare)), written)?;
+        }
+        self.stats.on_send(len);
+        Ok(())
+    }
+
+    /// As [`TcpChannel::send_blocks`](Channel::send_blocks) for block
+    /// pairs: a large chunk the socket does not take at once goes to the
+    /// writer thread as it is, and `pairs` gets a spent pair chunk back.
+    fn send_pairs(&mut self, pairs: &mut Vec<[Block; 2]>) -> Result<(), ChannelError> {
+        let len = 32 * pairs.len();
+        if len < DIRECT || cfg!(target_endian = "big") {
+            return self.send(&crate::transport::wire::block_bytes(pairs));
+        }
+        let written = self.start_frame(bytemuck::cast_slice(pairs))?;
+        if written < HEADER + len {
+            let n = pairs.len();
+            let mut spare = self.shared.pairs.take(n).unwrap_or_default();
+            spare.resize(n, [Block::ZERO; 2]);
+            self.queue_rest(Payload::Pairs(core::mem::replace(pairs, spare)), written)?;
         }
         self.stats.on_send(len);
         Ok(())
