@@ -32,7 +32,7 @@ fn field(sub: &IrSub, call: &SubCall) -> Ident {
 }
 
 impl PartyGen<'_> {
-    /// The pairwise calls: `(index, call)`.
+    /// The calls between every pair of parties.
     fn pairwise_subs(&self) -> impl Iterator<Item = &IrSub> {
         self.ir.subs.iter().filter(|s| s.pairwise)
     }
@@ -128,7 +128,7 @@ impl PartyGen<'_> {
             #assemble
         };
         let doc = format!(
-            "Sub-protocol call `{}`: runs `{}` with every other party over its link of the mesh, in both roles (the pairs in one order all parties share, see the module docs of the generator), then `{}[me]`'s local computation up to its next step. Output `{}.f` is the array of the runs' outputs indexed by the peer (the element at `me` is the default value). Bytes the runs send are not in `comm()`.",
+            "Sub-protocol call `{}`: runs `{}` with every other party over its link of the mesh, in both roles, one run after another in the order every party follows (the pairs `{{a, b}}` with `a < b` by `a`, then `b`; in a pair first `a` in the functionality's first role, then `b`), then `{}[me]`'s local computation up to its next step. Output `{}.f` is the array of the runs' outputs indexed by the peer (the element at `me` is the default value). Bytes the runs send are not in `comm()`.",
             sub.name,
             sub.func,
             self.pname(),
@@ -174,7 +174,8 @@ impl PartyGen<'_> {
         });
         quote! {
             let __slot = if __peer < me { __peer } else { __peer - 1 };
-            let __imp = subs.#f.get_mut(__slot).ok_or(Error::Subs { field: ::core::stringify!(#f), expected: __n.saturating_sub(1), got: __slot })?;
+            let __have = subs.#f.len();
+            let __imp = subs.#f.get_mut(__slot).ok_or(Error::Subs { field: ::core::stringify!(#f), expected: __n.saturating_sub(1), got: __have })?;
             let mut __link = #rt::transport::mesh::PeerChannel::new(&mut *mesh, __peer);
             let __out = #tpath::#fmethod(&mut **__imp, &mut __link, #(#args),*)
                 .map_err(|e| Error::SubProtocol { call: #call_name, peer: __peer, source: ::core::convert::Into::into(e) })?;

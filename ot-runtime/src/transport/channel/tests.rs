@@ -455,21 +455,32 @@ fn memory_send_to_a_dropped_peer_is_closed_not_a_hang() {
     assert!(t.elapsed() < Duration::from_secs(2));
 }
 
-/// `send_blocks` frames arrive as the blocks' bytes, interleaved with
-/// ordinary frames in order; the caller's vector keeps its length (its
-/// contents are the caller's to overwrite). Returns the addresses of the
-/// buffers the caller held after each send.
-fn block_chunks<C: Channel>(a: &mut C, b: &mut C) -> HashSet<usize> {
+/// Chunks of `T` (`width` bytes each, little-endian blocks) sent with
+/// `send` (`send_blocks`, `send_pairs`) arrive as their bytes, interleaved
+/// with ordinary frames in order; the caller's vector keeps its length (its
+/// contents are the caller's to overwrite). Small chunks (below the
+/// direct-write size) and large ones. Returns the addresses of the buffers
+/// the caller held after each send.
+fn lent_chunks<C: Channel, T>(
+    a: &mut C,
+    b: &mut C,
+    width: usize,
+    from_bytes: impl Fn(&[u8]) -> T,
+    send: impl Fn(&mut C, &mut Vec<T>) -> Result<(), ChannelError>,
+) -> HashSet<usize> {
     let mut held = HashSet::new();
-    let mut chunk: Vec<Block> = Vec::new();
+    let mut chunk: Vec<T> = Vec::new();
     let mut buf = Vec::new();
     for i in 0..12 {
-        // Small chunks (below the direct-write size) and large ones.
-        let n = if i % 4 == 3 { 7 } else { 16384 + i };
-        chunk.resize(n, Block::ZERO);
-        let want = pattern(i, 16 * n);
-        Block::slice_as_bytes_mut(&mut chunk).copy_from_slice(&want);
-        a.send_blocks(&mut chunk).unwrap();
+        let n = if i % 4 == 3 {
+            7
+        } else {
+            (256 << 10) / width + i
+        };
+        let want = pattern(i, width * n);
+        chunk.clear();
+        chunk.extend(want.chunks_exact(width).map(&from_bytes));
+        send(a, &mut chunk).unwrap();
         assert_eq!(chunk.len(), n, "chunk {i} keeps its length");
         held.insert(chunk.as_ptr() as usize);
         a.send(&pattern(100 + i, 5)).unwrap();
@@ -480,6 +491,16 @@ fn block_chunks<C: Channel>(a: &mut C, b: &mut C) -> HashSet<usize> {
         assert!(buf == pattern(100 + i, 5), "frame after chunk {i}");
     }
     held
+}
+
+/// A block from 16 little-endian bytes.
+fn block_of(x: &[u8]) -> Block {
+    Block::from_bytes(x.try_into().unwrap())
+}
+
+/// `send_blocks` chunks (see [`lent_chunks`]).
+fn block_chunks<C: Channel>(a: &mut C, b: &mut C) -> HashSet<usize> {
+    lent_chunks(a, b, 16, block_of, |c: &mut C, v| c.send_blocks(v))
 }
 
 #[test]
@@ -497,36 +518,11 @@ fn tcp_send_blocks_hands_over_and_recycles_chunk_buffers() {
     assert!(held.len() < 8, "{} distinct chunk buffers", held.len());
 }
 
-/// `send_pairs` frames arrive as the pairs' bytes (each pair's first block,
-/// then its second), interleaved with ordinary frames in order; the
-/// caller's vector keeps its length. Returns the addresses of the buffers
-/// the caller held after each send.
+/// `send_pairs` chunks: each pair's first block, then its second (see
+/// [`lent_chunks`]).
 fn pair_chunks<C: Channel>(a: &mut C, b: &mut C) -> HashSet<usize> {
-    let mut held = HashSet::new();
-    let mut chunk: Vec<[Block; 2]> = Vec::new();
-    let mut buf = Vec::new();
-    for i in 0..12 {
-        let n = if i % 4 == 3 { 7 } else { 8192 + i };
-        let want = pattern(i, 32 * n);
-        chunk.clear();
-        chunk.extend(want.chunks_exact(32).map(|p| {
-            let (x, y) = p.split_at(16);
-            [
-                Block::from_bytes(x.try_into().unwrap()),
-                Block::from_bytes(y.try_into().unwrap()),
-            ]
-        }));
-        a.send_pairs(&mut chunk).unwrap();
-        assert_eq!(chunk.len(), n, "chunk {i} keeps its length");
-        held.insert(chunk.as_ptr() as usize);
-        a.send(&pattern(100 + i, 5)).unwrap();
-        a.flush().unwrap();
-        b.recv_into(&mut buf, 1 << 20).unwrap();
-        assert!(buf == want, "chunk {i}");
-        b.recv_into(&mut buf, 1 << 20).unwrap();
-        assert!(buf == pattern(100 + i, 5), "frame after chunk {i}");
-    }
-    held
+    let pair = |p: &[u8]| [block_of(&p[..16]), block_of(&p[16..])];
+    lent_chunks(a, b, 32, pair, |c: &mut C, v| c.send_pairs(v))
 }
 
 #[test]
