@@ -314,7 +314,7 @@ fn state_name(ir: &Ir, op: Option<Op>) -> (String, String) {
         Some(Op::Sub(k)) => {
             let sub = &ir.subs[k];
             (
-                format!("Run{}", camel(&sub.name)),
+                format!("Run{}", crate::case::camel(&sub.name)),
                 format!(
                     "`{p}[me]` is ready to run `{}` (`{}`) with every other party, in both roles.",
                     sub.name, sub.func
@@ -330,19 +330,6 @@ fn state_name(ir: &Ir, op: Option<Op>) -> (String, String) {
             format!("`{p}[me]` has finished; call `finish` for its output."),
         ),
     }
-}
-
-/// `cope_init` as `CopeInit`: a state name from a call name.
-fn camel(name: &str) -> String {
-    name.split('_')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 /// The types of the values after operations `..upto`.
