@@ -1876,3 +1876,17 @@ fn pairwise_outputs_are_per_peer_arrays() {
     ));
     assert!(r.contains("[[[Block; 2]; 128]; n]"), "{r}");
 }
+
+/// A pairwise call's inputs are every party's own values: a value of one
+/// fixed party is a located error.
+#[test]
+fn pairwise_inputs_are_every_partys_own() {
+    let r = fail_str(&PAIRWISE.replace(
+        "at P[i] { s = sample Bits[128]; }",
+        "at P[0] { s = sample Bits[128]; }",
+    ));
+    assert!(
+        r.contains("`s` is a value of `P[0]` only") && r.contains("`P[i]` cannot use it"),
+        "{r}"
+    );
+}

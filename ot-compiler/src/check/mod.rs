@@ -691,6 +691,9 @@ impl<'a> Checker<'a> {
             true => self.pairwise_role_map(d, func)?,
             false => self.sub_role_map(d, func)?,
         };
+        if pairwise {
+            self.pairwise_inputs_held(d)?;
+        }
         let pvals = self.sub_params(d, func)?;
         let b = SubBinding {
             func,

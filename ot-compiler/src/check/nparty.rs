@@ -422,7 +422,13 @@ impl Checker<'_> {
     /// The located error for a value of a fixed party read by another; the
     /// dealer reads only its own values (its inputs, what `at Dealer`
     /// computes, what it receives).
-    fn not_held(&self, e: &Expr, held: &HashMap<String, usize>, at: &PartyIx, _p: &str) -> R<()> {
+    pub(super) fn not_held(
+        &self,
+        e: &Expr,
+        held: &HashMap<String, usize>,
+        at: &PartyIx,
+        _p: &str,
+    ) -> R<()> {
         let mut foreign: BTreeSet<String> = held
             .iter()
             .filter(|(_, c)| !matches!(at, PartyIx::Fixed(k) if k == *c))

@@ -116,6 +116,19 @@ impl Checker<'_> {
         Ok((froles, map))
     }
 
+    /// The inputs of a pairwise call are every party's own values: one held
+    /// by a single fixed party (`at P[0]`) is a located error.
+    pub(super) fn pairwise_inputs_held(&self, d: &DoStmt) -> R<()> {
+        let every = PartyIx::Var(Ident {
+            name: "i".into(),
+            span: d.span,
+        });
+        for (_, _, e) in &d.inputs {
+            self.not_held(e, &self.party_held, &every, "")?;
+        }
+        Ok(())
+    }
+
     /// Defines the outputs of a pairwise call at the party array: every
     /// output `call.field: T` of either role as `call.field: [T; n]`. Two
     /// roles with an output of the same name are an error (the arrays
