@@ -1890,3 +1890,21 @@ fn pairwise_inputs_are_every_partys_own() {
         "{r}"
     );
 }
+
+/// A functionality whose output is an extern type cannot run between every
+/// pair (the party's own element would need a default value).
+#[test]
+fn pairwise_outputs_of_extern_type_are_refused() {
+    let r = fail_str(
+        "protocol Pairs(role P[n]) {
+    param n: usize requires n >= 2;
+    param m: usize requires m >= 1;
+    output P[i] { c: [[Block; m]; n] }
+    at P[i] { xs = sample [Block; m]; }
+    do prf: Oprf[m = m](Sender = P[i], Receiver = P[j]) with { Receiver.inputs = xs };
+    at P[i] { c = prf.values; }
+}
+",
+    );
+    assert!(r.contains("has the extern type `OprfKey`"), "{r}");
+}

@@ -159,6 +159,16 @@ impl Checker<'_> {
                     .with_help("give the functionality's outputs different names"));
                 }
                 let ty = self.ty(&f.ty, Some(&subst))?;
+                if let Some(ext) = extern_in(&ty) {
+                    return Err(Diagnostic::error(
+                        d.name.span,
+                        format!(
+                            "output `{}` of `{}` has the extern type `{ext}`: between every pair of parties it becomes an array indexed by the peer, whose element at the party's own index is a built-in type's default value, which an extern type does not have",
+                            f.name.name, b.func.name.name
+                        ),
+                    )
+                    .with_help("run this functionality in a two-party protocol, or give it outputs of built-in types"));
+                }
                 let ty = Ty::Array(Box::new(ty), n.clone());
                 let name = format!("{}.{}", d.name.name, f.name.name);
                 let ident = Ident {
@@ -170,5 +180,14 @@ impl Checker<'_> {
             }
         }
         Ok(outputs)
+    }
+}
+
+/// The name of an extern type `t` is or holds, if any.
+fn extern_in(t: &Ty) -> Option<&str> {
+    match t {
+        Ty::Extern(name, _) => Some(name),
+        Ty::Array(e, _) => extern_in(e),
+        _ => None,
     }
 }
