@@ -131,7 +131,7 @@ pub(super) fn common_display(pname: &str) -> TokenStream {
 
 /// The type `Error::SubProtocol` carries: `Box<E>` when every `do` call's
 /// functionality declares the same error type `E`, else a boxed `dyn Error`.
-pub(super) fn sub_error_ty(ir: &Ir) -> TokenStream {
+pub(crate) fn sub_error_ty(ir: &Ir) -> TokenStream {
     let first = ir.subs.first().and_then(|s| s.error.clone());
     match first {
         Some(p)

@@ -150,6 +150,7 @@ impl PartyGen<'_> {
     /// outputs checked and stored at that peer's element (`__slots_*`).
     fn run_with_peer(&self, sub: &IrSub, call: &SubCall) -> TokenStream {
         let rt = rt();
+        let sub_err = crate::codegen::errors::sub_error_ty(self.ir);
         let call_name = sub.name.as_str();
         let f = field(sub, call);
         let tpath = path_tokens(&call.trait_path, quote!(missing_trait));
@@ -178,7 +179,22 @@ impl PartyGen<'_> {
             let __imp = subs.#f.get_mut(__slot).ok_or(Error::Subs { field: ::core::stringify!(#f), expected: __n.saturating_sub(1), got: __have })?;
             let mut __link = #rt::transport::mesh::PeerChannel::new(&mut *mesh, __peer);
             let __out = #tpath::#fmethod(&mut **__imp, &mut __link, #(#args),*)
-                .map_err(|e| Error::SubProtocol { call: #call_name, peer: __peer, source: ::core::convert::Into::into(e) })?;
+                .map_err(|e| {
+                    let source: #sub_err = ::core::convert::Into::into(e);
+                    // The peer aborted (its notice came on the link): report
+                    // its notice as any other, not the run as its fault.
+                    match #rt::transport::mesh::abort_notice_in(&*source) {
+                        ::core::option::Option::Some(__notice) => Error::Mesh {
+                            round: #call_name,
+                            source: #rt::transport::mesh::MeshError::PeerAborted {
+                                peer: __peer,
+                                blamed: __notice.blamed_at(me),
+                                notice: ::core::clone::Clone::clone(__notice),
+                            },
+                        },
+                        ::core::option::Option::None => Error::SubProtocol { call: #call_name, peer: __peer, source },
+                    }
+                })?;
             #bind
             #(#store)*
         }

@@ -73,6 +73,25 @@ impl<M: Mesh + ?Sized> Channel for PeerChannel<'_, M> {
     }
 }
 
+/// The abort notice a peer sent, if `err` or an error in its source chain
+/// is one ([`ChannelError::PeerAborted`], [`MeshError::PeerAborted`]): how
+/// a party tells, inside a sub-protocol's typed error, that the run failed
+/// because its peer aborted (and whom that peer blames) rather than
+/// because the peer misbehaved in the run.
+pub fn abort_notice_in<'e>(err: &'e (dyn std::error::Error + 'static)) -> Option<&'e AbortNotice> {
+    let mut cur = Some(err);
+    while let Some(e) = cur {
+        if let Some(ChannelError::PeerAborted(n)) = e.downcast_ref::<ChannelError>() {
+            return Some(n);
+        }
+        if let Some(MeshError::PeerAborted { notice, .. }) = e.downcast_ref::<MeshError>() {
+            return Some(notice);
+        }
+        cur = e.source();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,6 +119,35 @@ mod tests {
                 assert_eq!(sent, 2);
             }
         }
+    }
+
+    /// A notice is found at any depth of a source chain, and not in a
+    /// chain without one.
+    #[test]
+    fn a_notice_is_found_in_the_source_chain() {
+        #[derive(Debug)]
+        struct Wrap(ChannelError);
+        impl std::fmt::Display for Wrap {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "wrapped: {}", self.0)
+            }
+        }
+        impl std::error::Error for Wrap {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let notice = AbortNotice::new("r", "why", &[2]);
+        let deep = Wrap(ChannelError::PeerAborted(notice.clone()));
+        assert_eq!(abort_notice_in(&deep), Some(&notice));
+        let other = Wrap(ChannelError::Closed);
+        assert_eq!(abort_notice_in(&other), None);
+        let mesh = MeshError::PeerAborted {
+            peer: 1,
+            notice: notice.clone(),
+            blamed: Some(2),
+        };
+        assert_eq!(abort_notice_in(&mesh), Some(&notice));
     }
 
     #[test]
