@@ -143,28 +143,30 @@ fn a_tampered_run_is_the_sub_protocols_error_naming_the_peer() {
     }
 }
 
-/// Party 1 tampers with its first run with party 0 (`(0, 1)`, frames to
-/// party 0). Party 0 aborts blaming party 1 and tells everyone; party 2,
-/// waiting for its run with party 0, reports party 0's notice and blames
-/// party 1 (not party 0, the honest party whose run it was waiting for).
+/// Party 1 tampers with its runs with party 2 (frames to party 2), the
+/// first round of the tournament for three parties (`round_robin_partner`:
+/// 1 with 2, then 0 with 2, then 0 with 1). Party 2 aborts blaming party 1
+/// and tells everyone; party 0, waiting for its run with party 2, reports
+/// party 2's notice and blames party 1 (not party 2, the honest party whose
+/// run it was waiting for).
 #[test]
 fn a_peers_abort_during_the_runs_is_its_notice_not_its_fault() {
     let meshes = tamper_party(MemoryMesh::new(3), 1, |to, k, f: &mut Vec<u8>| {
-        if to == 0 && k >= 2 && !f.is_empty() {
+        if to == 2 && k >= 2 && !f.is_empty() {
             let last = f.len() - 1;
             f[last] ^= 1;
         }
     });
     let outs = run_parties(meshes, |m| party(&mut **m));
-    match &outs[0] {
-        Err(e @ Error::SubProtocol { peer: 1, .. }) => assert_eq!(e.blamed(), Some(1)),
-        other => panic!("party 0: {other:?}"),
-    }
     match &outs[2] {
+        Err(e @ Error::SubProtocol { peer: 1, .. }) => assert_eq!(e.blamed(), Some(1)),
+        other => panic!("party 2: {other:?}"),
+    }
+    match &outs[0] {
         Err(e @ Error::Mesh { round: "ot", .. }) => {
-            assert_eq!(e.reported_by(), Some(0), "{e}");
+            assert_eq!(e.reported_by(), Some(2), "{e}");
             assert_eq!(e.blamed(), Some(1), "{e}");
         }
-        other => panic!("party 2: {other:?}"),
+        other => panic!("party 0: {other:?}"),
     }
 }

@@ -246,7 +246,7 @@ fn print_party_rounds(ir: &ot_compiler::ir::Ir, parties: Option<u64>) {
                 let sub = &ir.subs[*k];
                 let roles: Vec<&str> = sub.calls.iter().map(|c| c.func_role.as_str()).collect();
                 println!(
-                    "  run {} (call `{}`) with every other party P[j], as {} and as {} (the pairs in one order every party shares; its own frames, not counted in comm)",
+                    "  run {} (call `{}`) with every other party P[j], as {} and as {} (in the rounds of a round-robin tournament, one peer per round; its own frames, not counted in comm)",
                     sub.func,
                     sub.name,
                     roles.first().copied().unwrap_or("?"),

@@ -3,15 +3,17 @@
 //! struct (one implementation of each functionality role per other party,
 //! given to `new`) and the step `run_<call>(mesh)`.
 //!
-//! **Order.** Every party runs the ordered pairs `(a, b)` of the parties in
-//! one global order, pair `{a, b}` (`a < b`) by `a` then `b`, and in a pair
-//! first `a` in the functionality's first role with `b` in its second, then
-//! the reverse; a party runs the runs it takes part in, one after another,
-//! on its link to the peer. No run waits forever on another: the earliest
-//! unfinished run in the global order has both its parties past all their
-//! earlier runs (those are earlier in the global order, so finished), and
-//! so both are in it. Frames of one link belong to the runs of one pair,
-//! which both ends run in the same order.
+//! **Order.** The runs follow a round-robin tournament
+//! (`ot_runtime::transport::mesh::round_robin_partner`): in each of its
+//! rounds every party meets at most one other party, and with it runs the
+//! functionality twice, first the lower index in the first role, then the
+//! higher. The pairs of a round are disjoint and run at once, so the runs
+//! take `n - 1` rounds (`n` for an odd `n`), not one per pair. No run waits
+//! forever on another: order the runs by round, then pair; every party runs
+//! its runs in that order, so the earliest unfinished run has both its
+//! parties past all their earlier runs, and so both are in it. Frames of one
+//! link belong to the runs of one pair, which both ends run in the same
+//! order.
 
 use super::context::PartyGen;
 use super::steps::Parts;
@@ -109,26 +111,28 @@ impl PartyGen<'_> {
                 mesh.expect_next_frame(__p, ::core::option::Option::None);
             }
             #slots_init
-            for __a in 0..__n {
-                for __b in (__a + 1)..__n {
-                    if me != __a && me != __b {
-                        continue;
-                    }
-                    for (__first, __second) in [(__a, __b), (__b, __a)] {
-                        if me == __first {
-                            let __peer = __second;
-                            #first
-                        } else {
-                            let __peer = __first;
-                            #second
-                        }
+            // A round-robin tournament: in each round every party meets at
+            // most one other (`partner`, none for a round with the dummy
+            // party `__n` of an odd count), the pairs of a round run at once.
+            let __m = if __n % 2 == 0 { __n - 1 } else { __n };
+            for __r in 0..__m {
+                let __peer = #rt::transport::mesh::round_robin_partner(me, __n, __r);
+                if __peer >= __n {
+                    continue;
+                }
+                let (__lo, __hi) = if me < __peer { (me, __peer) } else { (__peer, me) };
+                for __first in [__lo, __hi] {
+                    if me == __first {
+                        #first
+                    } else {
+                        #second
                     }
                 }
             }
             #assemble
         };
         let doc = format!(
-            "Sub-protocol call `{}`: runs `{}` with every other party over its link of the mesh, in both roles, one run after another in the order every party follows (the pairs `{{a, b}}` with `a < b` by `a`, then `b`; in a pair first `a` in the functionality's first role, then `b`), then `{}[me]`'s local computation up to its next step. Output `{}.f` is the array of the runs' outputs indexed by the peer (the element at `me` is the default value). Bytes the runs send are not in `comm()`.",
+            "Sub-protocol call `{}`: runs `{}` with every other party over its link of the mesh, in both roles, in the rounds of a round-robin tournament every party follows (`round_robin_partner`: in each round at most one peer, the pairs of a round running at once; with a peer, first the lower index in the functionality's first role, then the higher), then `{}[me]`'s local computation up to its next step. Output `{}.f` is the array of the runs' outputs indexed by the peer (the element at `me` is the default value). Bytes the runs send are not in `comm()`.",
             sub.name,
             sub.func,
             self.pname(),

@@ -150,7 +150,7 @@ pub use async_mesh::{
 pub use hello::{handshake, Greeting, Hello, MAX_HELLO};
 pub use links::{ChannelMesh, MeshChannel, DRAIN_MAX, NOTICE_WAIT};
 pub use memory::MemoryMesh;
-pub use peer_channel::{abort_notice_in, PeerChannel};
+pub use peer_channel::{abort_notice_in, round_robin_partner, PeerChannel};
 pub use tamper::{tamper_party, TamperMesh};
 pub use tcp::{local_tcp_mesh, TcpMesh};
 #[cfg(feature = "tls")]

@@ -73,6 +73,32 @@ impl<M: Mesh + ?Sized> Channel for PeerChannel<'_, M> {
     }
 }
 
+/// The partner of party `me` in round `round` of a round-robin tournament
+/// among `parties` parties (the circle method): `parties` or more for a
+/// round in which `me` meets nobody (the dummy party of an odd count).
+/// Over the rounds `0..parties - 1` (`0..parties` for an odd count) every
+/// party meets every other exactly once, and the partner relation of a
+/// round is symmetric. The order of the runs of two-party sub-protocols
+/// between every pair of parties (generated code).
+pub fn round_robin_partner(me: usize, parties: usize, round: usize) -> usize {
+    // With a dummy for an odd count: an even number `big` of players, the
+    // last fixed, the others on a circle of `m = big - 1` (odd) places.
+    let big = parties + parties % 2;
+    let m = big.saturating_sub(1).max(1);
+    let r = round % m;
+    if me >= m {
+        // The fixed player meets the one the circle leaves alone: `p` with
+        // `2r − p ≡ p (mod m)`, i.e. `p = r` (2 is invertible mod odd `m`).
+        return r;
+    }
+    let partner = (2 * r + m - me) % m;
+    if partner == me {
+        m
+    } else {
+        partner
+    }
+}
+
 /// The abort notice a peer sent, if `err` or an error in its source chain
 /// is one ([`ChannelError::PeerAborted`], [`MeshError::PeerAborted`]): how
 /// a party tells, inside a sub-protocol's typed error, that the run failed
@@ -117,6 +143,32 @@ mod tests {
             for ((back, sent), peer) in got.into_iter().zip(peers) {
                 assert_eq!(back, vec![peer as u8, me as u8]);
                 assert_eq!(sent, 2);
+            }
+        }
+    }
+
+    /// Every pair meets exactly once, in a round where both name each
+    /// other; no party meets two parties in one round.
+    #[test]
+    fn round_robin_meets_every_pair_once() {
+        for n in 2..=9 {
+            let rounds = if n % 2 == 0 { n - 1 } else { n };
+            let mut met = vec![vec![0; n]; n];
+            for r in 0..rounds {
+                for me in 0..n {
+                    let p = round_robin_partner(me, n, r);
+                    if p >= n {
+                        continue;
+                    }
+                    assert_ne!(p, me, "n = {n}, round {r}");
+                    assert_eq!(round_robin_partner(p, n, r), me, "n = {n}, round {r}");
+                    met[me][p] += 1;
+                }
+            }
+            for (a, row) in met.iter().enumerate() {
+                for (b, &k) in row.iter().enumerate() {
+                    assert_eq!(k, usize::from(a != b), "n = {n}: {a} met {b} {k} times");
+                }
             }
         }
     }
