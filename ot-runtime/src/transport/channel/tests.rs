@@ -536,23 +536,21 @@ fn tcp_send_pairs_hands_over_and_recycles_chunk_buffers() {
     let (mut a, mut b) = local_pair_tcp().unwrap();
     let held = pair_chunks(&mut a, &mut b);
     assert!(held.len() < 8, "{} distinct chunk buffers", held.len());
-    // A chunk far larger than the socket takes at once (8 MiB, nobody
-    // reading): its storage goes to the writer, a spare comes back.
-    let mut big = vec![[Block::from(3u128), Block::from(4u128)]; 1 << 18];
+    // A chunk far larger than any socket buffer takes at once (32 MiB,
+    // nobody reading): its storage goes to the writer, a spare comes back.
+    let mut big = vec![[Block::from(3u128), Block::from(4u128)]; 1 << 20];
     let before = big.as_ptr() as usize;
     a.send_pairs(&mut big).unwrap();
-    assert_eq!(big.len(), 1 << 18);
+    assert_eq!(big.len(), 1 << 20);
     assert_ne!(
         big.as_ptr() as usize,
         before,
         "the chunk was handed over, not copied"
     );
-    let got = b.recv(16 << 20).unwrap();
-    assert_eq!(got.len(), 8 << 20);
-    assert!(got
-        .chunks_exact(32)
-        .all(|p| p[..16] == Block::from(3u128).to_bytes()
-            && p[16..] == Block::from(4u128).to_bytes()));
+    let got = b.recv(32 << 20).unwrap();
+    assert_eq!(got.len(), 32 << 20);
+    let pair = [Block::from(3u128).to_bytes(), Block::from(4u128).to_bytes()].concat();
+    assert!(got[..32] == pair[..] && got[got.len() - 32..] == pair[..]);
 }
 
 /// A chunk lent out of a matrix comes back with the matrix's shape.
