@@ -155,14 +155,14 @@ mod tests {
             let rounds = if n % 2 == 0 { n - 1 } else { n };
             let mut met = vec![vec![0; n]; n];
             for r in 0..rounds {
-                for me in 0..n {
+                for (me, row) in met.iter_mut().enumerate() {
                     let p = round_robin_partner(me, n, r);
                     if p >= n {
                         continue;
                     }
                     assert_ne!(p, me, "n = {n}, round {r}");
                     assert_eq!(round_robin_partner(p, n, r), me, "n = {n}, round {r}");
-                    met[me][p] += 1;
+                    row[p] += 1;
                 }
             }
             for (a, row) in met.iter().enumerate() {
