@@ -112,19 +112,30 @@ fn one_implementation_per_other_party_is_required() {
     assert!(err.to_string().contains("ot_receiver"), "{err}");
 }
 
+/// Three parties over the memory mesh, `cheater` flipping the last bit of
+/// every frame it sends `victim` after the hello and the first round (so
+/// inside their OT runs).
+fn tampered_runs(cheater: usize, victim: usize) -> Vec<Result<POutput, Error>> {
+    let meshes = tamper_party(
+        MemoryMesh::new(3),
+        cheater,
+        move |to, k, f: &mut Vec<u8>| {
+            if to == victim && k >= 2 && !f.is_empty() {
+                let last = f.len() - 1;
+                f[last] ^= 1;
+            }
+        },
+    );
+    run_parties(meshes, |m| party(&mut **m))
+}
+
 /// Party 2 flips a bit of every frame it sends party 0 after the rounds'
 /// first frames (inside its OT runs with party 0): party 0's run with party
 /// 2 fails (KOS's check, or a malformed message), named as the
 /// sub-protocol with party 2; the run never returns wrong output.
 #[test]
 fn a_tampered_run_is_the_sub_protocols_error_naming_the_peer() {
-    let meshes = tamper_party(MemoryMesh::new(3), 2, |to, k, f: &mut Vec<u8>| {
-        if to == 0 && k >= 2 && !f.is_empty() {
-            let last = f.len() - 1;
-            f[last] ^= 1;
-        }
-    });
-    let outs = run_parties(meshes, |m| party(&mut **m));
+    let outs = tampered_runs(2, 0);
     match &outs[0] {
         Err(
             e @ Error::SubProtocol {
@@ -151,13 +162,7 @@ fn a_tampered_run_is_the_sub_protocols_error_naming_the_peer() {
 /// run it was waiting for).
 #[test]
 fn a_peers_abort_during_the_runs_is_its_notice_not_its_fault() {
-    let meshes = tamper_party(MemoryMesh::new(3), 1, |to, k, f: &mut Vec<u8>| {
-        if to == 2 && k >= 2 && !f.is_empty() {
-            let last = f.len() - 1;
-            f[last] ^= 1;
-        }
-    });
-    let outs = run_parties(meshes, |m| party(&mut **m));
+    let outs = tampered_runs(1, 2);
     match &outs[2] {
         Err(e @ Error::SubProtocol { peer: 1, .. }) => assert_eq!(e.blamed(), Some(1)),
         other => panic!("party 2: {other:?}"),
