@@ -102,6 +102,54 @@ fn oversized_frame_and_hangup_are_typed() {
     assert!(matches!(b.recv(16), Err(ChannelError::Closed)));
 }
 
+/// Sending to a peer that hung up is `Closed` (as on a TCP channel), not
+/// an I/O error: a mesh counts such a frame as lost and reports what the
+/// peer's link delivers instead, e.g. the abort notice it sent first.
+#[test]
+fn send_to_a_peer_that_hung_up_is_closed() {
+    // A dropped channel reads what its peer still sends for its time-out,
+    // then closes its socket: a short one here.
+    let (mut a, b) =
+        ot_runtime::transport::channel::local_pair_tls(Duration::from_millis(200)).unwrap();
+    drop(b);
+    let frame = [7u8; 64 * 1024];
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    let err = loop {
+        let res = a.send(&frame).and_then(|()| a.flush());
+        match res {
+            Ok(()) if std::time::Instant::now() < until => thread::sleep(Duration::from_millis(5)),
+            Ok(()) => panic!("sends to a dropped peer kept succeeding"),
+            Err(e) => break e,
+        }
+    };
+    assert!(matches!(err, ChannelError::Closed), "{err:?}");
+}
+
+/// A dropped channel hangs up gracefully: frames it sent arrive even when
+/// the peer reads them only after sending to it more than it read (a socket
+/// closed with unread bytes would reset the link and drop them).
+#[test]
+fn frames_sent_before_a_drop_survive_the_peers_late_sends() {
+    let (mut a, mut b) = pair();
+    // Holds b's reader after about READ_AHEAD_SLACK bytes, so a's last
+    // frame waits in the sockets' buffers rather than in b's plaintext.
+    b.expect_next_frame(Some(16));
+    a.send(&[1; 16]).unwrap();
+    a.send(&pattern(5, 512 << 10)).unwrap();
+    a.send(b"last").unwrap();
+    a.flush().unwrap();
+    drop(a);
+    for _ in 0..8 {
+        let _ = b.send(&[9; 64 << 10]);
+    }
+    thread::sleep(Duration::from_millis(300));
+    assert_eq!(b.recv(16).unwrap(), [1; 16]);
+    b.expect_next_frame(None);
+    assert_eq!(b.recv(1 << 20).unwrap(), pattern(5, 512 << 10));
+    assert_eq!(b.recv(16).unwrap(), b"last");
+    assert!(matches!(b.recv(16), Err(ChannelError::Closed)));
+}
+
 #[test]
 fn silent_peer_times_out() {
     let (a, b) = pair();

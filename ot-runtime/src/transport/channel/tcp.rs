@@ -264,7 +264,7 @@ pub(crate) fn is_hangup(kind: io::ErrorKind) -> bool {
 
 /// Whether an I/O error is a read time-out (`WouldBlock` on Unix,
 /// `TimedOut` on Windows).
-fn is_timeout(kind: io::ErrorKind) -> bool {
+pub(crate) fn is_timeout(kind: io::ErrorKind) -> bool {
     matches!(kind, io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
 }
 

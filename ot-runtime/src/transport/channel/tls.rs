@@ -54,6 +54,9 @@ const RECORD: usize = 16 * 1024;
 const DEFAULT_QUEUE_LIMIT: usize = 64 * 1024 * 1024;
 /// Default bound on decrypted bytes held for the caller.
 const DEFAULT_READ_AHEAD_LIMIT: usize = 1024 * 1024 * 1024;
+/// How often an idle reader thread wakes up, so that a channel that hung up
+/// stops reading at its deadline even if the peer neither sends nor hangs up.
+const READER_POLL: Duration = Duration::from_millis(100);
 /// Default minimum rate of the handshake (as the TCP channel's frames).
 const DEFAULT_HANDSHAKE_MIN_RATE: u64 = 64 * 1024;
 
@@ -449,6 +452,11 @@ struct State {
     /// The next frame's payload length as announced by the caller
     /// ([`Channel::expect_next_frame`]), which lowers the read-ahead bound.
     expected: Option<usize>,
+    /// Set when the channel hangs up: until then the reader reads (and
+    /// discards) what the peer still sends, so that the socket is not
+    /// closed with unread bytes, which would reset the connection and could
+    /// cost the peer our last frames.
+    closing_until: Option<Instant>,
 }
 
 impl Shared {
@@ -552,7 +560,8 @@ fn reader_loop(
             let st = shared
                 .cv
                 .wait_while(st, |st| {
-                    st.inbound.len() >= super::read_ahead_cap(read_ahead_limit, st.expected)
+                    st.closing_until.is_none()
+                        && st.inbound.len() >= super::read_ahead_cap(read_ahead_limit, st.expected)
                 })
                 .unwrap_or_else(|p| p.into_inner());
             drop(st);
@@ -560,6 +569,14 @@ fn reader_loop(
         let n = match socket.read(&mut raw) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if super::tcp::is_timeout(e.kind()) => {
+                // The socket's read time-out only lets a closing channel's
+                // reader give up at its deadline; an idle link is no error.
+                match shared.lock().closing_until {
+                    Some(until) if Instant::now() >= until => return Ok(()),
+                    _ => continue,
+                }
+            }
             Err(e) => return Err(e),
         };
         if n == 0 {
@@ -581,6 +598,12 @@ fn reader_loop(
                     Ok(0) => break,
                     Ok(k) => {
                         let mut st = shared.lock();
+                        if let Some(until) = st.closing_until {
+                            if Instant::now() >= until {
+                                return Ok(());
+                            }
+                            continue;
+                        }
                         st.inbound.extend(&plain[..k]);
                         drop(st);
                         shared.cv.notify_all();
@@ -790,7 +813,7 @@ impl TlsChannel {
         let timeout = timeout.max(Duration::from_millis(1));
         stream.set_nodelay(true)?;
         handshake(&mut stream, &mut conn, timeout, limits)?;
-        stream.set_read_timeout(None)?;
+        stream.set_read_timeout(Some(READER_POLL))?;
         stream.set_write_timeout(None)?;
         let peer_certs = conn
             .peer_certificates()
@@ -823,6 +846,54 @@ impl TlsChannel {
             stats: StatsCounter::default(),
             peer_certs,
         })
+    }
+
+    /// Closes the channel gracefully: sends what is queued and the end of
+    /// the stream (close_notify), then reads and discards what the peer
+    /// still sends until it hangs up too, waiting at most the time-out.
+    ///
+    /// Dropping the channel does the same without the wait. Closing a
+    /// socket with unread incoming bytes resets the connection, and a reset
+    /// can make the peer lose our last frames (e.g. an abort notice) before
+    /// it reads them; a short-lived process calls `close` as its last step.
+    pub fn close(mut self) {
+        self.hang_up();
+        self.await_peer_hang_up();
+    }
+
+    /// Waits until the reader thread ends: the peer hung up, the link
+    /// failed or, once this channel hung up, its time-out passed.
+    pub(crate) fn await_peer_hang_up(mut self) {
+        if let Some(t) = self.reader.take() {
+            let _ = t.join();
+        }
+    }
+
+    /// Sends what is queued and close_notify (waiting at most the time-out
+    /// for the writer), half-closes the socket and lets the reader discard
+    /// what the peer still sends, until the peer hangs up or the time-out
+    /// has passed. Idempotent.
+    pub(crate) fn hang_up(&mut self) {
+        let Some(jobs) = self.jobs.take() else {
+            return;
+        };
+        let _ = jobs.send(Job::Close);
+        let st = self.shared.lock();
+        let (mut st, _) = self
+            .shared
+            .cv
+            .wait_timeout_while(st, self.timeout, |st| !st.writer_done)
+            .unwrap_or_else(|p| p.into_inner());
+        st.closing_until = Some(Instant::now() + self.timeout);
+        // The reader may wait for room in the plaintext buffer: empty it.
+        st.inbound = VecDeque::new();
+        drop(st);
+        self.shared.cv.notify_all();
+        // A writer still blocked on a peer that reads nothing fails now.
+        let _ = self.socket.shutdown(Shutdown::Write);
+        if let Some(t) = self.writer.take() {
+            let _ = t.join();
+        }
     }
 
     /// The certificate chain the peer presented in the handshake (leaf
@@ -925,6 +996,18 @@ impl TlsChannel {
         }
     }
 
+    /// The channel error for the writer thread's failure `e`: a peer that
+    /// hung up is [`ChannelError::Closed`], as on a TCP channel, so that a
+    /// mesh treats a frame sent to a peer that aborted first as lost and
+    /// reports what that peer's link then delivers (its notice).
+    fn write_failed(e: io::Error) -> ChannelError {
+        if super::tcp::is_hangup(e.kind()) {
+            ChannelError::Closed
+        } else {
+            ChannelError::Io(e)
+        }
+    }
+
     /// Takes exactly `out.len()` plaintext bytes once they are there.
     fn take_exact(&self, out: &mut [u8], at_boundary: bool) -> Result<(), ChannelError> {
         let need = out.len();
@@ -962,7 +1045,7 @@ impl TlsChannel {
             |st| st.in_flight,
             |st| {
                 if let Some(e) = st.write_error.take() {
-                    return Some(Err(ChannelError::Io(e)));
+                    return Some(Err(Self::write_failed(e)));
                 }
                 if st.writer_done {
                     return Some(Err(ChannelError::Closed));
@@ -1051,7 +1134,7 @@ impl Channel for TlsChannel {
             |st| st.in_flight,
             |st| {
                 if let Some(e) = st.write_error.take() {
-                    return Some(Err(ChannelError::Io(e)));
+                    return Some(Err(Self::write_failed(e)));
                 }
                 (st.in_flight == 0).then_some(Ok(()))
             },
@@ -1059,29 +1142,11 @@ impl Channel for TlsChannel {
     }
 }
 
+/// Dropping hangs up ([`TlsChannel::close`]'s first half) and leaves the
+/// reader thread to read what the peer still sends until it hangs up too
+/// (or the time-out passes), without waiting for it.
 impl Drop for TlsChannel {
     fn drop(&mut self) {
-        // Closing the queue makes the writer send what is queued, then
-        // close_notify, and exit; give it the time-out.
-        if let Some(jobs) = self.jobs.take() {
-            let _ = jobs.send(Job::Close);
-        }
-        let st = self.shared.lock();
-        let (st, _) = self
-            .shared
-            .cv
-            .wait_timeout_while(st, self.timeout, |st| !st.writer_done)
-            .unwrap_or_else(|p| p.into_inner());
-        drop(st);
-        let _ = self.socket.shutdown(Shutdown::Both);
-        if let Some(t) = self.writer.take() {
-            let _ = t.join();
-        }
-        // The reader may wait for room in the plaintext buffer: empty it.
-        self.shared.lock().inbound = VecDeque::new();
-        self.shared.cv.notify_all();
-        if let Some(t) = self.reader.take() {
-            let _ = t.join();
-        }
+        self.hang_up();
     }
 }

@@ -48,6 +48,21 @@ pub trait MeshChannel: Channel + Send + 'static {
         let _ = (buf, max_len, timeout);
         None
     }
+
+    /// Hangs up on the peer without waiting for it, as the first step of
+    /// [`ChannelMesh::close`] on a link that has no socket of its own to
+    /// close (a TCP link's socket is half-closed and drained instead). The
+    /// default does nothing: the channel is closed when it is dropped.
+    fn hang_up(&mut self) {}
+
+    /// Waits until the peer hung up too (at most the link's time-out), as
+    /// the last step of [`ChannelMesh::close`], after every link hung up.
+    /// The default just drops the channel.
+    fn await_peer_hang_up(self)
+    where
+        Self: Sized,
+    {
+    }
 }
 
 /// Shaped channels (added latency and bandwidth cap) make meshes for
@@ -738,13 +753,20 @@ impl<C: MeshChannel> ChannelMesh<C> {
     /// last frames if it has not read them yet. A short-lived process (a
     /// command-line party) calls `close` as its last step instead.
     pub fn close(mut self) {
-        let tcp = self.hang_up();
+        // Every link hangs up before any waits for its peer: a party
+        // waiting on one link before hanging up on the next could wait on
+        // a peer that waits on it.
+        let (tcp, others) = self.hang_up();
         linger(tcp, self.timeout, &AtomicBool::new(false));
+        for chan in others {
+            chan.await_peer_hang_up();
+        }
     }
 
-    /// Stops the reader threads, hangs up on links a reader thread holds,
-    /// and returns the TCP links still to be closed gracefully.
-    fn hang_up(&mut self) -> Vec<(C, TcpStream)> {
+    /// Stops the reader threads, hangs up on every link, and returns the
+    /// TCP links still to be drained and the other links (which hung up
+    /// through [`MeshChannel::hang_up`]) still to be waited for.
+    fn hang_up(&mut self) -> (Vec<(C, TcpStream)>, Vec<C>) {
         self.stop.store(true, Ordering::Relaxed);
         // Channels that reader threads already gave back are closed here.
         while let Ok(done) = self.done_rx.try_recv() {
@@ -752,10 +774,14 @@ impl<C: MeshChannel> ChannelMesh<C> {
                 link.chan = Some(done.chan);
             }
         }
-        let mut tcp = Vec::new();
+        let (mut tcp, mut others) = (Vec::new(), Vec::new());
         for link in self.links.iter_mut().flatten() {
             match (link.chan.take(), link.socket.take()) {
                 (Some(chan), Some(socket)) => tcp.push((chan, socket)),
+                (Some(mut chan), None) => {
+                    chan.hang_up();
+                    others.push(chan);
+                }
                 // A reader thread holds the channel, whose frames were all
                 // written before (`dispatch` flushes): hang up now; that
                 // thread drains the link once its receive returns.
@@ -765,7 +791,7 @@ impl<C: MeshChannel> ChannelMesh<C> {
                 _ => {}
             }
         }
-        tcp
+        (tcp, others)
     }
 }
 
@@ -774,7 +800,8 @@ impl<C: MeshChannel> ChannelMesh<C> {
 /// [`ChannelMesh::close`] waits for it instead).
 impl<C: MeshChannel> Drop for ChannelMesh<C> {
     fn drop(&mut self) {
-        let tcp = self.hang_up();
+        // The other links are dropped here, without waiting for their peers.
+        let (tcp, _others) = self.hang_up();
         if !tcp.is_empty() {
             let (timeout, stop) = (self.timeout, Arc::clone(&self.stop));
             let spawned = thread::Builder::new()

@@ -202,6 +202,16 @@ impl MeshChannel for TlsChannel {
         self.frame_ready(max_len, Duration::ZERO)
             .then(|| self.recv_into(buf, max_len))
     }
+
+    /// Sends close_notify and half-closes ([`TlsChannel::close`]).
+    fn hang_up(&mut self) {
+        TlsChannel::hang_up(self)
+    }
+
+    /// Waits for the peer's hang-up ([`TlsChannel::close`]).
+    fn await_peer_hang_up(self) {
+        TlsChannel::await_peer_hang_up(self)
+    }
 }
 
 impl ChannelMesh<TlsChannel> {
