@@ -549,9 +549,11 @@ pub fn gf_inner_seeded(a: &[Block], seed: Block, span: Span, out: &mut Block) {
 /// `i < out.len()` with `i < len` and `i` within both.
 pub fn mask_pairs(payload: &[[Block; 2]], keys: &[[Block; 2]], span: Span, out: &mut [[Block; 2]]) {
     let n = out.len().min(span.len).min(payload.len()).min(keys.len());
-    for ((d, p), k) in out[..n].iter_mut().zip(payload).zip(keys) {
-        *d = [p[0] ^ k[0], p[1] ^ k[1]];
-    }
+    crate::primitives::xor::xor_of_into(
+        out[..n].as_flattened_mut(),
+        payload[..n].as_flattened(),
+        keys[..n].as_flattened(),
+    );
 }
 
 /// `out[i] = masked[i][r_{offset+i}] ⊕ keys[i]` with a branch-free
@@ -568,13 +570,13 @@ pub fn unmask_chosen(
 ) {
     let Span { offset, len } = span;
     let n = out.len().min(len).min(masked.len()).min(keys.len());
-    for (i, ((d, m), k)) in out[..n].iter_mut().zip(masked).zip(keys).enumerate() {
-        let bit = offset
-            .checked_add(i)
-            .and_then(|x| r.try_get(x))
-            .unwrap_or(false);
-        *d = crate::primitives::ops::pick(bit, m) ^ *k;
-    }
+    crate::primitives::xor::select_xor_into(
+        &mut out[..n],
+        &masked[..n],
+        &keys[..n],
+        r.as_bytes(),
+        offset,
+    );
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! [`Wipe::wipe`] overwrites a value's secret contents with zeros through
 //! `zeroize` (volatile writes the optimizer keeps), leaving a valid value
 //! of the same shape; slices, arrays and vectors of plain old data are
-//! wiped in one pass of 16-byte volatile stores ([`wipe_pod`]). The
+//! wiped in one pass of 16-byte volatile stores, or of non-temporal stores
+//! from [`STREAMED_WIPE`] bytes on ([`wipe_pod`]). The
 //! runtime's containers of secrets wipe themselves
 //! when dropped: [`Bits`], the MPC shares ([`crate::orlandi::Shares`]:
 //! additive shares and commitment randomness; [`crate::minimac::Shares`]:
@@ -63,14 +64,31 @@ type Word = u128;
 /// instructions of a `memset` whose `rep stos` counts one per byte, and
 /// 0.6 times those of a volatile store per [`Block`] (two 8-byte stores
 /// and the loop).
+///
+/// A slice of at least [`STREAMED_WIPE`] bytes is cleared with
+/// non-temporal stores instead ([`crate::primitives::xor::zero_bypassing_cache`]:
+/// no line is read from memory before it is overwritten, and the optimizer
+/// is made to keep every store), at about half the memory traffic.
 pub fn wipe_pod<T: bytemuck::Pod>(items: &mut [T]) {
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(items);
+    if bytes.len() >= STREAMED_WIPE {
+        let (head, mid, tail) = bytemuck::pod_align_to_mut::<u8, Block>(bytes);
+        head.iter_mut().for_each(Zeroize::zeroize);
+        crate::primitives::xor::zero_bypassing_cache(mid);
+        tail.iter_mut().for_each(Zeroize::zeroize);
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        return;
+    }
     let (head, mid, tail) = bytemuck::pod_align_to_mut::<u8, Word>(bytes);
     head.iter_mut().for_each(Zeroize::zeroize);
     mid.iter_mut().for_each(Zeroize::zeroize);
     tail.iter_mut().for_each(Zeroize::zeroize);
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
+
+/// The size from which [`wipe_pod`] bypasses the caches: about the L2 cache
+/// of one core, beyond which the data being wiped is mostly in memory.
+pub const STREAMED_WIPE: usize = 1 << 20;
 
 /// Plain old data: a value is wiped by one volatile store of zero, a slice
 /// of values by [`wipe_pod`].
@@ -270,6 +288,30 @@ mod tests {
         let mut blocks = vec![Block::from(1u128); 3];
         wipe_pod(&mut blocks[1..]);
         assert_eq!(blocks, [1u128, 0, 0].map(Block::from));
+    }
+
+    /// Slices from the streamed size on, at unaligned starts and ends,
+    /// are cleared whole and nothing around them is touched.
+    #[test]
+    fn streamed_wipes_clear_every_byte_and_nothing_else() {
+        let mut buf = vec![0xa5u8; STREAMED_WIPE + 64];
+        for (start, len) in [
+            (0, STREAMED_WIPE),
+            (3, STREAMED_WIPE + 5),
+            (17, STREAMED_WIPE + 30),
+        ] {
+            buf.iter_mut().for_each(|b| *b = 0xa5);
+            buf[start..start + len].wipe();
+            assert!(
+                buf[start..start + len].iter().all(|&b| b == 0),
+                "{start} {len}"
+            );
+            assert!(buf[..start].iter().all(|&b| b == 0xa5));
+            assert!(buf[start + len..].iter().all(|&b| b == 0xa5));
+        }
+        let mut pairs = vec![[Block::from(u128::MAX); 2]; STREAMED_WIPE / 32 + 1];
+        pairs.wipe();
+        assert!(pairs.iter().flatten().all(|&b| b == Block::ZERO));
     }
 
     #[test]

@@ -45,6 +45,38 @@ pub fn copy_bypassing_cache(dst: &mut [Block], src: &[Block]) {
     dst[..n].copy_from_slice(&src[..n]);
 }
 
+/// Overwrites `dst` with zeros through non-temporal stores on x86-64
+/// (SSE2 `movntdq`, as [`copy_bypassing_cache`]), then orders them
+/// (`sfence`) and hands the slice to [`core::hint::black_box`], so that the
+/// optimizer must assume the zeros are read and keeps every store. For
+/// wiping secrets far larger than the caches: a line is written without
+/// being read from memory first, which halves the memory traffic of a
+/// plain or volatile store. Volatile stores elsewhere and under a forced
+/// scalar backend.
+pub fn zero_bypassing_cache(dst: &mut [Block]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::primitives::backend::{allows, Level};
+        if allows(Level::Sse2) {
+            use core::arch::x86_64::{__m128i, _mm_setzero_si128, _mm_sfence, _mm_stream_si128};
+            for d in dst.iter_mut() {
+                // SAFETY: SSE2 is part of the x86-64 baseline; `d` is a
+                // valid, writable `Block`, 16-byte aligned (its type's
+                // alignment, asserted in `copy_bypassing_cache`).
+                unsafe {
+                    _mm_stream_si128((d as *mut Block).cast::<__m128i>(), _mm_setzero_si128())
+                };
+            }
+            // SAFETY: SSE (baseline on x86-64); orders the streaming stores
+            // before every later store.
+            unsafe { _mm_sfence() };
+            core::hint::black_box(&*dst);
+            return;
+        }
+    }
+    dst.iter_mut().for_each(Zeroize::zeroize);
+}
+
 /// `dst[i] ^= a[i]` over the common length.
 pub fn xor_into(dst: &mut [Block], a: &[Block]) {
     let n = dst.len().min(a.len());
@@ -69,6 +101,69 @@ pub fn xor3_into(dst: &mut [Block], a: &[Block], b: &[Block]) {
         return;
     }
     xor3(d, a, b);
+}
+
+/// `dst[i] = a[i] ^ b[i]` over the common length (the destination is
+/// written, not read: e.g. a masked copy of a payload).
+pub fn xor_of_into(dst: &mut [Block], a: &[Block], b: &[Block]) {
+    let n = dst.len().min(a.len()).min(b.len());
+    let (d, a, b) = (words_mut(&mut dst[..n]), words(&a[..n]), words(&b[..n]));
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: AVX-512F was detected at run time.
+        unsafe { avx512::xor_of(d, a, b) };
+        return;
+    }
+    xor_of(d, a, b);
+}
+
+/// `out[i] = pairs[i][c_i] ^ keys[i]` over the common length, where `c_i`
+/// is bit `first_bit + i` of `bits` (packed LSB first, as
+/// [`crate::Bits::as_bytes`]; bits past its end read as zero), selected
+/// without a data-dependent branch or index: each choice bit becomes an
+/// all-ones or all-zero mask. The receiver's side of derandomized OT.
+pub fn select_xor_into(
+    out: &mut [Block],
+    pairs: &[[Block; 2]],
+    keys: &[Block],
+    bits: &[u8],
+    first_bit: usize,
+) {
+    let n = out.len().min(pairs.len()).min(keys.len());
+    // Up to the first whole byte of choice bits one at a time, then eight
+    // selections per byte.
+    let head = ((8 - first_bit % 8) % 8).min(n);
+    for i in 0..head {
+        let bit = first_bit.checked_add(i).map_or(0, |b| bit_at(bits, b));
+        out[i] = select(bit, &pairs[i]) ^ keys[i];
+    }
+    let (out, pairs, keys) = (&mut out[head..n], &pairs[head..n], &keys[head..n]);
+    // `first_bit + head` is a multiple of 8 (or `head` is all of `n`).
+    let first_byte = first_bit / 8 + (first_bit % 8 + head) / 8;
+    let (o, p, k) = (
+        words_mut(out),
+        bytemuck::cast_slice::<[Block; 2], u64>(pairs),
+        words(keys),
+    );
+    let bytes = bits.get(first_byte..).unwrap_or(&[]);
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: AVX-512F was detected at run time.
+        unsafe { avx512::select_xor(o, p, k, bytes) };
+        return;
+    }
+    select_xor(o, p, k, bytes);
+}
+
+/// Bit `i` of `bits` (LSB first), zero past the end, as 0 or 1.
+fn bit_at(bits: &[u8], i: usize) -> u64 {
+    bits.get(i / 8).map_or(0, |b| u64::from((b >> (i % 8)) & 1))
+}
+
+/// `pair[bit]` for `bit` 0 or 1, through a mask.
+fn select(bit: u64, pair: &[Block; 2]) -> Block {
+    let mask = 0u128.wrapping_sub(u128::from(bit));
+    Block((pair[0].0 & !mask) | (pair[1].0 & mask))
 }
 
 /// `acc[j] ^= src[c·w + j]` for every chunk `c` of `w = acc.len()` blocks
@@ -221,6 +316,37 @@ fn xor3(d: &mut [u64], a: &[u64], b: &[u64]) {
 }
 
 #[inline(always)]
+fn xor_of(d: &mut [u64], a: &[u64], b: &[u64]) {
+    for ((x, y), z) in d.iter_mut().zip(a).zip(b) {
+        *x = *y ^ *z;
+    }
+}
+
+/// [`select_xor_into`] from a byte boundary: `o`, `k` two words per
+/// block, `p` four per pair, `bytes[j]` the choices of blocks `8j..8j+8`.
+#[inline(always)]
+fn select_xor(o: &mut [u64], p: &[u64], k: &[u64], bytes: &[u8]) {
+    for (j, ((o, p), k)) in o
+        .chunks_mut(16)
+        .zip(p.chunks(32))
+        .zip(k.chunks(16))
+        .enumerate()
+    {
+        let byte = u64::from(bytes.get(j).copied().unwrap_or(0));
+        for (t, ((o, p), k)) in o
+            .chunks_exact_mut(2)
+            .zip(p.chunks_exact(4))
+            .zip(k.chunks_exact(2))
+            .enumerate()
+        {
+            let mask = 0u64.wrapping_sub((byte >> t) & 1);
+            o[0] = ((p[0] & !mask) | (p[2] & mask)) ^ k[0];
+            o[1] = ((p[1] & !mask) | (p[3] & mask)) ^ k[1];
+        }
+    }
+}
+
+#[inline(always)]
 fn xor_masked(d: &mut [u64], a: &[u64], mask: u64) {
     for (x, y) in d.iter_mut().zip(a) {
         *x ^= *y & mask;
@@ -276,6 +402,24 @@ mod avx512 {
         super::xor3(d, a, b)
     }
 
+    /// [`super::xor_of`] compiled with AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn xor_of(d: &mut [u64], a: &[u64], b: &[u64]) {
+        super::xor_of(d, a, b)
+    }
+
+    /// [`super::select_xor`] compiled with AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn select_xor(o: &mut [u64], p: &[u64], k: &[u64], bytes: &[u8]) {
+        super::select_xor(o, p, k, bytes)
+    }
+
     /// [`super::xor_masked`] compiled with AVX-512F.
     ///
     /// # Safety
@@ -306,6 +450,17 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn the_cache_bypassing_zeroing_clears_every_block() {
+        for n in [0usize, 1, 7, 1000] {
+            let mut dst: Vec<Block> = (0..n as u128 + 3).map(|i| Block(i + 1)).collect();
+            zero_bypassing_cache(&mut dst[1..n + 1]);
+            assert_eq!(dst[0], Block(1));
+            assert!(dst[1..n + 1].iter().all(|&b| b == Block::ZERO));
+            assert_eq!(dst[n + 1], Block(n as u128 + 2));
+        }
+    }
+
+    #[test]
     fn the_cache_bypassing_copy_copies_the_common_length() {
         let src: Vec<Block> = (0..1000u128).map(|i| Block(i * 0x9e37_79b9)).collect();
         for n in [0usize, 1, 7, 1000] {
@@ -320,6 +475,35 @@ mod tests {
     }
 
     proptest! {
+        /// The word-wise kernels against the definition, at every bit
+        /// offset and length (including bits past the end of `bits`).
+        #[test]
+        fn select_and_xor_of_match_the_definition(
+            v in proptest::collection::vec(any::<(u128, u128, u128)>(), 0..200),
+            bits in proptest::collection::vec(any::<u8>(), 0..30),
+            first in 0usize..40,
+            cut in 0usize..3,
+        ) {
+            let pairs: Vec<[Block; 2]> = v.iter().map(|t| [Block(t.0), Block(t.1)]).collect();
+            let keys: Vec<Block> = v.iter().skip(cut).map(|t| Block(t.2)).collect();
+            let mut out = vec![Block(7); v.len() + 1];
+            select_xor_into(&mut out, &pairs, &keys, &bits, first);
+            let n = keys.len();
+            for i in 0..n {
+                let c = bits.get((first + i) / 8).is_some_and(|b| (b >> ((first + i) % 8)) & 1 == 1);
+                prop_assert_eq!(out[i], pairs[i][usize::from(c)] ^ keys[i], "entry {}", i);
+            }
+            prop_assert!(out[n..].iter().all(|&b| b == Block(7)));
+            let flat: Vec<Block> = pairs.iter().flatten().copied().collect();
+            let mut x = vec![Block(9); flat.len() + 1];
+            x[..].copy_from_slice(&[flat.clone(), vec![Block(9)]].concat());
+            xor_of_into(&mut x, &flat, &flat.iter().rev().copied().collect::<Vec<_>>());
+            for i in 0..flat.len() {
+                prop_assert_eq!(x[i], flat[i] ^ flat[flat.len() - 1 - i]);
+            }
+            prop_assert_eq!(x[flat.len()], Block(9));
+        }
+
         #[test]
         fn matches_the_blockwise_xor(v in proptest::collection::vec(any::<(u128, u128, u128)>(), 0..300), cut in 0usize..5, on in any::<bool>()) {
             let d0: Vec<Block> = v.iter().map(|t| Block(t.0)).collect();
