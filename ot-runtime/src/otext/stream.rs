@@ -487,9 +487,7 @@ pub fn hash_block_pairs(
                 } else {
                     &mut *dst
                 };
-                for (d, &x) in pairs.iter_mut().zip(inp) {
-                    *d = [x, x ^ delta];
-                }
+                crate::primitives::xor::pairs_with_delta_into(pairs, inp, delta);
                 hash::tccr_pairs_in_place(sess, tweak, pairs);
                 if stream {
                     let done = buf[..dst.len()].as_flattened();

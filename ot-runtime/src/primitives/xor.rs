@@ -117,6 +117,24 @@ pub fn xor_of_into(dst: &mut [Block], a: &[Block], b: &[Block]) {
     xor_of(d, a, b);
 }
 
+/// `dst[i] = [src[i], src[i] ^ delta]` over the common length: the two
+/// inputs of an IKNP-style sender's hashes (`q_i` and `q_i ⊕ s`), built
+/// with wide registers rather than a block at a time.
+pub fn pairs_with_delta_into(dst: &mut [[Block; 2]], src: &[Block], delta: Block) {
+    let n = dst.len().min(src.len());
+    let d = bytemuck::cast_slice_mut::<[Block; 2], u64>(&mut dst[..n]);
+    let s = words(&src[..n]);
+    // The words of `delta` in memory order, as `words` splits the blocks.
+    let [lo, hi] = bytemuck::cast::<Block, [u64; 2]>(delta);
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: AVX-512F was detected at run time.
+        unsafe { avx512::pairs_with(d, s, lo, hi) };
+        return;
+    }
+    pairs_with(d, s, lo, hi);
+}
+
 /// `out[i] = pairs[i][c_i] ^ keys[i]` over the common length, where `c_i`
 /// is bit `first_bit + i` of `bits` (packed LSB first, as
 /// [`crate::Bits::as_bytes`]; bits past its end read as zero), selected
@@ -322,6 +340,17 @@ fn xor_of(d: &mut [u64], a: &[u64], b: &[u64]) {
     }
 }
 
+/// [`pairs_with_delta_into`] on words: four per pair, two per source block.
+#[inline(always)]
+fn pairs_with(d: &mut [u64], s: &[u64], lo: u64, hi: u64) {
+    for (d, s) in d.chunks_exact_mut(4).zip(s.chunks_exact(2)) {
+        d[0] = s[0];
+        d[1] = s[1];
+        d[2] = s[0] ^ lo;
+        d[3] = s[1] ^ hi;
+    }
+}
+
 /// [`select_xor_into`] from a byte boundary: `o`, `k` two words per
 /// block, `p` four per pair, `bytes[j]` the choices of blocks `8j..8j+8`.
 #[inline(always)]
@@ -409,6 +438,15 @@ mod avx512 {
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn xor_of(d: &mut [u64], a: &[u64], b: &[u64]) {
         super::xor_of(d, a, b)
+    }
+
+    /// [`super::pairs_with`] compiled with AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn pairs_with(d: &mut [u64], s: &[u64], lo: u64, hi: u64) {
+        super::pairs_with(d, s, lo, hi)
     }
 
     /// [`super::select_xor`] compiled with AVX-512F.
@@ -502,6 +540,13 @@ mod tests {
                 prop_assert_eq!(x[i], flat[i] ^ flat[flat.len() - 1 - i]);
             }
             prop_assert_eq!(x[flat.len()], Block(9));
+            let delta = keys.first().copied().unwrap_or(Block(3));
+            let mut pd = vec![[Block(1); 2]; flat.len() + 1];
+            pairs_with_delta_into(&mut pd, &flat, delta);
+            for i in 0..flat.len() {
+                prop_assert_eq!(pd[i], [flat[i], flat[i] ^ delta]);
+            }
+            prop_assert_eq!(pd[flat.len()], [Block(1); 2]);
         }
 
         #[test]
