@@ -408,7 +408,25 @@ pub fn hash_blocks(
 ) {
     let sess = tweaks.session_half();
     let sha1 = tweaks.sha1;
+    // An output far larger than the caches is hashed into an L1 buffer and
+    // copied out with streaming stores, as in `hash_block_pairs`.
+    let stream = !sha1 && bypass_cache(out.len());
     hash_rows_chunk(cols, count, threads, span, out, |at, input, part| {
+        if stream {
+            let mut buf = [Block::ZERO; HASH_BATCH];
+            for (c, (inp, dst)) in input
+                .chunks(HASH_BATCH)
+                .zip(part.chunks_mut(HASH_BATCH))
+                .enumerate()
+            {
+                let tweak = tweaks.index(at + c * HASH_BATCH);
+                let done = &mut buf[..dst.len()];
+                let r = hash::tccr_many_into(sess, tweak, inp, done);
+                debug_assert!(r.is_ok(), "lengths are equal");
+                xor::copy_bypassing_cache(dst, done);
+            }
+            return;
+        }
         let tweak = tweaks.index(at);
         let r = if sha1 {
             hash::sha1_ro_many_into(sess, tweak, input, part)
@@ -822,6 +840,34 @@ mod tests {
             bypass_cache(2 * w),
             "the first chunks take the streaming path"
         );
+    }
+
+    /// The same for the receiver's hashes: into the rest of a large output
+    /// (streaming stores through an L1 buffer) they equal exact-size chunks
+    /// (plain stores), and nothing past the chunk is touched.
+    #[test]
+    fn hash_blocks_into_a_large_output_equal_exact_chunks() {
+        let w = BYPASS_CACHE_BLOCKS + 3 * HASH_BATCH + 7;
+        let t = blocks(w, 22);
+        let tw = HashTweaks::new(Block(9), false, 0);
+        let sentinel = Block(0x5a5a);
+        let mut tail = vec![sentinel; w + 2];
+        let mut exact = Vec::new();
+        let mut o = 0;
+        for l in std::iter::repeat([16384usize, 1000, 333]).flatten() {
+            if o >= w {
+                break;
+            }
+            let l = l.min(w - o);
+            hash_blocks(&t[o..o + l], w, &tw, 2, Span::new(o, l), &mut tail[o..w]);
+            let mut out = vec![Block::ZERO; l];
+            hash_blocks(&t[o..o + l], w, &tw, 1, Span::new(o, l), &mut out);
+            exact.extend(out);
+            o += l;
+        }
+        assert_eq!(tail[..w], exact[..]);
+        assert_eq!(tail[w..], [sentinel; 2]);
+        assert!(bypass_cache(w), "the first chunks take the streaming path");
     }
 
     /// The chunk convention for outputs assembled in place: given the rest

@@ -25,6 +25,11 @@ pub fn copy_bypassing_cache(dst: &mut [Block], src: &[Block]) {
     {
         use crate::primitives::backend::{allows, Level};
         const _: () = assert!(core::mem::align_of::<Block>() == 16);
+        if avx512() {
+            // SAFETY: AVX-512F was detected at run time.
+            unsafe { avx512::copy_streaming(&mut dst[..n], &src[..n]) };
+            return;
+        }
         if allows(Level::Sse2) {
             use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
             for (d, s) in dst[..n].iter_mut().zip(&src[..n]) {
@@ -440,6 +445,54 @@ mod avx512 {
         super::xor_of(d, a, b)
     }
 
+    /// [`super::copy_bypassing_cache`] with 64-byte non-temporal stores on
+    /// the 64-byte aligned middle of `dst` (16-byte ones on its ends), then
+    /// `sfence`. `dst` and `src` have the same length.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn copy_streaming(dst: &mut [crate::Block], src: &[crate::Block]) {
+        use core::arch::x86_64::{
+            __m128i, __m512i, _mm512_loadu_si512, _mm512_stream_si512, _mm_loadu_si128, _mm_sfence,
+            _mm_stream_si128,
+        };
+        let n = dst.len().min(src.len());
+        // Blocks before the first 64-byte boundary of `dst` (0 to 3;
+        // `align_offset` counts elements).
+        let head = dst.as_ptr().align_offset(64).min(n);
+        let body = (n - head) / 4 * 4;
+        let one = |d: &mut crate::Block, s: &crate::Block| {
+            // SAFETY: SSE2 (baseline); `d` is a writable, 16-byte aligned
+            // `Block`, `s` a readable one.
+            unsafe {
+                let v = _mm_loadu_si128((s as *const crate::Block).cast::<__m128i>());
+                _mm_stream_si128((d as *mut crate::Block).cast::<__m128i>(), v);
+            }
+        };
+        for (d, s) in dst[..head].iter_mut().zip(&src[..head]) {
+            one(d, s);
+        }
+        for (d, s) in dst[head..head + body]
+            .chunks_exact_mut(4)
+            .zip(src[head..head + body].chunks_exact(4))
+        {
+            // SAFETY: AVX-512F is enabled; `d` is four writable blocks
+            // starting at a 64-byte boundary (`head` skipped to it), `s`
+            // four readable ones (unaligned load).
+            unsafe {
+                let v = _mm512_loadu_si512(s.as_ptr().cast::<__m512i>());
+                _mm512_stream_si512(d.as_mut_ptr().cast::<__m512i>(), v);
+            }
+        }
+        for (d, s) in dst[head + body..n].iter_mut().zip(&src[head + body..n]) {
+            one(d, s);
+        }
+        // Orders the streaming stores before every later store (SSE, which
+        // this function's enabled features include).
+        _mm_sfence();
+    }
+
     /// [`super::pairs_with`] compiled with AVX-512F.
     ///
     /// # Safety
@@ -501,6 +554,19 @@ mod tests {
     #[test]
     fn the_cache_bypassing_copy_copies_the_common_length() {
         let src: Vec<Block> = (0..1000u128).map(|i| Block(i * 0x9e37_79b9)).collect();
+        // Every start modulo the 64-byte line (the wide path's aligned
+        // middle and narrow ends) and short lengths around four blocks.
+        for start in 0..4 {
+            for n in [0usize, 1, 3, 4, 5, 9, 100] {
+                let mut dst = vec![Block(5); 120];
+                copy_bypassing_cache(&mut dst[start..start + n], &src[..n]);
+                assert_eq!(dst[start..start + n], src[..n], "{start} {n}");
+                assert!(dst[..start]
+                    .iter()
+                    .chain(&dst[start + n..])
+                    .all(|&b| b == Block(5)));
+            }
+        }
         for n in [0usize, 1, 7, 1000] {
             let mut dst = vec![Block(5); 1003];
             copy_bypassing_cache(&mut dst[..n.max(1) + 2], &src[..n]);
