@@ -805,6 +805,22 @@ mod tests {
     /// [`BYPASS_CACHE_BLOCKS`] blocks to go it writes through an L1 buffer
     /// with streaming stores) gives the same pairs as exact-size chunks,
     /// and touches nothing past the chunk.
+    /// `(offset, len)` chunks of `0..w` of the uneven sizes 16384, 1000,
+    /// 333 in turn, the last one cut at `w`.
+    fn uneven_spans(w: usize) -> Vec<(usize, usize)> {
+        let mut spans = Vec::new();
+        let mut o = 0;
+        for l in std::iter::repeat([16384usize, 1000, 333]).flatten() {
+            if o >= w {
+                break;
+            }
+            let l = l.min(w - o);
+            spans.push((o, l));
+            o += l;
+        }
+        spans
+    }
+
     #[test]
     fn hash_pairs_into_a_large_output_equal_exact_chunks() {
         let w = BYPASS_CACHE_BLOCKS / 2 + 3 * HASH_BATCH + 7;
@@ -814,12 +830,7 @@ mod tests {
         let sentinel = [Block(0x5a5a); 2];
         let mut tail = vec![sentinel; w + 2];
         let mut exact = Vec::new();
-        let mut o = 0;
-        for l in std::iter::repeat([16384usize, 1000, 333]).flatten() {
-            if o >= w {
-                break;
-            }
-            let l = l.min(w - o);
+        for (o, l) in uneven_spans(w) {
             hash_block_pairs(
                 &q[o..o + l],
                 delta,
@@ -832,7 +843,6 @@ mod tests {
             let mut out = vec![[Block::ZERO; 2]; l];
             hash_block_pairs(&q[o..o + l], delta, w, &tw, 1, Span::new(o, l), &mut out);
             exact.extend(out);
-            o += l;
         }
         assert_eq!(tail[..w], exact[..]);
         assert_eq!(tail[w..], [sentinel; 2]);
@@ -853,17 +863,11 @@ mod tests {
         let sentinel = Block(0x5a5a);
         let mut tail = vec![sentinel; w + 2];
         let mut exact = Vec::new();
-        let mut o = 0;
-        for l in std::iter::repeat([16384usize, 1000, 333]).flatten() {
-            if o >= w {
-                break;
-            }
-            let l = l.min(w - o);
+        for (o, l) in uneven_spans(w) {
             hash_blocks(&t[o..o + l], w, &tw, 2, Span::new(o, l), &mut tail[o..w]);
             let mut out = vec![Block::ZERO; l];
             hash_blocks(&t[o..o + l], w, &tw, 1, Span::new(o, l), &mut out);
             exact.extend(out);
-            o += l;
         }
         assert_eq!(tail[..w], exact[..]);
         assert_eq!(tail[w..], [sentinel; 2]);
