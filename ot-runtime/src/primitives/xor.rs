@@ -157,8 +157,8 @@ pub fn select_xor_into(
     // selections per byte.
     let head = ((8 - first_bit % 8) % 8).min(n);
     for i in 0..head {
-        let bit = first_bit.checked_add(i).map_or(0, |b| bit_at(bits, b));
-        out[i] = select(bit, &pairs[i]) ^ keys[i];
+        let bit = first_bit.checked_add(i).is_some_and(|b| bit_at(bits, b));
+        out[i] = crate::primitives::ops::pick(bit, &pairs[i]) ^ keys[i];
     }
     let (out, pairs, keys) = (&mut out[head..n], &pairs[head..n], &keys[head..n]);
     // `first_bit + head` is a multiple of 8 (or `head` is all of `n`).
@@ -178,15 +178,9 @@ pub fn select_xor_into(
     select_xor(o, p, k, bytes);
 }
 
-/// Bit `i` of `bits` (LSB first), zero past the end, as 0 or 1.
-fn bit_at(bits: &[u8], i: usize) -> u64 {
-    bits.get(i / 8).map_or(0, |b| u64::from((b >> (i % 8)) & 1))
-}
-
-/// `pair[bit]` for `bit` 0 or 1, through a mask.
-fn select(bit: u64, pair: &[Block; 2]) -> Block {
-    let mask = 0u128.wrapping_sub(u128::from(bit));
-    Block((pair[0].0 & !mask) | (pair[1].0 & mask))
+/// Bit `i` of `bits` (LSB first), zero past the end.
+fn bit_at(bits: &[u8], i: usize) -> bool {
+    bits.get(i / 8).is_some_and(|b| (b >> (i % 8)) & 1 == 1)
 }
 
 /// `acc[j] ^= src[c·w + j]` for every chunk `c` of `w = acc.len()` blocks
