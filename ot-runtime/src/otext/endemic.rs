@@ -21,6 +21,7 @@ use curve25519_dalek::traits::Identity;
 use sha2::{Digest, Sha256, Sha512};
 
 use crate::primitives::ec::Point;
+use crate::primitives::ec_batch::DoubledEncodings;
 use crate::{Bits, Block};
 
 /// Domain label of the random oracle into the group, [`hash_to_group`].
@@ -113,12 +114,12 @@ pub fn any_identity(points: &[Point]) -> bool {
 
 /// `H(label, salt, enc(A), i, b, enc(2·r0_i), enc(2·r1_i), enc(2·dh_i))`
 /// with SHA-256 truncated to 128 bits.
-fn key(start: &Sha256, i: usize, b: bool, encs: [&CompressedRistretto; 3]) -> Block {
+fn key(start: &Sha256, i: usize, b: bool, encs: [&[u8; 32]; 3]) -> Block {
     let mut h = start.clone();
     h.update((i as u64).to_le_bytes());
     h.update([u8::from(b)]);
     for e in encs {
-        h.update(e.as_bytes());
+        h.update(e);
     }
     let digest = h.finalize();
     let mut out = [0u8; 16];
@@ -134,33 +135,36 @@ fn key_prefix(salt: Block, big_a: Point) -> Sha256 {
 }
 
 /// The MR19 sender's two keys per OT: `out[i][b] = H(label, salt, A, i, b,
-/// r0_i, r1_i, dh_b[i])` where `dh_b[i] = a·B^b_i`. Hashing the transcript
-/// (`salt`, `A`, both of the receiver's points) and the branch bit `b`
-/// binds each key to its session, its OT and its side, so no two keys of
-/// a run can coincide even when a cheating receiver repeats points. All
-/// points of the batch are encoded with one shared inversion. The batch is
-/// as long as the shortest input (the generated code passes equal lengths).
+/// r0_i, r1_i, dh_b[i])` where `dh_b[i] = a·B^b_i`, given as its encoding
+/// `enc(2·a·B^b_i)` ([`mul_doubled_encodings`], which multiplies and
+/// encodes a whole batch at once). Hashing the transcript (`salt`, `A`,
+/// both of the receiver's points) and the branch bit `b` binds each key to
+/// its session, its OT and its side, so no two keys of a run can coincide
+/// even when a cheating receiver repeats points. The receiver's points of
+/// the batch are encoded with one shared inversion. The batch is as long
+/// as the shortest input (the generated code passes equal lengths).
+///
+/// [`mul_doubled_encodings`]: crate::primitives::ec_batch::mul_doubled_encodings
 pub fn key_pairs(
     salt: Block,
     big_a: Point,
     r0: &[Point],
     r1: &[Point],
-    dh0: &[Point],
-    dh1: &[Point],
+    dh0: &DoubledEncodings,
+    dh1: &DoubledEncodings,
 ) -> Vec<[Block; 2]> {
     let n = r0.len().min(r1.len()).min(dh0.len()).min(dh1.len());
-    let (r0, r1, dh0, dh1) = (&r0[..n], &r1[..n], &dh0[..n], &dh1[..n]);
-    let encs = encode_batch(r0.iter().chain(r1).chain(dh0).chain(dh1));
-    let (e_r0, rest) = encs.split_at(n);
-    let (e_r1, rest) = rest.split_at(n);
-    let (e_dh0, e_dh1) = rest.split_at(n);
+    let (r0, r1) = (&r0[..n], &r1[..n]);
+    let encs = encode_batch(r0.iter().chain(r1));
+    let (e_r0, e_r1) = encs.split_at(n);
     let start = key_prefix(salt, big_a);
     (0..n)
         .map(|i| {
-            [
-                key(&start, i, false, [&e_r0[i], &e_r1[i], &e_dh0[i]]),
-                key(&start, i, true, [&e_r0[i], &e_r1[i], &e_dh1[i]]),
-            ]
+            let side = |b: bool, dh: &DoubledEncodings| {
+                let dh = dh.get(i).map_or([0; 32], |e| *e);
+                key(&start, i, b, [e_r0[i].as_bytes(), e_r1[i].as_bytes(), &dh])
+            };
+            [side(false, dh0), side(true, dh1)]
         })
         .collect()
 }
@@ -188,7 +192,14 @@ pub fn keys(
         .iter()
         .take(n)
         .enumerate()
-        .map(|(i, c)| key(&start, i, c, [&e_r0[i], &e_r1[i], &e_dh[i]]))
+        .map(|(i, c)| {
+            key(
+                &start,
+                i,
+                c,
+                [e_r0[i].as_bytes(), e_r1[i].as_bytes(), e_dh[i].as_bytes()],
+            )
+        })
         .collect()
 }
 
@@ -196,6 +207,7 @@ pub fn keys(
 mod tests {
     use super::*;
     use crate::primitives::ec::{base_mul, random_point, random_scalar};
+    use crate::primitives::ec_batch::mul_doubled_encodings;
     use crate::primitives::rng::Rng;
 
     fn rng() -> Rng {
@@ -252,17 +264,20 @@ mod tests {
         let choices = Bits::random(&mut rng, n);
         // The receiver's DH value b·A equals a·B for B = b·G on its side;
         // the other side gets an unrelated point.
+        // The sender multiplies B^0_i and B^1_i by a on the batched path.
         let dh_c: Vec<Point> = bs.iter().map(|b| big_a * b).collect();
-        let dh_other: Vec<Point> = (0..n).map(|_| random_point(&mut rng)).collect();
-        let (dh0, dh1): (Vec<Point>, Vec<Point>) = (0..n)
+        let other: Vec<Point> = (0..n).map(|_| random_point(&mut rng)).collect();
+        let (big_b0, big_b1): (Vec<Point>, Vec<Point>) = (0..n)
             .map(|i| {
                 if choices.get(i) {
-                    (dh_other[i], base_mul(bs[i]) * a)
+                    (other[i], base_mul(bs[i]))
                 } else {
-                    (base_mul(bs[i]) * a, dh_other[i])
+                    (base_mul(bs[i]), other[i])
                 }
             })
             .unzip();
+        let dh0 = mul_doubled_encodings(a, &big_b0);
+        let dh1 = mul_doubled_encodings(a, &big_b1);
         let pairs = key_pairs(salt, big_a, &r0, &r1, &dh0, &dh1);
         let got = keys(salt, big_a, &choices, &r0, &r1, &dh_c);
         for i in 0..n {
@@ -275,6 +290,7 @@ mod tests {
         let same = key_pairs(salt, big_a, &r0, &r1, &dh0, &dh0);
         assert_ne!(same[0][0], same[0][1]);
         assert_ne!(same[0][0], same[1][0]);
-        assert!(key_pairs(salt, big_a, &[], &[], &[], &[]).is_empty());
+        let none = DoubledEncodings::default();
+        assert!(key_pairs(salt, big_a, &[], &[], &none, &none).is_empty());
     }
 }

@@ -76,11 +76,13 @@ pub enum Feature {
     Vpclmulqdq,
     /// Galois-field instructions (GFNI).
     Gfni,
+    /// AVX-512 52-bit integer fused multiply-add (IFMA).
+    Avx512ifma,
 }
 
 impl Feature {
     /// Every feature, in the order of their bits in [`detected`]'s mask.
-    const ALL: [Feature; 11] = [
+    const ALL: [Feature; 12] = [
         Feature::Sse2,
         Feature::Avx2,
         Feature::Avx512f,
@@ -92,6 +94,7 @@ impl Feature {
         Feature::Pclmulqdq,
         Feature::Vpclmulqdq,
         Feature::Gfni,
+        Feature::Avx512ifma,
     ];
 
     fn bit(self) -> u32 {
@@ -113,6 +116,7 @@ impl Feature {
             Feature::Pclmulqdq => has!("pclmulqdq"),
             Feature::Vpclmulqdq => has!("vpclmulqdq"),
             Feature::Gfni => has!("gfni"),
+            Feature::Avx512ifma => has!("avx512ifma"),
         }
     }
 

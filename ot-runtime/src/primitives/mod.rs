@@ -5,8 +5,9 @@
 //! SIMD primitives, each with one file per CPU backend and choosing it
 //! through [`backend`] (run-time detection and the `--cfg ot_backend` cap
 //! in one place); [`prg`], [`hash`] and [`rng`] are the symmetric-key
-//! randomness and hashing built on AES; [`ec`] and [`bignum`] are the
-//! public-key arithmetic (Ristretto255, big integers); [`wipe`] erases
+//! randomness and hashing built on AES; [`ec`], [`ec_batch`] and
+//! [`bignum`] are the public-key arithmetic (Ristretto255, one scalar
+//! times a batch of points on AVX-512 IFMA lanes, big integers); [`wipe`] erases
 //! secrets; [`xor`], [`ops`] and [`parallel`] are small generic helpers
 //! (slice XOR, `.otp` value intrinsics, multi-threaded batch variants);
 //! [`span`] is the context every streamed kernel takes (which entries of
@@ -21,6 +22,7 @@ pub mod bignum;
 pub mod bits;
 pub mod block;
 pub mod ec;
+pub mod ec_batch;
 pub mod gf128;
 pub mod gf256;
 pub mod hash;
