@@ -14,7 +14,8 @@
 //! (Ristretto via curve25519-dalek, its run-time selected backend): per
 //! received point a decompression and a variable-base multiplication by
 //! the sender's secret (CO15, NP00: one; MR19: two points per OT, each also
-//! hashed to the group, multiplied in batches of eight on AVX-512 IFMA).
+//! hashed to the group; CO15 and MR19 multiply in batches of eight on
+//! AVX-512 IFMA).
 //! Their sum over `n` OTs is the sender's arithmetic
 //! floor, printed beside each row with the ratio of the best time to it.
 
@@ -211,9 +212,10 @@ fn run() -> Res<()> {
     println!("Base OT, random 128-bit messages, {} ({} runs each; sender wall clock from protocol start to output)", if memory { "two threads, in-memory channel" } else { "two processes, TCP loopback" }, reps);
     let ops = GroupOps::measure();
     println!(
-        "group operations (same run, best of 5 x 1024): variable-base mul {:.1} us (batched, one scalar: {:.1} us), decompress {:.1} us, hash to group {:.1} us, fixed-base mul {:.1} us",
+        "group operations (same run, best of 5 x 1024): variable-base mul {:.1} us (batched, one scalar: {:.1} us; with the product minus a fixed point: {:.1} us), decompress {:.1} us, hash to group {:.1} us, fixed-base mul {:.1} us",
         ops.var_mul * 1e6,
         ops.batched_mul * 1e6,
+        ops.batched_pair * 1e6,
         ops.decompress * 1e6,
         ops.hash * 1e6,
         ops.base_mul * 1e6
@@ -261,6 +263,9 @@ struct GroupOps {
     /// Per point, one scalar times a batch with the key derivation's
     /// encoding (`ec_batch::mul_doubled_encodings`, MR19's sender).
     batched_mul: f64,
+    /// Per point, the same with the product minus a fixed point encoded
+    /// too (`ec_batch::mul_doubled_encoding_pairs`, CO15's sender).
+    batched_pair: f64,
     decompress: f64,
     hash: f64,
     base_mul: f64,
@@ -302,6 +307,13 @@ impl GroupOps {
                 a, &points,
             ));
         });
+        let batched_pair = best(&mut || {
+            std::hint::black_box(
+                ot::runtime::primitives::ec_batch::mul_doubled_encoding_pairs(
+                    a, &points, points[0],
+                ),
+            );
+        });
         let decompress = best(&mut || {
             for b in &bytes {
                 std::hint::black_box(<ot::runtime::primitives::ec::Point as Wire>::read(b).ok());
@@ -323,6 +335,7 @@ impl GroupOps {
         GroupOps {
             var_mul,
             batched_mul,
+            batched_pair,
             decompress,
             hash,
             base_mul,
@@ -331,12 +344,13 @@ impl GroupOps {
 
     /// The sender's unavoidable arithmetic for `n` OTs of `p`: one
     /// fixed-base multiplication (its public key), then per received point
-    /// a decompression and a multiplication by its secret; MR19 receives
-    /// two points per OT, hashes each to the group and multiplies them in
-    /// batches.
+    /// a decompression and a multiplication by its secret (CO15: batched,
+    /// with its second value per OT); MR19 receives two points per OT,
+    /// hashes each to the group and multiplies them in batches.
     fn sender_floor(&self, p: Proto, n: usize) -> f64 {
         let per_ot = match p {
-            Proto::Co15 | Proto::Np00 => self.decompress + self.var_mul,
+            Proto::Co15 => self.decompress + self.batched_pair,
+            Proto::Np00 => self.decompress + self.var_mul,
             Proto::Mr19 => 2.0 * (self.decompress + self.batched_mul + self.hash),
         };
         self.base_mul + n as f64 * per_ot

@@ -779,7 +779,7 @@ fn omit_leaves_base_items_out() {
     // The receiver's output and what only it needs are gone; the sender's
     // side and every round stay.
     let text =
-        format!("{CHOSEN_BASE}protocol NoChosen extends Co15 {{\n    omit chosen, table_a;\n}}");
+        format!("{CHOSEN_BASE}protocol NoChosen extends Co15 {{\n    omit chosen, dh_c;\n}}");
     let ir = ok_str(&text).ir.unwrap();
     assert!(ir.outputs[1].is_empty(), "{:?}", ir.outputs[1]);
     assert_eq!(ir.outputs[0].len(), 1);
@@ -801,14 +801,14 @@ fn omit_leaves_base_items_out() {
 
 #[test]
 fn omit_of_something_still_used() {
-    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit a_a;\n}}");
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit dh_lo;\n}}");
     assert_diag(
         &fail_str(&text),
         "test.otp",
         3,
         10,
-        "`a_a` is omitted, but the statement assigning `messages` at `Sender` still uses it",
-        "omit what uses `a_a` too",
+        "`dh_lo` is omitted, but the statement assigning `dh` at `Sender` still uses it",
+        "omit what uses `dh_lo` too",
     );
     // An omitted round takes its fields with it.
     let text =
@@ -818,7 +818,7 @@ fn omit_of_something_still_used() {
         "test.otp",
         3,
         18,
-        "`big_b_hi` (of the omitted `choose_hi`) is gone, but the statement assigning `b_a` at `Sender` still uses it",
+        "`big_b_hi` (of the omitted `choose_hi`) is gone, but the statement assigning `dh` at `Sender` still uses it",
         "keep `choose_hi`",
     );
     // An output the derived protocol's `realizes` maps.
@@ -835,14 +835,14 @@ fn omit_of_something_still_used() {
 
 #[test]
 fn omit_of_an_unknown_name() {
-    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit chosen, table_b;\n}}");
+    let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit chosen, dh_x;\n}}");
     assert_diag(
         &fail_str(&text),
         "test.otp",
         3,
         18,
-        "`Co15` has no round, call, value or output named `table_b` to omit",
-        "did you mean `table_a`?",
+        "`Co15` has no round, call, value or output named `dh_x` to omit",
+        "did you mean `dh_c`?",
     );
     // Parameters and inputs are not omittable.
     let text = format!("{CHOSEN_BASE}protocol Bad extends Co15 {{\n    omit n;\n}}");

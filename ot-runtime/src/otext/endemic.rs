@@ -170,35 +170,33 @@ pub fn key_pairs(
 }
 
 /// The MR19 receiver's key per OT: `out[i] = H(label, salt, A, i, c_i, r0_i,
-/// r1_i, dh[i])` with `dh[i] = b_i·A = a·B_i`, equal to the sender's key of
-/// side `c_i`. The secret choice bit only enters the hash input as one
-/// byte. The batch is as long as the shortest input (the generated code
-/// passes equal lengths).
+/// r1_i, dh[i])` with `dh[i] = b_i·A = a·B_i`, given as its encoding
+/// `enc(2·b_i·A)` ([`mul_each_doubled_encodings`]), equal to the sender's
+/// key of side `c_i`. The secret choice bit only enters the hash input as
+/// one byte. The batch is as long as the shortest input (the generated
+/// code passes equal lengths).
+///
+/// [`mul_each_doubled_encodings`]: crate::primitives::ec_batch::mul_each_doubled_encodings
 pub fn keys(
     salt: Block,
     big_a: Point,
     choices: &Bits,
     r0: &[Point],
     r1: &[Point],
-    dh: &[Point],
+    dh: &DoubledEncodings,
 ) -> Vec<Block> {
     let n = choices.len().min(r0.len()).min(r1.len()).min(dh.len());
-    let (r0, r1, dh) = (&r0[..n], &r1[..n], &dh[..n]);
-    let encs = encode_batch(r0.iter().chain(r1).chain(dh));
-    let (e_r0, rest) = encs.split_at(n);
-    let (e_r1, e_dh) = rest.split_at(n);
+    let (r0, r1) = (&r0[..n], &r1[..n]);
+    let encs = encode_batch(r0.iter().chain(r1));
+    let (e_r0, e_r1) = encs.split_at(n);
     let start = key_prefix(salt, big_a);
     choices
         .iter()
         .take(n)
         .enumerate()
         .map(|(i, c)| {
-            key(
-                &start,
-                i,
-                c,
-                [e_r0[i].as_bytes(), e_r1[i].as_bytes(), e_dh[i].as_bytes()],
-            )
+            let dh = dh.get(i).map_or([0; 32], |e| *e);
+            key(&start, i, c, [e_r0[i].as_bytes(), e_r1[i].as_bytes(), &dh])
         })
         .collect()
 }
@@ -207,7 +205,7 @@ pub fn keys(
 mod tests {
     use super::*;
     use crate::primitives::ec::{base_mul, random_point, random_scalar};
-    use crate::primitives::ec_batch::mul_doubled_encodings;
+    use crate::primitives::ec_batch::{mul_doubled_encodings, mul_each_doubled_encodings};
     use crate::primitives::rng::Rng;
 
     fn rng() -> Rng {
@@ -265,7 +263,7 @@ mod tests {
         // The receiver's DH value b·A equals a·B for B = b·G on its side;
         // the other side gets an unrelated point.
         // The sender multiplies B^0_i and B^1_i by a on the batched path.
-        let dh_c: Vec<Point> = bs.iter().map(|b| big_a * b).collect();
+        let dh_c = mul_each_doubled_encodings(&bs, big_a);
         let other: Vec<Point> = (0..n).map(|_| random_point(&mut rng)).collect();
         let (big_b0, big_b1): (Vec<Point>, Vec<Point>) = (0..n)
             .map(|i| {

@@ -222,17 +222,43 @@ fn base_ot_keys(
     dh: &[Point],
     branch: impl Fn(usize) -> bool,
 ) -> Vec<Block> {
+    base_ot_keys_of(domain, salt, context, per_ot, Dh::Points(dh), branch)
+}
+
+/// The Diffie–Hellman values of [`base_ot_keys_of`]: points, or their
+/// encodings `enc(2·P)` already made ([`crate::primitives::ec_batch`]).
+enum Dh<'a> {
+    Points(&'a [Point]),
+    Encoded(Vec<&'a [u8; 32]>),
+}
+
+/// [`base_ot_keys`] with the Diffie–Hellman values as points or as
+/// their encodings (the same bytes the points would be encoded to).
+fn base_ot_keys_of(
+    domain: &[u8],
+    salt: Block,
+    context: &[Point],
+    per_ot: &[&[Point]],
+    dh: Dh<'_>,
+    branch: impl Fn(usize) -> bool,
+) -> Vec<Block> {
     let n = per_ot.first().map_or(0, |p| p.len());
     let n = per_ot.iter().map(|p| p.len()).fold(n, usize::min);
-    let mut all = Vec::with_capacity(context.len() + per_ot.len() * n + dh.len());
+    let mut all = Vec::with_capacity(context.len() + per_ot.len() * n);
     all.extend_from_slice(context);
     for p in per_ot {
         all.extend_from_slice(&p[..n]);
     }
-    all.extend_from_slice(dh);
+    if let Dh::Points(points) = &dh {
+        all.extend_from_slice(points);
+    }
     let comp = Point::double_and_compress_batch(&all);
     let (ctx, rest) = comp.split_at(context.len());
     let (rows, dhc) = rest.split_at(per_ot.len() * n);
+    let dhc: Vec<&[u8; 32]> = match dh {
+        Dh::Points(_) => dhc.iter().map(|c| c.as_bytes()).collect(),
+        Dh::Encoded(encs) => encs,
+    };
     let mut prefix = Sha256::new();
     prefix.update([domain.len() as u8]);
     prefix.update(domain);
@@ -253,7 +279,7 @@ fn base_ot_keys(
             }
             h.update((i as u64).to_le_bytes());
             h.update([u8::from(branch(k))]);
-            h.update(d.as_bytes());
+            h.update(d);
             finish_block(h)
         })
         .collect()
@@ -318,37 +344,49 @@ pub fn np00_receiver_keys(
 /// The CO15 sender's keys [CO15, Fig. 1]: `k_b = H(salt, A, B_i, i, b,
 /// dh_b[i])` with `dh0[i] = a·B_i` and `dh1[i] = a·(B_i − A)`: the hash
 /// binds the session, both parties' points, the index and the branch bit.
+/// `dh` holds the two values' encodings per OT, interleaved, as
+/// [`mul_doubled_encoding_pairs`](crate::primitives::ec_batch::mul_doubled_encoding_pairs)`(a,
+/// B, A)` makes them (one multiplication per OT).
 pub fn co15_sender_keys(
     salt: Block,
     big_a: Point,
     big_b: &[Point],
-    dh0: &[Point],
-    dh1: &[Point],
+    dh: &crate::primitives::ec_batch::DoubledEncodings,
 ) -> Vec<[Block; 2]> {
-    let n = big_b.len().min(dh0.len()).min(dh1.len());
-    let dh: Vec<Point> = dh0[..n].iter().chain(&dh1[..n]).copied().collect();
-    let keys = base_ot_keys(CO15_KEY_DOMAIN, salt, &[big_a], &[&big_b[..n]], &dh, |k| {
-        k >= n
-    });
-    pair_keys(keys, n)
-}
-
-/// The CO15 receiver's key of its choice: [`co15_sender_keys`]'s hash with
-/// `b = choices[i]` and `dh[i] = x_i·A`.
-pub fn co15_receiver_keys(
-    salt: Block,
-    big_a: Point,
-    big_b: &[Point],
-    dh: &[Point],
-    choices: &crate::Bits,
-) -> Vec<Block> {
-    let n = big_b.len().min(dh.len());
-    base_ot_keys(
+    let n = big_b.len().min(dh.len() / 2);
+    let encs: Option<Vec<&[u8; 32]>> = (0..2)
+        .flat_map(|b| (0..n).map(move |i| dh.get(2 * i + b)))
+        .collect();
+    let encs = encs.unwrap_or_default();
+    let keys = base_ot_keys_of(
         CO15_KEY_DOMAIN,
         salt,
         &[big_a],
         &[&big_b[..n]],
-        &dh[..n],
+        Dh::Encoded(encs),
+        |k| k >= n,
+    );
+    pair_keys(keys, n)
+}
+
+/// The CO15 receiver's key of its choice: [`co15_sender_keys`]'s hash with
+/// `b = choices[i]` and `dh[i] = x_i·A`, given as its encoding `enc(2·x_i·A)`
+/// ([`mul_each_doubled_encodings`](crate::primitives::ec_batch::mul_each_doubled_encodings)).
+pub fn co15_receiver_keys(
+    salt: Block,
+    big_a: Point,
+    big_b: &[Point],
+    dh: &crate::primitives::ec_batch::DoubledEncodings,
+    choices: &crate::Bits,
+) -> Vec<Block> {
+    let n = big_b.len().min(dh.len());
+    let encs: Option<Vec<&[u8; 32]>> = (0..n).map(|i| dh.get(i)).collect();
+    base_ot_keys_of(
+        CO15_KEY_DOMAIN,
+        salt,
+        &[big_a],
+        &[&big_b[..n]],
+        Dh::Encoded(encs.unwrap_or_default()),
         |i| choices.try_get(i).unwrap_or(false),
     )
 }

@@ -128,6 +128,18 @@ impl Point8 {
         }
     }
 
+    /// `self - other`.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub(super) fn sub(&self, other: &Point8) -> Point8 {
+        let negated = Point8 {
+            x: other.x.neg(),
+            y: other.y,
+            z: other.z,
+            t: other.t.neg(),
+        };
+        self.add_cached(&negated.cached())
+    }
+
     /// The cached form of `self`.
     #[target_feature(enable = "avx512f,avx512ifma")]
     fn cached(&self) -> Cached8 {

@@ -15,14 +15,29 @@ fn both_paths_agree_on_random_batches_of_every_length_near_the_lanes() {
         let s = random_scalar(&mut rng);
         let points: Vec<Point> = (0..n).map(|_| random_point(&mut rng)).collect();
         let fast = mul_doubled_encodings(s, &points);
-        let reference = portable(s, &points);
+        let reference = portable(s, &points, None);
         assert_eq!(fast.0, reference.0, "n = {n}");
         assert_eq!(fast.len(), n);
         // The lanes answered themselves (no fallback to the reference).
         #[cfg(target_arch = "x86_64")]
         if ifma() {
-            let lanes = ifma_path(s, &points).map(|d| d.0.clone());
+            let lanes = ifma_path(s, &points, None).map(|d| d.0.clone());
             assert_eq!(lanes, Some(reference.0.clone()), "n = {n}");
+        }
+        // The pairs: the products and the products minus s·q.
+        let q = random_point(&mut rng);
+        let pairs = mul_doubled_encoding_pairs(s, &points, q);
+        assert_eq!(pairs.0, portable(s, &points, Some(q)).0, "pairs, n = {n}");
+        assert_eq!(pairs.len(), 2 * n);
+        for (i, p) in points.iter().enumerate() {
+            let want = Point::double_and_compress_batch([&(p * s), &((p - q) * s)]);
+            assert_eq!(pairs.get(2 * i), Some(want[0].as_bytes()));
+            assert_eq!(pairs.get(2 * i + 1), Some(want[1].as_bytes()));
+        }
+        #[cfg(target_arch = "x86_64")]
+        if ifma() {
+            let lanes = ifma_path(s, &points, Some(q)).map(|d| d.0.clone());
+            assert_eq!(lanes, Some(pairs.0.clone()), "pairs, n = {n}");
         }
     }
 }
@@ -44,7 +59,47 @@ fn edge_scalars_and_points_match_the_reference() {
         Scalar::from(16u64),
         Scalar::from(8u64),
     ] {
-        assert_eq!(mul_doubled_encodings(s, &points).0, portable(s, &points).0);
+        assert_eq!(
+            mul_doubled_encodings(s, &points).0,
+            portable(s, &points, None).0
+        );
+        // q equal to a point of the batch gives the identity's encoding.
+        let q = points[2];
+        let pairs = mul_doubled_encoding_pairs(s, &points, q);
+        assert_eq!(pairs.0, portable(s, &points, Some(q)).0);
+        assert_eq!(pairs.get(5), Some(&[0u8; 32]));
+    }
+}
+
+#[test]
+fn many_scalars_times_one_point_match_the_reference() {
+    let mut rng = TestRng::deterministic_for_tests(10);
+    let q = random_point(&mut rng);
+    for n in (0..=17).chain([64]) {
+        let mut scalars: Vec<Scalar> = (0..n).map(|_| random_scalar(&mut rng)).collect();
+        if n > 3 {
+            scalars[1] = Scalar::ZERO;
+            scalars[2] = -Scalar::ONE;
+        }
+        let products: Vec<Point> = scalars.iter().map(|s| q * s).collect();
+        let want: Vec<[u8; 32]> = if products.is_empty() {
+            Vec::new()
+        } else {
+            Point::double_and_compress_batch(&products)
+                .iter()
+                .map(CompressedRistretto::to_bytes)
+                .collect()
+        };
+        assert_eq!(mul_each_doubled_encodings(&scalars, q).0, want, "n = {n}");
+        assert_eq!(portable_each(&scalars, q).0, want, "n = {n}");
+        #[cfg(target_arch = "x86_64")]
+        if ifma() {
+            assert_eq!(
+                ifma_each(&scalars, q).map(|d| d.0.clone()),
+                Some(want),
+                "n = {n}"
+            );
+        }
     }
 }
 
@@ -269,12 +324,20 @@ mod lanes_against_references {
         let mut above_p = [0xffu8; 32];
         above_p[0] = 0xee;
         above_p[31] = 0x7f;
+        assert!(!super::super::lanes::canonical_bytes(&above_p));
         let digits = [[1i64; LANES]; 64];
-        let mut batch = encs;
+        let mut batch = encs.to_vec();
         batch[1] = encs[0];
         batch[4] = above_p;
+        let mut out = Vec::new();
         // SAFETY: `ifma()` found AVX-512F and IFMA.
-        let (_, failed) = unsafe { super::super::lanes::mul_encoded(&batch, &digits) };
-        assert!(failed);
+        let ok = unsafe { super::super::lanes::mul_encoded(&batch, &digits, None, &mut out) };
+        assert!(!ok);
+        // A bad offset is refused too.
+        batch[4] = encs[0];
+        // SAFETY: `ifma()` found AVX-512F and IFMA.
+        let ok =
+            unsafe { super::super::lanes::mul_encoded(&batch, &digits, Some(&above_p), &mut out) };
+        assert!(!ok);
     }
 }
