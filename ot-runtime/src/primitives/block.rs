@@ -112,13 +112,19 @@ impl Block {
     /// pass over the memory is the kernel's write of the result. (For
     /// `vec![Block::ZERO; n]` Rust cannot know the pattern is all zero bits
     /// and writes every element first.)
+    /// Large buffers are backed by huge pages where the system allows
+    /// ([`crate::primitives::huge_pages`]).
     pub fn zeroed_vec(n: usize) -> Vec<Block> {
-        bytemuck::allocation::cast_vec(vec![0u128; n])
+        let v = bytemuck::allocation::cast_vec(vec![0u128; n]);
+        crate::primitives::huge_pages::advise(&v);
+        v
     }
 
     /// `n` zero pairs of blocks, allocated like [`Block::zeroed_vec`].
     pub fn zeroed_pairs(n: usize) -> Vec<[Block; 2]> {
-        bytemuck::allocation::cast_vec(vec![[0u128; 2]; n])
+        let v = bytemuck::allocation::cast_vec(vec![[0u128; 2]; n]);
+        crate::primitives::huge_pages::advise(&v);
+        v
     }
 
     /// Zero-copy view of a block slice as its bytes (each block little-endian).

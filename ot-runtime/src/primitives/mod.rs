@@ -26,6 +26,7 @@ pub mod ec_batch;
 pub mod gf128;
 pub mod gf256;
 pub mod hash;
+pub mod huge_pages;
 pub mod matrix;
 pub mod ops;
 pub mod parallel;

@@ -160,6 +160,9 @@ pub fn try_resize<T: Clone + Default>(
     let err = within_budget::<T>(Some(len), what)?;
     v.try_reserve_exact(len.saturating_sub(v.len()))
         .map_err(|_| err)?;
+    // Before the first write of the new capacity: huge pages where the
+    // system allows (a kept-whole matrix at 2^24 OTs is 256 MiB).
+    crate::primitives::huge_pages::advise(v);
     v.resize(len, T::default());
     Ok(())
 }
