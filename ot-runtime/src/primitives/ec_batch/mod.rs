@@ -1,19 +1,21 @@
-//! Batched variable-base multiplication on Ristretto255: one secret scalar
-//! times many points, eight points per AVX-512 IFMA register lane set.
+//! Batched variable-base multiplication on Ristretto255, eight points at a
+//! time on AVX-512 IFMA: one secret scalar times many points (the base-OT
+//! senders) or a secret scalar per lane times one point (the receivers).
 //!
 //! A base-OT sender multiplies every point the receiver sent by its one
-//! secret scalar (MR19: `a·B^0_i` and `a·B^1_i` for every OT). dalek's
-//! run-time selected backend does one point at a time (AVX2, four field
-//! elements of one point per register; its IFMA backend needs a build that
-//! targets the CPU); here eight points share the registers, one per
-//! lane, with 52-bit multiply-adds (modules `field` and `curve`). The result is
-//! what the key derivation hashes, the encoding `enc(2·s·P_i)` (see
-//! [`crate::otext::endemic`]), so the points never go back to dalek's
-//! type.
+//! secret scalar (MR19: `a·B^0_i` and `a·B^1_i` for every OT; CO15: `a·B_i`
+//! and `a·(B_i − A)`), and a receiver multiplies the sender's point `A` by
+//! a scalar per OT. dalek's run-time selected backend does one point at a
+//! time (AVX2, four field elements of one point per register; its IFMA
+//! backend needs a build that targets the CPU); here eight points share the
+//! registers, one per lane, with 52-bit multiply-adds (modules `field` and
+//! `curve`). The result is what the key derivations hash, the encoding
+//! `enc(2·P)` of each product (see [`crate::otext::endemic`]), so the
+//! points never go back to dalek's type.
 //!
 //! Without AVX-512 IFMA (or with `--cfg ot_backend` below `avx512`) the
-//! same function runs on dalek: `double_and_compress_batch` of `s·P_i`.
-//! Both paths give the same bytes (tested against each other).
+//! same functions run on dalek (`double_and_compress_batch` of the
+//! products). Both paths give the same bytes (tested against each other).
 
 #[cfg(target_arch = "x86_64")]
 mod curve;
