@@ -5,7 +5,7 @@
 //! An element is five limbs in radix 2^51 (`x = Σ l_k 2^(51 k)`), each
 //! limb in its own register, so lane `j` of the five registers is element
 //! `j`. Every operation returns limbs below 2^52 (in fact below
-//! 2^51 + 2^15), the input range of the 52-bit multipliers; values are
+//! 2^51 + 2^18), the input range of the 52-bit multipliers; values are
 //! reduced to their canonical form only where a bit of them is needed
 //! ([`Fe::canonical`]). Nothing here branches on or indexes by a value.
 //!

@@ -145,10 +145,11 @@ mod lanes_against_references {
         })
     }
 
-    /// Limbs below the bound every operation's output keeps (2^51 + 2^15),
-    /// so inputs cover the non-canonical range the lanes really see.
+    /// Limbs below the bound every operation's output keeps (2^51 + 2^18:
+    /// the lowest limb takes 19 times the top carry), so inputs cover the
+    /// non-canonical range the lanes really see.
     fn loose_limbs() -> impl Strategy<Value = [[u64; 5]; LANES]> {
-        proptest::array::uniform8(proptest::array::uniform5(0u64..(1 << 51) + (1 << 15)))
+        proptest::array::uniform8(proptest::array::uniform5(0u64..(1 << 51) + (1 << 18)))
     }
 
     #[allow(unsafe_code)]
