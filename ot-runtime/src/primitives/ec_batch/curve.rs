@@ -1,6 +1,9 @@
 //! Eight Ristretto255 points at once on the lanes of [`Fe`]: decoding and
 //! encoding (RFC 9496, §4.3.1 and §4.3.2), the twisted Edwards group law
-//! in extended coordinates (Hisil–Wong–Carter–Dawson 2008, `a = -1`) and
+//! in extended coordinates (Hisil–Wong–Carter–Dawson, "Twisted Edwards
+//! Curves Revisited", ASIACRYPT 2008, with `a = -1`: the unified addition
+//! with `k = 2d` and the doubling that does not read `T`, the formulas the
+//! Explicit-Formulas Database lists as add-2008-hwcd-3 and dbl-2008-hwcd) and
 //! a variable-base multiplication with a scalar per lane (signed radix-16
 //! digits, a table of eight multiples per lane read by a masked scan).
 //! No branch or memory address depends on a point or a scalar.
